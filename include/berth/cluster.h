@@ -1,0 +1,36 @@
+/* Clusters: servers with typed GPUs, optional rack and pool.
+ *
+ * Built from a shorthand spec ("16x4:v100,8x8:a100") or a JSON cluster file. The cluster
+ * also holds the live free-GPU state the engine allocates from; callers treat it as
+ * opaque and use the accessors below. */
+#ifndef BERTH_CLUSTER_H
+#define BERTH_CLUSTER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "err.h"
+
+struct berth_cluster;
+
+/* Parses spec: the shorthand NxG:type[,NxG:type...] or, when spec names an existing file,
+ * a JSON cluster file. Errors name the spec or FILE and the offending field. */
+int berth_cluster_parse(const char *spec, struct berth_cluster **out, struct berth_err *err);
+void berth_cluster_free(struct berth_cluster *c);
+
+int32_t berth_cluster_gpus(const struct berth_cluster *c);      /* all GPUs */
+int32_t berth_cluster_free_gpus(const struct berth_cluster *c); /* idle now */
+size_t berth_cluster_servers(const struct berth_cluster *c);
+size_t berth_cluster_type_count(const struct berth_cluster *c);
+const char *berth_cluster_type_name(const struct berth_cluster *c, size_t type);
+int32_t berth_cluster_type_gpus(const struct berth_cluster *c, size_t type);
+/* Index of a GPU type by name (case-insensitive), or -1. */
+int berth_cluster_type_find(const struct berth_cluster *c, const char *name);
+/* Largest number of GPUs on one server (of the given type, or any type when type < 0). */
+int32_t berth_cluster_max_server_gpus(const struct berth_cluster *c, int type);
+/* 1 when gangs may span servers (the default), 0 when the cluster file forbids it. */
+int berth_cluster_allows_span(const struct berth_cluster *c);
+/* A one-line description: "64 servers, 512 GPUs (512 v100)". */
+void berth_cluster_describe(const struct berth_cluster *c, char *buf, size_t len);
+
+#endif

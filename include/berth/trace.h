@@ -1,0 +1,63 @@
+/* Workloads: the job specs a trace file holds, and the loaders that read them.
+ *
+ * A trace owns its jobs and every string they point to (one arena); berth_trace_free
+ * releases all of it. Loaders never skip a row silently: the first bad row fails the whole
+ * load with "FILE:LINE: column NAME: expected ..., found ...". */
+#ifndef BERTH_TRACE_H
+#define BERTH_TRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "err.h"
+#include "time.h"
+
+struct berth_cluster;
+
+/* What a job asks for. Everything a loader can know before the job runs. */
+struct berth_jobspec {
+    const char *id;       /* unique within the trace */
+    berth_us arrival_us;  /* submit time, relative to the trace's origin */
+    berth_us duration_us; /* run time at full speed on the GPUs asked for (> 0) */
+    int32_t num_gpus;     /* gang size (>= 1) */
+    int32_t min_gpus;     /* elastic range; both equal num_gpus when inelastic */
+    int32_t max_gpus;
+    int32_t gpu_share_milli; /* share of one GPU in 1/1000 (1000 = whole GPUs) */
+    int32_t priority;        /* larger = more important; 0 by default */
+    int64_t gpu_mem_mib;     /* 0 = unknown */
+    int64_t total_steps;     /* 0 = work given by duration only */
+    const char *job_type;    /* "" when absent */
+    const char *user;        /* "" when absent */
+    const char *queue;       /* "" when absent (virtual cluster, partition) */
+    const char *gpu_type;    /* "" = any GPU type */
+    uint8_t single_server;   /* 1 = the gang must not span servers */
+    uint32_t line;           /* line in the source file, for error messages */
+};
+
+struct berth_trace;
+
+/* Loads path in the given format ("native", "philly-pollux", or NULL / "auto" to detect
+ * from the header). On success *out owns the jobs in file order. */
+int berth_trace_load(const char *path, const char *format, struct berth_trace **out,
+                     struct berth_err *err);
+void berth_trace_free(struct berth_trace *t);
+
+size_t berth_trace_count(const struct berth_trace *t);
+const struct berth_jobspec *berth_trace_jobs(const struct berth_trace *t);
+const char *berth_trace_path(const struct berth_trace *t);
+
+/* Checks every job against the cluster it will run on: gang no larger than the cluster
+ * (or than its GPU type, or than one server when it must not span), known GPU types.
+ * The first offender fails with FILE:LINE. */
+int berth_trace_check(const struct berth_trace *t, const struct berth_cluster *c,
+                      struct berth_err *err);
+
+/* Names of the formats berth_trace_load accepts, NULL-terminated. */
+const char *const *berth_trace_formats(void);
+
+/* Writes jobs as berth's native CSV (header included). */
+int berth_trace_write_native(FILE *f, const struct berth_jobspec *jobs, size_t n,
+                             struct berth_err *err);
+
+#endif

@@ -1,0 +1,30 @@
+/* What the berth command's subcommands share: the command table entry, exit codes, and
+ * reporting a libberth error. The CLI uses libberth only through include/berth/. */
+#ifndef BERTH_CLI_H
+#define BERTH_CLI_H
+
+#include "berth/berth.h"
+
+enum { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_BAD_INPUT = 2 };
+
+struct cli_cmd {
+    const char *name;
+    int (*run)(int argc, char **argv); /* argv[0] is the subcommand name */
+    const char *summary;
+};
+
+/* Prints "berth: MESSAGE" for err on stderr and returns the exit code that fits it:
+ * 2 for bad input (including files that cannot be read), 1 for everything else. */
+int cli_fail(const struct berth_err *err);
+/* Prints "berth CMD: MESSAGE" (printf-style) on stderr and returns 2. */
+int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Parses a non-negative integer flag value; returns 0 or prints an error and returns 2. */
+int cli_parse_u64(const char *cmd, const char *flag, const char *s, uint64_t *out);
+/* Parses a number of seconds (> 0) into microseconds; 0 or 2 as above. */
+int cli_parse_seconds(const char *cmd, const char *flag, const char *s, berth_us *out);
+
+int cmd_sim(int argc, char **argv);
+int cmd_gen(int argc, char **argv);
+int cmd_policies(int argc, char **argv);
+
+#endif

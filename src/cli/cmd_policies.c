@@ -1,0 +1,24 @@
+/* `berth policies`: the scheduling policies and placement helpers berth knows, by name. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+int cmd_policies(int argc, char **argv)
+{
+    if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+        printf("usage: berth policies\n\nLists every policy (with its default placement) and "
+               "every placement helper.\n");
+        return EXIT_OK;
+    }
+    if (argc > 1)
+        return cli_usage_error("policies", "unexpected argument '%s'", argv[1]);
+    printf("policies (berth sim --policy NAME):\n");
+    for (size_t i = 0; i < berth_policy_count(); i++)
+        printf("  %-12s %s [placement: %s]\n", berth_policy_name(i), berth_policy_summary(i),
+               berth_policy_default_placement(i));
+    printf("\nplacements (berth sim --placement NAME):\n");
+    for (size_t i = 0; i < berth_placement_count(); i++)
+        printf("  %-12s %s\n", berth_placement_name(i), berth_placement_summary(i));
+    return EXIT_OK;
+}

@@ -1,0 +1,213 @@
+/* `berth sim`: replay a trace on a cluster under a policy and report what happened. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+
+static void help(FILE *f)
+{
+    fprintf(f, "usage: berth sim --cluster SPEC --trace FILE [--format FMT] [--policy NAME]\n"
+               "                 [--placement P] [--seed N] [--quantum S] [--out DIR] [--json]\n"
+               "                 [--check]\n"
+               "\n"
+               "  --cluster SPEC   NxG:type[,NxG:type...] (16x4:v100 = 16 servers with 4 V100\n"
+               "                   each) or a JSON cluster file (see docs/cluster-file.md)\n"
+               "  --trace FILE     the workload (berth's native CSV, or --format)\n"
+               "  --format FMT     auto (default: from the header), native, philly-pollux\n"
+               "  --policy NAME    scheduling policy (default fifo); `berth policies` lists them\n"
+               "  --placement P    consolidate, spread or best-fit (default: the policy's)\n"
+               "  --seed N         seed for every random draw (default 1)\n"
+               "  --quantum S      re-evaluation period of las, in seconds (default 60)\n"
+               "  --out DIR        write DIR/jobs.csv, DIR/series.csv and DIR/summary.json\n"
+               "  --json           print exactly one JSON object on stdout instead of the table\n"
+               "  --check          verify every GPU and job after each pass (slow; for tests)\n"
+               "\n"
+               "Exit status: 0 done, 2 bad input (message names FILE:LINE and the column),\n"
+               "1 runtime failure.\n");
+}
+
+static void print_table(const struct berth_sim_result *r, const struct berth_cluster *c,
+                        const char *trace)
+{
+    const struct berth_sim_summary *s = &r->summary;
+    char desc[256];
+    berth_cluster_describe(c, desc, sizeof desc);
+    printf("berth sim: %s on %s\n", trace, desc);
+    printf("policy %s, placement %s\n\n", r->policy, r->placement);
+    printf("  %-18s %zu\n", "jobs", s->jobs);
+    printf("  %-18s %zu\n", "completed", s->completed);
+    printf("  %-18s %.1f s\n", "avg JCT", s->avg_jct_s);
+    printf("  %-18s %.1f s\n", "median JCT", s->median_jct_s);
+    printf("  %-18s %.1f s\n", "p95 JCT", s->p95_jct_s);
+    printf("  %-18s %.1f s\n", "p99 JCT", s->p99_jct_s);
+    printf("  %-18s %.1f s\n", "avg queueing", s->avg_queue_s);
+    printf("  %-18s %.1f s (%.2f days)\n", "makespan", s->makespan_s, s->makespan_s / 86400);
+    printf("  %-18s %.1f %%\n", "GPU utilisation", 100 * s->gpu_util);
+    printf("  %-18s %llu\n", "preemptions", (unsigned long long)s->preemptions);
+    printf("  %-18s %llu in %llu passes\n", "events", (unsigned long long)s->events,
+           (unsigned long long)s->passes);
+    printf("  %-18s %.3f s (%.0f events/s)\n", "wall time", s->wall_s,
+           s->wall_s > 0 ? (double)s->events / s->wall_s : 0);
+}
+
+static int write_outputs(const char *dir, const struct berth_sim_result *r,
+                         const struct berth_cluster *c)
+{
+    struct berth_err err = {0};
+    if (mkdir(dir, 0777) && errno != EEXIST) {
+        fprintf(stderr, "berth sim: --out %s: cannot create the folder: %s\n", dir,
+                strerror(errno));
+        return EXIT_RUNTIME;
+    }
+    size_t len = strlen(dir) + 32;
+    char *p = malloc(len);
+    if (!p)
+        return EXIT_RUNTIME;
+    int rc = 0;
+    snprintf(p, len, "%s/jobs.csv", dir);
+    rc = berth_write_jobs_csv(p, r, c, &err);
+    if (!rc) {
+        snprintf(p, len, "%s/series.csv", dir);
+        rc = berth_write_series_csv(p, r, &err);
+    }
+    if (!rc) {
+        snprintf(p, len, "%s/summary.json", dir);
+        char *js = berth_summary_json(r, 0);
+        FILE *f = js ? fopen(p, "w") : NULL;
+        if (!f || fprintf(f, "%s\n", js) < 0 || fclose(f))
+            rc = berth_err_set(&err, BERTH_EIO, "%s: cannot write", p);
+        free(js);
+    }
+    free(p);
+    if (rc) {
+        fprintf(stderr, "berth sim: %s\n", err.msg);
+        return EXIT_RUNTIME;
+    }
+    return 0;
+}
+
+int cmd_sim(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"cluster", required_argument, 0, 'c'},
+        {"trace", required_argument, 0, 't'},
+        {"format", required_argument, 0, 'f'},
+        {"policy", required_argument, 0, 'p'},
+        {"placement", required_argument, 0, 'P'},
+        {"seed", required_argument, 0, 's'},
+        {"quantum", required_argument, 0, 'q'},
+        {"out", required_argument, 0, 'o'},
+        {"json", no_argument, 0, 'j'},
+        {"check", no_argument, 0, 'k'},
+        {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0},
+    };
+    struct berth_sim_opts o;
+    berth_sim_opts_init(&o);
+    const char *cluster = NULL, *trace = NULL, *format = NULL, *out = NULL;
+    int json = 0, ch;
+    optind = 1;
+    opterr = 0;
+    while ((ch = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+        switch (ch) {
+        case 'c':
+            cluster = optarg;
+            break;
+        case 't':
+            trace = optarg;
+            break;
+        case 'f':
+            format = optarg;
+            break;
+        case 'p':
+            o.policy = optarg;
+            break;
+        case 'P':
+            o.placement = optarg;
+            break;
+        case 's':
+            if (cli_parse_u64("sim", "--seed", optarg, &o.seed))
+                return EXIT_BAD_INPUT;
+            break;
+        case 'q':
+            if (cli_parse_seconds("sim", "--quantum", optarg, &o.quantum_us))
+                return EXIT_BAD_INPUT;
+            break;
+        case 'o':
+            out = optarg;
+            break;
+        case 'j':
+            json = 1;
+            break;
+        case 'k':
+            o.check_invariants = 1;
+            break;
+        case 'h':
+            help(stdout);
+            return EXIT_OK;
+        case ':':
+            return cli_usage_error("sim", "%s needs a value (see berth sim --help)",
+                                   argv[optind - 1]);
+        default:
+            return cli_usage_error("sim", "unknown flag '%s' (see berth sim --help)",
+                                   argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        return cli_usage_error("sim", "unexpected argument '%s' (see berth sim --help)",
+                               argv[optind]);
+    if (!cluster || !trace)
+        return cli_usage_error("sim", "%s is required (see berth sim --help)",
+                               !cluster ? "--cluster SPEC" : "--trace FILE");
+    /* names first: a typo should not cost a trace load */
+    if (berth_policy_find(o.policy) < 0) {
+        fprintf(stderr, "berth sim: --policy: unknown policy '%s' (expected one of:", o.policy);
+        for (size_t i = 0; i < berth_policy_count(); i++)
+            fprintf(stderr, "%s %s", i ? "," : "", berth_policy_name(i));
+        fprintf(stderr, ")\n");
+        return EXIT_BAD_INPUT;
+    }
+    if (o.placement && berth_placement_find(o.placement) < 0)
+        return cli_usage_error("sim",
+                               "--placement: unknown placement '%s' (expected consolidate, "
+                               "spread or best-fit)",
+                               o.placement);
+    struct berth_err err = {0};
+    struct berth_cluster *c = NULL;
+    struct berth_trace *t = NULL;
+    int rc = berth_cluster_parse(cluster, &c, &err);
+    if (!rc)
+        rc = berth_trace_load(trace, format, &t, &err);
+    if (rc) {
+        berth_cluster_free(c);
+        return cli_fail(&err);
+    }
+    o.record_series = out != NULL;
+    struct berth_sim_result r;
+    rc = berth_sim_run(t, c, &o, &r, &err);
+    int code = EXIT_OK;
+    if (rc) {
+        code = cli_fail(&err);
+    } else {
+        if (out)
+            code = write_outputs(out, &r, c);
+        if (json) {
+            char *js = berth_summary_json(&r, 1);
+            if (js)
+                printf("%s\n", js);
+            else
+                code = EXIT_RUNTIME;
+            free(js);
+        } else {
+            print_table(&r, c, trace);
+        }
+        berth_sim_result_free(&r);
+    }
+    berth_trace_free(t);
+    berth_cluster_free(c);
+    return code;
+}

@@ -1,0 +1,114 @@
+/* The berth command: a table of subcommands, each a small file (cmd_*.c). */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static int cmd_help(int argc, char **argv);
+static int cmd_version(int argc, char **argv);
+
+static const struct cli_cmd commands[] = {
+    {"sim", cmd_sim, "replay a trace on a cluster under a policy (trace-driven simulator)"},
+    {"gen", cmd_gen, "generate a seeded synthetic workload in native CSV"},
+    {"policies", cmd_policies, "list the scheduling policies and placement helpers"},
+    {"help", cmd_help, "show this help, or a subcommand's (berth help sim)"},
+    {"version", cmd_version, "print berth's version"},
+};
+
+#define NCOMMANDS (sizeof commands / sizeof *commands)
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: berth COMMAND [ARGS...]\n\ncommands:\n");
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    fprintf(f, "\n'berth COMMAND --help' shows a command's flags.\n");
+}
+
+static int cmd_help(int argc, char **argv)
+{
+    if (argc > 1) {
+        for (size_t i = 0; i < NCOMMANDS; i++)
+            if (!strcmp(argv[1], commands[i].name) && commands[i].run != cmd_help) {
+                char *args[] = {argv[1], "--help", NULL};
+                return commands[i].run(2, args);
+            }
+        return cli_usage_error("help", "unknown command '%s'", argv[1]);
+    }
+    usage(stdout);
+    return EXIT_OK;
+}
+
+static int cmd_version(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    printf("berth %s\n", BERTH_VERSION);
+    return EXIT_OK;
+}
+
+int cli_fail(const struct berth_err *err)
+{
+    fprintf(stderr, "berth: %s\n", err->msg);
+    return err->code == BERTH_EINPUT || err->code == BERTH_EIO ? EXIT_BAD_INPUT : EXIT_RUNTIME;
+}
+
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "berth %s: ", cmd);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    return EXIT_BAD_INPUT;
+}
+
+int cli_parse_u64(const char *cmd, const char *flag, const char *s, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    if (!s || !*s || *s == '-')
+        return cli_usage_error(cmd, "%s: expected a whole number >= 0, found '%s'", flag,
+                               s ? s : "");
+    unsigned long long v = strtoull(s, &end, 10);
+    if (*end || errno)
+        return cli_usage_error(cmd, "%s: expected a whole number >= 0, found '%s'", flag, s);
+    *out = v;
+    return 0;
+}
+
+int cli_parse_seconds(const char *cmd, const char *flag, const char *s, berth_us *out)
+{
+    char *end;
+    errno = 0;
+    double v = s ? strtod(s, &end) : 0;
+    if (!s || !*s || *end || errno || !(v > 0) || v > 1e12)
+        return cli_usage_error(cmd, "%s: expected a number of seconds > 0, found '%s'", flag,
+                               s ? s : "");
+    *out = (berth_us)(v * 1e6 + 0.5);
+    if (*out <= 0)
+        return cli_usage_error(cmd, "%s: expected at least 1 microsecond, found '%s'", flag, s);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return EXIT_BAD_INPUT;
+    }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
+        return cmd_help(1, argv + 1);
+    if (!strcmp(argv[1], "--version"))
+        return cmd_version(1, argv + 1);
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        if (!strcmp(argv[1], commands[i].name))
+            return commands[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "berth: unknown command '%s'\n\n", argv[1]);
+    usage(stderr);
+    return EXIT_BAD_INPUT;
+}

@@ -1,0 +1,265 @@
+/* The scheduling pass and the job life cycle (see engine.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine.h"
+
+int berth__engine_create(const struct berth_cluster *c, const char *policy, const char *placement,
+                         const struct berth_params *params, const struct berth_exec *exec,
+                         struct berth_engine **out, struct berth_err *err)
+{
+    const struct berth_policy_ops *ops = berth__policy_lookup(policy);
+    if (!ops) {
+        char names[512] = "";
+        size_t o = 0;
+        for (size_t i = 0; i < berth_policy_count() && o < sizeof names; i++)
+            o += (size_t)snprintf(names + o, sizeof names - o, "%s%s", i ? ", " : "",
+                                  berth_policy_name(i));
+        return berth_err_set(err, BERTH_EINPUT,
+                             "--policy: unknown policy '%s' (expected one of: %s)", policy, names);
+    }
+    const char *pl = placement ? placement : ops->default_placement;
+    int pi = berth_placement_find(pl);
+    if (pi < 0)
+        return berth_err_set(err, BERTH_EINPUT,
+                             "--placement: unknown placement '%s' (expected consolidate, spread "
+                             "or best-fit)",
+                             pl);
+    struct berth_engine *e = calloc(1, sizeof *e);
+    if (!e)
+        return berth_err_set(err, BERTH_ENOMEM, "engine: out of memory");
+    e->cluster = berth__cluster_clone(c);
+    if (!e->cluster) {
+        free(e);
+        return berth_err_set(err, BERTH_ENOMEM, "engine: out of memory");
+    }
+    e->ops = ops;
+    e->params = *params;
+    e->params.placement = pi;
+    if (exec)
+        e->exec = *exec;
+    berth__plan_init(&e->plan);
+    int rc = ops->create(&e->params, &e->self, err);
+    if (rc) {
+        berth__engine_destroy(e);
+        return rc;
+    }
+    *out = e;
+    return 0;
+}
+
+void berth__engine_destroy(struct berth_engine *e)
+{
+    if (!e)
+        return;
+    if (e->self)
+        e->ops->destroy(e->self);
+    for (size_t i = 0; i < e->njobs; i++)
+        free(e->jobs[i].slots);
+    free(e->jobs);
+    free(e->arrived);
+    free(e->left);
+    free(e->requeued);
+    berth__plan_free(&e->plan);
+    berth_cluster_free(e->cluster);
+    free(e);
+}
+
+int berth__engine_add(struct berth_engine *e, const struct berth_jobspec *spec, uint32_t *idx,
+                      struct berth_err *err)
+{
+    if (e->njobs >= UINT32_MAX - 1 || BERTH_GROW(e->jobs, e->cap, e->njobs + 1))
+        return berth_err_set(err, BERTH_ENOMEM, "engine: out of memory");
+    struct berth_job *j = &e->jobs[e->njobs];
+    memset(j, 0, sizeof *j);
+    j->spec = spec;
+    j->idx = (uint32_t)e->njobs;
+    j->state = BERTH_JOB_WAITING;
+    j->want_type = -1;
+    j->type = -1;
+    j->first_start = j->finish = BERTH_TIME_NONE;
+    if (spec->gpu_type[0]) {
+        int t = berth_cluster_type_find(e->cluster, spec->gpu_type);
+        if (t < 0)
+            return berth_err_set(err, BERTH_EINPUT, "job %s: GPU type '%s' is not in the cluster",
+                                 spec->id, spec->gpu_type);
+        j->want_type = (int16_t)t;
+    }
+    *idx = j->idx;
+    e->njobs++;
+    return 0;
+}
+
+static int push(uint32_t **list, size_t *n, size_t *cap, uint32_t j)
+{
+    if (BERTH_GROW(*list, *cap, *n + 1))
+        return BERTH_ENOMEM;
+    (*list)[(*n)++] = j;
+    return 0;
+}
+
+int berth__engine_arrive(struct berth_engine *e, uint32_t ji, berth_us now, struct berth_err *err)
+{
+    struct berth_job *j = &e->jobs[ji];
+    if (j->state != BERTH_JOB_WAITING)
+        return berth_err_set(err, BERTH_EINTERNAL, "engine: job %s arrived twice", j->spec->id);
+    if (push(&e->arrived, &e->narrived, &e->arrived_cap, ji))
+        return berth_err_set(err, BERTH_ENOMEM, "engine: out of memory");
+    j->state = BERTH_JOB_PENDING;
+    j->since = now;
+    e->npending++;
+    return 0;
+}
+
+int berth__engine_finish(struct berth_engine *e, uint32_t ji, berth_us now, struct berth_err *err)
+{
+    struct berth_job *j = &e->jobs[ji];
+    if (j->state != BERTH_JOB_RUNNING)
+        return berth_err_set(err, BERTH_EINTERNAL, "engine: job %s finished while not running",
+                             j->spec->id);
+    if (push(&e->left, &e->nleft, &e->left_cap, ji))
+        return berth_err_set(err, BERTH_ENOMEM, "engine: out of memory");
+    j->gpu_us = berth__job_gpu_us(j, now);
+    j->run_us = berth__job_run_us(j, now);
+    j->since = now;
+    berth__cluster_give_slots(e->cluster, j->slots, j->spec->num_gpus);
+    free(j->slots);
+    j->slots = NULL;
+    j->state = BERTH_JOB_DONE;
+    j->finish = now;
+    e->nrunning--;
+    e->ndone++;
+    return 0;
+}
+
+static void commit(struct berth_engine *e, berth_us now)
+{
+    struct berth_plan *p = &e->plan;
+    for (size_t i = 0; i < p->ntouched; i++) {
+        const struct berth_plan_touch *t = &p->touched[i];
+        struct berth_job *j = &e->jobs[t->job];
+        int running = j->state == BERTH_JOB_RUNNING;
+        if (!t->was_running && running) {
+            if (j->first_start == BERTH_TIME_NONE)
+                j->first_start = now;
+            if (e->exec.start)
+                e->exec.start(e->exec.ctx, j, now);
+        } else if (t->was_running && !running) {
+            j->preemptions++;
+            e->preemptions++;
+            if (e->exec.stop)
+                e->exec.stop(e->exec.ctx, j, now);
+        } else if (t->was_running && running &&
+                   memcmp(p->snaps + t->snap, j->slots,
+                          (size_t)j->spec->num_gpus * sizeof *j->slots)) {
+            j->migrations++;
+            e->migrations++;
+            if (e->exec.migrate)
+                e->exec.migrate(e->exec.ctx, j, now);
+        }
+    }
+    e->npending = p->npending;
+    e->nrunning = p->nrunning;
+}
+
+int berth__engine_pass(struct berth_engine *e, berth_us now, struct berth_err *err)
+{
+    int rc = berth__plan_open(&e->plan, e->cluster, e->jobs, e->njobs, now, e->params.placement,
+                              e->npending, e->nrunning);
+    if (rc)
+        return berth_err_set(err, rc, "engine: out of memory");
+    struct berth_view v = {
+        .now = now,
+        .cluster = e->cluster,
+        .jobs = e->jobs,
+        .njobs = e->njobs,
+        .arrived = e->arrived,
+        .narrived = e->narrived,
+        .left = e->left,
+        .nleft = e->nleft,
+        .requeued = e->requeued,
+        .nrequeued = e->nrequeued,
+        .npending = e->npending,
+        .nrunning = e->nrunning,
+    };
+    rc = e->ops->plan(e->self, &v, &e->plan, err);
+    if (rc) {
+        char msg[BERTH_ERR_MSG_MAX];
+        snprintf(msg, sizeof msg, "%s", err->msg);
+        return berth_err_set(err, rc == BERTH_EINPUT ? BERTH_EINTERNAL : rc,
+                             "policy %s at t=%lld us: %s", e->ops->name, (long long)now, msg);
+    }
+    e->narrived = e->nleft = e->nrequeued = 0;
+    commit(e, now);
+    e->passes++;
+    if (e->check)
+        return berth__engine_verify(e, err);
+    return 0;
+}
+
+berth_us berth__engine_next_pass(struct berth_engine *e, berth_us now)
+{
+    if (!e->ops->next_pass)
+        return BERTH_TIME_NONE;
+    struct berth_view v = {.now = now,
+                           .cluster = e->cluster,
+                           .jobs = e->jobs,
+                           .njobs = e->njobs,
+                           .npending = e->npending,
+                           .nrunning = e->nrunning};
+    return e->ops->next_pass(e->self, &v);
+}
+
+int berth__engine_verify(const struct berth_engine *e, struct berth_err *err)
+{
+    int rc = berth__cluster_verify(e->cluster, err);
+    if (rc)
+        return rc;
+    const struct berth_cluster *c = e->cluster;
+    uint64_t *held = calloc(c->nsrv ? c->nsrv : 1, sizeof *held);
+    if (!held)
+        return berth_err_set(err, BERTH_ENOMEM, "verify: out of memory");
+    size_t pending = 0, running = 0, done = 0;
+    int64_t busy = 0;
+    for (size_t i = 0; i < e->njobs && !rc; i++) {
+        const struct berth_job *j = &e->jobs[i];
+        pending += j->state == BERTH_JOB_PENDING;
+        done += j->state == BERTH_JOB_DONE;
+        if (j->state != BERTH_JOB_RUNNING)
+            continue;
+        running++;
+        for (int32_t k = 0; k < j->spec->num_gpus && !rc; k++) {
+            const struct berth__slot *s = &j->slots[k];
+            uint64_t bit = UINT64_C(1) << s->gpu;
+            if (s->server >= c->nsrv || s->gpu >= c->srv[s->server].ngpus)
+                rc = berth_err_set(err, BERTH_EINTERNAL, "job %s holds a GPU that does not exist",
+                                   j->spec->id);
+            else if (held[s->server] & bit)
+                rc = berth_err_set(err, BERTH_EINTERNAL,
+                                   "GPU %u of server %s is held by two jobs (one is %s)", s->gpu,
+                                   c->srv[s->server].name, j->spec->id);
+            else if (c->srv[s->server].free_mask & bit)
+                rc = berth_err_set(err, BERTH_EINTERNAL,
+                                   "job %s holds GPU %u of server %s, which is marked idle",
+                                   j->spec->id, s->gpu, c->srv[s->server].name);
+            else if (c->srv[s->server].type != j->type ||
+                     (j->want_type >= 0 && j->type != j->want_type))
+                rc = berth_err_set(err, BERTH_EINTERNAL, "job %s holds a GPU of the wrong type",
+                                   j->spec->id);
+            held[s->server] |= bit;
+            busy++;
+        }
+    }
+    free(held);
+    if (rc)
+        return rc;
+    if (busy != c->total - c->free)
+        return berth_err_set(err, BERTH_EINTERNAL,
+                             "running jobs hold %lld GPUs but %d are marked busy", (long long)busy,
+                             c->total - c->free);
+    if (pending != e->npending || running != e->nrunning || done != e->ndone)
+        return berth_err_set(err, BERTH_EINTERNAL,
+                             "job counts drifted: pending %zu/%zu running %zu/%zu done %zu/%zu",
+                             pending, e->npending, running, e->nrunning, done, e->ndone);
+    return 0;
+}

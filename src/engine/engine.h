@@ -1,0 +1,63 @@
+/* The engine: jobs, the cluster's GPUs and one policy, driven by whoever owns the clock.
+ *
+ * The simulator drives it with a virtual clock and a modelled executor; the live daemon
+ * will drive it with the wall clock and a real executor. Callers report events (a job
+ * arrived, a job finished) and ask for a scheduling pass; the pass runs the policy on a
+ * plan, diffs the plan against the state before it, and calls the executor once per job
+ * whose allocation changed (start, stop, migrate). */
+#ifndef BERTH_ENGINE_H
+#define BERTH_ENGINE_H
+
+#include "policy/plan.h"
+
+struct berth_exec {
+    void *ctx;
+    void (*start)(void *ctx, struct berth_job *j, berth_us now);   /* got its GPUs */
+    void (*stop)(void *ctx, struct berth_job *j, berth_us now);    /* preempted: pending */
+    void (*migrate)(void *ctx, struct berth_job *j, berth_us now); /* other GPUs, still runs */
+};
+
+struct berth_engine {
+    struct berth_cluster *cluster; /* the engine's own copy */
+    const struct berth_policy_ops *ops;
+    void *self;
+    struct berth_params params;
+    struct berth_job *jobs;
+    size_t njobs, cap;
+    uint32_t *arrived, *left, *requeued;
+    size_t narrived, nleft, nrequeued, arrived_cap, left_cap, requeued_cap;
+    size_t npending, nrunning, ndone;
+    struct berth_plan plan;
+    struct berth_exec exec;
+    uint64_t passes, preemptions, migrations;
+    int check; /* verify every invariant after each pass */
+};
+
+/* Creates an engine over a copy of cluster c (which must outlive the engine: names are
+ * shared) with the named policy and placement (NULL = the policy's default). Unknown names
+ * fail with BERTH_EINPUT listing the valid ones. */
+int berth__engine_create(const struct berth_cluster *c, const char *policy, const char *placement,
+                         const struct berth_params *params, const struct berth_exec *exec,
+                         struct berth_engine **out, struct berth_err *err);
+void berth__engine_destroy(struct berth_engine *e);
+
+/* Registers a job (not yet arrived). Its number is the order of registration, so callers
+ * register in arrival order. spec must outlive the engine. */
+int berth__engine_add(struct berth_engine *e, const struct berth_jobspec *spec, uint32_t *idx,
+                      struct berth_err *err);
+int berth__engine_arrive(struct berth_engine *e, uint32_t j, berth_us now, struct berth_err *err);
+/* A running job completed its work: it frees its GPUs and is done. */
+int berth__engine_finish(struct berth_engine *e, uint32_t j, berth_us now, struct berth_err *err);
+/* One scheduling pass at time now. */
+int berth__engine_pass(struct berth_engine *e, berth_us now, struct berth_err *err);
+/* When the policy wants its next pass with no event (BERTH_TIME_NONE if never). */
+berth_us berth__engine_next_pass(struct berth_engine *e, berth_us now);
+/* Checks every invariant: no GPU held twice or held and idle, gangs whole, counters right. */
+int berth__engine_verify(const struct berth_engine *e, struct berth_err *err);
+
+static inline int32_t berth__engine_busy_gpus(const struct berth_engine *e)
+{
+    return e->cluster->total - e->cluster->free;
+}
+
+#endif

@@ -1,0 +1,125 @@
+/* Result writers: the per-job CSV, the cluster time-series CSV and the summary JSON of a
+ * simulation. Every number is printed deterministically (times as exact decimal seconds),
+ * so the same run writes the same bytes. */
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "berth/sim.h"
+#include "util/num.h"
+
+static FILE *open_out(const char *path, struct berth_err *err)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        berth_err_set(err, BERTH_EIO, "%s: cannot write: %s", path, strerror(errno));
+    return f;
+}
+
+static int close_out(FILE *f, const char *path, struct berth_err *err)
+{
+    int bad = ferror(f);
+    if (fclose(f) || bad)
+        return berth_err_set(err, BERTH_EIO, "%s: write error", path);
+    return 0;
+}
+
+static void put_csv_str(FILE *f, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n")) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+static const char *opt_us(char *buf, berth_us t)
+{
+    if (t == BERTH_TIME_NONE) {
+        buf[0] = '\0';
+        return buf;
+    }
+    return berth__fmt_us(buf, t);
+}
+
+int berth_write_jobs_csv(const char *path, const struct berth_sim_result *r,
+                         const struct berth_cluster *c, struct berth_err *err)
+{
+    FILE *f = open_out(path, err);
+    if (!f)
+        return BERTH_EIO;
+    fputs("job_id,arrival_s,first_start_s,finish_s,jct_s,queue_s,run_s,num_gpus,gpu_type,"
+          "servers,preemptions\n",
+          f);
+    char b[6][32];
+    for (size_t i = 0; i < r->njobs; i++) {
+        const struct berth_job_result *j = &r->jobs[i];
+        berth_us arr = j->spec->arrival_us;
+        put_csv_str(f, j->spec->id);
+        fprintf(
+            f, ",%s,%s,%s,%s,%s,%s,%d,%s,%d,%d\n", berth__fmt_us(b[0], arr),
+            opt_us(b[1], j->first_start_us), opt_us(b[2], j->finish_us),
+            opt_us(b[3], j->finish_us == BERTH_TIME_NONE ? BERTH_TIME_NONE : j->finish_us - arr),
+            opt_us(b[4], j->first_start_us == BERTH_TIME_NONE ? BERTH_TIME_NONE
+                                                              : j->first_start_us - arr),
+            berth__fmt_us(b[5], j->run_us), j->spec->num_gpus,
+            j->gpu_type >= 0 ? berth_cluster_type_name(c, (size_t)j->gpu_type) : "", j->servers,
+            j->preemptions);
+    }
+    return close_out(f, path, err);
+}
+
+int berth_write_series_csv(const char *path, const struct berth_sim_result *r,
+                           struct berth_err *err)
+{
+    FILE *f = open_out(path, err);
+    if (!f)
+        return BERTH_EIO;
+    fputs("time_s,busy_gpus,running,pending\n", f);
+    char b[32];
+    for (size_t i = 0; i < r->nseries; i++) {
+        const struct berth_series_row *s = &r->series[i];
+        fprintf(f, "%s,%d,%d,%d\n", berth__fmt_us(b, s->t), s->busy_gpus, s->running, s->pending);
+    }
+    return close_out(f, path, err);
+}
+
+char *berth_summary_json(const struct berth_sim_result *r, int with_wall)
+{
+    const struct berth_sim_summary *s = &r->summary;
+    json_t *o = json_object();
+    if (!o)
+        return NULL;
+    json_object_set_new(o, "policy", json_string(r->policy));
+    json_object_set_new(o, "placement", json_string(r->placement));
+    json_object_set_new(o, "jobs", json_integer((json_int_t)s->jobs));
+    json_object_set_new(o, "completed", json_integer((json_int_t)s->completed));
+    json_object_set_new(o, "avg_jct_s", json_real(s->avg_jct_s));
+    json_object_set_new(o, "median_jct_s", json_real(s->median_jct_s));
+    json_object_set_new(o, "p95_jct_s", json_real(s->p95_jct_s));
+    json_object_set_new(o, "p99_jct_s", json_real(s->p99_jct_s));
+    json_object_set_new(o, "avg_queue_s", json_real(s->avg_queue_s));
+    json_object_set_new(o, "median_queue_s", json_real(s->median_queue_s));
+    json_object_set_new(o, "p99_queue_s", json_real(s->p99_queue_s));
+    json_object_set_new(o, "makespan_s", json_real(s->makespan_s));
+    json_object_set_new(o, "gpu_util", json_real(s->gpu_util));
+    json_object_set_new(o, "preemptions", json_integer((json_int_t)s->preemptions));
+    json_object_set_new(o, "migrations", json_integer((json_int_t)s->migrations));
+    json_object_set_new(o, "events", json_integer((json_int_t)s->events));
+    json_object_set_new(o, "passes", json_integer((json_int_t)s->passes));
+    if (with_wall) {
+        json_object_set_new(o, "wall_s", json_real(s->wall_s));
+        json_object_set_new(o, "events_per_s",
+                            json_real(s->wall_s > 0 ? (double)s->events / s->wall_s : 0));
+    }
+    char *txt = json_dumps(o, JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));
+    json_decref(o);
+    return txt;
+}

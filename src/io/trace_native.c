@@ -1,0 +1,332 @@
+/* berth's native CSV trace: reading and writing.
+ *
+ * Header required. Required columns job_id, arrival_s, duration_s, num_gpus; optional
+ * job_type, total_steps, user, queue, gpu_type, min_gpus, max_gpus, gpu_share, gpu_mem_mib,
+ * priority, single_server; any other column must start with "x_" (kept for the user,
+ * ignored by berth). Columns may come in any order; an empty optional field means its
+ * default. Times are decimal seconds, read exactly to the microsecond. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trace_int.h"
+#include "util/csv.h"
+#include "util/num.h"
+
+enum col {
+    C_ID,
+    C_ARRIVAL,
+    C_DURATION,
+    C_GPUS,
+    C_TYPE,
+    C_STEPS,
+    C_USER,
+    C_QUEUE,
+    C_GPU_TYPE,
+    C_MIN,
+    C_MAX,
+    C_SHARE,
+    C_MEM,
+    C_PRIO,
+    C_SINGLE,
+    NCOLS
+};
+
+static const char *const colname[NCOLS] = {
+    "job_id",      "arrival_s", "duration_s",  "num_gpus", "job_type",
+    "total_steps", "user",      "queue",       "gpu_type", "min_gpus",
+    "max_gpus",    "gpu_share", "gpu_mem_mib", "priority", "single_server",
+};
+
+#define MAX_GPUS_PER_JOB 1000000
+
+struct ctx {
+    struct berth__csv *csv;
+    const char *path;
+    int idx[NCOLS]; /* field index of each column, -1 if absent */
+    size_t nfields;
+};
+
+static int bad(struct ctx *x, enum col c, const char *expected, struct berth_err *err)
+{
+    char ex[96];
+    size_t i = (size_t)x->idx[c];
+    return berth_err_set(
+        err, BERTH_EINPUT, "%s:%u: column %s: expected %s, found %s", x->path,
+        berth__csv_line(x->csv), colname[c], expected,
+        berth__excerpt(ex, sizeof ex, berth__csv_field(x->csv, i), berth__csv_len(x->csv, i)));
+}
+
+static int present(struct ctx *x, enum col c)
+{
+    return x->idx[c] >= 0 && berth__csv_len(x->csv, (size_t)x->idx[c]) > 0;
+}
+
+static const char *fv(struct ctx *x, enum col c, size_t *len)
+{
+    *len = berth__csv_len(x->csv, (size_t)x->idx[c]);
+    return berth__csv_field(x->csv, (size_t)x->idx[c]);
+}
+
+static int int_col(struct ctx *x, enum col c, int64_t lo, int64_t hi, const char *expected,
+                   int64_t *out, struct berth_err *err)
+{
+    size_t n;
+    const char *s = fv(x, c, &n);
+    if (berth__parse_i64(s, n, out) || *out < lo || *out > hi)
+        return bad(x, c, expected, err);
+    return 0;
+}
+
+static int header(struct ctx *x, struct berth_err *err)
+{
+    for (int c = 0; c < NCOLS; c++)
+        x->idx[c] = -1;
+    x->nfields = berth__csv_nfields(x->csv);
+    for (size_t i = 0; i < x->nfields; i++) {
+        const char *h = berth__csv_field(x->csv, i);
+        if (i == 0 && (unsigned char)h[0] == 0xEF && (unsigned char)h[1] == 0xBB &&
+            (unsigned char)h[2] == 0xBF)
+            h += 3; /* UTF-8 byte-order mark */
+        int found = -1;
+        for (int c = 0; c < NCOLS; c++)
+            if (!strcmp(h, colname[c]))
+                found = c;
+        if (found < 0) {
+            if (!strncmp(h, "x_", 2))
+                continue;
+            return berth_err_set(err, BERTH_EINPUT,
+                                 "%s:1: column %zu: expected a native column name (job_id, "
+                                 "arrival_s, duration_s, num_gpus, job_type, total_steps, user, "
+                                 "queue, gpu_type, min_gpus, max_gpus, gpu_share, gpu_mem_mib, "
+                                 "priority, single_server) or one starting with x_, found \"%s\"",
+                                 x->path, i + 1, h);
+        }
+        if (x->idx[found] >= 0)
+            return berth_err_set(err, BERTH_EINPUT,
+                                 "%s:1: column %s: expected once, found twice (columns %d and "
+                                 "%zu)",
+                                 x->path, h, x->idx[found] + 1, i + 1);
+        x->idx[found] = (int)i;
+    }
+    for (int c = C_ID; c <= C_GPUS; c++)
+        if (x->idx[c] < 0)
+            return berth_err_set(err, BERTH_EINPUT,
+                                 "%s:1: column %s: expected in the header (required: job_id, "
+                                 "arrival_s, duration_s, num_gpus), found no such column",
+                                 x->path, colname[c]);
+    return 0;
+}
+
+static int row(struct ctx *x, struct berth_trace *t, struct berth_err *err)
+{
+    struct berth_jobspec js;
+    berth__jobspec_defaults(&js);
+    js.line = berth__csv_line(x->csv);
+    size_t nf = berth__csv_nfields(x->csv);
+    if (nf != x->nfields)
+        return berth_err_set(err, BERTH_EINPUT,
+                             "%s:%u: expected %zu fields as in the header, found %zu", x->path,
+                             js.line, x->nfields, nf);
+    size_t n;
+    const char *s;
+    int64_t v;
+
+    s = fv(x, C_ID, &n);
+    if (n == 0 || n > 255)
+        return bad(x, C_ID, "a non-empty id of at most 255 bytes", err);
+    if (!(js.id = berth__trace_str(t, s, n)))
+        goto nomem;
+
+    s = fv(x, C_ARRIVAL, &n);
+    if (berth__parse_seconds_us(s, n, &js.arrival_us) || js.arrival_us < 0)
+        return bad(x, C_ARRIVAL, "a time in seconds >= 0", err);
+    s = fv(x, C_DURATION, &n);
+    if (berth__parse_seconds_us(s, n, &js.duration_us) || js.duration_us <= 0)
+        return bad(x, C_DURATION, "a duration in seconds > 0 (at least 1 microsecond)", err);
+    if (js.arrival_us > INT64_MAX / 4 || js.duration_us > INT64_MAX / 4)
+        return bad(x, js.arrival_us > INT64_MAX / 4 ? C_ARRIVAL : C_DURATION,
+                   "a time below 10^12 seconds", err);
+    if (int_col(x, C_GPUS, 1, MAX_GPUS_PER_JOB, "a whole number of GPUs >= 1", &v, err))
+        return err->code;
+    js.num_gpus = js.min_gpus = js.max_gpus = (int32_t)v;
+
+    if (present(x, C_MIN)) {
+        if (int_col(x, C_MIN, 1, js.num_gpus, "a GPU count from 1 to num_gpus", &v, err))
+            return err->code;
+        js.min_gpus = (int32_t)v;
+    }
+    if (present(x, C_MAX)) {
+        if (int_col(x, C_MAX, js.num_gpus, MAX_GPUS_PER_JOB, "a GPU count >= num_gpus", &v, err))
+            return err->code;
+        js.max_gpus = (int32_t)v;
+    }
+    if (present(x, C_SHARE)) {
+        s = fv(x, C_SHARE, &n);
+        if (berth__parse_scaled(s, n, 3, &v) || v <= 0 || v > 1000)
+            return bad(x, C_SHARE, "a share of one GPU in (0, 1], at most 3 decimals", err);
+        if (v < 1000 && js.num_gpus != 1)
+            return bad(x, C_SHARE, "1 (a fractional share needs num_gpus = 1)", err);
+        js.gpu_share_milli = (int32_t)v;
+    }
+    if (present(x, C_MEM)) {
+        if (int_col(x, C_MEM, 0, INT64_C(1) << 40, "a memory size in MiB >= 0", &v, err))
+            return err->code;
+        js.gpu_mem_mib = v;
+    }
+    if (present(x, C_STEPS)) {
+        if (int_col(x, C_STEPS, 1, INT64_MAX, "a whole number of steps >= 1", &v, err))
+            return err->code;
+        js.total_steps = v;
+    }
+    if (present(x, C_PRIO)) {
+        if (int_col(x, C_PRIO, -1000000, 1000000, "an integer priority in [-1000000, 1000000]", &v,
+                    err))
+            return err->code;
+        js.priority = (int32_t)v;
+    }
+    if (present(x, C_SINGLE)) {
+        s = fv(x, C_SINGLE, &n);
+        if (n == 1 && (s[0] == '0' || s[0] == '1'))
+            js.single_server = s[0] == '1';
+        else if (!strcmp(s, "true") || !strcmp(s, "false"))
+            js.single_server = s[0] == 't';
+        else
+            return bad(x, C_SINGLE, "0, 1, true or false", err);
+    }
+    struct {
+        enum col c;
+        const char **dst;
+    } strs[] = {{C_TYPE, &js.job_type},
+                {C_USER, &js.user},
+                {C_QUEUE, &js.queue},
+                {C_GPU_TYPE, &js.gpu_type}};
+    for (size_t k = 0; k < sizeof strs / sizeof *strs; k++)
+        if (present(x, strs[k].c)) {
+            s = fv(x, strs[k].c, &n);
+            if (n > 255)
+                return bad(x, strs[k].c, "at most 255 bytes", err);
+            if (!(*strs[k].dst = berth__trace_str(t, s, n)))
+                goto nomem;
+        }
+    if (berth__trace_push(t, &js))
+        goto nomem;
+    return 0;
+nomem:
+    return berth_err_set(err, BERTH_ENOMEM, "%s:%u: out of memory", x->path, js.line);
+}
+
+int berth__load_native(const char *path, struct berth_trace **out, struct berth_err *err)
+{
+    struct ctx x = {.path = path};
+    int rc = berth__csv_open(&x.csv, path, ',', err);
+    if (rc)
+        return rc;
+    struct berth_trace *t = berth__trace_new(path);
+    if (!t) {
+        berth__csv_close(x.csv);
+        return berth_err_set(err, BERTH_ENOMEM, "%s: out of memory", path);
+    }
+    rc = berth__csv_next(x.csv, err);
+    if (rc == 0)
+        rc = berth_err_set(err, BERTH_EINPUT,
+                           "%s:1: expected a header line (job_id,arrival_s,duration_s,num_gpus"
+                           "...), found an empty file",
+                           path);
+    else if (rc > 0)
+        rc = header(&x, err);
+    while (rc == 0) {
+        rc = berth__csv_next(x.csv, err);
+        if (rc <= 0)
+            break;
+        rc = row(&x, t, err);
+    }
+    berth__csv_close(x.csv);
+    if (rc) {
+        berth_trace_free(t);
+        return rc;
+    }
+    *out = t;
+    return 0;
+}
+
+static void put_str(FILE *f, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n")) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+int berth_trace_write_native(FILE *f, const struct berth_jobspec *jobs, size_t n,
+                             struct berth_err *err)
+{
+    int has[NCOLS] = {1, 1, 1, 1};
+    for (size_t i = 0; i < n; i++) {
+        const struct berth_jobspec *j = &jobs[i];
+        has[C_TYPE] |= j->job_type[0] != 0;
+        has[C_STEPS] |= j->total_steps != 0;
+        has[C_USER] |= j->user[0] != 0;
+        has[C_QUEUE] |= j->queue[0] != 0;
+        has[C_GPU_TYPE] |= j->gpu_type[0] != 0;
+        has[C_MIN] |= j->min_gpus != j->num_gpus;
+        has[C_MAX] |= j->max_gpus != j->num_gpus;
+        has[C_SHARE] |= j->gpu_share_milli != 1000;
+        has[C_MEM] |= j->gpu_mem_mib != 0;
+        has[C_PRIO] |= j->priority != 0;
+        has[C_SINGLE] |= j->single_server != 0;
+    }
+    int first = 1;
+    for (int c = 0; c < NCOLS; c++)
+        if (has[c]) {
+            fprintf(f, "%s%s", first ? "" : ",", colname[c]);
+            first = 0;
+        }
+    fputc('\n', f);
+    char b1[32], b2[32];
+    for (size_t i = 0; i < n; i++) {
+        const struct berth_jobspec *j = &jobs[i];
+        put_str(f, j->id);
+        fprintf(f, ",%s,%s,%d", berth__fmt_us(b1, j->arrival_us), berth__fmt_us(b2, j->duration_us),
+                j->num_gpus);
+        if (has[C_TYPE]) {
+            fputc(',', f);
+            put_str(f, j->job_type);
+        }
+        if (has[C_STEPS]) {
+            if (j->total_steps)
+                fprintf(f, ",%lld", (long long)j->total_steps);
+            else
+                fputc(',', f);
+        }
+        const char *ss[] = {j->user, j->queue, j->gpu_type};
+        for (int k = 0; k < 3; k++)
+            if (has[C_USER + k]) {
+                fputc(',', f);
+                put_str(f, ss[k]);
+            }
+        if (has[C_MIN])
+            fprintf(f, ",%d", j->min_gpus);
+        if (has[C_MAX])
+            fprintf(f, ",%d", j->max_gpus);
+        if (has[C_SHARE])
+            fprintf(f, ",%d.%03d", j->gpu_share_milli / 1000, j->gpu_share_milli % 1000);
+        if (has[C_MEM])
+            fprintf(f, ",%lld", (long long)j->gpu_mem_mib);
+        if (has[C_PRIO])
+            fprintf(f, ",%d", j->priority);
+        if (has[C_SINGLE])
+            fprintf(f, ",%d", j->single_server);
+        fputc('\n', f);
+    }
+    if (ferror(f))
+        return berth_err_set(err, BERTH_EIO, "write error while writing the trace");
+    return 0;
+}

@@ -1,0 +1,112 @@
+/* Loader for the Pollux-prepared Philly trace (petuum/adaptdl osdi21-artifact,
+ * simulator/traces/philly.csv): timestamp,duration,num_gpus,gpu_time,cluster.
+ *
+ * One row is one job. timestamp is the zone-less submit time "YYYY-MM-DD HH:MM:SS"; arrivals
+ * are made relative to the earliest submit in the file (rows are not sorted). duration is
+ * float seconds, cluster the virtual-cluster hash (kept as the job's queue). Job ids are the
+ * row numbers, 1 for the first data row. gpu_time (= duration x num_gpus) is checked to be a
+ * number and otherwise not used. */
+#include <stdio.h>
+#include <string.h>
+
+#include "trace_int.h"
+#include "util/csv.h"
+#include "util/num.h"
+
+static const char *const cols[] = {"timestamp", "duration", "num_gpus", "gpu_time", "cluster"};
+
+static int bad(const char *path, struct berth__csv *c, size_t i, const char *expected,
+               struct berth_err *err)
+{
+    char ex[96];
+    return berth_err_set(
+        err, BERTH_EINPUT, "%s:%u: column %s: expected %s, found %s", path, berth__csv_line(c),
+        cols[i], expected,
+        berth__excerpt(ex, sizeof ex, berth__csv_field(c, i), berth__csv_len(c, i)));
+}
+
+int berth__load_philly_pollux(const char *path, struct berth_trace **out, struct berth_err *err)
+{
+    struct berth__csv *c;
+    int rc = berth__csv_open(&c, path, ',', err);
+    if (rc)
+        return rc;
+    struct berth_trace *t = berth__trace_new(path);
+    if (!t) {
+        berth__csv_close(c);
+        return berth_err_set(err, BERTH_ENOMEM, "%s: out of memory", path);
+    }
+    rc = berth__csv_next(c, err);
+    if (rc == 0)
+        rc = berth_err_set(err, BERTH_EINPUT,
+                           "%s:1: expected the header timestamp,duration,num_gpus,gpu_time,"
+                           "cluster, found an empty file",
+                           path);
+    if (rc > 0) {
+        rc = 0;
+        size_t nf = berth__csv_nfields(c);
+        for (size_t i = 0; i < 5 && !rc; i++)
+            if (nf != 5 || strcmp(berth__csv_field(c, i), cols[i]))
+                rc = berth_err_set(err, BERTH_EINPUT,
+                                   "%s:1: expected the header timestamp,duration,num_gpus,"
+                                   "gpu_time,cluster, found a different header (column %zu)",
+                                   path, i + 1);
+    }
+    int64_t origin = INT64_MAX;
+    size_t row = 0;
+    while (rc == 0) {
+        rc = berth__csv_next(c, err);
+        if (rc <= 0)
+            break;
+        rc = 0;
+        struct berth_jobspec js;
+        berth__jobspec_defaults(&js);
+        js.line = berth__csv_line(c);
+        if (berth__csv_nfields(c) != 5) {
+            rc = berth_err_set(err, BERTH_EINPUT, "%s:%u: expected 5 fields, found %zu", path,
+                               js.line, berth__csv_nfields(c));
+            break;
+        }
+        int64_t ts, gpus, gt;
+        if (berth__parse_datetime(berth__csv_field(c, 0), berth__csv_len(c, 0), &ts)) {
+            rc = bad(path, c, 0, "a time YYYY-MM-DD HH:MM:SS", err);
+            break;
+        }
+        if (berth__parse_seconds_us(berth__csv_field(c, 1), berth__csv_len(c, 1),
+                                    &js.duration_us) ||
+            js.duration_us <= 0 || js.duration_us > INT64_MAX / 4) {
+            rc = bad(path, c, 1, "a duration in seconds > 0", err);
+            break;
+        }
+        if (berth__parse_i64(berth__csv_field(c, 2), berth__csv_len(c, 2), &gpus) || gpus < 1 ||
+            gpus > 1000000) {
+            rc = bad(path, c, 2, "a whole number of GPUs >= 1", err);
+            break;
+        }
+        if (berth__parse_seconds_us(berth__csv_field(c, 3), berth__csv_len(c, 3), &gt) || gt < 0) {
+            rc = bad(path, c, 3, "a GPU time in seconds >= 0", err);
+            break;
+        }
+        char idb[24];
+        int idn = snprintf(idb, sizeof idb, "%zu", ++row);
+        js.id = berth__trace_str(t, idb, (size_t)idn);
+        js.queue = berth__trace_str(t, berth__csv_field(c, 4), berth__csv_len(c, 4));
+        js.num_gpus = js.min_gpus = js.max_gpus = (int32_t)gpus;
+        js.arrival_us = ts; /* absolute seconds for now */
+        if (ts < origin)
+            origin = ts;
+        if (!js.id || !js.queue || berth__trace_push(t, &js)) {
+            rc = berth_err_set(err, BERTH_ENOMEM, "%s:%u: out of memory", path, js.line);
+            break;
+        }
+    }
+    berth__csv_close(c);
+    if (rc) {
+        berth_trace_free(t);
+        return rc;
+    }
+    for (size_t i = 0; i < t->n; i++)
+        t->jobs[i].arrival_us = (t->jobs[i].arrival_us - origin) * BERTH_US_PER_S;
+    *out = t;
+    return 0;
+}

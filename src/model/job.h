@@ -1,0 +1,63 @@
+/* A job as the engine tracks it: its spec, where it is in its life, what it holds, and the
+ * service it has attained. Shared by the policy, engine and sim layers.
+ *
+ * Attained service is folded at every state change: run_us and gpu_us count up to `since`,
+ * and while the job runs it gains (now - since) of run time and num_gpus times that of
+ * GPU time. berth__job_run_us / berth__job_gpu_us give the values at any instant. */
+#ifndef BERTH_MODEL_JOB_H
+#define BERTH_MODEL_JOB_H
+
+#include <stdint.h>
+
+#include "berth/time.h"
+#include "berth/trace.h"
+
+enum berth_job_state {
+    BERTH_JOB_WAITING = 0, /* known, not yet arrived */
+    BERTH_JOB_PENDING = 1, /* arrived, holds no GPU */
+    BERTH_JOB_RUNNING = 2, /* holds its whole gang */
+    BERTH_JOB_DONE = 3,    /* finished; holds nothing */
+};
+
+/* One GPU of an allocation. */
+struct berth__slot {
+    uint32_t server;
+    uint32_t gpu;
+};
+
+struct berth_job {
+    const struct berth_jobspec *spec;
+    uint32_t idx;              /* berth's job number: arrival order, the tie-breaker everywhere */
+    uint8_t state;             /* enum berth_job_state */
+    int16_t want_type;         /* required GPU type index, -1 = any */
+    int16_t type;              /* GPU type of the current (or last) allocation, -1 = never ran */
+    int32_t servers;           /* servers the current (or last) allocation spans */
+    struct berth__slot *slots; /* spec->num_gpus entries once it first starts */
+    berth_us first_start;      /* BERTH_TIME_NONE until it first starts */
+    berth_us finish;           /* BERTH_TIME_NONE until it finishes */
+    berth_us since;            /* time of the last state change */
+    berth_us run_us;           /* time spent running, up to since */
+    int64_t gpu_us;            /* GPU-microseconds attained, up to since */
+    int32_t preemptions;
+    int32_t migrations;
+};
+
+static inline berth_us berth__job_run_us(const struct berth_job *j, berth_us now)
+{
+    return j->run_us + (j->state == BERTH_JOB_RUNNING ? now - j->since : 0);
+}
+
+static inline int64_t berth__job_gpu_us(const struct berth_job *j, berth_us now)
+{
+    return j->gpu_us +
+           (j->state == BERTH_JOB_RUNNING ? (now - j->since) * (int64_t)j->spec->num_gpus : 0);
+}
+
+/* Work left at fixed speed: duration minus time already run (never below 0). */
+static inline berth_us berth__job_remaining_us(const struct berth_job *j, berth_us now)
+{
+    berth_us r = j->spec->duration_us - berth__job_run_us(j, now);
+    return r > 0 ? r : 0;
+}
+
+#endif

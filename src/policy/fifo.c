@@ -1,0 +1,49 @@
+/* fifo and fifo-skip: arrival order. fifo is strict (the head of the queue blocks everyone,
+ * as in Tiresias' fifo); fifo-skip is first fit (a job starts whenever it fits, even if an
+ * earlier one does not). Neither preempts. */
+#include "prio.h"
+
+static int64_t key_arrival(const struct berth_job *j)
+{
+    return (int64_t)j->idx; /* job numbers are given in arrival order */
+}
+
+static int64_t slope_none(const struct berth_job *j)
+{
+    (void)j;
+    return 0;
+}
+
+static int create_fifo(const struct berth_params *p, void **self, struct berth_err *err)
+{
+    (void)p;
+    struct berth__prio_cfg cfg = {key_arrival, slope_none, 0, 1, 0};
+    return berth__prio_create_v(&cfg, self, err);
+}
+
+static int create_fifo_skip(const struct berth_params *p, void **self, struct berth_err *err)
+{
+    (void)p;
+    struct berth__prio_cfg cfg = {key_arrival, slope_none, 0, 0, 0};
+    return berth__prio_create_v(&cfg, self, err);
+}
+
+const struct berth_policy_ops berth__policy_fifo = {
+    "fifo",
+    "first come first served, strict: the head of the queue blocks everyone",
+    "consolidate",
+    create_fifo,
+    berth__prio_destroy_v,
+    berth__prio_plan_v,
+    NULL,
+};
+
+const struct berth_policy_ops berth__policy_fifo_skip = {
+    "fifo-skip",
+    "first come first served, first fit: later jobs start when the head does not fit",
+    "consolidate",
+    create_fifo_skip,
+    berth__prio_destroy_v,
+    berth__prio_plan_v,
+    NULL,
+};

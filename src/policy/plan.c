@@ -1,0 +1,210 @@
+/* The plan: validated edits to GPUs and job states during one scheduling pass (plan.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan.h"
+
+void berth__plan_init(struct berth_plan *p)
+{
+    memset(p, 0, sizeof *p);
+}
+
+void berth__plan_free(struct berth_plan *p)
+{
+    free(p->touched);
+    free(p->touch_of);
+    free(p->snaps);
+    berth__plan_init(p);
+}
+
+int berth__plan_open(struct berth_plan *p, struct berth_cluster *c, struct berth_job *jobs,
+                     size_t njobs, berth_us now, int placement, size_t npending, size_t nrunning)
+{
+    size_t old = p->touch_cap;
+    if (BERTH_GROW(p->touch_of, p->touch_cap, njobs))
+        return BERTH_ENOMEM;
+    for (size_t i = old; i < p->touch_cap; i++)
+        p->touch_of[i] = -1;
+    for (size_t i = 0; i < p->ntouched; i++)
+        p->touch_of[p->touched[i].job] = -1;
+    p->ntouched = 0;
+    p->nsnaps = 0;
+    p->cluster = c;
+    p->jobs = jobs;
+    p->now = now;
+    p->placement = placement;
+    p->npending = npending;
+    p->nrunning = nrunning;
+    return 0;
+}
+
+/* Records that job j is being edited, saving its allocation the first time. */
+static int touch(struct berth_plan *p, uint32_t j)
+{
+    if (p->touch_of[j] >= 0)
+        return 0;
+    struct berth_job *job = &p->jobs[j];
+    if (BERTH_GROW(p->touched, p->touched_cap, p->ntouched + 1))
+        return BERTH_ENOMEM;
+    struct berth_plan_touch *t = &p->touched[p->ntouched];
+    t->job = j;
+    t->was_running = job->state == BERTH_JOB_RUNNING;
+    t->snap = p->nsnaps;
+    if (t->was_running) {
+        size_t g = (size_t)job->spec->num_gpus;
+        if (BERTH_GROW(p->snaps, p->snaps_cap, p->nsnaps + g))
+            return BERTH_ENOMEM;
+        memcpy(p->snaps + p->nsnaps, job->slots, g * sizeof *job->slots);
+        p->nsnaps += g;
+    }
+    p->touch_of[j] = (int32_t)p->ntouched++;
+    return 0;
+}
+
+static int single_server(const struct berth_plan *p, const struct berth_job *j)
+{
+    return j->spec->single_server || !p->cluster->allow_span;
+}
+
+static int fits_type(const struct berth_plan *p, const struct berth_job *j, int t)
+{
+    const struct berth__gputype *ty = &p->cluster->types[t];
+    int32_t g = j->spec->num_gpus;
+    if (ty->free < g)
+        return 0;
+    if (!single_server(p, j))
+        return 1;
+    for (int f = g; f <= ty->max_per_server; f++)
+        if (ty->head[f] >= 0)
+            return 1;
+    return 0;
+}
+
+int berth__plan_fit(const struct berth_plan *p, const struct berth_job *j)
+{
+    if (j->want_type >= 0)
+        return fits_type(p, j, j->want_type) ? j->want_type : -1;
+    if (p->cluster->free < j->spec->num_gpus)
+        return -1;
+    for (size_t t = 0; t < p->cluster->ntypes; t++)
+        if (fits_type(p, j, (int)t))
+            return (int)t;
+    return -1;
+}
+
+void berth__plan_take(struct berth_plan *p, struct berth_job *j, uint32_t s, int n)
+{
+    uint64_t m = p->cluster->srv[s].free_mask, mask = 0;
+    for (int k = 0; k < n; k++) {
+        unsigned g = (unsigned)__builtin_ctzll(m);
+        m &= m - 1;
+        mask |= UINT64_C(1) << g;
+        j->slots[p->filling++] = (struct berth__slot){s, g};
+    }
+    berth__cluster_take_mask(p->cluster, s, mask);
+}
+
+static int32_t count_servers(const struct berth_job *j)
+{
+    int32_t n = 0;
+    int32_t g = j->spec->num_gpus;
+    for (int32_t k = 0; k < g; k++) {
+        int seen = 0;
+        for (int32_t m = 0; m < k && !seen; m++)
+            seen = j->slots[m].server == j->slots[k].server;
+        n += !seen;
+    }
+    return n;
+}
+
+int berth__plan_start(struct berth_plan *p, uint32_t ji, struct berth_err *err)
+{
+    struct berth_job *j = &p->jobs[ji];
+    if (j->state != BERTH_JOB_PENDING)
+        return berth_err_set(err, BERTH_EINTERNAL, "plan: job %s started while not pending",
+                             j->spec->id);
+    int t = berth__plan_fit(p, j);
+    if (t < 0)
+        return berth_err_set(err, BERTH_EINPUT, "plan: job %s does not fit the idle GPUs",
+                             j->spec->id);
+    if (touch(p, ji))
+        return berth_err_set(err, BERTH_ENOMEM, "plan: out of memory");
+    if (!j->slots) {
+        j->slots = malloc((size_t)j->spec->num_gpus * sizeof *j->slots);
+        if (!j->slots)
+            return berth_err_set(err, BERTH_ENOMEM, "plan: out of memory");
+    }
+    int32_t free_before = p->cluster->free;
+    p->filling = 0;
+    berth__place(p, j, t, p->placement);
+    if (p->filling != j->spec->num_gpus || free_before - p->cluster->free != p->filling)
+        return berth_err_set(err, BERTH_EINTERNAL,
+                             "plan: placement gave job %s %d GPUs, it asked for %d", j->spec->id,
+                             p->filling, j->spec->num_gpus);
+    for (int32_t k = 0; k < p->filling; k++)
+        if (p->cluster->srv[j->slots[k].server].type != t ||
+            (single_server(p, j) && j->slots[k].server != j->slots[0].server))
+            return berth_err_set(err, BERTH_EINTERNAL,
+                                 "plan: placement broke job %s's type or server constraint",
+                                 j->spec->id);
+    j->type = (int16_t)t;
+    j->servers = count_servers(j);
+    j->state = BERTH_JOB_RUNNING;
+    j->since = p->now;
+    p->npending--;
+    p->nrunning++;
+    return 0;
+}
+
+/* Folds the service attained since the last change into the job's counters. */
+static void fold(struct berth_job *j, berth_us now)
+{
+    j->gpu_us = berth__job_gpu_us(j, now);
+    j->run_us = berth__job_run_us(j, now);
+    j->since = now;
+}
+
+int berth__plan_preempt(struct berth_plan *p, uint32_t ji, struct berth_err *err)
+{
+    struct berth_job *j = &p->jobs[ji];
+    if (j->state != BERTH_JOB_RUNNING)
+        return berth_err_set(err, BERTH_EINTERNAL, "plan: job %s preempted while not running",
+                             j->spec->id);
+    if (touch(p, ji))
+        return berth_err_set(err, BERTH_ENOMEM, "plan: out of memory");
+    fold(j, p->now);
+    berth__cluster_give_slots(p->cluster, j->slots, j->spec->num_gpus);
+    j->state = BERTH_JOB_PENDING;
+    p->nrunning--;
+    p->npending++;
+    return 0;
+}
+
+int berth__plan_can_restore(const struct berth_plan *p, uint32_t ji)
+{
+    const struct berth_job *j = &p->jobs[ji];
+    int32_t t = p->touch_of[ji];
+    if (t < 0 || !p->touched[t].was_running || j->state != BERTH_JOB_PENDING)
+        return 0;
+    const struct berth__slot *snap = p->snaps + p->touched[t].snap;
+    for (int32_t k = 0; k < j->spec->num_gpus; k++)
+        if (!(p->cluster->srv[snap[k].server].free_mask & (UINT64_C(1) << snap[k].gpu)))
+            return 0;
+    return 1;
+}
+
+int berth__plan_restore(struct berth_plan *p, uint32_t ji, struct berth_err *err)
+{
+    if (!berth__plan_can_restore(p, ji))
+        return berth_err_set(err, BERTH_EINTERNAL, "plan: job %s cannot get its GPUs back",
+                             p->jobs[ji].spec->id);
+    struct berth_job *j = &p->jobs[ji];
+    const struct berth__slot *snap = p->snaps + p->touched[p->touch_of[ji]].snap;
+    memcpy(j->slots, snap, (size_t)j->spec->num_gpus * sizeof *snap);
+    berth__cluster_take_slots(p->cluster, j->slots, j->spec->num_gpus);
+    j->state = BERTH_JOB_RUNNING;
+    j->since = p->now;
+    p->npending--;
+    p->nrunning++;
+    return 0;
+}

@@ -1,0 +1,60 @@
+/* The plan a policy writes during a pass: a transaction over the cluster's GPUs and the
+ * jobs' states. Every edit is checked when it is made (a start must fit idle GPUs of one
+ * type; only running jobs are preempted; a restore needs the job's own GPUs still idle),
+ * so no sequence of edits can over-commit a GPU. The engine owns the plan, opens it before
+ * the policy's pass and diffs it after (engine/engine.c).
+ *
+ * Ownership: the plan keeps pointers to the cluster and job array it was opened on; the
+ * snapshots of preempted allocations live in the plan until the next open. */
+#ifndef BERTH_POLICY_PLAN_H
+#define BERTH_POLICY_PLAN_H
+
+#include "policy_int.h"
+
+struct berth_plan_touch {
+    uint32_t job;
+    uint8_t was_running;
+    size_t snap; /* offset of the saved slots in the plan's snapshot buffer */
+};
+
+struct berth_plan {
+    struct berth_cluster *cluster;
+    struct berth_job *jobs;
+    berth_us now;
+    int placement;
+    struct berth_plan_touch *touched;
+    size_t ntouched, touched_cap;
+    int32_t *touch_of; /* per job: index into touched, -1 when untouched this pass */
+    size_t touch_cap;
+    struct berth__slot *snaps;
+    size_t nsnaps, snaps_cap;
+    size_t npending, nrunning; /* counts after the edits so far */
+    int32_t filling;           /* slots taken so far by the start in progress */
+};
+
+void berth__plan_init(struct berth_plan *p);
+void berth__plan_free(struct berth_plan *p);
+/* Starts a new pass over cluster and jobs[0..njobs) at time now. */
+int berth__plan_open(struct berth_plan *p, struct berth_cluster *c, struct berth_job *jobs,
+                     size_t njobs, berth_us now, int placement, size_t npending, size_t nrunning);
+
+/* The GPU type a pending job would get if started now (its required type, else the first
+ * type in cluster order where it fits), or -1 when it does not fit the idle GPUs. */
+int berth__plan_fit(const struct berth_plan *p, const struct berth_job *j);
+/* Starts pending job j on idle GPUs chosen by the plan's placement helper. BERTH_EINPUT
+ * (with err) when it does not fit; the plan is unchanged then. */
+int berth__plan_start(struct berth_plan *p, uint32_t j, struct berth_err *err);
+/* Stops running job j and frees its GPUs (they stay remembered for a restore). */
+int berth__plan_preempt(struct berth_plan *p, uint32_t j, struct berth_err *err);
+/* 1 when job j was preempted in this plan and every GPU it held is idle again. */
+int berth__plan_can_restore(const struct berth_plan *p, uint32_t j);
+/* Gives job j back exactly the GPUs it was preempted from in this plan. */
+int berth__plan_restore(struct berth_plan *p, uint32_t j, struct berth_err *err);
+
+/* Placement helpers (placement.c): choose idle GPUs of type t for job j and take them
+ * through berth__plan_take. The caller has checked that j fits type t. */
+void berth__place(struct berth_plan *p, struct berth_job *j, int type, int placement);
+/* Takes n idle GPUs of server s for job j (lowest GPU indices first). */
+void berth__plan_take(struct berth_plan *p, struct berth_job *j, uint32_t s, int n);
+
+#endif

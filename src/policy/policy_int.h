@@ -1,0 +1,66 @@
+/* The policy interface: a const table of functions per policy, registered by name in
+ * registry.c (like a Slurm plugin or a Kubernetes scheduler plugin).
+ *
+ * At every scheduling pass the engine hands the policy a view (the clock, the cluster, the
+ * jobs, and what changed since the last pass) and a plan. The policy edits the plan through
+ * plan.h — start, preempt, restore — and each edit is validated as it is made, so a plan
+ * can never over-commit a GPU or split a gang. The engine then diffs the plan's final state
+ * against the state before the pass and turns the difference into actions. A policy never
+ * knows whether a simulator or the live daemon drives it. */
+#ifndef BERTH_POLICY_INT_H
+#define BERTH_POLICY_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "berth/err.h"
+#include "berth/policy.h"
+#include "model/cluster_int.h"
+#include "model/job.h"
+
+struct berth_plan;
+
+struct berth_params {
+    int placement; /* enum berth_placement */
+    uint64_t seed;
+    berth_us quantum_us; /* re-evaluation period of time-sliced policies */
+};
+
+struct berth_view {
+    berth_us now;
+    const struct berth_cluster *cluster;
+    struct berth_job *jobs; /* indexed by job idx; njobs known so far */
+    size_t njobs;
+    /* What happened since the previous pass (each list in event order): */
+    const uint32_t *arrived; /* became pending */
+    size_t narrived;
+    const uint32_t *left; /* finished or cancelled (were pending or running) */
+    size_t nleft;
+    const uint32_t *requeued; /* stopped from outside (executor, node loss): pending again */
+    size_t nrequeued;
+    size_t npending, nrunning;
+};
+
+struct berth_policy_ops {
+    const char *name;              /* "las" */
+    const char *summary;           /* one line for `berth policies` */
+    const char *default_placement; /* "consolidate" */
+    int (*create)(const struct berth_params *p, void **self, struct berth_err *err);
+    void (*destroy)(void *self);
+    /* Reads the view, edits the plan. Returns 0 or a BERTH_E* code with err filled. */
+    int (*plan)(void *self, const struct berth_view *v, struct berth_plan *plan,
+                struct berth_err *err);
+    /* When the policy wants its next pass with no event, or BERTH_TIME_NONE. May be NULL. */
+    berth_us (*next_pass)(void *self, const struct berth_view *v);
+};
+
+const struct berth_policy_ops *berth__policy_lookup(const char *name);
+const struct berth_policy_ops *berth__policy_at(size_t i);
+
+enum berth_placement {
+    BERTH_PLACE_CONSOLIDATE = 0,
+    BERTH_PLACE_SPREAD = 1,
+    BERTH_PLACE_BEST_FIT = 2,
+};
+
+#endif

@@ -1,0 +1,467 @@
+/* The generic ordering scheduler (see prio.h for its semantics and cost). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "prio.h"
+
+struct pent { /* a pending job: min-heap on (key, job) */
+    int64_t key;
+    uint32_t job;
+};
+
+struct rent {      /* a running job: key(t) = rank + slope * t; max-heap, worst on top */
+    __int128 rank; /* key at start minus slope * start time: orders a heap at any time */
+    uint32_t job;
+};
+
+struct pheap {
+    int32_t gpus;
+    int16_t want_type;
+    uint8_t single;
+    uint8_t blocked; /* in the current pass */
+    struct pent *a;
+    size_t n, cap;
+};
+
+struct rheap {
+    int64_t slope;
+    struct rent *a;
+    size_t n, cap;
+};
+
+enum { NOWHERE = 0, PENDING = 1, RUNNING = 2 };
+
+struct berth__prio {
+    struct berth__prio_cfg cfg;
+    struct pheap *shapes;
+    size_t nshapes, shapes_cap;
+    struct rheap *slopes;
+    size_t nslopes, slopes_cap;
+    /* per job */
+    uint32_t *pos;
+    uint16_t *cls;
+    uint8_t *where;
+    size_t njobs, jcap;
+    /* scratch for one admission */
+    uint32_t *victims;
+    size_t nvictims, vcap;
+    struct rent *skipped;
+    uint32_t *skipped_cls;
+    size_t nskipped, scap, scap2;
+};
+
+/* ---- heaps with positions ---------------------------------------------------------- */
+
+static int pless(const struct pent *a, const struct pent *b)
+{
+    return a->key < b->key || (a->key == b->key && a->job < b->job);
+}
+
+static void pset(struct berth__prio *q, struct pheap *h, size_t i, struct pent e)
+{
+    h->a[i] = e;
+    q->pos[e.job] = (uint32_t)i;
+}
+
+static void pup(struct berth__prio *q, struct pheap *h, size_t i)
+{
+    struct pent e = h->a[i];
+    while (i > 0) {
+        size_t par = (i - 1) / 2;
+        if (!pless(&e, &h->a[par]))
+            break;
+        pset(q, h, i, h->a[par]);
+        i = par;
+    }
+    pset(q, h, i, e);
+}
+
+static void pdown(struct berth__prio *q, struct pheap *h, size_t i)
+{
+    struct pent e = h->a[i];
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= h->n)
+            break;
+        if (c + 1 < h->n && pless(&h->a[c + 1], &h->a[c]))
+            c++;
+        if (!pless(&h->a[c], &e))
+            break;
+        pset(q, h, i, h->a[c]);
+        i = c;
+    }
+    pset(q, h, i, e);
+}
+
+/* Compares running entries of one heap (one slope) by their key at any common time. */
+static int rworse(const struct rheap *h, const struct rent *a, const struct rent *b)
+{
+    (void)h;
+    return a->rank > b->rank || (a->rank == b->rank && a->job > b->job);
+}
+
+static void rset(struct berth__prio *q, struct rheap *h, size_t i, struct rent e)
+{
+    h->a[i] = e;
+    q->pos[e.job] = (uint32_t)i;
+}
+
+static void rup(struct berth__prio *q, struct rheap *h, size_t i)
+{
+    struct rent e = h->a[i];
+    while (i > 0) {
+        size_t par = (i - 1) / 2;
+        if (!rworse(h, &e, &h->a[par]))
+            break;
+        rset(q, h, i, h->a[par]);
+        i = par;
+    }
+    rset(q, h, i, e);
+}
+
+static void rdown(struct berth__prio *q, struct rheap *h, size_t i)
+{
+    struct rent e = h->a[i];
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= h->n)
+            break;
+        if (c + 1 < h->n && rworse(h, &h->a[c + 1], &h->a[c]))
+            c++;
+        if (!rworse(h, &h->a[c], &e))
+            break;
+        rset(q, h, i, h->a[c]);
+        i = c;
+    }
+    rset(q, h, i, e);
+}
+
+/* ---- classes ----------------------------------------------------------------------- */
+
+static int shape_of(struct berth__prio *q, const struct berth_job *j, const struct berth_view *v)
+{
+    uint8_t single = j->spec->single_server || !v->cluster->allow_span;
+    for (size_t i = 0; i < q->nshapes; i++) {
+        struct pheap *h = &q->shapes[i];
+        if (h->gpus == j->spec->num_gpus && h->want_type == j->want_type && h->single == single)
+            return (int)i;
+    }
+    if (q->nshapes >= UINT16_MAX || BERTH_GROW(q->shapes, q->shapes_cap, q->nshapes + 1))
+        return -1;
+    struct pheap *h = &q->shapes[q->nshapes];
+    memset(h, 0, sizeof *h);
+    h->gpus = j->spec->num_gpus;
+    h->want_type = j->want_type;
+    h->single = single;
+    return (int)q->nshapes++;
+}
+
+static int slope_of(struct berth__prio *q, int64_t s)
+{
+    for (size_t i = 0; i < q->nslopes; i++)
+        if (q->slopes[i].slope == s)
+            return (int)i;
+    if (q->nslopes >= UINT16_MAX || BERTH_GROW(q->slopes, q->slopes_cap, q->nslopes + 1))
+        return -1;
+    memset(&q->slopes[q->nslopes], 0, sizeof *q->slopes);
+    q->slopes[q->nslopes].slope = s;
+    return (int)q->nslopes++;
+}
+
+static int push_pending(struct berth__prio *q, const struct berth_view *v, uint32_t j)
+{
+    int c = shape_of(q, &v->jobs[j], v);
+    if (c < 0)
+        return BERTH_ENOMEM;
+    struct pheap *h = &q->shapes[c];
+    if (BERTH_GROW(h->a, h->cap, h->n + 1))
+        return BERTH_ENOMEM;
+    q->cls[j] = (uint16_t)c;
+    q->where[j] = PENDING;
+    pset(q, h, h->n++, (struct pent){q->cfg.key(&v->jobs[j]), j});
+    pup(q, h, h->n - 1);
+    return 0;
+}
+
+static int push_running(struct berth__prio *q, const struct berth_job *j, berth_us now)
+{
+    int c = slope_of(q, q->cfg.slope(j));
+    if (c < 0)
+        return BERTH_ENOMEM;
+    struct rheap *h = &q->slopes[c];
+    if (BERTH_GROW(h->a, h->cap, h->n + 1))
+        return BERTH_ENOMEM;
+    q->cls[j->idx] = (uint16_t)c;
+    q->where[j->idx] = RUNNING;
+    __int128 rank = (__int128)q->cfg.key(j) - (__int128)h->slope * now;
+    rset(q, h, h->n++, (struct rent){rank, j->idx});
+    rup(q, h, h->n - 1);
+    return 0;
+}
+
+static void remove_job(struct berth__prio *q, uint32_t j)
+{
+    size_t i = q->pos[j];
+    if (q->where[j] == PENDING) {
+        struct pheap *h = &q->shapes[q->cls[j]];
+        struct pent last = h->a[--h->n];
+        if (i < h->n) {
+            pset(q, h, i, last);
+            pup(q, h, i);
+            pdown(q, h, q->pos[last.job]);
+        }
+    } else if (q->where[j] == RUNNING) {
+        struct rheap *h = &q->slopes[q->cls[j]];
+        struct rent last = h->a[--h->n];
+        if (i < h->n) {
+            rset(q, h, i, last);
+            rup(q, h, i);
+            rdown(q, h, q->pos[last.job]);
+        }
+    }
+    q->where[j] = NOWHERE;
+}
+
+/* ---- life cycle -------------------------------------------------------------------- */
+
+int berth__prio_create(const struct berth__prio_cfg *cfg, struct berth__prio **out,
+                       struct berth_err *err)
+{
+    struct berth__prio *q = calloc(1, sizeof *q);
+    if (!q)
+        return berth_err_set(err, BERTH_ENOMEM, "policy: out of memory");
+    q->cfg = *cfg;
+    *out = q;
+    return 0;
+}
+
+void berth__prio_destroy(struct berth__prio *q)
+{
+    if (!q)
+        return;
+    for (size_t i = 0; i < q->nshapes; i++)
+        free(q->shapes[i].a);
+    for (size_t i = 0; i < q->nslopes; i++)
+        free(q->slopes[i].a);
+    free(q->shapes);
+    free(q->slopes);
+    free(q->pos);
+    free(q->cls);
+    free(q->where);
+    free(q->victims);
+    free(q->skipped);
+    free(q->skipped_cls);
+    free(q);
+}
+
+static int grow_jobs(struct berth__prio *q, size_t n)
+{
+    if (n <= q->jcap)
+        return 0;
+    size_t c1 = q->jcap, c2 = q->jcap, c3 = q->jcap;
+    if (BERTH_GROW(q->pos, c1, n) || BERTH_GROW(q->cls, c2, n) || BERTH_GROW(q->where, c3, n))
+        return BERTH_ENOMEM;
+    memset(q->where + q->jcap, NOWHERE, c3 - q->jcap);
+    q->jcap = c1 < c2 ? (c1 < c3 ? c1 : c3) : (c2 < c3 ? c2 : c3);
+    return 0;
+}
+
+/* Brings the heaps up to date with what happened since the last pass. */
+static int sync(struct berth__prio *q, const struct berth_view *v)
+{
+    if (grow_jobs(q, v->njobs))
+        return BERTH_ENOMEM;
+    for (size_t i = 0; i < v->nleft; i++)
+        remove_job(q, v->left[i]);
+    for (size_t i = 0; i < v->nrequeued; i++) {
+        remove_job(q, v->requeued[i]);
+        if (push_pending(q, v, v->requeued[i]))
+            return BERTH_ENOMEM;
+    }
+    for (size_t i = 0; i < v->narrived; i++)
+        if (push_pending(q, v, v->arrived[i]))
+            return BERTH_ENOMEM;
+    return 0;
+}
+
+/* ---- the pass ---------------------------------------------------------------------- */
+
+static int64_t key_now(const struct rheap *h, const struct rent *e, berth_us now)
+{
+    return (int64_t)(e->rank + (__int128)h->slope * now);
+}
+
+/* The slope class whose top is the worst running job now, or -1 when none runs. */
+static int worst_running(const struct berth__prio *q, berth_us now)
+{
+    int best = -1;
+    int64_t bk = 0;
+    uint32_t bj = 0;
+    for (size_t c = 0; c < q->nslopes; c++) {
+        const struct rheap *h = &q->slopes[c];
+        if (!h->n)
+            continue;
+        int64_t k = key_now(h, &h->a[0], now);
+        if (best < 0 || k > bk || (k == bk && h->a[0].job > bj)) {
+            best = (int)c;
+            bk = k;
+            bj = h->a[0].job;
+        }
+    }
+    return best;
+}
+
+/* The shape whose head is the best unblocked pending job, or -1. */
+static int best_pending(const struct berth__prio *q)
+{
+    int best = -1;
+    for (size_t c = 0; c < q->nshapes; c++) {
+        const struct pheap *h = &q->shapes[c];
+        if (h->n && !h->blocked && (best < 0 || pless(&h->a[0], &q->shapes[best].a[0])))
+            best = (int)c;
+    }
+    return best;
+}
+
+static int type_allowed(const struct berth_job *p, const struct berth_job *w)
+{
+    return p->want_type < 0 || p->want_type == w->type;
+}
+
+/* Tries to start p by preempting running jobs with worse keys. Returns 1 if p started,
+ * 0 if it could not (nothing changed), < 0 on error. */
+static int admit_preempting(struct berth__prio *q, const struct berth_view *v,
+                            struct berth_plan *plan, const struct pent *pe, struct berth_err *err)
+{
+    struct berth_job *p = &v->jobs[pe->job];
+    q->nvictims = q->nskipped = 0;
+    int fit = -1, rc = 0;
+    for (;;) {
+        int c = worst_running(q, v->now);
+        if (c < 0)
+            break;
+        struct rheap *h = &q->slopes[c];
+        struct rent top = h->a[0];
+        int64_t k = key_now(h, &top, v->now);
+        if (!(k > pe->key || (k == pe->key && top.job > pe->job)))
+            break; /* every running job is at least as good as p */
+        remove_job(q, top.job);
+        if (!type_allowed(p, &v->jobs[top.job])) {
+            if (BERTH_GROW(q->skipped, q->scap, q->nskipped + 1) ||
+                BERTH_GROW(q->skipped_cls, q->scap2, q->nskipped + 1))
+                return berth_err_set(err, BERTH_ENOMEM, "policy: out of memory");
+            q->skipped_cls[q->nskipped] = (uint32_t)c;
+            q->skipped[q->nskipped++] = top;
+            continue;
+        }
+        if (BERTH_GROW(q->victims, q->vcap, q->nvictims + 1))
+            return berth_err_set(err, BERTH_ENOMEM, "policy: out of memory");
+        q->victims[q->nvictims++] = top.job;
+        if ((rc = berth__plan_preempt(plan, top.job, err)))
+            return rc;
+        if ((fit = berth__plan_fit(plan, p)) >= 0)
+            break;
+    }
+    /* running jobs set aside because their GPU type cannot serve p go back untouched */
+    for (size_t i = 0; i < q->nskipped; i++) {
+        struct rheap *h = &q->slopes[q->skipped_cls[i]];
+        if (BERTH_GROW(h->a, h->cap, h->n + 1))
+            return berth_err_set(err, BERTH_ENOMEM, "policy: out of memory");
+        q->cls[q->skipped[i].job] = (uint16_t)q->skipped_cls[i];
+        q->where[q->skipped[i].job] = RUNNING;
+        rset(q, h, h->n++, q->skipped[i]);
+        rup(q, h, h->n - 1);
+    }
+    if (fit >= 0) {
+        remove_job(q, pe->job);
+        if ((rc = berth__plan_start(plan, pe->job, err)))
+            return rc;
+        if (push_running(q, p, v->now))
+            return berth_err_set(err, BERTH_ENOMEM, "policy: out of memory");
+    }
+    /* victims p did not need (all of them when p did not fit) get their GPUs back */
+    for (size_t i = q->nvictims; i-- > 0;) {
+        uint32_t w = q->victims[i];
+        if (berth__plan_can_restore(plan, w)) {
+            if ((rc = berth__plan_restore(plan, w, err)))
+                return rc;
+            rc = push_running(q, &v->jobs[w], v->now);
+        } else {
+            rc = push_pending(q, v, w);
+        }
+        if (rc)
+            return berth_err_set(err, BERTH_ENOMEM, "policy: out of memory");
+    }
+    return fit >= 0;
+}
+
+int berth__prio_plan(struct berth__prio *q, const struct berth_view *v, struct berth_plan *plan,
+                     struct berth_err *err)
+{
+    int rc = sync(q, v);
+    if (rc)
+        return berth_err_set(err, rc, "policy: out of memory");
+    for (size_t c = 0; c < q->nshapes; c++)
+        q->shapes[c].blocked = 0;
+    for (;;) {
+        int c = best_pending(q);
+        if (c < 0)
+            break;
+        struct pheap *h = &q->shapes[c];
+        struct pent pe = h->a[0];
+        struct berth_job *p = &v->jobs[pe.job];
+        if (berth__plan_fit(plan, p) >= 0) {
+            remove_job(q, pe.job);
+            if ((rc = berth__plan_start(plan, pe.job, err)))
+                return rc;
+            if (push_running(q, p, v->now))
+                return berth_err_set(err, BERTH_ENOMEM, "policy: out of memory");
+            continue;
+        }
+        if (q->cfg.strict)
+            break;
+        if (q->cfg.preemptive) {
+            rc = admit_preempting(q, v, plan, &pe, err);
+            if (rc < 0)
+                return rc;
+            if (rc > 0)
+                continue;
+        }
+        h->blocked = 1;
+    }
+    return 0;
+}
+
+berth_us berth__prio_next_pass(struct berth__prio *q, const struct berth_view *v)
+{
+    if (q->cfg.quantum_us <= 0 || v->npending == 0)
+        return BERTH_TIME_NONE;
+    return (v->now / q->cfg.quantum_us + 1) * q->cfg.quantum_us;
+}
+
+/* ---- adapters for the policy function table ---------------------------------------- */
+
+void berth__prio_destroy_v(void *self)
+{
+    berth__prio_destroy(self);
+}
+
+int berth__prio_plan_v(void *self, const struct berth_view *v, struct berth_plan *plan,
+                       struct berth_err *err)
+{
+    return berth__prio_plan(self, v, plan, err);
+}
+
+berth_us berth__prio_next_pass_v(void *self, const struct berth_view *v)
+{
+    return berth__prio_next_pass(self, v);
+}
+
+int berth__prio_create_v(const struct berth__prio_cfg *cfg, void **self, struct berth_err *err)
+{
+    struct berth__prio *q = NULL;
+    int rc = berth__prio_create(cfg, &q, err);
+    if (!rc)
+        *self = q;
+    return rc;
+}

@@ -1,0 +1,57 @@
+/* The one registry of scheduling policies: every policy is a const function table listed
+ * here once, found by its exact name (and listed by `berth policies`). */
+#include <string.h>
+
+#include "policy_int.h"
+
+extern const struct berth_policy_ops berth__policy_fifo;
+extern const struct berth_policy_ops berth__policy_fifo_skip;
+extern const struct berth_policy_ops berth__policy_sjf;
+extern const struct berth_policy_ops berth__policy_srtf;
+extern const struct berth_policy_ops berth__policy_las;
+
+static const struct berth_policy_ops *const registry[] = {
+    &berth__policy_fifo, &berth__policy_fifo_skip, &berth__policy_sjf,
+    &berth__policy_srtf, &berth__policy_las,
+};
+
+#define NPOLICIES (sizeof registry / sizeof *registry)
+
+const struct berth_policy_ops *berth__policy_at(size_t i)
+{
+    return i < NPOLICIES ? registry[i] : NULL;
+}
+
+const struct berth_policy_ops *berth__policy_lookup(const char *name)
+{
+    int i = berth_policy_find(name);
+    return i < 0 ? NULL : registry[i];
+}
+
+size_t berth_policy_count(void)
+{
+    return NPOLICIES;
+}
+
+const char *berth_policy_name(size_t i)
+{
+    return i < NPOLICIES ? registry[i]->name : NULL;
+}
+
+const char *berth_policy_summary(size_t i)
+{
+    return i < NPOLICIES ? registry[i]->summary : NULL;
+}
+
+const char *berth_policy_default_placement(size_t i)
+{
+    return i < NPOLICIES ? registry[i]->default_placement : NULL;
+}
+
+int berth_policy_find(const char *name)
+{
+    for (size_t i = 0; i < NPOLICIES; i++)
+        if (!strcmp(name, registry[i]->name))
+            return (int)i;
+    return -1;
+}
