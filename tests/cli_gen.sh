@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# CLI test for `berth gen`: valid native CSV on stdout and with --out, determinism, --help,
+# and exit code 2 for bad flags and values.
+# Usage: bash tests/cli_gen.sh PATH/TO/berth SRC_DIR SHARED_DIR
+set -u
+BERTH=${1:?usage: cli_gen.sh BERTH SRC_DIR SHARED_DIR}
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+pass=0
+fail=0
+
+ok() {
+    echo "ok   $1"
+    pass=$((pass + 1))
+}
+bad() {
+    echo "FAIL $1"
+    fail=$((fail + 1))
+}
+# check NAME COMMAND...: passes when the command succeeds
+check() {
+    local name=$1
+    shift
+    if "$@"; then ok "$name"; else bad "$name"; fi
+}
+
+# valid_csv FILE N HEADER: header as given, N rows, ids 1..N, whole-second arrivals from 0 and
+# non-decreasing, durations >= 1, GPU counts >= 1, every row as wide as the header
+valid_csv() {
+    awk -F, -v n="$2" -v header="$3" '
+        NR == 1 { if ($0 != header) { print "bad header: " $0; exit 1 } nf = NF; next }
+        {
+            if (NF != nf) { print "line " NR ": " NF " fields"; exit 1 }
+            if ($1 != NR - 1) { print "line " NR ": id " $1; exit 1 }
+            if ($2 !~ /^[0-9]+$/ || $3 !~ /^[0-9]+$/ || $4 !~ /^[0-9]+$/) {
+                print "line " NR ": not whole numbers: " $0; exit 1
+            }
+            if (NR == 2 && $2 != 0) { print "first arrival " $2; exit 1 }
+            if ($2 + 0 < last) { print "line " NR ": arrival goes back"; exit 1 }
+            if ($3 + 0 < 1 || $4 + 0 < 1) { print "line " NR ": " $0; exit 1 }
+            last = $2 + 0
+        }
+        END { if (NR - 1 != n) { print NR - 1 " rows, expected " n; exit 1 } }
+    ' "$1"
+}
+
+# expect_exit NAME CODE STDERR_PATTERN ARGS...: berth gen ARGS exits CODE, stderr matches
+expect_exit() {
+    local name=$1 code=$2 pattern=$3
+    shift 3
+    "$BERTH" gen "$@" >"$TMP/out" 2>"$TMP/err"
+    local rc=$?
+    if [ "$rc" -eq "$code" ] && grep -q -- "$pattern" "$TMP/err"; then
+        ok "$name"
+    else
+        bad "$name (exit $rc, stderr: $(head -c 300 "$TMP/err"))"
+    fi
+}
+
+# stdout, default profile (philly): a queue column with the VC names
+"$BERTH" gen --jobs 200 >"$TMP/a.csv" 2>"$TMP/err"
+check "stdout: exit 0" [ $? -eq 0 ]
+check "stdout: valid philly CSV" valid_csv "$TMP/a.csv" 200 "job_id,arrival_s,duration_s,num_gpus,queue"
+check "stdout: nothing on stderr" [ ! -s "$TMP/err" ]
+check "philly: queues are 6-hex-digit VCs" \
+    awk -F, 'NR > 1 && $5 !~ /^[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]$/ { exit 1 }' "$TMP/a.csv"
+check "default: 1000 jobs" bash -c "[ \$('$BERTH' gen | wc -l) -eq 1001 ]"
+
+# --out writes the same bytes as stdout
+"$BERTH" gen --jobs 200 --out "$TMP/b.csv"
+check "--out: exit 0" [ $? -eq 0 ]
+check "--out: same bytes as stdout" cmp -s "$TMP/a.csv" "$TMP/b.csv"
+"$BERTH" gen --jobs=200 --seed 1 --profile philly --rate 0 --out="$TMP/c.csv"
+check "explicit defaults, --flag=value form: same bytes" cmp -s "$TMP/a.csv" "$TMP/c.csv"
+
+# gavel: no queue column, 1/2/4/8 GPUs, durations in [1897, 600000]
+"$BERTH" gen --profile gavel --jobs 500 --seed 5 --out "$TMP/g1.csv"
+check "gavel: valid CSV" valid_csv "$TMP/g1.csv" 500 "job_id,arrival_s,duration_s,num_gpus"
+check "gavel: GPU counts and durations in range" \
+    awk -F, 'NR > 1 && ($4 !~ /^(1|2|4|8)$/ || $3 < 1897 || $3 > 600000) { exit 1 }' "$TMP/g1.csv"
+
+# determinism
+"$BERTH" gen --profile gavel --jobs 500 --seed 5 >"$TMP/g2.csv"
+check "same seed: identical" cmp -s "$TMP/g1.csv" "$TMP/g2.csv"
+"$BERTH" gen --profile gavel --jobs 500 --seed 6 >"$TMP/g3.csv"
+check "other seed: different" bash -c "! cmp -s '$TMP/g1.csv' '$TMP/g3.csv'"
+"$BERTH" gen --profile gavel --jobs 500 --seed 5 --rate 30 >"$TMP/g4.csv"
+check "other rate: different arrivals" bash -c "! cmp -s '$TMP/g1.csv' '$TMP/g4.csv'"
+
+# --help
+"$BERTH" gen --help >"$TMP/help" 2>&1
+check "--help: exit 0" [ $? -eq 0 ]
+for flag in --profile --jobs --rate --seed --out --help gavel philly; do
+    check "--help mentions $flag" grep -q -- "$flag" "$TMP/help"
+done
+"$BERTH" help gen >"$TMP/help2" 2>&1
+check "berth help gen: exit 0, same help" cmp -s "$TMP/help" "$TMP/help2"
+
+# bad input: exit 2 with a message on stderr, nothing written
+expect_exit "unknown flag" 2 "unknown flag '--bogus'" --bogus
+expect_exit "unknown short flag" 2 "unknown flag '-x'" -x
+expect_exit "missing value" 2 "--jobs: expected a value" --jobs
+expect_exit "stray argument" 2 "unexpected argument 'extra'" extra
+expect_exit "unknown profile" 2 "--profile: unknown profile 'x' (expected gavel or philly)" --profile x
+expect_exit "--jobs not a number" 2 "--jobs: expected a whole number" --jobs abc
+expect_exit "--jobs negative" 2 "--jobs: expected a whole number" --jobs -3
+expect_exit "--jobs 0" 2 "--jobs: expected 1 to 100000000 jobs, found 0" --jobs 0
+expect_exit "--jobs too many" 2 "--jobs: expected 1 to 100000000" --jobs 100000001
+expect_exit "--rate nan" 2 "--rate:" --rate nan
+expect_exit "--rate negative" 2 "--rate:" --rate -1
+expect_exit "--rate not a number" 2 "--rate:" --rate fast
+expect_exit "--seed not a number" 2 "--seed: expected a whole number" --seed 1.5
+check "bad input: nothing on stdout" [ ! -s "$TMP/out" ]
+echo keep >"$TMP/keep.csv"
+expect_exit "bad option keeps --out untouched" 2 "--profile" --profile x --out "$TMP/keep.csv"
+check "  ... file still there" grep -q keep "$TMP/keep.csv"
+expect_exit "--out in a missing folder" 2 "--out: cannot open" --out "$TMP/no/such/dir/x.csv"
+
+# a failed write is a runtime failure: exit 1
+if [ -w /dev/full ]; then
+    expect_exit "--out /dev/full: exit 1" 1 "write error" --jobs 20000 --out /dev/full
+    "$BERTH" gen --jobs 20000 >/dev/full 2>"$TMP/err"
+    rc=$?
+    check "stdout to /dev/full: exit 1" [ $rc -eq 1 ]
+fi
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
