@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# End-to-end tests of `berth sim` and `berth policies` as a user runs them: exit codes and
+# messages for bad input, the table, --json, --out files and their determinism, the shared
+# command-line contract, and the real Philly trace under every baseline policy.
+# Usage: cli_sim.sh PATH/TO/berth SRC_DIR SHARED_DIR
+set -u
+BERTH=$1 SRC=$2 SHARED=$3
+W=$(mktemp -d); trap 'rm -rf "$W"' EXIT
+pass=0 failn=0
+ok() { echo "ok   $*"; pass=$((pass + 1)); }
+bad() { echo "FAIL $*"; failn=$((failn + 1)); }
+expect_rc() { # expect_rc WANT DESCRIPTION -- command...
+    local want=$1 what=$2; shift 3
+    "$@" >"$W/out" 2>"$W/err"; local rc=$?
+    [ "$rc" = "$want" ] && ok "$what (exit $rc)" || bad "$what: exit $rc, want $want: $(head -c 300 "$W/err")"
+}
+has() { grep -qF -- "$2" "$1" && ok "$3" || bad "$3: '$2' not in: $(head -c 300 "$1")"; }
+
+printf 'job_id,arrival_s,duration_s,num_gpus\nJ1,0,100,2\nJ2,10,50,4\nJ3,20,30,1\nJ4,30,10,2\n' >"$W/a.csv"
+
+# --- help, policies ---------------------------------------------------------------------
+expect_rc 0 "sim --help" -- "$BERTH" sim --help
+has "$W/out" "--placement" "sim --help lists --placement"
+expect_rc 0 "policies" -- "$BERTH" policies
+for p in fifo fifo-skip sjf srtf las consolidate spread best-fit; do has "$W/out" "$p" "policies lists $p"; done
+expect_rc 2 "no command" -- "$BERTH"
+expect_rc 2 "unknown command" -- "$BERTH" nosuch
+expect_rc 0 "version" -- "$BERTH" --version
+
+# --- bad input: exit 2 and a message naming the place -----------------------------------
+expect_rc 2 "missing --trace" -- "$BERTH" sim --cluster 1x4:v100
+expect_rc 2 "unknown flag" -- "$BERTH" sim --cluster 1x4:v100 --trace "$W/a.csv" --bogus
+expect_rc 2 "unknown policy" -- "$BERTH" sim --cluster 1x4:v100 --trace "$W/a.csv" --policy nope
+has "$W/err" "las" "unknown policy lists the valid names"
+expect_rc 2 "unknown placement" -- "$BERTH" sim --cluster 1x4:v100 --trace "$W/a.csv" --placement nope
+expect_rc 2 "bad cluster" -- "$BERTH" sim --cluster 4x:v100 --trace "$W/a.csv"
+has "$W/err" "expected NxG:type" "bad cluster says what was expected"
+expect_rc 2 "missing trace file" -- "$BERTH" sim --cluster 1x4:v100 --trace "$W/none.csv"
+expect_rc 2 "bad --seed" -- "$BERTH" sim --cluster 1x4:v100 --trace "$W/a.csv" --seed -1
+expect_rc 2 "bad --quantum" -- "$BERTH" sim --cluster 1x4:v100 --trace "$W/a.csv" --quantum 0
+for row in "J5,40,abc,1|column duration_s" "J5,40,0,1|column duration_s" "J5,40,10,0|column num_gpus" \
+    "J5,-1,10,1|column arrival_s" "J5,40,10|expected 4 fields" "J1,40,10,1|column job_id" \
+    "J5,40,10,5|column num_gpus: expected at most 4 GPUs"; do
+    printf 'job_id,arrival_s,duration_s,num_gpus\nJ1,0,100,2\n%s\n' "${row%%|*}" >"$W/bad.csv"
+    expect_rc 2 "bad row '${row%%|*}'" -- "$BERTH" sim --cluster 1x4:v100 --trace "$W/bad.csv"
+    has "$W/err" "bad.csv:3: ${row#*|}" "bad row '${row%%|*}' names bad.csv:3 and ${row#*|}"
+done
+printf 'job_id,arrival_s,duration_s,num_gpus,color\n1,0,1,1,red\n' >"$W/col.csv"
+expect_rc 2 "unknown column" -- "$BERTH" sim --cluster 1x4:v100 --trace "$W/col.csv"
+has "$W/err" "col.csv:1" "unknown column names line 1"
+printf 'job_id,arrival_s,duration_s,num_gpus,x_color\n1,0,1,1,red\n' >"$W/x.csv"
+expect_rc 0 "x_ columns are allowed" -- "$BERTH" sim --cluster 1x4:v100 --trace "$W/x.csv"
+
+# --- results ----------------------------------------------------------------------------
+expect_rc 0 "table" -- "$BERTH" sim --cluster 1x4:v100 --trace "$W/a.csv" --policy las
+has "$W/out" "avg JCT" "table shows avg JCT"
+has "$W/out" "85.0 s" "table shows las avg JCT 85 s (hand-computed)"
+expect_rc 0 "json" -- "$BERTH" sim --cluster 1x4:v100 --trace "$W/a.csv" --policy srtf --json
+python3 - "$W/out" <<'PY' && ok "json: srtf avg JCT 70, 4 preemptions, util in (0,1]" || bad "json values"
+import json, sys
+d = json.loads(open(sys.argv[1]).read())
+assert abs(d["avg_jct_s"] - 70) < 1e-9 and d["preemptions"] == 4 and 0 < d["gpu_util"] <= 1, d
+PY
+expect_rc 0 "out dir" -- "$BERTH" sim --cluster 1x4:v100 --trace "$W/a.csv" --policy las --out "$W/o1"
+for f in jobs.csv series.csv summary.json; do [ -s "$W/o1/$f" ] && ok "--out wrote $f" || bad "--out lacks $f"; done
+has "$W/o1/jobs.csv" "J1,0,0,160,160,0,100,2,v100,1,4" "jobs.csv row of J1 (las: finish 160, 4 preemptions)"
+head -1 "$W/o1/series.csv" | grep -q '^time_s,busy_gpus,running,pending$' && ok "series.csv header" || bad "series.csv header"
+"$BERTH" sim --cluster 1x4:v100 --trace "$W/a.csv" --policy las --out "$W/o2" >/dev/null
+diff -r "$W/o1" "$W/o2" >/dev/null && ok "--out is byte-identical across runs" || bad "--out differs"
+printf '{"servers":[{"gpu_type":"v100","gpus":2,"count":2,"rack":"r1"}],"gang_span":false}' >"$W/c.json"
+expect_rc 2 "cluster file forbids spanning a 4-GPU gang" -- "$BERTH" sim --cluster "$W/c.json" --trace "$W/a.csv"
+has "$W/err" "one server" "span error explains the one-server limit"
+printf '{"servers":[{"gpu_type":"v100","gpus":4,"count":1}]}' >"$W/c2.json"
+expect_rc 0 "cluster file" -- "$BERTH" sim --cluster "$W/c2.json" --trace "$W/a.csv" --policy las --json
+grep -q '"avg_jct_s": 85.0' "$W/out" && ok "cluster file gives the same las answer" || bad "cluster file answer: $(cat "$W/out")"
+
+# --- generated workload through sim -----------------------------------------------------
+"$BERTH" gen --profile gavel --jobs 500 --seed 3 --out "$W/g.csv" 2>"$W/err" && ok "gen" || bad "gen: $(cat "$W/err")"
+expect_rc 0 "sim on a generated trace" -- "$BERTH" sim --cluster 4x4:v100,4x4:k80 --trace "$W/g.csv" --policy las --check --json
+grep -q '"completed": 500' "$W/out" && ok "all 500 generated jobs complete" || bad "generated run incomplete"
+
+# --- shared contract and the real Philly trace ------------------------------------------
+PHILLY=$SHARED/traces/philly-pollux/philly.csv
+if [ -x "$SHARED/tools/check-sim-contract.sh" ]; then
+    bash "$SHARED/tools/check-sim-contract.sh" "$BERTH" >"$W/contract" 2>&1 && ok "check-sim-contract.sh passes" \
+        || bad "check-sim-contract.sh: $(grep FAIL "$W/contract" | head -3)"
+else
+    echo "note: $SHARED/tools/check-sim-contract.sh absent; contract check skipped"
+fi
+if [ -f "$PHILLY" ]; then
+    for p in fifo fifo-skip sjf srtf las; do
+        "$BERTH" sim --cluster 64x8:v100 --trace "$PHILLY" --format philly-pollux --policy $p --json >"$W/p.json" 2>"$W/err"
+        python3 - "$W/p.json" "$p" <<'PY' && ok "philly under $p: 82247 jobs complete, sane figures" || bad "philly under $p: $(cat "$W/err")"
+import json, sys
+d = json.load(open(sys.argv[1])); p = sys.argv[2]
+assert d["jobs"] == 82247 and d["completed"] == 82247, d
+# the trace spans 108.9 days; nothing can end before the last arrival plus its duration
+assert d["makespan_s"] >= 9408690, d
+assert 0.5 < d["gpu_util"] <= 1, d
+assert d["avg_jct_s"] >= 13136 - 1, d   # the mean duration is a lower bound on mean JCT
+assert (d["preemptions"] > 0) == (p in ("srtf", "las")), d
+PY
+    done
+    # auto-detection picks the format from the header
+    "$BERTH" sim --cluster 64x8:v100 --trace "$PHILLY" --policy sjf --json >"$W/p2.json" 2>&1 \
+        && grep -q '"completed": 82247' "$W/p2.json" && ok "philly format detected from the header" || bad "philly auto-detect"
+else
+    echo "note: $PHILLY absent; real-trace checks skipped"
+fi
+
+echo "$pass passed, $failn failed"
+[ "$failn" = 0 ]

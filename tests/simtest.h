@@ -1,0 +1,79 @@
+/* Helpers shared by the simulator tests: run a trace given as CSV text on a cluster spec,
+ * and find a job's result by id. */
+#ifndef BERTH_TESTS_SIMTEST_H
+#define BERTH_TESTS_SIMTEST_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "berth/berth.h"
+#include "check.h"
+
+/* Writes text to a fresh temporary file; returns its path (static buffer). */
+static inline const char *simtest_write(const char *text)
+{
+    static char path[64];
+    snprintf(path, sizeof path, "/tmp/berth-simtest-XXXXXX");
+    int fd = mkstemp(path);
+    if (fd < 0)
+        return NULL;
+    FILE *f = fdopen(fd, "w");
+    fputs(text, f);
+    fclose(f);
+    return path;
+}
+
+/* A finished run: the result points into the trace's job specs, so both live together. */
+struct simtest {
+    struct berth_trace *t;
+    struct berth_sim_result r;
+};
+
+/* Runs csv on cluster under policy (placement NULL = default) with invariant checks on.
+ * Returns 0 and fills st (free it with simtest_free), or the error code (err filled). */
+static inline int simtest_run(const char *csv, const char *cluster, const char *policy,
+                              const char *placement, struct simtest *st, struct berth_err *err)
+{
+    const char *path = simtest_write(csv);
+    struct berth_cluster *c = NULL;
+    memset(st, 0, sizeof *st);
+    int rc = berth_cluster_parse(cluster, &c, err);
+    if (!rc)
+        rc = berth_trace_load(path, "native", &st->t, err);
+    if (!rc) {
+        struct berth_sim_opts o;
+        berth_sim_opts_init(&o);
+        o.policy = policy;
+        o.placement = placement;
+        o.check_invariants = 1;
+        o.record_series = 1;
+        rc = berth_sim_run(st->t, c, &o, &st->r, err);
+    }
+    unlink(path);
+    berth_cluster_free(c);
+    if (rc) {
+        berth_trace_free(st->t);
+        st->t = NULL;
+    }
+    return rc;
+}
+
+static inline void simtest_free(struct simtest *st)
+{
+    berth_sim_result_free(&st->r);
+    berth_trace_free(st->t);
+    st->t = NULL;
+}
+
+static inline const struct berth_job_result *simtest_job(const struct berth_sim_result *r,
+                                                         const char *id)
+{
+    for (size_t i = 0; i < r->njobs; i++)
+        if (!strcmp(r->jobs[i].spec->id, id))
+            return &r->jobs[i];
+    return NULL;
+}
+
+#endif

@@ -1,0 +1,229 @@
+/* Golden simulator results computed by hand: tiny traces whose every start, finish and
+ * preemption under each baseline policy was worked out on paper (the derivations are in the
+ * comments), so any change in a policy's semantics shows up as a wrong number. */
+#include "simtest.h"
+
+/* Case A, one server with 4 GPUs:
+ *   J1 arrives 0, runs 100 s on 2 GPUs; J2 10, 50 s, 4 GPUs; J3 20, 30 s, 1 GPU;
+ *   J4 30, 10 s, 2 GPUs. */
+static const char *case_a = "job_id,arrival_s,duration_s,num_gpus\n"
+                            "J1,0,100,2\n"
+                            "J2,10,50,4\n"
+                            "J3,20,30,1\n"
+                            "J4,30,10,2\n";
+
+struct want {
+    const char *id;
+    double start, finish;
+    int preemptions;
+};
+
+static void expect(const struct berth_sim_result *r, const struct want *w, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        const struct berth_job_result *j = simtest_job(r, w[i].id);
+        CHECK(j != NULL);
+        if (!j)
+            continue;
+        if ((double)j->first_start_us / 1e6 != w[i].start ||
+            (double)j->finish_us / 1e6 != w[i].finish || j->preemptions != w[i].preemptions)
+            fprintf(stderr, "  job %s: start %.6f finish %.6f preemptions %d\n", w[i].id,
+                    (double)j->first_start_us / 1e6, (double)j->finish_us / 1e6, j->preemptions);
+        CHECK_DBL((double)j->first_start_us / 1e6, w[i].start, 1e-9);
+        CHECK_DBL((double)j->finish_us / 1e6, w[i].finish, 1e-9);
+        CHECK_I64(j->preemptions, w[i].preemptions);
+        CHECK_I64(j->run_us, j->spec->duration_us); /* every job runs exactly its duration */
+    }
+}
+
+static void run_case(const char *csv, const char *cluster, const char *policy, const struct want *w,
+                     size_t n, double avg_jct, double makespan, int preemptions)
+{
+    struct simtest st;
+    struct berth_err err = {0};
+    int rc = simtest_run(csv, cluster, policy, NULL, &st, &err);
+    CHECK_I64(rc, 0);
+    if (rc) {
+        fprintf(stderr, "  %s\n", err.msg);
+        return;
+    }
+    expect(&st.r, w, n);
+    CHECK_I64(st.r.summary.completed, n);
+    CHECK_DBL(st.r.summary.avg_jct_s, avg_jct, 1e-9);
+    CHECK_DBL(st.r.summary.makespan_s, makespan, 1e-9);
+    CHECK_I64(st.r.summary.preemptions, preemptions);
+    simtest_free(&st);
+}
+
+/* fifo (strict): J1 0-100. J2 needs all 4 GPUs and blocks J3 and J4 behind it although they
+ * fit. J2 100-150; then J3 150-180 and J4 150-160. JCTs 100,140,160,130: avg 132.5. */
+static void fifo_strict(void)
+{
+    const struct want w[] = {
+        {"J1", 0, 100, 0}, {"J2", 100, 150, 0}, {"J3", 150, 180, 0}, {"J4", 150, 160, 0}};
+    run_case(case_a, "1x4:v100", "fifo", w, 4, 132.5, 180, 0);
+}
+
+/* fifo-skip: J1 0-100 (2 idle). J2 cannot fit; J3 fits at 20 and runs 20-50. J4 at 30 needs
+ * 2, only 1 idle. At 50 J4 starts (J2 still does not fit): 50-60. At 100 J2: 100-150.
+ * JCTs 100,140,30,30: avg 75. */
+static void fifo_skip(void)
+{
+    const struct want w[] = {
+        {"J1", 0, 100, 0}, {"J2", 100, 150, 0}, {"J3", 20, 50, 0}, {"J4", 50, 60, 0}};
+    run_case(case_a, "1x4:v100", "fifo-skip", w, 4, 75, 150, 0);
+}
+
+/* srtf (key: remaining time, preemptive):
+ *  10: J2 (50 left) beats J1 (90 left): J1 preempted, J2 takes all 4 GPUs.
+ *  20: J3 (30) beats J2 (40): J2 preempted; J3 takes GPU 0, so J2 cannot get its GPUs back.
+ *      J2 (4 GPUs) cannot start (3 idle, no worse job running); J1 (90) fits the 3 idle: starts.
+ *  30: J4 (10) needs 2, 1 idle: preempts the worst running job worse than it, J1 (80 left).
+ *      J1 and J2 wait.   40: J4 done; J1 (80) fits: starts.   50: J3 done; J2 (40) preempts
+ *      J1 (70 left) and runs 50-90.   90: J1 runs its last 70 s: 90-160.
+ *  JCTs 160, 80, 30, 10: avg 70; preemptions J1 x3 (10, 30, 50), J2 x1 (20). */
+static void srtf(void)
+{
+    const struct want w[] = {
+        {"J1", 0, 160, 3}, {"J2", 10, 90, 1}, {"J3", 20, 50, 0}, {"J4", 30, 40, 0}};
+    run_case(case_a, "1x4:v100", "srtf", w, 4, 70, 160, 4);
+}
+
+/* las (key: attained GPU-seconds, preemptive, quantum 60 s):
+ *  10: J2 (0) beats J1 (20): J1 preempted, J2 runs on 4 GPUs.
+ *  20: J3 (0) beats J2 (40): J2 preempted (J3 takes GPU 0); J1 (20) fits the 3 idle: starts.
+ *      J2 (40) finds no running job worse than itself: waits.
+ *  30: J4 (0) preempts the worst, J1 (40; J3 has 10) and runs 30-40. J1 (40, lower number)
+ *      and J2 (40) wait: nothing running is worse.   40: J4 done: J1 (40) starts.
+ *  50: J3 done: J2 (40) beats J1 (60): J1 preempted, J2 runs.
+ *  60 (quantum): J1 (60) beats J2 (80): J2 preempted, J1 runs.
+ * 120 (quantum): J2 (80) beats J1 (180): J1 preempted; J2 has 30 s left: 120-150.
+ * 150: J1 runs its last 10 s: 150-160.
+ *  JCTs 160, 140, 30, 10: avg 85; preemptions J1 x4, J2 x2. */
+static void las(void)
+{
+    const struct want w[] = {
+        {"J1", 0, 160, 4}, {"J2", 10, 150, 2}, {"J3", 20, 50, 0}, {"J4", 30, 40, 0}};
+    run_case(case_a, "1x4:v100", "las", w, 4, 85, 160, 6);
+}
+
+/* sjf equals fifo-skip on case A (J3 then J4 are also the shortest); case B below tells
+ * them apart. */
+static void sjf_case_a(void)
+{
+    const struct want w[] = {
+        {"J1", 0, 100, 0}, {"J2", 100, 150, 0}, {"J3", 20, 50, 0}, {"J4", 50, 60, 0}};
+    run_case(case_a, "1x4:v100", "sjf", w, 4, 75, 150, 0);
+}
+
+/* Case B, a single GPU: J1 arrives 0 and runs 100 s, J2 1 and 50 s, J3 2 and 10 s. */
+static const char *case_b = "job_id,arrival_s,duration_s,num_gpus\n"
+                            "J1,0,100,1\n"
+                            "J2,1,50,1\n"
+                            "J3,2,10,1\n";
+
+/* fifo: 0-100, 100-150, 150-160: JCTs 100, 149, 158. */
+static void b_fifo(void)
+{
+    const struct want w[] = {{"J1", 0, 100, 0}, {"J2", 100, 150, 0}, {"J3", 150, 160, 0}};
+    run_case(case_b, "1x1:k80", "fifo", w, 3, 407.0 / 3, 160, 0);
+}
+
+/* sjf: J1 0-100, then the shorter J3 100-110, then J2 110-160: JCTs 100, 159, 108. */
+static void b_sjf(void)
+{
+    const struct want w[] = {{"J1", 0, 100, 0}, {"J2", 110, 160, 0}, {"J3", 100, 110, 0}};
+    run_case(case_b, "1x1:k80", "sjf", w, 3, 367.0 / 3, 160, 0);
+}
+
+/* srtf: J2 preempts J1 at 1, J3 preempts J2 at 2; J3 2-12, J2 12-61, J1 61-160.
+ * JCTs 160, 60, 10. */
+static void b_srtf(void)
+{
+    const struct want w[] = {{"J1", 0, 160, 1}, {"J2", 1, 61, 1}, {"J3", 2, 12, 0}};
+    run_case(case_b, "1x1:k80", "srtf", w, 3, 230.0 / 3, 160, 2);
+}
+
+/* las: J2 preempts J1 at 1 (1 vs 0 GPU-s), J3 preempts J2 at 2; J3 runs 2-12. At 12 J1 and
+ * J2 tie at 1 s: the lower job number, J1, runs. Quantum 60: J2 (1) beats J1 (49): J2 runs
+ * its 49 s left, 60-109. Then J1 runs its 51 s left, 109-160. JCTs 160, 108, 10. */
+static void b_las(void)
+{
+    const struct want w[] = {{"J1", 0, 160, 2}, {"J2", 1, 109, 1}, {"J3", 2, 12, 0}};
+    run_case(case_b, "1x1:k80", "las", w, 3, 278.0 / 3, 160, 3);
+}
+
+/* Case C, heterogeneous and constrained: 1 server of 2 V100 and 1 of 2 K80.
+ *   A: 0, 100 s, 2 GPUs, any type -> the first type in cluster order that fits: v100.
+ *   B: 0, 50 s, 2 GPUs, must be v100 -> waits for A (100-150), though the K80s are idle.
+ *   C: 10, 30 s, 2 GPUs, any type -> the K80s, 10-40.
+ * fifo-skip: JCTs 100, 150, 30. Strict fifo holds C behind the blocked B until B starts at
+ * 100; then C fits the K80s: 100-130, JCTs 100, 150, 120. */
+static const char *case_c = "job_id,arrival_s,duration_s,num_gpus,gpu_type\n"
+                            "A,0,100,2,\n"
+                            "B,0,50,2,v100\n"
+                            "C,10,30,2,\n";
+
+static void c_types(void)
+{
+    const struct want w[] = {{"A", 0, 100, 0}, {"B", 100, 150, 0}, {"C", 10, 40, 0}};
+    run_case(case_c, "1x2:v100,1x2:k80", "fifo-skip", w, 3, 280.0 / 3, 150, 0);
+    const struct want s[] = {{"A", 0, 100, 0}, {"B", 100, 150, 0}, {"C", 100, 130, 0}};
+    run_case(case_c, "1x2:v100,1x2:k80", "fifo", s, 3, 370.0 / 3, 150, 0);
+}
+
+/* Placement is a preference: a 6-GPU gang on 4-GPU servers spans two of them, and the
+ * per-job result says how many servers it used. With single_server=1 it could never fit. */
+static void c_span(void)
+{
+    struct simtest st;
+    struct berth_err err = {0};
+    int rc = simtest_run("job_id,arrival_s,duration_s,num_gpus\nbig,0,10,6\n", "2x4:v100", "fifo",
+                         NULL, &st, &err);
+    CHECK_I64(rc, 0);
+    if (!rc) {
+        CHECK_I64(st.r.jobs[0].servers, 2);
+        CHECK_DBL(st.r.summary.gpu_util, 0.75, 1e-12); /* 6 of 8 GPUs for the whole span */
+        simtest_free(&st);
+    }
+    rc = simtest_run("job_id,arrival_s,duration_s,num_gpus,single_server\nbig,0,10,6,1\n",
+                     "2x4:v100", "fifo", NULL, &st, &err);
+    CHECK_I64(rc, BERTH_EINPUT);
+    CHECK_HAS(err.msg, ":2: column num_gpus: expected at most 4 GPUs");
+}
+
+/* The contract's own tiny case: fifo on one GPU, jobs (0, 100) and (10, 50): avg JCT 120 s,
+ * makespan 150 s, utilisation 1.0 (the GPU is never idle between first arrival and end). */
+static void contract_case(void)
+{
+    const struct want w[] = {{"1", 0, 100, 0}, {"2", 100, 150, 0}};
+    run_case("job_id,arrival_s,duration_s,num_gpus\n1,0,100,1\n2,10,50,1\n", "1x1:v100", "fifo", w,
+             2, 120, 150, 0);
+}
+
+/* Same-instant events: a completion at t frees GPUs for an arrival at the same t within one
+ * pass, and microsecond durations are kept exactly. */
+static void same_instant(void)
+{
+    const struct want w[] = {{"a", 0, 10.000001, 0}, {"b", 10.000001, 12.5, 0}};
+    run_case("job_id,arrival_s,duration_s,num_gpus\na,0,10.000001,1\nb,10.000001,2.499999,1\n",
+             "1x1:v100", "fifo", w, 2, 6.25, 12.5, 0);
+}
+
+static const struct check_test tests[] = {
+    {"fifo_strict", fifo_strict},
+    {"fifo_skip", fifo_skip},
+    {"srtf", srtf},
+    {"las", las},
+    {"sjf_case_a", sjf_case_a},
+    {"b_fifo", b_fifo},
+    {"b_sjf", b_sjf},
+    {"b_srtf", b_srtf},
+    {"b_las", b_las},
+    {"c_types", c_types},
+    {"c_span", c_span},
+    {"contract_case", contract_case},
+    {"same_instant", same_instant},
+};
+
+CHECK_MAIN(tests)
