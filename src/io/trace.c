@@ -134,8 +134,10 @@ static int detect(const char *path, const struct format **f, struct berth_err *e
     if (!fp)
         return berth_err_set(err, BERTH_EIO, "%s: cannot open the trace", path);
     char line[512] = "";
-    if (!fgets(line, sizeof line, fp))
-        line[0] = '\0';
+    do /* the first line that is not blank */
+        if (!fgets(line, sizeof line, fp))
+            line[0] = '\0';
+    while (line[0] && strspn(line, "\r\n") == strlen(line));
     fclose(fp);
     const char *p = line;
     if ((unsigned char)p[0] == 0xEF && (unsigned char)p[1] == 0xBB && (unsigned char)p[2] == 0xBF)

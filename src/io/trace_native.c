@@ -39,6 +39,7 @@ static const char *const colname[NCOLS] = {
 };
 
 #define MAX_GPUS_PER_JOB 1000000
+#define MAX_TIME_US      INT64_C(1000000000000000000) /* 10^12 s */
 
 struct ctx {
     struct berth__csv *csv;
@@ -144,9 +145,9 @@ static int row(struct ctx *x, struct berth_trace *t, struct berth_err *err)
     s = fv(x, C_DURATION, &n);
     if (berth__parse_seconds_us(s, n, &js.duration_us) || js.duration_us <= 0)
         return bad(x, C_DURATION, "a duration in seconds > 0 (at least 1 microsecond)", err);
-    if (js.arrival_us > INT64_MAX / 4 || js.duration_us > INT64_MAX / 4)
-        return bad(x, js.arrival_us > INT64_MAX / 4 ? C_ARRIVAL : C_DURATION,
-                   "a time below 10^12 seconds", err);
+    if (js.arrival_us > MAX_TIME_US || js.duration_us > MAX_TIME_US)
+        return bad(x, js.arrival_us > MAX_TIME_US ? C_ARRIVAL : C_DURATION,
+                   "a time of at most 10^12 seconds", err);
     if (int_col(x, C_GPUS, 1, MAX_GPUS_PER_JOB, "a whole number of GPUs >= 1", &v, err))
         return err->code;
     js.num_gpus = js.min_gpus = js.max_gpus = (int32_t)v;
@@ -163,8 +164,9 @@ static int row(struct ctx *x, struct berth_trace *t, struct berth_err *err)
     }
     if (present(x, C_SHARE)) {
         s = fv(x, C_SHARE, &n);
-        if (berth__parse_scaled(s, n, 3, &v) || v <= 0 || v > 1000)
+        if (berth__parse_scaled(s, n, 6, &v) || v <= 0 || v > 1000000 || v % 1000)
             return bad(x, C_SHARE, "a share of one GPU in (0, 1], at most 3 decimals", err);
+        v /= 1000;
         if (v < 1000 && js.num_gpus != 1)
             return bad(x, C_SHARE, "1 (a fractional share needs num_gpus = 1)", err);
         js.gpu_share_milli = (int32_t)v;

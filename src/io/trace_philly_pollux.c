@@ -45,12 +45,16 @@ int berth__load_philly_pollux(const char *path, struct berth_trace **out, struct
     if (rc > 0) {
         rc = 0;
         size_t nf = berth__csv_nfields(c);
-        for (size_t i = 0; i < 5 && !rc; i++)
-            if (nf != 5 || strcmp(berth__csv_field(c, i), cols[i]))
+        for (size_t i = 0; i < 5 && !rc; i++) {
+            const char *h = nf == 5 ? berth__csv_field(c, i) : "";
+            if (i == 0 && !strncmp(h, "\xEF\xBB\xBF", 3))
+                h += 3; /* UTF-8 byte-order mark */
+            if (nf != 5 || strcmp(h, cols[i]))
                 rc = berth_err_set(err, BERTH_EINPUT,
                                    "%s:1: expected the header timestamp,duration,num_gpus,"
                                    "gpu_time,cluster, found a different header (column %zu)",
                                    path, i + 1);
+        }
     }
     int64_t origin = INT64_MAX;
     size_t row = 0;

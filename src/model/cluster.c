@@ -15,6 +15,7 @@
 struct proto {
     const char *type, *name, *rack, *pool;
     int32_t gpus;
+    size_t src; /* index in the file's servers array */
 };
 
 struct builder {
@@ -298,6 +299,47 @@ static int opt_int(json_t *o, const char *key, int64_t dflt, int64_t lo, int64_t
     return 0;
 }
 
+static uint64_t hash_name(const char *s)
+{
+    uint64_t h = UINT64_C(1469598103934665603);
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * UINT64_C(1099511628211);
+    return h;
+}
+
+/* Server names must be unique: an open-addressing hash set over the named servers. */
+static int check_unique_names(const struct builder *b, const char *path, struct berth_err *err)
+{
+    size_t cap = 16;
+    while (cap < b->n * 2)
+        cap *= 2;
+    size_t *slot = malloc(cap * sizeof *slot);
+    if (!slot)
+        return berth_err_set(err, BERTH_ENOMEM, "%s: out of memory", path);
+    for (size_t k = 0; k < cap; k++)
+        slot[k] = SIZE_MAX;
+    int rc = 0;
+    for (size_t i = 0; i < b->n && !rc; i++) {
+        if (!b->p[i].name)
+            continue;
+        for (size_t h = (size_t)hash_name(b->p[i].name) & (cap - 1);; h = (h + 1) & (cap - 1)) {
+            if (slot[h] == SIZE_MAX) {
+                slot[h] = i;
+                break;
+            }
+            if (!strcmp(b->p[slot[h]].name, b->p[i].name)) {
+                rc = berth_err_set(err, BERTH_EINPUT,
+                                   "%s: servers[%zu].name: expected a unique name, found \"%s\", "
+                                   "already used by servers[%zu]",
+                                   path, b->p[i].src, b->p[i].name, b->p[slot[h]].src);
+                break;
+            }
+        }
+    }
+    free(slot);
+    return rc;
+}
+
 static int parse_file(const char *path, struct builder *b, int *allow_span, struct berth_err *err)
 {
     json_error_t je;
@@ -402,7 +444,7 @@ static int parse_file(const char *path, struct builder *b, int *allow_span, stru
             goto out;
         }
         for (int64_t k = 0; k < count; k++)
-            if (add_proto(b, (struct proto){lt, nm, rk, pl, (int32_t)gpus})) {
+            if (add_proto(b, (struct proto){lt, nm, rk, pl, (int32_t)gpus, i})) {
                 rc = berth_err_set(err, BERTH_ENOMEM, "%s: out of memory", path);
                 goto out;
             }
@@ -411,15 +453,7 @@ static int parse_file(const char *path, struct builder *b, int *allow_span, stru
             goto out;
         }
     }
-    /* server names must be unique */
-    for (size_t a = 0; a < b->n; a++)
-        for (size_t c = a + 1; b->p[a].name && c < b->n && b->n < 20000; c++)
-            if (b->p[c].name && !strcmp(b->p[a].name, b->p[c].name)) {
-                rc = berth_err_set(err, BERTH_EINPUT,
-                                   "%s: servers: expected unique names, found \"%s\" twice", path,
-                                   b->p[a].name);
-                goto out;
-            }
+    rc = check_unique_names(b, path, err);
 out:
     json_decref(root);
     return rc;
@@ -481,8 +515,10 @@ struct berth_cluster *berth__cluster_clone(const struct berth_cluster *c)
     }
     memcpy(d->srv, c->srv, c->nsrv * sizeof *d->srv);
     memcpy(d->types, c->types, c->ntypes * sizeof *d->types);
-    memcpy(d->racks, c->racks, c->nracks * sizeof *d->racks);
-    memcpy(d->pools, c->pools, c->npools * sizeof *d->pools);
+    if (c->nracks)
+        memcpy(d->racks, c->racks, c->nracks * sizeof *d->racks);
+    if (c->npools)
+        memcpy(d->pools, c->pools, c->npools * sizeof *d->pools);
     for (size_t t = 0; t < c->ntypes; t++) {
         size_t n = (size_t)(c->types[t].max_per_server + 1);
         d->types[t].head = malloc(n * sizeof(int32_t));
@@ -587,7 +623,8 @@ int berth_cluster_allows_span(const struct berth_cluster *c)
 
 void berth_cluster_describe(const struct berth_cluster *c, char *buf, size_t len)
 {
-    int n = snprintf(buf, len, "%zu servers, %d GPUs (", c->nsrv, c->total);
+    int n = snprintf(buf, len, "%zu server%s, %d GPU%s (", c->nsrv, c->nsrv == 1 ? "" : "s",
+                     c->total, c->total == 1 ? "" : "s");
     for (size_t t = 0; t < c->ntypes && n > 0 && (size_t)n < len; t++)
         n += snprintf(buf + n, len - (size_t)n, "%s%d %s", t ? ", " : "", c->types[t].total,
                       c->types[t].name);

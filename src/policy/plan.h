@@ -46,7 +46,8 @@ int berth__plan_fit(const struct berth_plan *p, const struct berth_job *j);
 int berth__plan_start(struct berth_plan *p, uint32_t j, struct berth_err *err);
 /* Stops running job j and frees its GPUs (they stay remembered for a restore). */
 int berth__plan_preempt(struct berth_plan *p, uint32_t j, struct berth_err *err);
-/* 1 when job j was preempted in this plan and every GPU it held is idle again. */
+/* 1 when job j was running when the plan opened, was preempted in this plan, and every GPU
+ * it held then is idle again. */
 int berth__plan_can_restore(const struct berth_plan *p, uint32_t j);
 /* Gives job j back exactly the GPUs it was preempted from in this plan. */
 int berth__plan_restore(struct berth_plan *p, uint32_t j, struct berth_err *err);

@@ -112,14 +112,30 @@ static int add_field(struct berth__csv *r, char *start, size_t len, struct berth
  * r->len at the end of the file. Returns 0 when the buffer ends first and more may come. */
 static int find_end(const struct berth__csv *r, size_t *rec_end)
 {
-    int inq = 0;
+    /* A field is quoted only when it starts with '"'; elsewhere a quote is a plain byte. */
+    enum { START, UNQUOTED, QUOTED, QUOTE_SEEN } st = START;
     for (size_t i = r->pos; i < r->len; i++) {
         char c = r->buf[i];
-        if (c == '"')
-            inq = !inq;
-        else if (c == '\n' && !inq) {
-            *rec_end = i;
-            return 1;
+        switch (st) {
+        case START:
+        case UNQUOTED:
+            if (c == '\n') {
+                *rec_end = i;
+                return 1;
+            }
+            st = c == r->sep ? START : (st == START && c == '"') ? QUOTED : UNQUOTED;
+            break;
+        case QUOTED:
+            if (c == '"')
+                st = QUOTE_SEEN;
+            break;
+        case QUOTE_SEEN: /* '""' is an escaped quote; anything else ends the quoted part */
+            if (c == '\n') {
+                *rec_end = i;
+                return 1;
+            }
+            st = c == '"' ? QUOTED : c == r->sep ? START : UNQUOTED;
+            break;
         }
     }
     if (!r->eof)

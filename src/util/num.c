@@ -52,18 +52,17 @@ int berth__parse_scaled(const char *s, size_t len, int scale, int64_t *out)
     int neg = 0;
     if (i < len && (s[i] == '+' || s[i] == '-'))
         neg = s[i++] == '-';
-    uint64_t m = 0; /* up to 19 significant digits */
-    int exp10 = 0;  /* value = m * 10^exp10 */
-    int digits = 0, sig = 0, round_up = 0, dropped = 0;
+    uint64_t m = 0; /* the first 19 significant digits */
+    int exp10 = 0;  /* value = (m + 0.d1...) * 10^exp10, d1 the first dropped digit */
+    int digits = 0, sig = 0, first_dropped = -1;
     for (; i < len && s[i] >= '0' && s[i] <= '9'; i++, digits++) {
         if (sig < 19) {
             m = m * 10 + (uint64_t)(s[i] - '0');
             if (m)
                 sig++;
         } else {
-            if (!dropped)
-                round_up = s[i] >= '5';
-            dropped = 1;
+            if (first_dropped < 0)
+                first_dropped = s[i] - '0';
             exp10++;
         }
     }
@@ -75,9 +74,8 @@ int berth__parse_scaled(const char *s, size_t len, int scale, int64_t *out)
                 if (m)
                     sig++;
                 exp10--;
-            } else if (!dropped) {
-                round_up = s[i] >= '5';
-                dropped = 1;
+            } else if (first_dropped < 0) {
+                first_dropped = s[i] - '0';
             }
         }
     }
@@ -98,28 +96,27 @@ int berth__parse_scaled(const char *s, size_t len, int scale, int64_t *out)
     }
     if (i != len)
         return -1;
-    if (round_up && m < UINT64_MAX)
-        m++;
+    /* Round once, half away from zero, on the first digit below the result's unit. */
     int e = exp10 + scale;
     if (m == 0) {
         *out = 0;
         return 0;
     }
     if (e >= 0) {
+        /* dropped digits exist only when m has 19 digits: any e > 0 then overflows below */
         for (; e > 0; e--) {
             if (m > UINT64_MAX / 10)
                 return -1;
             m *= 10;
         }
+        if (first_dropped >= 5)
+            m++;
+    } else if (e < -25) {
+        m = 0;
     } else {
-        if (e < -25) {
-            m = 0;
-        } else {
-            /* drop all but the last digit, then round on it (half away from zero) */
-            for (int k = -e; k > 1; k--)
-                m /= 10;
-            m = m / 10 + (m % 10 >= 5);
-        }
+        for (int k = -e; k > 1; k--)
+            m /= 10;
+        m = m / 10 + (m % 10 >= 5);
     }
     if (m > (uint64_t)INT64_MAX)
         return -1;
