@@ -54,7 +54,7 @@ expect_rc 0 "x_ columns are allowed" -- "$BERTH" sim --cluster 1x4:v100 --trace 
 # --- results ----------------------------------------------------------------------------
 expect_rc 0 "table" -- "$BERTH" sim --cluster 1x4:v100 --trace "$W/a.csv" --policy las
 has "$W/out" "avg JCT" "table shows avg JCT"
-has "$W/out" "85.0 s" "table shows las avg JCT 85 s (hand-computed)"
+has "$W/out" "77.5 s" "table shows las avg JCT 77.5 s (hand-computed)"
 expect_rc 0 "json" -- "$BERTH" sim --cluster 1x4:v100 --trace "$W/a.csv" --policy srtf --json
 python3 - "$W/out" <<'PY' && ok "json: srtf avg JCT 70, 4 preemptions, util in (0,1]" || bad "json values"
 import json, sys
@@ -63,7 +63,7 @@ assert abs(d["avg_jct_s"] - 70) < 1e-9 and d["preemptions"] == 4 and 0 < d["gpu_
 PY
 expect_rc 0 "out dir" -- "$BERTH" sim --cluster 1x4:v100 --trace "$W/a.csv" --policy las --out "$W/o1"
 for f in jobs.csv series.csv summary.json; do [ -s "$W/o1/$f" ] && ok "--out wrote $f" || bad "--out lacks $f"; done
-has "$W/o1/jobs.csv" "J1,0,0,160,160,0,100,2,v100,1,4" "jobs.csv row of J1 (las: finish 160, 4 preemptions)"
+has "$W/o1/jobs.csv" "J1,0,0,150,150,0,100,2,v100,1,1" "jobs.csv row of J1 (las: finish 150, 1 preemption)"
 head -1 "$W/o1/series.csv" | grep -q '^time_s,busy_gpus,running,pending$' && ok "series.csv header" || bad "series.csv header"
 "$BERTH" sim --cluster 1x4:v100 --trace "$W/a.csv" --policy las --out "$W/o2" >/dev/null
 diff -r "$W/o1" "$W/o2" >/dev/null && ok "--out is byte-identical across runs" || bad "--out differs"
@@ -72,7 +72,7 @@ expect_rc 2 "cluster file forbids spanning a 4-GPU gang" -- "$BERTH" sim --clust
 has "$W/err" "one server" "span error explains the one-server limit"
 printf '{"servers":[{"gpu_type":"v100","gpus":4,"count":1}]}' >"$W/c2.json"
 expect_rc 0 "cluster file" -- "$BERTH" sim --cluster "$W/c2.json" --trace "$W/a.csv" --policy las --json
-grep -q '"avg_jct_s": 85.0' "$W/out" && ok "cluster file gives the same las answer" || bad "cluster file answer: $(cat "$W/out")"
+grep -q '"avg_jct_s": 77.5' "$W/out" && ok "cluster file gives the same las answer" || bad "cluster file answer: $(cat "$W/out")"
 
 # --- generated workload through sim -----------------------------------------------------
 "$BERTH" gen --profile gavel --jobs 500 --seed 3 --out "$W/g.csv" 2>"$W/err" && ok "gen" || bad "gen: $(cat "$W/err")"

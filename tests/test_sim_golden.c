@@ -89,22 +89,19 @@ static void srtf(void)
     run_case(case_a, "1x4:v100", "srtf", w, 4, 70, 160, 4);
 }
 
-/* las (key: attained GPU-seconds, preemptive, quantum 60 s):
- *  10: J2 (0) beats J1 (20): J1 preempted, J2 runs on 4 GPUs.
- *  20: J3 (0) beats J2 (40): J2 preempted (J3 takes GPU 0); J1 (20) fits the 3 idle: starts.
- *      J2 (40) finds no running job worse than itself: waits.
- *  30: J4 (0) preempts the worst, J1 (40; J3 has 10) and runs 30-40. J1 (40, lower number)
- *      and J2 (40) wait: nothing running is worse.   40: J4 done: J1 (40) starts.
- *  50: J3 done: J2 (40) beats J1 (60): J1 preempted, J2 runs.
- *  60 (quantum): J1 (60) beats J2 (80): J2 preempted, J1 runs.
- * 120 (quantum): J2 (80) beats J1 (180): J1 preempted; J2 has 30 s left: 120-150.
- * 150: J1 runs its last 10 s: 150-160.
- *  JCTs 160, 140, 30, 10: avg 85; preemptions J1 x4, J2 x2. */
+/* las (key: attained GPU-seconds, preemptive, quantum 60 s; a (re)started job runs at
+ * least one quantum before it can be preempted):
+ *  10: J2 (0 GPU-s) would beat J1 (20), but J1 started at 0 and is protected until 60.
+ *  20: J3 fits the 2 idle GPUs: 20-50.   30: J4 needs 2, 1 idle, no victim may be taken.
+ *  50: J3 done. J2 (4 GPUs) still finds no preemptible victim; J4 fits the 2 idle: 50-60.
+ *  60: J4 done; J1's protection ends: J2 (0) beats J1 (120 GPU-s): J1 preempted, J2 60-110.
+ * 110: J1 runs its last 40 s: 110-150.
+ *  JCTs 150, 100, 30, 30: avg 77.5; one preemption. */
 static void las(void)
 {
     const struct want w[] = {
-        {"J1", 0, 160, 4}, {"J2", 10, 150, 2}, {"J3", 20, 50, 0}, {"J4", 30, 40, 0}};
-    run_case(case_a, "1x4:v100", "las", w, 4, 85, 160, 6);
+        {"J1", 0, 150, 1}, {"J2", 60, 110, 0}, {"J3", 20, 50, 0}, {"J4", 50, 60, 0}};
+    run_case(case_a, "1x4:v100", "las", w, 4, 77.5, 150, 1);
 }
 
 /* sjf equals fifo-skip on case A (J3 then J4 are also the shortest); case B below tells
@@ -144,13 +141,13 @@ static void b_srtf(void)
     run_case(case_b, "1x1:k80", "srtf", w, 3, 230.0 / 3, 160, 2);
 }
 
-/* las: J2 preempts J1 at 1 (1 vs 0 GPU-s), J3 preempts J2 at 2; J3 runs 2-12. At 12 J1 and
- * J2 tie at 1 s: the lower job number, J1, runs. Quantum 60: J2 (1) beats J1 (49): J2 runs
- * its 49 s left, 60-109. Then J1 runs its 51 s left, 109-160. JCTs 160, 108, 10. */
+/* las, quantum 60: J1 starts at 0 and is protected until 60, so J2 and J3 wait. At 60 J2
+ * (0) beats J1 (60 GPU-s) and runs its 50 s: 60-110. Then J3 (0) beats J1 (60): 110-120.
+ * J1 runs its last 40 s: 120-160. JCTs 160, 109, 118. */
 static void b_las(void)
 {
-    const struct want w[] = {{"J1", 0, 160, 2}, {"J2", 1, 109, 1}, {"J3", 2, 12, 0}};
-    run_case(case_b, "1x1:k80", "las", w, 3, 278.0 / 3, 160, 3);
+    const struct want w[] = {{"J1", 0, 160, 1}, {"J2", 60, 110, 0}, {"J3", 110, 120, 0}};
+    run_case(case_b, "1x1:k80", "las", w, 3, 387.0 / 3, 160, 1);
 }
 
 /* Case C, heterogeneous and constrained: 1 server of 2 V100 and 1 of 2 K80.

@@ -17,14 +17,14 @@ static int64_t slope_none(const struct berth_job *j)
 static int create_fifo(const struct berth_params *p, void **self, struct berth_err *err)
 {
     (void)p;
-    struct berth__prio_cfg cfg = {key_arrival, slope_none, 0, 1, 0};
+    struct berth__prio_cfg cfg = {.key = key_arrival, .slope = slope_none, .strict = 1};
     return berth__prio_create_v(&cfg, self, err);
 }
 
 static int create_fifo_skip(const struct berth_params *p, void **self, struct berth_err *err)
 {
     (void)p;
-    struct berth__prio_cfg cfg = {key_arrival, slope_none, 0, 0, 0};
+    struct berth__prio_cfg cfg = {.key = key_arrival, .slope = slope_none};
     return berth__prio_create_v(&cfg, self, err);
 }
 

@@ -1,7 +1,9 @@
 /* las: least attained service first, on GPU-time (run time x gang size), preemptive.
  * Re-evaluated at every arrival and completion and every quantum (--quantum, default 60 s)
- * while jobs wait, so jobs of equal service trade places at most once a quantum instead of
- * thrashing. Preemption is free here (checkpoint costs belong to the throughput model). */
+ * while jobs wait. A job that (re)starts runs at least one quantum before anything can
+ * preempt it, so jobs of equal service trade places at most once a quantum instead of at
+ * every event (continuous LAS otherwise degenerates into processor sharing at the event
+ * rate). Preemption is free here (checkpoint costs belong to the throughput model). */
 #include "prio.h"
 
 static int64_t key_attained(const struct berth_job *j)
@@ -16,7 +18,11 @@ static int64_t slope_gang(const struct berth_job *j)
 
 static int create_las(const struct berth_params *p, void **self, struct berth_err *err)
 {
-    struct berth__prio_cfg cfg = {key_attained, slope_gang, 1, 0, p->quantum_us};
+    struct berth__prio_cfg cfg = {.key = key_attained,
+                                  .slope = slope_gang,
+                                  .preemptive = 1,
+                                  .quantum_us = p->quantum_us,
+                                  .min_run_us = p->quantum_us};
     return berth__prio_create_v(&cfg, self, err);
 }
 

@@ -29,7 +29,12 @@ struct rheap {
     size_t n, cap;
 };
 
-enum { NOWHERE = 0, PENDING = 1, RUNNING = 2 };
+enum { NOWHERE = 0, PENDING = 1, RUNNING = 2, PROTECTED = 3 };
+
+struct protect { /* a running job that started at t and may not be preempted yet */
+    berth_us t;
+    uint32_t job;
+};
 
 struct berth__prio {
     struct berth__prio_cfg cfg;
@@ -48,6 +53,9 @@ struct berth__prio {
     struct rent *skipped;
     uint32_t *skipped_cls;
     size_t nskipped, scap, scap2;
+    /* running jobs inside their minimum run time, in start order (lazy deletion) */
+    struct protect *prot;
+    size_t prot_head, nprot, prot_cap;
 };
 
 /* ---- heaps with positions ---------------------------------------------------------- */
@@ -183,7 +191,8 @@ static int push_pending(struct berth__prio *q, const struct berth_view *v, uint3
     return 0;
 }
 
-static int push_running(struct berth__prio *q, const struct berth_job *j, berth_us now)
+/* Puts running job j into its slope's heap. Its key grows from key(j) at j->since. */
+static int push_preemptible(struct berth__prio *q, const struct berth_job *j)
 {
     int c = slope_of(q, q->cfg.slope(j));
     if (c < 0)
@@ -193,9 +202,43 @@ static int push_running(struct berth__prio *q, const struct berth_job *j, berth_
         return BERTH_ENOMEM;
     q->cls[j->idx] = (uint16_t)c;
     q->where[j->idx] = RUNNING;
-    __int128 rank = (__int128)q->cfg.key(j) - (__int128)h->slope * now;
+    __int128 rank = (__int128)q->cfg.key(j) - (__int128)h->slope * j->since;
     rset(q, h, h->n++, (struct rent){rank, j->idx});
     rup(q, h, h->n - 1);
+    return 0;
+}
+
+/* A job that has just started: protected for the minimum run time, if there is one. */
+static int push_started(struct berth__prio *q, const struct berth_job *j)
+{
+    if (q->cfg.min_run_us <= 0)
+        return push_preemptible(q, j);
+    if (q->prot_head > 0 && q->prot_head == q->nprot)
+        q->prot_head = q->nprot = 0;
+    if (BERTH_GROW(q->prot, q->prot_cap, q->nprot + 1))
+        return BERTH_ENOMEM;
+    q->prot[q->nprot++] = (struct protect){j->since, j->idx};
+    q->where[j->idx] = PROTECTED;
+    return 0;
+}
+
+/* Moves jobs whose protection has ended into the preemptible heaps. */
+static int expire_protection(struct berth__prio *q, const struct berth_view *v)
+{
+    while (q->prot_head < q->nprot && q->prot[q->prot_head].t + q->cfg.min_run_us <= v->now) {
+        struct protect e = q->prot[q->prot_head++];
+        const struct berth_job *j = &v->jobs[e.job];
+        /* stale entries: the job finished, was requeued, or restarted later */
+        if (q->where[e.job] != PROTECTED || j->since != e.t)
+            continue;
+        if (push_preemptible(q, j))
+            return BERTH_ENOMEM;
+    }
+    if (q->prot_head > 4096 && q->prot_head * 2 > q->nprot) {
+        memmove(q->prot, q->prot + q->prot_head, (q->nprot - q->prot_head) * sizeof *q->prot);
+        q->nprot -= q->prot_head;
+        q->prot_head = 0;
+    }
     return 0;
 }
 
@@ -219,7 +262,7 @@ static void remove_job(struct berth__prio *q, uint32_t j)
             rdown(q, h, q->pos[last.job]);
         }
     }
-    q->where[j] = NOWHERE;
+    q->where[j] = NOWHERE; /* a PROTECTED entry is dropped lazily */
 }
 
 /* ---- life cycle -------------------------------------------------------------------- */
@@ -251,6 +294,7 @@ void berth__prio_destroy(struct berth__prio *q)
     free(q->victims);
     free(q->skipped);
     free(q->skipped_cls);
+    free(q->prot);
     free(q);
 }
 
@@ -281,7 +325,7 @@ static int sync(struct berth__prio *q, const struct berth_view *v)
     for (size_t i = 0; i < v->narrived; i++)
         if (push_pending(q, v, v->arrived[i]))
             return BERTH_ENOMEM;
-    return 0;
+    return expire_protection(q, v);
 }
 
 /* ---- the pass ---------------------------------------------------------------------- */
@@ -376,7 +420,7 @@ static int admit_preempting(struct berth__prio *q, const struct berth_view *v,
         remove_job(q, pe->job);
         if ((rc = berth__plan_start(plan, pe->job, err)))
             return rc;
-        if (push_running(q, p, v->now))
+        if (push_started(q, p))
             return berth_err_set(err, BERTH_ENOMEM, "policy: out of memory");
     }
     /* victims p did not need (all of them when p did not fit) get their GPUs back */
@@ -385,7 +429,7 @@ static int admit_preempting(struct berth__prio *q, const struct berth_view *v,
         if (berth__plan_can_restore(plan, w)) {
             if ((rc = berth__plan_restore(plan, w, err)))
                 return rc;
-            rc = push_running(q, &v->jobs[w], v->now);
+            rc = push_preemptible(q, &v->jobs[w]); /* it was preemptible before */
         } else {
             rc = push_pending(q, v, w);
         }
@@ -414,7 +458,7 @@ int berth__prio_plan(struct berth__prio *q, const struct berth_view *v, struct b
             remove_job(q, pe.job);
             if ((rc = berth__plan_start(plan, pe.job, err)))
                 return rc;
-            if (push_running(q, p, v->now))
+            if (push_started(q, p))
                 return berth_err_set(err, BERTH_ENOMEM, "policy: out of memory");
             continue;
         }

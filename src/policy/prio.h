@@ -11,10 +11,13 @@
  * running jobs with strictly worse keys, worst first, as many as it needs (victims it did
  * not need in the end keep running); if even that is not enough, nothing is preempted. A
  * job that cannot start blocks only jobs of its own shape (same gang size and constraints,
- * which could not start either); under a strict policy (fifo) it blocks everyone.
+ * which could not start either); under a strict policy (fifo) it blocks everyone. With a
+ * minimum run time, a job that (re)started less than that long ago is no victim: it is
+ * protected, and becomes preemptible at the first pass after its protection ends.
  *
- * Cost: pending jobs live in one heap per shape and running jobs in one heap per slope, so
- * a pass costs O((starts + preemptions + shapes) * log n), not O(jobs). */
+ * Cost: pending jobs live in one heap per shape, preemptible running jobs in one heap per
+ * slope and protected ones in a queue by start time, so a pass costs
+ * O((starts + preemptions + shapes) * log n), not O(jobs). */
 #ifndef BERTH_POLICY_PRIO_H
 #define BERTH_POLICY_PRIO_H
 
@@ -28,6 +31,7 @@ struct berth__prio_cfg {
     int preemptive;
     int strict;          /* a head that does not fit blocks every job behind it */
     berth_us quantum_us; /* > 0: ask for a pass every quantum while jobs wait */
+    berth_us min_run_us; /* a (re)started job cannot be a victim before running this long */
 };
 
 struct berth__prio;

@@ -29,14 +29,14 @@ static int64_t slope_countdown(const struct berth_job *j)
 static int create_sjf(const struct berth_params *p, void **self, struct berth_err *err)
 {
     (void)p;
-    struct berth__prio_cfg cfg = {key_duration, slope_none, 0, 0, 0};
+    struct berth__prio_cfg cfg = {.key = key_duration, .slope = slope_none};
     return berth__prio_create_v(&cfg, self, err);
 }
 
 static int create_srtf(const struct berth_params *p, void **self, struct berth_err *err)
 {
     (void)p;
-    struct berth__prio_cfg cfg = {key_remaining, slope_countdown, 1, 0, 0};
+    struct berth__prio_cfg cfg = {.key = key_remaining, .slope = slope_countdown, .preemptive = 1};
     return berth__prio_create_v(&cfg, self, err);
 }
 
