@@ -595,12 +595,9 @@ static void pjob_init(struct pjob *p, uint32_t idx, const char *id, int32_t gpus
     p->spec.gpu_share_milli = 1000;
     p->spec.duration_us = 100 * BERTH_US_PER_S;
     p->spec.single_server = (uint8_t)single;
-    p->job.spec = &p->spec;
-    p->job.idx = idx;
+    berth__job_init(&p->job, &p->spec, idx, NULL);
     p->job.state = BERTH_JOB_PENDING;
     p->job.want_type = (int16_t)want_type;
-    p->job.type = -1;
-    p->job.first_start = p->job.finish = BERTH_TIME_NONE;
 }
 
 static int cmp_slot(const void *a, const void *b)
@@ -843,9 +840,12 @@ static void test_no_span_cluster(void)
     struct pjob a, b;
     pjob_init(&a, 0, "a", 3, 0, -1);
     pjob_init(&b, 1, "b", 5, 0, -1);
-    struct berth_job jobs[2] = {a.job, b.job};
-    jobs[0].spec = &a.spec;
-    jobs[1].spec = &b.spec;
+    struct berth_job jobs[2];
+    /* the engine derives "must stay on one server" from the cluster when it adds a job */
+    CHECK_I64(berth__job_init(&jobs[0], &a.spec, 0, c), 0);
+    CHECK_I64(berth__job_init(&jobs[1], &b.spec, 1, c), 0);
+    CHECK(jobs[0].single && jobs[1].single);
+    jobs[0].state = jobs[1].state = BERTH_JOB_PENDING;
     struct berth_plan p;
     berth__plan_init(&p);
     berth__plan_open(&p, c, jobs, 2, 0, BERTH_PLACE_SPREAD, 2, 0);

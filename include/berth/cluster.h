@@ -13,10 +13,13 @@
 
 struct berth_cluster;
 
-/* Parses spec: the shorthand NxG:type[,NxG:type...] or, when spec names an existing file,
- * a JSON cluster file. Errors name the spec or FILE and the offending field. */
+/* Parses spec: a built-in name (philly, gavel, tiresias), the shorthand
+ * NxG:type[,NxG:type...] or, when spec names an existing file, a JSON cluster file. Errors
+ * name the spec or FILE and the offending field. */
 int berth_cluster_parse(const char *spec, struct berth_cluster **out, struct berth_err *err);
 void berth_cluster_free(struct berth_cluster *c);
+/* The i-th built-in cluster's name (NULL past the end), with its shorthand and a summary. */
+const char *berth_cluster_builtin(size_t i, const char **spec, const char **what);
 
 int32_t berth_cluster_gpus(const struct berth_cluster *c);      /* all GPUs */
 int32_t berth_cluster_free_gpus(const struct berth_cluster *c); /* idle now */

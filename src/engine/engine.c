@@ -71,20 +71,9 @@ int berth__engine_add(struct berth_engine *e, const struct berth_jobspec *spec, 
     if (e->njobs >= UINT32_MAX - 1 || BERTH_GROW(e->jobs, e->cap, e->njobs + 1))
         return berth_err_set(err, BERTH_ENOMEM, "engine: out of memory");
     struct berth_job *j = &e->jobs[e->njobs];
-    memset(j, 0, sizeof *j);
-    j->spec = spec;
-    j->idx = (uint32_t)e->njobs;
-    j->state = BERTH_JOB_WAITING;
-    j->want_type = -1;
-    j->type = -1;
-    j->first_start = j->finish = BERTH_TIME_NONE;
-    if (spec->gpu_type[0]) {
-        int t = berth_cluster_type_find(e->cluster, spec->gpu_type);
-        if (t < 0)
-            return berth_err_set(err, BERTH_EINPUT, "job %s: GPU type '%s' is not in the cluster",
-                                 spec->id, spec->gpu_type);
-        j->want_type = (int16_t)t;
-    }
+    if (berth__job_init(j, spec, (uint32_t)e->njobs, e->cluster))
+        return berth_err_set(err, BERTH_EINPUT, "job %s: GPU type '%s' is not in the cluster",
+                             spec->id, spec->gpu_type);
     *idx = j->idx;
     e->njobs++;
     return 0;
@@ -122,7 +111,7 @@ int berth__engine_finish(struct berth_engine *e, uint32_t ji, berth_us now, stru
     j->gpu_us = berth__job_gpu_us(j, now);
     j->run_us = berth__job_run_us(j, now);
     j->since = now;
-    berth__cluster_give_slots(e->cluster, j->slots, j->spec->num_gpus);
+    berth__cluster_give_slots(e->cluster, j->slots, j->gpus);
     free(j->slots);
     j->slots = NULL;
     j->state = BERTH_JOB_DONE;
@@ -150,8 +139,7 @@ static void commit(struct berth_engine *e, berth_us now)
             if (e->exec.stop)
                 e->exec.stop(e->exec.ctx, j, now);
         } else if (t->was_running && running &&
-                   memcmp(p->snaps + t->snap, j->slots,
-                          (size_t)j->spec->num_gpus * sizeof *j->slots)) {
+                   memcmp(p->snaps + t->snap, j->slots, (size_t)j->gpus * sizeof *j->slots)) {
             j->migrations++;
             e->migrations++;
             if (e->exec.migrate)
@@ -228,7 +216,7 @@ int berth__engine_verify(const struct berth_engine *e, struct berth_err *err)
         if (j->state != BERTH_JOB_RUNNING)
             continue;
         running++;
-        for (int32_t k = 0; k < j->spec->num_gpus && !rc; k++) {
+        for (int32_t k = 0; k < j->gpus && !rc; k++) {
             const struct berth__slot *s = &j->slots[k];
             uint64_t bit = UINT64_C(1) << s->gpu;
             if (s->server >= c->nsrv || s->gpu >= c->srv[s->server].ngpus)

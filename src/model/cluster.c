@@ -229,7 +229,8 @@ static int parse_shorthand(const char *spec, struct builder *b, struct berth_err
             !valid_type_name(colon + 1, len - (size_t)(colon + 1 - p)))
             return berth_err_set(err, BERTH_EINPUT,
                                  "--cluster '%s': part %d: expected NxG:type (for example "
-                                 "16x4:v100), found %s",
+                                 "16x4:v100), a cluster file or a built-in name (philly, gavel, "
+                                 "tiresias), found %s",
                                  spec, part, berth__excerpt(ex, sizeof ex, p, len));
         if (n < 1 || n > 1000000)
             return berth_err_set(err, BERTH_EINPUT,
@@ -459,8 +460,31 @@ out:
     return rc;
 }
 
+/* Named example clusters, so a demo needs no file. */
+static const struct {
+    const char *name, *spec, *what;
+} builtins[] = {
+    {"philly", "64x8:v100", "64 servers x 8 V100 (the size the Philly benchmarks use)"},
+    {"gavel", "36x4:v100,36x4:p100,36x4:k80", "Gavel's heterogeneous cluster, 108 servers"},
+    {"tiresias", "16x4:v100", "Tiresias' default cluster, 16 servers x 4 GPUs"},
+};
+
+const char *berth_cluster_builtin(size_t i, const char **spec, const char **what)
+{
+    if (i >= sizeof builtins / sizeof *builtins)
+        return NULL;
+    if (spec)
+        *spec = builtins[i].spec;
+    if (what)
+        *what = builtins[i].what;
+    return builtins[i].name;
+}
+
 int berth_cluster_parse(const char *spec, struct berth_cluster **out, struct berth_err *err)
 {
+    for (size_t i = 0; i < sizeof builtins / sizeof *builtins; i++)
+        if (!strcmp(spec, builtins[i].name))
+            spec = builtins[i].spec;
     struct builder b = {0};
     berth__arena_init(&b.names);
     struct stat st;

@@ -29,10 +29,12 @@ struct berth_job {
     const struct berth_jobspec *spec;
     uint32_t idx;              /* berth's job number: arrival order, the tie-breaker everywhere */
     uint8_t state;             /* enum berth_job_state */
+    uint8_t single;            /* the gang must stay on one server (job or cluster says so) */
+    int32_t gpus;              /* gang size, spec->num_gpus (kept here: hot in every pass) */
     int16_t want_type;         /* required GPU type index, -1 = any */
     int16_t type;              /* GPU type of the current (or last) allocation, -1 = never ran */
     int32_t servers;           /* servers the current (or last) allocation spans */
-    struct berth__slot *slots; /* spec->num_gpus entries once it first starts */
+    struct berth__slot *slots; /* gpus entries once it first starts */
     berth_us first_start;      /* BERTH_TIME_NONE until it first starts */
     berth_us finish;           /* BERTH_TIME_NONE until it finishes */
     berth_us since;            /* time of the last state change */
@@ -42,6 +44,13 @@ struct berth_job {
     int32_t migrations;
 };
 
+struct berth_cluster;
+
+/* Fills j for spec as job number idx on cluster c (NULL: gangs may span, no GPU types):
+ * waiting, never run. Returns -1 when spec asks for a GPU type c does not have. */
+int berth__job_init(struct berth_job *j, const struct berth_jobspec *spec, uint32_t idx,
+                    const struct berth_cluster *c);
+
 static inline berth_us berth__job_run_us(const struct berth_job *j, berth_us now)
 {
     return j->run_us + (j->state == BERTH_JOB_RUNNING ? now - j->since : 0);
@@ -49,8 +58,7 @@ static inline berth_us berth__job_run_us(const struct berth_job *j, berth_us now
 
 static inline int64_t berth__job_gpu_us(const struct berth_job *j, berth_us now)
 {
-    return j->gpu_us +
-           (j->state == BERTH_JOB_RUNNING ? (now - j->since) * (int64_t)j->spec->num_gpus : 0);
+    return j->gpu_us + (j->state == BERTH_JOB_RUNNING ? (now - j->since) * (int64_t)j->gpus : 0);
 }
 
 /* Work left at fixed speed: duration minus time already run (never below 0). */

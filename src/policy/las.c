@@ -13,7 +13,7 @@ static int64_t key_attained(const struct berth_job *j)
 
 static int64_t slope_gang(const struct berth_job *j)
 {
-    return j->spec->num_gpus;
+    return j->gpus;
 }
 
 static int create_las(const struct berth_params *p, void **self, struct berth_err *err)

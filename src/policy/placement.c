@@ -70,8 +70,8 @@ void berth__place(struct berth_plan *p, struct berth_job *j, int type, int place
 {
     struct berth_cluster *c = p->cluster;
     const struct berth__gputype *ty = &c->types[type];
-    int need = j->spec->num_gpus;
-    if (j->spec->single_server || !c->allow_span) {
+    int need = j->gpus;
+    if (j->single) {
         int32_t s = tightest(ty, need);
         if (s >= 0)
             berth__plan_take(p, j, (uint32_t)s, need);

@@ -51,7 +51,7 @@ static int touch(struct berth_plan *p, uint32_t j)
     t->was_running = job->state == BERTH_JOB_RUNNING;
     t->snap = p->nsnaps;
     if (t->was_running) {
-        size_t g = (size_t)job->spec->num_gpus;
+        size_t g = (size_t)job->gpus;
         if (BERTH_GROW(p->snaps, p->snaps_cap, p->nsnaps + g))
             return BERTH_ENOMEM;
         memcpy(p->snaps + p->nsnaps, job->slots, g * sizeof *job->slots);
@@ -61,18 +61,13 @@ static int touch(struct berth_plan *p, uint32_t j)
     return 0;
 }
 
-static int single_server(const struct berth_plan *p, const struct berth_job *j)
-{
-    return j->spec->single_server || !p->cluster->allow_span;
-}
-
 static int fits_type(const struct berth_plan *p, const struct berth_job *j, int t)
 {
     const struct berth__gputype *ty = &p->cluster->types[t];
-    int32_t g = j->spec->num_gpus;
+    int32_t g = j->gpus;
     if (ty->free < g)
         return 0;
-    if (!single_server(p, j))
+    if (!j->single)
         return 1;
     for (int f = g; f <= ty->max_per_server; f++)
         if (ty->head[f] >= 0)
@@ -84,7 +79,7 @@ int berth__plan_fit(const struct berth_plan *p, const struct berth_job *j)
 {
     if (j->want_type >= 0)
         return fits_type(p, j, j->want_type) ? j->want_type : -1;
-    if (p->cluster->free < j->spec->num_gpus)
+    if (p->cluster->free < j->gpus)
         return -1;
     for (size_t t = 0; t < p->cluster->ntypes; t++)
         if (fits_type(p, j, (int)t))
@@ -107,7 +102,7 @@ void berth__plan_take(struct berth_plan *p, struct berth_job *j, uint32_t s, int
 static int32_t count_servers(const struct berth_job *j)
 {
     int32_t n = 0;
-    int32_t g = j->spec->num_gpus;
+    int32_t g = j->gpus;
     for (int32_t k = 0; k < g; k++) {
         int seen = 0;
         for (int32_t m = 0; m < k && !seen; m++)
@@ -130,20 +125,20 @@ int berth__plan_start(struct berth_plan *p, uint32_t ji, struct berth_err *err)
     if (touch(p, ji))
         return berth_err_set(err, BERTH_ENOMEM, "plan: out of memory");
     if (!j->slots) {
-        j->slots = malloc((size_t)j->spec->num_gpus * sizeof *j->slots);
+        j->slots = malloc((size_t)j->gpus * sizeof *j->slots);
         if (!j->slots)
             return berth_err_set(err, BERTH_ENOMEM, "plan: out of memory");
     }
     int32_t free_before = p->cluster->free;
     p->filling = 0;
     berth__place(p, j, t, p->placement);
-    if (p->filling != j->spec->num_gpus || free_before - p->cluster->free != p->filling)
+    if (p->filling != j->gpus || free_before - p->cluster->free != p->filling)
         return berth_err_set(err, BERTH_EINTERNAL,
                              "plan: placement gave job %s %d GPUs, it asked for %d", j->spec->id,
-                             p->filling, j->spec->num_gpus);
+                             p->filling, j->gpus);
     for (int32_t k = 0; k < p->filling; k++)
         if (p->cluster->srv[j->slots[k].server].type != t ||
-            (single_server(p, j) && j->slots[k].server != j->slots[0].server))
+            (j->single && j->slots[k].server != j->slots[0].server))
             return berth_err_set(err, BERTH_EINTERNAL,
                                  "plan: placement broke job %s's type or server constraint",
                                  j->spec->id);
@@ -173,7 +168,7 @@ int berth__plan_preempt(struct berth_plan *p, uint32_t ji, struct berth_err *err
     if (touch(p, ji))
         return berth_err_set(err, BERTH_ENOMEM, "plan: out of memory");
     fold(j, p->now);
-    berth__cluster_give_slots(p->cluster, j->slots, j->spec->num_gpus);
+    berth__cluster_give_slots(p->cluster, j->slots, j->gpus);
     j->state = BERTH_JOB_PENDING;
     p->nrunning--;
     p->npending++;
@@ -187,7 +182,7 @@ int berth__plan_can_restore(const struct berth_plan *p, uint32_t ji)
     if (t < 0 || !p->touched[t].was_running || j->state != BERTH_JOB_PENDING)
         return 0;
     const struct berth__slot *snap = p->snaps + p->touched[t].snap;
-    for (int32_t k = 0; k < j->spec->num_gpus; k++)
+    for (int32_t k = 0; k < j->gpus; k++)
         if (!(p->cluster->srv[snap[k].server].free_mask & (UINT64_C(1) << snap[k].gpu)))
             return 0;
     return 1;
@@ -200,8 +195,8 @@ int berth__plan_restore(struct berth_plan *p, uint32_t ji, struct berth_err *err
                              p->jobs[ji].spec->id);
     struct berth_job *j = &p->jobs[ji];
     const struct berth__slot *snap = p->snaps + p->touched[p->touch_of[ji]].snap;
-    memcpy(j->slots, snap, (size_t)j->spec->num_gpus * sizeof *snap);
-    berth__cluster_take_slots(p->cluster, j->slots, j->spec->num_gpus);
+    memcpy(j->slots, snap, (size_t)j->gpus * sizeof *snap);
+    berth__cluster_take_slots(p->cluster, j->slots, j->gpus);
     j->state = BERTH_JOB_RUNNING;
     j->since = p->now;
     p->npending--;

@@ -1,0 +1,51 @@
+# berth's front door. The two quick-start commands:
+#   make demo   install what is missing, build, simulate a generated Philly-like workload
+#   make test   install what is missing, build, run every test (plain and sanitized builds)
+BUILD      ?= build
+ASAN_BUILD ?= build-asan
+JOBS       ?= 2
+MAKEFLAGS  += --no-print-directory
+CMAKE_ARGS ?=
+
+.PHONY: all deps build asan demo test test-plain test-asan bench lint format clean
+
+all: build
+
+deps:
+	@sh scripts/install-deps.sh
+
+build: deps
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_ARGS) >/dev/null
+	@cmake --build $(BUILD) -j$(JOBS)
+
+asan: deps
+	@cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DBERTH_SANITIZE=ON $(CMAKE_ARGS) >/dev/null
+	@cmake --build $(ASAN_BUILD) -j$(JOBS)
+
+demo: build
+	@$(BUILD)/berth gen --profile philly --jobs 20000 --seed 1 --out $(BUILD)/demo-philly.csv
+	@echo "generated $(BUILD)/demo-philly.csv: 20000 Philly-like jobs (berth gen --profile philly)"
+	@$(BUILD)/berth sim --cluster philly --trace $(BUILD)/demo-philly.csv --policy las
+
+test-plain: build
+	@cd $(BUILD) && ctest --output-on-failure -j$(JOBS)
+
+test-asan: asan
+	@cd $(ASAN_BUILD) && ctest --output-on-failure -j$(JOBS)
+
+test: test-plain test-asan
+
+bench: build
+	@bash bench/run.sh $(BUILD)/berth
+
+# Style checked by a machine: clang-format and a short list of banned functions.
+lint:
+	@clang-format --dry-run --Werror src/*/*.c src/*/*.h include/berth/*.h tests/*.c tests/*.h
+	@! grep -nE '\b(strcpy|strcat|sprintf|vsprintf|gets|atoi|atol|atof)\s*\(' src/*/*.c src/*/*.h \
+		|| (echo "banned function above (use snprintf, strtol and friends)"; exit 1)
+
+format:
+	@clang-format -i src/*/*.c src/*/*.h include/berth/*.h tests/*.c tests/*.h
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD)

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# berth's simulator benchmarks: wall time, events per second and peak memory for
+#   1. the real Philly trace (82,247 jobs) on 64x8:v100 under fifo, sjf and las (target < 1 s);
+#   2. one million generated gavel jobs on 50,000 GPUs under las (target < 30 s, < 2 GB),
+#      at a sustainable load (~76 % busy) and in overload (offered load above capacity).
+# Each case runs REPEAT times (default 3); the best wall time is reported (machines here
+# are shared and noisy). Usage: bench/run.sh [PATH/TO/berth]
+set -euo pipefail
+BERTH=${1:-build/berth}
+REPEAT=${REPEAT:-3}
+HERE=$(cd "$(dirname "$0")" && pwd)
+SHARED=${BERTH_SHARED:-$HERE/../../shared}
+PHILLY=$SHARED/traces/philly-pollux/philly.csv
+W=$(mktemp -d); trap 'rm -rf "$W"' EXIT
+
+# run_case NAME ARGS... : best-of-REPEAT wall time, events/s and peak RSS of `berth sim`
+run_case() {
+    local name=$1; shift
+    python3 - "$name" "$REPEAT" "$BERTH" "$@" <<'PY'
+import json, resource, subprocess, sys, time
+name, repeat, cmd = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+best = None
+for _ in range(repeat):
+    t0 = time.monotonic()
+    out = subprocess.run(cmd + ["--json"], check=True, capture_output=True, text=True).stdout
+    wall = time.monotonic() - t0
+    d = json.loads(out)
+    if best is None or wall < best[0]:
+        best = (wall, d)
+rss_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+wall, d = best
+print(f"{name:<34} {wall:7.3f} s  {d['wall_s']:7.3f} s sim  {d['events']/d['wall_s']/1e6:6.2f} M ev/s"
+      f"  {d['jobs']/wall/1e3:8.1f} k jobs/s  {rss_mb:7.1f} MB  "
+      f"{d['completed']} done, {d['preemptions']} preemptions, util {d['gpu_util']:.3f}")
+PY
+}
+
+echo "berth $("$BERTH" --version | cut -d' ' -f2), $(nproc) cores, best of $REPEAT runs"
+printf "%-34s %9s  %11s  %13s  %15s  %10s\n" case wall "sim only" "events/s" "jobs/s" "peak RSS"
+if [ -f "$PHILLY" ]; then
+    for p in fifo sjf las; do
+        run_case "philly 82k, 64x8:v100, $p" sim --cluster 64x8:v100 --trace "$PHILLY" --policy "$p"
+    done
+else
+    echo "(no $PHILLY: Philly cases skipped)"
+fi
+"$BERTH" gen --profile gavel --jobs 1000000 --rate 1500 --seed 1 --out "$W/g1500.csv"
+"$BERTH" gen --profile gavel --jobs 1000000 --rate 1800 --seed 1 --out "$W/g1800.csv"
+REPEAT=1 run_case "1M gavel, 50k GPUs, las, 1500/h" sim --cluster 6250x8:v100 --trace "$W/g1500.csv" --policy las
+REPEAT=1 run_case "1M gavel, 50k GPUs, las, 1800/h" sim --cluster 6250x8:v100 --trace "$W/g1800.csv" --policy las

@@ -1,0 +1,24 @@
+#!/bin/sh
+# Installs the Debian 12 packages berth needs to build and test, and nothing when they are
+# already there. Run as root (or with sudo available). Used by `make` and by .ci/run.
+set -eu
+need="gcc make cmake pkg-config libjansson-dev python3 ${BERTH_EXTRA_PACKAGES:-}"
+missing=""
+for p in $need; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+        missing="$missing $p"
+    fi
+done
+[ -z "$missing" ] && exit 0
+echo "berth: installing missing packages:$missing"
+if [ "$(id -u)" = 0 ]; then
+    SUDO=""
+elif command -v sudo >/dev/null 2>&1; then
+    SUDO="sudo"
+else
+    echo "berth: please install as root: apt-get install -y$missing" >&2
+    exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -q
+$SUDO apt-get install -y -q --no-install-recommends $missing
