@@ -51,6 +51,15 @@ has "$W/err" "col.csv:1" "unknown column names line 1"
 printf 'job_id,arrival_s,duration_s,num_gpus,x_color\n1,0,1,1,red\n' >"$W/x.csv"
 expect_rc 0 "x_ columns are allowed" -- "$BERTH" sim --cluster 1x4:v100 --trace "$W/x.csv"
 
+# --- --lenient: bad rows are skipped and counted per reason, never silently ------------
+printf 'job_id,arrival_s,duration_s,num_gpus\n1,0,10,1\n2,1,x,1\n3,2,-1,1\n4,3,5,1\n1,4,5,1\n6,3,5\n' >"$W/len.csv"
+expect_rc 2 "strict stops at the first bad row" -- "$BERTH" sim --cluster 1x1:a --trace "$W/len.csv"
+expect_rc 0 "--lenient runs the good rows" -- "$BERTH" sim --cluster 1x1:a --trace "$W/len.csv" --lenient --json
+grep -q '"jobs": 2' "$W/out" && ok "--lenient keeps the 2 good jobs" || bad "--lenient jobs: $(cat "$W/out")"
+has "$W/err" "4 of 6 rows left out" "--lenient reports how many rows it left out"
+has "$W/err" "2  bad row: column duration_s" "--lenient counts per reason"
+has "$W/err" "column job_id: expected a unique id" "--lenient counts a duplicate id"
+
 # --- results ----------------------------------------------------------------------------
 expect_rc 0 "table" -- "$BERTH" sim --cluster 1x4:v100 --trace "$W/a.csv" --policy las
 has "$W/out" "avg JCT" "table shows avg JCT"

@@ -37,8 +37,36 @@ struct berth_jobspec {
 
 struct berth_trace;
 
-/* Loads path in the given format ("native", "philly-pollux", or NULL / "auto" to detect
- * from the header). On success *out owns the jobs in file order. */
+struct berth_load_opts {
+    const char *format; /* a name from berth_trace_formats(), or NULL / "auto": detect */
+    int lenient;        /* skip bad rows, counting them per reason, instead of failing */
+};
+
+#define BERTH_LOAD_MAX_REASONS 32
+
+/* What a load read and what it left out. Rows are left out for two reasons: bad rows under
+ * --lenient (bad = 1), and rows a format's documented rules say are not jobs, such as a
+ * Philly job that never started (bad = 0). Both are counted, never dropped silently. */
+struct berth_load_report {
+    size_t rows;    /* data rows (or records) read */
+    size_t jobs;    /* jobs loaded */
+    size_t skipped; /* rows left out, all reasons */
+    size_t nreasons;
+    struct {
+        char reason[160]; /* "column duration_s: expected a duration in seconds > 0" */
+        size_t count;
+        uint32_t first_line;
+        int bad;
+    } reasons[BERTH_LOAD_MAX_REASONS]; /* the last one collects "other reasons" */
+};
+
+/* Loads path (some formats take several files, see the README) with options o (NULL =
+ * strict, format detected). rep (may be NULL) says what was read and left out. On success
+ * *out owns the jobs in file order. */
+int berth_trace_load_opts(const char *path, const struct berth_load_opts *o,
+                          struct berth_load_report *rep, struct berth_trace **out,
+                          struct berth_err *err);
+/* Strict load in the given format ("native", "philly-pollux", ... or NULL / "auto"). */
 int berth_trace_load(const char *path, const char *format, struct berth_trace **out,
                      struct berth_err *err);
 void berth_trace_free(struct berth_trace *t);

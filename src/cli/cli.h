@@ -23,6 +23,9 @@ int cli_parse_u64(const char *cmd, const char *flag, const char *s, uint64_t *ou
 /* Parses a number of seconds (> 0) into microseconds; 0 or 2 as above. */
 int cli_parse_seconds(const char *cmd, const char *flag, const char *s, berth_us *out);
 
+/* Prints on stderr what a trace load left out (nothing when it left nothing out). */
+void cli_report_load(const char *path, const struct berth_load_report *rep);
+
 int cmd_sim(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
 int cmd_policies(int argc, char **argv);

@@ -12,7 +12,7 @@ static void help(FILE *f)
 {
     fprintf(f, "usage: berth sim --cluster SPEC --trace FILE [--format FMT] [--policy NAME]\n"
                "                 [--placement P] [--seed N] [--quantum S] [--out DIR] [--json]\n"
-               "                 [--check]\n"
+               "                 [--check] [--lenient]\n"
                "\n"
                "  --cluster SPEC   NxG:type[,NxG:type...] (16x4:v100 = 16 servers with 4 V100\n"
                "                   each), a JSON cluster file (see README), or a built-in\n"
@@ -27,6 +27,8 @@ static void help(FILE *f)
                "  --out DIR        write DIR/jobs.csv, DIR/series.csv and DIR/summary.json\n"
                "  --json           print exactly one JSON object on stdout instead of the table\n"
                "  --check          verify every GPU and job after each pass (slow; for tests)\n"
+               "  --lenient        skip bad trace rows (counted per reason on stderr) instead of\n"
+               "                   stopping at the first one\n"
                "\n"
                "Exit status: 0 done, 2 bad input (message names FILE:LINE and the column),\n"
                "1 runtime failure.\n");
@@ -105,13 +107,14 @@ int cmd_sim(int argc, char **argv)
         {"out", required_argument, 0, 'o'},
         {"json", no_argument, 0, 'j'},
         {"check", no_argument, 0, 'k'},
+        {"lenient", no_argument, 0, 'l'},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
     struct berth_sim_opts o;
     berth_sim_opts_init(&o);
     const char *cluster = NULL, *trace = NULL, *format = NULL, *out = NULL;
-    int json = 0, ch;
+    int json = 0, lenient = 0, ch;
     optind = 1;
     opterr = 0;
     while ((ch = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
@@ -148,6 +151,9 @@ int cmd_sim(int argc, char **argv)
         case 'k':
             o.check_invariants = 1;
             break;
+        case 'l':
+            lenient = 1;
+            break;
         case 'h':
             help(stdout);
             return EXIT_OK;
@@ -182,8 +188,12 @@ int cmd_sim(int argc, char **argv)
     struct berth_cluster *c = NULL;
     struct berth_trace *t = NULL;
     int rc = berth_cluster_parse(cluster, &c, &err);
-    if (!rc)
-        rc = berth_trace_load(trace, format, &t, &err);
+    struct berth_load_opts lo = {format, lenient};
+    struct berth_load_report rep;
+    if (!rc) {
+        rc = berth_trace_load_opts(trace, &lo, &rep, &t, &err);
+        cli_report_load(trace, &rep);
+    }
     if (rc) {
         berth_cluster_free(c);
         return cli_fail(&err);

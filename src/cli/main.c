@@ -56,6 +56,17 @@ int cli_fail(const struct berth_err *err)
     return err->code == BERTH_EINPUT || err->code == BERTH_EIO ? EXIT_BAD_INPUT : EXIT_RUNTIME;
 }
 
+void cli_report_load(const char *path, const struct berth_load_report *rep)
+{
+    if (!rep->skipped)
+        return;
+    fprintf(stderr, "berth: %s: %zu of %zu rows left out:\n", path, rep->skipped, rep->rows);
+    for (size_t i = 0; i < rep->nreasons; i++)
+        fprintf(stderr, "  %8zu  %s%s (first on line %u)\n", rep->reasons[i].count,
+                rep->reasons[i].bad ? "bad row: " : "", rep->reasons[i].reason,
+                rep->reasons[i].first_line);
+}
+
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
     va_list ap;

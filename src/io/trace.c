@@ -7,11 +7,12 @@
 #include "model/cluster_int.h"
 #include "trace_int.h"
 #include "util/csv.h"
+#include "util/num.h"
 
 struct format {
     const char *name;
-    int (*load)(const char *, struct berth_trace **, struct berth_err *);
-    const char *header_start; /* how detection recognises the format's header */
+    berth__loader_fn load;
+    const char *header_start; /* how detection recognises the format's first line */
 };
 
 static const struct format formats[] = {
@@ -19,11 +20,76 @@ static const struct format formats[] = {
     {"philly-pollux", berth__load_philly_pollux, "timestamp,duration,num_gpus"},
 };
 
-static const char *const format_names[] = {"native", "philly-pollux", NULL};
+#define NFORMATS (sizeof formats / sizeof *formats)
 
 const char *const *berth_trace_formats(void)
 {
-    return format_names;
+    static const char *names[NFORMATS + 1];
+    for (size_t i = 0; i < NFORMATS; i++)
+        names[i] = formats[i].name;
+    return names;
+}
+
+static void format_list(char *buf, size_t len)
+{
+    size_t o = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < NFORMATS && o < len; i++)
+        o += (size_t)snprintf(buf + o, len - o, "%s%s", i ? ", " : "", formats[i].name);
+}
+
+/* ---- bad rows and left-out rows ------------------------------------------------------ */
+
+static void count_reason(struct berth_load_report *r, uint32_t line, const char *reason, int bad)
+{
+    r->skipped++;
+    size_t i;
+    for (i = 0; i < r->nreasons; i++)
+        if (r->reasons[i].bad == bad && !strcmp(r->reasons[i].reason, reason))
+            break;
+    if (i == r->nreasons) {
+        if (r->nreasons == BERTH_LOAD_MAX_REASONS) {
+            i = BERTH_LOAD_MAX_REASONS - 1;
+            snprintf(r->reasons[i].reason, sizeof r->reasons[i].reason, "other reasons");
+        } else {
+            r->nreasons++;
+            snprintf(r->reasons[i].reason, sizeof r->reasons[i].reason, "%s", reason);
+            r->reasons[i].count = 0;
+            r->reasons[i].first_line = line;
+            r->reasons[i].bad = bad;
+        }
+    }
+    r->reasons[i].count++;
+}
+
+int berth__load_bad(struct berth__load *L, uint32_t line, const char *column, const char *expected,
+                    const char *found, size_t found_len, struct berth_err *err)
+{
+    char ex[96], reason[160];
+    snprintf(reason, sizeof reason, "column %s: expected %s", column, expected);
+    if (L->lenient) {
+        count_reason(L->rep, line, reason, 1);
+        return 0;
+    }
+    if (!found)
+        return berth_err_set(err, BERTH_EINPUT, "%s:%u: %s", L->path, line, reason);
+    return berth_err_set(err, BERTH_EINPUT, "%s:%u: %s, found %s", L->path, line, reason,
+                         berth__excerpt(ex, sizeof ex, found, found_len));
+}
+
+int berth__load_bad_row(struct berth__load *L, uint32_t line, const char *msg,
+                        struct berth_err *err)
+{
+    if (L->lenient) {
+        count_reason(L->rep, line, msg, 1);
+        return 0;
+    }
+    return berth_err_set(err, BERTH_EINPUT, "%s:%u: %s", L->path, line, msg);
+}
+
+void berth__load_exclude(struct berth__load *L, uint32_t line, const char *reason)
+{
+    count_reason(L->rep, line, reason, 0);
 }
 
 struct berth_trace *berth__trace_new(const char *path)
@@ -96,7 +162,7 @@ static uint64_t hash_str(const char *s)
     return h;
 }
 
-int berth__trace_check_ids(const struct berth_trace *t, struct berth_err *err)
+int berth__trace_check_ids(struct berth_trace *t, struct berth__load *L, struct berth_err *err)
 {
     size_t cap = 16;
     while (cap < t->n * 2)
@@ -106,28 +172,43 @@ int berth__trace_check_ids(const struct berth_trace *t, struct berth_err *err)
         return berth_err_set(err, BERTH_ENOMEM, "%s: out of memory", t->path);
     memset(slot, 0xff, cap * sizeof *slot);
     int rc = 0;
+    size_t kept = 0;
     for (size_t i = 0; i < t->n && !rc; i++) {
         size_t h = (size_t)hash_str(t->jobs[i].id) & (cap - 1);
+        int dup = 0;
         for (;; h = (h + 1) & (cap - 1)) {
-            if (slot[h] == UINT32_MAX) {
-                slot[h] = (uint32_t)i;
+            if (slot[h] == UINT32_MAX)
                 break;
-            }
             const struct berth_jobspec *o = &t->jobs[slot[h]];
             if (!strcmp(o->id, t->jobs[i].id)) {
-                rc = berth_err_set(err, BERTH_EINPUT,
-                                   "%s:%u: column job_id: expected a unique id, found \"%s\", "
-                                   "already used on line %u",
-                                   t->path, t->jobs[i].line, t->jobs[i].id, o->line);
+                char msg[160];
+                snprintf(msg, sizeof msg,
+                         "column job_id: expected a unique id, found \"%.60s\", "
+                         "already used on line %u",
+                         t->jobs[i].id, o->line);
+                if (L && L->lenient) {
+                    berth__load_bad_row(L, t->jobs[i].line, "column job_id: expected a unique id",
+                                        err);
+                    dup = 1;
+                } else {
+                    rc = berth_err_set(err, BERTH_EINPUT, "%s:%u: %s", t->path, t->jobs[i].line,
+                                       msg);
+                }
                 break;
             }
         }
+        if (dup || rc)
+            continue;
+        t->jobs[kept] = t->jobs[i];
+        slot[h] = (uint32_t)kept++;
     }
+    if (!rc)
+        t->n = kept;
     free(slot);
     return rc;
 }
 
-/* Reads the first line of path to pick a format. */
+/* Reads the first non-blank line of path to pick a format. */
 static int detect(const char *path, const struct format **f, struct berth_err *err)
 {
     FILE *fp = fopen(path, "rb");
@@ -142,7 +223,7 @@ static int detect(const char *path, const struct format **f, struct berth_err *e
     const char *p = line;
     if ((unsigned char)p[0] == 0xEF && (unsigned char)p[1] == 0xBB && (unsigned char)p[2] == 0xBF)
         p += 3;
-    for (size_t i = 0; i < sizeof formats / sizeof *formats; i++)
+    for (size_t i = 0; i < NFORMATS; i++)
         if (!strncmp(p, formats[i].header_start, strlen(formats[i].header_start))) {
             *f = &formats[i];
             return 0;
@@ -152,46 +233,64 @@ static int detect(const char *path, const struct format **f, struct berth_err *e
         *f = &formats[0];
         return 0;
     }
+    char names[256];
+    format_list(names, sizeof names);
     line[strcspn(line, "\r\n")] = '\0';
     return berth_err_set(err, BERTH_EINPUT,
                          "%s:1: cannot tell the trace format from the header \"%.80s\"; name it "
-                         "with --format (native, philly-pollux)",
-                         path, line);
+                         "with --format (%s)",
+                         path, line, names);
 }
 
-int berth_trace_load(const char *path, const char *format, struct berth_trace **out,
-                     struct berth_err *err)
+int berth_trace_load_opts(const char *path, const struct berth_load_opts *o,
+                          struct berth_load_report *rep, struct berth_trace **out,
+                          struct berth_err *err)
 {
+    struct berth_load_report local;
+    if (!rep)
+        rep = &local;
+    memset(rep, 0, sizeof *rep);
+    const char *format = o ? o->format : NULL;
     const struct format *f = NULL;
     if (!format || !strcmp(format, "auto")) {
         int rc = detect(path, &f, err);
         if (rc)
             return rc;
     } else {
-        for (size_t i = 0; i < sizeof formats / sizeof *formats; i++)
+        for (size_t i = 0; i < NFORMATS; i++)
             if (!strcmp(format, formats[i].name))
                 f = &formats[i];
-        if (!f)
+        if (!f) {
+            char names[256];
+            format_list(names, sizeof names);
             return berth_err_set(err, BERTH_EINPUT,
-                                 "--format: unknown trace format '%s' (expected auto, native or "
-                                 "philly-pollux)",
-                                 format);
+                                 "--format: unknown trace format '%s' (expected auto, %s)", format,
+                                 names);
+        }
     }
-    struct berth_trace *t = NULL;
-    int rc = f->load(path, &t, err);
-    if (rc)
-        return rc;
-    if (t->n == 0) {
-        berth_trace_free(t);
-        return berth_err_set(err, BERTH_EINPUT, "%s: expected at least one job, found none", path);
-    }
-    rc = berth__trace_check_ids(t, err);
+    struct berth__load L = {path, o ? o->lenient : 0, rep, berth__trace_new(path)};
+    if (!L.t)
+        return berth_err_set(err, BERTH_ENOMEM, "%s: out of memory", path);
+    int rc = f->load(&L, err);
+    if (!rc && L.t->n == 0)
+        rc = berth_err_set(err, BERTH_EINPUT, "%s: expected at least one job, found none%s", path,
+                           rep->skipped ? " (every row was left out)" : "");
+    if (!rc)
+        rc = berth__trace_check_ids(L.t, &L, err);
     if (rc) {
-        berth_trace_free(t);
+        berth_trace_free(L.t);
         return rc;
     }
-    *out = t;
+    rep->jobs = L.t->n;
+    *out = L.t;
     return 0;
+}
+
+int berth_trace_load(const char *path, const char *format, struct berth_trace **out,
+                     struct berth_err *err)
+{
+    struct berth_load_opts o = {format, 0};
+    return berth_trace_load_opts(path, &o, NULL, out, err);
 }
 
 int berth_trace_check(const struct berth_trace *t, const struct berth_cluster *c,

@@ -41,8 +41,12 @@ static const char *const colname[NCOLS] = {
 #define MAX_GPUS_PER_JOB 1000000
 #define MAX_TIME_US      INT64_C(1000000000000000000) /* 10^12 s */
 
+/* row() returns this when a bad row was skipped under --lenient */
+#define ROW_SKIPPED 1
+
 struct ctx {
     struct berth__csv *csv;
+    struct berth__load *L;
     const char *path;
     int idx[NCOLS]; /* field index of each column, -1 if absent */
     size_t nfields;
@@ -50,12 +54,10 @@ struct ctx {
 
 static int bad(struct ctx *x, enum col c, const char *expected, struct berth_err *err)
 {
-    char ex[96];
     size_t i = (size_t)x->idx[c];
-    return berth_err_set(
-        err, BERTH_EINPUT, "%s:%u: column %s: expected %s, found %s", x->path,
-        berth__csv_line(x->csv), colname[c], expected,
-        berth__excerpt(ex, sizeof ex, berth__csv_field(x->csv, i), berth__csv_len(x->csv, i)));
+    int rc = berth__load_bad(x->L, berth__csv_line(x->csv), colname[c], expected,
+                             berth__csv_field(x->csv, i), berth__csv_len(x->csv, i), err);
+    return rc ? rc : ROW_SKIPPED;
 }
 
 static int present(struct ctx *x, enum col c)
@@ -125,10 +127,14 @@ static int row(struct ctx *x, struct berth_trace *t, struct berth_err *err)
     berth__jobspec_defaults(&js);
     js.line = berth__csv_line(x->csv);
     size_t nf = berth__csv_nfields(x->csv);
-    if (nf != x->nfields)
-        return berth_err_set(err, BERTH_EINPUT,
-                             "%s:%u: expected %zu fields as in the header, found %zu", x->path,
-                             js.line, x->nfields, nf);
+    int rc;
+    if (nf != x->nfields) {
+        char msg[96];
+        snprintf(msg, sizeof msg, "expected %zu fields as in the header, found %zu", x->nfields,
+                 nf);
+        rc = berth__load_bad_row(x->L, js.line, msg, err);
+        return rc ? rc : ROW_SKIPPED;
+    }
     size_t n;
     const char *s;
     int64_t v;
@@ -148,18 +154,19 @@ static int row(struct ctx *x, struct berth_trace *t, struct berth_err *err)
     if (js.arrival_us > MAX_TIME_US || js.duration_us > MAX_TIME_US)
         return bad(x, js.arrival_us > MAX_TIME_US ? C_ARRIVAL : C_DURATION,
                    "a time of at most 10^12 seconds", err);
-    if (int_col(x, C_GPUS, 1, MAX_GPUS_PER_JOB, "a whole number of GPUs >= 1", &v, err))
-        return err->code;
+    if ((rc = int_col(x, C_GPUS, 1, MAX_GPUS_PER_JOB, "a whole number of GPUs >= 1", &v, err)))
+        return rc;
     js.num_gpus = js.min_gpus = js.max_gpus = (int32_t)v;
 
     if (present(x, C_MIN)) {
-        if (int_col(x, C_MIN, 1, js.num_gpus, "a GPU count from 1 to num_gpus", &v, err))
-            return err->code;
+        if ((rc = int_col(x, C_MIN, 1, js.num_gpus, "a GPU count from 1 to num_gpus", &v, err)))
+            return rc;
         js.min_gpus = (int32_t)v;
     }
     if (present(x, C_MAX)) {
-        if (int_col(x, C_MAX, js.num_gpus, MAX_GPUS_PER_JOB, "a GPU count >= num_gpus", &v, err))
-            return err->code;
+        if ((rc = int_col(x, C_MAX, js.num_gpus, MAX_GPUS_PER_JOB, "a GPU count >= num_gpus", &v,
+                          err)))
+            return rc;
         js.max_gpus = (int32_t)v;
     }
     if (present(x, C_SHARE)) {
@@ -172,19 +179,19 @@ static int row(struct ctx *x, struct berth_trace *t, struct berth_err *err)
         js.gpu_share_milli = (int32_t)v;
     }
     if (present(x, C_MEM)) {
-        if (int_col(x, C_MEM, 0, INT64_C(1) << 40, "a memory size in MiB >= 0", &v, err))
-            return err->code;
+        if ((rc = int_col(x, C_MEM, 0, INT64_C(1) << 40, "a memory size in MiB >= 0", &v, err)))
+            return rc;
         js.gpu_mem_mib = v;
     }
     if (present(x, C_STEPS)) {
-        if (int_col(x, C_STEPS, 1, INT64_MAX, "a whole number of steps >= 1", &v, err))
-            return err->code;
+        if ((rc = int_col(x, C_STEPS, 1, INT64_MAX, "a whole number of steps >= 1", &v, err)))
+            return rc;
         js.total_steps = v;
     }
     if (present(x, C_PRIO)) {
-        if (int_col(x, C_PRIO, -1000000, 1000000, "an integer priority in [-1000000, 1000000]", &v,
-                    err))
-            return err->code;
+        if ((rc = int_col(x, C_PRIO, -1000000, 1000000,
+                          "an integer priority in [-1000000, 1000000]", &v, err)))
+            return rc;
         js.priority = (int32_t)v;
     }
     if (present(x, C_SINGLE)) {
@@ -218,38 +225,31 @@ nomem:
     return berth_err_set(err, BERTH_ENOMEM, "%s:%u: out of memory", x->path, js.line);
 }
 
-int berth__load_native(const char *path, struct berth_trace **out, struct berth_err *err)
+int berth__load_native(struct berth__load *L, struct berth_err *err)
 {
-    struct ctx x = {.path = path};
-    int rc = berth__csv_open(&x.csv, path, ',', err);
+    struct ctx x = {.L = L, .path = L->path};
+    int rc = berth__csv_open(&x.csv, L->path, ',', err);
     if (rc)
         return rc;
-    struct berth_trace *t = berth__trace_new(path);
-    if (!t) {
-        berth__csv_close(x.csv);
-        return berth_err_set(err, BERTH_ENOMEM, "%s: out of memory", path);
-    }
     rc = berth__csv_next(x.csv, err);
     if (rc == 0)
         rc = berth_err_set(err, BERTH_EINPUT,
                            "%s:1: expected a header line (job_id,arrival_s,duration_s,num_gpus"
                            "...), found an empty file",
-                           path);
+                           L->path);
     else if (rc > 0)
         rc = header(&x, err);
     while (rc == 0) {
         rc = berth__csv_next(x.csv, err);
         if (rc <= 0)
             break;
-        rc = row(&x, t, err);
+        L->rep->rows++;
+        rc = row(&x, L->t, err);
+        if (rc == ROW_SKIPPED)
+            rc = 0;
     }
     berth__csv_close(x.csv);
-    if (rc) {
-        berth_trace_free(t);
-        return rc;
-    }
-    *out = t;
-    return 0;
+    return rc;
 }
 
 static void put_str(FILE *f, const char *s)

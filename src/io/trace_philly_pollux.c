@@ -15,102 +15,96 @@
 
 static const char *const cols[] = {"timestamp", "duration", "num_gpus", "gpu_time", "cluster"};
 
-static int bad(const char *path, struct berth__csv *c, size_t i, const char *expected,
+/* A bad field: fails (strict) or returns 1 so the row is skipped (lenient). */
+static int bad(struct berth__load *L, struct berth__csv *c, size_t i, const char *expected,
                struct berth_err *err)
 {
-    char ex[96];
-    return berth_err_set(
-        err, BERTH_EINPUT, "%s:%u: column %s: expected %s, found %s", path, berth__csv_line(c),
-        cols[i], expected,
-        berth__excerpt(ex, sizeof ex, berth__csv_field(c, i), berth__csv_len(c, i)));
+    int rc = berth__load_bad(L, berth__csv_line(c), cols[i], expected, berth__csv_field(c, i),
+                             berth__csv_len(c, i), err);
+    return rc ? rc : 1;
 }
 
-int berth__load_philly_pollux(const char *path, struct berth_trace **out, struct berth_err *err)
+static int header(struct berth__load *L, struct berth__csv *c, struct berth_err *err)
+{
+    size_t nf = berth__csv_nfields(c);
+    for (size_t i = 0; i < 5; i++) {
+        const char *h = nf == 5 ? berth__csv_field(c, i) : "";
+        if (i == 0 && !strncmp(h, "\xEF\xBB\xBF", 3))
+            h += 3; /* UTF-8 byte-order mark */
+        if (nf != 5 || strcmp(h, cols[i]))
+            return berth_err_set(err, BERTH_EINPUT,
+                                 "%s:1: expected the header timestamp,duration,num_gpus,"
+                                 "gpu_time,cluster, found a different header (column %zu)",
+                                 L->path, i + 1);
+    }
+    return 0;
+}
+
+/* Reads one data row; returns 0 (pushed), 1 (skipped under --lenient) or an error. */
+static int row(struct berth__load *L, struct berth__csv *c, int64_t *origin, struct berth_err *err)
+{
+    struct berth_jobspec js;
+    berth__jobspec_defaults(&js);
+    js.line = berth__csv_line(c);
+    if (berth__csv_nfields(c) != 5) {
+        char msg[64];
+        snprintf(msg, sizeof msg, "expected 5 fields, found %zu", berth__csv_nfields(c));
+        int rc = berth__load_bad_row(L, js.line, msg, err);
+        return rc ? rc : 1;
+    }
+    int64_t ts, gpus, gt;
+    if (berth__parse_datetime(berth__csv_field(c, 0), berth__csv_len(c, 0), &ts))
+        return bad(L, c, 0, "a time YYYY-MM-DD HH:MM:SS", err);
+    if (berth__parse_seconds_us(berth__csv_field(c, 1), berth__csv_len(c, 1), &js.duration_us) ||
+        js.duration_us <= 0 || js.duration_us > INT64_MAX / 4)
+        return bad(L, c, 1, "a duration in seconds > 0", err);
+    if (berth__parse_i64(berth__csv_field(c, 2), berth__csv_len(c, 2), &gpus) || gpus < 1 ||
+        gpus > 1000000)
+        return bad(L, c, 2, "a whole number of GPUs >= 1", err);
+    if (berth__parse_seconds_us(berth__csv_field(c, 3), berth__csv_len(c, 3), &gt) || gt < 0)
+        return bad(L, c, 3, "a GPU time in seconds >= 0", err);
+    char idb[24];
+    int idn = snprintf(idb, sizeof idb, "%zu", L->rep->rows);
+    js.id = berth__trace_str(L->t, idb, (size_t)idn);
+    js.queue = berth__trace_str(L->t, berth__csv_field(c, 4), berth__csv_len(c, 4));
+    js.num_gpus = js.min_gpus = js.max_gpus = (int32_t)gpus;
+    js.arrival_us = ts; /* absolute seconds until every row is read */
+    if (ts < *origin)
+        *origin = ts;
+    if (!js.id || !js.queue || berth__trace_push(L->t, &js))
+        return berth_err_set(err, BERTH_ENOMEM, "%s:%u: out of memory", L->path, js.line);
+    return 0;
+}
+
+int berth__load_philly_pollux(struct berth__load *L, struct berth_err *err)
 {
     struct berth__csv *c;
-    int rc = berth__csv_open(&c, path, ',', err);
+    int rc = berth__csv_open(&c, L->path, ',', err);
     if (rc)
         return rc;
-    struct berth_trace *t = berth__trace_new(path);
-    if (!t) {
-        berth__csv_close(c);
-        return berth_err_set(err, BERTH_ENOMEM, "%s: out of memory", path);
-    }
     rc = berth__csv_next(c, err);
     if (rc == 0)
         rc = berth_err_set(err, BERTH_EINPUT,
                            "%s:1: expected the header timestamp,duration,num_gpus,gpu_time,"
                            "cluster, found an empty file",
-                           path);
-    if (rc > 0) {
-        rc = 0;
-        size_t nf = berth__csv_nfields(c);
-        for (size_t i = 0; i < 5 && !rc; i++) {
-            const char *h = nf == 5 ? berth__csv_field(c, i) : "";
-            if (i == 0 && !strncmp(h, "\xEF\xBB\xBF", 3))
-                h += 3; /* UTF-8 byte-order mark */
-            if (nf != 5 || strcmp(h, cols[i]))
-                rc = berth_err_set(err, BERTH_EINPUT,
-                                   "%s:1: expected the header timestamp,duration,num_gpus,"
-                                   "gpu_time,cluster, found a different header (column %zu)",
-                                   path, i + 1);
-        }
-    }
+                           L->path);
+    else if (rc > 0)
+        rc = header(L, c, err);
     int64_t origin = INT64_MAX;
-    size_t row = 0;
     while (rc == 0) {
         rc = berth__csv_next(c, err);
         if (rc <= 0)
             break;
-        rc = 0;
-        struct berth_jobspec js;
-        berth__jobspec_defaults(&js);
-        js.line = berth__csv_line(c);
-        if (berth__csv_nfields(c) != 5) {
-            rc = berth_err_set(err, BERTH_EINPUT, "%s:%u: expected 5 fields, found %zu", path,
-                               js.line, berth__csv_nfields(c));
-            break;
-        }
-        int64_t ts, gpus, gt;
-        if (berth__parse_datetime(berth__csv_field(c, 0), berth__csv_len(c, 0), &ts)) {
-            rc = bad(path, c, 0, "a time YYYY-MM-DD HH:MM:SS", err);
-            break;
-        }
-        if (berth__parse_seconds_us(berth__csv_field(c, 1), berth__csv_len(c, 1),
-                                    &js.duration_us) ||
-            js.duration_us <= 0 || js.duration_us > INT64_MAX / 4) {
-            rc = bad(path, c, 1, "a duration in seconds > 0", err);
-            break;
-        }
-        if (berth__parse_i64(berth__csv_field(c, 2), berth__csv_len(c, 2), &gpus) || gpus < 1 ||
-            gpus > 1000000) {
-            rc = bad(path, c, 2, "a whole number of GPUs >= 1", err);
-            break;
-        }
-        if (berth__parse_seconds_us(berth__csv_field(c, 3), berth__csv_len(c, 3), &gt) || gt < 0) {
-            rc = bad(path, c, 3, "a GPU time in seconds >= 0", err);
-            break;
-        }
-        char idb[24];
-        int idn = snprintf(idb, sizeof idb, "%zu", ++row);
-        js.id = berth__trace_str(t, idb, (size_t)idn);
-        js.queue = berth__trace_str(t, berth__csv_field(c, 4), berth__csv_len(c, 4));
-        js.num_gpus = js.min_gpus = js.max_gpus = (int32_t)gpus;
-        js.arrival_us = ts; /* absolute seconds for now */
-        if (ts < origin)
-            origin = ts;
-        if (!js.id || !js.queue || berth__trace_push(t, &js)) {
-            rc = berth_err_set(err, BERTH_ENOMEM, "%s:%u: out of memory", path, js.line);
-            break;
-        }
+        L->rep->rows++;
+        rc = row(L, c, &origin, err);
+        if (rc == 1)
+            rc = 0;
     }
     berth__csv_close(c);
-    if (rc) {
-        berth_trace_free(t);
+    if (rc)
         return rc;
-    }
+    struct berth_trace *t = L->t;
     for (size_t i = 0; i < t->n; i++)
         t->jobs[i].arrival_us = (t->jobs[i].arrival_us - origin) * BERTH_US_PER_S;
-    *out = t;
     return 0;
 }
