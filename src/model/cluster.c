@@ -1,35 +1,44 @@
-/* Clusters: parsing the shorthand and JSON cluster files, the bucketed free-GPU state, and
- * the accessors of include/berth/cluster.h. */
+/* Clusters: laying servers out from a builder (every cluster format ends here), the
+ * shorthand NxG:type, the bucketed free-GPU state, and the accessors of
+ * include/berth/cluster.h. File formats live in io/cluster_*.c. */
 #include <ctype.h>
-#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 
 #include "cluster_int.h"
 #include "util/num.h"
 
-/* A server description before the cluster is laid out. */
-struct proto {
-    const char *type, *name, *rack, *pool;
-    int32_t gpus;
-    size_t src; /* index in the file's servers array */
-};
-
-struct builder {
-    struct proto *p;
-    size_t n, cap;
-    struct berth__arena names;
-};
-
-static int add_proto(struct builder *b, struct proto pr)
+int berth__builder_add(struct berth__cluster_builder *b, const struct berth__server_spec *s)
 {
     if (BERTH_GROW(b->p, b->cap, b->n + 1))
         return -1;
-    b->p[b->n++] = pr;
+    b->p[b->n++] = *s;
     return 0;
+}
+
+const char *berth__builder_str(struct berth__cluster_builder *b, const char *s, int lower)
+{
+    char *d = berth__arena_strndup(&b->names, s, strlen(s));
+    if (d && lower)
+        for (char *q = d; *q; q++)
+            *q = (char)tolower((unsigned char)*q);
+    return d;
+}
+
+void berth__builder_init(struct berth__cluster_builder *b)
+{
+    memset(b, 0, sizeof *b);
+    berth__arena_init(&b->names);
+    b->allow_span = 1;
+}
+
+void berth__builder_free(struct berth__cluster_builder *b)
+{
+    free(b->p);
+    berth__arena_free(&b->names);
+    memset(b, 0, sizeof *b);
 }
 
 static void bucket_unlink(struct berth_cluster *c, uint32_t s)
@@ -121,7 +130,7 @@ static int intern(const char ***tab, size_t *n, struct berth__arena *a, const ch
 }
 
 /* Lays the servers out: types in order of first appearance, every server idle. */
-static int build(struct builder *b, int allow_span, struct berth_cluster **out,
+static int build(struct berth__cluster_builder *b, int allow_span, struct berth_cluster **out,
                  struct berth_err *err, const char *what)
 {
     struct berth_cluster *c = calloc(1, sizeof *c);
@@ -134,7 +143,7 @@ static int build(struct builder *b, int allow_span, struct berth_cluster **out,
     if (!c->srv || !c->types)
         goto nomem;
     for (size_t i = 0; i < b->n; i++) {
-        struct proto *pr = &b->p[i];
+        struct berth__server_spec *pr = &b->p[i];
         size_t t;
         for (t = 0; t < c->ntypes; t++)
             if (!strcmp(c->types[t].name, pr->type))
@@ -149,6 +158,8 @@ static int build(struct builder *b, int allow_span, struct berth_cluster **out,
         v->type = (uint16_t)t;
         v->ngpus = v->nfree = (uint16_t)pr->gpus;
         v->free_mask = pr->gpus == 64 ? UINT64_MAX : (UINT64_C(1) << pr->gpus) - 1;
+        v->cpu_milli = pr->cpu_milli;
+        v->mem_mib = pr->mem_mib;
         char nb[96];
         const char *nm = pr->name;
         if (!nm || !*nm) {
@@ -189,7 +200,7 @@ nomem:
     return berth_err_set(err, BERTH_ENOMEM, "%s: out of memory", what);
 }
 
-static int valid_type_name(const char *s, size_t n)
+int berth__cluster_type_name_ok(const char *s, size_t n)
 {
     if (!n || n > 31)
         return 0;
@@ -199,17 +210,9 @@ static int valid_type_name(const char *s, size_t n)
     return 1;
 }
 
-static char *lower_dup(struct berth__arena *a, const char *s, size_t n)
-{
-    char *d = berth__arena_strndup(a, s, n);
-    if (d)
-        for (char *p = d; *p; p++)
-            *p = (char)tolower((unsigned char)*p);
-    return d;
-}
-
 /* "16x4:v100,8x8:a100" */
-static int parse_shorthand(const char *spec, struct builder *b, struct berth_err *err)
+int berth__cluster_parse_shorthand(const char *spec, struct berth__cluster_builder *b,
+                                   struct berth_err *err)
 {
     const char *p = spec;
     int part = 0;
@@ -226,7 +229,7 @@ static int parse_shorthand(const char *spec, struct builder *b, struct berth_err
         int64_t n = 0, g = 0;
         if (!x || !colon || colon < x || berth__parse_i64(p, (size_t)(x - p), &n) ||
             berth__parse_i64(x + 1, (size_t)(colon - x - 1), &g) ||
-            !valid_type_name(colon + 1, len - (size_t)(colon + 1 - p)))
+            !berth__cluster_type_name_ok(colon + 1, len - (size_t)(colon + 1 - p)))
             return berth_err_set(err, BERTH_EINPUT,
                                  "--cluster '%s': part %d: expected NxG:type (for example "
                                  "16x4:v100), a cluster file or a built-in name (philly, gavel, "
@@ -242,11 +245,14 @@ static int parse_shorthand(const char *spec, struct builder *b, struct berth_err
                                  "--cluster '%s': part %d: expected 1 to %d GPUs per server, "
                                  "found %lld",
                                  spec, part, BERTH_MAX_SERVER_GPUS, (long long)g);
-        const char *type = lower_dup(&b->names, colon + 1, len - (size_t)(colon + 1 - p));
+        char tb[32];
+        snprintf(tb, sizeof tb, "%.*s", (int)(len - (size_t)(colon + 1 - p)), colon + 1);
+        const char *type = berth__builder_str(b, tb, 1);
         if (!type)
             return berth_err_set(err, BERTH_ENOMEM, "--cluster: out of memory");
         for (int64_t i = 0; i < n; i++)
-            if (add_proto(b, (struct proto){.type = type, .gpus = (int32_t)g}))
+            if (berth__builder_add(b,
+                                   &(struct berth__server_spec){.type = type, .gpus = (int32_t)g}))
                 return berth_err_set(err, BERTH_ENOMEM, "--cluster: out of memory");
         if (!comma)
             break;
@@ -259,248 +265,13 @@ static int parse_shorthand(const char *spec, struct builder *b, struct berth_err
     return 0;
 }
 
-static const char *opt_string(json_t *o, const char *key, const char *file, size_t i,
-                              struct berth_err *err, int *bad)
+int berth__builder_build(struct berth__cluster_builder *b, const char *what,
+                         struct berth_cluster **out, struct berth_err *err)
 {
-    json_t *v = json_object_get(o, key);
-    if (!v || json_is_null(v))
-        return NULL;
-    if (!json_is_string(v)) {
-        *bad =
-            berth_err_set(err, BERTH_EINPUT,
-                          "%s: servers[%zu].%s: expected a string, found a JSON %s", file, i, key,
-                          json_is_integer(v)  ? "integer"
-                          : json_is_real(v)   ? "number"
-                          : json_is_object(v) ? "object"
-                          : json_is_array(v)  ? "array"
-                                              : "boolean");
-        return NULL;
-    }
-    return json_string_value(v);
-}
-
-static int opt_int(json_t *o, const char *key, int64_t dflt, int64_t lo, int64_t hi,
-                   const char *file, size_t i, struct berth_err *err, int64_t *out)
-{
-    json_t *v = json_object_get(o, key);
-    if (!v) {
-        *out = dflt;
-        return 0;
-    }
-    if (!json_is_integer(v) || json_integer_value(v) < lo || json_integer_value(v) > hi) {
-        char *txt = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
-        int rc = berth_err_set(err, BERTH_EINPUT,
-                               "%s: servers[%zu].%s: expected an integer from %lld to %lld, "
-                               "found %s",
-                               file, i, key, (long long)lo, (long long)hi, txt ? txt : "?");
-        free(txt);
-        return rc;
-    }
-    *out = json_integer_value(v);
-    return 0;
-}
-
-static uint64_t hash_name(const char *s)
-{
-    uint64_t h = UINT64_C(1469598103934665603);
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * UINT64_C(1099511628211);
-    return h;
-}
-
-/* Server names must be unique: an open-addressing hash set over the named servers. */
-static int check_unique_names(const struct builder *b, const char *path, struct berth_err *err)
-{
-    size_t cap = 16;
-    while (cap < b->n * 2)
-        cap *= 2;
-    size_t *slot = malloc(cap * sizeof *slot);
-    if (!slot)
-        return berth_err_set(err, BERTH_ENOMEM, "%s: out of memory", path);
-    for (size_t k = 0; k < cap; k++)
-        slot[k] = SIZE_MAX;
-    int rc = 0;
-    for (size_t i = 0; i < b->n && !rc; i++) {
-        if (!b->p[i].name)
-            continue;
-        for (size_t h = (size_t)hash_name(b->p[i].name) & (cap - 1);; h = (h + 1) & (cap - 1)) {
-            if (slot[h] == SIZE_MAX) {
-                slot[h] = i;
-                break;
-            }
-            if (!strcmp(b->p[slot[h]].name, b->p[i].name)) {
-                rc = berth_err_set(err, BERTH_EINPUT,
-                                   "%s: servers[%zu].name: expected a unique name, found \"%s\", "
-                                   "already used by servers[%zu]",
-                                   path, b->p[i].src, b->p[i].name, b->p[slot[h]].src);
-                break;
-            }
-        }
-    }
-    free(slot);
-    return rc;
-}
-
-static int parse_file(const char *path, struct builder *b, int *allow_span, struct berth_err *err)
-{
-    json_error_t je;
-    json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
-    if (!root)
-        return berth_err_set(err, BERTH_EINPUT, "%s:%d:%d: invalid JSON: %s", path, je.line,
-                             je.column, je.text);
-    int rc = 0;
-    json_t *servers = json_is_object(root) ? json_object_get(root, "servers") : NULL;
-    if (!json_is_array(servers) || json_array_size(servers) == 0) {
-        rc = berth_err_set(err, BERTH_EINPUT,
-                           "%s: servers: expected a non-empty array of servers, found %s", path,
-                           !json_is_object(root) ? "a document that is not an object"
-                           : !servers            ? "no \"servers\" key"
-                                                 : "something else");
-        goto out;
-    }
-    json_t *span = json_object_get(root, "gang_span");
-    if (span && !json_is_boolean(span)) {
-        rc = berth_err_set(err, BERTH_EINPUT, "%s: gang_span: expected true or false", path);
-        goto out;
-    }
-    *allow_span = span ? json_is_true(span) : 1;
-    const char *known_top[] = {"servers", "gang_span", "name", "comment", NULL};
-    const char *key;
-    json_t *val;
-    json_object_foreach(root, key, val)
-    {
-        int ok = 0;
-        for (int k = 0; known_top[k]; k++)
-            ok |= !strcmp(key, known_top[k]);
-        if (!ok) {
-            rc = berth_err_set(err, BERTH_EINPUT,
-                               "%s: %s: unknown key (expected servers, gang_span, name or "
-                               "comment)",
-                               path, key);
-            goto out;
-        }
-    }
-    size_t i;
-    json_t *sv;
-    json_array_foreach(servers, i, sv)
-    {
-        if (!json_is_object(sv)) {
-            rc = berth_err_set(err, BERTH_EINPUT, "%s: servers[%zu]: expected an object", path, i);
-            goto out;
-        }
-        const char *known[] = {"name", "gpu_type", "gpus", "rack", "pool", "count", NULL};
-        json_object_foreach(sv, key, val)
-        {
-            int ok = 0;
-            for (int k = 0; known[k]; k++)
-                ok |= !strcmp(key, known[k]);
-            if (!ok) {
-                rc = berth_err_set(err, BERTH_EINPUT,
-                                   "%s: servers[%zu].%s: unknown key (expected name, gpu_type, "
-                                   "gpus, rack, pool or count)",
-                                   path, i, key);
-                goto out;
-            }
-        }
-        int bad = 0;
-        const char *type = opt_string(sv, "gpu_type", path, i, err, &bad);
-        const char *name = opt_string(sv, "name", path, i, err, &bad);
-        const char *rack = opt_string(sv, "rack", path, i, err, &bad);
-        const char *pool = opt_string(sv, "pool", path, i, err, &bad);
-        if (bad) {
-            rc = bad;
-            goto out;
-        }
-        if (!type || !valid_type_name(type, strlen(type))) {
-            rc = berth_err_set(err, BERTH_EINPUT,
-                               "%s: servers[%zu].gpu_type: expected a GPU type name (letters, "
-                               "digits, '-', '_', '.'; at most 31), found %s%s%s",
-                               path, i, type ? "\"" : "", type ? type : "none", type ? "\"" : "");
-            goto out;
-        }
-        int64_t gpus, count;
-        if ((rc = opt_int(sv, "gpus", -1, 1, BERTH_MAX_SERVER_GPUS, path, i, err, &gpus)))
-            goto out;
-        if (gpus < 0) {
-            rc = berth_err_set(err, BERTH_EINPUT,
-                               "%s: servers[%zu].gpus: expected an integer from 1 to %d, found "
-                               "none",
-                               path, i, BERTH_MAX_SERVER_GPUS);
-            goto out;
-        }
-        if ((rc = opt_int(sv, "count", 1, 1, 1000000, path, i, err, &count)))
-            goto out;
-        if (count > 1 && name) {
-            rc = berth_err_set(err, BERTH_EINPUT,
-                               "%s: servers[%zu].name: a name needs count 1, found count %lld",
-                               path, i, (long long)count);
-            goto out;
-        }
-        const char *lt = lower_dup(&b->names, type, strlen(type));
-        const char *nm = name ? berth__arena_strndup(&b->names, name, strlen(name)) : NULL;
-        const char *rk = rack ? berth__arena_strndup(&b->names, rack, strlen(rack)) : NULL;
-        const char *pl = pool ? berth__arena_strndup(&b->names, pool, strlen(pool)) : NULL;
-        if (!lt || (name && !nm) || (rack && !rk) || (pool && !pl)) {
-            rc = berth_err_set(err, BERTH_ENOMEM, "%s: out of memory", path);
-            goto out;
-        }
-        for (int64_t k = 0; k < count; k++)
-            if (add_proto(b, (struct proto){lt, nm, rk, pl, (int32_t)gpus, i})) {
-                rc = berth_err_set(err, BERTH_ENOMEM, "%s: out of memory", path);
-                goto out;
-            }
-        if (b->n > 1000000) {
-            rc = berth_err_set(err, BERTH_EINPUT, "%s: expected at most 1000000 servers", path);
-            goto out;
-        }
-    }
-    rc = check_unique_names(b, path, err);
-out:
-    json_decref(root);
-    return rc;
-}
-
-/* Named example clusters, so a demo needs no file. */
-static const struct {
-    const char *name, *spec, *what;
-} builtins[] = {
-    {"philly", "64x8:v100", "64 servers x 8 V100 (the size the Philly benchmarks use)"},
-    {"gavel", "36x4:v100,36x4:p100,36x4:k80", "Gavel's heterogeneous cluster, 108 servers"},
-    {"tiresias", "16x4:v100", "Tiresias' default cluster, 16 servers x 4 GPUs"},
-};
-
-const char *berth_cluster_builtin(size_t i, const char **spec, const char **what)
-{
-    if (i >= sizeof builtins / sizeof *builtins)
-        return NULL;
-    if (spec)
-        *spec = builtins[i].spec;
-    if (what)
-        *what = builtins[i].what;
-    return builtins[i].name;
-}
-
-int berth_cluster_parse(const char *spec, struct berth_cluster **out, struct berth_err *err)
-{
-    for (size_t i = 0; i < sizeof builtins / sizeof *builtins; i++)
-        if (!strcmp(spec, builtins[i].name))
-            spec = builtins[i].spec;
-    struct builder b = {0};
-    berth__arena_init(&b.names);
-    struct stat st;
-    int allow_span = 1, rc;
-    int is_file = stat(spec, &st) == 0 && S_ISREG(st.st_mode);
-    if (is_file)
-        rc = parse_file(spec, &b, &allow_span, err);
-    else if (strchr(spec, '/') || strstr(spec, ".json"))
-        rc = berth_err_set(err, BERTH_EIO, "--cluster: cannot open cluster file '%s'", spec);
-    else
-        rc = parse_shorthand(spec, &b, err);
-    if (!rc)
-        rc = build(&b, allow_span, out, err, is_file ? spec : "--cluster");
-    free(b.p);
-    berth__arena_free(&b.names);
-    return rc;
+    if (b->n == 0)
+        return berth_err_set(err, BERTH_EINPUT, "%s: expected at least one server, found none",
+                             what);
+    return build(b, b->allow_span, out, err, what);
 }
 
 void berth_cluster_free(struct berth_cluster *c)

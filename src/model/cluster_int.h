@@ -17,6 +17,8 @@
 
 struct berth__server {
     uint64_t free_mask; /* bit i set: GPU i is idle */
+    int64_t cpu_milli;  /* CPU capacity in 1/1000 cores, 0 = not modelled */
+    int64_t mem_mib;    /* host memory capacity, 0 = not modelled */
     uint16_t ngpus;
     uint16_t nfree;
     uint16_t type;
@@ -48,6 +50,37 @@ struct berth_cluster {
     size_t npools;
     struct berth__arena names;
 };
+
+/* One server (or `count` alike) as a cluster format describes it, before layout. Strings
+ * must outlive the builder: copy them with berth__builder_str. */
+struct berth__server_spec {
+    const char *type, *name, *rack, *pool; /* type required (lower case); others may be NULL */
+    int32_t gpus;                          /* 1..64 (0 allowed: a CPU-only server) */
+    int64_t cpu_milli, mem_mib;            /* 0 = not modelled */
+    size_t src;                            /* index of the entry in its file, for messages */
+};
+
+struct berth__cluster_builder {
+    struct berth__server_spec *p;
+    size_t n, cap;
+    struct berth__arena names;
+    int allow_span; /* 1 unless the format says gangs must stay on one server */
+};
+
+void berth__builder_init(struct berth__cluster_builder *b);
+void berth__builder_free(struct berth__cluster_builder *b);
+int berth__builder_add(struct berth__cluster_builder *b, const struct berth__server_spec *s);
+/* Copies s into the builder's arena (lower-cased when lower); NULL when out of memory. */
+const char *berth__builder_str(struct berth__cluster_builder *b, const char *s, int lower);
+/* Lays the servers out (types in order of first appearance, all idle). what names the
+ * source in messages. */
+int berth__builder_build(struct berth__cluster_builder *b, const char *what,
+                         struct berth_cluster **out, struct berth_err *err);
+/* Adds the servers of the shorthand NxG:type[,NxG:type...] to b. */
+int berth__cluster_parse_shorthand(const char *spec, struct berth__cluster_builder *b,
+                                   struct berth_err *err);
+/* 1 when s[0..n) is a valid GPU type name (letters, digits, '-', '_', '.'; 1..31). */
+int berth__cluster_type_name_ok(const char *s, size_t n);
 
 /* A deep copy with its own free-GPU state; NULL when out of memory. */
 struct berth_cluster *berth__cluster_clone(const struct berth_cluster *c);

@@ -1,0 +1,12 @@
+/* Cluster file formats: each reads one kind of file into a cluster builder (model layer).
+ * berth_cluster_parse (cluster_load.c) picks the format. */
+#ifndef BERTH_IO_CLUSTER_INT_H
+#define BERTH_IO_CLUSTER_INT_H
+
+#include "model/cluster_int.h"
+
+/* berth's JSON cluster file: {"servers": [...], "gang_span": bool}. */
+int berth__cluster_load_json(const char *path, struct berth__cluster_builder *b,
+                             struct berth_err *err);
+
+#endif

@@ -1,0 +1,213 @@
+/* berth's JSON cluster file: servers with a GPU type and count, optional name, rack, pool
+ * and count; "gang_span": false keeps every gang on one server. Every error names the file
+ * and the field path (servers[3].gpus). */
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cluster_int.h"
+
+static const char *opt_string(json_t *o, const char *key, const char *file, size_t i,
+                              struct berth_err *err, int *bad)
+{
+    json_t *v = json_object_get(o, key);
+    if (!v || json_is_null(v))
+        return NULL;
+    if (!json_is_string(v)) {
+        *bad =
+            berth_err_set(err, BERTH_EINPUT,
+                          "%s: servers[%zu].%s: expected a string, found a JSON %s", file, i, key,
+                          json_is_integer(v)  ? "integer"
+                          : json_is_real(v)   ? "number"
+                          : json_is_object(v) ? "object"
+                          : json_is_array(v)  ? "array"
+                                              : "boolean");
+        return NULL;
+    }
+    return json_string_value(v);
+}
+
+static int opt_int(json_t *o, const char *key, int64_t dflt, int64_t lo, int64_t hi,
+                   const char *file, size_t i, struct berth_err *err, int64_t *out)
+{
+    json_t *v = json_object_get(o, key);
+    if (!v) {
+        *out = dflt;
+        return 0;
+    }
+    if (!json_is_integer(v) || json_integer_value(v) < lo || json_integer_value(v) > hi) {
+        char *txt = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+        int rc = berth_err_set(err, BERTH_EINPUT,
+                               "%s: servers[%zu].%s: expected an integer from %lld to %lld, "
+                               "found %s",
+                               file, i, key, (long long)lo, (long long)hi, txt ? txt : "?");
+        free(txt);
+        return rc;
+    }
+    *out = json_integer_value(v);
+    return 0;
+}
+
+static uint64_t hash_name(const char *s)
+{
+    uint64_t h = UINT64_C(1469598103934665603);
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * UINT64_C(1099511628211);
+    return h;
+}
+
+/* Server names must be unique: an open-addressing hash set over the named servers. */
+static int check_unique_names(const struct berth__cluster_builder *b, const char *path,
+                              struct berth_err *err)
+{
+    size_t cap = 16;
+    while (cap < b->n * 2)
+        cap *= 2;
+    size_t *slot = malloc(cap * sizeof *slot);
+    if (!slot)
+        return berth_err_set(err, BERTH_ENOMEM, "%s: out of memory", path);
+    for (size_t k = 0; k < cap; k++)
+        slot[k] = SIZE_MAX;
+    int rc = 0;
+    for (size_t i = 0; i < b->n && !rc; i++) {
+        if (!b->p[i].name)
+            continue;
+        for (size_t h = (size_t)hash_name(b->p[i].name) & (cap - 1);; h = (h + 1) & (cap - 1)) {
+            if (slot[h] == SIZE_MAX) {
+                slot[h] = i;
+                break;
+            }
+            if (!strcmp(b->p[slot[h]].name, b->p[i].name)) {
+                rc = berth_err_set(err, BERTH_EINPUT,
+                                   "%s: servers[%zu].name: expected a unique name, found \"%s\", "
+                                   "already used by servers[%zu]",
+                                   path, b->p[i].src, b->p[i].name, b->p[slot[h]].src);
+                break;
+            }
+        }
+    }
+    free(slot);
+    return rc;
+}
+
+int berth__cluster_load_json(const char *path, struct berth__cluster_builder *b,
+                             struct berth_err *err)
+{
+    json_error_t je;
+    json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+    if (!root)
+        return berth_err_set(err, BERTH_EINPUT, "%s:%d:%d: invalid JSON: %s", path, je.line,
+                             je.column, je.text);
+    int rc = 0;
+    json_t *servers = json_is_object(root) ? json_object_get(root, "servers") : NULL;
+    if (!json_is_array(servers) || json_array_size(servers) == 0) {
+        rc = berth_err_set(err, BERTH_EINPUT,
+                           "%s: servers: expected a non-empty array of servers, found %s", path,
+                           !json_is_object(root) ? "a document that is not an object"
+                           : !servers            ? "no \"servers\" key"
+                                                 : "something else");
+        goto out;
+    }
+    json_t *span = json_object_get(root, "gang_span");
+    if (span && !json_is_boolean(span)) {
+        rc = berth_err_set(err, BERTH_EINPUT, "%s: gang_span: expected true or false", path);
+        goto out;
+    }
+    b->allow_span = span ? json_is_true(span) : 1;
+    const char *known_top[] = {"servers", "gang_span", "name", "comment", NULL};
+    const char *key;
+    json_t *val;
+    json_object_foreach(root, key, val)
+    {
+        int ok = 0;
+        for (int k = 0; known_top[k]; k++)
+            ok |= !strcmp(key, known_top[k]);
+        if (!ok) {
+            rc = berth_err_set(err, BERTH_EINPUT,
+                               "%s: %s: unknown key (expected servers, gang_span, name or "
+                               "comment)",
+                               path, key);
+            goto out;
+        }
+    }
+    size_t i;
+    json_t *sv;
+    json_array_foreach(servers, i, sv)
+    {
+        if (!json_is_object(sv)) {
+            rc = berth_err_set(err, BERTH_EINPUT, "%s: servers[%zu]: expected an object", path, i);
+            goto out;
+        }
+        const char *known[] = {"name", "gpu_type", "gpus", "rack", "pool", "count", NULL};
+        json_object_foreach(sv, key, val)
+        {
+            int ok = 0;
+            for (int k = 0; known[k]; k++)
+                ok |= !strcmp(key, known[k]);
+            if (!ok) {
+                rc = berth_err_set(err, BERTH_EINPUT,
+                                   "%s: servers[%zu].%s: unknown key (expected name, gpu_type, "
+                                   "gpus, rack, pool or count)",
+                                   path, i, key);
+                goto out;
+            }
+        }
+        int bad = 0;
+        const char *type = opt_string(sv, "gpu_type", path, i, err, &bad);
+        const char *name = opt_string(sv, "name", path, i, err, &bad);
+        const char *rack = opt_string(sv, "rack", path, i, err, &bad);
+        const char *pool = opt_string(sv, "pool", path, i, err, &bad);
+        if (bad) {
+            rc = bad;
+            goto out;
+        }
+        if (!type || !berth__cluster_type_name_ok(type, strlen(type))) {
+            rc = berth_err_set(err, BERTH_EINPUT,
+                               "%s: servers[%zu].gpu_type: expected a GPU type name (letters, "
+                               "digits, '-', '_', '.'; at most 31), found %s%s%s",
+                               path, i, type ? "\"" : "", type ? type : "none", type ? "\"" : "");
+            goto out;
+        }
+        int64_t gpus, count;
+        if ((rc = opt_int(sv, "gpus", -1, 1, BERTH_MAX_SERVER_GPUS, path, i, err, &gpus)))
+            goto out;
+        if (gpus < 0) {
+            rc = berth_err_set(err, BERTH_EINPUT,
+                               "%s: servers[%zu].gpus: expected an integer from 1 to %d, found "
+                               "none",
+                               path, i, BERTH_MAX_SERVER_GPUS);
+            goto out;
+        }
+        if ((rc = opt_int(sv, "count", 1, 1, 1000000, path, i, err, &count)))
+            goto out;
+        if (count > 1 && name) {
+            rc = berth_err_set(err, BERTH_EINPUT,
+                               "%s: servers[%zu].name: a name needs count 1, found count %lld",
+                               path, i, (long long)count);
+            goto out;
+        }
+        const char *lt = berth__builder_str(b, type, 1);
+        const char *nm = name ? berth__builder_str(b, name, 0) : NULL;
+        const char *rk = rack ? berth__builder_str(b, rack, 0) : NULL;
+        const char *pl = pool ? berth__builder_str(b, pool, 0) : NULL;
+        if (!lt || (name && !nm) || (rack && !rk) || (pool && !pl)) {
+            rc = berth_err_set(err, BERTH_ENOMEM, "%s: out of memory", path);
+            goto out;
+        }
+        for (int64_t k = 0; k < count; k++)
+            if (berth__builder_add(
+                    b, &(struct berth__server_spec){lt, nm, rk, pl, (int32_t)gpus, 0, 0, i})) {
+                rc = berth_err_set(err, BERTH_ENOMEM, "%s: out of memory", path);
+                goto out;
+            }
+        if (b->n > 1000000) {
+            rc = berth_err_set(err, BERTH_EINPUT, "%s: expected at most 1000000 servers", path);
+            goto out;
+        }
+    }
+    rc = check_unique_names(b, path, err);
+out:
+    json_decref(root);
+    return rc;
+}

@@ -1,0 +1,67 @@
+/* berth_cluster_parse: the one entry point for --cluster. A built-in name, a file (its
+ * format told by its first bytes), or the shorthand NxG:type[,NxG:type...]. */
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cluster_int.h"
+
+/* Named example clusters, so a demo needs no file. */
+static const struct {
+    const char *name, *spec, *what;
+} builtins[] = {
+    {"philly", "64x8:v100", "64 servers x 8 V100 (the size the Philly benchmarks use)"},
+    {"gavel", "36x4:v100,36x4:p100,36x4:k80", "Gavel's heterogeneous cluster, 108 servers"},
+    {"tiresias", "16x4:v100", "Tiresias' default cluster, 16 servers x 4 GPUs"},
+};
+
+const char *berth_cluster_builtin(size_t i, const char **spec, const char **what)
+{
+    if (i >= sizeof builtins / sizeof *builtins)
+        return NULL;
+    if (spec)
+        *spec = builtins[i].spec;
+    if (what)
+        *what = builtins[i].what;
+    return builtins[i].name;
+}
+
+static int load_file(const char *path, struct berth__cluster_builder *b, struct berth_err *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return berth_err_set(err, BERTH_EIO, "--cluster: cannot open cluster file '%s'", path);
+    char head[256] = "";
+    size_t n = fread(head, 1, sizeof head - 1, f);
+    head[n] = '\0';
+    fclose(f);
+    const char *p = head + strspn(head, " \t\r\n");
+    size_t len = strlen(path);
+    if (*p == '{' || *p == '[' || !*p || (len > 5 && !strcmp(path + len - 5, ".json")))
+        return berth__cluster_load_json(path, b, err);
+    return berth_err_set(err, BERTH_EINPUT,
+                         "%s:1: cannot tell the cluster format: expected a JSON cluster file "
+                         "(starting with '{')",
+                         path);
+}
+
+int berth_cluster_parse(const char *spec, struct berth_cluster **out, struct berth_err *err)
+{
+    for (size_t i = 0; i < sizeof builtins / sizeof *builtins; i++)
+        if (!strcmp(spec, builtins[i].name))
+            spec = builtins[i].spec;
+    struct berth__cluster_builder b;
+    berth__builder_init(&b);
+    struct stat st;
+    int is_file = stat(spec, &st) == 0 && S_ISREG(st.st_mode), rc;
+    if (is_file)
+        rc = load_file(spec, &b, err);
+    else if (strchr(spec, '/') || strstr(spec, ".json") || strstr(spec, ".csv"))
+        rc = berth_err_set(err, BERTH_EIO, "--cluster: cannot open cluster file '%s'", spec);
+    else
+        rc = berth__cluster_parse_shorthand(spec, &b, err);
+    if (!rc)
+        rc = berth__builder_build(&b, is_file ? spec : "--cluster", out, err);
+    berth__builder_free(&b);
+    return rc;
+}
