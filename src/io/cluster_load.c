@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include "cluster_int.h"
+#include "loaders_peers.h"
 
 /* Named example clusters, so a demo needs no file. */
 static const struct {
@@ -39,9 +40,11 @@ static int load_file(const char *path, struct berth__cluster_builder *b, struct 
     size_t len = strlen(path);
     if (*p == '{' || *p == '[' || !*p || (len > 5 && !strcmp(path + len - 5, ".json")))
         return berth__cluster_load_json(path, b, err);
+    if (!strncmp(p, "num_switch,", 11))
+        return berth__cluster_load_tiresias(path, b, err);
     return berth_err_set(err, BERTH_EINPUT,
                          "%s:1: cannot tell the cluster format: expected a JSON cluster file "
-                         "(starting with '{')",
+                         "(starting with '{') or a Tiresias cluster CSV (num_switch,...)",
                          path);
 }
 

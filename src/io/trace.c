@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "model/cluster_int.h"
+#include "loaders_peers.h"
 #include "trace_int.h"
 #include "util/csv.h"
 #include "util/num.h"
@@ -12,12 +13,33 @@
 struct format {
     const char *name;
     berth__loader_fn load;
-    const char *header_start; /* how detection recognises the format's first line */
+    const char *header_start;       /* detected when the first line starts with this */
+    int (*sniff)(const char *line); /* or when this says so (may be NULL) */
 };
 
+/* Gavel's trace TSV has no header: 7, 10 or 12 tab-separated fields. */
+static int sniff_gavel(const char *line)
+{
+    int tabs = 0;
+    for (const char *p = line; *p && *p != '\n'; p++)
+        tabs += *p == '\t';
+    return tabs == 6 || tabs == 9 || tabs == 11;
+}
+
+/* Tiresias' duration-only files: the loader explains why they are not job lists. */
+static int sniff_duration_only(const char *line)
+{
+    return !strncmp(line, "duration", 8) && strspn(line + 8, "\r\n") == strlen(line + 8);
+}
+
+/* Order matters: a more specific header comes before a prefix of it (tiresias' job_id,num_gpu
+ * before native's job_id,). */
 static const struct format formats[] = {
-    {"native", berth__load_native, "job_id,"},
-    {"philly-pollux", berth__load_philly_pollux, "timestamp,duration,num_gpus"},
+    {"tiresias", berth__load_tiresias, "job_id,num_gpu,", sniff_duration_only},
+    {"native", berth__load_native, "job_id,", NULL},
+    {"philly-pollux", berth__load_philly_pollux, "timestamp,duration,num_gpus", NULL},
+    {"pollux", berth__load_pollux, "name,time,application,num_replicas,batch_size", NULL},
+    {"gavel", berth__load_gavel, NULL, sniff_gavel},
 };
 
 #define NFORMATS (sizeof formats / sizeof *formats)
@@ -224,13 +246,17 @@ static int detect(const char *path, const struct format **f, struct berth_err *e
     if ((unsigned char)p[0] == 0xEF && (unsigned char)p[1] == 0xBB && (unsigned char)p[2] == 0xBF)
         p += 3;
     for (size_t i = 0; i < NFORMATS; i++)
-        if (!strncmp(p, formats[i].header_start, strlen(formats[i].header_start))) {
+        if ((formats[i].header_start &&
+             !strncmp(p, formats[i].header_start, strlen(formats[i].header_start))) ||
+            (formats[i].sniff && formats[i].sniff(p))) {
             *f = &formats[i];
             return 0;
         }
     /* native columns may come in any order */
     if (strstr(p, "job_id") && strstr(p, "arrival_s")) {
-        *f = &formats[0];
+        for (size_t i = 0; i < NFORMATS; i++)
+            if (!strcmp(formats[i].name, "native"))
+                *f = &formats[i];
         return 0;
     }
     char names[256];

@@ -1,0 +1,327 @@
+/* Loader for Gavel's job trace TSV (stanford-futuredata/gavel @ c4fa40097339, scheduler/utils.py
+ * parse_trace; traces in traces/physical_cluster/ and scheduler/traces/msr/) and Shockwave's
+ * variant (uw-mad-dash/shockwave @ 8a44f4a, scheduler/utils.py parse_trace).
+ *
+ * One line is one job; fields are separated by tabs, there is no header, and the command
+ * field holds spaces and "%s". The layout is told by the first row's field count:
+ *   7  (old msr): job_type, command, num_steps_arg, needs_data_dir, total_steps,
+ *                 arrival_time, scale_factor
+ *   10 (current): job_type, command, working_dir, num_steps_arg, needs_data_dir, total_steps,
+ *                 scale_factor, priority_weight, SLO, arrival_time
+ *   12 (Shockwave): the 10 plus mode after scale_factor and duration before arrival_time.
+ * A later row with another count is a bad row. Job ids are the data row numbers (1 for the
+ * first row), job_type is kept verbatim, scale_factor is the gang size, arrival_time is
+ * float seconds from the trace start (kept as given), total_steps is kept. priority_weight w
+ * (> 0) becomes priority round(1000 w), so weight 1 (the only weight of 7-field traces) is
+ * 1000 and Gavel's 5.0 is 5000. SLO (-1 = none), mode, command, working_dir, num_steps_arg
+ * are checked or ignored, never used. needs_data_dir must be 0 or 1.
+ *
+ * Run time: the 12-field duration (seconds) when present. Otherwise Gavel's own rule read
+ * backwards: its generator sets total_steps = run time x the isolated V100 throughput of
+ * (job_type, scale_factor) (scheduler/utils.py generate_job, reference_worker_type 'v100'),
+ * so duration = total_steps / that throughput, taken from the table below
+ * (scheduler/simulation_throughputs.json, key "v100" -> "('<type>', <sf>)" -> "null", steps/s).
+ * A scale factor the table lacks (msr traces hold 7, 12, 16, ... and CycleGAN x 8) uses the
+ * largest measured one below it scaled linearly: T(sf) = T(s0) x sf / s0. A job type not in
+ * the table is a bad row (column job_type). No row is left out by rule. Quoting: a field that
+ * starts with '"' is read as a CSV quoted field (Gavel never writes one). */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "loaders_peers.h"
+#include "util/csv.h"
+#include "util/num.h"
+
+#define MAX_GPUS_PER_JOB 1000000
+#define MAX_TIME_US      INT64_C(1000000000000000000) /* 10^12 s */
+
+/* Isolated V100 throughput (steps/s) per (job type, scale factor), sorted by type then scale
+ * factor: stanford-futuredata/gavel @ c4fa40097339, scheduler/simulation_throughputs.json. */
+static const struct {
+    const char *type;
+    int32_t sf;
+    double steps_per_s;
+} v100[] = {
+    {"A3C", 1, 7.175767179667988},
+    {"CycleGAN", 1, 4.426088263367452},
+    {"LM (batch size 10)", 1, 81.65163491883021},
+    {"LM (batch size 10)", 2, 163.12902048608936},
+    {"LM (batch size 10)", 4, 121.4776195889045},
+    {"LM (batch size 10)", 8, 615.0934647748222},
+    {"LM (batch size 20)", 1, 64.74245099960703},
+    {"LM (batch size 20)", 2, 132.17413449742747},
+    {"LM (batch size 20)", 4, 110.99685986392635},
+    {"LM (batch size 20)", 8, 497.2952582330656},
+    {"LM (batch size 40)", 1, 45.23737155222392},
+    {"LM (batch size 40)", 2, 91.59265730806288},
+    {"LM (batch size 40)", 4, 96.0312451685392},
+    {"LM (batch size 40)", 8, 359.30692492331696},
+    {"LM (batch size 5)", 1, 109.16661771207029},
+    {"LM (batch size 5)", 2, 185.72383101933428},
+    {"LM (batch size 5)", 4, 126.71571815404346},
+    {"LM (batch size 5)", 8, 698.773292956699},
+    {"LM (batch size 80)", 1, 28.239955054085122},
+    {"LM (batch size 80)", 2, 58.09153801943523},
+    {"LM (batch size 80)", 4, 74.80729601169598},
+    {"LM (batch size 80)", 8, 231.17619885320647},
+    {"Recommendation (batch size 1024)", 1, 13.2825697082565},
+    {"Recommendation (batch size 2048)", 1, 7.469632060833725},
+    {"Recommendation (batch size 4096)", 1, 3.9060505302376054},
+    {"Recommendation (batch size 512)", 1, 23.317634950657975},
+    {"Recommendation (batch size 8192)", 1, 2.841510364354536},
+    {"ResNet-18 (batch size 128)", 1, 17.994906225052176},
+    {"ResNet-18 (batch size 128)", 2, 23.985353059276264},
+    {"ResNet-18 (batch size 128)", 4, 69.95051765177759},
+    {"ResNet-18 (batch size 128)", 8, 162.09160717942794},
+    {"ResNet-18 (batch size 16)", 1, 32.353384328946916},
+    {"ResNet-18 (batch size 16)", 2, 100.14206200421837},
+    {"ResNet-18 (batch size 16)", 4, 123.85376642692827},
+    {"ResNet-18 (batch size 16)", 8, 382.5974422686407},
+    {"ResNet-18 (batch size 256)", 1, 10.300256501360458},
+    {"ResNet-18 (batch size 256)", 2, 15.882848624471642},
+    {"ResNet-18 (batch size 256)", 4, 27.7820579015064},
+    {"ResNet-18 (batch size 256)", 8, 81.5065873273903},
+    {"ResNet-18 (batch size 32)", 1, 29.947157347732464},
+    {"ResNet-18 (batch size 32)", 2, 94.24893164660543},
+    {"ResNet-18 (batch size 32)", 4, 114.73342037584995},
+    {"ResNet-18 (batch size 32)", 8, 340.0383618985821},
+    {"ResNet-18 (batch size 64)", 1, 24.093231895382736},
+    {"ResNet-18 (batch size 64)", 2, 74.13589143268821},
+    {"ResNet-18 (batch size 64)", 4, 95.58814453205626},
+    {"ResNet-18 (batch size 64)", 8, 255.82913926317391},
+    {"ResNet-50 (batch size 128)", 1, 2.4967655780898292},
+    {"ResNet-50 (batch size 128)", 2, 4.2230145549692715},
+    {"ResNet-50 (batch size 128)", 4, 7.029294087316617},
+    {"ResNet-50 (batch size 128)", 8, 10.293183147179176},
+    {"ResNet-50 (batch size 16)", 1, 11.396129065315943},
+    {"ResNet-50 (batch size 16)", 2, 13.859757680196113},
+    {"ResNet-50 (batch size 16)", 4, 23.195585654383645},
+    {"ResNet-50 (batch size 16)", 8, 27.799094635512898},
+    {"ResNet-50 (batch size 32)", 1, 7.787264918596293},
+    {"ResNet-50 (batch size 32)", 2, 10.834571175121209},
+    {"ResNet-50 (batch size 32)", 4, 13.763229095099536},
+    {"ResNet-50 (batch size 32)", 8, 24.067423556662327},
+    {"ResNet-50 (batch size 64)", 1, 4.394774823323071},
+    {"ResNet-50 (batch size 64)", 2, 7.922054367597505},
+    {"ResNet-50 (batch size 64)", 4, 9.451949566394442},
+    {"ResNet-50 (batch size 64)", 8, 17.303172756892167},
+    {"Transformer (batch size 128)", 1, 5.44610521981264},
+    {"Transformer (batch size 128)", 2, 10.069238394742342},
+    {"Transformer (batch size 128)", 4, 14.17451716526748},
+    {"Transformer (batch size 128)", 8, 30.88352104398441},
+    {"Transformer (batch size 16)", 1, 11.06408721300405},
+    {"Transformer (batch size 16)", 2, 14.153819944879553},
+    {"Transformer (batch size 16)", 4, 20.0849760042163},
+    {"Transformer (batch size 16)", 8, 71.65168021872898},
+    {"Transformer (batch size 256)", 1, 1.5951407072133263},
+    {"Transformer (batch size 256)", 2, 2.8852436298687203},
+    {"Transformer (batch size 256)", 4, 4.763045770199511},
+    {"Transformer (batch size 256)", 8, 9.71702368412533},
+    {"Transformer (batch size 32)", 1, 10.620893339463915},
+    {"Transformer (batch size 32)", 2, 13.328037548850137},
+    {"Transformer (batch size 32)", 4, 22.822511223673345},
+    {"Transformer (batch size 32)", 8, 63.97766004389649},
+    {"Transformer (batch size 64)", 1, 8.61775899193302},
+    {"Transformer (batch size 64)", 2, 15.876496488983058},
+    {"Transformer (batch size 64)", 4, 19.65962221663049},
+    {"Transformer (batch size 64)", 8, 49.650700211670745},
+};
+
+#define NV100 (sizeof v100 / sizeof *v100)
+
+/* The V100 throughput of (type, sf), extrapolated linearly above the largest measured scale
+ * factor <= sf. -1 when the type is not in the table. */
+static int v100_throughput(const char *type, int64_t sf, double *out)
+{
+    size_t lo = 0, hi = NV100;
+    while (lo < hi) { /* first entry with type >= the one asked */
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp(v100[mid].type, type) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    size_t best = NV100;
+    for (size_t i = lo; i < NV100 && !strcmp(v100[i].type, type); i++)
+        if (v100[i].sf <= sf)
+            best = i;
+    if (best == NV100)
+        return -1;
+    *out = v100[best].steps_per_s * (double)sf / (double)v100[best].sf;
+    return 0;
+}
+
+enum col {
+    C_TYPE,
+    C_CMD,
+    C_WD,
+    C_NSA,
+    C_NDD,
+    C_STEPS,
+    C_SF,
+    C_MODE,
+    C_PRIO,
+    C_SLO,
+    C_DUR,
+    C_ARR,
+    NCOLS
+};
+
+static const char *const colname[NCOLS] = {
+    "job_type",     "command", "working_dir",     "num_steps_arg", "needs_data_dir", "total_steps",
+    "scale_factor", "mode",    "priority_weight", "SLO",           "duration",       "arrival_time",
+};
+
+/* Field index of each column per layout, -1 when the layout has no such column. */
+static const struct layout {
+    size_t nf;
+    int idx[NCOLS];
+} layouts[] = {
+    {7, {0, 1, -1, 2, 3, 4, 6, -1, -1, -1, -1, 5}},
+    {10, {0, 1, 2, 3, 4, 5, 6, -1, 7, 8, -1, 9}},
+    {12, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}},
+};
+
+#define ROW_SKIPPED 1
+
+struct ctx {
+    struct berth__load *L;
+    struct berth__csv *csv;
+    const struct layout *lo;
+};
+
+static const char *fv(struct ctx *x, enum col c, size_t *len)
+{
+    size_t i = (size_t)x->lo->idx[c];
+    *len = berth__csv_len(x->csv, i);
+    return berth__csv_field(x->csv, i);
+}
+
+static int bad(struct ctx *x, enum col c, const char *expected, struct berth_err *err)
+{
+    size_t n;
+    const char *s = fv(x, c, &n);
+    int rc = berth__load_bad(x->L, berth__csv_line(x->csv), colname[c], expected, s, n, err);
+    return rc ? rc : ROW_SKIPPED;
+}
+
+static int row(struct ctx *x, struct berth_err *err)
+{
+    struct berth__load *L = x->L;
+    struct berth_jobspec js;
+    berth__jobspec_defaults(&js);
+    js.line = berth__csv_line(x->csv);
+    size_t nf = berth__csv_nfields(x->csv);
+    if (nf != x->lo->nf) {
+        char msg[96];
+        snprintf(msg, sizeof msg,
+                 "expected %zu tab-separated fields as on the first row, found %zu", x->lo->nf, nf);
+        int rc = berth__load_bad_row(L, js.line, msg, err);
+        return rc ? rc : ROW_SKIPPED;
+    }
+    size_t n;
+    const char *s;
+    int64_t v, steps, sf;
+
+    s = fv(x, C_TYPE, &n);
+    if (L->rep->rows == 1 && n >= 3 && !strncmp(s, "\xEF\xBB\xBF", 3)) {
+        s += 3; /* UTF-8 byte-order mark */
+        n -= 3;
+    }
+    if (n == 0 || n > 255)
+        return bad(x, C_TYPE, "a non-empty job type of at most 255 bytes", err);
+    if (!(js.job_type = berth__trace_str(L->t, s, n)))
+        goto nomem;
+    s = fv(x, C_NDD, &n);
+    if (berth__parse_i64(s, n, &v) || (v != 0 && v != 1))
+        return bad(x, C_NDD, "0 or 1", err);
+    s = fv(x, C_STEPS, &n);
+    if (berth__parse_i64(s, n, &steps) || steps < 1)
+        return bad(x, C_STEPS, "a whole number of steps >= 1", err);
+    js.total_steps = steps;
+    s = fv(x, C_SF, &n);
+    if (berth__parse_i64(s, n, &sf) || sf < 1 || sf > MAX_GPUS_PER_JOB)
+        return bad(x, C_SF, "a whole number of GPUs >= 1", err);
+    js.num_gpus = js.min_gpus = js.max_gpus = (int32_t)sf;
+    js.priority = 1000; /* weight 1 */
+    if (x->lo->idx[C_PRIO] >= 0) {
+        s = fv(x, C_PRIO, &n);
+        if (berth__parse_scaled(s, n, 3, &v) || v < 1 || v > 1000000)
+            return bad(x, C_PRIO, "a weight from 0.001 to 1000", err);
+        js.priority = (int32_t)v;
+    }
+    if (x->lo->idx[C_SLO] >= 0) {
+        double slo;
+        s = fv(x, C_SLO, &n);
+        if (berth__parse_double(s, n, &slo))
+            return bad(x, C_SLO, "a number (-1 = no SLO)", err);
+    }
+    s = fv(x, C_ARR, &n);
+    if (berth__parse_seconds_us(s, n, &js.arrival_us) || js.arrival_us < 0 ||
+        js.arrival_us > MAX_TIME_US)
+        return bad(x, C_ARR, "a time in seconds from 0 to 10^12", err);
+    if (x->lo->idx[C_DUR] >= 0) {
+        s = fv(x, C_DUR, &n);
+        if (berth__parse_seconds_us(s, n, &js.duration_us) || js.duration_us <= 0 ||
+            js.duration_us > MAX_TIME_US)
+            return bad(x, C_DUR, "a duration in seconds > 0 and at most 10^12", err);
+    } else {
+        double thr;
+        if (v100_throughput(js.job_type, sf, &thr))
+            return bad(x, C_TYPE, "a job type of Gavel's V100 throughput table", err);
+        double us = (double)steps / thr * 1e6;
+        if (!(us <= (double)MAX_TIME_US))
+            return bad(x, C_STEPS, "a step count whose V100 run time is at most 10^12 s", err);
+        js.duration_us = llround(us);
+        if (js.duration_us < 1)
+            js.duration_us = 1;
+    }
+    char idb[24];
+    int idn = snprintf(idb, sizeof idb, "%zu", L->rep->rows);
+    js.id = berth__trace_str(L->t, idb, (size_t)idn);
+    if (!js.id || berth__trace_push(L->t, &js))
+        goto nomem;
+    return 0;
+nomem:
+    return berth_err_set(err, BERTH_ENOMEM, "%s:%u: out of memory", L->path, js.line);
+}
+
+int berth__load_gavel(struct berth__load *L, struct berth_err *err)
+{
+    struct ctx x = {.L = L};
+    int rc = berth__csv_open(&x.csv, L->path, '\t', err);
+    if (rc)
+        return rc;
+    rc = berth__csv_next(x.csv, err);
+    if (rc == 0)
+        rc = berth_err_set(err, BERTH_EINPUT,
+                           "%s:1: expected a Gavel trace row (7, 10 or 12 tab-separated "
+                           "fields), found an empty file",
+                           L->path);
+    else if (rc > 0) {
+        size_t nf = berth__csv_nfields(x.csv);
+        for (size_t i = 0; i < sizeof layouts / sizeof *layouts; i++)
+            if (layouts[i].nf == nf)
+                x.lo = &layouts[i];
+        rc = x.lo ? 0
+                  : berth_err_set(err, BERTH_EINPUT,
+                                  "%s:%u: expected a Gavel trace row of 7, 10 or 12 "
+                                  "tab-separated fields, found %zu field%s",
+                                  L->path, berth__csv_line(x.csv), nf, nf == 1 ? "" : "s");
+    }
+    while (rc == 0) {
+        L->rep->rows++;
+        rc = row(&x, err);
+        if (rc == ROW_SKIPPED)
+            rc = 0;
+        if (rc)
+            break;
+        rc = berth__csv_next(x.csv, err);
+        if (rc <= 0)
+            break;
+        rc = 0;
+    }
+    berth__csv_close(x.csv);
+    return rc;
+}
