@@ -25,12 +25,14 @@ struct berth_jobspec {
     int32_t max_gpus;
     int32_t gpu_share_milli; /* share of one GPU in 1/1000 (1000 = whole GPUs) */
     int32_t priority;        /* larger = more important; 0 by default */
-    int64_t gpu_mem_mib;     /* 0 = unknown */
+    int64_t gpu_mem_mib;     /* GPU memory per GPU, 0 = unknown */
+    int64_t cpu_milli;       /* CPU for the whole job in 1/1000 cores, 0 = unknown */
+    int64_t mem_mib;         /* host memory for the whole job, 0 = unknown */
     int64_t total_steps;     /* 0 = work given by duration only */
     const char *job_type;    /* "" when absent */
     const char *user;        /* "" when absent */
     const char *queue;       /* "" when absent (virtual cluster, partition) */
-    const char *gpu_type;    /* "" = any GPU type */
+    const char *gpu_type;    /* "" = any GPU type; "a|b" = any of these (see below) */
     uint8_t single_server;   /* 1 = the gang must not span servers */
     uint32_t line;           /* line in the source file, for error messages */
 };

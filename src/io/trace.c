@@ -6,6 +6,7 @@
 
 #include "model/cluster_int.h"
 #include "loaders_peers.h"
+#include "loaders_sense.h"
 #include "trace_int.h"
 #include "util/csv.h"
 #include "util/num.h"
@@ -35,6 +36,9 @@ static int sniff_duration_only(const char *line)
 /* Order matters: a more specific header comes before a prefix of it (tiresias' job_id,num_gpu
  * before native's job_id,). */
 static const struct format formats[] = {
+    {"philly", berth__load_philly, "[", NULL},
+    {"helios", berth__load_helios, "job_id,user,vc,gpu_num", NULL},
+    {"acme", berth__load_acme, "job_id,user,node_num,gpu_num", NULL},
     {"tiresias", berth__load_tiresias, "job_id,num_gpu,", sniff_duration_only},
     {"native", berth__load_native, "job_id,", NULL},
     {"philly-pollux", berth__load_philly_pollux, "timestamp,duration,num_gpus", NULL},
