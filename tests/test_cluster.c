@@ -597,7 +597,7 @@ static void pjob_init(struct pjob *p, uint32_t idx, const char *id, int32_t gpus
     p->spec.single_server = (uint8_t)single;
     berth__job_init(&p->job, &p->spec, idx, NULL);
     p->job.state = BERTH_JOB_PENDING;
-    p->job.want_type = (int16_t)want_type;
+    p->job.type_mask = want_type >= 0 ? UINT64_C(1) << want_type : 0;
 }
 
 static int cmp_slot(const void *a, const void *b)

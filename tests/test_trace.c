@@ -315,8 +315,8 @@ static void test_formats(void)
 {
     /* the registry lists every format once, NULL-terminated */
     const char *const *f = berth_trace_formats();
-    static const char *const names[] = {"native", "philly-pollux", "tiresias", "pollux",
-                                        "gavel",  "philly",        "helios",   "acme"};
+    static const char *const names[] = {"native", "philly-pollux", "tiresias", "pollux", "gavel",
+                                        "philly", "helios",        "acme",     "openb",  "pai2020"};
     size_t n = 0;
     while (f[n])
         n++;

@@ -231,7 +231,7 @@ int berth__engine_verify(const struct berth_engine *e, struct berth_err *err)
                                    "job %s holds GPU %u of server %s, which is marked idle",
                                    j->spec->id, s->gpu, c->srv[s->server].name);
             else if (c->srv[s->server].type != j->type ||
-                     (j->want_type >= 0 && j->type != j->want_type))
+                     (j->type_mask && !(j->type_mask >> j->type & 1)))
                 rc = berth_err_set(err, BERTH_EINTERNAL, "job %s holds a GPU of the wrong type",
                                    j->spec->id);
             held[s->server] |= bit;

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include "cluster_int.h"
+#include "loaders_alibaba.h"
 #include "loaders_peers.h"
 
 /* Named example clusters, so a demo needs no file. */
@@ -42,9 +43,15 @@ static int load_file(const char *path, struct berth__cluster_builder *b, struct 
         return berth__cluster_load_json(path, b, err);
     if (!strncmp(p, "num_switch,", 11))
         return berth__cluster_load_tiresias(path, b, err);
+    if (!strncmp(p, "sn,cpu_milli,memory_mib,gpu,model", 33))
+        return berth__cluster_load_openb(path, b, err);
+    const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+    if (!strncmp(p, "machine,gpu_type,cap_cpu", 24) || !strncmp(base, "pai_machine_spec", 16))
+        return berth__cluster_load_pai2020(path, b, err);
     return berth_err_set(err, BERTH_EINPUT,
                          "%s:1: cannot tell the cluster format: expected a JSON cluster file "
-                         "(starting with '{') or a Tiresias cluster CSV (num_switch,...)",
+                         "(starting with '{'), a Tiresias cluster CSV (num_switch,...), an openb "
+                         "node list (sn,cpu_milli,...) or a PAI machine spec (pai_machine_spec*)",
                          path);
 }
 

@@ -3,8 +3,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "model/cluster_int.h"
+#include "loaders_alibaba.h"
 #include "loaders_peers.h"
 #include "loaders_sense.h"
 #include "trace_int.h"
@@ -44,6 +46,8 @@ static const struct format formats[] = {
     {"philly-pollux", berth__load_philly_pollux, "timestamp,duration,num_gpus", NULL},
     {"pollux", berth__load_pollux, "name,time,application,num_replicas,batch_size", NULL},
     {"gavel", berth__load_gavel, NULL, sniff_gavel},
+    {"openb", berth__load_openb, "name,cpu_milli,memory_mib,num_gpu,gpu_milli", NULL},
+    {"pai2020", berth__load_pai2020, "job_name,inst_id,user,status", NULL},
 };
 
 #define NFORMATS (sizeof formats / sizeof *formats)
@@ -235,8 +239,23 @@ int berth__trace_check_ids(struct berth_trace *t, struct berth__load *L, struct 
 }
 
 /* Reads the first non-blank line of path to pick a format. */
+static const struct format *format_named(const char *name)
+{
+    for (size_t i = 0; i < NFORMATS; i++)
+        if (!strcmp(formats[i].name, name))
+            return &formats[i];
+    return NULL;
+}
+
 static int detect(const char *path, const struct format **f, struct berth_err *err)
 {
+    /* PAI 2020's tables have no header: they come as a folder or as "JOBS,TASKS" */
+    struct stat st;
+    if ((stat(path, &st) == 0 && S_ISDIR(st.st_mode)) ||
+        (stat(path, &st) != 0 && strchr(path, ','))) {
+        *f = format_named("pai2020");
+        return 0;
+    }
     FILE *fp = fopen(path, "rb");
     if (!fp)
         return berth_err_set(err, BERTH_EIO, "%s: cannot open the trace", path);
@@ -258,9 +277,7 @@ static int detect(const char *path, const struct format **f, struct berth_err *e
         }
     /* native columns may come in any order */
     if (strstr(p, "job_id") && strstr(p, "arrival_s")) {
-        for (size_t i = 0; i < NFORMATS; i++)
-            if (!strcmp(formats[i].name, "native"))
-                *f = &formats[i];
+        *f = format_named("native");
         return 0;
     }
     char names[256];
@@ -328,39 +345,45 @@ int berth_trace_check(const struct berth_trace *t, const struct berth_cluster *c
 {
     for (size_t i = 0; i < t->n; i++) {
         const struct berth_jobspec *j = &t->jobs[i];
-        int type = -1;
-        int32_t cap = c->total;
-        const char *what = "the whole cluster";
-        char desc[64];
-        if (j->gpu_type[0]) {
-            type = berth_cluster_type_find(c, j->gpu_type);
-            if (type < 0) {
-                char names[256] = "";
-                size_t o = 0;
-                for (size_t k = 0; k < c->ntypes && o < sizeof names; k++)
-                    o += (size_t)snprintf(names + o, sizeof names - o, "%s%s", k ? ", " : "",
-                                          c->types[k].name);
-                return berth_err_set(err, BERTH_EINPUT,
-                                     "%s:%u: column gpu_type: expected a GPU type of the cluster "
-                                     "(%s), found \"%s\"",
-                                     t->path, j->line, names, j->gpu_type);
-            }
-            cap = c->types[type].total;
-            snprintf(desc, sizeof desc, "all %s GPUs", c->types[type].name);
-            what = desc;
-        } else if (c->ntypes > 1) {
-            cap = 0;
-            for (size_t k = 0; k < c->ntypes; k++)
+        uint64_t mask;
+        if (berth__cluster_type_mask(c, j->gpu_type, &mask)) {
+            char names[256] = "";
+            size_t o = 0;
+            for (size_t k = 0; k < c->ntypes && o < sizeof names; k++)
+                o += (size_t)snprintf(names + o, sizeof names - o, "%s%s", k ? ", " : "",
+                                      c->types[k].name);
+            return berth_err_set(err, BERTH_EINPUT,
+                                 "%s:%u: column gpu_type: expected a GPU type of the cluster "
+                                 "(%s), found \"%s\"",
+                                 t->path, j->line, names, j->gpu_type);
+        }
+        /* a gang is of one type: the most it can get is the largest allowed type (or, when
+         * it must stay on one server, the largest allowed server) */
+        int32_t cap = 0, srv = 0;
+        size_t allowed = 0;
+        for (size_t k = 0; k < c->ntypes; k++)
+            if (!mask || (mask >> k & 1)) {
+                allowed++;
                 if (c->types[k].total > cap)
                     cap = c->types[k].total;
-            what = "the largest GPU type (gangs do not mix types)";
-        }
-        if ((j->single_server || !c->allow_span)) {
-            int32_t m = berth_cluster_max_server_gpus(c, type);
-            if (m < cap) {
-                cap = m;
-                what = "one server (the gang must not span servers)";
+                if (c->types[k].max_per_server > srv)
+                    srv = c->types[k].max_per_server;
             }
+        char desc[64];
+        const char *what = "the largest GPU type (gangs do not mix types)";
+        if (c->ntypes == 1 && !mask) {
+            what = "the whole cluster";
+        } else if (allowed == 1) {
+            for (size_t k = 0; k < c->ntypes; k++)
+                if (!mask || (mask >> k & 1))
+                    snprintf(desc, sizeof desc, "all %s GPUs", c->types[k].name);
+            what = desc;
+        } else if (mask) {
+            what = "the GPUs of its largest allowed type";
+        }
+        if ((j->single_server || !c->allow_span) && srv < cap) {
+            cap = srv;
+            what = "one server (the gang must not span servers)";
         }
         if (j->num_gpus > cap)
             return berth_err_set(err, BERTH_EINPUT,

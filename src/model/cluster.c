@@ -148,6 +148,11 @@ static int build(struct berth__cluster_builder *b, int allow_span, struct berth_
         for (t = 0; t < c->ntypes; t++)
             if (!strcmp(c->types[t].name, pr->type))
                 break;
+        if (t == c->ntypes && t == BERTH_MAX_GPU_TYPES) {
+            berth_cluster_free(c);
+            return berth_err_set(err, BERTH_EINPUT, "%s: expected at most %d GPU types", what,
+                                 BERTH_MAX_GPU_TYPES);
+        }
         if (t == c->ntypes) {
             c->types[t].name = berth__arena_strndup(&c->names, pr->type, strlen(pr->type));
             if (!c->types[t].name)
@@ -396,6 +401,23 @@ int32_t berth_cluster_type_gpus(const struct berth_cluster *c, size_t type)
     return type < c->ntypes ? c->types[type].total : 0;
 }
 
+int berth__cluster_type_mask(const struct berth_cluster *c, const char *spec, uint64_t *mask)
+{
+    *mask = 0;
+    if (!spec[0])
+        return 0;
+    for (const char *p = spec;;) {
+        size_t n = strcspn(p, "|");
+        for (size_t t = 0; t < c->ntypes; t++)
+            if (strlen(c->types[t].name) == n && !strncasecmp(c->types[t].name, p, n))
+                *mask |= UINT64_C(1) << t;
+        if (!p[n])
+            break;
+        p += n + 1;
+    }
+    return *mask ? 0 : -1;
+}
+
 int berth_cluster_type_find(const struct berth_cluster *c, const char *name)
 {
     for (size_t t = 0; t < c->ntypes; t++)
@@ -420,9 +442,18 @@ void berth_cluster_describe(const struct berth_cluster *c, char *buf, size_t len
 {
     int n = snprintf(buf, len, "%zu server%s, %d GPU%s (", c->nsrv, c->nsrv == 1 ? "" : "s",
                      c->total, c->total == 1 ? "" : "s");
-    for (size_t t = 0; t < c->ntypes && n > 0 && (size_t)n < len; t++)
-        n += snprintf(buf + n, len - (size_t)n, "%s%d %s", t ? ", " : "", c->types[t].total,
+    int first = 1, cpu_only = 0;
+    for (size_t t = 0; t < c->ntypes && n > 0 && (size_t)n < len; t++) {
+        if (!c->types[t].total) { /* CPU-only servers are a type with no GPU */
+            cpu_only += c->types[t].nservers;
+            continue;
+        }
+        n += snprintf(buf + n, len - (size_t)n, "%s%d %s", first ? "" : ", ", c->types[t].total,
                       c->types[t].name);
+        first = 0;
+    }
     if (n > 0 && (size_t)n < len)
-        snprintf(buf + n, len - (size_t)n, ")");
+        n += snprintf(buf + n, len - (size_t)n, ")");
+    if (cpu_only && n > 0 && (size_t)n < len)
+        snprintf(buf + n, len - (size_t)n, ", %d of them CPU-only", cpu_only);
 }

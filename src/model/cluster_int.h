@@ -14,6 +14,7 @@
 #include "util/mem.h"
 
 #define BERTH_MAX_SERVER_GPUS 64
+#define BERTH_MAX_GPU_TYPES   64 /* a job's allowed types are a 64-bit mask */
 
 struct berth__server {
     uint64_t free_mask; /* bit i set: GPU i is idle */
@@ -81,6 +82,11 @@ int berth__cluster_parse_shorthand(const char *spec, struct berth__cluster_build
                                    struct berth_err *err);
 /* 1 when s[0..n) is a valid GPU type name (letters, digits, '-', '_', '.'; 1..31). */
 int berth__cluster_type_name_ok(const char *s, size_t n);
+
+/* The GPU types named by spec ("" = any: mask 0; "a" or "a|b|c": the types of c among them,
+ * case-insensitive; names c lacks are ignored). Returns 0, or -1 when spec names types and
+ * none of them is in c. */
+int berth__cluster_type_mask(const struct berth_cluster *c, const char *spec, uint64_t *mask);
 
 /* A deep copy with its own free-GPU state; NULL when out of memory. */
 struct berth_cluster *berth__cluster_clone(const struct berth_cluster *c);

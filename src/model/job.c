@@ -13,14 +13,9 @@ int berth__job_init(struct berth_job *j, const struct berth_jobspec *spec, uint3
     j->state = BERTH_JOB_WAITING;
     j->gpus = spec->num_gpus;
     j->single = spec->single_server || (c && !c->allow_span);
-    j->want_type = -1;
     j->type = -1;
     j->first_start = j->finish = BERTH_TIME_NONE;
-    if (spec->gpu_type[0]) {
-        int t = c ? berth_cluster_type_find(c, spec->gpu_type) : -1;
-        if (t < 0)
-            return -1;
-        j->want_type = (int16_t)t;
-    }
+    if (spec->gpu_type[0] && (!c || berth__cluster_type_mask(c, spec->gpu_type, &j->type_mask)))
+        return -1;
     return 0;
 }

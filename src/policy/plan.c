@@ -77,12 +77,10 @@ static int fits_type(const struct berth_plan *p, const struct berth_job *j, int 
 
 int berth__plan_fit(const struct berth_plan *p, const struct berth_job *j)
 {
-    if (j->want_type >= 0)
-        return fits_type(p, j, j->want_type) ? j->want_type : -1;
     if (p->cluster->free < j->gpus)
         return -1;
     for (size_t t = 0; t < p->cluster->ntypes; t++)
-        if (fits_type(p, j, (int)t))
+        if ((!j->type_mask || (j->type_mask >> t & 1)) && fits_type(p, j, (int)t))
             return (int)t;
     return -1;
 }

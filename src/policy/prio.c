@@ -16,7 +16,7 @@ struct rent {      /* a running job: key(t) = rank + slope * t; max-heap, worst 
 
 struct pheap {
     int32_t gpus;
-    int16_t want_type;
+    uint64_t type_mask;
     uint8_t single;
     uint8_t blocked; /* in the current pass */
     struct pent *a;
@@ -157,7 +157,7 @@ static int shape_of(struct berth__prio *q, const struct berth_job *j)
     uint8_t single = j->single;
     for (size_t i = 0; i < q->nshapes; i++) {
         struct pheap *h = &q->shapes[i];
-        if (h->gpus == j->gpus && h->want_type == j->want_type && h->single == single)
+        if (h->gpus == j->gpus && h->type_mask == j->type_mask && h->single == single)
             return (int)i;
     }
     if (q->nshapes >= UINT16_MAX || BERTH_GROW(q->shapes, q->shapes_cap, q->nshapes + 1))
@@ -165,7 +165,7 @@ static int shape_of(struct berth__prio *q, const struct berth_job *j)
     struct pheap *h = &q->shapes[q->nshapes];
     memset(h, 0, sizeof *h);
     h->gpus = j->gpus;
-    h->want_type = j->want_type;
+    h->type_mask = j->type_mask;
     h->single = single;
     return (int)q->nshapes++;
 }
@@ -375,7 +375,7 @@ static int best_pending(const struct berth__prio *q)
 
 static int type_allowed(const struct berth_job *p, const struct berth_job *w)
 {
-    return p->want_type < 0 || p->want_type == w->type;
+    return !p->type_mask || (p->type_mask >> w->type & 1);
 }
 
 /* Tries to start p by preempting running jobs with worse keys. Returns 1 if p started,
