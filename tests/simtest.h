@@ -25,6 +25,21 @@ static inline const char *simtest_write(const char *text)
     return path;
 }
 
+/* Writes text to a fresh temporary file whose name ends in suffix; returns its path (a
+ * static buffer of its own). */
+static inline const char *simtest_write_named(const char *text, const char *suffix)
+{
+    static char path[80];
+    snprintf(path, sizeof path, "/tmp/berth-simtest-XXXXXX%s", suffix);
+    int fd = mkstemps(path, (int)strlen(suffix));
+    if (fd < 0)
+        return NULL;
+    FILE *f = fdopen(fd, "w");
+    fputs(text, f);
+    fclose(f);
+    return path;
+}
+
 /* A finished run: the result points into the trace's job specs, so both live together. */
 struct simtest {
     struct berth_trace *t;

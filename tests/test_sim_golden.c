@@ -207,6 +207,69 @@ static void same_instant(void)
              "1x1:v100", "fifo", w, 2, 6.25, 12.5, 0);
 }
 
+/* Case F, fractional GPUs on one server with 2 T4s (fifo-skip):
+ *   A 0, 100 s, half a GPU -> GPU 0.   B 0, 50 s, half -> fills GPU 0 (best fit).
+ *   C 10, 30 s, 0.6 -> no partly used GPU has room: the idle GPU 1.
+ *   D 20, 40 s, 2 whole GPUs -> none wholly idle: waits.   E 20, 10 s, 0.4 -> exactly the
+ *   room left on GPU 1: 20-30.   At 40 GPU 1 empties, at 50 B leaves A alone on GPU 0, at 100
+ *   both are idle and D runs 100-140. JCTs 100, 50, 30, 120, 10: avg 62.
+ *   GPU compute held: 1.0 (0-10), 1.6, 2.0 (20-30), 1.6, 1.0 (40-50), 0.5 (50-100), 2.0
+ *   (100-140) = 177 GPU-s of 2 x 140: utilisation 177/280. */
+static const char *case_f = "job_id,arrival_s,duration_s,num_gpus,gpu_share\n"
+                            "A,0,100,1,0.5\n"
+                            "B,0,50,1,0.5\n"
+                            "C,10,30,1,0.6\n"
+                            "D,20,40,2,\n"
+                            "E,20,10,1,0.4\n";
+
+static void f_fractional(void)
+{
+    const struct want w[] = {
+        {"A", 0, 100, 0}, {"B", 0, 50, 0}, {"C", 10, 40, 0}, {"D", 100, 140, 0}, {"E", 20, 30, 0}};
+    run_case(case_f, "1x2:t4", "fifo-skip", w, 5, 62, 140, 0);
+    struct simtest st;
+    struct berth_err err = {0};
+    if (simtest_run(case_f, "1x2:t4", "fifo-skip", NULL, &st, &err) == 0) {
+        CHECK_DBL(st.r.summary.gpu_util, 177.0 / 280.0, 1e-12);
+        simtest_free(&st);
+    }
+}
+
+/* The same under strict fifo: D (file order before E) blocks E until D has started at 100;
+ * then no GPU has room for E until D ends: E 140-150. JCTs 100, 50, 30, 120, 130: avg 86.
+ * Compute held: as above but without E's 0.4 in 20-30 and with E's 0.4 in 140-150: 177 of
+ * 2 x 150. */
+static void f_fractional_strict(void)
+{
+    const struct want w[] = {{"A", 0, 100, 0},
+                             {"B", 0, 50, 0},
+                             {"C", 10, 40, 0},
+                             {"D", 100, 140, 0},
+                             {"E", 140, 150, 0}};
+    run_case(case_f, "1x2:t4", "fifo", w, 5, 86, 150, 0);
+}
+
+/* Case G, CPU as the binding resource: one server with 4 GPUs and 8 cores (fifo-skip).
+ *   P, Q: 0, 100 s, 1 GPU + 3 cores each -> 6 cores used.
+ *   R: 0, 50 s, 1 GPU + 3 cores -> 2 cores left: waits although 2 GPUs are idle.
+ *   S: 0, 60 s, 1 GPU + 2 cores -> fits: 0-60 (R's shape is blocked, not S's).
+ *   At 60 S leaves 2 cores: R still waits. At 100 P and Q leave: R 100-150.
+ *   JCTs 100, 100, 150, 60: avg 102.5. */
+static void g_cpu(void)
+{
+    const char *csv = "job_id,arrival_s,duration_s,num_gpus,cpus\n"
+                      "P,0,100,1,3\n"
+                      "Q,0,100,1,3\n"
+                      "R,0,50,1,3\n"
+                      "S,0,60,1,2\n";
+    const char *cluster = simtest_write_named(
+        "{\"servers\": [{\"gpu_type\": \"v100\", \"gpus\": 4, \"cpus\": 8}]}", ".json");
+    const struct want w[] = {
+        {"P", 0, 100, 0}, {"Q", 0, 100, 0}, {"R", 100, 150, 0}, {"S", 0, 60, 0}};
+    run_case(csv, cluster, "fifo-skip", w, 4, 102.5, 150, 0);
+    unlink(cluster);
+}
+
 static const struct check_test tests[] = {
     {"fifo_strict", fifo_strict},
     {"fifo_skip", fifo_skip},
@@ -221,6 +284,9 @@ static const struct check_test tests[] = {
     {"c_span", c_span},
     {"contract_case", contract_case},
     {"same_instant", same_instant},
+    {"f_fractional", f_fractional},
+    {"f_fractional_strict", f_fractional_strict},
+    {"g_cpu", g_cpu},
 };
 
 CHECK_MAIN(tests)

@@ -170,10 +170,67 @@ static void generated(void)
     berth_trace_free(t);
 }
 
+/* Fractional GPUs and CPU limits: 1-GPU jobs with shares, every job asking for CPU cores, on
+ * servers whose cores can run out before their GPUs do. Every policy and placement, with the
+ * engine re-deriving every GPU's shares and every server's CPU after each pass. */
+static char *random_shared_trace(uint64_t seed, int n)
+{
+    struct berth__rng r;
+    berth__rng_seed(&r, seed);
+    size_t cap = (size_t)n * 80 + 128, len = 0;
+    char *s = malloc(cap);
+    len += (size_t)snprintf(s + len, cap - len,
+                            "job_id,arrival_s,duration_s,num_gpus,gpu_share,cpus\n");
+    static const char *shares[] = {"0.1", "0.25", "0.5", "0.7", "1", "1"};
+    static const int gangs[] = {1, 1, 1, 1, 2, 4};
+    double t = 0;
+    for (int i = 0; i < n; i++) {
+        t += berth__rng_unit(&r) < 0.4 ? 0 : berth__rng_exp(&r, 1.0 / 60);
+        int g = gangs[berth__rng_below(&r, 6)];
+        const char *sh = g == 1 ? shares[berth__rng_below(&r, 6)] : "1";
+        int cpus = (int)berth__rng_below(&r, 9);
+        double d = 1 + berth__rng_unit(&r) * 1200;
+        len +=
+            (size_t)snprintf(s + len, cap - len, "f%d,%.3f,%.6f,%d,%s,%d\n", i, t, d, g, sh, cpus);
+    }
+    return s;
+}
+
+static void fractional_cpu(void)
+{
+    const char *cluster = simtest_write_named(
+        "{\"servers\": [{\"gpu_type\": \"t4\", \"gpus\": 4, \"cpus\": 16, \"count\": 3},"
+        " {\"gpu_type\": \"v100\", \"gpus\": 8, \"cpus\": 24, \"count\": 2}]}",
+        ".json");
+    char cpath[80];
+    snprintf(cpath, sizeof cpath, "%s", cluster);
+    struct berth_err err = {0};
+    for (uint64_t seed = 1; seed <= 2; seed++) {
+        char *csv = random_shared_trace(seed, 1200);
+        for (size_t p = 0; p < berth_policy_count(); p++)
+            for (size_t pl = 0; pl < berth_placement_count(); pl++) {
+                struct simtest a;
+                const char *pol = berth_policy_name(p), *place = berth_placement_name(pl);
+                int rc = simtest_run(csv, cpath, pol, place, &a, &err);
+                CHECK_I64(rc, 0);
+                if (rc) {
+                    fprintf(stderr, "  %s/%s seed %llu: %s\n", pol, place, (unsigned long long)seed,
+                            err.msg);
+                    continue;
+                }
+                check_run(&a, 28);
+                simtest_free(&a);
+            }
+        free(csv);
+    }
+    unlink(cpath);
+}
+
 static const struct check_test tests[] = {
     {"all_policies", all_policies},
     {"policy_character", policy_character},
     {"generated", generated},
+    {"fractional_cpu", fractional_cpu},
 };
 
 CHECK_MAIN(tests)

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cmd_trace.h"
 
 static int cmd_help(int argc, char **argv);
 static int cmd_version(int argc, char **argv);
@@ -13,6 +14,7 @@ static int cmd_version(int argc, char **argv);
 static const struct cli_cmd commands[] = {
     {"sim", cmd_sim, "replay a trace on a cluster under a policy (trace-driven simulator)"},
     {"gen", cmd_gen, "generate a seeded synthetic workload in native CSV"},
+    {"trace", cmd_trace, "trace tools: stats, convert, slice, formats"},
     {"policies", cmd_policies, "list the scheduling policies and placement helpers"},
     {"help", cmd_help, "show this help, or a subcommand's (berth help sim)"},
     {"version", cmd_version, "print berth's version"},

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "engine.h"
+#include "model/alloc.h"
 
 int berth__engine_create(const struct berth_cluster *c, const char *policy, const char *placement,
                          const struct berth_params *params, const struct berth_exec *exec,
@@ -74,6 +75,8 @@ int berth__engine_add(struct berth_engine *e, const struct berth_jobspec *spec, 
     if (berth__job_init(j, spec, (uint32_t)e->njobs, e->cluster))
         return berth_err_set(err, BERTH_EINPUT, "job %s: GPU type '%s' is not in the cluster",
                              spec->id, spec->gpu_type);
+    if (berth__job_share(j) < 1000 && berth__cluster_enable_shares(e->cluster))
+        return berth_err_set(err, BERTH_ENOMEM, "engine: out of memory");
     *idx = j->idx;
     e->njobs++;
     return 0;
@@ -111,7 +114,7 @@ int berth__engine_finish(struct berth_engine *e, uint32_t ji, berth_us now, stru
     j->gpu_us = berth__job_gpu_us(j, now);
     j->run_us = berth__job_run_us(j, now);
     j->since = now;
-    berth__cluster_give_slots(e->cluster, j->slots, j->gpus);
+    berth__alloc_give(e->cluster, j);
     free(j->slots);
     j->slots = NULL;
     j->state = BERTH_JOB_DONE;
@@ -204,11 +207,17 @@ int berth__engine_verify(const struct berth_engine *e, struct berth_err *err)
     if (rc)
         return rc;
     const struct berth_cluster *c = e->cluster;
-    uint64_t *held = calloc(c->nsrv ? c->nsrv : 1, sizeof *held);
-    if (!held)
+    /* re-derive what every server and GPU should hold from the running jobs alone */
+    size_t ns = c->nsrv ? c->nsrv : 1;
+    uint16_t(*milli)[BERTH_MAX_SERVER_GPUS] = calloc(ns, sizeof *milli);
+    int64_t *cpu = calloc(ns, sizeof *cpu), *mem = calloc(ns, sizeof *mem);
+    if (!milli || !cpu || !mem) {
+        free(milli);
+        free(cpu);
+        free(mem);
         return berth_err_set(err, BERTH_ENOMEM, "verify: out of memory");
+    }
     size_t pending = 0, running = 0, done = 0;
-    int64_t busy = 0;
     for (size_t i = 0; i < e->njobs && !rc; i++) {
         const struct berth_job *j = &e->jobs[i];
         pending += j->state == BERTH_JOB_PENDING;
@@ -216,35 +225,60 @@ int berth__engine_verify(const struct berth_engine *e, struct berth_err *err)
         if (j->state != BERTH_JOB_RUNNING)
             continue;
         running++;
+        int32_t share = berth__job_share(j);
         for (int32_t k = 0; k < j->gpus && !rc; k++) {
             const struct berth__slot *s = &j->slots[k];
-            uint64_t bit = UINT64_C(1) << s->gpu;
-            if (s->server >= c->nsrv || s->gpu >= c->srv[s->server].ngpus)
+            if (s->server >= c->nsrv || s->gpu >= c->srv[s->server].ngpus) {
                 rc = berth_err_set(err, BERTH_EINTERNAL, "job %s holds a GPU that does not exist",
                                    j->spec->id);
-            else if (held[s->server] & bit)
+                break;
+            }
+            const struct berth__server *v = &c->srv[s->server];
+            uint16_t *m = &milli[s->server][s->gpu];
+            if (*m + share > 1000 || (share == 1000 && *m))
                 rc = berth_err_set(err, BERTH_EINTERNAL,
-                                   "GPU %u of server %s is held by two jobs (one is %s)", s->gpu,
-                                   c->srv[s->server].name, j->spec->id);
-            else if (c->srv[s->server].free_mask & bit)
+                                   "GPU %u of server %s is over-committed (job %s adds %d milli "
+                                   "to %d)",
+                                   s->gpu, v->name, j->spec->id, share, *m);
+            else if ((v->free_mask >> s->gpu) & 1)
                 rc = berth_err_set(err, BERTH_EINTERNAL,
                                    "job %s holds GPU %u of server %s, which is marked idle",
-                                   j->spec->id, s->gpu, c->srv[s->server].name);
-            else if (c->srv[s->server].type != j->type ||
-                     (j->type_mask && !(j->type_mask >> j->type & 1)))
+                                   j->spec->id, s->gpu, v->name);
+            else if (v->type != j->type || (j->type_mask && !(j->type_mask >> j->type & 1)))
                 rc = berth_err_set(err, BERTH_EINTERNAL, "job %s holds a GPU of the wrong type",
                                    j->spec->id);
-            held[s->server] |= bit;
-            busy++;
+            else if (j->single && s->server != j->slots[0].server)
+                rc = berth_err_set(err, BERTH_EINTERNAL, "job %s spans servers", j->spec->id);
+            *m = (uint16_t)(*m + share);
+            cpu[s->server] += berth__job_cpu_per_gpu(j);
+            mem[s->server] += berth__job_mem_per_gpu(j);
         }
     }
-    free(held);
+    for (size_t s = 0; s < c->nsrv && !rc; s++) {
+        const struct berth__server *v = &c->srv[s];
+        for (int g = 0; g < v->ngpus && !rc; g++) {
+            int held = milli[s][g], idle = (v->free_mask >> g) & 1;
+            int shared = v->shares ? v->shares->used[g] : 0;
+            if ((held == 0) != idle || (shared && shared != held))
+                rc = berth_err_set(err, BERTH_EINTERNAL,
+                                   "GPU %d of server %s: jobs hold %d milli, the cluster says %s "
+                                   "(%d shared)",
+                                   g, v->name, held, idle ? "idle" : "busy", shared);
+        }
+        if (!rc && ((v->cpu_milli && v->cpu_milli - v->cpu_free != cpu[s]) ||
+                    (v->mem_mib && v->mem_mib - v->mem_free != mem[s])))
+            rc = berth_err_set(err, BERTH_EINTERNAL,
+                               "server %s: jobs hold %lld CPU milli / %lld MiB, the cluster "
+                               "says %lld / %lld",
+                               v->name, (long long)cpu[s], (long long)mem[s],
+                               (long long)(v->cpu_milli - v->cpu_free),
+                               (long long)(v->mem_mib - v->mem_free));
+    }
+    free(milli);
+    free(cpu);
+    free(mem);
     if (rc)
         return rc;
-    if (busy != c->total - c->free)
-        return berth_err_set(err, BERTH_EINTERNAL,
-                             "running jobs hold %lld GPUs but %d are marked busy", (long long)busy,
-                             c->total - c->free);
     if (pending != e->npending || running != e->nrunning || done != e->ndone)
         return berth_err_set(err, BERTH_EINTERNAL,
                              "job counts drifted: pending %zu/%zu running %zu/%zu done %zu/%zu",

@@ -289,6 +289,59 @@ static int detect(const char *path, const struct format **f, struct berth_err *e
                          path, line, names);
 }
 
+/* What every loaded job must satisfy, whatever its format: the framework checks it once so
+ * that a loader's slip is caught as bad input (and a trace that loads can always be written
+ * as native CSV and read back). In lenient mode offenders are dropped and counted. */
+static const char *job_problem(const struct berth_jobspec *j, const char **column)
+{
+    const char *strs[] = {j->id, j->job_type, j->user, j->queue, j->gpu_type};
+    const char *names[] = {"job_id", "job_type", "user", "queue", "gpu_type"};
+    for (int k = 0; k < 5; k++) {
+        *column = names[k];
+        if (strlen(strs[k]) > BERTH_MAX_TEXT)
+            return "at most 255 bytes";
+    }
+    *column = "job_id";
+    if (!j->id[0])
+        return "a non-empty id";
+    *column = "arrival_s";
+    if (j->arrival_us < 0 || j->arrival_us > BERTH_MAX_TIME_US)
+        return "a time from 0 to 10^12 seconds";
+    *column = "duration_s";
+    if (j->duration_us <= 0 || j->duration_us > BERTH_MAX_TIME_US)
+        return "a duration from 1 microsecond to 10^12 seconds";
+    *column = "num_gpus";
+    if (j->num_gpus < 1 || j->min_gpus < 1 || j->min_gpus > j->num_gpus ||
+        j->max_gpus < j->num_gpus)
+        return "a gang of at least 1 GPU within min_gpus..max_gpus";
+    *column = "gpu_share";
+    if (j->gpu_share_milli < 1 || j->gpu_share_milli > 1000 ||
+        (j->gpu_share_milli < 1000 && j->num_gpus != 1))
+        return "a share in (0, 1], below 1 only for 1 GPU";
+    *column = "cpus";
+    if (j->cpu_milli < 0 || j->mem_mib < 0 || j->gpu_mem_mib < 0 || j->total_steps < 0)
+        return "amounts >= 0";
+    return NULL;
+}
+
+static int validate_jobs(struct berth__load *L, struct berth_err *err)
+{
+    struct berth_trace *t = L->t;
+    size_t kept = 0;
+    for (size_t i = 0; i < t->n; i++) {
+        const char *column, *what = job_problem(&t->jobs[i], &column);
+        if (what) {
+            int rc = berth__load_bad(L, t->jobs[i].line, column, what, NULL, 0, err);
+            if (rc)
+                return rc;
+            continue;
+        }
+        t->jobs[kept++] = t->jobs[i];
+    }
+    t->n = kept;
+    return 0;
+}
+
 int berth_trace_load_opts(const char *path, const struct berth_load_opts *o,
                           struct berth_load_report *rep, struct berth_trace **out,
                           struct berth_err *err)
@@ -319,6 +372,8 @@ int berth_trace_load_opts(const char *path, const struct berth_load_opts *o,
     if (!L.t)
         return berth_err_set(err, BERTH_ENOMEM, "%s: out of memory", path);
     int rc = f->load(&L, err);
+    if (!rc)
+        rc = validate_jobs(&L, err);
     if (!rc && L.t->n == 0)
         rc = berth_err_set(err, BERTH_EINPUT, "%s: expected at least one job, found none%s", path,
                            rep->skipped ? " (every row was left out)" : "");

@@ -5,6 +5,9 @@
 #include "berth/trace.h"
 #include "util/mem.h"
 
+#define BERTH_MAX_TEXT    255                          /* bytes in an id or a name */
+#define BERTH_MAX_TIME_US INT64_C(1000000000000000000) /* 10^12 s */
+
 struct berth_trace {
     struct berth_jobspec *jobs;
     size_t n, cap;

@@ -2,7 +2,7 @@
  *
  * Header required. Required columns job_id, arrival_s, duration_s, num_gpus; optional
  * job_type, total_steps, user, queue, gpu_type, min_gpus, max_gpus, gpu_share, gpu_mem_mib,
- * priority, single_server; any other column must start with "x_" (kept for the user,
+ * priority, single_server, cpus, mem_mib; any other column must start with "x_" (kept for the user,
  * ignored by berth). Columns may come in any order; an empty optional field means its
  * default. Times are decimal seconds, read exactly to the microsecond. */
 #include <stdio.h>
@@ -29,17 +29,18 @@ enum col {
     C_MEM,
     C_PRIO,
     C_SINGLE,
+    C_CPUS,
+    C_HOSTMEM,
     NCOLS
 };
 
 static const char *const colname[NCOLS] = {
-    "job_id",      "arrival_s", "duration_s",  "num_gpus", "job_type",
-    "total_steps", "user",      "queue",       "gpu_type", "min_gpus",
-    "max_gpus",    "gpu_share", "gpu_mem_mib", "priority", "single_server",
+    "job_id",      "arrival_s", "duration_s",    "num_gpus", "job_type", "total_steps",
+    "user",        "queue",     "gpu_type",      "min_gpus", "max_gpus", "gpu_share",
+    "gpu_mem_mib", "priority",  "single_server", "cpus",     "mem_mib",
 };
 
 #define MAX_GPUS_PER_JOB 1000000
-#define MAX_TIME_US      INT64_C(1000000000000000000) /* 10^12 s */
 
 /* row() returns this when a bad row was skipped under --lenient */
 #define ROW_SKIPPED 1
@@ -98,12 +99,13 @@ static int header(struct ctx *x, struct berth_err *err)
         if (found < 0) {
             if (!strncmp(h, "x_", 2))
                 continue;
-            return berth_err_set(err, BERTH_EINPUT,
-                                 "%s:1: column %zu: expected a native column name (job_id, "
-                                 "arrival_s, duration_s, num_gpus, job_type, total_steps, user, "
-                                 "queue, gpu_type, min_gpus, max_gpus, gpu_share, gpu_mem_mib, "
-                                 "priority, single_server) or one starting with x_, found \"%s\"",
-                                 x->path, i + 1, h);
+            return berth_err_set(
+                err, BERTH_EINPUT,
+                "%s:1: column %zu: expected a native column name (job_id, "
+                "arrival_s, duration_s, num_gpus, job_type, total_steps, user, "
+                "queue, gpu_type, min_gpus, max_gpus, gpu_share, gpu_mem_mib, "
+                "priority, single_server, cpus, mem_mib) or one starting with x_, found \"%s\"",
+                x->path, i + 1, h);
         }
         if (x->idx[found] >= 0)
             return berth_err_set(err, BERTH_EINPUT,
@@ -151,8 +153,8 @@ static int row(struct ctx *x, struct berth_trace *t, struct berth_err *err)
     s = fv(x, C_DURATION, &n);
     if (berth__parse_seconds_us(s, n, &js.duration_us) || js.duration_us <= 0)
         return bad(x, C_DURATION, "a duration in seconds > 0 (at least 1 microsecond)", err);
-    if (js.arrival_us > MAX_TIME_US || js.duration_us > MAX_TIME_US)
-        return bad(x, js.arrival_us > MAX_TIME_US ? C_ARRIVAL : C_DURATION,
+    if (js.arrival_us > BERTH_MAX_TIME_US || js.duration_us > BERTH_MAX_TIME_US)
+        return bad(x, js.arrival_us > BERTH_MAX_TIME_US ? C_ARRIVAL : C_DURATION,
                    "a time of at most 10^12 seconds", err);
     if ((rc = int_col(x, C_GPUS, 1, MAX_GPUS_PER_JOB, "a whole number of GPUs >= 1", &v, err)))
         return rc;
@@ -193,6 +195,17 @@ static int row(struct ctx *x, struct berth_trace *t, struct berth_err *err)
                           "an integer priority in [-1000000, 1000000]", &v, err)))
             return rc;
         js.priority = (int32_t)v;
+    }
+    if (present(x, C_CPUS)) {
+        s = fv(x, C_CPUS, &n);
+        if (berth__parse_scaled(s, n, 3, &v) || v < 0 || v > INT64_C(1) << 40)
+            return bad(x, C_CPUS, "a number of CPU cores >= 0 (3 decimals at most)", err);
+        js.cpu_milli = v;
+    }
+    if (present(x, C_HOSTMEM)) {
+        if ((rc = int_col(x, C_HOSTMEM, 0, INT64_C(1) << 40, "a memory size in MiB >= 0", &v, err)))
+            return rc;
+        js.mem_mib = v;
     }
     if (present(x, C_SINGLE)) {
         s = fv(x, C_SINGLE, &n);
@@ -284,6 +297,8 @@ int berth_trace_write_native(FILE *f, const struct berth_jobspec *jobs, size_t n
         has[C_MEM] |= j->gpu_mem_mib != 0;
         has[C_PRIO] |= j->priority != 0;
         has[C_SINGLE] |= j->single_server != 0;
+        has[C_CPUS] |= j->cpu_milli != 0;
+        has[C_HOSTMEM] |= j->mem_mib != 0;
     }
     int first = 1;
     for (int c = 0; c < NCOLS; c++)
@@ -326,6 +341,11 @@ int berth_trace_write_native(FILE *f, const struct berth_jobspec *jobs, size_t n
             fprintf(f, ",%d", j->priority);
         if (has[C_SINGLE])
             fprintf(f, ",%d", j->single_server);
+        if (has[C_CPUS])
+            fprintf(f, ",%lld.%03lld", (long long)(j->cpu_milli / 1000),
+                    (long long)(j->cpu_milli % 1000));
+        if (has[C_HOSTMEM])
+            fprintf(f, ",%lld", (long long)j->mem_mib);
         fputc('\n', f);
     }
     if (ferror(f))

@@ -163,8 +163,9 @@ static int build(struct berth__cluster_builder *b, int allow_span, struct berth_
         v->type = (uint16_t)t;
         v->ngpus = v->nfree = (uint16_t)pr->gpus;
         v->free_mask = pr->gpus == 64 ? UINT64_MAX : (UINT64_C(1) << pr->gpus) - 1;
-        v->cpu_milli = pr->cpu_milli;
-        v->mem_mib = pr->mem_mib;
+        v->cpu_milli = v->cpu_free = pr->cpu_milli;
+        v->mem_mib = v->mem_free = pr->mem_mib;
+        c->has_cpu_mem |= pr->cpu_milli > 0 || pr->mem_mib > 0;
         char nb[96];
         const char *nm = pr->name;
         if (!nm || !*nm) {
@@ -283,8 +284,12 @@ void berth_cluster_free(struct berth_cluster *c)
 {
     if (!c)
         return;
-    for (size_t t = 0; t < c->ntypes; t++)
+    for (size_t t = 0; t < c->ntypes; t++) {
         free(c->types[t].head);
+        free(c->types[t].partial);
+    }
+    for (size_t s = 0; c->shares_ready && s < c->nsrv; s++)
+        free(c->srv[s].shares);
     free(c->types);
     free(c->srv);
     free(c->racks);
@@ -301,37 +306,51 @@ struct berth_cluster *berth__cluster_clone(const struct berth_cluster *c)
     *d = *c;
     /* names stay in c's arena: the clone must not outlive c */
     berth__arena_init(&d->names);
+    d->shares_ready = 0; /* nothing below is owned until copied */
+    d->ntypes = 0;
     d->srv = malloc((c->nsrv ? c->nsrv : 1) * sizeof *d->srv);
     d->types = malloc((c->ntypes ? c->ntypes : 1) * sizeof *d->types);
     d->racks = malloc((c->nracks + 1) * sizeof *d->racks);
     d->pools = malloc((c->npools + 1) * sizeof *d->pools);
-    if (!d->srv || !d->types || !d->racks || !d->pools) {
-        free(d->srv);
-        free(d->types);
-        free(d->racks);
-        free(d->pools);
-        free(d);
-        return NULL;
-    }
+    if (!d->srv || !d->types || !d->racks || !d->pools)
+        goto fail;
     memcpy(d->srv, c->srv, c->nsrv * sizeof *d->srv);
-    memcpy(d->types, c->types, c->ntypes * sizeof *d->types);
     if (c->nracks)
         memcpy(d->racks, c->racks, c->nracks * sizeof *d->racks);
     if (c->npools)
         memcpy(d->pools, c->pools, c->npools * sizeof *d->pools);
-    for (size_t t = 0; t < c->ntypes; t++) {
-        size_t n = (size_t)(c->types[t].max_per_server + 1);
-        d->types[t].head = malloc(n * sizeof(int32_t));
-        if (!d->types[t].head) {
-            for (size_t k = 0; k < t; k++)
-                free(d->types[k].head);
-            d->ntypes = 0;
-            berth_cluster_free(d);
-            return NULL;
+    for (size_t s = 0; s < c->nsrv; s++)
+        d->srv[s].shares = NULL;
+    for (size_t t = 0; t < c->ntypes; t++, d->ntypes++) {
+        struct berth__gputype *ty = &d->types[t];
+        *ty = c->types[t];
+        ty->partial = NULL;
+        size_t n = (size_t)(ty->max_per_server + 1);
+        ty->head = malloc(n * sizeof(int32_t));
+        if (!ty->head)
+            goto fail;
+        memcpy(ty->head, c->types[t].head, n * sizeof(int32_t));
+        if (c->shares_ready) {
+            ty->partial = malloc(ty->partial_cap * sizeof *ty->partial);
+            if (!ty->partial)
+                goto fail;
+            memcpy(ty->partial, c->types[t].partial, ty->npartial * sizeof *ty->partial);
         }
-        memcpy(d->types[t].head, c->types[t].head, n * sizeof(int32_t));
+    }
+    if (c->shares_ready) {
+        d->shares_ready = 1;
+        for (size_t s = 0; s < c->nsrv; s++) {
+            if (!c->srv[s].shares)
+                continue;
+            if (!(d->srv[s].shares = malloc(sizeof *d->srv[s].shares)))
+                goto fail;
+            *d->srv[s].shares = *c->srv[s].shares;
+        }
     }
     return d;
+fail:
+    berth_cluster_free(d);
+    return NULL;
 }
 
 int berth__cluster_verify(const struct berth_cluster *c, struct berth_err *err)
@@ -368,6 +387,43 @@ int berth__cluster_verify(const struct berth_cluster *c, struct berth_err *err)
     if (free_all != c->free || c->free < 0 || c->free > c->total)
         return berth_err_set(err, BERTH_EINTERNAL, "cluster: counted %d idle GPUs, recorded %d",
                              free_all, c->free);
+    /* fractional shares: idle room on partly used GPUs, partial lists */
+    int64_t room = 0;
+    size_t partial = 0;
+    for (size_t s = 0; s < c->nsrv; s++) {
+        const struct berth__server *v = &c->srv[s];
+        for (int g = 0; g < v->ngpus; g++) {
+            int used = v->shares ? v->shares->used[g] : 0;
+            int idle = (v->free_mask >> g) & 1;
+            if ((idle && used) || used > 1000)
+                return berth_err_set(err, BERTH_EINTERNAL,
+                                     "GPU %d of server %s: marked idle with %d milli in use", g,
+                                     v->name, used);
+            if (used > 0 && used < 1000) {
+                room += 1000 - used;
+                int32_t pos = v->shares->pos[g];
+                const struct berth__gputype *ty = &c->types[v->type];
+                if (pos < 0 || (size_t)pos >= ty->npartial || ty->partial[pos].server != s ||
+                    ty->partial[pos].gpu != (uint32_t)g)
+                    return berth_err_set(err, BERTH_EINTERNAL,
+                                         "GPU %d of server %s is partly used but not listed", g,
+                                         v->name);
+                partial++;
+            }
+        }
+        if ((v->cpu_milli && (v->cpu_free < 0 || v->cpu_free > v->cpu_milli)) ||
+            (v->mem_mib && (v->mem_free < 0 || v->mem_free > v->mem_mib)))
+            return berth_err_set(err, BERTH_EINTERNAL, "server %s: CPU or memory over-committed",
+                                 v->name);
+    }
+    size_t listed = 0;
+    for (size_t t = 0; t < c->ntypes; t++)
+        listed += c->types[t].npartial;
+    if (room != c->frac_idle || listed != partial)
+        return berth_err_set(err, BERTH_EINTERNAL,
+                             "cluster: %lld idle milli-GPUs on partly used GPUs (recorded %lld), "
+                             "%zu partial GPUs (listed %zu)",
+                             (long long)room, (long long)c->frac_idle, partial, listed);
     return 0;
 }
 

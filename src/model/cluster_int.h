@@ -16,10 +16,25 @@
 #define BERTH_MAX_SERVER_GPUS 64
 #define BERTH_MAX_GPU_TYPES   64 /* a job's allowed types are a 64-bit mask */
 
+/* Per-GPU use by fractional jobs on one server (allocated on first fractional use). */
+struct berth__shares {
+    uint16_t used[BERTH_MAX_SERVER_GPUS]; /* milli-GPUs held by fractional jobs */
+    int32_t pos[BERTH_MAX_SERVER_GPUS];   /* index in the type's partial list, -1 if absent */
+};
+
+/* A GPU partly used by fractional jobs (0 < used < 1000). */
+struct berth__partial {
+    uint32_t server;
+    uint32_t gpu;
+};
+
 struct berth__server {
-    uint64_t free_mask; /* bit i set: GPU i is idle */
-    int64_t cpu_milli;  /* CPU capacity in 1/1000 cores, 0 = not modelled */
-    int64_t mem_mib;    /* host memory capacity, 0 = not modelled */
+    uint64_t free_mask;           /* bit i set: GPU i is wholly idle */
+    int64_t cpu_milli;            /* CPU capacity in 1/1000 cores, 0 = not modelled */
+    int64_t mem_mib;              /* host memory capacity, 0 = not modelled */
+    int64_t cpu_free;             /* CPU not reserved by running jobs */
+    int64_t mem_free;             /* memory not reserved by running jobs */
+    struct berth__shares *shares; /* NULL until a fractional job lands here */
     uint16_t ngpus;
     uint16_t nfree;
     uint16_t type;
@@ -35,6 +50,8 @@ struct berth__gputype {
     int32_t nservers;
     int32_t max_per_server;
     int32_t *head; /* head[f]: first server with exactly f idle GPUs, or -1; f <= max */
+    struct berth__partial *partial; /* GPUs of this type partly used by fractional jobs */
+    size_t npartial, partial_cap;
 };
 
 struct berth_cluster {
@@ -42,9 +59,12 @@ struct berth_cluster {
     size_t nsrv;
     struct berth__gputype *types;
     size_t ntypes;
-    int32_t total, free;
+    int32_t total, free; /* GPUs; free = wholly idle */
+    int64_t frac_idle;   /* idle milli-GPUs on partly used GPUs (0 < used < 1000) */
     int32_t max_per_server;
     int allow_span;
+    int has_cpu_mem;  /* some server models CPU or memory */
+    int shares_ready; /* berth__cluster_enable_shares has run */
     const char **racks;
     size_t nracks;
     const char **pools;
@@ -98,6 +118,13 @@ void berth__cluster_give_mask(struct berth_cluster *c, uint32_t s, uint64_t mask
 /* The same for an allocation's slots, grouped by server. */
 void berth__cluster_take_slots(struct berth_cluster *c, const struct berth__slot *sl, int32_t n);
 void berth__cluster_give_slots(struct berth_cluster *c, const struct berth__slot *sl, int32_t n);
+/* GPU compute held by jobs in milli-GPUs: every GPU not wholly idle, less the room left on
+ * partly used ones. */
+static inline int64_t berth__cluster_busy_milli(const struct berth_cluster *c)
+{
+    return 1000 * (int64_t)(c->total - c->free) - c->frac_idle;
+}
+
 /* Re-derives every counter and bucket from the free masks and compares; 0 when consistent,
  * else BERTH_EINTERNAL with the first discrepancy in err. */
 int berth__cluster_verify(const struct berth_cluster *c, struct berth_err *err);

@@ -14,6 +14,7 @@
  *   spread       one GPU at a time, each to the server with the most idle GPUs. */
 #include <string.h>
 
+#include "model/alloc.h"
 #include "plan.h"
 
 static const struct {
@@ -48,53 +49,107 @@ int berth_placement_find(const char *name)
     return -1;
 }
 
-/* The server with the fewest idle GPUs that still has at least need, or -1. */
-static int32_t tightest(const struct berth__gputype *ty, int need)
+/* The server with the fewest idle GPUs that can still host need of j's GPUs (CPU and
+ * memory included), or -1. Without CPU or memory limits that is a bucket head. */
+static int32_t tightest(const struct berth_cluster *c, const struct berth__gputype *ty,
+                        const struct berth_job *j, int need)
 {
     for (int f = need < 1 ? 1 : need; f <= ty->max_per_server; f++)
-        if (ty->head[f] >= 0)
-            return ty->head[f];
+        for (int32_t s = ty->head[f]; s >= 0; s = c->srv[s].next) {
+            if (!c->has_cpu_mem || berth__server_room(c, (uint32_t)s, j) >= need)
+                return s;
+        }
     return -1;
 }
 
-/* The server with the most idle GPUs (at least one), or -1. */
-static int32_t emptiest(const struct berth__gputype *ty)
+/* The server with the most idle GPUs that can host at least one of j's GPUs, or -1. */
+static int32_t emptiest(const struct berth_cluster *c, const struct berth__gputype *ty,
+                        const struct berth_job *j)
 {
     for (int f = ty->max_per_server; f >= 1; f--)
-        if (ty->head[f] >= 0)
-            return ty->head[f];
+        for (int32_t s = ty->head[f]; s >= 0; s = c->srv[s].next) {
+            if (!c->has_cpu_mem || berth__server_room(c, (uint32_t)s, j) >= 1)
+                return s;
+        }
     return -1;
 }
 
-void berth__place(struct berth_plan *p, struct berth_job *j, int type, int placement)
+/* A fractional job: the partly used GPU it fits most tightly (spread: a wholly idle GPU on
+ * the emptiest server first, then the partly used GPU with the most room), else a wholly
+ * idle GPU on the tightest server. */
+static int place_share(struct berth_plan *p, struct berth_job *j, const struct berth__gputype *ty,
+                       int placement)
+{
+    struct berth_cluster *c = p->cluster;
+    int32_t share = berth__job_share(j);
+    if (placement == BERTH_PLACE_SPREAD) {
+        int32_t s = emptiest(c, ty, j);
+        if (s >= 0) {
+            berth__plan_take_share(p, j, (uint32_t)s,
+                                   (uint32_t)__builtin_ctzll(c->srv[s].free_mask));
+            return 0;
+        }
+    }
+    int best = -1, best_room = 0;
+    for (size_t i = 0; i < ty->npartial; i++) {
+        const struct berth__partial *q = &ty->partial[i];
+        int room = 1000 - c->srv[q->server].shares->used[q->gpu];
+        if (room < share || !berth__server_cpu_mem_fit(c, q->server, j, 1))
+            continue;
+        int better = placement == BERTH_PLACE_SPREAD ? room > best_room : room < best_room;
+        /* ties: the lower server, then GPU, so the choice does not depend on list order */
+        if (best < 0 || better ||
+            (room == best_room &&
+             (q->server < ty->partial[best].server ||
+              (q->server == ty->partial[best].server && q->gpu < ty->partial[best].gpu)))) {
+            best = (int)i;
+            best_room = room;
+        }
+    }
+    if (best >= 0) {
+        berth__plan_take_share(p, j, ty->partial[best].server, ty->partial[best].gpu);
+        return 0;
+    }
+    int32_t s = tightest(c, ty, j, 1);
+    if (s < 0)
+        return -1;
+    berth__plan_take_share(p, j, (uint32_t)s, (uint32_t)__builtin_ctzll(c->srv[s].free_mask));
+    return 0;
+}
+
+int berth__place(struct berth_plan *p, struct berth_job *j, int type, int placement)
 {
     struct berth_cluster *c = p->cluster;
     const struct berth__gputype *ty = &c->types[type];
+    if (berth__job_share(j) < 1000)
+        return place_share(p, j, ty, placement);
     int need = j->gpus;
     if (j->single) {
-        int32_t s = tightest(ty, need);
-        if (s >= 0)
-            berth__plan_take(p, j, (uint32_t)s, need);
-        return;
+        int32_t s = tightest(c, ty, j, need);
+        if (s < 0)
+            return -1;
+        berth__plan_take(p, j, (uint32_t)s, need);
+        return 0;
     }
     while (need > 0) {
-        int32_t s = tightest(ty, need);
+        int32_t s = tightest(c, ty, j, need);
         int take;
         if (s >= 0 && placement != BERTH_PLACE_SPREAD) {
             take = need; /* the rest fits on one server */
-        } else if (placement == BERTH_PLACE_SPREAD) {
-            s = emptiest(ty);
-            take = 1;
-        } else if (placement == BERTH_PLACE_BEST_FIT) {
-            s = tightest(ty, 1); /* the fullest server with anything idle */
-            take = c->srv[s].nfree;
         } else {
-            s = emptiest(ty);
-            take = c->srv[s].nfree;
+            if (placement == BERTH_PLACE_SPREAD)
+                s = emptiest(c, ty, j);
+            else if (placement == BERTH_PLACE_BEST_FIT)
+                s = tightest(c, ty, j, 1); /* the fullest server with room */
+            else
+                s = emptiest(c, ty, j);
+            if (s < 0)
+                return -1;
+            int32_t room = berth__server_room(c, (uint32_t)s, j);
+            take = placement == BERTH_PLACE_SPREAD ? 1 : room < need ? room : need;
         }
-        if (s < 0)
-            return; /* cannot happen after a fit check; plan_start reports the shortfall */
         berth__plan_take(p, j, (uint32_t)s, take);
         need -= take;
     }
+    return 0;
 }

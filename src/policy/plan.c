@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/alloc.h"
 #include "plan.h"
 
 void berth__plan_init(struct berth_plan *p)
@@ -61,9 +62,21 @@ static int touch(struct berth_plan *p, uint32_t j)
     return 0;
 }
 
+/* A quick necessary test of fit on type t, on GPU counts alone (placement, which also sees
+ * CPU and memory, has the last word). */
 static int fits_type(const struct berth_plan *p, const struct berth_job *j, int t)
 {
     const struct berth__gputype *ty = &p->cluster->types[t];
+    if (berth__job_share(j) < 1000) {
+        if (ty->free >= 1)
+            return 1;
+        for (size_t i = 0; i < ty->npartial; i++) {
+            const struct berth__partial *q = &ty->partial[i];
+            if (p->cluster->srv[q->server].shares->used[q->gpu] + berth__job_share(j) <= 1000)
+                return 1;
+        }
+        return 0;
+    }
     int32_t g = j->gpus;
     if (ty->free < g)
         return 0;
@@ -77,7 +90,7 @@ static int fits_type(const struct berth_plan *p, const struct berth_job *j, int 
 
 int berth__plan_fit(const struct berth_plan *p, const struct berth_job *j)
 {
-    if (p->cluster->free < j->gpus)
+    if (p->cluster->free < j->gpus && berth__job_share(j) == 1000)
         return -1;
     for (size_t t = 0; t < p->cluster->ntypes; t++)
         if ((!j->type_mask || (j->type_mask >> t & 1)) && fits_type(p, j, (int)t))
@@ -87,14 +100,20 @@ int berth__plan_fit(const struct berth_plan *p, const struct berth_job *j)
 
 void berth__plan_take(struct berth_plan *p, struct berth_job *j, uint32_t s, int n)
 {
-    uint64_t m = p->cluster->srv[s].free_mask, mask = 0;
+    uint64_t m = p->cluster->srv[s].free_mask;
+    int32_t k0 = p->filling;
     for (int k = 0; k < n; k++) {
         unsigned g = (unsigned)__builtin_ctzll(m);
         m &= m - 1;
-        mask |= UINT64_C(1) << g;
         j->slots[p->filling++] = (struct berth__slot){s, g};
     }
-    berth__cluster_take_mask(p->cluster, s, mask);
+    berth__alloc_take_range(p->cluster, j, k0, p->filling);
+}
+
+void berth__plan_take_share(struct berth_plan *p, struct berth_job *j, uint32_t s, uint32_t g)
+{
+    j->slots[p->filling++] = (struct berth__slot){s, g};
+    berth__alloc_take_range(p->cluster, j, p->filling - 1, p->filling);
 }
 
 static int32_t count_servers(const struct berth_job *j)
@@ -116,21 +135,29 @@ int berth__plan_start(struct berth_plan *p, uint32_t ji, struct berth_err *err)
     if (j->state != BERTH_JOB_PENDING)
         return berth_err_set(err, BERTH_EINTERNAL, "plan: job %s started while not pending",
                              j->spec->id);
-    int t = berth__plan_fit(p, j);
-    if (t < 0)
-        return berth_err_set(err, BERTH_EINPUT, "plan: job %s does not fit the idle GPUs",
-                             j->spec->id);
-    if (touch(p, ji))
-        return berth_err_set(err, BERTH_ENOMEM, "plan: out of memory");
     if (!j->slots) {
         j->slots = malloc((size_t)j->gpus * sizeof *j->slots);
         if (!j->slots)
             return berth_err_set(err, BERTH_ENOMEM, "plan: out of memory");
     }
-    int32_t free_before = p->cluster->free;
-    p->filling = 0;
-    berth__place(p, j, t, p->placement);
-    if (p->filling != j->gpus || free_before - p->cluster->free != p->filling)
+    /* every allowed type where the GPU counts fit, in cluster order, until placement (which
+     * also weighs CPU and memory) succeeds */
+    int t = -1;
+    for (size_t k = 0; k < p->cluster->ntypes && t < 0; k++) {
+        if ((j->type_mask && !(j->type_mask >> k & 1)) || !fits_type(p, j, (int)k))
+            continue;
+        p->filling = 0;
+        if (berth__place(p, j, (int)k, p->placement) == 0)
+            t = (int)k;
+        else /* give back what a partial placement took */
+            berth__alloc_give_range(p->cluster, j, 0, p->filling);
+    }
+    if (t < 0)
+        return berth_err_set(err, BERTH_EINPUT, "plan: job %s does not fit the idle GPUs",
+                             j->spec->id);
+    if (touch(p, ji))
+        return berth_err_set(err, BERTH_ENOMEM, "plan: out of memory");
+    if (p->filling != j->gpus)
         return berth_err_set(err, BERTH_EINTERNAL,
                              "plan: placement gave job %s %d GPUs, it asked for %d", j->spec->id,
                              p->filling, j->gpus);
@@ -166,7 +193,7 @@ int berth__plan_preempt(struct berth_plan *p, uint32_t ji, struct berth_err *err
     if (touch(p, ji))
         return berth_err_set(err, BERTH_ENOMEM, "plan: out of memory");
     fold(j, p->now);
-    berth__cluster_give_slots(p->cluster, j->slots, j->gpus);
+    berth__alloc_give(p->cluster, j);
     j->state = BERTH_JOB_PENDING;
     p->nrunning--;
     p->npending++;
@@ -179,11 +206,7 @@ int berth__plan_can_restore(const struct berth_plan *p, uint32_t ji)
     int32_t t = p->touch_of[ji];
     if (t < 0 || !p->touched[t].was_running || j->state != BERTH_JOB_PENDING)
         return 0;
-    const struct berth__slot *snap = p->snaps + p->touched[t].snap;
-    for (int32_t k = 0; k < j->gpus; k++)
-        if (!(p->cluster->srv[snap[k].server].free_mask & (UINT64_C(1) << snap[k].gpu)))
-            return 0;
-    return 1;
+    return berth__alloc_can_take(p->cluster, j, p->snaps + p->touched[t].snap);
 }
 
 int berth__plan_restore(struct berth_plan *p, uint32_t ji, struct berth_err *err)
@@ -194,7 +217,7 @@ int berth__plan_restore(struct berth_plan *p, uint32_t ji, struct berth_err *err
     struct berth_job *j = &p->jobs[ji];
     const struct berth__slot *snap = p->snaps + p->touched[p->touch_of[ji]].snap;
     memcpy(j->slots, snap, (size_t)j->gpus * sizeof *snap);
-    berth__cluster_take_slots(p->cluster, j->slots, j->gpus);
+    berth__alloc_take(p->cluster, j);
     j->state = BERTH_JOB_RUNNING;
     j->since = p->now;
     p->npending--;

@@ -52,10 +52,14 @@ int berth__plan_can_restore(const struct berth_plan *p, uint32_t j);
 /* Gives job j back exactly the GPUs it was preempted from in this plan. */
 int berth__plan_restore(struct berth_plan *p, uint32_t j, struct berth_err *err);
 
-/* Placement helpers (placement.c): choose idle GPUs of type t for job j and take them
- * through berth__plan_take. The caller has checked that j fits type t. */
-void berth__place(struct berth_plan *p, struct berth_job *j, int type, int placement);
-/* Takes n idle GPUs of server s for job j (lowest GPU indices first). */
+/* Placement helpers (placement.c): choose GPUs of type t for job j and take them through
+ * berth__plan_take / berth__plan_take_share, weighing idle GPUs, fractional room, CPU and
+ * memory. Returns 0 when the whole gang is placed, -1 when it cannot be (then the slots
+ * taken so far, p->filling of them, are still charged: the caller gives them back). */
+int berth__place(struct berth_plan *p, struct berth_job *j, int type, int placement);
+/* Takes n wholly idle GPUs of server s for job j (lowest GPU indices first). */
 void berth__plan_take(struct berth_plan *p, struct berth_job *j, uint32_t s, int n);
+/* Takes fractional job j's share of GPU g of server s. */
+void berth__plan_take_share(struct berth_plan *p, struct berth_job *j, uint32_t s, uint32_t g);
 
 #endif

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/alloc.h"
 #include "prio.h"
 
 struct pent { /* a pending job: min-heap on (key, job) */
@@ -17,6 +18,8 @@ struct rent {      /* a running job: key(t) = rank + slope * t; max-heap, worst 
 struct pheap {
     int32_t gpus;
     uint64_t type_mask;
+    int32_t share;    /* milli of one GPU (1000 = whole GPUs) */
+    int64_t cpu, mem; /* per GPU, when the cluster models them */
     uint8_t single;
     uint8_t blocked; /* in the current pass */
     struct pent *a;
@@ -152,12 +155,19 @@ static void rdown(struct berth__prio *q, struct rheap *h, size_t i)
 
 /* ---- classes ----------------------------------------------------------------------- */
 
-static int shape_of(struct berth__prio *q, const struct berth_job *j)
+/* Jobs of one shape ask for exactly the same resources, so when the best of them cannot
+ * start, none of them can: GPUs, share, allowed types, span rule, and (when the cluster
+ * models them) CPU and memory per GPU. */
+static int shape_of(struct berth__prio *q, const struct berth_job *j, const struct berth_view *v)
 {
     uint8_t single = j->single;
+    int32_t share = berth__job_share(j);
+    int cm = v->cluster->has_cpu_mem;
+    int64_t cpu = cm ? berth__job_cpu_per_gpu(j) : 0, mem = cm ? berth__job_mem_per_gpu(j) : 0;
     for (size_t i = 0; i < q->nshapes; i++) {
         struct pheap *h = &q->shapes[i];
-        if (h->gpus == j->gpus && h->type_mask == j->type_mask && h->single == single)
+        if (h->gpus == j->gpus && h->type_mask == j->type_mask && h->single == single &&
+            h->share == share && h->cpu == cpu && h->mem == mem)
             return (int)i;
     }
     if (q->nshapes >= UINT16_MAX || BERTH_GROW(q->shapes, q->shapes_cap, q->nshapes + 1))
@@ -167,6 +177,9 @@ static int shape_of(struct berth__prio *q, const struct berth_job *j)
     h->gpus = j->gpus;
     h->type_mask = j->type_mask;
     h->single = single;
+    h->share = share;
+    h->cpu = cpu;
+    h->mem = mem;
     return (int)q->nshapes++;
 }
 
@@ -184,7 +197,7 @@ static int slope_of(struct berth__prio *q, int64_t s)
 
 static int push_pending(struct berth__prio *q, const struct berth_view *v, uint32_t j)
 {
-    int c = shape_of(q, &v->jobs[j]);
+    int c = shape_of(q, &v->jobs[j], v);
     if (c < 0)
         return BERTH_ENOMEM;
     struct pheap *h = &q->shapes[c];
@@ -378,6 +391,24 @@ static int type_allowed(const struct berth_job *p, const struct berth_job *w)
     return !p->type_mask || (p->type_mask >> w->type & 1);
 }
 
+/* Starts pending job j if the plan can place it: 1 started, 0 it does not fit (nothing
+ * changed), < 0 error. */
+static int try_start(struct berth__prio *q, const struct berth_view *v, struct berth_plan *plan,
+                     uint32_t j, struct berth_err *err)
+{
+    if (berth__plan_fit(plan, &v->jobs[j]) < 0)
+        return 0;
+    int rc = berth__plan_start(plan, j, err);
+    if (rc == BERTH_EINPUT)
+        return 0; /* GPU counts fit, CPU or memory did not */
+    if (rc)
+        return rc;
+    remove_job(q, j);
+    if (push_started(q, &v->jobs[j]))
+        return berth_err_set(err, BERTH_ENOMEM, "policy: out of memory");
+    return 1;
+}
+
 /* Tries to start p by preempting running jobs with worse keys. Returns 1 if p started,
  * 0 if it could not (nothing changed), < 0 on error. */
 static int admit_preempting(struct berth__prio *q, const struct berth_view *v,
@@ -385,7 +416,7 @@ static int admit_preempting(struct berth__prio *q, const struct berth_view *v,
 {
     struct berth_job *p = &v->jobs[pe->job];
     q->nvictims = q->nskipped = 0;
-    int fit = -1, rc = 0;
+    int fit = 0, rc = 0;
     for (;;) {
         int c = worst_running(q, v->now);
         if (c < 0)
@@ -409,7 +440,9 @@ static int admit_preempting(struct berth__prio *q, const struct berth_view *v,
         q->victims[q->nvictims++] = top.job;
         if ((rc = berth__plan_preempt(plan, top.job, err)))
             return rc;
-        if ((fit = berth__plan_fit(plan, p)) >= 0)
+        if ((fit = try_start(q, v, plan, pe->job, err)) < 0)
+            return fit;
+        if (fit)
             break;
     }
     /* running jobs set aside because their GPU type cannot serve p go back untouched */
@@ -421,13 +454,6 @@ static int admit_preempting(struct berth__prio *q, const struct berth_view *v,
         q->where[q->skipped[i].job] = RUNNING;
         rset(q, h, h->n++, q->skipped[i]);
         rup(q, h, h->n - 1);
-    }
-    if (fit >= 0) {
-        remove_job(q, pe->job);
-        if ((rc = berth__plan_start(plan, pe->job, err)))
-            return rc;
-        if (push_started(q, p))
-            return berth_err_set(err, BERTH_ENOMEM, "policy: out of memory");
     }
     /* victims p did not need (all of them when p did not fit) get their GPUs back */
     for (size_t i = q->nvictims; i-- > 0;) {
@@ -442,7 +468,7 @@ static int admit_preempting(struct berth__prio *q, const struct berth_view *v,
         if (rc)
             return berth_err_set(err, BERTH_ENOMEM, "policy: out of memory");
     }
-    return fit >= 0;
+    return fit;
 }
 
 int berth__prio_plan(struct berth__prio *q, const struct berth_view *v, struct berth_plan *plan,
@@ -459,15 +485,10 @@ int berth__prio_plan(struct berth__prio *q, const struct berth_view *v, struct b
             break;
         struct pheap *h = &q->shapes[c];
         struct pent pe = h->a[0];
-        struct berth_job *p = &v->jobs[pe.job];
-        if (berth__plan_fit(plan, p) >= 0) {
-            remove_job(q, pe.job);
-            if ((rc = berth__plan_start(plan, pe.job, err)))
-                return rc;
-            if (push_started(q, p))
-                return berth_err_set(err, BERTH_ENOMEM, "policy: out of memory");
+        if ((rc = try_start(q, v, plan, pe.job, err)) < 0)
+            return rc;
+        if (rc > 0)
             continue;
-        }
         if (q->cfg.strict)
             break;
         if (q->cfg.preemptive) {

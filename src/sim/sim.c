@@ -203,7 +203,8 @@ int berth_sim_run(const struct berth_trace *t, const struct berth_cluster *c,
             tnext = tick;
         if (tnext == BERTH_TIME_NONE)
             break;
-        busy_integral += (double)berth__engine_busy_gpus(s.e) * (double)(tnext - now);
+        busy_integral +=
+            (double)berth__cluster_busy_milli(s.e->cluster) / 1000.0 * (double)(tnext - now);
         now = tnext;
         while (s.n && s.heap[0].t == now) {
             struct ev ev = s.heap[0];

@@ -95,6 +95,11 @@ static long refill(struct berth__csv *r, struct berth_err *err)
 
 static int add_field(struct berth__csv *r, char *start, size_t len, struct berth_err *err)
 {
+    if (memchr(start, '\0', len))
+        return berth_err_set(err, BERTH_EINPUT,
+                             "%s:%u: field %zu: expected text, found a NUL byte (is this a "
+                             "binary or UTF-16 file?)",
+                             r->path, r->rec_line, r->nf + 1);
     if (r->nf == r->fcap) {
         size_t c1 = r->fcap, c2 = r->fcap;
         if (BERTH_GROW(r->fields, c1, r->nf + 1) || BERTH_GROW(r->lens, c2, r->nf + 1))

@@ -1,0 +1,154 @@
+/* libFuzzer harness for one trace loader, chosen at compile time (-DFUZZ_FORMAT="native"):
+ * each input becomes a file that is loaded strict and lenient. Beyond crashes, leaks and
+ * undefined behaviour it checks the loader's contract: errors name the file, a strict success
+ * is a lenient success with the same jobs, every job is sane, and the native CSV written from
+ * a loaded trace reads back as the same jobs (what `berth trace convert` relies on). */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "berth/trace.h"
+
+#ifndef FUZZ_FORMAT
+#error "build with -DFUZZ_FORMAT=\"format name\""
+#endif
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static char in_path[256], out_path[256];
+
+static void cleanup(void)
+{
+    unlink(in_path);
+    unlink(out_path);
+}
+
+/* Two scratch files in $FUZZ_TMPDIR, /dev/shm or /tmp, made once per process. */
+static int scratch(void)
+{
+    if (in_path[0])
+        return 0;
+    const char *dir = getenv("FUZZ_TMPDIR");
+    if (!dir || !*dir)
+        dir = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
+    char *paths[] = {in_path, out_path};
+    for (int i = 0; i < 2; i++) {
+        snprintf(paths[i], sizeof in_path, "%s/berth-fuzz-%s-XXXXXX", dir, i ? "out" : "in");
+        int fd = mkstemp(paths[i]);
+        if (fd < 0) {
+            perror(paths[i]);
+            abort();
+        }
+        close(fd);
+    }
+    atexit(cleanup);
+    return 0;
+}
+
+#define ENSURE(c, ...)                                                                             \
+    do {                                                                                           \
+        if (!(c)) {                                                                                \
+            fprintf(stderr, "fuzz_loader (%s): %s: ", FUZZ_FORMAT, #c);                            \
+            fprintf(stderr, __VA_ARGS__);                                                          \
+            fputc('\n', stderr);                                                                   \
+            abort();                                                                               \
+        }                                                                                          \
+    } while (0)
+
+static void check_job(const struct berth_jobspec *j, size_t i)
+{
+    ENSURE(j->id && j->job_type && j->user && j->queue && j->gpu_type, "job %zu: NULL string", i);
+    ENSURE(j->duration_us > 0, "job %zu: duration %lld us", i, (long long)j->duration_us);
+    ENSURE(j->arrival_us >= 0, "job %zu: arrival %lld us", i, (long long)j->arrival_us);
+    ENSURE(j->num_gpus >= 1, "job %zu: %d GPUs", i, j->num_gpus);
+    ENSURE(j->min_gpus >= 1 && j->min_gpus <= j->num_gpus && j->max_gpus >= j->num_gpus,
+           "job %zu: GPUs %d in [%d, %d]", i, j->num_gpus, j->min_gpus, j->max_gpus);
+    ENSURE(j->gpu_share_milli >= 1 && j->gpu_share_milli <= 1000, "job %zu: share %d", i,
+           j->gpu_share_milli);
+    ENSURE(j->gpu_share_milli == 1000 || j->num_gpus == 1, "job %zu: share %d of %d GPUs", i,
+           j->gpu_share_milli, j->num_gpus);
+}
+
+static int same_job(const struct berth_jobspec *a, const struct berth_jobspec *b)
+{
+    return !strcmp(a->id, b->id) && a->arrival_us == b->arrival_us &&
+           a->duration_us == b->duration_us && a->num_gpus == b->num_gpus &&
+           a->min_gpus == b->min_gpus && a->max_gpus == b->max_gpus &&
+           a->gpu_share_milli == b->gpu_share_milli && a->priority == b->priority &&
+           a->gpu_mem_mib == b->gpu_mem_mib && a->total_steps == b->total_steps &&
+           !strcmp(a->job_type, b->job_type) && !strcmp(a->user, b->user) &&
+           !strcmp(a->queue, b->queue) && !strcmp(a->gpu_type, b->gpu_type) &&
+           a->single_server == b->single_server;
+}
+
+/* Writes t as native CSV and reads it back: the same jobs, in the same order. */
+static void round_trip(const struct berth_trace *t)
+{
+    struct berth_err err = {0};
+    FILE *f = fopen(out_path, "w");
+    ENSURE(f, "cannot open %s", out_path);
+    int rc = berth_trace_write_native(f, berth_trace_jobs(t), berth_trace_count(t), &err);
+    ENSURE(fclose(f) == 0 && rc == 0, "writing native CSV: %s", err.msg);
+    struct berth_trace *b = NULL;
+    rc = berth_trace_load(out_path, "native", &b, &err);
+    ENSURE(rc == 0, "the native CSV written from a loaded trace does not load: %s", err.msg);
+    size_t n = berth_trace_count(t);
+    ENSURE(berth_trace_count(b) == n, "%zu jobs written, %zu read back", n, berth_trace_count(b));
+    for (size_t i = 0; i < n; i++)
+        ENSURE(same_job(&berth_trace_jobs(t)[i], &berth_trace_jobs(b)[i]),
+               "job %zu (id \"%s\", line %u) differs after the native round trip", i,
+               berth_trace_jobs(t)[i].id, berth_trace_jobs(t)[i].line);
+    berth_trace_free(b);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    scratch();
+    FILE *f = fopen(in_path, "wb");
+    ENSURE(f, "cannot open %s", in_path);
+    ENSURE(fwrite(data, 1, size, f) == size && fclose(f) == 0, "cannot write %s", in_path);
+
+    struct berth_trace *t[2] = {NULL, NULL};
+    struct berth_load_report rep[2];
+    int rc[2];
+    for (int lenient = 0; lenient < 2; lenient++) {
+        struct berth_load_opts o = {FUZZ_FORMAT, lenient};
+        struct berth_err err = {0};
+        rc[lenient] = berth_trace_load_opts(in_path, &o, &rep[lenient], &t[lenient], &err);
+        if (rc[lenient]) {
+            ENSURE(rc[lenient] == BERTH_EINPUT || rc[lenient] == BERTH_EIO ||
+                       rc[lenient] == BERTH_ENOMEM,
+                   "unexpected code %d: %s", rc[lenient], err.msg);
+            ENSURE(strstr(err.msg, in_path), "the message does not name the file: %s", err.msg);
+            continue;
+        }
+        size_t n = berth_trace_count(t[lenient]);
+        ENSURE(n >= 1 && n == rep[lenient].jobs, "%zu jobs, report says %zu", n, rep[lenient].jobs);
+        ENSURE(rep[lenient].jobs <= rep[lenient].rows, "%zu jobs from %zu rows", rep[lenient].jobs,
+               rep[lenient].rows);
+        ENSURE(rep[lenient].nreasons <= BERTH_LOAD_MAX_REASONS, "%zu reasons",
+               rep[lenient].nreasons);
+        for (size_t i = 0; i < n; i++)
+            check_job(&berth_trace_jobs(t[lenient])[i], i);
+    }
+    if (rc[0] == 0) { /* strict success: lenient loads the same jobs and finds no bad row */
+        ENSURE(rc[1] == 0, "strict load succeeded, lenient failed");
+        size_t n = berth_trace_count(t[0]);
+        ENSURE(berth_trace_count(t[1]) == n, "strict %zu jobs, lenient %zu", n,
+               berth_trace_count(t[1]));
+        for (size_t i = 0; i < n; i++)
+            ENSURE(same_job(&berth_trace_jobs(t[0])[i], &berth_trace_jobs(t[1])[i]),
+                   "job %zu differs between strict and lenient", i);
+        for (size_t i = 0; i < rep[0].nreasons; i++)
+            ENSURE(!rep[0].reasons[i].bad, "strict success with a bad row: %s",
+                   rep[0].reasons[i].reason);
+        round_trip(t[0]);
+    } else if (rc[1] == 0) {
+        round_trip(t[1]);
+    }
+    berth_trace_free(t[0]);
+    berth_trace_free(t[1]);
+    return 0;
+}
