@@ -51,6 +51,11 @@ has "$W/err" "col.csv:1" "unknown column names line 1"
 printf 'job_id,arrival_s,duration_s,num_gpus,x_color\n1,0,1,1,red\n' >"$W/x.csv"
 expect_rc 0 "x_ columns are allowed" -- "$BERTH" sim --cluster 1x4:v100 --trace "$W/x.csv"
 
+# --- simulated time that would overflow the clock is bad input, not a wrong answer --------
+{ echo "job_id,arrival_s,duration_s,num_gpus"; for i in 1 2 3 4 5 6; do echo "j$i,0,1e12,1"; done; } >"$W/ov.csv"
+expect_rc 2 "work beyond 146,000 years is refused" -- "$BERTH" sim --cluster 1x1:v100 --trace "$W/ov.csv"
+has "$W/err" "ov.csv:6: column duration_s" "the overflow names the job that crosses the limit"
+
 # --- --lenient: bad rows are skipped and counted per reason, never silently ------------
 printf 'job_id,arrival_s,duration_s,num_gpus\n1,0,10,1\n2,1,x,1\n3,2,-1,1\n4,3,5,1\n1,4,5,1\n6,3,5\n' >"$W/len.csv"
 expect_rc 2 "strict stops at the first bad row" -- "$BERTH" sim --cluster 1x1:a --trace "$W/len.csv"

@@ -395,11 +395,26 @@ int berth_trace_load(const char *path, const char *format, struct berth_trace **
     return berth_trace_load_opts(path, &o, NULL, out, err);
 }
 
+/* Simulated time stays below 2^62 us (146,000 years) and so does any job's GPU time: the
+ * last arrival plus all the work run one job after another bounds every instant a run can
+ * reach, so checking that sum keeps the clock and every key free of overflow. */
+#define SIM_TIME_LIMIT (INT64_C(1) << 62)
+
 int berth_trace_check(const struct berth_trace *t, const struct berth_cluster *c,
                       struct berth_err *err)
 {
+    int64_t work = 0, last = 0;
     for (size_t i = 0; i < t->n; i++) {
         const struct berth_jobspec *j = &t->jobs[i];
+        if (j->arrival_us > last)
+            last = j->arrival_us;
+        work += j->duration_us; /* each is at most 10^18, so no overflow before the check */
+        if (work > SIM_TIME_LIMIT - last || j->duration_us > SIM_TIME_LIMIT / j->num_gpus)
+            return berth_err_set(err, BERTH_EINPUT,
+                                 "%s:%u: column duration_s: expected the trace's arrivals and "
+                                 "work to fit in 146,000 years of simulated time (and each "
+                                 "job's GPU time too), found more by this job",
+                                 t->path, j->line);
         uint64_t mask;
         if (berth__cluster_type_mask(c, j->gpu_type, &mask)) {
             char names[256] = "";

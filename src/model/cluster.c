@@ -111,22 +111,59 @@ void berth__cluster_take_slots(struct berth_cluster *c, const struct berth__slot
     }
 }
 
-static int intern(const char ***tab, size_t *n, struct berth__arena *a, const char *name)
+static uint64_t hash_str(const char *s)
+{
+    uint64_t h = UINT64_C(1469598103934665603);
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * UINT64_C(1099511628211);
+    return h;
+}
+
+/* A name table (racks, pools) with a hash index, so interning n names costs O(n). */
+struct names {
+    const char **tab;
+    size_t n, cap;
+    uint32_t *slot; /* open addressing over tab indices, UINT32_MAX = empty */
+    size_t nslot;
+};
+
+static int names_grow(struct names *nm)
+{
+    size_t ns = nm->nslot ? nm->nslot * 2 : 64;
+    uint32_t *sl = malloc(ns * sizeof *sl);
+    if (!sl)
+        return -1;
+    memset(sl, 0xff, ns * sizeof *sl);
+    for (size_t i = 0; i < nm->n; i++) {
+        size_t h = (size_t)hash_str(nm->tab[i]) & (ns - 1);
+        while (sl[h] != UINT32_MAX)
+            h = (h + 1) & (ns - 1);
+        sl[h] = (uint32_t)i;
+    }
+    free(nm->slot);
+    nm->slot = sl;
+    nm->nslot = ns;
+    return 0;
+}
+
+/* Index of name in the table, added if new: >= 0, -1 for no name, -2 out of memory. */
+static int intern(struct names *nm, struct berth__arena *a, const char *name)
 {
     if (!name || !*name)
         return -1;
-    for (size_t i = 0; i < *n; i++)
-        if (!strcmp((*tab)[i], name))
-            return (int)i;
-    size_t cap = *n;
-    const char **t = realloc(*tab, (cap + 1) * sizeof *t);
-    if (!t)
+    if ((nm->n + 1) * 2 > nm->nslot && names_grow(nm))
         return -2;
-    *tab = t;
-    t[*n] = berth__arena_strndup(a, name, strlen(name));
-    if (!t[*n])
+    size_t h = (size_t)hash_str(name) & (nm->nslot - 1);
+    for (; nm->slot[h] != UINT32_MAX; h = (h + 1) & (nm->nslot - 1))
+        if (!strcmp(nm->tab[nm->slot[h]], name))
+            return (int)nm->slot[h];
+    if (BERTH_GROW(nm->tab, nm->cap, nm->n + 1))
         return -2;
-    return (int)(*n)++;
+    nm->tab[nm->n] = berth__arena_strndup(a, name, strlen(name));
+    if (!nm->tab[nm->n])
+        return -2;
+    nm->slot[h] = (uint32_t)nm->n;
+    return (int)nm->n++;
 }
 
 /* Lays the servers out: types in order of first appearance, every server idle. */
@@ -136,6 +173,7 @@ static int build(struct berth__cluster_builder *b, int allow_span, struct berth_
     struct berth_cluster *c = calloc(1, sizeof *c);
     if (!c)
         return berth_err_set(err, BERTH_ENOMEM, "%s: out of memory", what);
+    struct names racks = {0}, pools = {0};
     berth__arena_init(&c->names);
     c->allow_span = allow_span;
     c->srv = calloc(b->n ? b->n : 1, sizeof *c->srv);
@@ -149,6 +187,10 @@ static int build(struct berth__cluster_builder *b, int allow_span, struct berth_
             if (!strcmp(c->types[t].name, pr->type))
                 break;
         if (t == c->ntypes && t == BERTH_MAX_GPU_TYPES) {
+            free(racks.tab);
+            free(racks.slot);
+            free(pools.tab);
+            free(pools.slot);
             berth_cluster_free(c);
             return berth_err_set(err, BERTH_EINPUT, "%s: expected at most %d GPU types", what,
                                  BERTH_MAX_GPU_TYPES);
@@ -173,8 +215,8 @@ static int build(struct berth__cluster_builder *b, int allow_span, struct berth_
             nm = nb;
         }
         v->name = berth__arena_strndup(&c->names, nm, strlen(nm));
-        v->rack = intern(&c->racks, &c->nracks, &c->names, pr->rack);
-        v->pool = intern(&c->pools, &c->npools, &c->names, pr->pool);
+        v->rack = intern(&racks, &c->names, pr->rack);
+        v->pool = intern(&pools, &c->names, pr->pool);
         if (!v->name || v->rack == -2 || v->pool == -2)
             goto nomem;
         struct berth__gputype *ty = &c->types[t];
@@ -187,6 +229,13 @@ static int build(struct berth__cluster_builder *b, int allow_span, struct berth_
         if (pr->gpus > c->max_per_server)
             c->max_per_server = pr->gpus;
     }
+    c->racks = racks.tab;
+    c->nracks = racks.n;
+    c->pools = pools.tab;
+    c->npools = pools.n;
+    racks.tab = pools.tab = NULL;
+    free(racks.slot);
+    free(pools.slot);
     c->free = c->total;
     for (size_t t = 0; t < c->ntypes; t++) {
         struct berth__gputype *ty = &c->types[t];
@@ -202,6 +251,10 @@ static int build(struct berth__cluster_builder *b, int allow_span, struct berth_
     *out = c;
     return 0;
 nomem:
+    free(racks.tab);
+    free(racks.slot);
+    free(pools.tab);
+    free(pools.slot);
     berth_cluster_free(c);
     return berth_err_set(err, BERTH_ENOMEM, "%s: out of memory", what);
 }
@@ -256,6 +309,11 @@ int berth__cluster_parse_shorthand(const char *spec, struct berth__cluster_build
         const char *type = berth__builder_str(b, tb, 1);
         if (!type)
             return berth_err_set(err, BERTH_ENOMEM, "--cluster: out of memory");
+        if (b->n + (size_t)n > 1000000)
+            return berth_err_set(err, BERTH_EINPUT,
+                                 "--cluster '%.60s': expected at most 1000000 servers in all, "
+                                 "found more by part %d",
+                                 spec, part);
         for (int64_t i = 0; i < n; i++)
             if (berth__builder_add(b,
                                    &(struct berth__server_spec){.type = type, .gpus = (int32_t)g}))

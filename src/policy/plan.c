@@ -15,6 +15,7 @@ void berth__plan_free(struct berth_plan *p)
     free(p->touched);
     free(p->touch_of);
     free(p->snaps);
+    free(p->stamp);
     berth__plan_init(p);
 }
 
@@ -28,6 +29,12 @@ int berth__plan_open(struct berth_plan *p, struct berth_cluster *c, struct berth
         p->touch_of[i] = -1;
     for (size_t i = 0; i < p->ntouched; i++)
         p->touch_of[p->touched[i].job] = -1;
+    if (p->stamp_cap < c->nsrv) {
+        size_t old_cap = p->stamp_cap;
+        if (BERTH_GROW(p->stamp, p->stamp_cap, c->nsrv))
+            return BERTH_ENOMEM;
+        memset(p->stamp + old_cap, 0, (p->stamp_cap - old_cap) * sizeof *p->stamp);
+    }
     p->ntouched = 0;
     p->nsnaps = 0;
     p->cluster = c;
@@ -116,15 +123,20 @@ void berth__plan_take_share(struct berth_plan *p, struct berth_job *j, uint32_t 
     berth__alloc_take_range(p->cluster, j, p->filling - 1, p->filling);
 }
 
-static int32_t count_servers(const struct berth_job *j)
+/* Distinct servers among j's slots, in O(gang) with a per-server stamp. */
+static int32_t count_servers(struct berth_plan *p, const struct berth_job *j)
 {
+    if (++p->epoch == 0) { /* wrapped: forget every old stamp */
+        memset(p->stamp, 0, p->stamp_cap * sizeof *p->stamp);
+        p->epoch = 1;
+    }
     int32_t n = 0;
-    int32_t g = j->gpus;
-    for (int32_t k = 0; k < g; k++) {
-        int seen = 0;
-        for (int32_t m = 0; m < k && !seen; m++)
-            seen = j->slots[m].server == j->slots[k].server;
-        n += !seen;
+    for (int32_t k = 0; k < j->gpus; k++) {
+        uint32_t s = j->slots[k].server;
+        if (p->stamp[s] != p->epoch) {
+            p->stamp[s] = p->epoch;
+            n++;
+        }
     }
     return n;
 }
@@ -168,7 +180,7 @@ int berth__plan_start(struct berth_plan *p, uint32_t ji, struct berth_err *err)
                                  "plan: placement broke job %s's type or server constraint",
                                  j->spec->id);
     j->type = (int16_t)t;
-    j->servers = count_servers(j);
+    j->servers = count_servers(p, j);
     j->state = BERTH_JOB_RUNNING;
     j->since = p->now;
     p->npending--;

@@ -30,6 +30,9 @@ struct berth_plan {
     size_t nsnaps, snaps_cap;
     size_t npending, nrunning; /* counts after the edits so far */
     int32_t filling;           /* slots taken so far by the start in progress */
+    uint32_t *stamp;           /* per server: last start that counted it (servers spanned) */
+    size_t stamp_cap;
+    uint32_t epoch;
 };
 
 void berth__plan_init(struct berth_plan *p);

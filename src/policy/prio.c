@@ -13,6 +13,7 @@ struct pent { /* a pending job: min-heap on (key, job) */
 struct rent {      /* a running job: key(t) = rank + slope * t; max-heap, worst on top */
     __int128 rank; /* key at start minus slope * start time: orders a heap at any time */
     uint32_t job;
+    int32_t gpus;
 };
 
 struct pheap {
@@ -26,8 +27,10 @@ struct pheap {
     size_t n, cap;
 };
 
-struct rheap {
+struct rheap { /* preemptible running jobs of one slope on one GPU type */
     int64_t slope;
+    int16_t type;
+    int64_t gpus; /* GPUs held by the jobs in the heap */
     struct rent *a;
     size_t n, cap;
 };
@@ -53,9 +56,6 @@ struct berth__prio {
     /* scratch for one admission */
     uint32_t *victims;
     size_t nvictims, vcap;
-    struct rent *skipped;
-    uint32_t *skipped_cls;
-    size_t nskipped, scap, scap2;
     /* running jobs inside their minimum run time, in start order (lazy deletion) */
     struct protect *prot;
     size_t prot_head, nprot, prot_cap;
@@ -183,15 +183,16 @@ static int shape_of(struct berth__prio *q, const struct berth_job *j, const stru
     return (int)q->nshapes++;
 }
 
-static int slope_of(struct berth__prio *q, int64_t s)
+static int slope_of(struct berth__prio *q, int64_t s, int16_t type)
 {
     for (size_t i = 0; i < q->nslopes; i++)
-        if (q->slopes[i].slope == s)
+        if (q->slopes[i].slope == s && q->slopes[i].type == type)
             return (int)i;
     if (q->nslopes >= UINT16_MAX || BERTH_GROW(q->slopes, q->slopes_cap, q->nslopes + 1))
         return -1;
     memset(&q->slopes[q->nslopes], 0, sizeof *q->slopes);
     q->slopes[q->nslopes].slope = s;
+    q->slopes[q->nslopes].type = type;
     return (int)q->nslopes++;
 }
 
@@ -213,16 +214,17 @@ static int push_pending(struct berth__prio *q, const struct berth_view *v, uint3
 /* Puts running job j into its slope's heap. Its key grows from key(j) at j->since. */
 static int push_preemptible(struct berth__prio *q, const struct berth_job *j)
 {
-    int c = slope_of(q, q->cfg.slope(j));
+    int c = slope_of(q, q->cfg.slope(j), j->type);
     if (c < 0)
         return BERTH_ENOMEM;
     struct rheap *h = &q->slopes[c];
     if (BERTH_GROW(h->a, h->cap, h->n + 1))
         return BERTH_ENOMEM;
+    h->gpus += j->gpus;
     q->cls[j->idx] = (uint16_t)c;
     q->where[j->idx] = RUNNING;
     __int128 rank = (__int128)q->cfg.key(j) - (__int128)h->slope * j->since;
-    rset(q, h, h->n++, (struct rent){rank, j->idx});
+    rset(q, h, h->n++, (struct rent){rank, j->idx, j->gpus});
     rup(q, h, h->n - 1);
     return 0;
 }
@@ -274,6 +276,7 @@ static void remove_job(struct berth__prio *q, uint32_t j)
         }
     } else if (q->where[j] == RUNNING) {
         struct rheap *h = &q->slopes[q->cls[j]];
+        h->gpus -= h->a[i].gpus;
         struct rent last = h->a[--h->n];
         if (i < h->n) {
             rset(q, h, i, last);
@@ -311,8 +314,6 @@ void berth__prio_destroy(struct berth__prio *q)
     free(q->cls);
     free(q->where);
     free(q->victims);
-    free(q->skipped);
-    free(q->skipped_cls);
     free(q->prot);
     free(q);
 }
@@ -354,15 +355,16 @@ static int64_t key_now(const struct rheap *h, const struct rent *e, berth_us now
     return (int64_t)(e->rank + (__int128)h->slope * now);
 }
 
-/* The slope class whose top is the worst running job now, or -1 when none runs. */
-static int worst_running(const struct berth__prio *q, berth_us now)
+/* The heap whose top is the worst preemptible job now on a GPU type in mask (0 = any), or
+ * -1 when there is none. */
+static int worst_running(const struct berth__prio *q, berth_us now, uint64_t mask)
 {
     int best = -1;
     int64_t bk = 0;
     uint32_t bj = 0;
     for (size_t c = 0; c < q->nslopes; c++) {
         const struct rheap *h = &q->slopes[c];
-        if (!h->n)
+        if (!h->n || (mask && !(mask >> h->type & 1)))
             continue;
         int64_t k = key_now(h, &h->a[0], now);
         if (best < 0 || k > bk || (k == bk && h->a[0].job > bj)) {
@@ -384,11 +386,6 @@ static int best_pending(const struct berth__prio *q)
             best = (int)c;
     }
     return best;
-}
-
-static int type_allowed(const struct berth_job *p, const struct berth_job *w)
-{
-    return !p->type_mask || (p->type_mask >> w->type & 1);
 }
 
 /* Starts pending job j if the plan can place it: 1 started, 0 it does not fit (nothing
@@ -415,26 +412,28 @@ static int admit_preempting(struct berth__prio *q, const struct berth_view *v,
                             struct berth_plan *plan, const struct pent *pe, struct berth_err *err)
 {
     struct berth_job *p = &v->jobs[pe->job];
-    q->nvictims = q->nskipped = 0;
+    q->nvictims = 0;
+    /* give up at once when even every preemptible GPU of the allowed types would not do */
+    int64_t could = 0;
+    for (size_t t = 0; t < v->cluster->ntypes; t++)
+        if (!p->type_mask || (p->type_mask >> t & 1))
+            could += v->cluster->types[t].free;
+    for (size_t c = 0; c < q->nslopes; c++)
+        if (!p->type_mask || (p->type_mask >> q->slopes[c].type & 1))
+            could += q->slopes[c].gpus;
+    if (could < p->gpus)
+        return 0;
     int fit = 0, rc = 0;
     for (;;) {
-        int c = worst_running(q, v->now);
+        int c = worst_running(q, v->now, p->type_mask);
         if (c < 0)
             break;
         struct rheap *h = &q->slopes[c];
         struct rent top = h->a[0];
         int64_t k = key_now(h, &top, v->now);
         if (!(k > pe->key || (k == pe->key && top.job > pe->job)))
-            break; /* every running job is at least as good as p */
+            break; /* every running job it could use is at least as good as p */
         remove_job(q, top.job);
-        if (!type_allowed(p, &v->jobs[top.job])) {
-            if (BERTH_GROW(q->skipped, q->scap, q->nskipped + 1) ||
-                BERTH_GROW(q->skipped_cls, q->scap2, q->nskipped + 1))
-                return berth_err_set(err, BERTH_ENOMEM, "policy: out of memory");
-            q->skipped_cls[q->nskipped] = (uint32_t)c;
-            q->skipped[q->nskipped++] = top;
-            continue;
-        }
         if (BERTH_GROW(q->victims, q->vcap, q->nvictims + 1))
             return berth_err_set(err, BERTH_ENOMEM, "policy: out of memory");
         q->victims[q->nvictims++] = top.job;
@@ -444,16 +443,6 @@ static int admit_preempting(struct berth__prio *q, const struct berth_view *v,
             return fit;
         if (fit)
             break;
-    }
-    /* running jobs set aside because their GPU type cannot serve p go back untouched */
-    for (size_t i = 0; i < q->nskipped; i++) {
-        struct rheap *h = &q->slopes[q->skipped_cls[i]];
-        if (BERTH_GROW(h->a, h->cap, h->n + 1))
-            return berth_err_set(err, BERTH_ENOMEM, "policy: out of memory");
-        q->cls[q->skipped[i].job] = (uint16_t)q->skipped_cls[i];
-        q->where[q->skipped[i].job] = RUNNING;
-        rset(q, h, h->n++, q->skipped[i]);
-        rup(q, h, h->n - 1);
     }
     /* victims p did not need (all of them when p did not fit) get their GPUs back */
     for (size_t i = q->nvictims; i-- > 0;) {
