@@ -23,8 +23,8 @@ asan: deps
 	@cmake --build $(ASAN_BUILD) -j$(JOBS)
 
 demo: build
-	@$(BUILD)/berth gen --profile philly --jobs 20000 --seed 1 --out $(BUILD)/demo-philly.csv
-	@echo "generated $(BUILD)/demo-philly.csv: 20000 Philly-like jobs (berth gen --profile philly)"
+	@$(BUILD)/berth gen --profile philly --jobs 20000 --rate 60 --seed 1 --out $(BUILD)/demo-philly.csv
+	@echo "generated $(BUILD)/demo-philly.csv: 20000 Philly-like jobs at 60 jobs/hour (twice Philly's mean rate)"
 	@$(BUILD)/berth sim --cluster philly --trace $(BUILD)/demo-philly.csv --policy las
 
 test-plain: build
@@ -40,6 +40,7 @@ bench: build
 
 # Style checked by a machine: clang-format and a short list of banned functions.
 lint:
+	@BERTH_EXTRA_PACKAGES=clang-format sh scripts/install-deps.sh
 	@clang-format --dry-run --Werror src/*/*.c src/*/*.h include/berth/*.h tests/*.c tests/*.h
 	@! grep -nE '\b(strcpy|strcat|sprintf|vsprintf|gets|atoi|atol|atof)\s*\(' src/*/*.c src/*/*.h \
 		|| (echo "banned function above (use snprintf, strtol and friends)"; exit 1)

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -48,10 +49,12 @@ static void print_table(const struct berth_sim_result *r, const struct berth_clu
     printf("  %-18s %.1f s\n", "median JCT", s->median_jct_s);
     printf("  %-18s %.1f s\n", "p95 JCT", s->p95_jct_s);
     printf("  %-18s %.1f s\n", "p99 JCT", s->p99_jct_s);
-    printf("  %-18s %.1f s\n", "avg queueing", s->avg_queue_s);
+    printf("  %-18s %.1f s (median %.1f, p99 %.1f)\n", "avg queueing", s->avg_queue_s,
+           s->median_queue_s, s->p99_queue_s);
     printf("  %-18s %.1f s (%.2f days)\n", "makespan", s->makespan_s, s->makespan_s / 86400);
     printf("  %-18s %.1f %%\n", "GPU utilisation", 100 * s->gpu_util);
-    printf("  %-18s %llu\n", "preemptions", (unsigned long long)s->preemptions);
+    printf("  %-18s %llu (migrations %llu)\n", "preemptions", (unsigned long long)s->preemptions,
+           (unsigned long long)s->migrations);
     printf("  %-18s %llu in %llu passes\n", "events", (unsigned long long)s->events,
            (unsigned long long)s->passes);
     printf("  %-18s %.3f s (%.0f events/s)\n", "wall time", s->wall_s,
@@ -161,7 +164,9 @@ int cmd_sim(int argc, char **argv)
             return cli_usage_error("sim", "%s needs a value (see berth sim --help)",
                                    argv[optind - 1]);
         default:
-            return cli_usage_error("sim", "unknown flag '%s' (see berth sim --help)",
+            if (optopt)
+                return cli_usage_error("sim", "unknown flag '-%c' (see berth sim --help)", optopt);
+            return cli_usage_error("sim", "unknown or ambiguous flag '%s' (see berth sim --help)",
                                    argv[optind - 1]);
         }
     }
@@ -197,6 +202,19 @@ int cmd_sim(int argc, char **argv)
     if (rc) {
         berth_cluster_free(c);
         return cli_fail(&err);
+    }
+    if (out && mkdir(out, 0777) && errno != EEXIST) {
+        fprintf(stderr, "berth sim: --out %s: cannot create the folder: %s\n", out,
+                strerror(errno));
+        berth_trace_free(t);
+        berth_cluster_free(c);
+        return EXIT_BAD_INPUT;
+    }
+    if (out && access(out, W_OK)) {
+        fprintf(stderr, "berth sim: --out %s: cannot write there: %s\n", out, strerror(errno));
+        berth_trace_free(t);
+        berth_cluster_free(c);
+        return EXIT_BAD_INPUT;
     }
     o.record_series = out != NULL;
     struct berth_sim_result r;

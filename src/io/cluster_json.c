@@ -91,11 +91,26 @@ static int check_unique_names(const struct berth__cluster_builder *b, const char
     return rc;
 }
 
+/* json_load_file, but a UTF-8 byte-order mark at the start is skipped (editors add one). */
+static json_t *load_skipping_bom(const char *path, json_error_t *je)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return json_load_file(path, JSON_REJECT_DUPLICATES, je); /* reports the error */
+    unsigned char bom[3];
+    size_t n = fread(bom, 1, 3, f);
+    if (n < 3 || bom[0] != 0xEF || bom[1] != 0xBB || bom[2] != 0xBF)
+        rewind(f);
+    json_t *root = json_loadf(f, JSON_REJECT_DUPLICATES, je);
+    fclose(f);
+    return root;
+}
+
 int berth__cluster_load_json(const char *path, struct berth__cluster_builder *b,
                              struct berth_err *err)
 {
     json_error_t je;
-    json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+    json_t *root = load_skipping_bom(path, &je);
     if (!root)
         return berth_err_set(err, BERTH_EINPUT, "%s:%d:%d: invalid JSON: %s", path, je.line,
                              je.column, je.text);

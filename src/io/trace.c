@@ -1,5 +1,6 @@
 /* The trace object, the format registry and detection, and the checks every loaded trace
  * passes before a run (see include/berth/trace.h). */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -258,7 +259,8 @@ static int detect(const char *path, const struct format **f, struct berth_err *e
     }
     FILE *fp = fopen(path, "rb");
     if (!fp)
-        return berth_err_set(err, BERTH_EIO, "%s: cannot open the trace", path);
+        return berth_err_set(err, BERTH_EIO, "%s: cannot open the trace: %s", path,
+                             strerror(errno));
     char line[512] = "";
     do /* the first line that is not blank */
         if (!fgets(line, sizeof line, fp))

@@ -87,6 +87,7 @@ static int header(struct ctx *x, struct berth_err *err)
     for (int c = 0; c < NCOLS; c++)
         x->idx[c] = -1;
     x->nfields = berth__csv_nfields(x->csv);
+    uint32_t line = berth__csv_line(x->csv); /* blank lines may come before the header */
     for (size_t i = 0; i < x->nfields; i++) {
         const char *h = berth__csv_field(x->csv, i);
         if (i == 0 && (unsigned char)h[0] == 0xEF && (unsigned char)h[1] == 0xBB &&
@@ -101,25 +102,25 @@ static int header(struct ctx *x, struct berth_err *err)
                 continue;
             return berth_err_set(
                 err, BERTH_EINPUT,
-                "%s:1: column %zu: expected a native column name (job_id, "
+                "%s:%u: column %zu: expected a native column name (job_id, "
                 "arrival_s, duration_s, num_gpus, job_type, total_steps, user, "
                 "queue, gpu_type, min_gpus, max_gpus, gpu_share, gpu_mem_mib, "
                 "priority, single_server, cpus, mem_mib) or one starting with x_, found \"%s\"",
-                x->path, i + 1, h);
+                x->path, line, i + 1, h);
         }
         if (x->idx[found] >= 0)
             return berth_err_set(err, BERTH_EINPUT,
-                                 "%s:1: column %s: expected once, found twice (columns %d and "
+                                 "%s:%u: column %s: expected once, found twice (columns %d and "
                                  "%zu)",
-                                 x->path, h, x->idx[found] + 1, i + 1);
+                                 x->path, line, h, x->idx[found] + 1, i + 1);
         x->idx[found] = (int)i;
     }
     for (int c = C_ID; c <= C_GPUS; c++)
         if (x->idx[c] < 0)
             return berth_err_set(err, BERTH_EINPUT,
-                                 "%s:1: column %s: expected in the header (required: job_id, "
+                                 "%s:%u: column %s: expected in the header (required: job_id, "
                                  "arrival_s, duration_s, num_gpus), found no such column",
-                                 x->path, colname[c]);
+                                 x->path, line, colname[c]);
     return 0;
 }
 

@@ -2,7 +2,10 @@
  * each input becomes a file that is loaded strict and lenient. Beyond crashes, leaks and
  * undefined behaviour it checks the loader's contract: errors name the file, a strict success
  * is a lenient success with the same jobs, every job is sane, and the native CSV written from
- * a loaded trace reads back as the same jobs (what `berth trace convert` relies on). */
+ * a loaded trace reads back as the same jobs (what `berth trace convert` relies on).
+ * pai2020 reads two tables: its input is split at the first line that is exactly "--" into
+ * the job table (the bytes before that line) and the task table (the bytes after it; empty
+ * when there is no such line), loaded as "JOBS,TASKS". */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,15 +20,23 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static char in_path[256], out_path[256];
+/* in_path: the input (pai2020: its job table), in2_path: pai2020's task table, load_path:
+ * what is loaded (in_path, or "in_path,in2_path") */
+static char in_path[256], in2_path[256], out_path[256], load_path[520];
+
+static int two_tables(void)
+{
+    return !strcmp(FUZZ_FORMAT, "pai2020");
+}
 
 static void cleanup(void)
 {
     unlink(in_path);
+    unlink(in2_path);
     unlink(out_path);
 }
 
-/* Two scratch files in $FUZZ_TMPDIR, /dev/shm or /tmp, made once per process. */
+/* Three scratch files in $FUZZ_TMPDIR, /dev/shm or /tmp, made once per process. */
 static int scratch(void)
 {
     if (in_path[0])
@@ -33,16 +44,21 @@ static int scratch(void)
     const char *dir = getenv("FUZZ_TMPDIR");
     if (!dir || !*dir)
         dir = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
-    char *paths[] = {in_path, out_path};
-    for (int i = 0; i < 2; i++) {
-        snprintf(paths[i], sizeof in_path, "%s/berth-fuzz-%s-XXXXXX", dir, i ? "out" : "in");
+    char *paths[] = {in_path, in2_path, out_path};
+    const char *names[] = {"in", "in2", "out"};
+    for (int i = 0; i < 3; i++) {
+        snprintf(paths[i], sizeof in_path, "%s/berth-fuzz-%s-XXXXXX", dir, names[i]);
         int fd = mkstemp(paths[i]);
-        if (fd < 0) {
+        if (fd < 0 || strchr(paths[i], ',')) {
             perror(paths[i]);
             abort();
         }
         close(fd);
     }
+    if (two_tables())
+        snprintf(load_path, sizeof load_path, "%s,%s", in_path, in2_path);
+    else
+        snprintf(load_path, sizeof load_path, "%s", in_path);
     atexit(cleanup);
     return 0;
 }
@@ -78,6 +94,7 @@ static int same_job(const struct berth_jobspec *a, const struct berth_jobspec *b
            a->min_gpus == b->min_gpus && a->max_gpus == b->max_gpus &&
            a->gpu_share_milli == b->gpu_share_milli && a->priority == b->priority &&
            a->gpu_mem_mib == b->gpu_mem_mib && a->total_steps == b->total_steps &&
+           a->cpu_milli == b->cpu_milli && a->mem_mib == b->mem_mib &&
            !strcmp(a->job_type, b->job_type) && !strcmp(a->user, b->user) &&
            !strcmp(a->queue, b->queue) && !strcmp(a->gpu_type, b->gpu_type) &&
            a->single_server == b->single_server;
@@ -103,12 +120,40 @@ static void round_trip(const struct berth_trace *t)
     berth_trace_free(b);
 }
 
+static void write_file(const char *path, const uint8_t *data, size_t size)
+{
+    FILE *f = fopen(path, "wb");
+    ENSURE(f, "cannot open %s", path);
+    ENSURE(fwrite(data, 1, size, f) == size && fclose(f) == 0, "cannot write %s", path);
+}
+
+/* Where the first line that is exactly "--" starts (size when there is none). */
+static size_t separator(const uint8_t *data, size_t size)
+{
+    for (size_t i = 0; i + 2 <= size; i++)
+        if ((i == 0 || data[i - 1] == '\n') && data[i] == '-' && data[i + 1] == '-' &&
+            (i + 2 == size || data[i + 2] == '\n'))
+            return i;
+    return size;
+}
+
+/* The error names the file (either table for pai2020). */
+static int names_input(const char *msg)
+{
+    return strstr(msg, in_path) || (two_tables() && strstr(msg, in2_path));
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     scratch();
-    FILE *f = fopen(in_path, "wb");
-    ENSURE(f, "cannot open %s", in_path);
-    ENSURE(fwrite(data, 1, size, f) == size && fclose(f) == 0, "cannot write %s", in_path);
+    if (two_tables()) {
+        size_t sep = separator(data, size);
+        size_t rest = sep + 3 <= size ? sep + 3 : size; /* after "--\n" */
+        write_file(in_path, data, sep);
+        write_file(in2_path, data + rest, size - rest);
+    } else {
+        write_file(in_path, data, size);
+    }
 
     struct berth_trace *t[2] = {NULL, NULL};
     struct berth_load_report rep[2];
@@ -116,12 +161,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (int lenient = 0; lenient < 2; lenient++) {
         struct berth_load_opts o = {FUZZ_FORMAT, lenient};
         struct berth_err err = {0};
-        rc[lenient] = berth_trace_load_opts(in_path, &o, &rep[lenient], &t[lenient], &err);
+        rc[lenient] = berth_trace_load_opts(load_path, &o, &rep[lenient], &t[lenient], &err);
         if (rc[lenient]) {
             ENSURE(rc[lenient] == BERTH_EINPUT || rc[lenient] == BERTH_EIO ||
                        rc[lenient] == BERTH_ENOMEM,
                    "unexpected code %d: %s", rc[lenient], err.msg);
-            ENSURE(strstr(err.msg, in_path), "the message does not name the file: %s", err.msg);
+            ENSURE(names_input(err.msg), "the message does not name the file: %s", err.msg);
             continue;
         }
         size_t n = berth_trace_count(t[lenient]);
