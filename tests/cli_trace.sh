@@ -73,8 +73,8 @@ has "$W/err" "unknown subcommand 'nosuch'" "unknown subcommand: named"
 # --- stats ----------------------------------------------------------------------------------
 expect "stats tiny" 0 trace stats "$W/tiny.csv"
 has "$W/out" "jobs            5" "stats: job count"
-has "$W/out" "1: 1 · 2: 1 · 4: 1 (40.00 % multi-GPU)" "stats: GPUs per job"
-has "$W/out" "2 jobs, median share 0.38 of a GPU" "stats: fractional jobs"
+has "$W/out" "1: 3 · 2: 1 · 4: 1 (40.00 % multi-GPU)" "stats: GPUs per job (fractional jobs in the 1 bin)"
+has "$W/out" "2 jobs, share of a GPU median 0.38, p90 0.47, range 0.25-0.5" "stats: fractional jobs"
 has "$W/out" "min 1, median 3, p90 7.6, p99 9.76, max 10, mean 4" "stats: exact percentiles"
 has "$W/out" "first 0, last 20, span 20" "stats: arrival span"
 check "stats: nothing on stderr" [ ! -s "$W/err" ]
@@ -210,6 +210,25 @@ if [ -n "$SHARED" ] && [ -r "$P" ]; then
     has "$W/out" "6214e9      1,000" "philly slice: 1,000 jobs of 6214e9"
 else
     echo "note: $P not found; skipping the Philly checks"
+fi
+
+# --- the openb default pod list (research/trace-formats.md section 4) --------------------
+O="$SHARED/traces/alibaba-openb-2023/openb_pod_list_default.csv"
+if [ -n "$SHARED" ] && [ -r "$O" ]; then
+    expect "openb stats" 0 trace stats "$O"
+    has "$W/out" "jobs            8,152" "openb: 8,152 pods"
+    has "$W/out" "0: 1,088 · 1: 6,989 · 2: 16 · 4: 15 · 8: 44" "openb: num_gpu histogram"
+    has "$W/out" "3,078 jobs, share of a GPU median 0.47, p90 0.81, range 0.05-0.81" \
+        "openb: sharing pods and their gpu_milli"
+    has "$W/out" "median 540, p90 6,573, p99 96,510, max 12,537,496" "openb: lifetime percentiles"
+    has "$W/out" "(149.3 d)" "openb: span"
+    for q in "LS              4,647" "BE              3,398" "Burstable         100" \
+        "Guaranteed          7" "Running        5,193" "Failed         1,870" \
+        "Pending          897" "Succeeded        192"; do
+        has "$W/out" "$q" "openb: $q"
+    done
+else
+    echo "note: $O absent; openb figures skipped"
 fi
 
 echo "$pass passed, $fail failed"

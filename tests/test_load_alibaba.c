@@ -530,7 +530,9 @@ static void openb_sample(void)
         {"p0", 0, 400 * S, 1, 1000, "", "", "LS", 12000, 16384, 1, 2},
         {"p1", 100 * S, 1800 * S, 1, 460, "", "", "BE", 6000, 12288, 1, 3}, /* censored */
         {"p2", 200 * S, 1000 * S, 8, 1000, "", "", "Burstable", 88000, 327680, 1, 4},
-        {"p4", 350 * S, 1550 * S, 1, 1000, "v100m16|v100m32", "", "LS", 16000, 32768, 1, 6},
+        {"p3", 300 * S, 500 * S, 0, 1000, "", "", "LS", 4000, 8192, 1, 5}, /* CPU-only */
+        /* deleted the instant it was made: 1 us, the shortest time berth has */
+        {"p4", 350 * S, 1, 1, 1000, "v100m16|v100m32", "", "LS", 16000, 32768, 1, 6},
         {"p5", 360 * S, 1540 * S, 2, 1000, "g2|t4", "", "Guaranteed", 2000, 4096, 1, 7},
         {"p6", 1900 * S, 1 * S, 1, 100, "", "", "BE", 1000, 1024, 1, 8}, /* at the very end */
     };
@@ -538,12 +540,13 @@ static void openb_sample(void)
         struct run r;
         run(&r, berth__load_openb, path, lenient);
         CHECK_I64(r.rc, 0);
-        CHECK_I64(r.L.t->n, 6);
-        for (size_t i = 0; i < 6 && i < r.L.t->n; i++)
+        CHECK_I64(r.L.t->n, 7);
+        for (size_t i = 0; i < 7 && i < r.L.t->n; i++)
             check_job(&r.L.t->jobs[i], &w[i]);
+        CHECK_STR(r.L.t->jobs[1].status, "Running"); /* pod_phase */
+        CHECK_STR(r.L.t->jobs[6].status, "Pending");
         CHECK_I64(r.rep.rows, 7);
-        CHECK_I64(r.rep.skipped, 1);
-        CHECK_I64(reason_count(&r.rep, "CPU-only pod (num_gpu 0)", 0), 1);
+        CHECK_I64(r.rep.skipped, 0);
         berth_trace_free(r.L.t);
     }
     tmp_close();
@@ -562,16 +565,17 @@ static void openb_no_times(void)
     const struct want w[] = {
         {"m0", 0, 10000000 * S, 1, 1000, "", "", "", 12000, 16384, 1, 2},
         {"m1", 0, 10000000 * S, 1, 460, "", "", "", 6000, 12288, 1, 3},
+        {"m2", 0, 10000000 * S, 0, 1000, "", "", "", 0, 0, 1, 4}, /* CPU-only, kept */
         {"m3", 0, 10000000 * S, 8, 1000, "", "", "", 64200, 263168, 1, 5},
     };
     struct run r;
     run(&r, berth__load_openb, path, 0);
     CHECK_I64(r.rc, 0);
-    CHECK_I64(r.L.t->n, 3);
-    for (size_t i = 0; i < 3 && i < r.L.t->n; i++)
+    CHECK_I64(r.L.t->n, 4);
+    for (size_t i = 0; i < 4 && i < r.L.t->n; i++)
         check_job(&r.L.t->jobs[i], &w[i]);
     CHECK_I64(r.rep.rows, 4);
-    CHECK_I64(reason_count(&r.rep, "CPU-only pod", 0), 1);
+    CHECK_I64(r.rep.skipped, 0);
     berth_trace_free(r.L.t);
     tmp_close();
 }
@@ -832,7 +836,7 @@ static void real_openb_pods(void)
     run(&r, berth__load_openb, path, 0);
     CHECK_I64(r.rc, 0);
     CHECK_I64(r.rep.rows, 8152);
-    CHECK_I64(reason_count(&r.rep, "CPU-only pod (num_gpu 0)", 0), 1088);
+    CHECK_I64(r.rep.skipped, 0); /* CPU-only pods are jobs too */
     size_t by[9] = {0}, nshare = 0;
     int64_t milli = 0;
     static int32_t shares[8152];
@@ -845,11 +849,12 @@ static void real_openb_pods(void)
         milli += (int64_t)j->num_gpus * j->gpu_share_milli;
         CHECK(j->duration_us > 0 && j->single_server == 1 && j->arrival_us >= 0);
     }
+    CHECK_I64(by[0], 1088);
     CHECK_I64(by[1], 6989);
     CHECK_I64(by[2], 16);
     CHECK_I64(by[4], 15);
     CHECK_I64(by[8], 44);
-    CHECK_I64(r.L.t->n, 6989 + 16 + 15 + 44);
+    CHECK_I64(r.L.t->n, 1088 + 6989 + 16 + 15 + 44);
     CHECK_I64(nshare, 3078);
     qsort(shares, nshare, sizeof *shares, cmp_i32);
     CHECK_I64(shares[nshare / 2 - 1], 470); /* the median of an even count: both middles */

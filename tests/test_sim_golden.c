@@ -270,6 +270,24 @@ static void g_cpu(void)
     unlink(cluster);
 }
 
+/* Case H, CPU-only jobs beside a GPU job: one server with 2 GPUs and 4 cores (fifo-skip).
+ *   C1: 0, 100 s, no GPU, 3 cores -> runs at once, 1 core left.
+ *   G:  0, 10 s, 1 GPU + 2 cores -> 1 core left: waits for C1, 100-110.
+ *   C2: 0, 50 s, no GPU, 1 core -> fits the last core: 0-50.
+ *   JCTs 100, 110, 50: avg 260/3. */
+static void h_cpu_only(void)
+{
+    const char *csv = "job_id,arrival_s,duration_s,num_gpus,cpus\n"
+                      "C1,0,100,0,3\n"
+                      "G,0,10,1,2\n"
+                      "C2,0,50,0,1\n";
+    const char *cluster = simtest_write_named(
+        "{\"servers\": [{\"gpu_type\": \"v100\", \"gpus\": 2, \"cpus\": 4}]}", ".json");
+    const struct want w[] = {{"C1", 0, 100, 0}, {"G", 100, 110, 0}, {"C2", 0, 50, 0}};
+    run_case(csv, cluster, "fifo-skip", w, 3, 260.0 / 3, 110, 0);
+    unlink(cluster);
+}
+
 static const struct check_test tests[] = {
     {"fifo_strict", fifo_strict},
     {"fifo_skip", fifo_skip},
@@ -287,6 +305,7 @@ static const struct check_test tests[] = {
     {"f_fractional", f_fractional},
     {"f_fractional_strict", f_fractional_strict},
     {"g_cpu", g_cpu},
+    {"h_cpu_only", h_cpu_only},
 };
 
 CHECK_MAIN(tests)

@@ -170,7 +170,8 @@ static void generated(void)
     berth_trace_free(t);
 }
 
-/* Fractional GPUs and CPU limits: 1-GPU jobs with shares, every job asking for CPU cores, on
+/* Fractional GPUs, CPU-only jobs and CPU limits: 1-GPU jobs with shares, every job asking for
+ * CPU cores, on
  * servers whose cores can run out before their GPUs do. Every policy and placement, with the
  * engine re-deriving every GPU's shares and every server's CPU after each pass. */
 static char *random_shared_trace(uint64_t seed, int n)
@@ -182,13 +183,13 @@ static char *random_shared_trace(uint64_t seed, int n)
     len += (size_t)snprintf(s + len, cap - len,
                             "job_id,arrival_s,duration_s,num_gpus,gpu_share,cpus\n");
     static const char *shares[] = {"0.1", "0.25", "0.5", "0.7", "1", "1"};
-    static const int gangs[] = {1, 1, 1, 1, 2, 4};
+    static const int gangs[] = {0, 1, 1, 1, 2, 4}; /* 0: a CPU-only job */
     double t = 0;
     for (int i = 0; i < n; i++) {
         t += berth__rng_unit(&r) < 0.4 ? 0 : berth__rng_exp(&r, 1.0 / 60);
         int g = gangs[berth__rng_below(&r, 6)];
         const char *sh = g == 1 ? shares[berth__rng_below(&r, 6)] : "1";
-        int cpus = (int)berth__rng_below(&r, 9);
+        int cpus = (int)berth__rng_below(&r, 9) + (g == 0); /* CPU-only jobs ask for cores */
         double d = 1 + berth__rng_unit(&r) * 1200;
         len +=
             (size_t)snprintf(s + len, cap - len, "f%d,%.3f,%.6f,%d,%s,%d\n", i, t, d, g, sh, cpus);

@@ -140,11 +140,11 @@ static void test_stats_tiny(void)
     struct berth_err err = {0};
     CHECK_I64(berth_trace_stats(t, &s, &err), 0);
     CHECK_I64(s.jobs, 5);
-    /* whole-GPU jobs a, b, c; fractional d (0.5) and e (0.25) */
+    /* whole-GPU jobs a, b, c; fractional d (0.5) and e (0.25), which count in the 1 bin too */
     CHECK_I64(s.ngangs, 3);
     if (s.ngangs == 3) {
         CHECK_I64(s.gangs[0].gpus, 1);
-        CHECK_I64(s.gangs[0].jobs, 1);
+        CHECK_I64(s.gangs[0].jobs, 3);
         CHECK_I64(s.gangs[1].gpus, 2);
         CHECK_I64(s.gangs[1].jobs, 1);
         CHECK_I64(s.gangs[2].gpus, 4);
@@ -192,8 +192,8 @@ static void test_stats_tiny(void)
 
     char *txt = stats_text(&s, 0);
     CHECK_HAS(txt, "jobs            5\n");
-    CHECK_HAS(txt, "1: 1 \xC2\xB7 2: 1 \xC2\xB7 4: 1 (40.00 % multi-GPU)");
-    CHECK_HAS(txt, "2 jobs, median share 0.38 of a GPU");
+    CHECK_HAS(txt, "1: 3 \xC2\xB7 2: 1 \xC2\xB7 4: 1 (40.00 % multi-GPU)");
+    CHECK_HAS(txt, "2 jobs, share of a GPU median 0.38, p90 0.47, range 0.25-0.5");
     CHECK_HAS(txt, "min 1, median 3, p90 7.6, p99 9.76, max 10, mean 4\n");
     CHECK_HAS(txt, "median 0.00069 GPU-h, p99 0.0032, total 0.006 GPU-h");
     CHECK_HAS(txt, "first 0, last 20, span 20 (0.0 d)");

@@ -32,6 +32,7 @@ struct berth_jobspec {
     const char *job_type;    /* "" when absent */
     const char *user;        /* "" when absent */
     const char *queue;       /* "" when absent (virtual cluster, partition) */
+    const char *status;      /* final state in the source trace ("" = unknown), e.g. Failed */
     const char *gpu_type;    /* "" = any GPU type; "a|b" = any of these (see below) */
     uint8_t single_server;   /* 1 = the gang must not span servers */
     uint32_t line;           /* line in the source file, for error messages */

@@ -29,13 +29,15 @@ struct berth_trace_stats_name {
 struct berth_trace_stats {
     size_t jobs;
 
-    /* GPU demand. Whole-GPU jobs (gpu_share_milli >= 1000) by gang size, ascending. */
+    /* GPU demand: every job by gang size, ascending (0 = CPU-only; fractional jobs count in
+     * the bin of 1 and again below). */
     struct berth_trace_stats_bin *gangs;
     size_t ngangs;
     size_t multi_gpu_jobs;          /* num_gpus > 1 */
     double multi_gpu_fraction;      /* multi_gpu_jobs / jobs */
-    size_t fractional_jobs;         /* gpu_share_milli < 1000: counted here, not in gangs */
+    size_t fractional_jobs;         /* gpu_share_milli < 1000 */
     double fractional_median_share; /* median share of one GPU (0.47 = 470 milli); 0 if none */
+    double fractional_p90_share, fractional_min_share, fractional_max_share;
 
     /* Durations. */
     berth_us duration_min_us, duration_max_us;
@@ -54,6 +56,9 @@ struct berth_trace_stats {
     size_t nqueues, jobs_without_queue;
     struct berth_trace_stats_name *users;
     size_t nusers, jobs_without_user;
+    /* Jobs per final state in the source trace (Running, Failed, ...), when it has one. */
+    struct berth_trace_stats_name *statuses;
+    size_t nstatuses, jobs_without_status;
 };
 
 /* Computes the statistics of t into *out (free with berth_trace_stats_free). */

@@ -142,7 +142,8 @@ static void commit(struct berth_engine *e, berth_us now)
             if (e->exec.stop)
                 e->exec.stop(e->exec.ctx, j, now);
         } else if (t->was_running && running &&
-                   memcmp(p->snaps + t->snap, j->slots, (size_t)j->gpus * sizeof *j->slots)) {
+                   memcmp(p->snaps + t->snap, j->slots,
+                          (size_t)berth__job_nslots(j) * sizeof *j->slots)) {
             j->migrations++;
             e->migrations++;
             if (e->exec.migrate)
@@ -226,6 +227,10 @@ int berth__engine_verify(const struct berth_engine *e, struct berth_err *err)
             continue;
         running++;
         int32_t share = berth__job_share(j);
+        if (j->gpus == 0) { /* CPU-only: its server's CPU and memory */
+            cpu[j->slots[0].server] += berth__job_cpu_per_gpu(j);
+            mem[j->slots[0].server] += berth__job_mem_per_gpu(j);
+        }
         for (int32_t k = 0; k < j->gpus && !rc; k++) {
             const struct berth__slot *s = &j->slots[k];
             if (s->server >= c->nsrv || s->gpu >= c->srv[s->server].ngpus) {

@@ -155,7 +155,7 @@ const char *berth__trace_str(struct berth_trace *t, const char *s, size_t len)
 void berth__jobspec_defaults(struct berth_jobspec *js)
 {
     memset(js, 0, sizeof *js);
-    js->id = js->job_type = js->user = js->queue = js->gpu_type = "";
+    js->id = js->job_type = js->user = js->queue = js->gpu_type = js->status = "";
     js->num_gpus = js->min_gpus = js->max_gpus = 1;
     js->gpu_share_milli = 1000;
 }
@@ -296,9 +296,9 @@ static int detect(const char *path, const struct format **f, struct berth_err *e
  * as native CSV and read back). In lenient mode offenders are dropped and counted. */
 static const char *job_problem(const struct berth_jobspec *j, const char **column)
 {
-    const char *strs[] = {j->id, j->job_type, j->user, j->queue, j->gpu_type};
-    const char *names[] = {"job_id", "job_type", "user", "queue", "gpu_type"};
-    for (int k = 0; k < 5; k++) {
+    const char *strs[] = {j->id, j->job_type, j->user, j->queue, j->gpu_type, j->status};
+    const char *names[] = {"job_id", "job_type", "user", "queue", "gpu_type", "status"};
+    for (int k = 0; k < 6; k++) {
         *column = names[k];
         if (strlen(strs[k]) > BERTH_MAX_TEXT)
             return "at most 255 bytes";
@@ -313,9 +313,11 @@ static const char *job_problem(const struct berth_jobspec *j, const char **colum
     if (j->duration_us <= 0 || j->duration_us > BERTH_MAX_TIME_US)
         return "a duration from 1 microsecond to 10^12 seconds";
     *column = "num_gpus";
-    if (j->num_gpus < 1 || j->min_gpus < 1 || j->min_gpus > j->num_gpus ||
-        j->max_gpus < j->num_gpus)
-        return "a gang of at least 1 GPU within min_gpus..max_gpus";
+    if (j->num_gpus < 0 || j->min_gpus < 0 || j->min_gpus > j->num_gpus ||
+        j->max_gpus < j->num_gpus ||
+        (j->num_gpus == 0 && (j->max_gpus != 0 || (!j->cpu_milli && !j->mem_mib))))
+        return "a gang of GPUs within min_gpus..max_gpus (0 only for a CPU-only job with cpus "
+               "or memory)";
     *column = "gpu_share";
     if (j->gpu_share_milli < 1 || j->gpu_share_milli > 1000 ||
         (j->gpu_share_milli < 1000 && j->num_gpus != 1))
@@ -411,7 +413,8 @@ int berth_trace_check(const struct berth_trace *t, const struct berth_cluster *c
         if (j->arrival_us > last)
             last = j->arrival_us;
         work += j->duration_us; /* each is at most 10^18, so no overflow before the check */
-        if (work > SIM_TIME_LIMIT - last || j->duration_us > SIM_TIME_LIMIT / j->num_gpus)
+        if (work > SIM_TIME_LIMIT - last ||
+            (j->num_gpus && j->duration_us > SIM_TIME_LIMIT / j->num_gpus))
             return berth_err_set(err, BERTH_EINPUT,
                                  "%s:%u: column duration_s: expected the trace's arrivals and "
                                  "work to fit in 146,000 years of simulated time (and each "

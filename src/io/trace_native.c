@@ -157,7 +157,7 @@ static int row(struct ctx *x, struct berth_trace *t, struct berth_err *err)
     if (js.arrival_us > BERTH_MAX_TIME_US || js.duration_us > BERTH_MAX_TIME_US)
         return bad(x, js.arrival_us > BERTH_MAX_TIME_US ? C_ARRIVAL : C_DURATION,
                    "a time of at most 10^12 seconds", err);
-    if ((rc = int_col(x, C_GPUS, 1, MAX_GPUS_PER_JOB, "a whole number of GPUs >= 1", &v, err)))
+    if ((rc = int_col(x, C_GPUS, 0, MAX_GPUS_PER_JOB, "a whole number of GPUs >= 1", &v, err)))
         return rc;
     js.num_gpus = js.min_gpus = js.max_gpus = (int32_t)v;
 
@@ -208,6 +208,9 @@ static int row(struct ctx *x, struct berth_trace *t, struct berth_err *err)
             return rc;
         js.mem_mib = v;
     }
+    if (js.num_gpus == 0 && js.cpu_milli == 0 && js.mem_mib == 0)
+        return bad(x, C_GPUS, "a whole number of GPUs >= 1 (0 only for a CPU-only job with cpus)",
+                   err);
     if (present(x, C_SINGLE)) {
         s = fv(x, C_SINGLE, &n);
         if (n == 1 && (s[0] == '0' || s[0] == '1'))

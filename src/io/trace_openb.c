@@ -13,8 +13,9 @@
  * not after creation) the pod holds its GPUs until the file's last time (the largest
  * creation or deletion time), at least 1 s. Files without time columns (multigpu*): every pod
  * arrives at 0 in file order and runs 10^7 s (the experiment fills the cluster; time is not
- * part of it). pod_phase and scheduled_time are not used (Pending pods are kept).
- * Left out (counted): CPU-only pods (num_gpu 0). */
+ * part of it). scheduled_time is not used (Pending pods are kept).
+ * CPU-only pods (num_gpu 0) are kept as jobs with no GPU: they hold CPU and memory on one
+ * node. pod_phase becomes the job's status. Nothing is left out. */
 #include <stdio.h>
 #include <string.h>
 
@@ -229,6 +230,10 @@ static int row(struct ctx *x, struct berth_err *err)
         return bad(x, C_QOS, "at most 255 bytes", err);
     const char *qos = s;
     size_t qos_len = n;
+    size_t phase_len;
+    const char *phase = fv(x, C_PHASE, &phase_len);
+    if (phase_len > 255)
+        return bad(x, C_PHASE, "at most 255 bytes", err);
     int64_t create = 0, del = 0;
     if (x->idx[C_CREATE] >= 0) {
         int given;
@@ -244,21 +249,21 @@ static int row(struct ctx *x, struct berth_err *err)
             x->last_us = create;
         if (del > x->last_us)
             x->last_us = del;
-        js.arrival_us = create;                           /* absolute until every row is read */
-        js.duration_us = del > create ? del - create : 0; /* 0: censored, set at the end */
+        js.arrival_us = create; /* absolute until every row is read */
+        /* 0: censored, set at the end; a pod deleted the instant it was made lives 1 us, the
+         * shortest time berth has */
+        js.duration_us = del > create ? del - create : del == create ? 1 : 0;
     } else {
         js.duration_us = NO_TIMES_DURATION;
     }
-    if (gpus == 0) {
-        berth__load_exclude(x->L, js.line, "CPU-only pod (num_gpu 0)");
-        return ROW_SKIPPED;
-    }
+    /* a CPU-only pod (num_gpu 0) stays: it holds CPU and memory on one node */
     js.num_gpus = js.min_gpus = js.max_gpus = (int32_t)gpus;
     set_cpu_mem(&js, cpu, mem);
     js.id = berth__trace_str(t, name, name_len);
-    js.gpu_type = berth__trace_str(t, spec, strlen(spec));
+    js.gpu_type = gpus ? berth__trace_str(t, spec, strlen(spec)) : ""; /* no GPU, no model */
     js.queue = berth__trace_str(t, qos, qos_len);
-    if (!js.id || !js.gpu_type || !js.queue || berth__trace_push(t, &js))
+    js.status = berth__trace_str(t, phase, phase_len);
+    if (!js.id || !js.gpu_type || !js.queue || !js.status || berth__trace_push(t, &js))
         return berth_err_set(err, BERTH_ENOMEM, "%s:%u: out of memory", x->L->path, js.line);
     return 0;
 }

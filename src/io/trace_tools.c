@@ -190,7 +190,7 @@ int berth_trace_stats(const struct berth_trace *t, struct berth_trace_stats *out
     int64_t *dur = malloc((n ? n : 1) * sizeof *dur);
     int64_t *share = malloc((n ? n : 1) * sizeof *share);
     i128 *gpu_time = malloc((n ? n : 1) * sizeof *gpu_time);
-    struct name_count queues = {0}, users = {0};
+    struct name_count queues = {0}, users = {0}, statuses = {0};
     int rc = dur && share && gpu_time ? 0 : BERTH_ENOMEM;
     i128 dur_sum = 0, gpu_sum = 0;
     s.first_arrival_us = n ? INT64_MAX : 0;
@@ -203,8 +203,7 @@ int berth_trace_stats(const struct berth_trace *t, struct berth_trace_stats *out
             s.multi_gpu_jobs++;
         if (sh < 1000)
             share[nfrac++] = sh;
-        else
-            rc = add_gang(&s, &gang_cap, j->num_gpus);
+        rc = add_gang(&s, &gang_cap, j->num_gpus);
         dur[i] = j->duration_us;
         dur_sum += j->duration_us;
         gpu_time[i] = (i128)j->duration_us * g * sh;
@@ -225,6 +224,12 @@ int berth_trace_stats(const struct berth_trace *t, struct berth_trace_stats *out
             else
                 s.jobs_without_user++;
         }
+        if (!rc) {
+            if (j->status[0])
+                rc = nc_add(&statuses, j->status);
+            else
+                s.jobs_without_status++;
+        }
     }
     if (!rc) {
         if (s.ngangs)
@@ -235,6 +240,9 @@ int berth_trace_stats(const struct berth_trace *t, struct berth_trace_stats *out
         s.multi_gpu_fraction = n ? (double)s.multi_gpu_jobs / (double)n : 0;
         s.fractional_jobs = nfrac;
         s.fractional_median_share = pct_i64(share, nfrac, 50) / 1000.0;
+        s.fractional_p90_share = pct_i64(share, nfrac, 90) / 1000.0;
+        s.fractional_min_share = nfrac ? (double)share[0] / 1000.0 : 0;
+        s.fractional_max_share = nfrac ? (double)share[nfrac - 1] / 1000.0 : 0;
         s.duration_min_us = n ? dur[0] : 0;
         s.duration_max_us = n ? dur[n - 1] : 0;
         s.duration_median_s = pct_i64(dur, n, 50) / 1e6;
@@ -249,12 +257,15 @@ int berth_trace_stats(const struct berth_trace *t, struct berth_trace_stats *out
         rc = nc_finish(&queues, &s.queues, &s.nqueues);
         if (!rc)
             rc = nc_finish(&users, &s.users, &s.nusers);
+        if (!rc)
+            rc = nc_finish(&statuses, &s.statuses, &s.nstatuses);
     }
     free(dur);
     free(share);
     free(gpu_time);
     free(queues.slots);
     free(users.slots);
+    free(statuses.slots);
     if (rc) {
         berth_trace_stats_free(&s);
         return berth_err_set(err, BERTH_ENOMEM, "%s: out of memory", t->path);
@@ -270,6 +281,7 @@ void berth_trace_stats_free(struct berth_trace_stats *s)
     free(s->gangs);
     free_names(s->queues, s->nqueues);
     free_names(s->users, s->nusers);
+    free_names(s->statuses, s->nstatuses);
     memset(s, 0, sizeof *s);
 }
 
@@ -330,6 +342,13 @@ char *berth_trace_stats_json(const struct berth_trace_stats *s, const char *path
     json_object_set_new(o, "queues", names_json(s->queues, s->nqueues));
     json_object_set_new(o, "jobs_without_queue", json_integer((json_int_t)s->jobs_without_queue));
     json_object_set_new(o, "users", names_json(s->users, s->nusers));
+    json_object_set_new(o, "statuses", names_json(s->statuses, s->nstatuses));
+    json_object_set_new(o, "fractional_p90_share",
+                        s->fractional_jobs ? json_real(s->fractional_p90_share) : json_null());
+    json_object_set_new(o, "fractional_share_range",
+                        s->fractional_jobs
+                            ? json_pack("[ff]", s->fractional_min_share, s->fractional_max_share)
+                            : json_null());
     json_object_set_new(o, "jobs_without_user", json_integer((json_int_t)s->jobs_without_user));
     char *txt = json_dumps(o, JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12) |
                                   (pretty ? JSON_INDENT(2) : JSON_COMPACT));
@@ -420,9 +439,12 @@ int berth_trace_stats_print(FILE *f, const struct berth_trace_stats *s, const ch
                 count(b[0], sizeof b[0], s->gangs[i].jobs));
     fprintf(f, "%s(%.2f %% multi-GPU)\n", s->ngangs ? " " : "", 100 * s->multi_gpu_fraction);
     if (s->fractional_jobs)
-        fprintf(f, "  %-15s %s jobs, median share %s of a GPU\n", "fractional GPU",
-                count(b[0], sizeof b[0], s->fractional_jobs),
-                fig(b[1], sizeof b[1], s->fractional_median_share));
+        fprintf(f, "  %-15s %s jobs, share of a GPU median %s, p90 %s, range %s-%s\n",
+                "fractional GPU", count(b[0], sizeof b[0], s->fractional_jobs),
+                fig(b[1], sizeof b[1], s->fractional_median_share),
+                fig(b[2], sizeof b[2], s->fractional_p90_share),
+                fig(b[3], sizeof b[3], s->fractional_min_share),
+                fig(b[4], sizeof b[4], s->fractional_max_share));
     else
         fprintf(f, "  %-15s none\n", "fractional GPU");
     fprintf(f, "  %-15s min %s, median %s, p90 %s, p99 %s, max %s, mean %s\n", "duration (s)",
@@ -441,6 +463,8 @@ int berth_trace_stats_print(FILE *f, const struct berth_trace_stats *s, const ch
             grouped(b[3], sizeof b[3], s->span_days, 1));
     print_names(f, "queues", s->queues, s->nqueues, s->jobs_without_queue, max_names);
     print_names(f, "users", s->users, s->nusers, s->jobs_without_user, max_names);
+    if (s->nstatuses)
+        print_names(f, "statuses", s->statuses, s->nstatuses, s->jobs_without_status, max_names);
     return ferror(f) ? -1 : 0;
 }
 

@@ -184,6 +184,11 @@ static void whole_range(struct berth_cluster *c, const struct berth_job *j, int3
 void berth__alloc_take_range(struct berth_cluster *c, const struct berth_job *j, int32_t k0,
                              int32_t k1)
 {
+    if (j->gpus == 0) { /* CPU-only: the server's CPU and memory */
+        for (int32_t k = k0; k < k1; k++)
+            charge_cpu_mem(c, j->slots[k].server, j, 1);
+        return;
+    }
     if (berth__job_share(j) < 1000) {
         for (int32_t k = k0; k < k1; k++)
             take_share(c, j, j->slots[k].server, j->slots[k].gpu);
@@ -195,6 +200,11 @@ void berth__alloc_take_range(struct berth_cluster *c, const struct berth_job *j,
 void berth__alloc_give_range(struct berth_cluster *c, const struct berth_job *j, int32_t k0,
                              int32_t k1)
 {
+    if (j->gpus == 0) {
+        for (int32_t k = k0; k < k1; k++)
+            charge_cpu_mem(c, j->slots[k].server, j, -1);
+        return;
+    }
     if (berth__job_share(j) < 1000) {
         for (int32_t k = k0; k < k1; k++)
             give_share(c, j, j->slots[k].server, j->slots[k].gpu);
@@ -205,17 +215,19 @@ void berth__alloc_give_range(struct berth_cluster *c, const struct berth_job *j,
 
 void berth__alloc_take(struct berth_cluster *c, const struct berth_job *j)
 {
-    berth__alloc_take_range(c, j, 0, j->gpus);
+    berth__alloc_take_range(c, j, 0, berth__job_nslots(j));
 }
 
 void berth__alloc_give(struct berth_cluster *c, const struct berth_job *j)
 {
-    berth__alloc_give_range(c, j, 0, j->gpus);
+    berth__alloc_give_range(c, j, 0, berth__job_nslots(j));
 }
 
 int berth__alloc_can_take(const struct berth_cluster *c, const struct berth_job *j,
                           const struct berth__slot *slots)
 {
+    if (j->gpus == 0)
+        return berth__server_cpu_mem_fit(c, slots[0].server, j, 1);
     if (berth__job_share(j) < 1000) {
         const struct berth__server *v = &c->srv[slots[0].server];
         uint32_t g = slots[0].gpu;

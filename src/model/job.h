@@ -44,6 +44,15 @@ struct berth_job {
     int32_t migrations;
 };
 
+/* Slots a running job holds: one per GPU, or one (gpu = BERTH_NO_GPU) naming the server of
+ * a CPU-only job. */
+#define BERTH_NO_GPU UINT32_MAX
+
+static inline int32_t berth__job_nslots(const struct berth_job *j)
+{
+    return j->gpus ? j->gpus : 1;
+}
+
 struct berth_cluster;
 
 /* Fills j for spec as job number idx on cluster c (NULL: gangs may span, no GPU types):

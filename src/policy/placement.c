@@ -117,6 +117,23 @@ static int place_share(struct berth_plan *p, struct berth_job *j, const struct b
     return 0;
 }
 
+int32_t berth__place_cpu_server(const struct berth_cluster *c, const struct berth_job *j,
+                                int placement)
+{
+    if (!c->has_cpu_mem)
+        return c->nsrv ? 0 : -1;
+    int32_t best = -1;
+    for (size_t s = 0; s < c->nsrv; s++) {
+        if (!berth__server_cpu_mem_fit(c, (uint32_t)s, j, 1))
+            continue;
+        if (best < 0 ||
+            (placement == BERTH_PLACE_SPREAD ? c->srv[s].cpu_free > c->srv[best].cpu_free
+                                             : c->srv[s].cpu_free < c->srv[best].cpu_free))
+            best = (int32_t)s;
+    }
+    return best;
+}
+
 int berth__place(struct berth_plan *p, struct berth_job *j, int type, int placement)
 {
     struct berth_cluster *c = p->cluster;

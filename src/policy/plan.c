@@ -59,7 +59,7 @@ static int touch(struct berth_plan *p, uint32_t j)
     t->was_running = job->state == BERTH_JOB_RUNNING;
     t->snap = p->nsnaps;
     if (t->was_running) {
-        size_t g = (size_t)job->gpus;
+        size_t g = (size_t)berth__job_nslots(job);
         if (BERTH_GROW(p->snaps, p->snaps_cap, p->nsnaps + g))
             return BERTH_ENOMEM;
         memcpy(p->snaps + p->nsnaps, job->slots, g * sizeof *job->slots);
@@ -97,6 +97,8 @@ static int fits_type(const struct berth_plan *p, const struct berth_job *j, int 
 
 int berth__plan_fit(const struct berth_plan *p, const struct berth_job *j)
 {
+    if (j->gpus == 0) /* CPU-only: any server with the CPU and memory */
+        return berth__place_cpu_server(p->cluster, j, p->placement) >= 0 ? 0 : -1;
     if (p->cluster->free < j->gpus && berth__job_share(j) == 1000)
         return -1;
     for (size_t t = 0; t < p->cluster->ntypes; t++)
@@ -131,7 +133,7 @@ static int32_t count_servers(struct berth_plan *p, const struct berth_job *j)
         p->epoch = 1;
     }
     int32_t n = 0;
-    for (int32_t k = 0; k < j->gpus; k++) {
+    for (int32_t k = 0; k < berth__job_nslots(j); k++) {
         uint32_t s = j->slots[k].server;
         if (p->stamp[s] != p->epoch) {
             p->stamp[s] = p->epoch;
@@ -148,14 +150,23 @@ int berth__plan_start(struct berth_plan *p, uint32_t ji, struct berth_err *err)
         return berth_err_set(err, BERTH_EINTERNAL, "plan: job %s started while not pending",
                              j->spec->id);
     if (!j->slots) {
-        j->slots = malloc((size_t)j->gpus * sizeof *j->slots);
+        j->slots = malloc((size_t)berth__job_nslots(j) * sizeof *j->slots);
         if (!j->slots)
             return berth_err_set(err, BERTH_ENOMEM, "plan: out of memory");
     }
     /* every allowed type where the GPU counts fit, in cluster order, until placement (which
      * also weighs CPU and memory) succeeds */
     int t = -1;
-    for (size_t k = 0; k < p->cluster->ntypes && t < 0; k++) {
+    if (j->gpus == 0) { /* CPU-only: one server's CPU and memory, no GPU type */
+        int32_t s = berth__place_cpu_server(p->cluster, j, p->placement);
+        if (s < 0)
+            return berth_err_set(err, BERTH_EINPUT, "plan: job %s does not fit the idle CPUs",
+                                 j->spec->id);
+        j->slots[0] = (struct berth__slot){(uint32_t)s, BERTH_NO_GPU};
+        berth__alloc_take_range(p->cluster, j, 0, 1);
+        p->filling = 1;
+    }
+    for (size_t k = 0; k < p->cluster->ntypes && t < 0 && j->gpus; k++) {
         if ((j->type_mask && !(j->type_mask >> k & 1)) || !fits_type(p, j, (int)k))
             continue;
         p->filling = 0;
@@ -164,16 +175,16 @@ int berth__plan_start(struct berth_plan *p, uint32_t ji, struct berth_err *err)
         else /* give back what a partial placement took */
             berth__alloc_give_range(p->cluster, j, 0, p->filling);
     }
-    if (t < 0)
+    if (t < 0 && j->gpus)
         return berth_err_set(err, BERTH_EINPUT, "plan: job %s does not fit the idle GPUs",
                              j->spec->id);
     if (touch(p, ji))
         return berth_err_set(err, BERTH_ENOMEM, "plan: out of memory");
-    if (p->filling != j->gpus)
+    if (p->filling != berth__job_nslots(j))
         return berth_err_set(err, BERTH_EINTERNAL,
                              "plan: placement gave job %s %d GPUs, it asked for %d", j->spec->id,
                              p->filling, j->gpus);
-    for (int32_t k = 0; k < p->filling; k++)
+    for (int32_t k = 0; k < p->filling && j->gpus; k++)
         if (p->cluster->srv[j->slots[k].server].type != t ||
             (j->single && j->slots[k].server != j->slots[0].server))
             return berth_err_set(err, BERTH_EINTERNAL,
@@ -228,7 +239,7 @@ int berth__plan_restore(struct berth_plan *p, uint32_t ji, struct berth_err *err
                              p->jobs[ji].spec->id);
     struct berth_job *j = &p->jobs[ji];
     const struct berth__slot *snap = p->snaps + p->touched[p->touch_of[ji]].snap;
-    memcpy(j->slots, snap, (size_t)j->gpus * sizeof *snap);
+    memcpy(j->slots, snap, (size_t)berth__job_nslots(j) * sizeof *snap);
     berth__alloc_take(p->cluster, j);
     j->state = BERTH_JOB_RUNNING;
     j->since = p->now;

@@ -60,6 +60,11 @@ int berth__plan_restore(struct berth_plan *p, uint32_t j, struct berth_err *err)
  * memory. Returns 0 when the whole gang is placed, -1 when it cannot be (then the slots
  * taken so far, p->filling of them, are still charged: the caller gives them back). */
 int berth__place(struct berth_plan *p, struct berth_job *j, int type, int placement);
+/* The server for CPU-only job j: the one with the least CPU left that still holds it
+ * (spread: the most), ties to the lower index; any server when the cluster does not model
+ * CPU or memory; -1 when none can. */
+int32_t berth__place_cpu_server(const struct berth_cluster *c, const struct berth_job *j,
+                                int placement);
 /* Takes n wholly idle GPUs of server s for job j (lowest GPU indices first). */
 void berth__plan_take(struct berth_plan *p, struct berth_job *j, uint32_t s, int n);
 /* Takes fractional job j's share of GPU g of server s. */
