@@ -7,7 +7,7 @@ JOBS       ?= 2
 MAKEFLAGS  += --no-print-directory
 CMAKE_ARGS ?=
 
-.PHONY: all deps build asan demo test test-plain test-asan bench lint format clean
+.PHONY: all deps build asan demo test test-plain test-asan fuzz bench lint format clean
 
 all: build
 
@@ -35,6 +35,14 @@ test-asan: asan
 
 test: test-plain test-asan
 
+# libFuzzer on every trace loader for FUZZ_SECONDS each (clang; installs it when missing).
+FUZZ_SECONDS ?= 15
+fuzz: build
+	@BERTH_EXTRA_PACKAGES="clang libclang-rt-14-dev" sh scripts/install-deps.sh
+	@CC=clang cmake -S . -B build-fuzz -DBERTH_FUZZ=ON -DBERTH_FUZZ_SECONDS=$(FUZZ_SECONDS) $(CMAKE_ARGS) >/dev/null
+	@cmake --build build-fuzz -j$(JOBS)
+	@cd build-fuzz && ctest -R fuzz --output-on-failure
+
 bench: build
 	@bash bench/run.sh $(BUILD)/berth
 
@@ -49,4 +57,4 @@ format:
 	@clang-format -i src/*/*.c src/*/*.h include/berth/*.h tests/*.c tests/*.h
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) build-fuzz
