@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# berth's simulator benchmarks: wall time, events per second and peak memory for
+# berth's benchmarks: loader speed (Philly CSV, a generated 1.2M-row PAI task table), and for
+# the simulator wall time, events per second and peak memory for
 #   1. the real Philly trace (82,247 jobs) on 64x8:v100 under fifo, sjf and las (target < 1 s);
 #   2. one million generated gavel jobs on 50,000 GPUs under las (target < 30 s, < 2 GB),
 #      at a sustainable load (~76 % busy) and in overload (offered load above capacity).
@@ -43,6 +44,13 @@ if [ -f "$PHILLY" ]; then
     done
 else
     echo "(no $PHILLY: Philly cases skipped)"
+fi
+# loaders: the Philly CSV (target < 100 ms) and a generated 1.2M-row PAI task table (< 3 s)
+LOAD=$(dirname "$BERTH")/bench_load
+if [ -x "$LOAD" ]; then
+    [ -f "$PHILLY" ] && printf "%-34s %s\n" "load philly.csv (philly-pollux)" "$("$LOAD" philly-pollux "$PHILLY" 5)"
+    python3 "$HERE/gen_pai.py" "$W/pai" 1200000 1
+    printf "%-34s %s\n" "load PAI tables (1.2M task rows)" "$("$LOAD" pai2020 "$W/pai" 1)"
 fi
 "$BERTH" gen --profile gavel --jobs 1000000 --rate 1500 --seed 1 --out "$W/g1500.csv"
 "$BERTH" gen --profile gavel --jobs 1000000 --rate 1800 --seed 1 --out "$W/g1800.csv"
