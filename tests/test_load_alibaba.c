@@ -565,17 +565,16 @@ static void openb_no_times(void)
     const struct want w[] = {
         {"m0", 0, 10000000 * S, 1, 1000, "", "", "", 12000, 16384, 1, 2},
         {"m1", 0, 10000000 * S, 1, 460, "", "", "", 6000, 12288, 1, 3},
-        {"m2", 0, 10000000 * S, 0, 1000, "", "", "", 0, 0, 1, 4}, /* CPU-only, kept */
         {"m3", 0, 10000000 * S, 8, 1000, "", "", "", 64200, 263168, 1, 5},
     };
     struct run r;
     run(&r, berth__load_openb, path, 0);
     CHECK_I64(r.rc, 0);
-    CHECK_I64(r.L.t->n, 4);
-    for (size_t i = 0; i < 4 && i < r.L.t->n; i++)
+    CHECK_I64(r.L.t->n, 3);
+    for (size_t i = 0; i < 3 && i < r.L.t->n; i++)
         check_job(&r.L.t->jobs[i], &w[i]);
     CHECK_I64(r.rep.rows, 4);
-    CHECK_I64(r.rep.skipped, 0);
+    CHECK_I64(reason_count(&r.rep, "pod asks for no GPU, CPU or memory", 0), 1); /* m2 */
     berth_trace_free(r.L.t);
     tmp_close();
 }

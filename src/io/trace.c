@@ -323,8 +323,10 @@ static const char *job_problem(const struct berth_jobspec *j, const char **colum
         (j->gpu_share_milli < 1000 && j->num_gpus != 1))
         return "a share in (0, 1], below 1 only for 1 GPU";
     *column = "cpus";
-    if (j->cpu_milli < 0 || j->mem_mib < 0 || j->gpu_mem_mib < 0 || j->total_steps < 0)
-        return "amounts >= 0";
+    const int64_t most = INT64_C(1) << 40; /* what native CSV reads back */
+    if (j->cpu_milli < 0 || j->mem_mib < 0 || j->gpu_mem_mib < 0 || j->total_steps < 0 ||
+        j->cpu_milli > most || j->mem_mib > most || j->gpu_mem_mib > most)
+        return "amounts from 0 to 2^40 (CPU in 1/1000 cores, memory in MiB)";
     return NULL;
 }
 

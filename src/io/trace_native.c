@@ -162,7 +162,8 @@ static int row(struct ctx *x, struct berth_trace *t, struct berth_err *err)
     js.num_gpus = js.min_gpus = js.max_gpus = (int32_t)v;
 
     if (present(x, C_MIN)) {
-        if ((rc = int_col(x, C_MIN, 1, js.num_gpus, "a GPU count from 1 to num_gpus", &v, err)))
+        if ((rc = int_col(x, C_MIN, js.num_gpus ? 1 : 0, js.num_gpus,
+                          "a GPU count from 1 to num_gpus (0 for a CPU-only job)", &v, err)))
             return rc;
         js.min_gpus = (int32_t)v;
     }

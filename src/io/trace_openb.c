@@ -15,7 +15,8 @@
  * arrives at 0 in file order and runs 10^7 s (the experiment fills the cluster; time is not
  * part of it). scheduled_time is not used (Pending pods are kept).
  * CPU-only pods (num_gpu 0) are kept as jobs with no GPU: they hold CPU and memory on one
- * node. pod_phase becomes the job's status. Nothing is left out. */
+ * node; a pod asking for no GPU, CPU or memory is left out (counted). pod_phase becomes the
+ * job's status. */
 #include <stdio.h>
 #include <string.h>
 
@@ -256,7 +257,12 @@ static int row(struct ctx *x, struct berth_err *err)
     } else {
         js.duration_us = NO_TIMES_DURATION;
     }
-    /* a CPU-only pod (num_gpu 0) stays: it holds CPU and memory on one node */
+    /* a CPU-only pod (num_gpu 0) stays: it holds CPU and memory on one node; one that asks
+     * for nothing at all is no job */
+    if (gpus == 0 && cpu == 0 && mem == 0) {
+        berth__load_exclude(x->L, js.line, "pod asks for no GPU, CPU or memory");
+        return ROW_SKIPPED;
+    }
     js.num_gpus = js.min_gpus = js.max_gpus = (int32_t)gpus;
     set_cpu_mem(&js, cpu, mem);
     js.id = berth__trace_str(t, name, name_len);

@@ -3,6 +3,7 @@
  * undefined behaviour it checks the loader's contract: errors name the file, a strict success
  * is a lenient success with the same jobs, every job is sane, and the native CSV written from
  * a loaded trace reads back as the same jobs (what `berth trace convert` relies on).
+ * (The status field is not part of native CSV and is not compared.)
  * pai2020 reads two tables: its input is split at the first line that is exactly "--" into
  * the job table (the bytes before that line) and the task table (the bytes after it; empty
  * when there is no such line), loaded as "JOBS,TASKS". */
@@ -69,22 +70,29 @@ static int scratch(void)
             fprintf(stderr, "fuzz_loader (%s): %s: ", FUZZ_FORMAT, #c);                            \
             fprintf(stderr, __VA_ARGS__);                                                          \
             fputc('\n', stderr);                                                                   \
+            cleanup(); /* abort() skips atexit; libFuzzer keeps its own copy */                    \
             abort();                                                                               \
         }                                                                                          \
     } while (0)
 
 static void check_job(const struct berth_jobspec *j, size_t i)
 {
-    ENSURE(j->id && j->job_type && j->user && j->queue && j->gpu_type, "job %zu: NULL string", i);
+    ENSURE(j->id && j->job_type && j->user && j->queue && j->gpu_type && j->status,
+           "job %zu: NULL string", i);
     ENSURE(j->duration_us > 0, "job %zu: duration %lld us", i, (long long)j->duration_us);
     ENSURE(j->arrival_us >= 0, "job %zu: arrival %lld us", i, (long long)j->arrival_us);
-    ENSURE(j->num_gpus >= 1, "job %zu: %d GPUs", i, j->num_gpus);
-    ENSURE(j->min_gpus >= 1 && j->min_gpus <= j->num_gpus && j->max_gpus >= j->num_gpus,
+    ENSURE(j->num_gpus >= 1 ||
+               (j->num_gpus == 0 && j->max_gpus == 0 && (j->cpu_milli || j->mem_mib)),
+           "job %zu: %d GPUs (max %d, %lld milli-CPUs, %lld MiB)", i, j->num_gpus, j->max_gpus,
+           (long long)j->cpu_milli, (long long)j->mem_mib);
+    ENSURE(j->min_gpus >= 0 && j->min_gpus <= j->num_gpus && j->max_gpus >= j->num_gpus,
            "job %zu: GPUs %d in [%d, %d]", i, j->num_gpus, j->min_gpus, j->max_gpus);
     ENSURE(j->gpu_share_milli >= 1 && j->gpu_share_milli <= 1000, "job %zu: share %d", i,
            j->gpu_share_milli);
     ENSURE(j->gpu_share_milli == 1000 || j->num_gpus == 1, "job %zu: share %d of %d GPUs", i,
            j->gpu_share_milli, j->num_gpus);
+    ENSURE(j->cpu_milli >= 0 && j->mem_mib >= 0 && j->gpu_mem_mib >= 0 && j->total_steps >= 0,
+           "job %zu: negative amount", i);
 }
 
 static int same_job(const struct berth_jobspec *a, const struct berth_jobspec *b)

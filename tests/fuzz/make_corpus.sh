@@ -40,10 +40,10 @@ variants() {
     sed '2s/[0-9][0-9]*/99999999999999999999/' "$src" >"$dir/$name-huge"
     sed '2s/[0-9]/x/' "$src" >"$dir/$name-letter"
     sed "2s/\$/${s}extra/" "$src" >"$dir/$name-wide"
-    sed "2s/$s[^$s]*\$//" "$src" >"$dir/$name-narrow"
+    sed "2s/${s}[^${s}]*\$//" "$src" >"$dir/$name-narrow"
     sed "2s/$s/$s\"/" "$src" >"$dir/$name-quote"
     sed "2s/$s/$s\xff\xfe\xc3/" "$src" >"$dir/$name-bytes"
-    sed "2s/$s[^$s]*\$/$s$(printf 'x%.0s' $(seq 300))/" "$src" >"$dir/$name-long-field"
+    sed "2s/${s}[^${s}]*\$/$s$(printf 'x%.0s' $(seq 300))/" "$src" >"$dir/$name-long-field"
     sed 's/$/\r/' "$src" >"$dir/$name-crlf"
     { printf '\xef\xbb\xbf'; cat "$src"; } >"$dir/$name-bom"
     { head -n 2 "$src"; printf '\n\n'; tail -n +3 "$src"; } >"$dir/$name-blank"
@@ -94,6 +94,7 @@ native_seeds() {
     "$BERTH" gen --profile philly --jobs 8 --seed 2 --out "$d/ok-gen-philly"
     printf 'job_id,arrival_s,duration_s,num_gpus,job_type,total_steps,user,queue,gpu_type,min_gpus,max_gpus,gpu_share,gpu_mem_mib,priority,single_server,cpus,mem_mib\n"j,1",0.000001,1.5,4,"bert ""large""",100,u,q,v100|a100,2,8,1,16384,-3,1,8.5,4096\nj2,7,0.25,1,,,,,,,,0.125,,,,,\nj3,8,3600,2,resnet,,alice,vc1,k80,,,,,5,false,0.001,1\n' >"$d/ok-all-columns"
     printf 'num_gpus,x_note,duration_s,job_id,arrival_s\n1,"multi\nline",10,a,0\n8,,20.5,b,1.25\n' >"$d/ok-reordered"
+    printf 'job_id,arrival_s,duration_s,num_gpus,cpus,mem_mib,single_server\nc1,0,10,0,4,1024,\nc2,1,5,0,,512,1\nc3,1,5,0,0.5,,\ng1,2,3,1,,,\n' >"$d/ok-cpu-only"
     printf 'job_id,arrival_s,duration_s,num_gpus,gpu_share\n1,0,1,1,0.5\n2,0,1,2,1\n3,1,2,1,1.0\n' >"$d/ok-share"
     printf 'job_id,arrival_s,duration_s,num_gpus\n1,0,0,1\n2,-1,1,1\n3,0,1,0\n4,1e12,1,1\n5,0,1,1000001\n' >"$d/bad-rows"
     printf 'job_id,arrival_s,duration_s,bogus\n1,0,1,1\n' >"$d/bad-header"
@@ -225,6 +226,7 @@ EOF
     printf '[{"jobid": "a", "submitted_time": "2017-10-01 00:00:00", "attempts": [{"start_time": "2017-10-01 00:00:00", "end_time": "2017-10-01 00:00:07", "detail": [{"gpus": ["g"]}]}]},\n {"jobid": "b", "submitted_time": "yesterday"},\n {"jobid": "c" "submitted_time": 1},\n {"jobid": "d", "submitted_time": "2017-10-01 00:00:04", "attempts": [{"start_time": "2017-10-01 00:00:09", "end_time": "2017-10-01 00:00:08"}]},\n {"jobid": 5, "submitted_time": "2017-10-01 00:00:02", "attempts": [3, {"detail": [{"gpus": "gpu0"}]}]},\n {"jobid": "f", "submitted_time": "2017-10-01 00:00:02", "attempts": []}]' >"$d/bad-objects"
     printf '[\n' >"$d/open"
     printf '[{"jobid": "a", "attempts": [{"detail": [{"gpus": ["g' >"$d/cut-string"
+    # shellcheck disable=SC1003 # a backslash at the end of the file
     printf '[{"jobid": "a\\' >"$d/cut-escape"
     printf '[{}]' >"$d/empty-object"
     printf '[]' >"$d/empty-array"
@@ -311,7 +313,7 @@ pai() {
 }
 
 pai2020_seeds() {
-    local d=$1 j t v
+    local d=$1 v f
     gen 8 11
     # one job row and one or two task rows per generated job
     awk -F, -v jobs="$TMP/j" -v tasks="$TMP/t" '
@@ -400,6 +402,7 @@ seeds() {
         ;;
     philly)
         philly_seeds "$d"
+        # shellcheck disable=SC1003 # libFuzzer's escapes, not the shell's
         dict "$d/../dict" '[' ']' '{' '}' ':' '\\' '\\u00e9' null '\"None\"' '\"jobid\": ' \
             '\"vc\": ' '\"user\": ' '\"status\": ' '\"submitted_time\": ' '\"attempts\": ' \
             '\"start_time\": ' '\"end_time\": ' '\"detail\": ' '\"ip\": ' '\"gpus\": ' \
@@ -464,5 +467,5 @@ for fmt in "$@"; do
     FMT=$fmt
     NBAD=0
     seeds "$fmt" "$dir/seed"
-    echo "$fmt: $(ls "$dir/seed" | wc -l) seeds in $dir/seed$([ $NBAD = 0 ] || echo " ($NBAD valid seeds do not load)")"
+    echo "$fmt: $(find "$dir/seed" -type f | wc -l) seeds in $dir/seed$([ $NBAD = 0 ] || echo " ($NBAD valid seeds do not load)")"
 done
