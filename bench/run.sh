@@ -46,7 +46,7 @@ else
     echo "(no $PHILLY: Philly cases skipped)"
 fi
 # loaders: the Philly CSV (target < 100 ms) and a generated 1.2M-row PAI task table (< 3 s)
-LOAD=$(dirname "$BERTH")/bench_load
+LOAD=$(dirname "$BERTH")/bench/bench_load
 if [ -x "$LOAD" ]; then
     [ -f "$PHILLY" ] && printf "%-34s %s\n" "load philly.csv (philly-pollux)" "$("$LOAD" philly-pollux "$PHILLY" 5)"
     python3 "$HERE/gen_pai.py" "$W/pai" 1200000 1

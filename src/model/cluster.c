@@ -65,10 +65,20 @@ static void bucket_push(struct berth_cluster *c, uint32_t s)
     t->head[v->nfree] = (int32_t)s;
 }
 
+/* Bits set in a GPU mask (at most 64); cheaper than libgcc's generic popcount call on
+ * builds without the POPCNT instruction. */
+static inline int mask_count(uint64_t m)
+{
+    m = m - ((m >> 1) & UINT64_C(0x5555555555555555));
+    m = (m & UINT64_C(0x3333333333333333)) + ((m >> 2) & UINT64_C(0x3333333333333333));
+    m = (m + (m >> 4)) & UINT64_C(0x0f0f0f0f0f0f0f0f);
+    return (int)((m * UINT64_C(0x0101010101010101)) >> 56);
+}
+
 void berth__cluster_take_mask(struct berth_cluster *c, uint32_t s, uint64_t mask)
 {
     struct berth__server *v = &c->srv[s];
-    int n = __builtin_popcountll(mask);
+    int n = mask_count(mask);
     bucket_unlink(c, s);
     v->free_mask &= ~mask;
     v->nfree = (uint16_t)(v->nfree - n);
@@ -80,7 +90,7 @@ void berth__cluster_take_mask(struct berth_cluster *c, uint32_t s, uint64_t mask
 void berth__cluster_give_mask(struct berth_cluster *c, uint32_t s, uint64_t mask)
 {
     struct berth__server *v = &c->srv[s];
-    int n = __builtin_popcountll(mask);
+    int n = mask_count(mask);
     bucket_unlink(c, s);
     v->free_mask |= mask;
     v->nfree = (uint16_t)(v->nfree + n);
