@@ -18,7 +18,7 @@ int berth__cluster_enable_shares(struct berth_cluster *c);
 /* The job's share of one GPU in milli (1000 for whole-GPU jobs). */
 static inline int32_t berth__job_share(const struct berth_job *j)
 {
-    return j->spec->gpu_share_milli < 1000 ? j->spec->gpu_share_milli : 1000;
+    return j->share;
 }
 
 int64_t berth__job_cpu_per_gpu(const struct berth_job *j);

@@ -12,6 +12,8 @@ int berth__job_init(struct berth_job *j, const struct berth_jobspec *spec, uint3
     j->idx = idx;
     j->state = BERTH_JOB_WAITING;
     j->gpus = spec->num_gpus;
+    j->share =
+        spec->gpu_share_milli > 0 && spec->gpu_share_milli < 1000 ? spec->gpu_share_milli : 1000;
     j->single = spec->single_server || (c && !c->allow_span);
     j->type = -1;
     j->first_start = j->finish = BERTH_TIME_NONE;

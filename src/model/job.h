@@ -31,6 +31,7 @@ struct berth_job {
     uint8_t state;             /* enum berth_job_state */
     uint8_t single;            /* the gang must stay on one server (job or cluster says so) */
     int32_t gpus;              /* gang size, spec->num_gpus (kept here: hot in every pass) */
+    int32_t share;             /* milli of one GPU, 1000 for whole GPUs (spec's, kept here too) */
     uint64_t type_mask;        /* allowed GPU types (bit per cluster type), 0 = any */
     int16_t type;              /* GPU type of the current (or last) allocation, -1 = never ran */
     int32_t servers;           /* servers the current (or last) allocation spans */
