@@ -288,6 +288,34 @@ static void h_cpu_only(void)
     unlink(cluster);
 }
 
+/* Case I, GPU memory: one 16,000 MiB GPU shared by fractional jobs (fifo-skip).
+ *   A: 0, 100 s, 0.3 of the GPU, 10,000 MiB -> runs.
+ *   B: 0, 50 s, 0.3, 8,000 MiB -> compute would fit (0.6) but memory would not (18,000):
+ *      waits for A, 100-150.
+ *   C: 0, 30 s, 0.3, 6,000 MiB -> fits beside A (16,000 MiB exactly): 0-30.
+ *   JCTs 100, 150, 30: avg 280/3. A whole-GPU job asking more memory than any GPU has can
+ *   never run and is refused as bad input. */
+static void i_gpu_memory(void)
+{
+    const char *csv = "job_id,arrival_s,duration_s,num_gpus,gpu_share,gpu_mem_mib\n"
+                      "A,0,100,1,0.3,10000\n"
+                      "B,0,50,1,0.3,8000\n"
+                      "C,0,30,1,0.3,6000\n";
+    const char *cluster = simtest_write_named(
+        "{\"servers\": [{\"gpu_type\": \"t4\", \"gpus\": 1, \"gpu_mem_mib\": 16000}]}", ".json");
+    char cpath[80];
+    snprintf(cpath, sizeof cpath, "%s", cluster);
+    const struct want w[] = {{"A", 0, 100, 0}, {"B", 100, 150, 0}, {"C", 0, 30, 0}};
+    run_case(csv, cpath, "fifo-skip", w, 3, 280.0 / 3, 150, 0);
+    struct simtest st;
+    struct berth_err err = {0};
+    int rc = simtest_run("job_id,arrival_s,duration_s,num_gpus,gpu_mem_mib\nbig,0,10,1,20000\n",
+                         cpath, "fifo", NULL, &st, &err);
+    CHECK_I64(rc, BERTH_EINPUT);
+    CHECK_HAS(err.msg, ":2: column gpu_mem_mib: expected at most 16000 MiB");
+    unlink(cpath);
+}
+
 static const struct check_test tests[] = {
     {"fifo_strict", fifo_strict},
     {"fifo_skip", fifo_skip},
@@ -306,6 +334,7 @@ static const struct check_test tests[] = {
     {"f_fractional_strict", f_fractional_strict},
     {"g_cpu", g_cpu},
     {"h_cpu_only", h_cpu_only},
+    {"i_gpu_memory", i_gpu_memory},
 };
 
 CHECK_MAIN(tests)

@@ -170,10 +170,10 @@ static void generated(void)
     berth_trace_free(t);
 }
 
-/* Fractional GPUs, CPU-only jobs and CPU limits: 1-GPU jobs with shares, every job asking for
- * CPU cores, on
- * servers whose cores can run out before their GPUs do. Every policy and placement, with the
- * engine re-deriving every GPU's shares and every server's CPU after each pass. */
+/* Fractional GPUs, GPU memory, CPU-only jobs and CPU limits: 1-GPU jobs with shares, every job
+ * asking for CPU cores, on servers whose cores can run out before their GPUs do. Every policy and
+ * placement, with the engine re-deriving every GPU's shares and every server's CPU after each pass.
+ */
 static char *random_shared_trace(uint64_t seed, int n)
 {
     struct berth__rng r;
@@ -181,7 +181,7 @@ static char *random_shared_trace(uint64_t seed, int n)
     size_t cap = (size_t)n * 80 + 128, len = 0;
     char *s = malloc(cap);
     len += (size_t)snprintf(s + len, cap - len,
-                            "job_id,arrival_s,duration_s,num_gpus,gpu_share,cpus\n");
+                            "job_id,arrival_s,duration_s,num_gpus,gpu_share,cpus,gpu_mem_mib\n");
     static const char *shares[] = {"0.1", "0.25", "0.5", "0.7", "1", "1"};
     static const int gangs[] = {0, 1, 1, 1, 2, 4}; /* 0: a CPU-only job */
     double t = 0;
@@ -191,8 +191,9 @@ static char *random_shared_trace(uint64_t seed, int n)
         const char *sh = g == 1 ? shares[berth__rng_below(&r, 6)] : "1";
         int cpus = (int)berth__rng_below(&r, 9) + (g == 0); /* CPU-only jobs ask for cores */
         double d = 1 + berth__rng_unit(&r) * 1200;
-        len +=
-            (size_t)snprintf(s + len, cap - len, "f%d,%.3f,%.6f,%d,%s,%d\n", i, t, d, g, sh, cpus);
+        static const int gmem[] = {0, 2000, 6000, 12000};
+        len += (size_t)snprintf(s + len, cap - len, "f%d,%.3f,%.6f,%d,%s,%d,%d\n", i, t, d, g, sh,
+                                cpus, gmem[berth__rng_below(&r, 4)]);
     }
     return s;
 }
@@ -200,8 +201,10 @@ static char *random_shared_trace(uint64_t seed, int n)
 static void fractional_cpu(void)
 {
     const char *cluster = simtest_write_named(
-        "{\"servers\": [{\"gpu_type\": \"t4\", \"gpus\": 4, \"cpus\": 16, \"count\": 3},"
-        " {\"gpu_type\": \"v100\", \"gpus\": 8, \"cpus\": 24, \"count\": 2}]}",
+        "{\"servers\": [{\"gpu_type\": \"t4\", \"gpus\": 4, \"cpus\": 16, \"count\": 3, "
+        "\"gpu_mem_mib\": 16000},"
+        " {\"gpu_type\": \"v100\", \"gpus\": 8, \"cpus\": 24, \"count\": 2, \"gpu_mem_mib\": "
+        "32000}]}",
         ".json");
     char cpath[80];
     snprintf(cpath, sizeof cpath, "%s", cluster);

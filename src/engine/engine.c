@@ -211,8 +211,10 @@ int berth__engine_verify(const struct berth_engine *e, struct berth_err *err)
     /* re-derive what every server and GPU should hold from the running jobs alone */
     size_t ns = c->nsrv ? c->nsrv : 1;
     uint16_t(*milli)[BERTH_MAX_SERVER_GPUS] = calloc(ns, sizeof *milli);
+    int64_t(*gmem)[BERTH_MAX_SERVER_GPUS] = calloc(ns, sizeof *gmem);
     int64_t *cpu = calloc(ns, sizeof *cpu), *mem = calloc(ns, sizeof *mem);
-    if (!milli || !cpu || !mem) {
+    if (!milli || !cpu || !mem || !gmem) {
+        free(gmem);
         free(milli);
         free(cpu);
         free(mem);
@@ -255,6 +257,11 @@ int berth__engine_verify(const struct berth_engine *e, struct berth_err *err)
             else if (j->single && s->server != j->slots[0].server)
                 rc = berth_err_set(err, BERTH_EINTERNAL, "job %s spans servers", j->spec->id);
             *m = (uint16_t)(*m + share);
+            if (share < 1000)
+                gmem[s->server][s->gpu] += j->spec->gpu_mem_mib;
+            else if (v->gpu_mem_mib && j->spec->gpu_mem_mib > v->gpu_mem_mib)
+                rc = berth_err_set(err, BERTH_EINTERNAL, "job %s is on GPUs with too little memory",
+                                   j->spec->id);
             cpu[s->server] += berth__job_cpu_per_gpu(j);
             mem[s->server] += berth__job_mem_per_gpu(j);
         }
@@ -264,6 +271,13 @@ int berth__engine_verify(const struct berth_engine *e, struct berth_err *err)
         for (int g = 0; g < v->ngpus && !rc; g++) {
             int held = milli[s][g], idle = (v->free_mask >> g) & 1;
             int shared = v->shares ? v->shares->used[g] : 0;
+            int64_t shmem = v->shares ? v->shares->mem[g] : 0;
+            if (!rc && (shmem != gmem[s][g] || (v->gpu_mem_mib && shmem > v->gpu_mem_mib)))
+                rc = berth_err_set(err, BERTH_EINTERNAL,
+                                   "GPU %d of server %s: fractional jobs hold %lld MiB, the "
+                                   "cluster says %lld (of %lld)",
+                                   g, v->name, (long long)gmem[s][g], (long long)shmem,
+                                   (long long)v->gpu_mem_mib);
             if ((held == 0) != idle || (shared && shared != held))
                 rc = berth_err_set(err, BERTH_EINTERNAL,
                                    "GPU %d of server %s: jobs hold %d milli, the cluster says %s "
@@ -280,6 +294,7 @@ int berth__engine_verify(const struct berth_engine *e, struct berth_err *err)
                                (long long)(v->mem_mib - v->mem_free));
     }
     free(milli);
+    free(gmem);
     free(cpu);
     free(mem);
     if (rc)

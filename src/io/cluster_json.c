@@ -154,8 +154,8 @@ int berth__cluster_load_json(const char *path, struct berth__cluster_builder *b,
             rc = berth_err_set(err, BERTH_EINPUT, "%s: servers[%zu]: expected an object", path, i);
             goto out;
         }
-        const char *known[] = {"name",  "gpu_type", "gpus",    "rack", "pool",
-                               "count", "cpus",     "mem_mib", NULL};
+        const char *known[] = {"name",  "gpu_type", "gpus",    "rack",        "pool",
+                               "count", "cpus",     "mem_mib", "gpu_mem_mib", NULL};
         json_object_foreach(sv, key, val)
         {
             int ok = 0;
@@ -164,7 +164,7 @@ int berth__cluster_load_json(const char *path, struct berth__cluster_builder *b,
             if (!ok) {
                 rc = berth_err_set(err, BERTH_EINPUT,
                                    "%s: servers[%zu].%s: unknown key (expected name, gpu_type, "
-                                   "gpus, rack, pool, count, cpus or mem_mib)",
+                                   "gpus, rack, pool, count, cpus, mem_mib or gpu_mem_mib)",
                                    path, i, key);
                 goto out;
             }
@@ -197,9 +197,10 @@ int berth__cluster_load_json(const char *path, struct berth__cluster_builder *b,
         }
         if ((rc = opt_int(sv, "count", 1, 1, 1000000, path, i, err, &count)))
             goto out;
-        int64_t cpus, mem;
+        int64_t cpus, mem, gmem;
         if ((rc = opt_int(sv, "cpus", 0, 0, 1000000, path, i, err, &cpus)) ||
-            (rc = opt_int(sv, "mem_mib", 0, 0, INT64_C(1) << 40, path, i, err, &mem)))
+            (rc = opt_int(sv, "mem_mib", 0, 0, INT64_C(1) << 40, path, i, err, &mem)) ||
+            (rc = opt_int(sv, "gpu_mem_mib", 0, 0, INT64_C(1) << 30, path, i, err, &gmem)))
             goto out;
         if (count > 1 && name) {
             rc = berth_err_set(err, BERTH_EINPUT,
@@ -217,7 +218,7 @@ int berth__cluster_load_json(const char *path, struct berth__cluster_builder *b,
         }
         for (int64_t k = 0; k < count; k++)
             if (berth__builder_add(b, &(struct berth__server_spec){lt, nm, rk, pl, (int32_t)gpus,
-                                                                   cpus * 1000, mem, i})) {
+                                                                   cpus * 1000, mem, i, gmem})) {
                 rc = berth_err_set(err, BERTH_ENOMEM, "%s: out of memory", path);
                 goto out;
             }

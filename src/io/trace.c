@@ -462,6 +462,24 @@ int berth_trace_check(const struct berth_trace *t, const struct berth_cluster *c
             cap = srv;
             what = "one server (the gang must not span servers)";
         }
+        if (c->has_gpu_mem && j->num_gpus && j->gpu_mem_mib) {
+            int64_t most = 0; /* the largest GPU memory among the allowed types' servers */
+            int modelled = 1;
+            for (size_t s = 0; s < c->nsrv; s++) {
+                const struct berth__server *v = &c->srv[s];
+                if (!v->ngpus || (mask && !(mask >> v->type & 1)))
+                    continue;
+                if (!v->gpu_mem_mib)
+                    modelled = 0; /* a server with unknown GPU memory takes any job */
+                else if (v->gpu_mem_mib > most)
+                    most = v->gpu_mem_mib;
+            }
+            if (modelled && j->gpu_mem_mib > most)
+                return berth_err_set(err, BERTH_EINPUT,
+                                     "%s:%u: column gpu_mem_mib: expected at most %lld MiB (the "
+                                     "largest GPU it may use), found %lld",
+                                     t->path, j->line, (long long)most, (long long)j->gpu_mem_mib);
+        }
         if (j->num_gpus > cap)
             return berth_err_set(err, BERTH_EINPUT,
                                  "%s:%u: column num_gpus: expected at most %d GPUs (%s), found "

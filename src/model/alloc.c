@@ -30,6 +30,17 @@ int berth__server_cpu_mem_fit(const struct berth_cluster *c, uint32_t s, const s
     return 1;
 }
 
+int berth__gpu_mem_fits(const struct berth_cluster *c, uint32_t s, uint32_t g,
+                        const struct berth_job *j)
+{
+    const struct berth__server *v = &c->srv[s];
+    int64_t need = j->spec->gpu_mem_mib;
+    if (!v->gpu_mem_mib || !need)
+        return 1;
+    int64_t held = j->share < 1000 && v->shares ? v->shares->mem[g] : 0;
+    return held + need <= v->gpu_mem_mib;
+}
+
 int berth__server_pick_share_gpu(const struct berth_cluster *c, uint32_t s,
                                  const struct berth_job *j, int most)
 {
@@ -39,15 +50,17 @@ int berth__server_pick_share_gpu(const struct berth_cluster *c, uint32_t s,
     if (v->shares)
         for (int g = 0; g < v->ngpus; g++) {
             int room = 1000 - v->shares->used[g];
-            if (v->shares->used[g] == 0 || room < share)
+            if (v->shares->used[g] == 0 || room < share ||
+                !berth__gpu_mem_fits(c, s, (uint32_t)g, j))
                 continue;
             if (best < 0 || (most ? room > best_room : room < best_room)) {
                 best = g;
                 best_room = room;
             }
         }
-    if (best < 0 && v->free_mask)
-        best = __builtin_ctzll(v->free_mask);
+    if (best < 0 && v->free_mask &&
+        berth__gpu_mem_fits(c, s, (uint32_t)__builtin_ctzll(v->free_mask), j))
+        best = __builtin_ctzll(v->free_mask); /* an idle GPU holds no memory yet */
     return best;
 }
 
@@ -58,6 +71,8 @@ int32_t berth__server_room(const struct berth_cluster *c, uint32_t s, const stru
         return berth__server_cpu_mem_fit(c, s, j, 1) &&
                berth__server_pick_share_gpu(c, s, j, 0) >= 0;
     int32_t n = v->nfree;
+    if (v->gpu_mem_mib && j->spec->gpu_mem_mib > v->gpu_mem_mib)
+        return 0; /* its GPUs are too small for the job */
     int64_t cpu = berth__job_cpu_per_gpu(j), mem = berth__job_mem_per_gpu(j);
     if (v->cpu_milli && cpu > 0 && v->cpu_free / cpu < n)
         n = (int32_t)(v->cpu_free / cpu);
@@ -130,6 +145,7 @@ static void take_share(struct berth_cluster *c, const struct berth_job *j, uint3
     else
         c->frac_idle -= 1000 - sh->used[g];
     sh->used[g] = (uint16_t)(sh->used[g] + share);
+    sh->mem[g] += j->spec->gpu_mem_mib;
     if (sh->used[g] < 1000)
         c->frac_idle += 1000 - sh->used[g];
     if (sh->used[g] < 1000 && sh->pos[g] < 0)
@@ -147,6 +163,7 @@ static void give_share(struct berth_cluster *c, const struct berth_job *j, uint3
     if (sh->used[g] < 1000)
         c->frac_idle -= 1000 - sh->used[g];
     sh->used[g] = (uint16_t)(sh->used[g] - share);
+    sh->mem[g] -= j->spec->gpu_mem_mib;
     if (sh->used[g] > 0)
         c->frac_idle += 1000 - sh->used[g];
     if (sh->used[g] == 0) {
@@ -234,6 +251,8 @@ int berth__alloc_can_take(const struct berth_cluster *c, const struct berth_job 
         int used = v->shares ? v->shares->used[g] : 0;
         int idle = (v->free_mask >> g) & 1;
         if (!idle && (used == 0 || used + berth__job_share(j) > 1000))
+            return 0;
+        if (!berth__gpu_mem_fits(c, slots[0].server, g, j))
             return 0;
         return berth__server_cpu_mem_fit(c, slots[0].server, j, 1);
     }

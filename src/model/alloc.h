@@ -45,6 +45,11 @@ void berth__alloc_give(struct berth_cluster *c, const struct berth_job *j);
 int berth__alloc_can_take(const struct berth_cluster *c, const struct berth_job *j,
                           const struct berth__slot *slots);
 
+/* 1 when GPU g of server s has the memory j needs (for a fractional job: beside the other
+ * fractional jobs on it); always 1 when the server or the job gives no GPU memory. */
+int berth__gpu_mem_fits(const struct berth_cluster *c, uint32_t s, uint32_t g,
+                        const struct berth_job *j);
+
 /* Best GPU on server s of type t for fractional job j: the partial GPU with the least room
  * that still fits (most room when most is 1), else a wholly idle GPU; -1 when none. */
 int berth__server_pick_share_gpu(const struct berth_cluster *c, uint32_t s,

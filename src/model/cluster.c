@@ -217,6 +217,8 @@ static int build(struct berth__cluster_builder *b, int allow_span, struct berth_
         v->free_mask = pr->gpus == 64 ? UINT64_MAX : (UINT64_C(1) << pr->gpus) - 1;
         v->cpu_milli = v->cpu_free = pr->cpu_milli;
         v->mem_mib = v->mem_free = pr->mem_mib;
+        v->gpu_mem_mib = pr->gpu_mem_mib;
+        c->has_gpu_mem |= pr->gpu_mem_mib > 0;
         c->has_cpu_mem |= pr->cpu_milli > 0 || pr->mem_mib > 0;
         char nb[96];
         const char *nm = pr->name;

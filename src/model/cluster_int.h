@@ -19,6 +19,7 @@
 /* Per-GPU use by fractional jobs on one server (allocated on first fractional use). */
 struct berth__shares {
     uint16_t used[BERTH_MAX_SERVER_GPUS]; /* milli-GPUs held by fractional jobs */
+    int64_t mem[BERTH_MAX_SERVER_GPUS];   /* GPU memory (MiB) held by fractional jobs */
     int32_t pos[BERTH_MAX_SERVER_GPUS];   /* index in the type's partial list, -1 if absent */
 };
 
@@ -34,6 +35,7 @@ struct berth__server {
     int64_t mem_mib;              /* host memory capacity, 0 = not modelled */
     int64_t cpu_free;             /* CPU not reserved by running jobs */
     int64_t mem_free;             /* memory not reserved by running jobs */
+    int64_t gpu_mem_mib;          /* memory of each GPU, 0 = not modelled */
     struct berth__shares *shares; /* NULL until a fractional job lands here */
     uint16_t ngpus;
     uint16_t nfree;
@@ -65,6 +67,7 @@ struct berth_cluster {
     int allow_span;
     int has_cpu_mem;  /* some server models CPU or memory */
     int shares_ready; /* berth__cluster_enable_shares has run */
+    int has_gpu_mem;  /* some server gives its GPUs' memory */
     const char **racks;
     size_t nracks;
     const char **pools;
@@ -79,6 +82,7 @@ struct berth__server_spec {
     int32_t gpus;                          /* 1..64 (0 allowed: a CPU-only server) */
     int64_t cpu_milli, mem_mib;            /* 0 = not modelled */
     size_t src;                            /* index of the entry in its file, for messages */
+    int64_t gpu_mem_mib;                   /* memory of each GPU, 0 = not modelled */
 };
 
 struct berth__cluster_builder {

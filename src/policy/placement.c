@@ -56,7 +56,8 @@ static int32_t tightest(const struct berth_cluster *c, const struct berth__gputy
 {
     for (int f = need < 1 ? 1 : need; f <= ty->max_per_server; f++)
         for (int32_t s = ty->head[f]; s >= 0; s = c->srv[s].next) {
-            if (!c->has_cpu_mem || berth__server_room(c, (uint32_t)s, j) >= need)
+            if (!(c->has_cpu_mem || c->has_gpu_mem) ||
+                berth__server_room(c, (uint32_t)s, j) >= need)
                 return s;
         }
     return -1;
@@ -68,7 +69,7 @@ static int32_t emptiest(const struct berth_cluster *c, const struct berth__gputy
 {
     for (int f = ty->max_per_server; f >= 1; f--)
         for (int32_t s = ty->head[f]; s >= 0; s = c->srv[s].next) {
-            if (!c->has_cpu_mem || berth__server_room(c, (uint32_t)s, j) >= 1)
+            if (!(c->has_cpu_mem || c->has_gpu_mem) || berth__server_room(c, (uint32_t)s, j) >= 1)
                 return s;
         }
     return -1;
@@ -94,7 +95,8 @@ static int place_share(struct berth_plan *p, struct berth_job *j, const struct b
     for (size_t i = 0; i < ty->npartial; i++) {
         const struct berth__partial *q = &ty->partial[i];
         int room = 1000 - c->srv[q->server].shares->used[q->gpu];
-        if (room < share || !berth__server_cpu_mem_fit(c, q->server, j, 1))
+        if (room < share || !berth__server_cpu_mem_fit(c, q->server, j, 1) ||
+            !berth__gpu_mem_fits(c, q->server, q->gpu, j))
             continue;
         int better = placement == BERTH_PLACE_SPREAD ? room > best_room : room < best_room;
         /* ties: the lower server, then GPU, so the choice does not depend on list order */

@@ -164,6 +164,8 @@ static int shape_of(struct berth__prio *q, const struct berth_job *j, const stru
     int32_t share = berth__job_share(j);
     int cm = v->cluster->has_cpu_mem;
     int64_t cpu = cm ? berth__job_cpu_per_gpu(j) : 0, mem = cm ? berth__job_mem_per_gpu(j) : 0;
+    if (v->cluster->has_gpu_mem) /* GPU memory decides fit too: fold it into the shape */
+        mem = mem * 1000003 + j->spec->gpu_mem_mib;
     for (size_t i = 0; i < q->nshapes; i++) {
         struct pheap *h = &q->shapes[i];
         if (h->gpus == j->gpus && h->type_mask == j->type_mask && h->single == single &&
