@@ -111,9 +111,7 @@ int berth__engine_finish(struct berth_engine *e, uint32_t ji, berth_us now, stru
                              j->spec->id);
     if (push(&e->left, &e->nleft, &e->left_cap, ji))
         return berth_err_set(err, BERTH_ENOMEM, "engine: out of memory");
-    j->gpu_us = berth__job_gpu_us(j, now);
-    j->run_us = berth__job_run_us(j, now);
-    j->since = now;
+    berth__job_fold(j, now);
     berth__alloc_give(e->cluster, j);
     free(j->slots);
     j->slots = NULL;

@@ -49,46 +49,20 @@ static int opt_int(json_t *o, const char *key, int64_t dflt, int64_t lo, int64_t
     return 0;
 }
 
-static uint64_t hash_name(const char *s)
-{
-    uint64_t h = UINT64_C(1469598103934665603);
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * UINT64_C(1099511628211);
-    return h;
-}
-
-/* Server names must be unique: an open-addressing hash set over the named servers. */
+/* Server names must be unique. */
 static int check_unique_names(const struct berth__cluster_builder *b, const char *path,
                               struct berth_err *err)
 {
-    size_t cap = 16;
-    while (cap < b->n * 2)
-        cap *= 2;
-    size_t *slot = malloc(cap * sizeof *slot);
-    if (!slot)
+    size_t a, d;
+    int found = berth__builder_find_duplicate(b, 0, &a, &d);
+    if (found < 0)
         return berth_err_set(err, BERTH_ENOMEM, "%s: out of memory", path);
-    for (size_t k = 0; k < cap; k++)
-        slot[k] = SIZE_MAX;
-    int rc = 0;
-    for (size_t i = 0; i < b->n && !rc; i++) {
-        if (!b->p[i].name)
-            continue;
-        for (size_t h = (size_t)hash_name(b->p[i].name) & (cap - 1);; h = (h + 1) & (cap - 1)) {
-            if (slot[h] == SIZE_MAX) {
-                slot[h] = i;
-                break;
-            }
-            if (!strcmp(b->p[slot[h]].name, b->p[i].name)) {
-                rc = berth_err_set(err, BERTH_EINPUT,
-                                   "%s: servers[%zu].name: expected a unique name, found \"%s\", "
-                                   "already used by servers[%zu]",
-                                   path, b->p[i].src, b->p[i].name, b->p[slot[h]].src);
-                break;
-            }
-        }
-    }
-    free(slot);
-    return rc;
+    if (!found)
+        return 0;
+    return berth_err_set(err, BERTH_EINPUT,
+                         "%s: servers[%zu].name: expected a unique name, found \"%s\", already "
+                         "used by servers[%zu]",
+                         path, b->p[d].src, b->p[d].name, b->p[a].src);
 }
 
 /* json_load_file, but a UTF-8 byte-order mark at the start is skipped (editors add one). */

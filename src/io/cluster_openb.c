@@ -39,45 +39,20 @@ static const char *fv(struct ctx *x, int col, size_t *len)
     return berth__csv_field(x->c, (size_t)x->idx[col]);
 }
 
-static uint64_t hash_name(const char *s)
-{
-    uint64_t h = UINT64_C(1469598103934665603);
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * UINT64_C(1099511628211);
-    return h;
-}
-
 /* Node names must be unique (FILE:LINE of both on failure; src holds the line). */
 static int unique_names(const struct berth__cluster_builder *b, size_t from, const char *path,
                         struct berth_err *err)
 {
-    size_t n = b->n - from, cap = 16;
-    while (cap < n * 2)
-        cap *= 2;
-    size_t *slot = malloc(cap * sizeof *slot);
-    if (!slot)
+    size_t a, d;
+    int found = berth__builder_find_duplicate(b, from, &a, &d);
+    if (found < 0)
         return berth_err_set(err, BERTH_ENOMEM, "%s: out of memory", path);
-    for (size_t k = 0; k < cap; k++)
-        slot[k] = SIZE_MAX;
-    int rc = 0;
-    for (size_t i = 0; i < n && !rc; i++) {
-        const char *nm = b->p[from + i].name;
-        for (size_t h = (size_t)hash_name(nm) & (cap - 1);; h = (h + 1) & (cap - 1)) {
-            if (slot[h] == SIZE_MAX) {
-                slot[h] = i;
-                break;
-            }
-            if (!strcmp(b->p[from + slot[h]].name, nm)) {
-                rc = berth_err_set(err, BERTH_EINPUT,
-                                   "%s:%zu: column sn: expected a unique node name, found "
-                                   "\"%.60s\", already on line %zu",
-                                   path, b->p[from + i].src, nm, b->p[from + slot[h]].src);
-                break;
-            }
-        }
-    }
-    free(slot);
-    return rc;
+    if (!found)
+        return 0;
+    return berth_err_set(err, BERTH_EINPUT,
+                         "%s:%zu: column sn: expected a unique node name, found \"%.60s\", "
+                         "already on line %zu",
+                         path, b->p[d].src, b->p[d].name, b->p[a].src);
 }
 
 static int header(struct ctx *x, struct berth_err *err)

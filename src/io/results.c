@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "berth/sim.h"
+#include "util/csv.h"
 #include "util/num.h"
 
 static FILE *open_out(const char *path, struct berth_err *err)
@@ -23,21 +24,6 @@ static int close_out(FILE *f, const char *path, struct berth_err *err)
     if (fclose(f) || bad)
         return berth_err_set(err, BERTH_EIO, "%s: write error", path);
     return 0;
-}
-
-static void put_csv_str(FILE *f, const char *s)
-{
-    if (!strpbrk(s, ",\"\r\n")) {
-        fputs(s, f);
-        return;
-    }
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
 }
 
 static const char *opt_us(char *buf, berth_us t)
@@ -62,7 +48,7 @@ int berth_write_jobs_csv(const char *path, const struct berth_sim_result *r,
     for (size_t i = 0; i < r->njobs; i++) {
         const struct berth_job_result *j = &r->jobs[i];
         berth_us arr = j->spec->arrival_us;
-        put_csv_str(f, j->spec->id);
+        berth__csv_put(f, j->spec->id);
         fprintf(
             f, ",%s,%s,%s,%s,%s,%s,%d,%s,%d,%d\n", berth__fmt_us(b[0], arr),
             opt_us(b[1], j->first_start_us), opt_us(b[2], j->finish_us),

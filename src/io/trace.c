@@ -12,6 +12,7 @@
 #include "loaders_sense.h"
 #include "trace_int.h"
 #include "util/csv.h"
+#include "util/hash.h"
 #include "util/num.h"
 
 struct format {
@@ -185,14 +186,6 @@ const char *berth_trace_path(const struct berth_trace *t)
     return t->path;
 }
 
-static uint64_t hash_str(const char *s)
-{
-    uint64_t h = UINT64_C(1469598103934665603);
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * UINT64_C(1099511628211);
-    return h;
-}
-
 int berth__trace_check_ids(struct berth_trace *t, struct berth__load *L, struct berth_err *err)
 {
     size_t cap = 16;
@@ -205,7 +198,7 @@ int berth__trace_check_ids(struct berth_trace *t, struct berth__load *L, struct 
     int rc = 0;
     size_t kept = 0;
     for (size_t i = 0; i < t->n && !rc; i++) {
-        size_t h = (size_t)hash_str(t->jobs[i].id) & (cap - 1);
+        size_t h = (size_t)berth__hash_str(t->jobs[i].id) & (cap - 1);
         int dup = 0;
         for (;; h = (h + 1) & (cap - 1)) {
             if (slot[h] == UINT32_MAX)

@@ -270,21 +270,6 @@ int berth__load_native(struct berth__load *L, struct berth_err *err)
     return rc;
 }
 
-static void put_str(FILE *f, const char *s)
-{
-    if (!strpbrk(s, ",\"\r\n")) {
-        fputs(s, f);
-        return;
-    }
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
-}
-
 int berth_trace_write_native(FILE *f, const struct berth_jobspec *jobs, size_t n,
                              struct berth_err *err)
 {
@@ -315,12 +300,12 @@ int berth_trace_write_native(FILE *f, const struct berth_jobspec *jobs, size_t n
     char b1[32], b2[32];
     for (size_t i = 0; i < n; i++) {
         const struct berth_jobspec *j = &jobs[i];
-        put_str(f, j->id);
+        berth__csv_put(f, j->id);
         fprintf(f, ",%s,%s,%d", berth__fmt_us(b1, j->arrival_us), berth__fmt_us(b2, j->duration_us),
                 j->num_gpus);
         if (has[C_TYPE]) {
             fputc(',', f);
-            put_str(f, j->job_type);
+            berth__csv_put(f, j->job_type);
         }
         if (has[C_STEPS]) {
             if (j->total_steps)
@@ -332,7 +317,7 @@ int berth_trace_write_native(FILE *f, const struct berth_jobspec *jobs, size_t n
         for (int k = 0; k < 3; k++)
             if (has[C_USER + k]) {
                 fputc(',', f);
-                put_str(f, ss[k]);
+                berth__csv_put(f, ss[k]);
             }
         if (has[C_MIN])
             fprintf(f, ",%d", j->min_gpus);

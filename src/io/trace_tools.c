@@ -9,6 +9,7 @@
 
 #include "berth/trace_tools.h"
 #include "trace_int.h"
+#include "util/hash.h"
 #include "util/num.h"
 #include "util/rng.h"
 
@@ -75,14 +76,6 @@ struct name_count {
     size_t cap, n;
 };
 
-static uint64_t hash_str(const char *s)
-{
-    uint64_t h = UINT64_C(1469598103934665603);
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * UINT64_C(1099511628211);
-    return h;
-}
-
 static int nc_add(struct name_count *c, const char *name)
 {
     if ((c->n + 1) * 2 > c->cap) {
@@ -92,7 +85,7 @@ static int nc_add(struct name_count *c, const char *name)
             return BERTH_ENOMEM;
         for (size_t i = 0; i < c->cap; i++)
             if (c->slots[i].name) {
-                size_t h = (size_t)hash_str(c->slots[i].name) & (cap - 1);
+                size_t h = (size_t)berth__hash_str(c->slots[i].name) & (cap - 1);
                 while (s[h].name)
                     h = (h + 1) & (cap - 1);
                 s[h] = c->slots[i];
@@ -101,7 +94,7 @@ static int nc_add(struct name_count *c, const char *name)
         c->slots = s;
         c->cap = cap;
     }
-    size_t h = (size_t)hash_str(name) & (c->cap - 1);
+    size_t h = (size_t)berth__hash_str(name) & (c->cap - 1);
     for (; c->slots[h].name; h = (h + 1) & (c->cap - 1))
         if (!strcmp(c->slots[h].name, name)) {
             c->slots[h].jobs++;

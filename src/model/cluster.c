@@ -8,6 +8,7 @@
 #include <strings.h>
 
 #include "cluster_int.h"
+#include "util/hash.h"
 #include "util/num.h"
 
 int berth__builder_add(struct berth__cluster_builder *b, const struct berth__server_spec *s)
@@ -16,6 +17,39 @@ int berth__builder_add(struct berth__cluster_builder *b, const struct berth__ser
         return -1;
     b->p[b->n++] = *s;
     return 0;
+}
+
+int berth__builder_find_duplicate(const struct berth__cluster_builder *b, size_t from,
+                                  size_t *first, size_t *dup)
+{
+    size_t cap = 16;
+    while (cap < (b->n - from) * 2)
+        cap *= 2;
+    size_t *slot = malloc(cap * sizeof *slot);
+    if (!slot)
+        return -1;
+    for (size_t k = 0; k < cap; k++)
+        slot[k] = SIZE_MAX;
+    int found = 0;
+    for (size_t i = from; i < b->n && !found; i++) {
+        const char *nm = b->p[i].name;
+        if (!nm)
+            continue;
+        for (size_t h = (size_t)berth__hash_str(nm) & (cap - 1);; h = (h + 1) & (cap - 1)) {
+            if (slot[h] == SIZE_MAX) {
+                slot[h] = i;
+                break;
+            }
+            if (!strcmp(b->p[slot[h]].name, nm)) {
+                *first = slot[h];
+                *dup = i;
+                found = 1;
+                break;
+            }
+        }
+    }
+    free(slot);
+    return found;
 }
 
 const char *berth__builder_str(struct berth__cluster_builder *b, const char *s, int lower)
@@ -121,14 +155,6 @@ void berth__cluster_take_slots(struct berth_cluster *c, const struct berth__slot
     }
 }
 
-static uint64_t hash_str(const char *s)
-{
-    uint64_t h = UINT64_C(1469598103934665603);
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * UINT64_C(1099511628211);
-    return h;
-}
-
 /* A name table (racks, pools) with a hash index, so interning n names costs O(n). */
 struct names {
     const char **tab;
@@ -145,7 +171,7 @@ static int names_grow(struct names *nm)
         return -1;
     memset(sl, 0xff, ns * sizeof *sl);
     for (size_t i = 0; i < nm->n; i++) {
-        size_t h = (size_t)hash_str(nm->tab[i]) & (ns - 1);
+        size_t h = (size_t)berth__hash_str(nm->tab[i]) & (ns - 1);
         while (sl[h] != UINT32_MAX)
             h = (h + 1) & (ns - 1);
         sl[h] = (uint32_t)i;
@@ -163,7 +189,7 @@ static int intern(struct names *nm, struct berth__arena *a, const char *name)
         return -1;
     if ((nm->n + 1) * 2 > nm->nslot && names_grow(nm))
         return -2;
-    size_t h = (size_t)hash_str(name) & (nm->nslot - 1);
+    size_t h = (size_t)berth__hash_str(name) & (nm->nslot - 1);
     for (; nm->slot[h] != UINT32_MAX; h = (h + 1) & (nm->nslot - 1))
         if (!strcmp(nm->tab[nm->slot[h]], name))
             return (int)nm->slot[h];

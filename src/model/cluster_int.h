@@ -95,6 +95,11 @@ struct berth__cluster_builder {
 void berth__builder_init(struct berth__cluster_builder *b);
 void berth__builder_free(struct berth__cluster_builder *b);
 int berth__builder_add(struct berth__cluster_builder *b, const struct berth__server_spec *s);
+/* Looks for two servers among b->p[from..] with the same name (unnamed ones never clash).
+ * Returns 1 with their indices in *first and *dup, 0 when names are unique, -1 when out of
+ * memory. Each format words its own message from the entries' src. */
+int berth__builder_find_duplicate(const struct berth__cluster_builder *b, size_t from,
+                                  size_t *first, size_t *dup);
 /* Copies s into the builder's arena (lower-cased when lower); NULL when out of memory. */
 const char *berth__builder_str(struct berth__cluster_builder *b, const char *s, int lower);
 /* Lays the servers out (types in order of first appearance, all idle). what names the

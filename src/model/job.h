@@ -71,6 +71,14 @@ static inline int64_t berth__job_gpu_us(const struct berth_job *j, berth_us now)
     return j->gpu_us + (j->state == BERTH_JOB_RUNNING ? (now - j->since) * (int64_t)j->gpus : 0);
 }
 
+/* Folds the service attained since the last change into the counters (now becomes since). */
+static inline void berth__job_fold(struct berth_job *j, berth_us now)
+{
+    j->gpu_us = berth__job_gpu_us(j, now);
+    j->run_us = berth__job_run_us(j, now);
+    j->since = now;
+}
+
 /* Work left at fixed speed: duration minus time already run (never below 0). */
 static inline berth_us berth__job_remaining_us(const struct berth_job *j, berth_us now)
 {

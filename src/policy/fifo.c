@@ -8,23 +8,17 @@ static int64_t key_arrival(const struct berth_job *j)
     return (int64_t)j->idx; /* job numbers are given in arrival order */
 }
 
-static int64_t slope_none(const struct berth_job *j)
-{
-    (void)j;
-    return 0;
-}
-
 static int create_fifo(const struct berth_params *p, void **self, struct berth_err *err)
 {
     (void)p;
-    struct berth__prio_cfg cfg = {.key = key_arrival, .slope = slope_none, .strict = 1};
+    struct berth__prio_cfg cfg = {.key = key_arrival, .slope = berth__prio_slope_none, .strict = 1};
     return berth__prio_create_v(&cfg, self, err);
 }
 
 static int create_fifo_skip(const struct berth_params *p, void **self, struct berth_err *err)
 {
     (void)p;
-    struct berth__prio_cfg cfg = {.key = key_arrival, .slope = slope_none};
+    struct berth__prio_cfg cfg = {.key = key_arrival, .slope = berth__prio_slope_none};
     return berth__prio_create_v(&cfg, self, err);
 }
 

@@ -199,14 +199,6 @@ int berth__plan_start(struct berth_plan *p, uint32_t ji, struct berth_err *err)
     return 0;
 }
 
-/* Folds the service attained since the last change into the job's counters. */
-static void fold(struct berth_job *j, berth_us now)
-{
-    j->gpu_us = berth__job_gpu_us(j, now);
-    j->run_us = berth__job_run_us(j, now);
-    j->since = now;
-}
-
 int berth__plan_preempt(struct berth_plan *p, uint32_t ji, struct berth_err *err)
 {
     struct berth_job *j = &p->jobs[ji];
@@ -215,7 +207,7 @@ int berth__plan_preempt(struct berth_plan *p, uint32_t ji, struct berth_err *err
                              j->spec->id);
     if (touch(p, ji))
         return berth_err_set(err, BERTH_ENOMEM, "plan: out of memory");
-    fold(j, p->now);
+    berth__job_fold(j, p->now);
     berth__alloc_give(p->cluster, j);
     j->state = BERTH_JOB_PENDING;
     p->nrunning--;

@@ -501,6 +501,12 @@ berth_us berth__prio_next_pass(struct berth__prio *q, const struct berth_view *v
     return (v->now / q->cfg.quantum_us + 1) * q->cfg.quantum_us;
 }
 
+int64_t berth__prio_slope_none(const struct berth_job *j)
+{
+    (void)j;
+    return 0;
+}
+
 /* ---- adapters for the policy function table ---------------------------------------- */
 
 void berth__prio_destroy_v(void *self)

@@ -43,6 +43,9 @@ int berth__prio_plan(struct berth__prio *q, const struct berth_view *v, struct b
                      struct berth_err *err);
 berth_us berth__prio_next_pass(struct berth__prio *q, const struct berth_view *v);
 
+/* The slope of policies that never preempt (running keys do not move). */
+int64_t berth__prio_slope_none(const struct berth_job *j);
+
 /* The same, shaped for struct berth_policy_ops, so a policy file only supplies its keys. */
 int berth__prio_create_v(const struct berth__prio_cfg *cfg, void **self, struct berth_err *err);
 void berth__prio_destroy_v(void *self);

@@ -14,12 +14,6 @@ static int64_t key_remaining(const struct berth_job *j)
     return j->spec->duration_us - j->run_us;
 }
 
-static int64_t slope_none(const struct berth_job *j)
-{
-    (void)j;
-    return 0;
-}
-
 static int64_t slope_countdown(const struct berth_job *j)
 {
     (void)j;
@@ -29,7 +23,7 @@ static int64_t slope_countdown(const struct berth_job *j)
 static int create_sjf(const struct berth_params *p, void **self, struct berth_err *err)
 {
     (void)p;
-    struct berth__prio_cfg cfg = {.key = key_duration, .slope = slope_none};
+    struct berth__prio_cfg cfg = {.key = key_duration, .slope = berth__prio_slope_none};
     return berth__prio_create_v(&cfg, self, err);
 }
 

@@ -256,3 +256,18 @@ const char *berth__csv_path(const struct berth__csv *r)
 {
     return r->path;
 }
+
+void berth__csv_put(FILE *f, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n")) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}

@@ -5,6 +5,7 @@
 #define BERTH_UTIL_CSV_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include "berth/err.h"
@@ -24,5 +25,9 @@ size_t berth__csv_len(const struct berth__csv *r, size_t i);
 /* Line where the current record starts (1-based). */
 uint32_t berth__csv_line(const struct berth__csv *r);
 const char *berth__csv_path(const struct berth__csv *r);
+
+/* Writes s as one CSV field: as is, or quoted with "" escapes when it holds a comma, a
+ * quote or a line break. */
+void berth__csv_put(FILE *f, const char *s);
 
 #endif
