@@ -61,9 +61,27 @@ void berth__engine_destroy(struct berth_engine *e)
     free(e->arrived);
     free(e->left);
     free(e->requeued);
+    free(e->tput_type);
     berth__plan_free(&e->plan);
     berth_cluster_free(e->cluster);
     free(e);
+}
+
+int berth__engine_set_tput(struct berth_engine *e, const struct berth_tput *m,
+                           struct berth_err *err)
+{
+    free(e->tput_type);
+    e->tput_type = NULL;
+    e->tput = m;
+    if (!m)
+        return 0;
+    size_t nt = e->cluster->ntypes;
+    e->tput_type = malloc((nt ? nt : 1) * sizeof *e->tput_type);
+    if (!e->tput_type)
+        return berth_err_set(err, BERTH_ENOMEM, "engine: out of memory");
+    for (size_t t = 0; t < nt; t++)
+        e->tput_type[t] = (int16_t)berth__tput_type_find(m, e->cluster->types[t].name);
+    return 0;
 }
 
 int berth__engine_add(struct berth_engine *e, const struct berth_jobspec *spec, uint32_t *idx,
@@ -171,6 +189,8 @@ int berth__engine_pass(struct berth_engine *e, berth_us now, struct berth_err *e
         .nrequeued = e->nrequeued,
         .npending = e->npending,
         .nrunning = e->nrunning,
+        .tput = e->tput,
+        .tput_type = e->tput_type,
     };
     rc = e->ops->plan(e->self, &v, &e->plan, err);
     if (rc) {
@@ -196,7 +216,9 @@ berth_us berth__engine_next_pass(struct berth_engine *e, berth_us now)
                            .jobs = e->jobs,
                            .njobs = e->njobs,
                            .npending = e->npending,
-                           .nrunning = e->nrunning};
+                           .nrunning = e->nrunning,
+                           .tput = e->tput,
+                           .tput_type = e->tput_type};
     return e->ops->next_pass(e->self, &v);
 }
 

@@ -30,7 +30,9 @@ struct berth_engine {
     struct berth_plan plan;
     struct berth_exec exec;
     uint64_t passes, preemptions, migrations;
-    int check; /* verify every invariant after each pass */
+    int check;                     /* verify every invariant after each pass */
+    const struct berth_tput *tput; /* NULL: no throughput model */
+    int16_t *tput_type;            /* per cluster GPU type: the model's type, -1 */
 };
 
 /* Creates an engine over a copy of cluster c (which must outlive the engine: names are
@@ -40,6 +42,11 @@ int berth__engine_create(const struct berth_cluster *c, const char *policy, cons
                          const struct berth_params *params, const struct berth_exec *exec,
                          struct berth_engine **out, struct berth_err *err);
 void berth__engine_destroy(struct berth_engine *e);
+
+/* Gives policies the throughput model m (NULL = none; m must outlive the engine) and maps
+ * the cluster's GPU types to the model's by name. */
+int berth__engine_set_tput(struct berth_engine *e, const struct berth_tput *m,
+                           struct berth_err *err);
 
 /* Registers a job (not yet arrived). Its number is the order of registration, so callers
  * register in arrival order. spec must outlive the engine. */

@@ -17,6 +17,8 @@ int berth__job_init(struct berth_job *j, const struct berth_jobspec *spec, uint3
     j->single = spec->single_server || (c && !c->allow_span);
     j->type = -1;
     j->first_start = j->finish = BERTH_TIME_NONE;
+    j->cls = -1;
+    j->work = (double)spec->duration_us;
     if (spec->gpu_type[0] && (!c || berth__cluster_type_mask(c, spec->gpu_type, &j->type_mask)))
         return -1;
     return 0;

@@ -43,7 +43,22 @@ struct berth_job {
     int64_t gpu_us;            /* GPU-microseconds attained, up to since */
     int32_t preemptions;
     int32_t migrations;
+    /* Progress, kept by the executor (the simulator from its throughput model, berthd from
+     * what jobs report); policies read it as an estimate. */
+    int32_t cls; /* throughput-model class, -1 = none: fixed speed (duration) */
+    double work; /* total work: total_steps for a class job, duration_us otherwise */
+    double done; /* work done as of progress_at */
+    double rate; /* work per microsecond while running now (0 when not running) */
+    berth_us progress_at;
 };
+
+/* Work done by now, extrapolating at the current rate. */
+static inline double berth__job_done(const struct berth_job *j, berth_us now)
+{
+    double d =
+        j->done + (j->state == BERTH_JOB_RUNNING ? j->rate * (double)(now - j->progress_at) : 0.0);
+    return d < j->work ? d : j->work;
+}
 
 /* Slots a running job holds: one per GPU, or one (gpu = BERTH_NO_GPU) naming the server of
  * a CPU-only job. */

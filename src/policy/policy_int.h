@@ -17,13 +17,21 @@
 #include "berth/policy.h"
 #include "model/cluster_int.h"
 #include "model/job.h"
+#include "model/tput.h"
 
 struct berth_plan;
 
 struct berth_params {
     int placement; /* enum berth_placement */
     uint64_t seed;
-    berth_us quantum_us; /* re-evaluation period of time-sliced policies */
+    berth_us quantum_us;     /* re-evaluation period of time-sliced policies */
+    berth_us round_us;       /* round length of round-based policies (Gavel 360 s, Blox 300 s) */
+    berth_us min_realloc_us; /* round-based LP policies re-solve at most this often */
+    /* Queue thresholds of multi-level feedback policies (Tiresias: 3250 s, 7200 s), in
+     * attained service (time, or GPU-time for the -gpu variants); nqueue_limits = 0: the
+     * policy's defaults. */
+    berth_us queue_limits_us[8];
+    int nqueue_limits;
 };
 
 struct berth_view {
@@ -39,6 +47,10 @@ struct berth_view {
     const uint32_t *requeued; /* stopped from outside (executor, node loss): pending again */
     size_t nrequeued;
     size_t npending, nrunning;
+    /* The throughput model, or NULL (jobs run at fixed speed). tput_type maps each cluster
+     * GPU type to the model's type (-1 = the model does not know it). */
+    const struct berth_tput *tput;
+    const int16_t *tput_type;
 };
 
 struct berth_policy_ops {

@@ -1,0 +1,278 @@
+/* The throughput model's storage and queries (see tput.h for the rules). Classes are found
+ * by name through an open-addressing table, co-location pairs through another keyed by
+ * (a, b, type); a class's measured points are few (Gavel: 4 gang sizes x 2 layouts per
+ * type), so a rate query scans them. */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "tput.h"
+#include "util/hash.h"
+#include "util/mem.h"
+
+struct point {
+    int16_t type;
+    uint8_t spread;
+    int32_t gpus;
+    double rate;
+};
+
+struct tclass {
+    const char *name;
+    struct point *pts;
+    size_t npts, cap;
+    double spread_factor;
+};
+
+struct pair {
+    uint64_t key; /* 0 = empty slot */
+    double speed;
+};
+
+struct berth_tput {
+    struct berth__arena arena;
+    const char **types;
+    size_t ntypes, types_cap;
+    struct tclass *cls;
+    size_t ncls, cls_cap;
+    int32_t *index; /* open addressing over class names: class + 1, 0 = empty */
+    size_t index_cap;
+    struct pair *pairs;
+    size_t npairs, pairs_cap;
+};
+
+struct berth_tput *berth__tput_new(void)
+{
+    struct berth_tput *m = calloc(1, sizeof *m);
+    if (m)
+        berth__arena_init(&m->arena);
+    return m;
+}
+
+void berth_tput_free(struct berth_tput *m)
+{
+    if (!m)
+        return;
+    for (size_t i = 0; i < m->ncls; i++)
+        free(m->cls[i].pts);
+    free(m->cls);
+    free(m->types);
+    free(m->index);
+    free(m->pairs);
+    berth__arena_free(&m->arena);
+    free(m);
+}
+
+size_t berth_tput_class_count(const struct berth_tput *m)
+{
+    return m->ncls;
+}
+
+const char *berth_tput_class_name(const struct berth_tput *m, size_t i)
+{
+    return i < m->ncls ? m->cls[i].name : NULL;
+}
+
+size_t berth_tput_type_count(const struct berth_tput *m)
+{
+    return m->ntypes;
+}
+
+const char *berth_tput_type_name(const struct berth_tput *m, size_t i)
+{
+    return i < m->ntypes ? m->types[i] : NULL;
+}
+
+int berth__tput_type_find(const struct berth_tput *m, const char *gpu_type)
+{
+    for (size_t t = 0; t < m->ntypes; t++)
+        if (!strcasecmp(m->types[t], gpu_type))
+            return (int)t;
+    return -1;
+}
+
+int berth__tput_add_type(struct berth_tput *m, const char *name, int *t)
+{
+    int found = berth__tput_type_find(m, name);
+    if (found >= 0) {
+        *t = found;
+        return 0;
+    }
+    if (m->ntypes >= INT16_MAX || BERTH_GROW(m->types, m->types_cap, m->ntypes + 1))
+        return -1;
+    const char *copy = berth__arena_strndup(&m->arena, name, strlen(name));
+    if (!copy)
+        return -1;
+    m->types[m->ntypes] = copy;
+    *t = (int)m->ntypes++;
+    return 0;
+}
+
+/* The index slot of name: where it is, or the empty slot where it would go. */
+static size_t slot_of(const struct berth_tput *m, const char *name)
+{
+    size_t mask = m->index_cap - 1, i = (size_t)berth__hash_str(name) & mask;
+    while (m->index[i] && strcmp(m->cls[m->index[i] - 1].name, name))
+        i = (i + 1) & mask;
+    return i;
+}
+
+int berth__tput_class_find(const struct berth_tput *m, const char *name)
+{
+    if (!m->index_cap)
+        return -1;
+    int32_t v = m->index[slot_of(m, name)];
+    return v - 1;
+}
+
+static int rehash(struct berth_tput *m)
+{
+    size_t cap = m->index_cap ? m->index_cap * 2 : 64;
+    int32_t *old = m->index;
+    size_t old_cap = m->index_cap;
+    m->index = calloc(cap, sizeof *m->index);
+    if (!m->index) {
+        m->index = old;
+        return -1;
+    }
+    m->index_cap = cap;
+    for (size_t i = 0; i < old_cap; i++)
+        if (old[i])
+            m->index[slot_of(m, m->cls[old[i] - 1].name)] = old[i];
+    free(old);
+    return 0;
+}
+
+int berth__tput_add_class(struct berth_tput *m, const char *name, int *c)
+{
+    int found = berth__tput_class_find(m, name);
+    if (found >= 0) {
+        *c = found;
+        return 0;
+    }
+    if ((m->ncls + 1) * 2 > m->index_cap && rehash(m))
+        return -1;
+    if (m->ncls >= INT32_MAX - 1 || BERTH_GROW(m->cls, m->cls_cap, m->ncls + 1))
+        return -1;
+    const char *copy = berth__arena_strndup(&m->arena, name, strlen(name));
+    if (!copy)
+        return -1;
+    m->cls[m->ncls] = (struct tclass){.name = copy, .spread_factor = 1.0};
+    m->index[slot_of(m, copy)] = (int32_t)m->ncls + 1;
+    *c = (int)m->ncls++;
+    return 0;
+}
+
+int berth__tput_add_point(struct berth_tput *m, int c, int t, int32_t gpus, int spread, double rate)
+{
+    struct tclass *k = &m->cls[c];
+    for (size_t i = 0; i < k->npts; i++)
+        if (k->pts[i].type == t && k->pts[i].gpus == gpus && k->pts[i].spread == !!spread) {
+            k->pts[i].rate = rate;
+            return 0;
+        }
+    if (BERTH_GROW(k->pts, k->cap, k->npts + 1))
+        return -1;
+    k->pts[k->npts++] = (struct point){(int16_t)t, (uint8_t) !!spread, gpus, rate};
+    return 0;
+}
+
+void berth__tput_set_spread(struct berth_tput *m, int c, double factor)
+{
+    for (size_t i = 0; i < m->ncls; i++)
+        if (c < 0 || (size_t)c == i)
+            m->cls[i].spread_factor = factor;
+}
+
+/* The rate at gpus from the points of one (type, layout): linear between the measured
+ * sizes around it, proportional to the gang outside them; 0 without points. */
+static double rate_on(const struct tclass *k, int t, int spread, int32_t gpus)
+{
+    const struct point *lo = NULL, *hi = NULL;
+    for (size_t i = 0; i < k->npts; i++) {
+        const struct point *p = &k->pts[i];
+        if (p->type != t || p->spread != spread)
+            continue;
+        if (p->gpus == gpus)
+            return p->rate;
+        if (p->gpus < gpus && (!lo || p->gpus > lo->gpus))
+            lo = p;
+        if (p->gpus > gpus && (!hi || p->gpus < hi->gpus))
+            hi = p;
+    }
+    if (lo && hi)
+        return lo->rate +
+               (hi->rate - lo->rate) * (double)(gpus - lo->gpus) / (double)(hi->gpus - lo->gpus);
+    if (lo)
+        return lo->rate * (double)gpus / (double)lo->gpus;
+    if (hi)
+        return hi->rate * (double)gpus / (double)hi->gpus;
+    return 0.0;
+}
+
+double berth__tput_rate(const struct berth_tput *m, int c, int t, int32_t gpus, int spread)
+{
+    if (c < 0 || (size_t)c >= m->ncls || t < 0 || gpus < 1)
+        return 0.0;
+    const struct tclass *k = &m->cls[c];
+    if (spread) {
+        double r = rate_on(k, t, 1, gpus);
+        if (r > 0)
+            return r;
+        return rate_on(k, t, 0, gpus) * k->spread_factor;
+    }
+    return rate_on(k, t, 0, gpus);
+}
+
+static uint64_t pair_key(int a, int b, int t)
+{
+    /* 24 bits per class, 15 for the type (+1 so -1 fits); never 0 */
+    return ((uint64_t)(uint32_t)a << 40) | ((uint64_t)(uint32_t)b << 16) |
+           (uint64_t)(uint16_t)(t + 1) | UINT64_C(1) << 63;
+}
+
+static size_t pair_slot(const struct berth_tput *m, uint64_t key)
+{
+    size_t mask = m->pairs_cap - 1, i = (size_t)(key * UINT64_C(0x9E3779B97F4A7C15) >> 20) & mask;
+    while (m->pairs[i].key && m->pairs[i].key != key)
+        i = (i + 1) & mask;
+    return i;
+}
+
+int berth__tput_add_pair(struct berth_tput *m, int a, int b, int t, double speed)
+{
+    if (a >= (1 << 23) || b >= (1 << 23))
+        return -1;
+    if ((m->npairs + 1) * 2 > m->pairs_cap) {
+        size_t cap = m->pairs_cap ? m->pairs_cap * 2 : 256;
+        struct pair *old = m->pairs;
+        size_t old_cap = m->pairs_cap;
+        m->pairs = calloc(cap, sizeof *m->pairs);
+        if (!m->pairs) {
+            m->pairs = old;
+            return -1;
+        }
+        m->pairs_cap = cap;
+        for (size_t i = 0; i < old_cap; i++)
+            if (old[i].key)
+                m->pairs[pair_slot(m, old[i].key)] = old[i];
+        free(old);
+    }
+    uint64_t key = pair_key(a, b, t);
+    size_t i = pair_slot(m, key);
+    if (!m->pairs[i].key)
+        m->npairs++;
+    m->pairs[i] = (struct pair){key, speed};
+    return 0;
+}
+
+double berth__tput_pair(const struct berth_tput *m, int a, int b, int t)
+{
+    if (!m->pairs_cap || a < 0 || b < 0)
+        return 0.0;
+    const struct pair *p = &m->pairs[pair_slot(m, pair_key(a, b, t))];
+    if (p->key)
+        return p->speed;
+    p = &m->pairs[pair_slot(m, pair_key(a, b, -1))];
+    return p->key ? p->speed : 0.0;
+}

@@ -1,0 +1,46 @@
+/* The throughput model inside: classes (job types) x GPU types x gang sizes -> steps/s,
+ * rates across servers, and co-location pairs. Filled by the loaders in io/ and by the
+ * built-in catalog through the builder below; queried by the simulator and by policies.
+ *
+ * Rules (docs/design.md, "Throughput model"):
+ * - rates are measured at some gang sizes (Gavel: 1, 2, 4, 8). Between two measured sizes
+ *   the rate is interpolated linearly; above the largest it grows in proportion to the
+ *   gang (rate(max) * gpus / max); below the smallest it shrinks in proportion.
+ * - a gang spread over servers uses the class's "spread" points where the source has them
+ *   (Gavel's *_unconsolidated), otherwise the consolidated rate times the class's spread
+ *   factor (1.0 unless configured).
+ * - a class with no point on a GPU type cannot run there (rate 0).
+ * - a pair (a, b, type) gives a's normalised speed (1.0 = alone) while it shares one GPU
+ *   with b; type -1 = measured on an unnamed type, valid on every type. */
+#ifndef BERTH_MODEL_TPUT_H
+#define BERTH_MODEL_TPUT_H
+
+#include <stdint.h>
+
+#include "berth/tput.h"
+
+/* Queries. Classes and types are looked up by exact name (types case-insensitively). */
+int berth__tput_class_find(const struct berth_tput *m, const char *name);    /* -1 if absent */
+int berth__tput_type_find(const struct berth_tput *m, const char *gpu_type); /* -1 if absent */
+/* Steps per second of class c on `gpus` GPUs of model type t, on one server (spread 0) or
+ * across servers (spread 1); 0 when the class cannot run on t. */
+double berth__tput_rate(const struct berth_tput *m, int c, int t, int32_t gpus, int spread);
+/* a's normalised speed sharing a GPU of type t with b (Gavel pairs give own / alone;
+ * Lucid pairs give it directly); 0 when nothing is known. */
+double berth__tput_pair(const struct berth_tput *m, int a, int b, int t);
+/* Sets class c's spread factor (a rate multiplier for gangs across servers where no spread
+ * points exist); c = -1 sets every class's. */
+void berth__tput_set_spread(struct berth_tput *m, int c, double factor);
+
+/* Builder (loaders and the catalog). Each returns 0, or -1 when out of memory (or, for a
+ * pair, a class number above 2^23); names are copied. */
+struct berth_tput *berth__tput_new(void);
+int berth__tput_add_type(struct berth_tput *m, const char *name, int *t);
+int berth__tput_add_class(struct berth_tput *m, const char *name, int *c);
+/* A measured rate (steps/s > 0) of class c on gpus GPUs of type t; spread = across servers.
+ * The same point twice keeps the last. */
+int berth__tput_add_point(struct berth_tput *m, int c, int t, int32_t gpus, int spread,
+                          double rate);
+int berth__tput_add_pair(struct berth_tput *m, int a, int b, int t, double speed);
+
+#endif
