@@ -46,10 +46,11 @@ struct simtest {
     struct berth_sim_result r;
 };
 
-/* Runs csv on cluster under policy (placement NULL = default) with invariant checks on.
+/* Runs csv on cluster with options o (invariant checks and the series are turned on).
  * Returns 0 and fills st (free it with simtest_free), or the error code (err filled). */
-static inline int simtest_run(const char *csv, const char *cluster, const char *policy,
-                              const char *placement, struct simtest *st, struct berth_err *err)
+static inline int simtest_run_opts(const char *csv, const char *cluster,
+                                   const struct berth_sim_opts *o, struct simtest *st,
+                                   struct berth_err *err)
 {
     const char *path = simtest_write(csv);
     struct berth_cluster *c = NULL;
@@ -58,13 +59,10 @@ static inline int simtest_run(const char *csv, const char *cluster, const char *
     if (!rc)
         rc = berth_trace_load(path, "native", &st->t, err);
     if (!rc) {
-        struct berth_sim_opts o;
-        berth_sim_opts_init(&o);
-        o.policy = policy;
-        o.placement = placement;
-        o.check_invariants = 1;
-        o.record_series = 1;
-        rc = berth_sim_run(st->t, c, &o, &st->r, err);
+        struct berth_sim_opts oo = *o;
+        oo.check_invariants = 1;
+        oo.record_series = 1;
+        rc = berth_sim_run(st->t, c, &oo, &st->r, err);
     }
     unlink(path);
     berth_cluster_free(c);
@@ -73,6 +71,17 @@ static inline int simtest_run(const char *csv, const char *cluster, const char *
         st->t = NULL;
     }
     return rc;
+}
+
+/* Runs csv on cluster under policy (placement NULL = default), other options default. */
+static inline int simtest_run(const char *csv, const char *cluster, const char *policy,
+                              const char *placement, struct simtest *st, struct berth_err *err)
+{
+    struct berth_sim_opts o;
+    berth_sim_opts_init(&o);
+    o.policy = policy;
+    o.placement = placement;
+    return simtest_run_opts(csv, cluster, &o, st, err);
 }
 
 static inline void simtest_free(struct simtest *st)

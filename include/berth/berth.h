@@ -11,5 +11,6 @@
 #include "sim.h"
 #include "time.h"
 #include "trace.h"
+#include "tput.h"
 
 #endif

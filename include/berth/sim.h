@@ -13,6 +13,22 @@
 #include "err.h"
 #include "time.h"
 #include "trace.h"
+#include "tput.h"
+
+/* How simulated time advances (docs/fidelity.md compares them with the peers). */
+enum berth_sim_mode {
+    BERTH_MODE_DES = 0,    /* a pass at every arrival, completion and policy timer */
+    BERTH_MODE_ROUNDS = 1, /* passes only at round boundaries, with the round switches */
+    BERTH_MODE_GAVEL = 2,  /* rounds of 360 s, Gavel's semantics */
+    BERTH_MODE_BLOX = 3,   /* rounds of 300 s, Blox's semantics */
+};
+
+/* Restart-cost tiers by gang size, as Helios and Lucid charge them. */
+enum berth_restart_tiers {
+    BERTH_RESTART_FLAT = 0,   /* restart_us for every job */
+    BERTH_RESTART_HELIOS = 1, /* 7 s (1 GPU), 30 s (<= 8), 60 s (> 8) */
+    BERTH_RESTART_LUCID = 2,  /* 40 s (<= 8 GPUs), 60 s (> 8) */
+};
 
 struct berth_sim_opts {
     const char *policy;    /* name from the policy registry */
@@ -21,9 +37,38 @@ struct berth_sim_opts {
     berth_us quantum_us;   /* re-evaluation period of time-sliced policies (las) */
     int record_series;     /* keep the cluster time series (for --out) */
     int check_invariants;  /* re-verify every GPU and job after each pass (tests) */
+
+    /* Progress. With a model, a job whose job_type is one of its classes and that has
+     * total_steps runs at the model's speed for the GPUs it gets; every other job runs at
+     * fixed speed (its duration). NULL: every job runs at fixed speed. */
+    const struct berth_tput *tput;
+    int fixed_speed;       /* 1: ignore steps, run every job by its duration */
+    double spread_factor;  /* rate multiplier for gangs across servers (0 = 1.0; classes
+                              with spread points in the model use those) */
+    double colocate_speed; /* normalised speed of a job per partner sharing its GPU when the
+                              model has no pair for them (0 = 1.0: no interference) */
+    berth_us restart_us;   /* checkpoint/restore cost of every restart and migration */
+    int restart_tiers;     /* enum berth_restart_tiers */
+
+    /* Time. */
+    int mode;                /* enum berth_sim_mode */
+    berth_us round_us;       /* 0 = the mode's (rounds 300 s, gavel 360 s, blox 300 s) */
+    berth_us min_realloc_us; /* allocation policies re-solve at most this often (0 = theirs) */
+    /* Round switches (rounds mode; gavel and blox set their own): -1 = the mode's default. */
+    int round_admit;   /* arrivals are admitted only at round boundaries */
+    int round_release; /* a finished job frees its GPUs only at the next boundary */
+    int round_jct;     /* a job's finish is recorded at that boundary, not when work ends */
+    int flat_progress; /* progress does not depend on the GPUs a job got (Blox) */
+    berth_us queue_limits_us[8]; /* multi-level feedback thresholds (0 of them: defaults) */
+    int nqueue_limits;
 };
 
-/* Fills o with the defaults: fifo, its placement, seed 1, quantum 60 s. */
+/* "des", "rounds", "gavel", "blox" and back (-1 when unknown). */
+const char *berth_sim_mode_name(int mode);
+int berth_sim_mode_find(const char *name);
+
+/* Fills o with the defaults: fifo, its placement, seed 1, quantum 60 s, des mode, no
+ * throughput model, no restart cost. */
 void berth_sim_opts_init(struct berth_sim_opts *o);
 
 struct berth_job_result {
@@ -32,8 +77,21 @@ struct berth_job_result {
     berth_us finish_us;      /* BERTH_TIME_NONE if it never finished */
     berth_us run_us;         /* time spent holding GPUs */
     int32_t preemptions;
-    int32_t gpu_type; /* type of its last allocation, -1 if none */
-    int32_t servers;  /* servers its last allocation spanned */
+    int32_t gpu_type;         /* type of its last allocation, -1 if none */
+    int32_t servers;          /* servers its last allocation spanned */
+    int32_t restarts;         /* starts after the first (after preemptions) plus migrations */
+    berth_us restart_lost_us; /* time spent restoring checkpoints instead of progressing */
+    berth_us iso_us;          /* time it would take alone on its gang (fastest allowed GPU type) */
+    double ftf_rho;           /* finish-time fairness: JCT / JCT alone on 1/N of the cluster */
+    int32_t by_steps;         /* 1 = progress from the throughput model, 0 = fixed speed */
+};
+
+/* Per user, per queue and per GPU type aggregates. */
+struct berth_group_stat {
+    const char *name;
+    size_t jobs, completed;
+    double avg_jct_s;
+    double gpu_hours;
 };
 
 struct berth_series_row {
@@ -54,7 +112,10 @@ struct berth_sim_summary {
     uint64_t migrations;
     uint64_t events; /* arrivals + completions + timer ticks processed */
     uint64_t passes; /* scheduling passes run */
-    double wall_s;   /* wall-clock time of the run (not deterministic) */
+    uint64_t restarts;
+    double restart_lost_s;
+    double ftf_rho_max, ftf_rho_avg, ftf_jain; /* over completed jobs */
+    double wall_s;                             /* wall-clock time of the run (not deterministic) */
 };
 
 struct berth_sim_result {
@@ -65,6 +126,9 @@ struct berth_sim_result {
     size_t nseries;
     char policy[64];
     char placement[32];
+    char mode[16];
+    struct berth_group_stat *by_user, *by_queue, *by_type; /* sorted by name */
+    size_t nby_user, nby_queue, nby_type;
 };
 
 /* The cluster is only read: the run works on its own copy of the free-GPU state. */

@@ -26,6 +26,11 @@ int berth_tput_add_lucid_pairs(struct berth_tput *m, const char *path, struct be
 int berth_tput_builtin(struct berth_tput **out, struct berth_err *err);
 void berth_tput_free(struct berth_tput *m);
 
+/* The rate multiplier of gangs spread over servers for job type cls (NULL = every type),
+ * used where the model has no measured rates across servers. factor in (0, 1e6]. */
+int berth_tput_set_spread(struct berth_tput *m, const char *cls, double factor,
+                          struct berth_err *err);
+
 size_t berth_tput_class_count(const struct berth_tput *m);
 const char *berth_tput_class_name(const struct berth_tput *m, size_t i);
 size_t berth_tput_type_count(const struct berth_tput *m);

@@ -42,22 +42,23 @@ int berth_write_jobs_csv(const char *path, const struct berth_sim_result *r,
     if (!f)
         return BERTH_EIO;
     fputs("job_id,arrival_s,first_start_s,finish_s,jct_s,queue_s,run_s,num_gpus,gpu_type,"
-          "servers,preemptions\n",
+          "servers,preemptions,restarts,restart_lost_s,alone_s,ftf_rho\n",
           f);
-    char b[6][32];
+    char b[8][32];
     for (size_t i = 0; i < r->njobs; i++) {
         const struct berth_job_result *j = &r->jobs[i];
         berth_us arr = j->spec->arrival_us;
         berth__csv_put(f, j->spec->id);
         fprintf(
-            f, ",%s,%s,%s,%s,%s,%s,%d,%s,%d,%d\n", berth__fmt_us(b[0], arr),
+            f, ",%s,%s,%s,%s,%s,%s,%d,%s,%d,%d,%d,%s,%s,%.6f\n", berth__fmt_us(b[0], arr),
             opt_us(b[1], j->first_start_us), opt_us(b[2], j->finish_us),
             opt_us(b[3], j->finish_us == BERTH_TIME_NONE ? BERTH_TIME_NONE : j->finish_us - arr),
             opt_us(b[4], j->first_start_us == BERTH_TIME_NONE ? BERTH_TIME_NONE
                                                               : j->first_start_us - arr),
             berth__fmt_us(b[5], j->run_us), j->spec->num_gpus,
             j->gpu_type >= 0 ? berth_cluster_type_name(c, (size_t)j->gpu_type) : "", j->servers,
-            j->preemptions);
+            j->preemptions, j->restarts, berth__fmt_us(b[6], j->restart_lost_us),
+            berth__fmt_us(b[7], j->iso_us), j->ftf_rho);
     }
     return close_out(f, path, err);
 }
@@ -75,6 +76,21 @@ int berth_write_series_csv(const char *path, const struct berth_sim_result *r,
         fprintf(f, "%s,%d,%d,%d\n", berth__fmt_us(b, s->t), s->busy_gpus, s->running, s->pending);
     }
     return close_out(f, path, err);
+}
+
+/* {"NAME": {"jobs": .., "completed": .., "avg_jct_s": .., "gpu_hours": ..}, ...} */
+static json_t *groups_json(const struct berth_group_stat *g, size_t n)
+{
+    json_t *o = json_object();
+    for (size_t i = 0; o && i < n; i++) {
+        json_t *e = json_object();
+        json_object_set_new(e, "jobs", json_integer((json_int_t)g[i].jobs));
+        json_object_set_new(e, "completed", json_integer((json_int_t)g[i].completed));
+        json_object_set_new(e, "avg_jct_s", json_real(g[i].avg_jct_s));
+        json_object_set_new(e, "gpu_hours", json_real(g[i].gpu_hours));
+        json_object_set_new(o, g[i].name, e);
+    }
+    return o;
 }
 
 char *berth_summary_json(const struct berth_sim_result *r, int with_wall)
@@ -100,6 +116,15 @@ char *berth_summary_json(const struct berth_sim_result *r, int with_wall)
     json_object_set_new(o, "migrations", json_integer((json_int_t)s->migrations));
     json_object_set_new(o, "events", json_integer((json_int_t)s->events));
     json_object_set_new(o, "passes", json_integer((json_int_t)s->passes));
+    json_object_set_new(o, "mode", json_string(r->mode));
+    json_object_set_new(o, "restarts", json_integer((json_int_t)s->restarts));
+    json_object_set_new(o, "restart_lost_s", json_real(s->restart_lost_s));
+    json_object_set_new(o, "ftf_rho_max", json_real(s->ftf_rho_max));
+    json_object_set_new(o, "ftf_rho_avg", json_real(s->ftf_rho_avg));
+    json_object_set_new(o, "ftf_jain", json_real(s->ftf_jain));
+    json_object_set_new(o, "by_gpu_type", groups_json(r->by_type, r->nby_type));
+    json_object_set_new(o, "by_user", groups_json(r->by_user, r->nby_user));
+    json_object_set_new(o, "by_queue", groups_json(r->by_queue, r->nby_queue));
     if (with_wall) {
         json_object_set_new(o, "wall_s", json_real(s->wall_s));
         json_object_set_new(o, "events_per_s",

@@ -303,8 +303,13 @@ static const char *job_problem(const struct berth_jobspec *j, const char **colum
     if (j->arrival_us < 0 || j->arrival_us > BERTH_MAX_TIME_US)
         return "a time from 0 to 10^12 seconds";
     *column = "duration_s";
-    if (j->duration_us <= 0 || j->duration_us > BERTH_MAX_TIME_US)
-        return "a duration from 1 microsecond to 10^12 seconds";
+    if ((j->duration_us <= 0 && !(j->duration_us == 0 && j->total_steps > 0 && j->job_type[0])) ||
+        j->duration_us > BERTH_MAX_TIME_US)
+        return "a duration from 1 microsecond to 10^12 seconds (none only with job_type and "
+               "total_steps)";
+    *column = "restart_s";
+    if (j->restart_us < 0 || j->restart_us > BERTH_MAX_TIME_US)
+        return "a restart cost from 0 to 10^12 seconds";
     *column = "num_gpus";
     if (j->num_gpus < 0 || j->min_gpus < 0 || j->min_gpus > j->num_gpus ||
         j->max_gpus < j->num_gpus ||

@@ -2,8 +2,9 @@
  *
  * Header required. Required columns job_id, arrival_s, duration_s, num_gpus; optional
  * job_type, total_steps, user, queue, gpu_type, min_gpus, max_gpus, gpu_share, gpu_mem_mib,
- * priority, single_server, cpus, mem_mib; any other column must start with "x_" (kept for the user,
- * ignored by berth). Columns may come in any order; an empty optional field means its
+ * priority, single_server, cpus, mem_mib, restart_s; duration_s may be empty on a row with
+ * job_type and total_steps (its work is in steps); any other column must start with "x_" (kept for
+ * the user, ignored by berth). Columns may come in any order; an empty optional field means its
  * default. Times are decimal seconds, read exactly to the microsecond. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,13 +32,14 @@ enum col {
     C_SINGLE,
     C_CPUS,
     C_HOSTMEM,
+    C_RESTART,
     NCOLS
 };
 
 static const char *const colname[NCOLS] = {
     "job_id",      "arrival_s", "duration_s",    "num_gpus", "job_type", "total_steps",
     "user",        "queue",     "gpu_type",      "min_gpus", "max_gpus", "gpu_share",
-    "gpu_mem_mib", "priority",  "single_server", "cpus",     "mem_mib",
+    "gpu_mem_mib", "priority",  "single_server", "cpus",     "mem_mib",  "restart_s",
 };
 
 #define MAX_GPUS_PER_JOB 1000000
@@ -152,8 +154,12 @@ static int row(struct ctx *x, struct berth_trace *t, struct berth_err *err)
     if (berth__parse_seconds_us(s, n, &js.arrival_us) || js.arrival_us < 0)
         return bad(x, C_ARRIVAL, "a time in seconds >= 0", err);
     s = fv(x, C_DURATION, &n);
-    if (berth__parse_seconds_us(s, n, &js.duration_us) || js.duration_us <= 0)
-        return bad(x, C_DURATION, "a duration in seconds > 0 (at least 1 microsecond)", err);
+    int by_steps = n == 0 && present(x, C_STEPS) && present(x, C_TYPE);
+    if (!by_steps && (berth__parse_seconds_us(s, n, &js.duration_us) || js.duration_us <= 0))
+        return bad(x, C_DURATION,
+                   "a duration in seconds > 0 (at least 1 microsecond; empty only with "
+                   "job_type and total_steps)",
+                   err);
     if (js.arrival_us > BERTH_MAX_TIME_US || js.duration_us > BERTH_MAX_TIME_US)
         return bad(x, js.arrival_us > BERTH_MAX_TIME_US ? C_ARRIVAL : C_DURATION,
                    "a time of at most 10^12 seconds", err);
@@ -208,6 +214,12 @@ static int row(struct ctx *x, struct berth_trace *t, struct berth_err *err)
         if ((rc = int_col(x, C_HOSTMEM, 0, INT64_C(1) << 40, "a memory size in MiB >= 0", &v, err)))
             return rc;
         js.mem_mib = v;
+    }
+    if (present(x, C_RESTART)) {
+        s = fv(x, C_RESTART, &n);
+        if (berth__parse_seconds_us(s, n, &js.restart_us) || js.restart_us < 0 ||
+            js.restart_us > BERTH_MAX_TIME_US)
+            return bad(x, C_RESTART, "a restart cost in seconds >= 0", err);
     }
     if (js.num_gpus == 0 && js.cpu_milli == 0 && js.mem_mib == 0)
         return bad(x, C_GPUS, "a whole number of GPUs >= 1 (0 only for a CPU-only job with cpus)",
@@ -289,6 +301,7 @@ int berth_trace_write_native(FILE *f, const struct berth_jobspec *jobs, size_t n
         has[C_SINGLE] |= j->single_server != 0;
         has[C_CPUS] |= j->cpu_milli != 0;
         has[C_HOSTMEM] |= j->mem_mib != 0;
+        has[C_RESTART] |= j->restart_us != 0;
     }
     int first = 1;
     for (int c = 0; c < NCOLS; c++)
@@ -301,8 +314,8 @@ int berth_trace_write_native(FILE *f, const struct berth_jobspec *jobs, size_t n
     for (size_t i = 0; i < n; i++) {
         const struct berth_jobspec *j = &jobs[i];
         berth__csv_put(f, j->id);
-        fprintf(f, ",%s,%s,%d", berth__fmt_us(b1, j->arrival_us), berth__fmt_us(b2, j->duration_us),
-                j->num_gpus);
+        fprintf(f, ",%s,%s,%d", berth__fmt_us(b1, j->arrival_us),
+                j->duration_us ? berth__fmt_us(b2, j->duration_us) : "", j->num_gpus);
         if (has[C_TYPE]) {
             fputc(',', f);
             berth__csv_put(f, j->job_type);
@@ -336,6 +349,8 @@ int berth_trace_write_native(FILE *f, const struct berth_jobspec *jobs, size_t n
                     (long long)(j->cpu_milli % 1000));
         if (has[C_HOSTMEM])
             fprintf(f, ",%lld", (long long)j->mem_mib);
+        if (has[C_RESTART])
+            fprintf(f, ",%s", berth__fmt_us(b1, j->restart_us));
         fputc('\n', f);
     }
     if (ferror(f))

@@ -21,7 +21,7 @@ struct tclass {
     const char *name;
     struct point *pts;
     size_t npts, cap;
-    double spread_factor;
+    double spread_factor; /* 0 = not configured (1.0) */
 };
 
 struct pair {
@@ -157,7 +157,7 @@ int berth__tput_add_class(struct berth_tput *m, const char *name, int *c)
     const char *copy = berth__arena_strndup(&m->arena, name, strlen(name));
     if (!copy)
         return -1;
-    m->cls[m->ncls] = (struct tclass){.name = copy, .spread_factor = 1.0};
+    m->cls[m->ncls] = (struct tclass){.name = copy};
     m->index[slot_of(m, copy)] = (int32_t)m->ncls + 1;
     *c = (int)m->ncls++;
     return 0;
@@ -182,6 +182,34 @@ void berth__tput_set_spread(struct berth_tput *m, int c, double factor)
     for (size_t i = 0; i < m->ncls; i++)
         if (c < 0 || (size_t)c == i)
             m->cls[i].spread_factor = factor;
+}
+
+double berth__tput_spread_factor(const struct berth_tput *m, int c)
+{
+    return c >= 0 && (size_t)c < m->ncls ? m->cls[c].spread_factor : 0.0;
+}
+
+int berth__tput_has_spread_points(const struct berth_tput *m, int c, int t)
+{
+    const struct tclass *k = &m->cls[c];
+    for (size_t i = 0; i < k->npts; i++)
+        if (k->pts[i].type == t && k->pts[i].spread)
+            return 1;
+    return 0;
+}
+
+int berth_tput_set_spread(struct berth_tput *m, const char *cls, double factor,
+                          struct berth_err *err)
+{
+    if (!(factor > 0 && factor <= 1e6))
+        return berth_err_set(err, BERTH_EINPUT, "--spread-penalty: expected a factor > 0, found %g",
+                             factor);
+    int c = -1;
+    if (cls && (c = berth__tput_class_find(m, cls)) < 0)
+        return berth_err_set(err, BERTH_EINPUT,
+                             "--spread-penalty: job type '%s' is not in the throughput model", cls);
+    berth__tput_set_spread(m, c, factor);
+    return 0;
 }
 
 /* The rate at gpus from the points of one (type, layout): linear between the measured
@@ -219,7 +247,7 @@ double berth__tput_rate(const struct berth_tput *m, int c, int t, int32_t gpus, 
         double r = rate_on(k, t, 1, gpus);
         if (r > 0)
             return r;
-        return rate_on(k, t, 0, gpus) * k->spread_factor;
+        return rate_on(k, t, 0, gpus) * (k->spread_factor > 0 ? k->spread_factor : 1.0);
     }
     return rate_on(k, t, 0, gpus);
 }

@@ -8,7 +8,7 @@
  *   gang (rate(max) * gpus / max); below the smallest it shrinks in proportion.
  * - a gang spread over servers uses the class's "spread" points where the source has them
  *   (Gavel's *_unconsolidated), otherwise the consolidated rate times the class's spread
- *   factor (1.0 unless configured).
+ *   factor (1.0 unless configured: berth_tput_set_spread).
  * - a class with no point on a GPU type cannot run there (rate 0).
  * - a pair (a, b, type) gives a's normalised speed (1.0 = alone) while it shares one GPU
  *   with b; type -1 = measured on an unnamed type, valid on every type. */
@@ -28,6 +28,10 @@ double berth__tput_rate(const struct berth_tput *m, int c, int t, int32_t gpus, 
 /* a's normalised speed sharing a GPU of type t with b (Gavel pairs give own / alone;
  * Lucid pairs give it directly); 0 when nothing is known. */
 double berth__tput_pair(const struct berth_tput *m, int a, int b, int t);
+/* Class c's configured spread factor, 0 when none was set. */
+double berth__tput_spread_factor(const struct berth_tput *m, int c);
+/* Whether class c has measured rates across servers on type t. */
+int berth__tput_has_spread_points(const struct berth_tput *m, int c, int t);
 /* Sets class c's spread factor (a rate multiplier for gangs across servers where no spread
  * points exist); c = -1 sets every class's. */
 void berth__tput_set_spread(struct berth_tput *m, int c, double factor);

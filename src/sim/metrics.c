@@ -1,7 +1,9 @@
 /* Summary statistics of a simulation (see metrics.h). */
 #include <stdlib.h>
+#include <string.h>
 
 #include "metrics.h"
+#include "util/mem.h"
 
 static int cmp_i64(const void *a, const void *b)
 {
@@ -21,8 +23,137 @@ double berth__quantile(const int64_t *v, size_t n, double q)
     return (double)v[lo] + ((double)v[lo + 1] - (double)v[lo]) * frac;
 }
 
-int berth__summarise(struct berth_sim_result *r, double busy_gpu_us, int32_t total_gpus)
+/* Jobs grouped by a name (user, queue): sorted by name. */
+struct keyed {
+    const char *name;
+    size_t job;
+};
+
+static int cmp_keyed(const void *a, const void *b)
 {
+    const struct keyed *x = a, *y = b;
+    int c = strcmp(x->name, y->name);
+    return c ? c : (x->job > y->job) - (x->job < y->job);
+}
+
+static double job_gpu_hours(const struct berth_job_result *j)
+{
+    double share = j->spec->gpu_share_milli > 0 && j->spec->gpu_share_milli < 1000
+                       ? j->spec->gpu_share_milli / 1000.0
+                       : 1.0;
+    return (double)j->run_us * j->spec->num_gpus * share / 3.6e9;
+}
+
+/* Groups r's jobs by the name name_of gives ("" = not grouped); *out sorted by name. */
+static int group(const struct berth_sim_result *r,
+                 const char *(*name_of)(const struct berth_jobspec *),
+                 struct berth_group_stat **out, size_t *nout)
+{
+    *out = NULL;
+    *nout = 0;
+    size_t n = 0;
+    struct keyed *k = malloc((r->njobs ? r->njobs : 1) * sizeof *k);
+    if (!k)
+        return -1;
+    for (size_t i = 0; i < r->njobs; i++)
+        if (name_of(r->jobs[i].spec)[0])
+            k[n++] = (struct keyed){name_of(r->jobs[i].spec), i};
+    qsort(k, n, sizeof *k, cmp_keyed);
+    size_t ng = 0, cap = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!ng || strcmp((*out)[ng - 1].name, k[i].name)) {
+            if (BERTH_GROW(*out, cap, ng + 1)) {
+                free(k);
+                return -1;
+            }
+            (*out)[ng++] = (struct berth_group_stat){.name = k[i].name};
+        }
+        struct berth_group_stat *g = &(*out)[ng - 1];
+        const struct berth_job_result *j = &r->jobs[k[i].job];
+        g->jobs++;
+        g->gpu_hours += job_gpu_hours(j);
+        if (j->finish_us != BERTH_TIME_NONE) {
+            g->completed++;
+            g->avg_jct_s += (double)(j->finish_us - j->spec->arrival_us) / 1e6;
+        }
+    }
+    for (size_t i = 0; i < ng; i++)
+        if ((*out)[i].completed)
+            (*out)[i].avg_jct_s /= (double)(*out)[i].completed;
+    *nout = ng;
+    free(k);
+    return 0;
+}
+
+static const char *user_of(const struct berth_jobspec *s)
+{
+    return s->user;
+}
+
+static const char *queue_of(const struct berth_jobspec *s)
+{
+    return s->queue;
+}
+
+/* Fairness over the completed jobs: max and mean rho, Jain's index (sum^2 / (n sum of
+ * squares)). */
+static void fairness(struct berth_sim_result *r)
+{
+    struct berth_sim_summary *s = &r->summary;
+    double sum = 0, sq = 0, mx = 0;
+    size_t n = 0;
+    for (size_t i = 0; i < r->njobs; i++) {
+        const struct berth_job_result *j = &r->jobs[i];
+        s->restarts += (uint64_t)j->restarts;
+        s->restart_lost_s += (double)j->restart_lost_us / 1e6;
+        if (j->finish_us == BERTH_TIME_NONE || !(j->ftf_rho > 0))
+            continue;
+        n++;
+        sum += j->ftf_rho;
+        sq += j->ftf_rho * j->ftf_rho;
+        mx = j->ftf_rho > mx ? j->ftf_rho : mx;
+    }
+    s->ftf_rho_max = mx;
+    s->ftf_rho_avg = n ? sum / (double)n : 0;
+    s->ftf_jain = sq > 0 ? sum * sum / ((double)n * sq) : 0;
+}
+
+static int by_type(struct berth_sim_result *r, const double *type_gpu_us,
+                   const struct berth_cluster *c)
+{
+    size_t nt = berth_cluster_type_count(c);
+    r->by_type = calloc(nt ? nt : 1, sizeof *r->by_type);
+    if (!r->by_type)
+        return -1;
+    r->nby_type = nt;
+    for (size_t t = 0; t < nt; t++)
+        r->by_type[t] = (struct berth_group_stat){.name = berth_cluster_type_name(c, t),
+                                                  .gpu_hours = type_gpu_us[t] / 3.6e9};
+    for (size_t i = 0; i < r->njobs; i++) {
+        const struct berth_job_result *j = &r->jobs[i];
+        if (j->gpu_type < 0 || (size_t)j->gpu_type >= nt)
+            continue;
+        struct berth_group_stat *g = &r->by_type[j->gpu_type];
+        g->jobs++;
+        if (j->finish_us != BERTH_TIME_NONE) {
+            g->completed++;
+            g->avg_jct_s += (double)(j->finish_us - j->spec->arrival_us) / 1e6;
+        }
+    }
+    for (size_t t = 0; t < nt; t++)
+        if (r->by_type[t].completed)
+            r->by_type[t].avg_jct_s /= (double)r->by_type[t].completed;
+    return 0;
+}
+
+int berth__summarise(struct berth_sim_result *r, double busy_gpu_us, const double *type_gpu_us,
+                     const struct berth_cluster *c)
+{
+    int32_t total_gpus = berth_cluster_gpus(c);
+    fairness(r);
+    if (group(r, user_of, &r->by_user, &r->nby_user) ||
+        group(r, queue_of, &r->by_queue, &r->nby_queue) || by_type(r, type_gpu_us, c))
+        return -1;
     struct berth_sim_summary *s = &r->summary;
     size_t n = r->njobs;
     int64_t *jct = malloc((n ? n : 1) * sizeof *jct);

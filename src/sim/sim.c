@@ -1,10 +1,11 @@
-/* The simulator: the engine driven by a virtual clock and a modelled executor.
+/* The simulator: the engine driven by a virtual clock and a modelled executor (progress.c).
  *
- * Pure discrete-event. Events are arrivals (the trace, sorted by arrival then file order),
- * completions (a heap indexed by job; a preempted job's completion leaves it at once) and the
- * policy's own timer (las' quantum). All events at one instant are applied — completions first,
- * then arrivals — and then one scheduling pass runs. The modelled executor runs a job at fixed
- * speed: it completes after duration minus the time it already ran. */
+ * Events are arrivals (the trace, sorted by arrival then file order), completions (events.c)
+ * and the policy's own timer (las' quantum). All events at one instant are applied —
+ * completions first, then arrivals — and then, in des mode, one scheduling pass runs. In the
+ * round modes passes run only at round boundaries (multiples of the round from time 0);
+ * arrivals may wait for the next boundary, finished jobs may hold their GPUs until it, and
+ * their finish may be recorded there (the round switches, see sim.h). */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -12,100 +13,7 @@
 #include "engine/engine.h"
 #include "metrics.h"
 #include "model/cluster_int.h"
-
-struct ev {
-    berth_us t;
-    uint32_t job;
-};
-
-/* Completion events live in a heap indexed by job, so a preempted job's event is removed
- * at once and the heap never holds more than the running jobs. */
-struct sim {
-    struct berth_engine *e;
-    struct ev *heap;
-    size_t n, cap;
-    uint32_t *pos; /* per job: index in heap, or NOT_QUEUED */
-    int oom;
-};
-
-#define NOT_QUEUED UINT32_MAX
-
-static int ev_less(const struct ev *a, const struct ev *b)
-{
-    return a->t < b->t || (a->t == b->t && a->job < b->job);
-}
-
-static void ev_set(struct sim *s, size_t i, struct ev e)
-{
-    s->heap[i] = e;
-    s->pos[e.job] = (uint32_t)i;
-}
-
-static void ev_up(struct sim *s, size_t i)
-{
-    struct ev e = s->heap[i];
-    while (i > 0) {
-        size_t p = (i - 1) / 2;
-        if (!ev_less(&e, &s->heap[p]))
-            break;
-        ev_set(s, i, s->heap[p]);
-        i = p;
-    }
-    ev_set(s, i, e);
-}
-
-static void ev_down(struct sim *s, size_t i)
-{
-    struct ev e = s->heap[i];
-    for (;;) {
-        size_t c = 2 * i + 1;
-        if (c >= s->n)
-            break;
-        if (c + 1 < s->n && ev_less(&s->heap[c + 1], &s->heap[c]))
-            c++;
-        if (!ev_less(&s->heap[c], &e))
-            break;
-        ev_set(s, i, s->heap[c]);
-        i = c;
-    }
-    ev_set(s, i, e);
-}
-
-static void ev_push(struct sim *s, struct ev e)
-{
-    if (BERTH_GROW(s->heap, s->cap, s->n + 1)) {
-        s->oom = 1;
-        return;
-    }
-    ev_set(s, s->n++, e);
-    ev_up(s, s->n - 1);
-}
-
-static void ev_remove(struct sim *s, uint32_t job)
-{
-    size_t i = s->pos[job];
-    if (i == NOT_QUEUED)
-        return;
-    s->pos[job] = NOT_QUEUED;
-    struct ev last = s->heap[--s->n];
-    if (i < s->n) {
-        ev_set(s, i, last);
-        ev_up(s, i);
-        ev_down(s, s->pos[last.job]);
-    }
-}
-
-static void on_start(void *ctx, struct berth_job *j, berth_us now)
-{
-    struct sim *s = ctx;
-    ev_push(s, (struct ev){now + berth__job_remaining_us(j, now), j->idx});
-}
-
-static void on_stop(void *ctx, struct berth_job *j, berth_us now)
-{
-    (void)now;
-    ev_remove(ctx, j->idx);
-}
+#include "progress.h"
 
 void berth_sim_opts_init(struct berth_sim_opts *o)
 {
@@ -113,6 +21,66 @@ void berth_sim_opts_init(struct berth_sim_opts *o)
     o->policy = "fifo";
     o->seed = 1;
     o->quantum_us = 60 * BERTH_US_PER_S;
+    o->round_admit = o->round_release = o->round_jct = o->flat_progress = -1;
+}
+
+const char *berth_sim_mode_name(int mode)
+{
+    static const char *const names[] = {"des", "rounds", "gavel", "blox"};
+    return mode >= 0 && mode < 4 ? names[mode] : NULL;
+}
+
+int berth_sim_mode_find(const char *name)
+{
+    for (int i = 0; i < 4; i++)
+        if (!strcmp(name, berth_sim_mode_name(i)))
+            return i;
+    return -1;
+}
+
+/* What a mode means once its defaults and the caller's switches are applied. */
+struct timing {
+    berth_us round; /* 0 in des mode */
+    int admit, release, jct, flat;
+    berth_us min_realloc;
+};
+
+static int pick(int set, int dflt)
+{
+    return set >= 0 ? set : dflt;
+}
+
+static int resolve_timing(const struct berth_sim_opts *o, struct timing *t, struct berth_err *err)
+{
+    /* defaults: admit, release, jct, flat per mode */
+    static const int dflt[4][4] = {{0, 0, 0, 0}, {1, 1, 0, 0}, {1, 1, 0, 0}, {1, 1, 1, 1}};
+    static const berth_us round_s[4] = {0, 300, 360, 300};
+    if (o->mode < 0 || o->mode > 3)
+        return berth_err_set(err, BERTH_EINPUT, "--mode: unknown mode %d", o->mode);
+    if (o->round_us < 0 || o->min_realloc_us < 0)
+        return berth_err_set(err, BERTH_EINPUT, "--round and --min-realloc must be >= 0");
+    const int *d = dflt[o->mode];
+    *t = (struct timing){o->mode == BERTH_MODE_DES ? 0
+                         : o->round_us             ? o->round_us
+                                                   : round_s[o->mode] * BERTH_US_PER_S,
+                         pick(o->round_admit, d[0]),
+                         pick(o->round_release, d[1]),
+                         pick(o->round_jct, d[2]),
+                         pick(o->flat_progress, d[3]),
+                         o->min_realloc_us};
+    if (o->mode == BERTH_MODE_GAVEL && !t->min_realloc)
+        t->min_realloc = 1920 * BERTH_US_PER_S;
+    if (!t->round && (t->admit || t->release || t->jct))
+        return berth_err_set(err, BERTH_EINPUT,
+                             "--round-admit, --round-release and --round-jct need a round mode "
+                             "(--mode rounds, gavel or blox)");
+    return 0;
+}
+
+static berth_us boundary_at_or_after(berth_us t, berth_us round)
+{
+    berth_us r = t % round;
+    return r ? t - r + round : t;
 }
 
 struct order {
@@ -151,111 +119,179 @@ static int record(struct berth_sim_result *r, size_t *cap, berth_us t, const str
     return 0;
 }
 
+/* The time at which job i (in arrival order) enters the engine. */
+static berth_us admit_time(const struct berth_engine *e, size_t i, const struct timing *tm)
+{
+    berth_us a = e->jobs[i].spec->arrival_us;
+    return tm->admit ? boundary_at_or_after(a, tm->round) : a;
+}
+
+/* Per-job results, FTF and the aggregates, once every job is done. */
+static int finish_results(struct berth_sim_result *out, const struct berth_engine *e,
+                          const struct berth__progress *p, const struct timing *tm,
+                          const double *active_at_arrival, const double *active_at_finish,
+                          const struct berth_cluster *c)
+{
+    size_t n = e->njobs;
+    int32_t total = berth_cluster_gpus(c);
+    out->njobs = n;
+    for (size_t i = 0; i < n; i++) {
+        const struct berth_job *j = &e->jobs[i];
+        berth_us fin = tm->jct ? j->finish : p->work_end[i];
+        if (fin == BERTH_TIME_NONE || fin > j->finish)
+            fin = j->finish;
+        struct berth_job_result *r = &out->jobs[i];
+        *r = (struct berth_job_result){.spec = j->spec,
+                                       .first_start_us = j->first_start,
+                                       .finish_us = fin,
+                                       .run_us = j->run_us,
+                                       .preemptions = j->preemptions,
+                                       .gpu_type = j->type,
+                                       .servers = j->servers,
+                                       .restarts = p->restarts[i],
+                                       .restart_lost_us = p->lost[i],
+                                       .iso_us = berth__progress_iso_us(p, j),
+                                       .by_steps = p->steps[i]};
+        /* Themis' fair share: 1/N of the cluster, N the average number of active jobs over
+         * the job's life; a gang smaller than its share runs as fast as alone */
+        berth_us life = j->finish - admit_time(e, i, tm);
+        double nbar = life > 0 ? (active_at_finish[i] - active_at_arrival[i]) / (double)life : 1.0;
+        double g = j->gpus ? (double)j->gpus * j->share / 1000.0 : 0.0;
+        double slow = total > 0 && nbar * g > total ? nbar * g / total : 1.0;
+        r->ftf_rho = r->iso_us > 0 ? (double)(fin - j->spec->arrival_us) / (r->iso_us * slow) : 0;
+    }
+    return 0;
+}
+
 int berth_sim_run(const struct berth_trace *t, const struct berth_cluster *c,
                   const struct berth_sim_opts *o, struct berth_sim_result *out,
                   struct berth_err *err)
 {
     double wall0 = wall_now();
     memset(out, 0, sizeof *out);
-    int rc = berth_trace_check(t, c, err);
-    if (rc)
+    struct timing tm = {0};
+    int rc = resolve_timing(o, &tm, err);
+    if (rc || (rc = berth_trace_check(t, c, err)))
         return rc;
     size_t n = berth_trace_count(t);
     const struct berth_jobspec *specs = berth_trace_jobs(t);
-    struct sim s = {0};
+    struct berth_engine *e = NULL;
+    struct berth__progress p = {0};
     struct order *ord = malloc((n ? n : 1) * sizeof *ord);
-    s.pos = malloc((n ? n : 1) * sizeof *s.pos);
+    double *act_arr = calloc(n ? n : 1, sizeof *act_arr);
+    double *act_fin = calloc(n ? n : 1, sizeof *act_fin);
     out->jobs = calloc(n ? n : 1, sizeof *out->jobs);
-    if (!ord || !s.pos || !out->jobs) {
+    if (!ord || !act_arr || !act_fin || !out->jobs) {
         rc = berth_err_set(err, BERTH_ENOMEM, "sim: out of memory");
         goto done;
     }
-    struct berth_params params = {.seed = o->seed, .quantum_us = o->quantum_us};
-    struct berth_exec exec = {&s, on_start, on_stop, NULL};
-    if ((rc = berth__engine_create(c, o->policy, o->placement, &params, &exec, &s.e, err)))
+    struct berth_params params = {.seed = o->seed,
+                                  .quantum_us = o->quantum_us,
+                                  .round_us = tm.round ? tm.round : o->round_us,
+                                  .min_realloc_us = tm.min_realloc,
+                                  .nqueue_limits = o->nqueue_limits};
+    memcpy(params.queue_limits_us, o->queue_limits_us, sizeof params.queue_limits_us);
+    if ((rc = berth__engine_create(c, o->policy, o->placement, &params, NULL, &e, err)) ||
+        (rc = berth__engine_set_tput(e, o->tput, err)))
         goto done;
-    s.e->check = o->check_invariants;
-    snprintf(out->policy, sizeof out->policy, "%s", s.e->ops->name);
+    e->check = o->check_invariants;
+    snprintf(out->policy, sizeof out->policy, "%s", e->ops->name);
     snprintf(out->placement, sizeof out->placement, "%s",
-             berth_placement_name((size_t)s.e->params.placement));
-    for (size_t i = 0; i < n; i++) {
+             berth_placement_name((size_t)e->params.placement));
+    snprintf(out->mode, sizeof out->mode, "%s", berth_sim_mode_name(o->mode));
+    for (size_t i = 0; i < n; i++)
         ord[i] = (struct order){specs[i].arrival_us, (uint32_t)i};
-        s.pos[i] = NOT_QUEUED;
-    }
     qsort(ord, n, sizeof *ord, cmp_order);
     for (size_t i = 0; i < n; i++) {
         uint32_t idx;
-        if ((rc = berth__engine_add(s.e, &specs[ord[i].i], &idx, err)))
+        if ((rc = berth__engine_add(e, &specs[ord[i].i], &idx, err)))
             goto done;
     }
+    if ((rc = berth__progress_init(&p, e, o, tm.release ? tm.round : 0, berth_trace_path(t), err)))
+        goto done;
+    p.flat = tm.flat;
 
     size_t next = 0, series_cap = 0;
-    berth_us now = n ? specs[ord[0].i].arrival_us : 0, tick = BERTH_TIME_NONE;
-    double busy_integral = 0;
+    berth_us now = n ? admit_time(e, 0, &tm) : 0, tick = BERTH_TIME_NONE;
+    double busy_integral = 0, active_integral = 0;
     uint64_t events = 0;
     for (;;) {
         berth_us tnext = BERTH_TIME_NONE;
+        const struct berth__ev *top = berth__events_top(&p.ev);
         if (next < n)
-            tnext = s.e->jobs[next].spec->arrival_us;
-        if (s.n && (tnext == BERTH_TIME_NONE || s.heap[0].t < tnext))
-            tnext = s.heap[0].t;
+            tnext = admit_time(e, next, &tm);
+        if (top && (tnext == BERTH_TIME_NONE || top->t < tnext))
+            tnext = top->t;
         if (tick != BERTH_TIME_NONE && (tnext == BERTH_TIME_NONE || tick < tnext))
             tnext = tick;
         if (tnext == BERTH_TIME_NONE)
             break;
         busy_integral +=
-            (double)berth__cluster_busy_milli(s.e->cluster) / 1000.0 * (double)(tnext - now);
+            (double)berth__cluster_busy_milli(e->cluster) / 1000.0 * (double)(tnext - now);
+        active_integral += (double)(e->npending + e->nrunning) * (double)(tnext - now);
         now = tnext;
-        while (s.n && s.heap[0].t == now) {
-            struct ev ev = s.heap[0];
-            ev_remove(&s, ev.job);
+        while ((top = berth__events_top(&p.ev)) && top->t == now) {
+            uint32_t j = top->job;
             events++;
-            if ((rc = berth__engine_finish(s.e, ev.job, now, err)))
+            berth__progress_finish(&p, &e->jobs[j], now);
+            act_fin[j] = active_integral;
+            if ((rc = berth__engine_finish(e, j, now, err)))
                 goto done;
         }
-        while (next < n && s.e->jobs[next].spec->arrival_us == now) {
+        while (next < n && admit_time(e, next, &tm) == now) {
             events++;
-            if ((rc = berth__engine_arrive(s.e, (uint32_t)next++, now, err)))
+            act_arr[next] = active_integral;
+            if ((rc = berth__engine_arrive(e, (uint32_t)next++, now, err)))
                 goto done;
         }
         events += tick == now;
-        if ((rc = berth__engine_pass(s.e, now, err)))
-            goto done;
-        if (s.oom) {
+        if (!tm.round || now % tm.round == 0) {
+            if ((rc = berth__engine_pass(e, now, err)))
+                goto done;
+        }
+        if (p.ev.oom) {
             rc = berth_err_set(err, BERTH_ENOMEM, "sim: out of memory");
             goto done;
         }
-        tick = berth__engine_next_pass(s.e, now);
-        if (o->record_series && record(out, &series_cap, now, s.e)) {
+        if (p.failed) {
+            rc = berth_err_set(err, BERTH_EINPUT,
+                               "sim: a job got a rate of 0 at t=%lld us (a GPU type or gang "
+                               "size the throughput model cannot run)",
+                               (long long)now);
+            goto done;
+        }
+        if (!tm.round)
+            tick = berth__engine_next_pass(e, now);
+        else if (e->npending || e->nrunning)
+            tick = boundary_at_or_after(now + 1, tm.round);
+        else
+            tick = BERTH_TIME_NONE; /* idle: the next admission is on a boundary anyway */
+        if (o->record_series && record(out, &series_cap, now, e)) {
             rc = berth_err_set(err, BERTH_ENOMEM, "sim: out of memory");
             goto done;
         }
     }
-    if (s.e->ndone != n) {
+    if (e->ndone != n) {
         rc = berth_err_set(err, BERTH_EINTERNAL,
                            "sim: stalled at t=%lld us with %zu of %zu jobs done (%zu pending)",
-                           (long long)now, s.e->ndone, n, s.e->npending);
+                           (long long)now, e->ndone, n, e->npending);
         goto done;
     }
-    out->njobs = n;
-    for (size_t i = 0; i < n; i++) {
-        const struct berth_job *j = &s.e->jobs[i];
-        out->jobs[i] = (struct berth_job_result){
-            j->spec, j->first_start, j->finish, j->run_us, j->preemptions, j->type, j->servers};
-    }
-    if (berth__summarise(out, busy_integral, berth_cluster_gpus(c))) {
+    if (finish_results(out, e, &p, &tm, act_arr, act_fin, c) ||
+        berth__summarise(out, busy_integral, p.type_gpu_us, c)) {
         rc = berth_err_set(err, BERTH_ENOMEM, "sim: out of memory");
         goto done;
     }
-    out->summary.preemptions = s.e->preemptions;
-    out->summary.migrations = s.e->migrations;
-    out->summary.passes = s.e->passes;
+    out->summary.preemptions = e->preemptions;
+    out->summary.migrations = e->migrations;
+    out->summary.passes = e->passes;
     out->summary.events = events;
 done:
-    berth__engine_destroy(s.e);
-    free(s.heap);
-    free(s.pos);
+    berth__progress_free(&p);
+    berth__engine_destroy(e);
     free(ord);
+    free(act_arr);
+    free(act_fin);
     if (rc)
         berth_sim_result_free(out);
     else
@@ -267,7 +303,11 @@ void berth_sim_result_free(struct berth_sim_result *r)
 {
     free(r->jobs);
     free(r->series);
+    free(r->by_user);
+    free(r->by_queue);
+    free(r->by_type);
     r->jobs = NULL;
     r->series = NULL;
-    r->njobs = r->nseries = 0;
+    r->by_user = r->by_queue = r->by_type = NULL;
+    r->njobs = r->nseries = r->nby_user = r->nby_queue = r->nby_type = 0;
 }

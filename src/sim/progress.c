@@ -1,0 +1,361 @@
+/* The modelled executor: job rates, progress folding, restart costs, co-location (see
+ * progress.h). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/cluster_int.h"
+#include "progress.h"
+
+#define NONE    UINT32_MAX
+#define FOREVER (INT64_MAX / 4)
+
+static uint32_t gpu_key(const struct berth__slot *s)
+{
+    return s->server * BERTH_MAX_SERVER_GPUS + s->gpu;
+}
+
+static int is_fractional(const struct berth_job *j)
+{
+    return j->gpus == 1 && j->share < 1000;
+}
+
+static double model_rate(const struct berth__progress *p, const struct berth_job *j, int t,
+                         int spread)
+{
+    if (t < 0)
+        return 0.0;
+    return berth__tput_rate(p->m, j->cls, p->mtype[t], j->gpus, spread);
+}
+
+/* Flat progress's reference: the first cluster type (in cluster order) the model can run j
+ * on, whatever j may use. */
+static int first_type(const struct berth__progress *p, const struct berth_job *j)
+{
+    for (size_t t = 0; t < p->cluster->ntypes; t++)
+        if (model_rate(p, j, (int)t, 0) > 0)
+            return (int)t;
+    return -1;
+}
+
+/* Work per microsecond of j on what it holds now, before co-location and restarts. */
+static double base_rate(const struct berth__progress *p, const struct berth_job *j)
+{
+    if (p->flat)
+        return p->steps[j->idx] ? model_rate(p, j, first_type(p, j), 0) / 1e6 : 1.0;
+    int spread = j->servers > 1;
+    if (p->steps[j->idx]) {
+        int mt = p->mtype[j->type];
+        if (spread && !berth__tput_has_spread_points(p->m, j->cls, mt) &&
+            !(berth__tput_spread_factor(p->m, j->cls) > 0))
+            return model_rate(p, j, j->type, 0) * p->spread / 1e6;
+        return model_rate(p, j, j->type, spread) / 1e6;
+    }
+    if (!spread)
+        return 1.0;
+    if (j->cls >= 0 && p->mtype[j->type] >= 0) {
+        /* a fixed-speed job of a known class slows by the class's measured ratio */
+        double one = model_rate(p, j, j->type, 0), across = model_rate(p, j, j->type, 1);
+        if (one > 0 && (berth__tput_has_spread_points(p->m, j->cls, p->mtype[j->type]) ||
+                        berth__tput_spread_factor(p->m, j->cls) > 0))
+            return across / one;
+    }
+    return p->spread;
+}
+
+/* j's normalised speed next to the other fractional jobs on its GPU. */
+static double colocated(const struct berth__progress *p, const struct berth_job *j)
+{
+    if (p->flat || !p->res_head || !is_fractional(j) || p->res_at[j->idx] == NONE)
+        return 1.0;
+    double f = 1.0;
+    for (uint32_t k = p->res_head[p->res_at[j->idx]]; k != NONE; k = p->res_next[k]) {
+        if (k == j->idx)
+            continue;
+        double s = 0.0;
+        if (p->m && j->cls >= 0 && p->jobs[k].cls >= 0)
+            s = berth__tput_pair(p->m, j->cls, p->jobs[k].cls, p->mtype ? p->mtype[j->type] : -1);
+        f *= s > 0 ? s : p->colocate;
+    }
+    return f;
+}
+
+/* Folds the progress made since progress_at into done. */
+static void advance(struct berth__progress *p, struct berth_job *j, berth_us now)
+{
+    (void)p;
+    if (now > j->progress_at && j->rate > 0) {
+        j->done += j->rate * (double)(now - j->progress_at);
+        if (j->done > j->work)
+            j->done = j->work;
+    }
+    if (now > j->progress_at)
+        j->progress_at = now;
+}
+
+static berth_us next_boundary(berth_us t, berth_us round)
+{
+    berth_us r = t % round;
+    return r ? t - r + round : t;
+}
+
+/* Sets j's rate from its allocation and (re)schedules its completion. */
+static void reschedule(struct berth__progress *p, struct berth_job *j)
+{
+    if (p->work_end[j->idx] != BERTH_TIME_NONE && j->done >= j->work)
+        return; /* its work ended; it only waits for the round boundary */
+    j->rate = base_rate(p, j) * colocated(p, j);
+    if (!(j->rate > 0)) {
+        p->failed = 1;
+        berth__events_remove(&p->ev, j->idx);
+        return;
+    }
+    double left = j->work - j->done, dt = left / j->rate;
+    dt -= dt * 1e-12; /* absorb rounding noise so exact figures stay exact */
+    berth_us end = left <= 0               ? j->progress_at
+                   : dt >= (double)FOREVER ? FOREVER
+                                           : j->progress_at + (berth_us)ceil(dt);
+    p->work_end[j->idx] = end;
+    berth__events_set(&p->ev, j->idx, p->round_us ? next_boundary(end, p->round_us) : end);
+}
+
+/* Refolds and reschedules every other fractional job on GPU key g (its partners changed). */
+static void touch_partners(struct berth__progress *p, uint32_t g, uint32_t self, berth_us now)
+{
+    for (uint32_t k = p->res_head[g]; k != NONE; k = p->res_next[k]) {
+        if (k == self)
+            continue;
+        struct berth_job *o = &p->jobs[k];
+        advance(p, o, now);
+        p->work_end[k] = BERTH_TIME_NONE;
+        reschedule(p, o);
+    }
+}
+
+static void link_gpu(struct berth__progress *p, struct berth_job *j, berth_us now)
+{
+    if (!p->res_head || !is_fractional(j))
+        return;
+    uint32_t g = gpu_key(&j->slots[0]), i = j->idx;
+    p->res_at[i] = g;
+    p->res_prev[i] = NONE;
+    p->res_next[i] = p->res_head[g];
+    if (p->res_head[g] != NONE)
+        p->res_prev[p->res_head[g]] = i;
+    p->res_head[g] = i;
+    touch_partners(p, g, i, now);
+}
+
+static void unlink_gpu(struct berth__progress *p, struct berth_job *j, berth_us now)
+{
+    if (!p->res_head || p->res_at[j->idx] == NONE)
+        return;
+    uint32_t i = j->idx, g = p->res_at[i];
+    if (p->res_prev[i] != NONE)
+        p->res_next[p->res_prev[i]] = p->res_next[i];
+    else
+        p->res_head[g] = p->res_next[i];
+    if (p->res_next[i] != NONE)
+        p->res_prev[p->res_next[i]] = p->res_prev[i];
+    p->res_at[i] = NONE;
+    touch_partners(p, g, i, now);
+}
+
+static berth_us restart_cost(const struct berth__progress *p, const struct berth_job *j)
+{
+    if (j->spec->restart_us > 0)
+        return j->spec->restart_us;
+    switch (p->tiers) {
+    case BERTH_RESTART_HELIOS:
+        return (j->gpus <= 1 ? 7 : j->gpus <= 8 ? 30 : 60) * BERTH_US_PER_S;
+    case BERTH_RESTART_LUCID:
+        return (j->gpus <= 8 ? 40 : 60) * BERTH_US_PER_S;
+    default:
+        return p->restart_us;
+    }
+}
+
+/* Starts j's progress at now, after a restart cost if it ran before. */
+static void begin(struct berth__progress *p, struct berth_job *j, berth_us now, int restart)
+{
+    berth_us cost = restart ? restart_cost(p, j) : 0;
+    p->held_since[j->idx] = now;
+    if (restart)
+        p->restarts[j->idx]++;
+    p->lost[j->idx] += cost;
+    p->stall_end[j->idx] = now + cost;
+    j->progress_at = now + cost;
+    p->work_end[j->idx] = BERTH_TIME_NONE;
+    link_gpu(p, j, now);
+    reschedule(p, j);
+}
+
+/* Stops j's progress at now (giving back the restart time it did not spend). */
+static void end(struct berth__progress *p, struct berth_job *j, berth_us now)
+{
+    if (j->type >= 0 && j->gpus > 0)
+        p->type_gpu_us[j->type] +=
+            (double)(now - p->held_since[j->idx]) * (double)j->gpus * (double)j->share / 1000.0;
+    if (p->stall_end[j->idx] > now)
+        p->lost[j->idx] -= p->stall_end[j->idx] - now;
+    p->stall_end[j->idx] = now;
+    advance(p, j, now);
+    j->progress_at = now;
+    unlink_gpu(p, j, now);
+}
+
+void berth__progress_start(void *ctx, struct berth_job *j, berth_us now)
+{
+    struct berth__progress *p = ctx;
+    begin(p, j, now, j->preemptions > 0);
+}
+
+void berth__progress_stop(void *ctx, struct berth_job *j, berth_us now)
+{
+    struct berth__progress *p = ctx;
+    end(p, j, now);
+    j->rate = 0;
+    berth__events_remove(&p->ev, j->idx);
+}
+
+void berth__progress_migrate(void *ctx, struct berth_job *j, berth_us now)
+{
+    struct berth__progress *p = ctx;
+    end(p, j, now);
+    begin(p, j, now, 1);
+}
+
+void berth__progress_finish(struct berth__progress *p, struct berth_job *j, berth_us now)
+{
+    berth__events_remove(&p->ev, j->idx);
+    end(p, j, now);
+    j->done = j->work;
+    j->rate = 0;
+}
+
+berth_us berth__progress_iso_us(const struct berth__progress *p, const struct berth_job *j)
+{
+    if (!p->steps[j->idx])
+        return j->spec->duration_us;
+    double best = 0;
+    for (size_t t = 0; t < p->cluster->ntypes; t++)
+        if (!j->type_mask || (j->type_mask >> t & 1)) {
+            double r = model_rate(p, j, (int)t, 0);
+            best = r > best ? r : best;
+        }
+    double us = best > 0 ? j->work / best * 1e6 : 0;
+    return us >= (double)FOREVER ? FOREVER : (berth_us)ceil(us - us * 1e-12);
+}
+
+/* Decides whether job j runs by steps, and keeps only the GPU types the model can run it
+ * on. */
+static int setup_job(struct berth__progress *p, struct berth_job *j, int fixed, const char *path,
+                     struct berth_err *err)
+{
+    const struct berth_jobspec *s = j->spec;
+    if (p->m && s->job_type[0])
+        j->cls = berth__tput_class_find(p->m, s->job_type);
+    if (!fixed && j->cls >= 0 && s->total_steps > 0 && j->gpus > 0) {
+        uint64_t allowed = 0, all = 0;
+        double slowest = 0;
+        for (size_t t = 0; t < p->cluster->ntypes; t++) {
+            all |= UINT64_C(1) << t;
+            double r = model_rate(p, j, (int)t, 0);
+            if ((!j->type_mask || (j->type_mask >> t & 1)) && r > 0) {
+                allowed |= UINT64_C(1) << t;
+                slowest = !slowest || r < slowest ? r : slowest;
+            }
+        }
+        /* the same bound as durations: 10^12 s at the slowest rate it may get alone */
+        if (allowed && (double)s->total_steps / slowest > 1e12)
+            return berth_err_set(err, BERTH_EINPUT,
+                                 "%s:%u: column total_steps: expected at most 10^12 seconds of "
+                                 "work at the model's rate for '%s', found %lld steps",
+                                 path, s->line, s->job_type, (long long)s->total_steps);
+        if (!allowed)
+            return berth_err_set(err, BERTH_EINPUT,
+                                 "%s:%u: column job_type: the throughput model has no rate for "
+                                 "'%s' on any GPU type job %s may use in this cluster",
+                                 path, s->line, s->job_type, s->id);
+        j->type_mask = allowed == all ? 0 : allowed;
+        p->steps[j->idx] = 1;
+        j->work = (double)s->total_steps;
+    } else if (s->duration_us <= 0) {
+        return berth_err_set(err, BERTH_EINPUT,
+                             "%s:%u: column duration_s: job %s has no duration, and its job_type "
+                             "'%s' %s",
+                             path, s->line, s->id, s->job_type,
+                             fixed ? "cannot run by steps under --fixed-speed"
+                                   : "with total_steps is not in the throughput model "
+                                     "(--throughputs)");
+    }
+    j->done = 0;
+    return 0;
+}
+
+int berth__progress_init(struct berth__progress *p, struct berth_engine *e,
+                         const struct berth_sim_opts *o, berth_us round_release_us,
+                         const char *path, struct berth_err *err)
+{
+    memset(p, 0, sizeof *p);
+    size_t n = e->njobs, ns = e->cluster->nsrv;
+    p->jobs = e->jobs;
+    p->njobs = n;
+    p->cluster = e->cluster;
+    p->m = o->tput;
+    p->mtype = e->tput_type;
+    p->spread = o->spread_factor > 0 ? o->spread_factor : 1.0;
+    p->colocate = o->colocate_speed > 0 ? o->colocate_speed : 1.0;
+    p->restart_us = o->restart_us;
+    p->tiers = o->restart_tiers;
+    p->round_us = round_release_us;
+    size_t m = n ? n : 1;
+    p->steps = calloc(m, 1);
+    p->stall_end = calloc(m, sizeof *p->stall_end);
+    p->lost = calloc(m, sizeof *p->lost);
+    p->work_end = calloc(m, sizeof *p->work_end);
+    p->restarts = calloc(m, sizeof *p->restarts);
+    p->held_since = calloc(m, sizeof *p->held_since);
+    p->type_gpu_us = calloc(e->cluster->ntypes + 1, sizeof *p->type_gpu_us);
+    if (!p->held_since || !p->type_gpu_us || !p->steps || !p->stall_end || !p->lost ||
+        !p->work_end || !p->restarts || berth__events_init(&p->ev, n))
+        return berth_err_set(err, BERTH_ENOMEM, "sim: out of memory");
+    int shares = 0;
+    for (size_t i = 0; i < n; i++) {
+        int rc = setup_job(p, &e->jobs[i], o->fixed_speed, path, err);
+        if (rc)
+            return rc;
+        shares |= is_fractional(&e->jobs[i]);
+    }
+    if (shares) {
+        size_t keys = (ns ? ns : 1) * BERTH_MAX_SERVER_GPUS;
+        p->res_head = malloc(keys * sizeof *p->res_head);
+        p->res_next = malloc(m * sizeof *p->res_next);
+        p->res_prev = malloc(m * sizeof *p->res_prev);
+        p->res_at = malloc(m * sizeof *p->res_at);
+        if (!p->res_head || !p->res_next || !p->res_prev || !p->res_at)
+            return berth_err_set(err, BERTH_ENOMEM, "sim: out of memory");
+        memset(p->res_head, 0xff, keys * sizeof *p->res_head);
+        memset(p->res_at, 0xff, m * sizeof *p->res_at);
+    }
+    e->exec = (struct berth_exec){p, berth__progress_start, berth__progress_stop,
+                                  berth__progress_migrate};
+    return 0;
+}
+
+void berth__progress_free(struct berth__progress *p)
+{
+    berth__events_free(&p->ev);
+    free(p->steps);
+    free(p->stall_end);
+    free(p->lost);
+    free(p->work_end);
+    free(p->restarts);
+    free(p->held_since);
+    free(p->type_gpu_us);
+    free(p->res_head);
+    free(p->res_next);
+    free(p->res_prev);
+    free(p->res_at);
+    memset(p, 0, sizeof *p);
+}

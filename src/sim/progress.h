@@ -1,0 +1,58 @@
+/* The simulator's modelled executor: how far each running job has got and when it will end.
+ *
+ * A job's work is either its total_steps (a job whose job_type is a class of the throughput
+ * model) or its duration in microseconds (every other job: fixed speed). While it runs it
+ * progresses at a rate set by what it holds:
+ * - steps: the model's rate for its class on its gang's GPU type and size, across servers
+ *   or not (model.h's interpolation and spread rules);
+ * - fixed speed: 1 microsecond of work per microsecond, times the spread penalty when the
+ *   gang spans servers (its class's measured ratio if it has a class, else the global one);
+ * - either, when fractional jobs share its GPU: times its normalised speed next to each
+ *   partner (the model's pair, else the default co-location speed);
+ * - after a restart (a start after a preemption, or a migration) it makes no progress for
+ *   the restart cost, while it holds its GPUs.
+ * Whenever a rate changes (a partner comes or goes) the work done so far is folded in and
+ * the completion is moved. Under flat progress (Blox) the rate ignores the allocation. */
+#ifndef BERTH_SIM_PROGRESS_H
+#define BERTH_SIM_PROGRESS_H
+
+#include "berth/sim.h"
+#include "engine/engine.h"
+#include "events.h"
+
+struct berth__progress {
+    struct berth_job *jobs;
+    size_t njobs;
+    const struct berth_cluster *cluster;
+    const struct berth_tput *m;
+    const int16_t *mtype; /* cluster GPU type -> model type */
+    struct berth__events ev;
+    double spread, colocate;
+    berth_us restart_us;
+    int tiers, flat;
+    berth_us round_us; /* > 0: completions are released at the next round boundary */
+    uint8_t *steps;    /* per job: work in steps */
+    berth_us *stall_end, *lost, *work_end;
+    int32_t *restarts;
+    berth_us *held_since; /* per job: when it got its current GPUs */
+    double *type_gpu_us;  /* per cluster GPU type: GPU-microseconds held (shares count) */
+    uint32_t *res_head, *res_next, *res_prev, *res_at; /* fractional jobs per GPU */
+    int failed;                                        /* a rate of 0 (reported once) */
+};
+
+/* Sets every registered job of e up (class, work, allowed GPU types) and hooks the
+ * executor. Fails with FILE:LINE on a job the model cannot run. */
+int berth__progress_init(struct berth__progress *p, struct berth_engine *e,
+                         const struct berth_sim_opts *o, berth_us round_release_us,
+                         const char *path, struct berth_err *err);
+void berth__progress_free(struct berth__progress *p);
+/* The executor callbacks the engine calls (ctx = p). */
+void berth__progress_start(void *ctx, struct berth_job *j, berth_us now);
+void berth__progress_stop(void *ctx, struct berth_job *j, berth_us now);
+void berth__progress_migrate(void *ctx, struct berth_job *j, berth_us now);
+/* Job j's completion event fired at now: its work is done; call before engine finish. */
+void berth__progress_finish(struct berth__progress *p, struct berth_job *j, berth_us now);
+/* Time job j would need alone on its gang on its fastest allowed GPU type. */
+berth_us berth__progress_iso_us(const struct berth__progress *p, const struct berth_job *j);
+
+#endif

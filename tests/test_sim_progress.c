@@ -1,0 +1,347 @@
+/* Golden results of the progress model and the time modes, computed by hand: jobs that run
+ * by steps at a throughput model's speed on the GPUs they get (type, gang size,
+ * interpolation, across servers), co-located fractional jobs slowing each other, restart
+ * costs, the round modes (gavel, blox), finish-time fairness and the per-group
+ * aggregates. The derivation of every number is in the comment above its check. */
+#include "model/tput.h"
+#include "simtest.h"
+
+/* A test model. Class A on v100: 1 GPU 10 steps/s, 2 GPUs 16, 4 GPUs 28, 2 GPUs across
+ * servers 8; on k80: 1 GPU 5. Class B on v100: 1 GPU 4. Pairs on v100: A next to B runs
+ * at 0.5 of its speed, B next to A at 0.75. Class C exists with no rates. */
+static struct berth_tput *model(void)
+{
+    struct berth_tput *m = berth__tput_new();
+    int v100, k80, a, b, c;
+    CHECK(m != NULL);
+    CHECK(!berth__tput_add_type(m, "v100", &v100) && !berth__tput_add_type(m, "k80", &k80));
+    CHECK(!berth__tput_add_class(m, "A", &a) && !berth__tput_add_class(m, "B", &b) &&
+          !berth__tput_add_class(m, "C", &c));
+    CHECK(!berth__tput_add_point(m, a, v100, 1, 0, 10) &&
+          !berth__tput_add_point(m, a, v100, 2, 0, 16) &&
+          !berth__tput_add_point(m, a, v100, 4, 0, 28) &&
+          !berth__tput_add_point(m, a, v100, 2, 1, 8) &&
+          !berth__tput_add_point(m, a, k80, 1, 0, 5) &&
+          !berth__tput_add_point(m, b, v100, 1, 0, 4));
+    CHECK(!berth__tput_add_pair(m, a, b, v100, 0.5) && !berth__tput_add_pair(m, b, a, v100, 0.75));
+    return m;
+}
+
+static struct berth_sim_opts opts(const char *policy, const struct berth_tput *m)
+{
+    struct berth_sim_opts o;
+    berth_sim_opts_init(&o);
+    o.policy = policy;
+    o.tput = m;
+    return o;
+}
+
+static const struct berth_job_result *run_job(const struct simtest *st, const char *id)
+{
+    const struct berth_job_result *j = simtest_job(&st->r, id);
+    CHECK(j != NULL);
+    return j;
+}
+
+static double fin(const struct simtest *st, const char *id)
+{
+    const struct berth_job_result *j = run_job(st, id);
+    return j ? (double)j->finish_us / 1e6 : -1;
+}
+
+static double start(const struct simtest *st, const char *id)
+{
+    const struct berth_job_result *j = run_job(st, id);
+    return j ? (double)j->first_start_us / 1e6 : -1;
+}
+
+static int run(const char *csv, const char *cluster, const struct berth_sim_opts *o,
+               struct simtest *st)
+{
+    struct berth_err err = {0};
+    int rc = simtest_run_opts(csv, cluster, o, st, &err);
+    if (rc)
+        fprintf(stderr, "  run failed: %s\n", err.msg);
+    CHECK_I64(rc, 0);
+    return rc;
+}
+
+/* Two A jobs of 1000 steps on one v100 and one k80 (fifo, cluster order fills v100 first):
+ * J1 on v100 at 10/s ends at 100 s; J2 on k80 at 5/s ends at 200 s. Under --fixed-speed
+ * both run their duration (50 s). Alone on 1/N of the cluster: J1 would take 100 s (its
+ * fastest type) and N = 2 active jobs over 2 GPUs leaves it a whole GPU: rho 1; J2 the
+ * same 100 s, so rho 2 (active jobs: 2 until 100 s, then 1: a share of one GPU still). */
+static void heterogeneous_types(void)
+{
+    struct berth_tput *m = model();
+    const char *csv = "job_id,arrival_s,duration_s,num_gpus,job_type,total_steps\n"
+                      "J1,0,50,1,A,1000\n"
+                      "J2,0,50,1,A,1000\n";
+    struct berth_sim_opts o = opts("fifo", m);
+    struct simtest st;
+    if (!run(csv, "1x1:v100,1x1:k80", &o, &st)) {
+        CHECK_DBL(fin(&st, "J1"), 100, 0);
+        CHECK_DBL(fin(&st, "J2"), 200, 0);
+        CHECK_DBL(run_job(&st, "J1")->ftf_rho, 1.0, 1e-12);
+        CHECK_DBL(run_job(&st, "J2")->ftf_rho, 2.0, 1e-12);
+        CHECK_I64(run_job(&st, "J2")->by_steps, 1);
+        /* GPU-hours by type: 100 s on v100, 200 s on k80 */
+        CHECK_I64(st.r.nby_type, 2);
+        CHECK_STR(st.r.by_type[0].name, "v100");
+        CHECK_DBL(st.r.by_type[0].gpu_hours, 100.0 / 3600, 1e-12);
+        CHECK_DBL(st.r.by_type[1].gpu_hours, 200.0 / 3600, 1e-12);
+        simtest_free(&st);
+    }
+    o.fixed_speed = 1;
+    if (!run(csv, "1x1:v100,1x1:k80", &o, &st)) {
+        CHECK_DBL(fin(&st, "J1"), 50, 0);
+        CHECK_DBL(fin(&st, "J2"), 50, 0);
+        CHECK_I64(run_job(&st, "J2")->by_steps, 0);
+        simtest_free(&st);
+    }
+    berth_tput_free(m);
+}
+
+/* Gang sizes: 4 GPUs of A run at the measured 28/s (2800 steps: 100 s); 3 GPUs interpolate
+ * between 2 (16/s) and 4 (28/s): 22/s (2200 steps: 100 s); 8 GPUs are above the largest
+ * measured size: 28 * 8/4 = 56/s (5600 steps: 100 s). */
+static void gang_sizes(void)
+{
+    struct berth_tput *m = model();
+    struct berth_sim_opts o = opts("fifo", m);
+    struct simtest st;
+    if (!run("job_id,arrival_s,duration_s,num_gpus,job_type,total_steps\n"
+             "J4,0,,4,A,2800\n"
+             "J3,100,,3,A,2200\n"
+             "J8,200,,8,A,5600\n",
+             "1x8:v100", &o, &st)) {
+        CHECK_DBL(fin(&st, "J4"), 100, 0);
+        CHECK_DBL(fin(&st, "J3"), 200, 0);
+        CHECK_DBL(fin(&st, "J8"), 300, 0);
+        simtest_free(&st);
+    }
+    berth_tput_free(m);
+}
+
+/* Across servers: a 2-GPU A job on two 1-GPU servers uses the measured spread rate 8/s
+ * (800 steps: 100 s). A fixed-speed job of class A spread the same way slows by A's
+ * measured ratio 8/16: its 100 s take 200 s. A fixed-speed job of no class slows by the
+ * global --spread-penalty 0.8: 100 s take 125 s. */
+static void spread(void)
+{
+    struct berth_tput *m = model();
+    struct berth_sim_opts o = opts("fifo", m);
+    o.spread_factor = 0.8;
+    struct simtest st;
+    if (!run("job_id,arrival_s,duration_s,num_gpus,job_type,total_steps\n"
+             "S1,0,,2,A,800\n"
+             "S2,100,100,2,A,\n"
+             "S3,300,100,2,,\n",
+             "2x1:v100", &o, &st)) {
+        CHECK_DBL(fin(&st, "S1"), 100, 0);
+        CHECK_DBL(fin(&st, "S2"), 300, 0);
+        CHECK_DBL(fin(&st, "S3"), 425, 0);
+        CHECK_I64(run_job(&st, "S1")->servers, 2);
+        simtest_free(&st);
+    }
+    berth_tput_free(m);
+}
+
+/* Co-location: A (1000 steps) and B (400 steps), each half a v100, both at 0. Together A
+ * runs at 10 * 0.5 = 5/s and B at 4 * 0.75 = 3/s: B ends at 400/3 s = 133.333334 s (rounded
+ * up to the microsecond). A has then done 5 * 133.333334 = 666.66667 steps; the rest,
+ * 333.33333, alone at 10/s take 33.333333 s: A ends at 166.666667 s. Two A halves with no
+ * pair for (A, A) use --colocate-speed 0.8: 8/s each, 800 steps take 100 s. */
+static void colocation(void)
+{
+    struct berth_tput *m = model();
+    struct berth_sim_opts o = opts("fifo", m);
+    o.colocate_speed = 0.8;
+    struct simtest st;
+    if (!run("job_id,arrival_s,duration_s,num_gpus,job_type,total_steps,gpu_share\n"
+             "A1,0,,1,A,1000,0.5\n"
+             "B1,0,,1,B,400,0.5\n"
+             "A2,1000,,1,A,800,0.5\n"
+             "A3,1000,,1,A,800,0.5\n",
+             "1x1:v100", &o, &st)) {
+        CHECK_DBL(fin(&st, "B1"), 133.333334, 1e-9);
+        CHECK_DBL(fin(&st, "A1"), 166.666667, 1e-9);
+        CHECK_DBL(fin(&st, "A2"), 1100, 0);
+        CHECK_DBL(fin(&st, "A3"), 1100, 0);
+        simtest_free(&st);
+    }
+    berth_tput_free(m);
+}
+
+/* Restart cost under srtf on one GPU: J1 (100 s) runs from 0; J2 (20 s) arrives at 10 with
+ * less left, preempts J1 and ends at 30. J1 restarts at 30, restores for 5 s, then needs its
+ * remaining 90 s: ends at 125. One restart, 5 s lost. J3's own restart_s (7 s) overrides
+ * the global cost: it is preempted by J4 at 210 after 10 s, resumes at 215 and ends at 215
+ * + 7 + 40 = 262. */
+static void restart_cost(void)
+{
+    struct berth_sim_opts o = opts("srtf", NULL);
+    o.restart_us = 5 * BERTH_US_PER_S;
+    struct simtest st;
+    if (!run("job_id,arrival_s,duration_s,num_gpus,restart_s\n"
+             "J1,0,100,1,\n"
+             "J2,10,20,1,\n"
+             "J3,200,50,1,7\n"
+             "J4,210,5,1,\n",
+             "1x1:v100", &o, &st)) {
+        CHECK_DBL(fin(&st, "J2"), 30, 0);
+        CHECK_DBL(fin(&st, "J1"), 125, 0);
+        CHECK_I64(run_job(&st, "J1")->restarts, 1);
+        CHECK_I64(run_job(&st, "J1")->restart_lost_us, 5 * BERTH_US_PER_S);
+        CHECK_DBL(fin(&st, "J4"), 215, 0);
+        CHECK_DBL(fin(&st, "J3"), 262, 0);
+        CHECK_I64(st.r.summary.restarts, 2);
+        CHECK_DBL(st.r.summary.restart_lost_s, 12, 1e-9);
+        simtest_free(&st);
+    }
+    /* Helios' tiers: a 1-GPU job pays 7 s */
+    o.restart_us = 0;
+    o.restart_tiers = BERTH_RESTART_HELIOS;
+    if (!run("job_id,arrival_s,duration_s,num_gpus\nJ1,0,100,1\nJ2,10,20,1\n", "1x1:v100", &o,
+             &st)) {
+        CHECK_DBL(fin(&st, "J1"), 127, 0);
+        simtest_free(&st);
+    }
+}
+
+/* Gavel mode (360 s rounds): J1 (100 s) arrives at 10 and is admitted at 360; its work
+ * ends at 460, recorded exactly (JCT 450), but its GPU stays busy until 720. J2 (50 s)
+ * arrives at 400, is admitted at 720 and ends at 770 (JCT 370). Blox mode (300 s rounds):
+ * J1 admitted at 300, work ends at 400, detected at 600 (JCT 590); J2 admitted at 600, ends
+ * at 650, detected at 900 (JCT 500). */
+static void round_modes(void)
+{
+    const char *csv = "job_id,arrival_s,duration_s,num_gpus\nJ1,10,100,1\nJ2,400,50,1\n";
+    struct berth_sim_opts o = opts("fifo", NULL);
+    o.mode = BERTH_MODE_GAVEL;
+    struct simtest st;
+    if (!run(csv, "1x1:v100", &o, &st)) {
+        CHECK_DBL(start(&st, "J1"), 360, 0);
+        CHECK_DBL(fin(&st, "J1"), 460, 0);
+        CHECK_DBL(start(&st, "J2"), 720, 0);
+        CHECK_DBL(fin(&st, "J2"), 770, 0);
+        CHECK_STR(st.r.mode, "gavel");
+        simtest_free(&st);
+    }
+    o.mode = BERTH_MODE_BLOX;
+    if (!run(csv, "1x1:v100", &o, &st)) {
+        CHECK_DBL(start(&st, "J1"), 300, 0);
+        CHECK_DBL(fin(&st, "J1"), 600, 0);
+        CHECK_DBL(start(&st, "J2"), 600, 0);
+        CHECK_DBL(fin(&st, "J2"), 900, 0);
+        simtest_free(&st);
+    }
+    /* rounds mode with every switch off but the round: passes only on boundaries */
+    o.mode = BERTH_MODE_ROUNDS;
+    o.round_us = 100 * BERTH_US_PER_S;
+    o.round_admit = o.round_release = 0;
+    if (!run(csv, "1x1:v100", &o, &st)) {
+        CHECK_DBL(start(&st, "J1"), 100, 0);
+        CHECK_DBL(fin(&st, "J1"), 200, 0);
+        CHECK_DBL(start(&st, "J2"), 400, 0);
+        CHECK_DBL(fin(&st, "J2"), 450, 0);
+        simtest_free(&st);
+    }
+}
+
+/* Blox's flat progress: an A job on a k80 progresses at its rate on the first type the
+ * model knows for it in cluster order (v100: 10/s), not at the k80's 5/s: 2500 steps take
+ * 250 s, detected at the 300 s boundary after admission at 0 (at 5/s: 500 s, 600). In des
+ * mode with flat progress, 1000 steps take 100 s. */
+static void flat_progress(void)
+{
+    struct berth_tput *m = model();
+    struct berth_sim_opts o = opts("fifo", m);
+    o.mode = BERTH_MODE_BLOX;
+    struct simtest st;
+    if (!run("job_id,arrival_s,duration_s,num_gpus,job_type,total_steps,gpu_type\n"
+             "F1,0,,1,A,2500,k80\n",
+             "1x1:v100,1x1:k80", &o, &st)) {
+        CHECK_DBL(fin(&st, "F1"), 300, 0);
+        simtest_free(&st);
+    }
+    o.mode = BERTH_MODE_DES;
+    o.flat_progress = 1;
+    if (!run("job_id,arrival_s,duration_s,num_gpus,job_type,total_steps,gpu_type\n"
+             "F1,0,,1,A,1000,k80\n",
+             "1x1:v100,1x1:k80", &o, &st)) {
+        CHECK_DBL(fin(&st, "F1"), 100, 0);
+        simtest_free(&st);
+    }
+    berth_tput_free(m);
+}
+
+/* FTF and the groups: two 100 s jobs on one GPU, both at 0 (fifo). J1 ends at 100 with 2
+ * jobs active throughout: its 1/N share is half a GPU, so alone-on-its-share takes 200 s:
+ * rho 0.5. J2 ends at 200; active jobs average 1.5 over its life: rho 200/150. Jain's index
+ * = (0.5 + 4/3)^2 / (2 (0.25 + 16/9)) = 0.828767... Users alice (J1) and bob (J2); queue q
+ * holds both: avg JCT 150, 200 GPU-seconds. */
+static void fairness_and_groups(void)
+{
+    struct berth_sim_opts o = opts("fifo", NULL);
+    struct simtest st;
+    if (!run("job_id,arrival_s,duration_s,num_gpus,user,queue\n"
+             "J1,0,100,1,alice,q\n"
+             "J2,0,100,1,bob,q\n",
+             "1x1:v100", &o, &st)) {
+        double r1 = 0.5, r2 = 200.0 / 150;
+        CHECK_DBL(run_job(&st, "J1")->ftf_rho, r1, 1e-12);
+        CHECK_DBL(run_job(&st, "J2")->ftf_rho, r2, 1e-12);
+        CHECK_DBL(st.r.summary.ftf_rho_max, r2, 1e-12);
+        CHECK_DBL(st.r.summary.ftf_rho_avg, (r1 + r2) / 2, 1e-12);
+        CHECK_DBL(st.r.summary.ftf_jain, (r1 + r2) * (r1 + r2) / (2 * (r1 * r1 + r2 * r2)), 1e-12);
+        CHECK_I64(st.r.nby_user, 2);
+        CHECK_STR(st.r.by_user[0].name, "alice");
+        CHECK_DBL(st.r.by_user[1].avg_jct_s, 200, 0);
+        CHECK_I64(st.r.nby_queue, 1);
+        CHECK_DBL(st.r.by_queue[0].avg_jct_s, 150, 0);
+        CHECK_DBL(st.r.by_queue[0].gpu_hours, 200.0 / 3600, 1e-12);
+        simtest_free(&st);
+    }
+}
+
+/* Bad input: a steps-only job whose type the model lacks; a job type with no rate on the
+ * cluster's GPU types; a round switch in des mode. Each names the file, line and column. */
+static void bad_input(void)
+{
+    struct berth_tput *m = model();
+    struct berth_sim_opts o = opts("fifo", m);
+    struct simtest st;
+    struct berth_err err = {0};
+    CHECK_I64(simtest_run_opts("job_id,arrival_s,duration_s,num_gpus,job_type,total_steps\n"
+                               "X,0,,1,Nope,10\n",
+                               "1x1:v100", &o, &st, &err),
+              BERTH_EINPUT);
+    CHECK_HAS(err.msg, ":2: column duration_s");
+    CHECK_HAS(err.msg, "Nope");
+    CHECK_I64(simtest_run_opts("job_id,arrival_s,duration_s,num_gpus,job_type,total_steps\n"
+                               "X,0,,1,C,10\n",
+                               "1x1:v100", &o, &st, &err),
+              BERTH_EINPUT);
+    CHECK_HAS(err.msg, ":2: column job_type");
+    o.round_admit = 1;
+    CHECK_I64(simtest_run_opts("job_id,arrival_s,duration_s,num_gpus\nX,0,1,1\n", "1x1:v100", &o,
+                               &st, &err),
+              BERTH_EINPUT);
+    CHECK_HAS(err.msg, "round mode");
+    berth_tput_free(m);
+}
+
+static const struct check_test tests[] = {
+    {"heterogeneous_types", heterogeneous_types},
+    {"gang_sizes", gang_sizes},
+    {"spread", spread},
+    {"colocation", colocation},
+    {"restart_cost", restart_cost},
+    {"round_modes", round_modes},
+    {"flat_progress", flat_progress},
+    {"fairness_and_groups", fairness_and_groups},
+    {"bad_input", bad_input},
+};
+
+CHECK_MAIN(tests)
