@@ -8,31 +8,36 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "sim_model_flags.h"
 
 static void help(FILE *f)
 {
-    fprintf(f, "usage: berth sim --cluster SPEC --trace FILE [--format FMT] [--policy NAME]\n"
-               "                 [--placement P] [--seed N] [--quantum S] [--out DIR] [--json]\n"
-               "                 [--check] [--lenient]\n"
-               "\n"
-               "  --cluster SPEC   NxG:type[,NxG:type...] (16x4:v100 = 16 servers with 4 V100\n"
-               "                   each), a JSON cluster file (see README), or a built-in\n"
-               "                   name: philly (64x8:v100), gavel (36x4 each of v100, p100,\n"
-               "                   k80), tiresias (16x4:v100)\n"
-               "  --trace FILE     the workload (berth's native CSV, or --format)\n"
-               "  --format FMT     auto (default: from the header), native, philly-pollux\n"
-               "  --policy NAME    scheduling policy (default fifo); `berth policies` lists them\n"
-               "  --placement P    consolidate, spread or best-fit (default: the policy's)\n"
-               "  --seed N         seed for every random draw (default 1)\n"
-               "  --quantum S      re-evaluation period of las, in seconds (default 60)\n"
-               "  --out DIR        write DIR/jobs.csv, DIR/series.csv and DIR/summary.json\n"
-               "  --json           print exactly one JSON object on stdout instead of the table\n"
-               "  --check          verify every GPU and job after each pass (slow; for tests)\n"
-               "  --lenient        skip bad trace rows (counted per reason on stderr) instead of\n"
-               "                   stopping at the first one\n"
-               "\n"
-               "Exit status: 0 done, 2 bad input (message names FILE:LINE and the column),\n"
-               "1 runtime failure.\n");
+    fprintf(f,
+            "usage: berth sim --cluster SPEC --trace FILE [--format FMT] [--policy NAME]\n"
+            "                 [--placement P] [--seed N] [--quantum S] [--out DIR] [--json]\n"
+            "                 [--check] [--lenient]\n"
+            "\n"
+            "  --cluster SPEC   NxG:type[,NxG:type...] (16x4:v100 = 16 servers with 4 V100\n"
+            "                   each), a JSON cluster file (see README), or a built-in\n"
+            "                   name: philly (64x8:v100), gavel (36x4 each of v100, p100,\n"
+            "                   k80), tiresias (16x4:v100)\n"
+            "  --trace FILE     the workload (berth's native CSV, or --format)\n"
+            "  --format FMT     auto (default: from the header), native, philly-pollux\n"
+            "  --policy NAME    scheduling policy (default fifo); `berth policies` lists them\n"
+            "  --placement P    consolidate, spread or best-fit (default: the policy's)\n"
+            "  --seed N         seed for every random draw (default 1)\n"
+            "  --quantum S      re-evaluation period of las, in seconds (default 60)\n"
+            "  --out DIR        write DIR/jobs.csv, DIR/series.csv and DIR/summary.json\n"
+            "  --json           print exactly one JSON object on stdout instead of the table\n"
+            "  --check          verify every GPU and job after each pass (slow; for tests)\n"
+            "  --lenient        skip bad trace rows (counted per reason on stderr) instead of\n"
+            "                   stopping at the first one\n"
+            "\n"
+            "%s"
+            "\n"
+            "Exit status: 0 done, 2 bad input (message names FILE:LINE and the column),\n"
+            "1 runtime failure.\n",
+            sim_model_help());
 }
 
 static void print_table(const struct berth_sim_result *r, const struct berth_cluster *c,
@@ -42,7 +47,7 @@ static void print_table(const struct berth_sim_result *r, const struct berth_clu
     char desc[256];
     berth_cluster_describe(c, desc, sizeof desc);
     printf("berth sim: %s on %s\n", trace, desc);
-    printf("policy %s, placement %s\n\n", r->policy, r->placement);
+    printf("policy %s, placement %s, mode %s\n\n", r->policy, r->placement, r->mode);
     printf("  %-18s %zu\n", "jobs", s->jobs);
     printf("  %-18s %zu\n", "completed", s->completed);
     printf("  %-18s %.1f s\n", "avg JCT", s->avg_jct_s);
@@ -55,6 +60,13 @@ static void print_table(const struct berth_sim_result *r, const struct berth_clu
     printf("  %-18s %.1f %%\n", "GPU utilisation", 100 * s->gpu_util);
     printf("  %-18s %llu (migrations %llu)\n", "preemptions", (unsigned long long)s->preemptions,
            (unsigned long long)s->migrations);
+    printf("  %-18s %llu (%.1f s restoring checkpoints)\n", "restarts",
+           (unsigned long long)s->restarts, s->restart_lost_s);
+    printf("  %-18s max %.2f, mean %.2f, Jain %.3f\n", "FTF rho", s->ftf_rho_max, s->ftf_rho_avg,
+           s->ftf_jain);
+    for (size_t i = 0; i < r->nby_type; i++)
+        printf("  %-18s %.1f GPU-hours, %zu jobs, avg JCT %.1f s\n", r->by_type[i].name,
+               r->by_type[i].gpu_hours, r->by_type[i].jobs, r->by_type[i].avg_jct_s);
     printf("  %-18s %llu in %llu passes\n", "events", (unsigned long long)s->events,
            (unsigned long long)s->passes);
     printf("  %-18s %.3f s (%.0f events/s)\n", "wall time", s->wall_s,
@@ -99,7 +111,7 @@ static int write_outputs(const char *dir, const struct berth_sim_result *r,
 
 int cmd_sim(int argc, char **argv)
 {
-    static const struct option longopts[] = {
+    static const struct option base_longopts[] = {
         {"cluster", required_argument, 0, 'c'},
         {"trace", required_argument, 0, 't'},
         {"format", required_argument, 0, 'f'},
@@ -112,10 +124,15 @@ int cmd_sim(int argc, char **argv)
         {"check", no_argument, 0, 'k'},
         {"lenient", no_argument, 0, 'l'},
         {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0},
     };
+    struct option longopts[64];
+    size_t nb = sizeof base_longopts / sizeof *base_longopts;
+    memcpy(longopts, base_longopts, sizeof base_longopts);
+    nb += sim_model_longopts(longopts + nb, 63 - nb);
+    longopts[nb] = (struct option){0, 0, 0, 0};
     struct berth_sim_opts o;
     berth_sim_opts_init(&o);
+    struct sim_model_args ma = {0};
     const char *cluster = NULL, *trace = NULL, *format = NULL, *out = NULL;
     int json = 0, lenient = 0, ch;
     optind = 1;
@@ -160,10 +177,16 @@ int cmd_sim(int argc, char **argv)
         case 'h':
             help(stdout);
             return EXIT_OK;
+
         case ':':
             return cli_usage_error("sim", "%s needs a value (see berth sim --help)",
                                    argv[optind - 1]);
         default:
+            if (ch >= SIMF_THROUGHPUTS && ch < SIMF_END) {
+                if (sim_model_flag(ch, optarg, &ma, &o))
+                    return EXIT_BAD_INPUT;
+                break;
+            }
             if (optopt)
                 return cli_usage_error("sim", "unknown flag '-%c' (see berth sim --help)", optopt);
             return cli_usage_error("sim", "unknown or ambiguous flag '%s' (see berth sim --help)",
@@ -195,11 +218,15 @@ int cmd_sim(int argc, char **argv)
     int rc = berth_cluster_parse(cluster, &c, &err);
     struct berth_load_opts lo = {format, lenient};
     struct berth_load_report rep;
+    struct berth_tput *model = NULL;
+    if (!rc)
+        rc = sim_model_load(&ma, &o, &model, &err);
     if (!rc) {
         rc = berth_trace_load_opts(trace, &lo, &rep, &t, &err);
         cli_report_load(trace, &rep);
     }
     if (rc) {
+        berth_tput_free(model);
         berth_cluster_free(c);
         return cli_fail(&err);
     }
@@ -208,12 +235,14 @@ int cmd_sim(int argc, char **argv)
                 strerror(errno));
         berth_trace_free(t);
         berth_cluster_free(c);
+        berth_tput_free(model);
         return EXIT_BAD_INPUT;
     }
     if (out && access(out, W_OK)) {
         fprintf(stderr, "berth sim: --out %s: cannot write there: %s\n", out, strerror(errno));
         berth_trace_free(t);
         berth_cluster_free(c);
+        berth_tput_free(model);
         return EXIT_BAD_INPUT;
     }
     o.record_series = out != NULL;
@@ -239,5 +268,6 @@ int cmd_sim(int argc, char **argv)
     }
     berth_trace_free(t);
     berth_cluster_free(c);
+    berth_tput_free(model);
     return code;
 }

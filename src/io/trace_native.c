@@ -107,7 +107,8 @@ static int header(struct ctx *x, struct berth_err *err)
                 "%s:%u: column %zu: expected a native column name (job_id, "
                 "arrival_s, duration_s, num_gpus, job_type, total_steps, user, "
                 "queue, gpu_type, min_gpus, max_gpus, gpu_share, gpu_mem_mib, "
-                "priority, single_server, cpus, mem_mib) or one starting with x_, found \"%s\"",
+                "priority, single_server, cpus, mem_mib, restart_s) or one starting with x_, "
+                "found \"%s\"",
                 x->path, line, i + 1, h);
         }
         if (x->idx[found] >= 0)
