@@ -305,6 +305,37 @@ static void fairness_and_groups(void)
     }
 }
 
+/* Oracle policies on step jobs know the time alone at the fastest type. sjf on one v100:
+ * J0 (10 s) runs first; then J2 (B, 400 steps: 100 s) before J1 (A, 2000 steps: 200 s):
+ * J2 10-110, J1 110-310. srtf: J1 runs from 0; at 50 it has 1500 steps (150 s) left, more
+ * than J2's 100 s, so J2 preempts it (50-150) and J1 ends at 150 + 150 = 300. */
+static void oracle_estimates(void)
+{
+    struct berth_tput *m = model();
+    struct berth_sim_opts o = opts("sjf", m);
+    struct simtest st;
+    if (!run("job_id,arrival_s,duration_s,num_gpus,job_type,total_steps\n"
+             "J0,0,10,1,,\n"
+             "J1,1,,1,A,2000\n"
+             "J2,2,,1,B,400\n",
+             "1x1:v100", &o, &st)) {
+        CHECK_DBL(fin(&st, "J2"), 110, 0);
+        CHECK_DBL(fin(&st, "J1"), 310, 0);
+        simtest_free(&st);
+    }
+    o.policy = "srtf";
+    if (!run("job_id,arrival_s,duration_s,num_gpus,job_type,total_steps\n"
+             "J1,0,,1,A,2000\n"
+             "J2,50,,1,B,400\n",
+             "1x1:v100", &o, &st)) {
+        CHECK_DBL(fin(&st, "J2"), 150, 0);
+        CHECK_DBL(fin(&st, "J1"), 300, 0);
+        CHECK_I64(run_job(&st, "J1")->preemptions, 1);
+        simtest_free(&st);
+    }
+    berth_tput_free(m);
+}
+
 /* Bad input: a steps-only job whose type the model lacks; a job type with no rate on the
  * cluster's GPU types; a round switch in des mode. Each names the file, line and column. */
 static void bad_input(void)
@@ -341,6 +372,7 @@ static const struct check_test tests[] = {
     {"round_modes", round_modes},
     {"flat_progress", flat_progress},
     {"fairness_and_groups", fairness_and_groups},
+    {"oracle_estimates", oracle_estimates},
     {"bad_input", bad_input},
 };
 

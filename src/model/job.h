@@ -50,6 +50,9 @@ struct berth_job {
     double done; /* work done as of progress_at */
     double rate; /* work per microsecond while running now (0 when not running) */
     berth_us progress_at;
+    /* Expected run time alone: the duration, or a step job's time at its fastest allowed
+     * GPU type (what oracle policies know). */
+    berth_us est_us;
 };
 
 /* Work done by now, extrapolating at the current rate. */
@@ -94,11 +97,15 @@ static inline void berth__job_fold(struct berth_job *j, berth_us now)
     j->since = now;
 }
 
-/* Work left at fixed speed: duration minus time already run (never below 0). */
-static inline berth_us berth__job_remaining_us(const struct berth_job *j, berth_us now)
+/* Expected run time left, as of time t: est_us scaled by the share of work not done (exact
+ * for fixed-speed jobs: est_us - done). */
+static inline berth_us berth__job_left_us(const struct berth_job *j, berth_us t)
 {
-    berth_us r = j->spec->duration_us - berth__job_run_us(j, now);
-    return r > 0 ? r : 0;
+    double done = berth__job_done(j, t);
+    if (j->work == (double)j->est_us)
+        return j->est_us - (berth_us)done;
+    double left = (double)j->est_us * (1.0 - done / j->work);
+    return left > 0 ? (berth_us)left : 0;
 }
 
 #endif

@@ -1,17 +1,18 @@
-/* sjf and srtf: shortest job first on oracle knowledge of run time. sjf orders by total
- * duration and never preempts; srtf orders by remaining time and preempts a running job
- * whose remaining time is longer than a waiting job's. */
+/* sjf and srtf: shortest job first on oracle knowledge of run time. sjf orders by the
+ * expected run time alone (the duration, or a step job's time on its fastest GPU type) and
+ * never preempts; srtf orders by the expected time left and preempts a running job whose
+ * time left is longer than a waiting job's. */
 #include "prio.h"
 
 static int64_t key_duration(const struct berth_job *j)
 {
-    return j->spec->duration_us;
+    return j->est_us;
 }
 
 static int64_t key_remaining(const struct berth_job *j)
 {
-    /* folded at j->since, so run_us is exact */
-    return j->spec->duration_us - j->run_us;
+    /* as of j->since, where the executor has folded the work done */
+    return berth__job_left_us(j, j->since);
 }
 
 static int64_t slope_countdown(const struct berth_job *j)

@@ -280,6 +280,7 @@ static int setup_job(struct berth__progress *p, struct berth_job *j, int fixed, 
         j->type_mask = allowed == all ? 0 : allowed;
         p->steps[j->idx] = 1;
         j->work = (double)s->total_steps;
+        j->est_us = berth__progress_iso_us(p, j);
     } else if (s->duration_us <= 0) {
         return berth_err_set(err, BERTH_EINPUT,
                              "%s:%u: column duration_s: job %s has no duration, and its job_type "
