@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cluster_int.h"
+#include "json_load.h"
 
 static const char *opt_string(json_t *o, const char *key, const char *file, size_t i,
                               struct berth_err *err, int *bad)
@@ -65,30 +66,13 @@ static int check_unique_names(const struct berth__cluster_builder *b, const char
                          path, b->p[d].src, b->p[d].name, b->p[a].src);
 }
 
-/* json_load_file, but a UTF-8 byte-order mark at the start is skipped (editors add one). */
-static json_t *load_skipping_bom(const char *path, json_error_t *je)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return json_load_file(path, JSON_REJECT_DUPLICATES, je); /* reports the error */
-    unsigned char bom[3];
-    size_t n = fread(bom, 1, 3, f);
-    if (n < 3 || bom[0] != 0xEF || bom[1] != 0xBB || bom[2] != 0xBF)
-        rewind(f);
-    json_t *root = json_loadf(f, JSON_REJECT_DUPLICATES, je);
-    fclose(f);
-    return root;
-}
-
 int berth__cluster_load_json(const char *path, struct berth__cluster_builder *b,
                              struct berth_err *err)
 {
-    json_error_t je;
-    json_t *root = load_skipping_bom(path, &je);
-    if (!root)
-        return berth_err_set(err, BERTH_EINPUT, "%s:%d:%d: invalid JSON: %s", path, je.line,
-                             je.column, je.text);
-    int rc = 0;
+    json_t *root;
+    int rc = berth__json_load(path, &root, err);
+    if (rc)
+        return rc;
     json_t *servers = json_is_object(root) ? json_object_get(root, "servers") : NULL;
     if (!json_is_array(servers) || json_array_size(servers) == 0) {
         rc = berth_err_set(err, BERTH_EINPUT,

@@ -19,8 +19,9 @@
  * Run time: the 12-field duration (seconds) when present. Otherwise Gavel's own rule read
  * backwards: its generator sets total_steps = run time x the isolated V100 throughput of
  * (job_type, scale_factor) (scheduler/utils.py generate_job, reference_worker_type 'v100'),
- * so duration = total_steps / that throughput, taken from the table below
- * (scheduler/simulation_throughputs.json, key "v100" -> "('<type>', <sf>)" -> "null", steps/s).
+ * so duration = total_steps / that throughput, taken from berth's built-in catalog
+ * (model/tput_catalog.c: scheduler/simulation_throughputs.json, key "v100" ->
+ * "('<type>', <sf>)" -> "null", steps/s).
  * A scale factor the table lacks (msr traces hold 7, 12, 16, ... and CycleGAN x 8) uses the
  * largest measured one below it scaled linearly: T(sf) = T(s0) x sf / s0. A job type not in
  * the table is a bad row (column job_type). No row is left out by rule. Quoting: a field that
@@ -30,125 +31,23 @@
 #include <string.h>
 
 #include "loaders_peers.h"
+#include "model/tput_catalog.h"
 #include "util/csv.h"
 #include "util/num.h"
 
 #define MAX_GPUS_PER_JOB 1000000
 #define MAX_TIME_US      INT64_C(1000000000000000000) /* 10^12 s */
 
-/* Isolated V100 throughput (steps/s) per (job type, scale factor), sorted by type then scale
- * factor: stanford-futuredata/gavel @ c4fa40097339, scheduler/simulation_throughputs.json. */
-static const struct {
-    const char *type;
-    int32_t sf;
-    double steps_per_s;
-} v100[] = {
-    {"A3C", 1, 7.175767179667988},
-    {"CycleGAN", 1, 4.426088263367452},
-    {"LM (batch size 10)", 1, 81.65163491883021},
-    {"LM (batch size 10)", 2, 163.12902048608936},
-    {"LM (batch size 10)", 4, 121.4776195889045},
-    {"LM (batch size 10)", 8, 615.0934647748222},
-    {"LM (batch size 20)", 1, 64.74245099960703},
-    {"LM (batch size 20)", 2, 132.17413449742747},
-    {"LM (batch size 20)", 4, 110.99685986392635},
-    {"LM (batch size 20)", 8, 497.2952582330656},
-    {"LM (batch size 40)", 1, 45.23737155222392},
-    {"LM (batch size 40)", 2, 91.59265730806288},
-    {"LM (batch size 40)", 4, 96.0312451685392},
-    {"LM (batch size 40)", 8, 359.30692492331696},
-    {"LM (batch size 5)", 1, 109.16661771207029},
-    {"LM (batch size 5)", 2, 185.72383101933428},
-    {"LM (batch size 5)", 4, 126.71571815404346},
-    {"LM (batch size 5)", 8, 698.773292956699},
-    {"LM (batch size 80)", 1, 28.239955054085122},
-    {"LM (batch size 80)", 2, 58.09153801943523},
-    {"LM (batch size 80)", 4, 74.80729601169598},
-    {"LM (batch size 80)", 8, 231.17619885320647},
-    {"Recommendation (batch size 1024)", 1, 13.2825697082565},
-    {"Recommendation (batch size 2048)", 1, 7.469632060833725},
-    {"Recommendation (batch size 4096)", 1, 3.9060505302376054},
-    {"Recommendation (batch size 512)", 1, 23.317634950657975},
-    {"Recommendation (batch size 8192)", 1, 2.841510364354536},
-    {"ResNet-18 (batch size 128)", 1, 17.994906225052176},
-    {"ResNet-18 (batch size 128)", 2, 23.985353059276264},
-    {"ResNet-18 (batch size 128)", 4, 69.95051765177759},
-    {"ResNet-18 (batch size 128)", 8, 162.09160717942794},
-    {"ResNet-18 (batch size 16)", 1, 32.353384328946916},
-    {"ResNet-18 (batch size 16)", 2, 100.14206200421837},
-    {"ResNet-18 (batch size 16)", 4, 123.85376642692827},
-    {"ResNet-18 (batch size 16)", 8, 382.5974422686407},
-    {"ResNet-18 (batch size 256)", 1, 10.300256501360458},
-    {"ResNet-18 (batch size 256)", 2, 15.882848624471642},
-    {"ResNet-18 (batch size 256)", 4, 27.7820579015064},
-    {"ResNet-18 (batch size 256)", 8, 81.5065873273903},
-    {"ResNet-18 (batch size 32)", 1, 29.947157347732464},
-    {"ResNet-18 (batch size 32)", 2, 94.24893164660543},
-    {"ResNet-18 (batch size 32)", 4, 114.73342037584995},
-    {"ResNet-18 (batch size 32)", 8, 340.0383618985821},
-    {"ResNet-18 (batch size 64)", 1, 24.093231895382736},
-    {"ResNet-18 (batch size 64)", 2, 74.13589143268821},
-    {"ResNet-18 (batch size 64)", 4, 95.58814453205626},
-    {"ResNet-18 (batch size 64)", 8, 255.82913926317391},
-    {"ResNet-50 (batch size 128)", 1, 2.4967655780898292},
-    {"ResNet-50 (batch size 128)", 2, 4.2230145549692715},
-    {"ResNet-50 (batch size 128)", 4, 7.029294087316617},
-    {"ResNet-50 (batch size 128)", 8, 10.293183147179176},
-    {"ResNet-50 (batch size 16)", 1, 11.396129065315943},
-    {"ResNet-50 (batch size 16)", 2, 13.859757680196113},
-    {"ResNet-50 (batch size 16)", 4, 23.195585654383645},
-    {"ResNet-50 (batch size 16)", 8, 27.799094635512898},
-    {"ResNet-50 (batch size 32)", 1, 7.787264918596293},
-    {"ResNet-50 (batch size 32)", 2, 10.834571175121209},
-    {"ResNet-50 (batch size 32)", 4, 13.763229095099536},
-    {"ResNet-50 (batch size 32)", 8, 24.067423556662327},
-    {"ResNet-50 (batch size 64)", 1, 4.394774823323071},
-    {"ResNet-50 (batch size 64)", 2, 7.922054367597505},
-    {"ResNet-50 (batch size 64)", 4, 9.451949566394442},
-    {"ResNet-50 (batch size 64)", 8, 17.303172756892167},
-    {"Transformer (batch size 128)", 1, 5.44610521981264},
-    {"Transformer (batch size 128)", 2, 10.069238394742342},
-    {"Transformer (batch size 128)", 4, 14.17451716526748},
-    {"Transformer (batch size 128)", 8, 30.88352104398441},
-    {"Transformer (batch size 16)", 1, 11.06408721300405},
-    {"Transformer (batch size 16)", 2, 14.153819944879553},
-    {"Transformer (batch size 16)", 4, 20.0849760042163},
-    {"Transformer (batch size 16)", 8, 71.65168021872898},
-    {"Transformer (batch size 256)", 1, 1.5951407072133263},
-    {"Transformer (batch size 256)", 2, 2.8852436298687203},
-    {"Transformer (batch size 256)", 4, 4.763045770199511},
-    {"Transformer (batch size 256)", 8, 9.71702368412533},
-    {"Transformer (batch size 32)", 1, 10.620893339463915},
-    {"Transformer (batch size 32)", 2, 13.328037548850137},
-    {"Transformer (batch size 32)", 4, 22.822511223673345},
-    {"Transformer (batch size 32)", 8, 63.97766004389649},
-    {"Transformer (batch size 64)", 1, 8.61775899193302},
-    {"Transformer (batch size 64)", 2, 15.876496488983058},
-    {"Transformer (batch size 64)", 4, 19.65962221663049},
-    {"Transformer (batch size 64)", 8, 49.650700211670745},
-};
-
-#define NV100 (sizeof v100 / sizeof *v100)
-
-/* The V100 throughput of (type, sf), extrapolated linearly above the largest measured scale
- * factor <= sf. -1 when the type is not in the table. */
+/* The isolated V100 throughput of (type, sf) in steps/s, extrapolated linearly above the
+ * largest measured scale factor <= sf (Gavel's figures, from the built-in catalog). -1 when
+ * the type is not in Gavel's table. */
 static int v100_throughput(const char *type, int64_t sf, double *out)
 {
-    size_t lo = 0, hi = NV100;
-    while (lo < hi) { /* first entry with type >= the one asked */
-        size_t mid = lo + (hi - lo) / 2;
-        if (strcmp(v100[mid].type, type) < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    size_t best = NV100;
-    for (size_t i = lo; i < NV100 && !strcmp(v100[i].type, type); i++)
-        if (v100[i].sf <= sf)
-            best = i;
-    if (best == NV100)
+    double rate;
+    int32_t at = berth__tput_catalog_floor(type, "v100", 0, (int32_t)sf, &rate);
+    if (at == 0 || !(rate > 0))
         return -1;
-    *out = v100[best].steps_per_s * (double)sf / (double)v100[best].sf;
+    *out = rate * (double)sf / (double)at;
     return 0;
 }
 

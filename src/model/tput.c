@@ -213,14 +213,15 @@ int berth_tput_set_spread(struct berth_tput *m, const char *cls, double factor,
 }
 
 /* The rate at gpus from the points of one (type, layout): linear between the measured
- * sizes around it, proportional to the gang outside them; 0 without points. */
+ * sizes around it, proportional to the gang outside them; 0 without points. Spread points
+ * of one GPU are passed over (Gavel lists them, equal to the one-server rate). */
 static double rate_on(const struct tclass *k, int t, int spread, int32_t gpus)
 {
     const struct point *lo = NULL, *hi = NULL;
     for (size_t i = 0; i < k->npts; i++) {
         const struct point *p = &k->pts[i];
-        if (p->type != t || p->spread != spread)
-            continue;
+        if (p->type != t || p->spread != spread || (spread && p->gpus == 1))
+            continue; /* a 1-GPU gang is never spread: such a point tells nothing */
         if (p->gpus == gpus)
             return p->rate;
         if (p->gpus < gpus && (!lo || p->gpus > lo->gpus))
@@ -243,13 +244,12 @@ double berth__tput_rate(const struct berth_tput *m, int c, int t, int32_t gpus, 
     if (c < 0 || (size_t)c >= m->ncls || t < 0 || gpus < 1)
         return 0.0;
     const struct tclass *k = &m->cls[c];
-    if (spread) {
-        double r = rate_on(k, t, 1, gpus);
-        if (r > 0)
-            return r;
-        return rate_on(k, t, 0, gpus) * (k->spread_factor > 0 ? k->spread_factor : 1.0);
-    }
-    return rate_on(k, t, 0, gpus);
+    double alone = rate_on(k, t, 0, gpus);
+    /* a gang that cannot run on one server cannot run spread; one GPU is never spread */
+    if (!spread || alone <= 0 || gpus == 1)
+        return alone;
+    double r = rate_on(k, t, 1, gpus);
+    return r > 0 ? r : alone * (k->spread_factor > 0 ? k->spread_factor : 1.0);
 }
 
 static uint64_t pair_key(int a, int b, int t)

@@ -8,8 +8,13 @@
  *   gang (rate(max) * gpus / max); below the smallest it shrinks in proportion.
  * - a gang spread over servers uses the class's "spread" points where the source has them
  *   (Gavel's *_unconsolidated), otherwise the consolidated rate times the class's spread
- *   factor (1.0 unless configured: berth_tput_set_spread).
- * - a class with no point on a GPU type cannot run there (rate 0).
+ *   factor (1.0 unless configured: berth_tput_set_spread). A gang of one GPU is never spread: its
+ * spread rate is its rate, and spread points of one GPU are not used (extrapolating from one would
+ * make a spread gang faster than a consolidated one).
+ * - a class with no point on a GPU type cannot run there (rate 0); a point of rate 0 is a
+ *   measured "does not run" (Gavel's 0.0: the gang does not fit), so the rate is 0 there and
+ *   is interpolated towards 0 around it; a gang that cannot run on one server cannot run
+ *   across servers either, whatever the spread points say.
  * - a pair (a, b, type) gives a's normalised speed (1.0 = alone) while it shares one GPU
  *   with b; type -1 = measured on an unnamed type, valid on every type. */
 #ifndef BERTH_MODEL_TPUT_H
@@ -41,7 +46,8 @@ void berth__tput_set_spread(struct berth_tput *m, int c, double factor);
 struct berth_tput *berth__tput_new(void);
 int berth__tput_add_type(struct berth_tput *m, const char *name, int *t);
 int berth__tput_add_class(struct berth_tput *m, const char *name, int *c);
-/* A measured rate (steps/s > 0) of class c on gpus GPUs of type t; spread = across servers.
+/* A measured rate (steps/s >= 0; 0 = does not run) of class c on gpus GPUs of type t;
+ * spread = across servers.
  * The same point twice keeps the last. */
 int berth__tput_add_point(struct berth_tput *m, int c, int t, int32_t gpus, int spread,
                           double rate);
