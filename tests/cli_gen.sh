@@ -75,7 +75,15 @@ check "explicit defaults, --flag=value form: same bytes" cmp -s "$TMP/a.csv" "$T
 
 # gavel: no queue column, 1/2/4/8 GPUs, durations in [1897, 600000]
 "$BERTH" gen --profile gavel --jobs 500 --seed 5 --out "$TMP/g1.csv"
-check "gavel: valid CSV" valid_csv "$TMP/g1.csv" 500 "job_id,arrival_s,duration_s,num_gpus"
+check "gavel: valid CSV" valid_csv "$TMP/g1.csv" 500 "job_id,arrival_s,duration_s,num_gpus,job_type,total_steps"
+check "gavel: every job has a Gavel job type and steps" \
+    awk -F, 'NR > 1 && ($5 == "" || $6 !~ /^[0-9]+$/ || $6 < 1) { exit 1 }' "$TMP/g1.csv"
+# run by steps on V100s, every job takes its duration (steps = ceil(duration x V100 rate))
+"$BERTH" sim --cluster 64x8:v100 --trace "$TMP/g1.csv" --policy fifo --out "$TMP/gs" >/dev/null
+check "gavel: by steps on V100 each job runs its duration, to the second" \
+    awk -F, 'NR == FNR { if (FNR > 1) d[$1] = $3; next }
+             FNR > 1 { r = $7 - d[$1]; if (r < -1 || r > 1) { print $1, $7, d[$1]; exit 1 } }' \
+    "$TMP/g1.csv" "$TMP/gs/jobs.csv"
 check "gavel: GPU counts and durations in range" \
     awk -F, 'NR > 1 && ($4 !~ /^(1|2|4|8)$/ || $3 < 1897 || $3 > 600000) { exit 1 }' "$TMP/g1.csv"
 

@@ -157,9 +157,14 @@ static void test_gavel(void)
         return;
     check_shape(t, n);
     const struct berth_jobspec *j = berth_trace_jobs(t);
-    size_t gpus[9] = {0}, other = 0, short_ = 0, out_of_range = 0, queued = 0;
+    size_t gpus[9] = {0}, other = 0, short_ = 0, out_of_range = 0, queued = 0, untyped = 0;
+    size_t cyclegan = 0, multi_cyclegan = 0;
     for (size_t i = 0; i < n; i++) {
         int g = j[i].num_gpus;
+        untyped += !j[i].job_type[0] || j[i].total_steps < 1;
+        /* CycleGAN is measured on 1 GPU only: Gavel never makes it a multi-GPU job */
+        cyclegan += !strcmp(j[i].job_type, "CycleGAN");
+        multi_cyclegan += !strcmp(j[i].job_type, "CycleGAN") && g > 1;
         if (g == 1 || g == 2 || g == 4 || g == 8)
             gpus[g]++;
         else
@@ -173,6 +178,9 @@ static void test_gavel(void)
     CHECK_I64(other, 0);
     CHECK_I64(out_of_range, 0);
     CHECK_I64(queued, 0);
+    CHECK_I64(untyped, 0);
+    CHECK(cyclegan > 0);
+    CHECK_I64(multi_cyclegan, 0);
     CHECK_DBL((double)gpus[1] / (double)n, 0.70, 0.006);
     CHECK_DBL((double)gpus[2] / (double)n, 0.10, 0.004);
     CHECK_DBL((double)gpus[4] / (double)n, 0.15, 0.005);

@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "berth/gen.h"
+#include "model/tput.h"
+#include "model/tput_catalog.h"
 #include "trace_int.h"
 #include "util/rng.h"
 
@@ -20,11 +22,20 @@ struct shape {
     int queue; /* index into the profile's queue names, -1 = none */
 };
 
+/* Job types of the profile: a model whose classes are drawn uniformly, and the GPU type whose
+ * rates turn a drawn run time into steps (Gavel: V100). NULL model = no job types. */
+struct typing {
+    const struct berth_tput *m;
+    const char *rate_type;
+};
+
 /* ---- gavel ------------------------------------------------------------------------------
  * Gavel's generator (Narayanan et al., OSDI'20, scheduler/utils.py): scale factor 1/2/4/8
  * GPUs with p = 0.7/0.1/0.15/0.05; run time 60 * 10^U(1.5, 3) s with p = 0.8, otherwise
  * 60 * 10^U(3, 4) s. Its Philly-derived 1000-job experiments use a mean gap of 1200 s, so the
- * default rate is 3 jobs per hour. Draws per job: GPU count, branch, exponent. */
+ * default rate is 3 jobs per hour. Draws per job: GPU count, branch, exponent, then the job
+ * type (uniform over Gavel's 26 in the built-in catalog) whose V100 rate at the scale factor
+ * gives total_steps = ceil(run time x rate), as Gavel's generator does. */
 
 static void gavel_draw(struct berth__rng *r, struct shape *s)
 {
@@ -156,12 +167,38 @@ struct profile {
     void (*draw)(struct berth__rng *, struct shape *);
     const char *const *queues;
     size_t nqueues;
+    const char *rate_type; /* job types from the built-in catalog, steps at this GPU type */
 };
 
+/* Draws s's job type uniformly from the model's classes measured at s's gang size on the
+ * rate type (Gavel gives multi-GPU jobs only distributed types; at most 64 tries, then no
+ * type), and its steps. 0, or -1 when
+ * the run time is too long to count in steps. */
+static int draw_type(struct berth__rng *r, const struct typing *ty, const struct shape *s,
+                     const char **type, int64_t *steps)
+{
+    size_t n = berth_tput_class_count(ty->m);
+    for (int tries = 0; tries < 64; tries++) {
+        size_t k = (size_t)(berth__rng_unit(r) * (double)n);
+        const char *cls = berth_tput_class_name(ty->m, k < n ? k : n - 1);
+        double rate = 0;
+        if (berth__tput_catalog_floor(cls, ty->rate_type, 0, s->num_gpus, &rate) == s->num_gpus &&
+            rate > 0) {
+            double st = ceil(s->duration_s * rate);
+            if (!(st < 9e18))
+                return -1;
+            *type = cls;
+            *steps = (int64_t)st;
+            return 0;
+        }
+    }
+    return 0;
+}
+
 static const struct profile profiles[] = {
-    {"gavel", 3.0, gavel_draw, NULL, 0},
+    {"gavel", 3.0, gavel_draw, NULL, 0, "v100"},
     /* the real trace's average: 82,247 jobs over its 9,408,690 s span (31.47 per hour) */
-    {"philly", 82247.0 * 3600.0 / 9408690.0, philly_draw, philly_vc, PHILLY_NVC},
+    {"philly", 82247.0 * 3600.0 / 9408690.0, philly_draw, philly_vc, PHILLY_NVC, NULL},
 };
 
 static const char *const profile_names[] = {"gavel", "philly", NULL};
@@ -234,9 +271,16 @@ int berth_gen(const struct berth_gen_opts *o, struct berth_trace **out, struct b
     double rate = o->rate_per_hour > 0 ? o->rate_per_hour : p->default_rate;
     double rate_per_s = rate / 3600.0;
 
+    struct typing typing = {NULL, p->rate_type};
+    struct berth_tput *model = NULL;
+    if (p->rate_type && (rc = berth_tput_builtin(&model, err)))
+        return rc;
+    typing.m = model;
     struct berth_trace *t = berth__trace_new("<generated>");
-    if (!t)
+    if (!t) {
+        berth_tput_free(model);
         return berth_err_set(err, BERTH_ENOMEM, "gen: out of memory");
+    }
     /* Every job points at the one arena copy of its queue name. */
     const char *queue[GEN_MAX_QUEUES];
     for (size_t k = 0; k < p->nqueues; k++)
@@ -256,6 +300,7 @@ int berth_gen(const struct berth_gen_opts *o, struct berth_trace **out, struct b
             now += berth__rng_exp(&rng, rate_per_s);
         if (!(now < GEN_MAX_SECONDS)) {
             berth_trace_free(t);
+            berth_tput_free(model);
             return berth_err_set(err, BERTH_EINPUT,
                                  "--rate: expected a rate high enough for %zu jobs to arrive "
                                  "within 10^12 s, found %g jobs per hour (job %zu would arrive "
@@ -264,6 +309,10 @@ int berth_gen(const struct berth_gen_opts *o, struct berth_trace **out, struct b
         }
         struct shape s;
         p->draw(&rng, &s);
+        const char *type = NULL;
+        int64_t steps = 0;
+        if (typing.m && draw_type(&rng, &typing, &s, &type, &steps))
+            goto nomem;
 
         struct berth_jobspec js;
         berth__jobspec_defaults(&js);
@@ -278,13 +327,20 @@ int berth_gen(const struct berth_gen_opts *o, struct berth_trace **out, struct b
         js.num_gpus = js.min_gpus = js.max_gpus = s.num_gpus;
         if (s.queue >= 0)
             js.queue = queue[s.queue];
+        if (type) {
+            if (!(js.job_type = berth__trace_str(t, type, strlen(type))))
+                goto nomem;
+            js.total_steps = steps;
+        }
         js.line = (uint32_t)(i + 2); /* line 1 is the CSV header */
         if (berth__trace_push(t, &js))
             goto nomem;
     }
     *out = t;
+    berth_tput_free(model);
     return 0;
 nomem:
     berth_trace_free(t);
+    berth_tput_free(model);
     return berth_err_set(err, BERTH_ENOMEM, "gen: out of memory for %zu jobs", o->jobs);
 }
