@@ -7,17 +7,14 @@
  * pai2020 reads two tables: its input is split at the first line that is exactly "--" into
  * the job table (the bytes before that line) and the task table (the bytes after it; empty
  * when there is no such line), loaded as "JOBS,TASKS". */
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
-
 #include "berth/trace.h"
 
 #ifndef FUZZ_FORMAT
 #error "build with -DFUZZ_FORMAT=\"format name\""
 #endif
+
+#define FUZZ_WHO "fuzz_loader (" FUZZ_FORMAT ")"
+#include "fuzz_util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -30,50 +27,28 @@ static int two_tables(void)
     return !strcmp(FUZZ_FORMAT, "pai2020");
 }
 
-static void cleanup(void)
+static void fuzz_cleanup(void)
 {
     unlink(in_path);
     unlink(in2_path);
     unlink(out_path);
 }
 
-/* Three scratch files in $FUZZ_TMPDIR, /dev/shm or /tmp, made once per process. */
+/* Three scratch files, made once per process. */
 static int scratch(void)
 {
     if (in_path[0])
         return 0;
-    const char *dir = getenv("FUZZ_TMPDIR");
-    if (!dir || !*dir)
-        dir = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
-    char *paths[] = {in_path, in2_path, out_path};
-    const char *names[] = {"in", "in2", "out"};
-    for (int i = 0; i < 3; i++) {
-        snprintf(paths[i], sizeof in_path, "%s/berth-fuzz-%s-XXXXXX", dir, names[i]);
-        int fd = mkstemp(paths[i]);
-        if (fd < 0 || strchr(paths[i], ',')) {
-            perror(paths[i]);
-            abort();
-        }
-        close(fd);
-    }
+    fuzz_scratch(in_path, sizeof in_path, "in");
+    fuzz_scratch(in2_path, sizeof in2_path, "in2");
+    fuzz_scratch(out_path, sizeof out_path, "out");
     if (two_tables())
         snprintf(load_path, sizeof load_path, "%s,%s", in_path, in2_path);
     else
         snprintf(load_path, sizeof load_path, "%s", in_path);
-    atexit(cleanup);
+    atexit(fuzz_cleanup);
     return 0;
 }
-
-#define ENSURE(c, ...)                                                                             \
-    do {                                                                                           \
-        if (!(c)) {                                                                                \
-            fprintf(stderr, "fuzz_loader (%s): %s: ", FUZZ_FORMAT, #c);                            \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fputc('\n', stderr);                                                                   \
-            cleanup(); /* abort() skips atexit; libFuzzer keeps its own copy */                    \
-            abort();                                                                               \
-        }                                                                                          \
-    } while (0)
 
 static void check_job(const struct berth_jobspec *j, size_t i)
 {
@@ -128,13 +103,6 @@ static void round_trip(const struct berth_trace *t)
     berth_trace_free(b);
 }
 
-static void write_file(const char *path, const uint8_t *data, size_t size)
-{
-    FILE *f = fopen(path, "wb");
-    ENSURE(f, "cannot open %s", path);
-    ENSURE(fwrite(data, 1, size, f) == size && fclose(f) == 0, "cannot write %s", path);
-}
-
 /* Where the first line that is exactly "--" starts (size when there is none). */
 static size_t separator(const uint8_t *data, size_t size)
 {
@@ -157,10 +125,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (two_tables()) {
         size_t sep = separator(data, size);
         size_t rest = sep + 3 <= size ? sep + 3 : size; /* after "--\n" */
-        write_file(in_path, data, sep);
-        write_file(in2_path, data + rest, size - rest);
+        fuzz_write_file(in_path, data, sep);
+        fuzz_write_file(in2_path, data + rest, size - rest);
     } else {
-        write_file(in_path, data, size);
+        fuzz_write_file(in_path, data, size);
     }
 
     struct berth_trace *t[2] = {NULL, NULL};

@@ -362,6 +362,66 @@ pai2020_seeds() {
     rm -rf "$TMP/v"
 }
 
+# tput-gavel: Gavel's throughput table (JSON); tput-lucid: Lucid's colocate_info.csv. Valid
+# seeds are generated after the documented layouts (src/io/tput_gavel.c, tput_lucid.c); no
+# CLI command loads them, so they are not checked with `ok`.
+tput_gavel_seeds() {
+    local d=$1
+    # 3 GPU types and a spread section, 4 job types, scale factors 1-8, pairs of equal sizes
+    awk 'BEGIN {
+        nt = split("k80 p100 v100 v100_unconsolidated", ty, " ")
+        nc = split("ResNet-50 (batch size 64)|LM (batch size 20)|A3C|CycleGAN", cl, "|")
+        printf "{"
+        for (t = 1; t <= nt; t++) {
+            printf "%s\n    \"%s\": {", (t > 1 ? "," : ""), ty[t]; first = 1
+            for (c = 1; c <= nc; c++)
+                for (s = 1; s <= 8; s *= 2) {
+                    if (c > 2 && s > 1) continue
+                    printf "%s\n        \"(\047%s\047, %d)\": {", (first ? "" : ","), cl[c], s; first = 0
+                    printf "\"null\": %.15g", (t == 1 && c == 1 && s > 1) ? 0 : (t * 7 + c * 3 + s) / 3.0
+                    for (p = 1; p <= nc; p++)
+                        if (p <= 2 || s == 1)
+                            printf ", \"(\047%s\047, %d)\": [%.15g, %.15g]", cl[p], s, (c + p) / 7.0, (c * p) / 9.0
+                    printf "}"
+                }
+            printf "\n    }"
+        }
+        print "\n}" }' >"$d/ok-gen"
+    printf '{"v100": {"(\047A (batch size 8)\047, 1)": {"null": 4.0, "(\047A (batch size 8)\047, 1)": [1.0, 1.0], "(\047B\047, 1)": [3.0, 2.0]}, "(\047B\047, 1)": {"(\047A (batch size 8)\047, 1)": [2.0, 3.0], "null": 8, "(\047B\047, 1)": [0.0, 0.0]}, "(\047A (batch size 8)\047, 4)": {"null": 10.5}}, "v100_unconsolidated": {"(\047A (batch size 8)\047, 2)": {"null": 5}}, "K80": {"(\047A (batch size 8)\047, 2)": {"null": 0.0}}}\n' >"$d/ok-sample"
+    printf '\xef\xbb\xbf{"t": {"(\047x\047, 1000000)": {"null": 1e300}}}' >"$d/ok-bom-big"
+    printf '{"v100": {"(\047A\047, 1)": {"null": -1}}}' >"$d/bad-negative"
+    printf '{"v100": {"(\047A\047, 1)": {"null": 1, "(\047B\047, 1)": [1, 2, 3]}}}' >"$d/bad-pair"
+    printf '{"v100": {"(\047A\047, 01)": {"null": 1}}, "V100": {}}' >"$d/bad-key"
+    printf '{"v100": {}, "v100": {}}' >"$d/bad-duplicate"
+    printf '{"_unconsolidated": {"(\047A\047, 1)": {}}}' >"$d/bad-type"
+    printf '[1, {"a": [null, true, "x"]}]' >"$d/bad-array"
+    : >"$d/empty"
+    variants "$d/ok-gen" "$d" gen
+    variants "$d/ok-sample" "$d" sample
+}
+
+tput_lucid_seeds() {
+    local d=$1
+    # every pair of a few job kinds, as Lucid's profiler wrote them (with its index column)
+    awk 'BEGIN {
+        n = split("ResNet18 CIFAR-10|MobileNetV3 ImageNet|PointNet ShapeNet|DCGAN LSUN|PPO LunarLander", j, "|")
+        print ",model1,dataset1,gpu_num1,batchsize1,amp1,speed1,model2,dataset2,gpu_num2,batchsize2,amp2,speed2,gpu_util,gmem_util,gmem"
+        r = 0
+        for (a = 1; a <= n; a++) for (b = a; b <= n; b++) for (bs = 32; bs <= 128; bs *= 2) {
+            split(j[a], x, " "); split(j[b], y, " ")
+            printf "%d,%s,%s,1,%d,%d,%.3f,%s,%s,1,%d,%d,%.3f,%.3f,%.3f,%d\n", r, x[1], x[2], bs, r % 2, 0.5 + (r % 7) / 10, y[1], y[2], bs, (r / 2) % 2, 0.4 + (r % 5) / 8, 30 + r % 50, 10 + r % 20, 2000 + 37 * r
+            r++
+        } }' >"$d/ok-gen"
+    printf 'model1,dataset1,gpu_num1,batchsize1,amp1,speed1,model2,dataset2,gpu_num2,batchsize2,amp2,speed2\r\nVGG,CIFAR-10,1,064,0,1e-3,VGG,CIFAR-10,1,64,0,1.5\r\n\r\n"Bi,LSTM",Wikitext2,1,32,1,0.9,NeuMF,MovieLens,1,128,0,0.95\r\n' >"$d/ok-sample"
+    printf '\xef\xbb\xbfspeed2,amp2,batchsize2,gpu_num2,dataset2,model2,speed1,amp1,batchsize1,gpu_num1,dataset1,model1\n1,0,8,1,d,m,1,0,8,1,d,m\n' >"$d/ok-reordered"
+    printf ',model1,dataset1,gpu_num1,batchsize1,amp1,speed1,model2,dataset2,gpu_num2,batchsize2,amp2,speed2\n0,a/b,d,1,1,0,1,m,d,1,1,0,1\n1,m,d,2,1,0,1,m,d,1,1,0,1\n2,m,d,1,1,0,0,m,d,1,1,0,1\n3,m,d,1,1,0,1,m,d,1,1,0\n' >"$d/bad-rows"
+    printf 'model1,dataset1,gpu_num1,batchsize1,amp1,speed1,model2,dataset2,gpu_num2,batchsize2,amp2\n' >"$d/bad-header"
+    printf 'model1,model1\n' >"$d/dup-column"
+    : >"$d/empty"
+    variants "$d/ok-gen" "$d" gen
+    variants "$d/ok-sample" "$d" sample
+}
+
 dict() {
     local f=$1
     shift
@@ -429,6 +489,18 @@ seeds() {
         dict "$d/../dict" '--\x0a' '\x0a--\x0a' job_name inst_id task_name inst_num plan_cpu \
             plan_mem plan_gpu gpu_type Terminated Failed Running worker ps MISC CPU V100 T4 \
             '.0'
+        ;;
+    tput-gavel)
+        tput_gavel_seeds "$d"
+        dict "$d/../dict" '{' '}' '[' ']' ':' '\"null\": ' '\"v100\"' '\"k80_unconsolidated\"' \
+            "('" "', " "', 1)" "', 8)" '(batch size ' '1e-300' '-0.0' true null
+        return
+        ;;
+    tput-lucid)
+        tput_lucid_seeds "$d"
+        dict "$d/../dict" model1 dataset1 gpu_num1 batchsize1 amp1 speed1 model2 dataset2 \
+            gpu_num2 batchsize2 amp2 speed2 gpu_util / ResNet18 CIFAR-10 0.983
+        return
         ;;
     *) # auto, or a format this script does not know yet: every one-file seed we can make
         local other
