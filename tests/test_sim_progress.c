@@ -348,8 +348,27 @@ static void bad_input(void)
                                "X,0,,1,Nope,10\n",
                                "1x1:v100", &o, &st, &err),
               BERTH_EINPUT);
+    CHECK_HAS(err.msg, ":2: column job_type");
+    CHECK_HAS(err.msg, "found \"Nope\"");
+    /* the same with a duration: still an error (steps were asked for), unless fixed speed */
+    const char *with_duration = "job_id,arrival_s,duration_s,num_gpus,job_type,total_steps\n"
+                                "X,0,5,1,Nope,10\n";
+    CHECK_I64(simtest_run_opts(with_duration, "1x1:v100", &o, &st, &err), BERTH_EINPUT);
+    CHECK_HAS(err.msg, "found \"Nope\"");
+    o.fixed_speed = 1;
+    if (!run(with_duration, "1x1:v100", &o, &st)) {
+        CHECK_DBL(fin(&st, "X"), 5, 0);
+        simtest_free(&st);
+    }
+    o.fixed_speed = 0;
+    /* no duration and no steps model: --fixed-speed cannot run it */
+    o.fixed_speed = 1;
+    CHECK_I64(simtest_run_opts("job_id,arrival_s,duration_s,num_gpus,job_type,total_steps\n"
+                               "X,0,,1,A,10\n",
+                               "1x1:v100", &o, &st, &err),
+              BERTH_EINPUT);
     CHECK_HAS(err.msg, ":2: column duration_s");
-    CHECK_HAS(err.msg, "Nope");
+    o.fixed_speed = 0;
     CHECK_I64(simtest_run_opts("job_id,arrival_s,duration_s,num_gpus,job_type,total_steps\n"
                                "X,0,,1,C,10\n",
                                "1x1:v100", &o, &st, &err),

@@ -255,6 +255,12 @@ static int setup_job(struct berth__progress *p, struct berth_job *j, int fixed, 
     const struct berth_jobspec *s = j->spec;
     if (p->m && s->job_type[0])
         j->cls = berth__tput_class_find(p->m, s->job_type);
+    if (p->m && !fixed && j->cls < 0 && s->total_steps > 0 && s->job_type[0])
+        return berth_err_set(err, BERTH_EINPUT,
+                             "%s:%u: column job_type: expected a job type of the throughput "
+                             "model for a job with total_steps (--throughputs; `berth sim "
+                             "--help`), found \"%s\"",
+                             path, s->line, s->job_type);
     if (!fixed && j->cls >= 0 && s->total_steps > 0 && j->gpus > 0) {
         uint64_t allowed = 0, all = 0;
         double slowest = 0;
