@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# End-to-end tests of `berth sim`'s fidelity flags as a user runs them: the throughput model
+# (built-in catalog vs Gavel's file, --fixed-speed), co-location pairs from Lucid's file,
+# restart costs, time modes and their switches, the new summary fields, and exit 2 with a
+# clear message for every bad flag value.
+# Usage: cli_fidelity.sh PATH/TO/berth SRC_DIR SHARED_DIR
+set -u
+BERTH=$1 SRC=$2 SHARED=$3
+W=$(mktemp -d); trap 'rm -rf "$W"' EXIT
+pass=0 failn=0
+ok() { echo "ok   $*"; pass=$((pass + 1)); }
+bad() { echo "FAIL $*"; failn=$((failn + 1)); }
+expect_rc() { # expect_rc WANT DESCRIPTION -- command...
+    local want=$1 what=$2; shift 3
+    "$@" >"$W/out" 2>"$W/err"; local rc=$?
+    [ "$rc" = "$want" ] && ok "$what (exit $rc)" || bad "$what: exit $rc, want $want: $(head -c 300 "$W/err")"
+}
+has() { grep -qF -- "$2" "$1" && ok "$3" || bad "$3: '$2' not in: $(head -c 300 "$1")"; }
+key() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d[sys.argv[2]])' "$1" "$2"; }
+GAVEL=$SRC/examples/gavel-sample.csv
+TABLE=$SHARED/traces/gavel/simulation_throughputs.json
+LUCID=$SHARED/traces/lucid/colocate_info.csv
+
+# --- the model on a heterogeneous cluster -----------------------------------------------
+expect_rc 0 "gavel sample by steps on the gavel cluster" -- \
+    "$BERTH" sim --cluster gavel --trace "$GAVEL" --policy las --json
+cp "$W/out" "$W/steps.json"
+python3 - "$W/steps.json" <<'PY' && ok "summary has mode, restarts, FTF and per-type GPU-hours" || bad "summary fields"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["mode"] == "des" and d["completed"] == 200
+for k in ("restarts", "restart_lost_s", "ftf_rho_max", "ftf_rho_avg", "ftf_jain"):
+    assert k in d, k
+assert sorted(d["by_gpu_type"]) == ["k80", "p100", "v100"], d["by_gpu_type"]
+assert 0 < d["ftf_jain"] <= 1 and d["ftf_rho_max"] >= d["ftf_rho_avg"] > 0
+PY
+expect_rc 0 "--fixed-speed" -- "$BERTH" sim --cluster gavel --trace "$GAVEL" --policy las --json --fixed-speed
+cp "$W/out" "$W/fixed.json"
+python3 -c "
+import json; s=json.load(open('$W/steps.json')); f=json.load(open('$W/fixed.json'))
+# by steps, jobs placed on P100s and K80s are slower than their V100 duration
+assert s['avg_jct_s'] > f['avg_jct_s'], (s['avg_jct_s'], f['avg_jct_s'])" \
+    && ok "by steps, slower GPU types lengthen JCTs" || bad "steps vs fixed speed"
+if [ -f "$TABLE" ]; then
+    "$BERTH" sim --cluster gavel --trace "$GAVEL" --policy las --out "$W/builtin" >/dev/null 2>&1
+    "$BERTH" sim --cluster gavel --trace "$GAVEL" --policy las --throughputs "$TABLE" --out "$W/file" >/dev/null 2>&1
+    diff -r "$W/builtin" "$W/file" >/dev/null && ok "Gavel's file and the built-in catalog give identical runs" \
+        || bad "--throughputs FILE differs from the built-in catalog"
+fi
+
+# --- co-location with Lucid's pairs -----------------------------------------------------
+if [ -f "$LUCID" ]; then
+    printf 'job_id,arrival_s,duration_s,num_gpus,job_type,gpu_share\nA,0,1000,1,ResNet18/CIFAR-10/32/0,0.5\nB,0,1000,1,MobileNetV3/ImageNet/32/0,0.5\n' >"$W/pair.csv"
+    expect_rc 0 "without pairs" -- "$BERTH" sim --cluster 1x1:v100 --trace "$W/pair.csv" --json
+    [ "$(key "$W/out" makespan_s)" = "1000.0" ] && ok "no pairs: both end at 1000 s" || bad "no pairs: makespan $(key "$W/out" makespan_s)"
+    expect_rc 0 "with Lucid's pairs" -- "$BERTH" sim --cluster 1x1:v100 --trace "$W/pair.csv" --colocation "$LUCID" --json
+    python3 -c "import json; d=json.load(open('$W/out')); assert d['makespan_s'] != 1000.0, d['makespan_s']" \
+        && ok "Lucid's pair speeds change the run" || bad "pairs had no effect"
+    expect_rc 0 "--colocate-speed 0.5" -- "$BERTH" sim --cluster 1x1:v100 --trace "$W/pair.csv" --colocate-speed 0.5 --json
+    [ "$(key "$W/out" makespan_s)" = "2000.0" ] && ok "--colocate-speed 0.5: together at half speed, both end at 2000 s" \
+        || bad "--colocate-speed: makespan $(key "$W/out" makespan_s)"
+fi
+
+# --- restart cost and modes -------------------------------------------------------------
+printf 'job_id,arrival_s,duration_s,num_gpus\nJ1,0,100,1\nJ2,10,20,1\n' >"$W/r.csv"
+expect_rc 0 "--restart-cost 5 under srtf" -- "$BERTH" sim --cluster 1x1:v100 --trace "$W/r.csv" --policy srtf --restart-cost 5 --json
+[ "$(key "$W/out" restart_lost_s)" = "5.0" ] && [ "$(key "$W/out" makespan_s)" = "125.0" ] \
+    && ok "restart cost: 5 s lost, makespan 125 s" || bad "restart cost: $(cat "$W/out")"
+expect_rc 0 "--restart-cost helios" -- "$BERTH" sim --cluster 1x1:v100 --trace "$W/r.csv" --policy srtf --restart-cost helios --json
+[ "$(key "$W/out" makespan_s)" = "127.0" ] && ok "helios tiers: 7 s for one GPU" || bad "helios: $(key "$W/out" makespan_s)"
+expect_rc 0 "--mode gavel" -- "$BERTH" sim --cluster 1x1:v100 --trace "$W/r.csv" --mode gavel --json
+[ "$(key "$W/out" mode)" = "gavel" ] && ok "mode reported" || bad "mode not reported"
+# J1 admitted at 0 ends its work at 100 (GPU held to 360); J2 admitted at 360 ends at 380
+[ "$(key "$W/out" makespan_s)" = "380.0" ] && ok "gavel mode: makespan 380 s" || bad "gavel mode: $(key "$W/out" makespan_s)"
+expect_rc 0 "--mode rounds --round 50 --round-release off" -- "$BERTH" sim --cluster 1x1:v100 --trace "$W/r.csv" --mode rounds --round 50 --round-release off --json
+# J1 0-100; J2 admitted at 50, starts at the 100 boundary, ends 120
+[ "$(key "$W/out" makespan_s)" = "120.0" ] && ok "rounds mode switches" || bad "rounds: $(key "$W/out" makespan_s)"
+
+# --- bad flag values: exit 2 and a message ----------------------------------------------
+A=(sim --cluster 1x1:v100 --trace "$W/r.csv")
+expect_rc 2 "unknown mode" -- "$BERTH" "${A[@]}" --mode nope
+has "$W/err" "des, rounds, gavel or blox" "unknown mode lists the modes"
+expect_rc 2 "bad switch" -- "$BERTH" "${A[@]}" --mode rounds --round-admit maybe
+has "$W/err" "expected on or off" "bad switch says on or off"
+expect_rc 2 "switch without a round mode" -- "$BERTH" "${A[@]}" --round-jct on
+has "$W/err" "round mode" "switch in des mode is refused"
+expect_rc 2 "--round 0" -- "$BERTH" "${A[@]}" --mode rounds --round 0
+expect_rc 2 "decreasing --queue-limits" -- "$BERTH" "${A[@]}" --queue-limits 7200,3250
+has "$W/err" "must increase" "queue limits must increase"
+expect_rc 2 "--spread-penalty 0" -- "$BERTH" "${A[@]}" --spread-penalty 0
+expect_rc 2 "--spread-penalty for an unknown type" -- "$BERTH" "${A[@]}" --spread-penalty "Nope=0.5"
+has "$W/err" "'Nope' is not in the throughput model" "unknown spread type named"
+expect_rc 0 "--spread-penalty for a known type" -- "$BERTH" "${A[@]}" --spread-penalty "ResNet-50 (batch size 64)=0.5"
+expect_rc 2 "--restart-cost nope" -- "$BERTH" "${A[@]}" --restart-cost nope
+expect_rc 2 "missing --throughputs file" -- "$BERTH" "${A[@]}" --throughputs "$W/none.json"
+has "$W/err" "none.json" "missing model file named"
+printf '{"v100": {"(\x27A\x27, 1)": {"null": -1}}}' >"$W/bad.json"
+expect_rc 2 "bad --throughputs file" -- "$BERTH" "${A[@]}" --throughputs "$W/bad.json"
+has "$W/err" "bad.json" "bad model file named"
+printf 'job_id,arrival_s,duration_s,num_gpus,job_type,total_steps\nX,0,,1,Nope,10\n' >"$W/nope.csv"
+expect_rc 2 "unknown job type with steps" -- "$BERTH" sim --cluster 1x1:v100 --trace "$W/nope.csv"
+has "$W/err" "nope.csv:2: column job_type" "unknown job type names file, line and column"
+
+echo "$pass passed, $failn failed"
+[ "$failn" = 0 ]
