@@ -109,6 +109,27 @@ static void max_min_degenerate_deterministic(void)
     }
 }
 
+/* Three identical jobs on two GPUs: a vertex of the LP would give two of them all the time
+ * and the third a third of it; identical jobs are solved as one group, so each gets 2/3. */
+static void max_min_identical_jobs_equal(void)
+{
+    double sf[] = {1, 1, 1, 2}, t[] = {1, 1, 1, 1}, n[] = {4}, x[4];
+    struct berth__lp_problem p = {.n = 3, .m = 1, .sf = sf, .tput = t, .ngpus = n};
+    struct berth_err err = {0};
+    n[0] = 2;
+    CHECK_I64(berth__lp_max_min(&p, 1, x, NULL, &err), 0);
+    for (int i = 0; i < 3; i++)
+        CHECK_DBL(x[i], 2.0 / 3, TOL);
+    /* with a 2-GPU job besides, on 4 GPUs: max min(x1, x2, x3, 2 x4), x1+x2+x3+2x4 <= 4:
+     * z = 1 with x1 = x2 = x3 = 1 and x4 = 1/2 */
+    p.n = 4;
+    n[0] = 4;
+    CHECK_I64(berth__lp_max_min(&p, 0, x, NULL, &err), 0);
+    CHECK_DBL(x[0], x[1], 0);
+    CHECK_DBL(x[1], x[2], 0);
+    CHECK_DBL(x[3], 0.5, TOL);
+}
+
 /* A job that cannot run anywhere (throughput 0, or a gang larger than every type) gets
  * nothing and does not drag the min down to 0. */
 static void max_min_unrunnable_jobs(void)
@@ -257,6 +278,7 @@ static const struct check_test tests[] = {
     {"max_min_weights", max_min_weights},
     {"max_min_perf_split", max_min_perf_split},
     {"max_min_degenerate_deterministic", max_min_degenerate_deterministic},
+    {"max_min_identical_jobs_equal", max_min_identical_jobs_equal},
     {"max_min_unrunnable_jobs", max_min_unrunnable_jobs},
     {"empty_and_bad_input", empty_and_bad_input},
     {"iso_rates", iso_rates},

@@ -7,14 +7,18 @@
  * type where its throughput is 0 or whose GPU count is below its gang (sf_i > N_j): its x_ij
  * is 0 there, and a job that can run nowhere gets all zeros and is left out of the objective.
  *
- * Determinism: the LPs are degenerate (many optimal x for one optimal value), so each solve
- * is lexicographic. The fairness objective is optimised first; then, with it held at its
- * optimum (to a relative 1e-7), a second objective takes the slack: the total normalised
- * throughput sum_ij c_ij * x_ij (the c of the fairness rows). That hands capacity the
- * bottleneck jobs cannot use to jobs that can use it (a max-min optimum may leave GPUs idle),
- * and what is still tied is settled by GLPK's simplex, which is deterministic for a given
- * problem; rows and columns are always built in job order, then type order. Same input, same
- * output, bit for bit. */
+ * Determinism: the LPs are degenerate (many optimal x for one optimal value), and Gavel's
+ * answers move with the solver. Here max-min is lexicographic: the fairness objective first;
+ * then, with it held at its optimum (to a relative 1e-7), a second objective takes the
+ * slack: the total normalised throughput sum_ij c_ij * x_ij (the c of the fairness rows),
+ * which hands capacity the bottleneck jobs cannot use to jobs that can use it (a max-min
+ * optimum may leave GPUs idle). Identical jobs (same gang, weight and throughputs) always get
+ * identical x (they are solved as one group, which is exact). Finish-time fairness keeps the
+ * allocation of its last feasible bisection step: a second objective there cost as much as
+ * the whole bisection, and spare capacity is the round mechanism's to hand out. What is still
+ * tied is settled by GLPK's simplex, deterministic for a given problem: rows and columns are
+ * built in job order then type order and the starting basis is a fixed function of the
+ * input. Same input, same output, bit for bit. */
 #ifndef BERTH_POLICY_LP_ALLOC_H
 #define BERTH_POLICY_LP_ALLOC_H
 
@@ -60,8 +64,8 @@ int berth__lp_max_min(const struct berth__lp_problem *p, int perf, double *x,
  * linear (sum_j T_ij x_ij >= remaining_i / (rho * D_i - elapsed_i)), so rho is bisected
  * between a lower bound (every job alone on its fastest type) and an upper bound met by the
  * isolated allocation, one warm-started dual-simplex feasibility check per step, until the
- * bracket is within BERTH_LP_FTF_TOL of rho; the final x is the max-throughput allocation at
- * the bracket's feasible end. Jobs with no work left or no rate get x = 0. Errors as above. */
+ * bracket is within BERTH_LP_FTF_TOL of rho; x is the allocation found at the bracket's
+ * feasible end. Jobs with no work left or no rate get x = 0. Errors as above. */
 int berth__lp_ftf(const struct berth__lp_problem *p, double *x, struct berth__lp_stats *st,
                   struct berth_err *err);
 
