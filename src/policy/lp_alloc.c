@@ -11,8 +11,8 @@
  * - max-min solves one row set per group of identical jobs (same gang, weight and
  *   throughputs: in practice one group per job class and gang size). That is exact: averaging
  *   an optimal allocation over the jobs of a group keeps it feasible and keeps both
- *   objectives (the min cannot drop, the total is linear), so some optimum gives identical
- *   jobs identical shares, and that is the one returned;
+ *   objectives (the min cannot drop, the total is linear), so some optimum treats identical
+ *   jobs alike; unpack() then hands the group's time to its jobs;
  * - the first simplex starts from a guessed basis (crash_*) instead of the slack basis. */
 #include <glpk.h>
 #include <limits.h>
@@ -294,22 +294,22 @@ static int crash(struct lp *l, const double *a, int z, struct berth_err *err)
 
 /* ---- max-min fairness ------------------------------------------------------------------ */
 
-/* Solves max-min on p whose rows stand for mult[i] identical jobs each. */
-static int max_min_rows(const struct berth__lp_problem *p, const double *mult, int perf, double *x,
-                        struct berth__lp_stats *st, struct berth_err *err)
+/* Solves max-min on p whose rows stand for mult[i] identical jobs each; also writes the
+ * fairness coefficients c[n*m] (0 where a job cannot run). */
+static int max_min_rows(const struct berth__lp_problem *p, const double *mult, int perf, double *c,
+                        double *x, struct berth__lp_stats *st, struct berth_err *err)
 {
     double total = 0;
     for (size_t j = 0; j < p->m; j++)
         total += p->ngpus[j];
     struct lp l;
-    double *c = NULL, *a = NULL; /* fairness coefficients c_ij; crash costs */
+    double *a = NULL; /* crash costs */
     int rc = lp_init(&l, p, mult, NULL, (int)p->n, err);
     if (rc || !l.ncols) /* an error, or nothing can run anywhere */
         goto out;
     int z = l.ncols + 1;
-    c = malloc(p->n * p->m * sizeof *c);
     a = malloc(p->n * p->m * sizeof *a);
-    if (!c || !a) {
+    if (!a) {
         rc = berth_err_set(err, BERTH_ENOMEM, "lp: out of memory");
         goto out;
     }
@@ -361,7 +361,6 @@ static int max_min_rows(const struct berth__lp_problem *p, const double *mult, i
 out:
     if (rc == NO_SOLUTION) /* x = 0, z = 0 is always feasible */
         rc = berth_err_set(err, BERTH_EINTERNAL, "lp: max-min LP reported infeasible");
-    free(c);
     free(a);
     lp_done(&l, st);
     return rc;
@@ -398,6 +397,48 @@ static size_t group_jobs(const struct berth__lp_problem *p, uint32_t *grp, uint3
     return ng;
 }
 
+/* Hands each group's allocation to its jobs. Giving every job the group's x would be exact,
+ * but a job would then hold a slice of every type it may use, and rounds would move
+ * identical jobs back and forth between types for nothing. So each group's time on each type
+ * (mult * x_gj) is packed onto its jobs in job order instead: a job takes the group's value
+ * per job, sum_j c_gj x_gj, from the types in order, as much as each has left. Every job gets
+ * the same value, and each type the same total time, so both objectives and the GPU counts
+ * are unchanged, and a job spans few types. Should a job then need more than all its time
+ * (the slow types left to the last jobs), the group keeps the even split. left[ng*m] and
+ * bad[ng] are scratch. */
+static void unpack(const struct berth__lp_problem *p, const uint32_t *grp, size_t ng,
+                   const double *mult, const double *c, const double *gx, double *left,
+                   uint32_t *bad, double *x)
+{
+    size_t m = p->m;
+    for (size_t g = 0; g < ng; g++) {
+        bad[g] = 0;
+        for (size_t j = 0; j < m; j++)
+            left[g * m + j] = mult[g] * gx[g * m + j];
+    }
+    for (size_t i = 0; i < p->n; i++) {
+        size_t g = grp[i];
+        double want = 0, got = 0, time = 0;
+        for (size_t j = 0; j < m; j++)
+            want += c[g * m + j] * gx[g * m + j];
+        for (size_t j = 0; j < m; j++) {
+            double need = c[g * m + j] > 0 ? (want - got) / c[g * m + j] : 0;
+            double take = fmin(need, left[g * m + j]);
+            if (!(take > 1e-12))
+                take = 0;
+            x[i * m + j] = take;
+            left[g * m + j] -= take;
+            got += take * c[g * m + j];
+            time += take;
+        }
+        if (time > 1 + 1e-9 || got < want * (1 - 1e-9))
+            bad[g] = 1;
+    }
+    for (size_t i = 0; i < p->n; i++)
+        if (bad[grp[i]])
+            memcpy(&x[i * m], &gx[grp[i] * m], m * sizeof *x);
+}
+
 int berth__lp_max_min(const struct berth__lp_problem *p, int perf, double *x,
                       struct berth__lp_stats *st, struct berth_err *err)
 {
@@ -416,8 +457,8 @@ int berth__lp_max_min(const struct berth__lp_problem *p, int perf, double *x,
     uint32_t *slot = malloc(cap * sizeof *slot);
     double *gsf = malloc(n * sizeof *gsf), *gw = malloc(n * sizeof *gw);
     double *gt = malloc(n * m * sizeof *gt), *mult = calloc(n, sizeof *mult);
-    double *gx = malloc(n * m * sizeof *gx);
-    if (!grp || !first || !slot || !gsf || !gw || !gt || !mult || !gx) {
+    double *gx = malloc(n * m * sizeof *gx), *gc = calloc(n * m, sizeof *gc);
+    if (!grp || !first || !slot || !gsf || !gw || !gt || !mult || !gx || !gc) {
         rc = berth_err_set(err, BERTH_ENOMEM, "lp: out of memory");
         goto out;
     }
@@ -443,10 +484,9 @@ int berth__lp_max_min(const struct berth__lp_problem *p, int perf, double *x,
     struct berth__lp_problem q = {
         .n = ng, .m = m, .sf = gsf, .w = gw, .tput = gt, .ngpus = p->ngpus};
     memset(gx, 0, ng * m * sizeof *gx);
-    if ((rc = max_min_rows(&q, mult, perf, gx, st, err)))
+    if ((rc = max_min_rows(&q, mult, perf, gc, gx, st, err)))
         goto out;
-    for (size_t i = 0; i < n; i++)
-        memcpy(&x[i * m], &gx[grp[i] * m], m * sizeof *x);
+    unpack(p, grp, ng, mult, gc, gx, gt, slot, x);
 out:
     if (in.tput != p->tput)
         free((void *)in.tput);
@@ -458,6 +498,7 @@ out:
     free(gt);
     free(mult);
     free(gx);
+    free(gc);
     return rc;
 }
 

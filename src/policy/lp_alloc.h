@@ -12,13 +12,16 @@
  * then, with it held at its optimum (to a relative 1e-7), a second objective takes the
  * slack: the total normalised throughput sum_ij c_ij * x_ij (the c of the fairness rows),
  * which hands capacity the bottleneck jobs cannot use to jobs that can use it (a max-min
- * optimum may leave GPUs idle). Identical jobs (same gang, weight and throughputs) always get
- * identical x (they are solved as one group, which is exact). Finish-time fairness keeps the
- * allocation of its last feasible bisection step: a second objective there cost as much as
- * the whole bisection, and spare capacity is the round mechanism's to hand out. What is still
- * tied is settled by GLPK's simplex, deterministic for a given problem: rows and columns are
- * built in job order then type order and the starting basis is a fixed function of the
- * input. Same input, same output, bit for bit. */
+ * optimum may leave GPUs idle). Identical jobs (same gang, weight and throughputs; for plain
+ * max-min, same usable types) are solved as one group, which is exact, and get the same
+ * value; the group's time on each type is packed onto its jobs in job order, so that a job
+ * spans few types instead of holding a slice of each (the even split where packing would
+ * need more than all of a job's time). Finish-time fairness keeps the allocation of its last
+ * feasible bisection step: a second objective there cost as much as the whole bisection, and
+ * spare capacity is the round mechanism's to hand out. What is still tied is settled by
+ * GLPK's simplex, deterministic for a given problem: rows and columns are built in job order
+ * then type order and the starting basis is a fixed function of the input. Same input, same
+ * output, bit for bit. */
 #ifndef BERTH_POLICY_LP_ALLOC_H
 #define BERTH_POLICY_LP_ALLOC_H
 
