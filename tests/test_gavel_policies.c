@@ -2,6 +2,8 @@
  * the public simulator, plus properties on a generated workload. Defaults throughout: rounds
  * of 360 s, the allocation recomputed at most every 1920 s; no throughput model (every job
  * runs at speed 1 on every type it may use). */
+#include "engine/engine.h"
+#include "model/tput.h"
 #include "simtest.h"
 
 struct want {
@@ -156,6 +158,88 @@ static void two_types_no_moves(void)
         run_case(csv, "1x1:v100,1x1:k80", pols[i], w, 2, 720, 720, 0, 0);
 }
 
+/* With a throughput model (through the engine: the simulator does not take one yet). One V100
+ * and one K80; class "a" runs at 1 step/s on the V100 and 4 on the K80, class "b" at 3 and 1.
+ * J1 is an "a", J2 a "b", both 1 GPU, both at 0 with 1000 steps.
+ *   gavel-fifo: J1 first takes its fastest type, the K80; J2 then the V100.
+ *   gavel-max-min-perf: P = (2.5, 2), c1 = (0.4, 1.6), c2 = (1.5, 0.5): z = 1.5 (J2 all of
+ *   the V100), and J1 gets all of the K80.
+ *   themis-ftf: isolated rates (half of each type) 2.5 and 2; new jobs: rho_i = I_i / rate_i;
+ *   J2 can do no better than 2/3 (all of the V100), which J1 meets on 15/16 of the K80 or more.
+ *   gavel-max-min ignores throughputs: the two jobs are alike, J1 gets the first type. */
+static void heterogeneous_throughputs(void)
+{
+    struct berth_tput *m = berth__tput_new();
+    int tv, tk, ca, cb;
+    CHECK(m != NULL);
+    if (!m)
+        return;
+    CHECK_I64(berth__tput_add_type(m, "v100", &tv), 0);
+    CHECK_I64(berth__tput_add_type(m, "k80", &tk), 0);
+    CHECK_I64(berth__tput_add_class(m, "a", &ca), 0);
+    CHECK_I64(berth__tput_add_class(m, "b", &cb), 0);
+    CHECK_I64(berth__tput_add_point(m, ca, tv, 1, 0, 1), 0);
+    CHECK_I64(berth__tput_add_point(m, ca, tk, 1, 0, 4), 0);
+    CHECK_I64(berth__tput_add_point(m, cb, tv, 1, 0, 3), 0);
+    CHECK_I64(berth__tput_add_point(m, cb, tk, 1, 0, 1), 0);
+    struct berth_cluster *c = NULL;
+    struct berth_err err = {0};
+    CHECK_I64(berth_cluster_parse("1x1:v100,1x1:k80", &c, &err), 0);
+    struct berth_jobspec spec[2] = {{.id = "J1",
+                                     .duration_us = 1000 * BERTH_US_PER_S,
+                                     .num_gpus = 1,
+                                     .gpu_share_milli = 1000,
+                                     .gpu_type = "",
+                                     .job_type = "a"},
+                                    {.id = "J2",
+                                     .duration_us = 1000 * BERTH_US_PER_S,
+                                     .num_gpus = 1,
+                                     .gpu_share_milli = 1000,
+                                     .gpu_type = "",
+                                     .job_type = "b"}};
+    const struct {
+        const char *policy;
+        int type1, type2; /* cluster types: 0 = v100, 1 = k80 */
+    } want[] = {{"gavel-fifo", 1, 0},
+                {"gavel-max-min-perf", 1, 0},
+                {"themis-ftf", 1, 0},
+                {"gavel-max-min", 0, 1}};
+    for (size_t w = 0; c && w < sizeof want / sizeof *want; w++) {
+        struct berth_params prm = {0};
+        struct berth_engine *e = NULL;
+        int rc = berth__engine_create(c, want[w].policy, NULL, &prm, NULL, &e, &err);
+        CHECK_I64(rc, 0);
+        if (rc)
+            continue;
+        e->check = 1;
+        CHECK_I64(berth__engine_set_tput(e, m, &err), 0);
+        for (uint32_t i = 0; i < 2; i++) {
+            uint32_t idx;
+            CHECK_I64(berth__engine_add(e, &spec[i], &idx, &err), 0);
+            e->jobs[idx].cls = i == 0 ? ca : cb;
+            e->jobs[idx].work = 1000; /* steps */
+            CHECK_I64(berth__engine_arrive(e, idx, 0, &err), 0);
+        }
+        CHECK_I64(berth__engine_pass(e, 0, &err), 0);
+        CHECK_I64(e->jobs[0].state, BERTH_JOB_RUNNING);
+        CHECK_I64(e->jobs[1].state, BERTH_JOB_RUNNING);
+        if (e->jobs[0].type != want[w].type1 || e->jobs[1].type != want[w].type2)
+            fprintf(stderr, "  %s: J1 on type %d, J2 on type %d\n", want[w].policy, e->jobs[0].type,
+                    e->jobs[1].type);
+        CHECK_I64(e->jobs[0].type, want[w].type1);
+        CHECK_I64(e->jobs[1].type, want[w].type2);
+        /* the next round keeps them where they are */
+        CHECK_I64(berth__engine_next_pass(e, 0), 360 * BERTH_US_PER_S);
+        CHECK_I64(berth__engine_pass(e, 360 * BERTH_US_PER_S, &err), 0);
+        CHECK_I64(e->jobs[0].type, want[w].type1);
+        CHECK_I64(e->jobs[1].type, want[w].type2);
+        CHECK_I64(e->preemptions + e->migrations, 0);
+        berth__engine_destroy(e);
+    }
+    berth_cluster_free(c);
+    berth_tput_free(m);
+}
+
 /* A generated Gavel-like workload on a heterogeneous cluster, with the engine re-verifying
  * every GPU after every pass: every job finishes exactly once having run exactly its
  * duration, and a second run gives the very same results. */
@@ -223,6 +307,7 @@ static const struct check_test tests[] = {
     {"max_min_min_realloc", max_min_min_realloc},
     {"ftf_favours_the_waiting", ftf_favours_the_waiting},
     {"two_types_no_moves", two_types_no_moves},
+    {"heterogeneous_throughputs", heterogeneous_throughputs},
     {"generated_properties", generated_properties},
 };
 

@@ -229,9 +229,10 @@ static int alloc_fifo(struct gavel *g, const struct berth_view *v)
             continue;
         int best = -1;
         double bt = 0;
-        if (j->state == BERTH_JOB_RUNNING && j->type >= 0 && room[j->type] >= demand(j))
+        int keep = j->state == BERTH_JOB_RUNNING && j->type >= 0 && room[j->type] >= demand(j);
+        if (keep)
             best = j->type;
-        for (size_t t = 0; best < 0 && t < g->nt; t++) {
+        for (size_t t = 0; !keep && t < g->nt; t++) {
             double r = tput(v, j, t);
             if (r > 0 && room[t] >= demand(j) && r > bt) {
                 bt = r;

@@ -244,8 +244,10 @@ static int crash_assign(const struct lp *l, const double *a, int *type)
         type[i] = -1;
         for (size_t j = 0; j < p->m; j++) {
             size_t k = i * p->m + j;
+            if (!l->col[k])
+                continue;
             double v = (load[j] + a[k]) / p->ngpus[j];
-            if (l->col[k] && (type[i] < 0 || v < best)) {
+            if (type[i] < 0 || v < best) {
                 type[i] = (int)j;
                 best = v;
             }
