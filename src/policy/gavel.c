@@ -7,11 +7,12 @@
  * get nothing (the head blocks). The others solve an LP (lp_alloc.h): max-min fairness with
  * throughputs ignored, max-min on throughputs normalised by each job's equal-split rate, and
  * finish-time fairness. The allocation is recomputed at a round start when jobs arrived or
- * left since the last one, but at most once per --min-realloc (0: Gavel's 1920 s). Each
+ * left since the last one, but at most once per params.min_realloc_us (0: Gavel's 1920 s). Each
  * recompute is a reset: a job's deficit on a type grows by what it should have had since the
  * last reset (x * elapsed) minus what it got, and the time it got starts again from 0.
  *
- * Rounds (--round, 0: Gavel's 360 s). At a round start every allocated (job, type) gets a
+ * Rounds (params.round_us, 0: Gavel's 360 s; a timer while jobs run; after an idle spell
+ * the first pass past the due time starts one). At a round start every allocated (job, type) gets a
  * priority x / (the job's share of the time jobs ran on that type since the reset), x * 1e9
  * when it got none yet; entries are ranked by (priority, deficit, x) descending, then job
  * number, then type. Walking the ranking, a job is chosen on the first type whose GPUs (counted,
@@ -31,7 +32,11 @@
  * Throughputs T_ij: 1 on every type the job may use when there is no throughput model or the
  * job has no class; otherwise the model's rate for its class and gang on that type (0 where
  * the model does not know the type). A job cannot be allocated on a type too small for its
- * gang. CPU-only jobs take no part in the allocation and are only filled in. */
+ * gang. CPU-only jobs take no part in the allocation and are only filled in. themis-ftf's
+ * rho takes each job's time since arrival, its work left (work - done: steps for a class job,
+ * else seconds, a fixed-speed job's done being at least its run time) and its isolated-
+ * equivalent time, which grows at each recompute by the work done since the last one over
+ * the isolated rate of then. Every job has weight 1. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
