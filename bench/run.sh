@@ -3,7 +3,8 @@
 # the simulator wall time, events per second and peak memory for
 #   1. the real Philly trace (82,247 jobs) on 64x8:v100 under fifo, sjf and las (target < 1 s);
 #   2. one million generated gavel jobs on 50,000 GPUs under las (target < 30 s, < 2 GB),
-#      at a sustainable load (~76 % busy) and in overload (offered load above capacity).
+#      at a sustainable load (~76 % busy) and in overload (offered load above capacity);
+# and the Gavel-family LPs: one allocation with 1,000 active jobs on 3 GPU types (< 100 ms).
 # Each case runs REPEAT times (default 3); the best wall time is reported (machines here
 # are shared and noisy). Usage: bench/run.sh [PATH/TO/berth]
 set -euo pipefail
@@ -52,6 +53,9 @@ if [ -x "$LOAD" ]; then
     python3 "$HERE/gen_pai.py" "$W/pai" 1200000 1
     printf "%-34s %s\n" "load PAI tables (1.2M task rows)" "$("$LOAD" pai2020 "$W/pai" 1)"
 fi
+# LPs: gavel-max-min(-perf) and themis-ftf, 1,000 active jobs, 3 GPU types (target < 100 ms)
+LPB=$(dirname "$BERTH")/bench/bench_lp
+[ -x "$LPB" ] && "$LPB" 1000 "$REPEAT"
 "$BERTH" gen --profile gavel --jobs 1000000 --rate 1500 --seed 1 --out "$W/g1500.csv"
 "$BERTH" gen --profile gavel --jobs 1000000 --rate 1800 --seed 1 --out "$W/g1800.csv"
 REPEAT=1 run_case "1M gavel, 50k GPUs, las, 1500/h" sim --cluster 6250x8:v100 --trace "$W/g1500.csv" --policy las

@@ -2,7 +2,7 @@
 # Installs the Debian 12 packages berth needs to build and test, and nothing when they are
 # already there. Run as root (or with sudo available). Used by `make` and by .ci/run.
 set -eu
-need="gcc make cmake pkg-config libjansson-dev python3 ${BERTH_EXTRA_PACKAGES:-}"
+need="gcc make cmake pkg-config libjansson-dev libglpk-dev python3 ${BERTH_EXTRA_PACKAGES:-}"
 missing=""
 for p in $need; do
     if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then

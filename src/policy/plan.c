@@ -143,7 +143,8 @@ static int32_t count_servers(struct berth_plan *p, const struct berth_job *j)
     return n;
 }
 
-int berth__plan_start(struct berth_plan *p, uint32_t ji, struct berth_err *err)
+/* Starts pending job ji on the first type of mask (in cluster order) where placement works. */
+static int start_in(struct berth_plan *p, uint32_t ji, uint64_t mask, struct berth_err *err)
 {
     struct berth_job *j = &p->jobs[ji];
     if (j->state != BERTH_JOB_PENDING)
@@ -167,7 +168,7 @@ int berth__plan_start(struct berth_plan *p, uint32_t ji, struct berth_err *err)
         p->filling = 1;
     }
     for (size_t k = 0; k < p->cluster->ntypes && t < 0 && j->gpus; k++) {
-        if ((j->type_mask && !(j->type_mask >> k & 1)) || !fits_type(p, j, (int)k))
+        if ((mask && !(mask >> k & 1)) || !fits_type(p, j, (int)k))
             continue;
         p->filling = 0;
         if (berth__place(p, j, (int)k, p->placement) == 0)
@@ -197,6 +198,21 @@ int berth__plan_start(struct berth_plan *p, uint32_t ji, struct berth_err *err)
     p->npending--;
     p->nrunning++;
     return 0;
+}
+
+int berth__plan_start(struct berth_plan *p, uint32_t ji, struct berth_err *err)
+{
+    return start_in(p, ji, p->jobs[ji].type_mask, err);
+}
+
+int berth__plan_start_type(struct berth_plan *p, uint32_t ji, int type, struct berth_err *err)
+{
+    const struct berth_job *j = &p->jobs[ji];
+    if (type < 0 || (size_t)type >= p->cluster->ntypes || type >= 64 ||
+        (j->type_mask && !(j->type_mask >> type & 1)))
+        return berth_err_set(err, BERTH_EINTERNAL, "plan: job %s started on a type it may not use",
+                             j->spec->id);
+    return start_in(p, ji, (uint64_t)1 << type, err);
 }
 
 int berth__plan_preempt(struct berth_plan *p, uint32_t ji, struct berth_err *err)

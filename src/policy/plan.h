@@ -47,6 +47,9 @@ int berth__plan_fit(const struct berth_plan *p, const struct berth_job *j);
 /* Starts pending job j on idle GPUs chosen by the plan's placement helper. BERTH_EINPUT
  * (with err) when it does not fit; the plan is unchanged then. */
 int berth__plan_start(struct berth_plan *p, uint32_t j, struct berth_err *err);
+/* The same on GPU type `type` only (one the job may use; a GPU job). BERTH_EINPUT (with err)
+ * when it does not fit there. */
+int berth__plan_start_type(struct berth_plan *p, uint32_t j, int type, struct berth_err *err);
 /* Stops running job j and frees its GPUs (they stay remembered for a restore). */
 int berth__plan_preempt(struct berth_plan *p, uint32_t j, struct berth_err *err);
 /* 1 when job j was running when the plan opened, was preempted in this plan, and every GPU

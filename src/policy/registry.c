@@ -9,10 +9,23 @@ extern const struct berth_policy_ops berth__policy_fifo_skip;
 extern const struct berth_policy_ops berth__policy_sjf;
 extern const struct berth_policy_ops berth__policy_srtf;
 extern const struct berth_policy_ops berth__policy_las;
+/* Gavel family and Themis (gavel.c) */
+extern const struct berth_policy_ops berth__policy_gavel_fifo;
+extern const struct berth_policy_ops berth__policy_gavel_max_min;
+extern const struct berth_policy_ops berth__policy_gavel_max_min_perf;
+extern const struct berth_policy_ops berth__policy_themis_ftf;
 
 static const struct berth_policy_ops *const registry[] = {
-    &berth__policy_fifo, &berth__policy_fifo_skip, &berth__policy_sjf,
-    &berth__policy_srtf, &berth__policy_las,
+    &berth__policy_fifo,
+    &berth__policy_fifo_skip,
+    &berth__policy_sjf,
+    &berth__policy_srtf,
+    &berth__policy_las,
+    /* Gavel family and Themis */
+    &berth__policy_gavel_fifo,
+    &berth__policy_gavel_max_min,
+    &berth__policy_gavel_max_min_perf,
+    &berth__policy_themis_ftf,
 };
 
 #define NPOLICIES (sizeof registry / sizeof *registry)

@@ -1,0 +1,692 @@
+/* The Gavel policy family (gavel-fifo, gavel-max-min, gavel-max-min-perf) and Themis'
+ * finish-time fairness (themis-ftf) as Gavel runs them: an allocation x_ij (the share of time
+ * job i should get on GPU type j) turned into who runs, round by round.
+ *
+ * Allocation. gavel-fifo: in arrival order each job gets x = 1 on one type, the fastest with
+ * room left (a running job keeps its type), until one finds no room: it and everyone after
+ * get nothing (the head blocks). The others solve an LP (lp_alloc.h): max-min fairness with
+ * throughputs ignored, max-min on throughputs normalised by each job's equal-split rate, and
+ * finish-time fairness. The allocation is recomputed at a round start when jobs arrived or
+ * left since the last one, but at most once per params.min_realloc_us (0: Gavel's 1920 s). Each
+ * recompute is a reset: a job's deficit on a type grows by what it should have had since the
+ * last reset (x * elapsed) minus what it got, and the time it got starts again from 0.
+ *
+ * Rounds (params.round_us, 0: Gavel's 360 s; a timer while jobs run; after an idle spell
+ * the first pass past the due time starts one). At a round start every allocated (job, type) gets a
+ * priority x / (the job's share of the time jobs ran on that type since the reset), x * 1e9
+ * when it got none yet; entries are ranked by (priority, deficit, x) descending, then job
+ * number, then type. Walking the ranking, a job is chosen on the first type whose GPUs (counted,
+ * in milli-GPUs) still hold its gang. Running jobs chosen on their own type keep their GPUs;
+ * chosen jobs that are pending start, taking the GPUs of running jobs that were not chosen
+ * (worst ranked first, jobs outside the allocation before all others, newest first) only
+ * when the idle GPUs are not enough; a victim whose GPUs nobody took in the end keeps running.
+ * A job chosen on another type than the one it runs on moves.
+ *
+ * Between rounds, and after each round's choice, GPUs left idle are filled without preempting
+ * anyone: pending jobs of the round's ranking first (on the ranked type), then every pending
+ * job in arrival order on its fastest type with room; gavel-fifo fills in arrival order only
+ * and stops at the first job that does not fit. So a job outside the allocation (one that
+ * arrived since the last recompute) runs when GPUs are idle, and a job that finishes early
+ * hands its GPUs on at once.
+ *
+ * Throughputs T_ij: 1 on every type the job may use when there is no throughput model or the
+ * job has no class; otherwise the model's rate for its class and gang on that type (0 where
+ * the model does not know the type). A job cannot be allocated on a type too small for its
+ * gang. CPU-only jobs take no part in the allocation and are only filled in. themis-ftf's
+ * rho takes each job's time since arrival, its work left (work - done: steps for a class job,
+ * else seconds, a fixed-speed job's done being at least its run time) and its isolated-
+ * equivalent time, which grows at each recompute by the work done since the last one over
+ * the isolated rate of then. Every job has weight 1. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lp_alloc.h"
+#include "plan.h"
+
+enum kind { FIFO, MAX_MIN, MAX_MIN_PERF, FTF };
+
+#define DEFAULT_ROUND_US   (360 * BERTH_US_PER_S)
+#define DEFAULT_REALLOC_US (1920 * BERTH_US_PER_S)
+#define NONE               UINT32_MAX
+#define X_MIN              1e-9 /* allocations below this are solver noise */
+
+struct act { /* an active job: arrived, not yet left */
+    uint32_t job;
+    int16_t chosen;   /* type chosen at this round's start, -1 */
+    int64_t run_seen; /* run time already counted into recv */
+    /* finish-time fairness: isolated-equivalent time of the work done, counted at solves */
+    double iso_time, prev_done, prev_rate;
+};
+
+struct entry { /* an allocated (job, type) in a round's ranking */
+    double prio, deficit, x;
+    uint32_t job, k;
+    int16_t type;
+};
+
+struct victim {
+    uint64_t key; /* larger = preempted sooner */
+    uint32_t k;   /* act index */
+};
+
+struct gavel {
+    int kind;
+    berth_us round_us, realloc_us;
+    size_t nt;       /* cluster GPU types, known from the first pass */
+    size_t ncpu;     /* active CPU-only jobs (counted again at each compaction) */
+    struct act *act; /* in job-number (arrival) order */
+    size_t nact, act_cap;
+    double *x, *recv, *deficit; /* [nact * nt], beside act; recv in microseconds */
+    size_t xcap;
+    uint32_t *pos; /* per job: index in act, or NONE */
+    size_t pos_cap;
+    int changed, solved;
+    berth_us next_round, last_reset;
+    struct entry *ent; /* the last round's ranking */
+    size_t nent, ent_cap;
+    /* scratch */
+    struct victim *victims;
+    size_t nvictims, victims_cap;
+    uint64_t *key; /* per act index: its best rank, or unranked */
+    size_t key_cap;
+    double *lp; /* LP inputs and outputs */
+    size_t lp_cap;
+    uint32_t *lpk; /* LP row -> act index */
+    size_t lpk_cap;
+};
+
+/* ---- throughputs ------------------------------------------------------------------------ */
+
+/* T of job j on cluster type t (0: it may not or cannot run there). */
+static double tput(const struct berth_view *v, const struct berth_job *j, size_t t)
+{
+    const struct berth__gputype *ty = &v->cluster->types[t];
+    if ((j->type_mask && !(j->type_mask >> t & 1)) || j->gpus > ty->total ||
+        (j->single && j->gpus > ty->max_per_server))
+        return 0;
+    if (!v->tput || j->cls < 0)
+        return 1;
+    int mt = v->tput_type ? v->tput_type[t] : -1;
+    return mt < 0 ? 0 : berth__tput_rate(v->tput, j->cls, mt, j->gpus, 0);
+}
+
+/* The job's demand in milli-GPUs. */
+static int64_t demand(const struct berth_job *j)
+{
+    return (int64_t)j->gpus * j->share;
+}
+
+/* Work done by now in the unit of T: steps for a class job, seconds for a fixed-speed one
+ * (whose done is its run time, should the executor not report progress). */
+static double work_done(const struct berth_view *v, const struct berth_job *j)
+{
+    double d = berth__job_done(j, v->now);
+    if (j->cls >= 0 && v->tput)
+        return d;
+    d = fmax(d, (double)berth__job_run_us(j, v->now));
+    return fmin(d, j->work) / 1e6;
+}
+
+static double work_total(const struct berth_view *v, const struct berth_job *j)
+{
+    return j->cls >= 0 && v->tput ? j->work : j->work / 1e6;
+}
+
+/* ---- the active set ----------------------------------------------------------------------- */
+
+static int grow_x(struct gavel *g, size_t n)
+{
+    if (n * g->nt <= g->xcap)
+        return 0;
+    size_t cap = g->xcap ? g->xcap : 64;
+    while (cap < n * g->nt)
+        cap *= 2;
+    double *a[3] = {g->x, g->recv, g->deficit};
+    for (int i = 0; i < 3; i++) {
+        double *p = realloc(a[i], cap * sizeof *p);
+        if (!p)
+            return BERTH_ENOMEM;
+        a[i] = p;
+    }
+    g->x = a[0];
+    g->recv = a[1];
+    g->deficit = a[2];
+    g->xcap = cap;
+    return 0;
+}
+
+static int add_job(struct gavel *g, uint32_t job, int32_t gpus)
+{
+    if (job >= g->pos_cap) {
+        size_t old = g->pos_cap;
+        if (BERTH_GROW(g->pos, g->pos_cap, (size_t)job + 1))
+            return BERTH_ENOMEM;
+        for (size_t i = old; i < g->pos_cap; i++)
+            g->pos[i] = NONE;
+    }
+    if (BERTH_GROW(g->act, g->act_cap, g->nact + 1) || grow_x(g, g->nact + 1))
+        return BERTH_ENOMEM;
+    size_t k = g->nact++;
+    g->act[k] = (struct act){.job = job, .chosen = -1};
+    for (size_t t = 0; t < g->nt; t++)
+        g->x[k * g->nt + t] = g->recv[k * g->nt + t] = g->deficit[k * g->nt + t] = 0;
+    g->pos[job] = (uint32_t)k;
+    g->ncpu += gpus == 0;
+    return 0;
+}
+
+/* Drops jobs that left, keeping arrival order. */
+static void compact(struct gavel *g, const struct berth_view *v)
+{
+    size_t w = 0, nt = g->nt;
+    g->ncpu = 0;
+    for (size_t k = 0; k < g->nact; k++) {
+        uint32_t job = g->act[k].job;
+        if (v->jobs[job].state == BERTH_JOB_DONE) {
+            g->pos[job] = NONE;
+            continue;
+        }
+        g->ncpu += v->jobs[job].gpus == 0;
+        if (w != k) {
+            g->act[w] = g->act[k];
+            for (size_t t = 0; t < nt; t++) {
+                g->x[w * nt + t] = g->x[k * nt + t];
+                g->recv[w * nt + t] = g->recv[k * nt + t];
+                g->deficit[w * nt + t] = g->deficit[k * nt + t];
+            }
+        }
+        g->pos[job] = (uint32_t)w++;
+    }
+    g->nact = w;
+}
+
+/* Counts the run time job k got since last counted into its current (last) type. Called
+ * before a job changes type, and for everyone at a round start. */
+static void account(struct gavel *g, const struct berth_view *v, size_t k)
+{
+    const struct berth_job *j = &v->jobs[g->act[k].job];
+    int64_t run = berth__job_run_us(j, v->now);
+    if (run > g->act[k].run_seen && j->type >= 0 && (size_t)j->type < g->nt)
+        g->recv[k * g->nt + (size_t)j->type] += (double)(run - g->act[k].run_seen);
+    g->act[k].run_seen = run;
+}
+
+/* ---- the allocation ------------------------------------------------------------------------ */
+
+static void *grow_scratch(void **p, size_t *cap, size_t need, size_t elem)
+{
+    return berth__grow(p, cap, need ? need : 1, elem) ? NULL : *p;
+}
+
+static int alloc_fifo(struct gavel *g, const struct berth_view *v)
+{
+    int64_t room[64];
+    for (size_t t = 0; t < g->nt; t++)
+        room[t] = (int64_t)v->cluster->types[t].total * 1000;
+    int blocked = 0;
+    for (size_t k = 0; k < g->nact; k++) {
+        const struct berth_job *j = &v->jobs[g->act[k].job];
+        double *x = &g->x[k * g->nt];
+        for (size_t t = 0; t < g->nt; t++)
+            x[t] = 0;
+        if (blocked || j->gpus == 0)
+            continue;
+        int best = -1;
+        double bt = 0;
+        int keep = j->state == BERTH_JOB_RUNNING && j->type >= 0 && room[j->type] >= demand(j);
+        if (keep)
+            best = j->type;
+        for (size_t t = 0; !keep && t < g->nt; t++) {
+            double r = tput(v, j, t);
+            if (r > 0 && room[t] >= demand(j) && r > bt) {
+                bt = r;
+                best = (int)t;
+            }
+        }
+        if (best < 0) {
+            blocked = 1;
+            continue;
+        }
+        room[best] -= demand(j);
+        x[best] = 1;
+    }
+    return 0;
+}
+
+static int alloc_lp(struct gavel *g, const struct berth_view *v, struct berth_err *err)
+{
+    size_t nt = g->nt, n = 0;
+    if (!grow_scratch((void **)&g->lpk, &g->lpk_cap, g->nact, sizeof *g->lpk))
+        return berth_err_set(err, BERTH_ENOMEM, "gavel: out of memory");
+    for (size_t k = 0; k < g->nact; k++)
+        if (v->jobs[g->act[k].job].gpus > 0)
+            g->lpk[n++] = (uint32_t)k;
+    /* sf, T, N, elapsed, iso, remaining, x, I, done */
+    size_t need = n * (2 * nt + 6) + nt;
+    if (!grow_scratch((void **)&g->lp, &g->lp_cap, need, sizeof *g->lp))
+        return berth_err_set(err, BERTH_ENOMEM, "gavel: out of memory");
+    double *sf = g->lp, *T = sf + n, *N = T + n * nt, *el = N + nt, *iso = el + n;
+    double *rem = iso + n, *x = rem + n, *rate = x + n * nt, *done = rate + n;
+    for (size_t t = 0; t < nt; t++)
+        N[t] = v->cluster->types[t].total;
+    for (size_t i = 0; i < n; i++) {
+        struct act *a = &g->act[g->lpk[i]];
+        const struct berth_job *j = &v->jobs[a->job];
+        sf[i] = (double)demand(j) / 1000;
+        for (size_t t = 0; t < nt; t++)
+            T[i * nt + t] = tput(v, j, t);
+        el[i] = (double)(v->now - j->spec->arrival_us) / 1e6;
+        done[i] = work_done(v, j);
+        rem[i] = fmax(0, work_total(v, j) - done[i]);
+    }
+    struct berth__lp_problem p = {.n = n,
+                                  .m = nt,
+                                  .sf = sf,
+                                  .tput = T,
+                                  .ngpus = N,
+                                  .elapsed = el,
+                                  .iso_time = iso,
+                                  .remaining = rem};
+    int rc;
+    if (g->kind == FTF) {
+        /* the isolated-equivalent time of the work done since the last solve, at the
+         * isolated rate of then (a job's first time: of now) */
+        berth__lp_iso_rates(&p, rate);
+        for (size_t i = 0; i < n; i++) {
+            struct act *a = &g->act[g->lpk[i]];
+            double r = a->prev_rate > 0 ? a->prev_rate : rate[i];
+            if (r > 0 && done[i] > a->prev_done)
+                a->iso_time += (done[i] - a->prev_done) / r;
+            a->prev_done = done[i];
+            a->prev_rate = rate[i];
+            iso[i] = a->iso_time;
+        }
+        rc = berth__lp_ftf(&p, x, NULL, err);
+    } else {
+        rc = berth__lp_max_min(&p, g->kind == MAX_MIN_PERF, x, NULL, err);
+    }
+    if (rc)
+        return rc;
+    for (size_t k = 0; k < g->nact * nt; k++)
+        g->x[k] = 0;
+    for (size_t i = 0; i < n; i++)
+        for (size_t t = 0; t < nt; t++)
+            g->x[g->lpk[i] * nt + t] = x[i * nt + t];
+    return 0;
+}
+
+/* A reset: deficits take what each (job, type) was owed since the last reset minus what it
+ * got, received time starts again, and the allocation is recomputed. */
+static int reset(struct gavel *g, const struct berth_view *v, struct berth_err *err)
+{
+    double since = g->solved ? (double)(v->now - g->last_reset) : 0;
+    for (size_t k = 0; k < g->nact * g->nt; k++) {
+        g->deficit[k] += g->x[k] * since - g->recv[k];
+        g->recv[k] = 0;
+    }
+    g->last_reset = v->now;
+    g->solved = 1;
+    g->changed = 0;
+    return g->kind == FIFO ? alloc_fifo(g, v) : alloc_lp(g, v, err);
+}
+
+/* ---- a round ---------------------------------------------------------------------------- */
+
+static int cmp_entry(const void *pa, const void *pb)
+{
+    const struct entry *a = pa, *b = pb;
+    if (a->prio != b->prio)
+        return a->prio > b->prio ? -1 : 1;
+    if (a->deficit != b->deficit)
+        return a->deficit > b->deficit ? -1 : 1;
+    if (a->x != b->x)
+        return a->x > b->x ? -1 : 1;
+    if (a->job != b->job)
+        return a->job < b->job ? -1 : 1;
+    return (a->type > b->type) - (a->type < b->type);
+}
+
+/* Ranks every allocated (job, type) by priority. */
+static int rank(struct gavel *g, const struct berth_view *v)
+{
+    size_t nt = g->nt;
+    double w[64] = {0}; /* time all jobs ran on each type since the reset */
+    for (size_t k = 0; k < g->nact; k++)
+        for (size_t t = 0; t < nt; t++)
+            w[t] += g->recv[k * nt + t];
+    g->nent = 0;
+    for (size_t k = 0; k < g->nact; k++) {
+        const struct berth_job *j = &v->jobs[g->act[k].job];
+        for (size_t t = 0; t < nt; t++) {
+            double x = g->x[k * nt + t];
+            if (!(x > X_MIN) || j->gpus == 0 || tput(v, j, t) <= 0)
+                continue;
+            double frac = w[t] > 0 ? g->recv[k * nt + t] / w[t] : 0;
+            if (BERTH_GROW(g->ent, g->ent_cap, g->nent + 1))
+                return BERTH_ENOMEM;
+            g->ent[g->nent++] = (struct entry){.prio = frac > 0 ? x / frac : x * 1e9,
+                                               .deficit = g->deficit[k * nt + t],
+                                               .x = x,
+                                               .job = g->act[k].job,
+                                               .k = (uint32_t)k,
+                                               .type = (int16_t)t};
+        }
+    }
+    if (g->nent > 1)
+        qsort(g->ent, g->nent, sizeof *g->ent, cmp_entry);
+    return 0;
+}
+
+/* Starts pending job k on type t when it fits there now: 1 started, 0 not, or an error. */
+static int try_start(struct gavel *g, const struct berth_view *v, struct berth_plan *p, size_t k,
+                     int t, struct berth_err *err)
+{
+    const struct berth_job *j = &v->jobs[g->act[k].job];
+    if (j->gpus > 0 && j->share == 1000 && v->cluster->types[t].free < j->gpus)
+        return 0;
+    account(g, v, k);
+    int rc = j->gpus > 0 ? berth__plan_start_type(p, g->act[k].job, t, err)
+                         : berth__plan_start(p, g->act[k].job, err);
+    if (rc == BERTH_EINPUT) { /* does not fit after all (server, CPU or memory) */
+        err->code = 0;
+        err->msg[0] = 0;
+        return 0;
+    }
+    return rc ? rc : 1;
+}
+
+/* Starts pending job k on its fastest type with room (any server for a CPU-only job). */
+static int start_best(struct gavel *g, const struct berth_view *v, struct berth_plan *p, size_t k,
+                      struct berth_err *err)
+{
+    const struct berth_job *j = &v->jobs[g->act[k].job];
+    if (j->gpus == 0)
+        return try_start(g, v, p, k, 0, err);
+    uint64_t tried = 0;
+    for (size_t n = 0; n < g->nt; n++) {
+        int best = -1;
+        double bt = 0;
+        for (size_t t = 0; t < g->nt; t++) {
+            double r = (tried >> t & 1) ? 0 : tput(v, j, t);
+            if (r > bt) {
+                bt = r;
+                best = (int)t;
+            }
+        }
+        if (best < 0)
+            return 0;
+        tried |= (uint64_t)1 << best;
+        int rc = try_start(g, v, p, k, best, err);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+/* Idle capacity some job could use: whole GPUs, room on shared GPUs, or CPU for CPU-only
+ * jobs (any active one keeps the fill going). */
+static int idle(const struct gavel *g, const struct berth_view *v)
+{
+    return v->cluster->free > 0 || v->cluster->frac_idle > 0 || g->ncpu > 0;
+}
+
+/* 1 when job j may run on some type (or is CPU-only). */
+static int runnable(const struct gavel *g, const struct berth_view *v, const struct berth_job *j)
+{
+    if (j->gpus == 0)
+        return 1;
+    for (size_t t = 0; t < g->nt; t++)
+        if (tput(v, j, t) > 0)
+            return 1;
+    return 0;
+}
+
+/* Fills idle GPUs without preempting (see the top comment). */
+static int fill(struct gavel *g, const struct berth_view *v, struct berth_plan *p,
+                struct berth_err *err)
+{
+    int rc;
+    if (g->kind == FIFO) {
+        for (size_t k = 0; k < g->nact && idle(g, v); k++) {
+            const struct berth_job *j = &v->jobs[g->act[k].job];
+            if (j->state != BERTH_JOB_PENDING || !runnable(g, v, j))
+                continue; /* a job that can run nowhere blocks no one */
+            if ((rc = start_best(g, v, p, k, err)) < 0)
+                return rc;
+            if (rc == 0)
+                break; /* the head blocks */
+        }
+        return 0;
+    }
+    for (size_t e = 0; e < g->nent && idle(g, v); e++) {
+        uint32_t job = g->ent[e].job;
+        if (v->jobs[job].state != BERTH_JOB_PENDING || g->pos[job] == NONE)
+            continue;
+        if ((rc = try_start(g, v, p, g->pos[job], g->ent[e].type, err)) < 0)
+            return rc;
+    }
+    for (size_t k = 0; k < g->nact && idle(g, v); k++)
+        if (v->jobs[g->act[k].job].state == BERTH_JOB_PENDING &&
+            (rc = start_best(g, v, p, k, err)) < 0)
+            return rc;
+    return 0;
+}
+
+static int cmp_victim(const void *pa, const void *pb)
+{
+    const struct victim *a = pa, *b = pb;
+    return (a->key < b->key) - (a->key > b->key); /* largest key first; keys are distinct */
+}
+
+/* Victims: running jobs not chosen on the type they hold, worst first: jobs outside the
+ * ranking (newest first), then ranked jobs by their best rank, from the bottom. */
+static int collect_victims(struct gavel *g, const struct berth_view *v)
+{
+    if (!grow_scratch((void **)&g->key, &g->key_cap, g->nact, sizeof *g->key))
+        return BERTH_ENOMEM;
+    for (size_t k = 0; k < g->nact; k++)
+        g->key[k] = g->nent + k; /* unranked */
+    for (size_t e = g->nent; e-- > 0;)
+        g->key[g->ent[e].k] = e; /* ends at each job's best rank */
+    g->nvictims = 0;
+    for (size_t k = 0; k < g->nact; k++) {
+        const struct berth_job *j = &v->jobs[g->act[k].job];
+        if (j->state == BERTH_JOB_RUNNING && j->gpus > 0 && g->act[k].chosen != j->type) {
+            if (BERTH_GROW(g->victims, g->victims_cap, g->nvictims + 1))
+                return BERTH_ENOMEM;
+            g->victims[g->nvictims++] = (struct victim){g->key[k], (uint32_t)k};
+        }
+    }
+    if (g->nvictims > 1)
+        qsort(g->victims, g->nvictims, sizeof *g->victims, cmp_victim);
+    return 0;
+}
+
+static int round_start(struct gavel *g, const struct berth_view *v, struct berth_plan *p,
+                       struct berth_err *err)
+{
+    int rc;
+    compact(g, v);
+    for (size_t k = 0; k < g->nact; k++)
+        account(g, v, k);
+    if (g->changed && (!g->solved || v->now - g->last_reset >= g->realloc_us) &&
+        (rc = reset(g, v, err)))
+        return rc;
+    if ((rc = rank(g, v)))
+        return berth_err_set(err, rc, "gavel: out of memory");
+    /* choose by counted capacity */
+    int64_t room[64];
+    for (size_t t = 0; t < g->nt; t++)
+        room[t] = (int64_t)v->cluster->types[t].total * 1000;
+    for (size_t k = 0; k < g->nact; k++)
+        g->act[k].chosen = -1;
+    for (size_t e = 0; e < g->nent; e++) {
+        struct entry *en = &g->ent[e];
+        struct act *a = &g->act[en->k];
+        int64_t d = demand(&v->jobs[en->job]);
+        if (a->chosen >= 0 || room[en->type] < d)
+            continue;
+        a->chosen = en->type;
+        room[en->type] -= d;
+    }
+    /* jobs chosen on another type than they run on move */
+    for (size_t k = 0; k < g->nact; k++) {
+        const struct berth_job *j = &v->jobs[g->act[k].job];
+        if (j->state == BERTH_JOB_RUNNING && g->act[k].chosen >= 0 && g->act[k].chosen != j->type) {
+            account(g, v, k);
+            if ((rc = berth__plan_preempt(p, g->act[k].job, err)))
+                return rc;
+        }
+    }
+    if ((rc = collect_victims(g, v)))
+        return berth_err_set(err, rc, "gavel: out of memory");
+    /* chosen pending jobs in rank order: first those that fit the idle GPUs, then the rest,
+     * taking victims' GPUs of their type (a cursor per type: each victim is looked at once) */
+    size_t cursor[64] = {0};
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t e = 0; e < g->nent; e++) {
+            const struct entry *en = &g->ent[e];
+            const struct berth_job *j = &v->jobs[en->job];
+            if (g->act[en->k].chosen != en->type || j->state != BERTH_JOB_PENDING)
+                continue;
+            const struct berth__gputype *ty = &v->cluster->types[en->type];
+            int32_t need = (int32_t)((demand(j) + 999) / 1000);
+            size_t *q = &cursor[en->type];
+            for (; pass == 1 && ty->free < need && *q < g->nvictims; ++*q) {
+                size_t vk = g->victims[*q].k;
+                const struct berth_job *vj = &v->jobs[g->act[vk].job];
+                if (vj->state != BERTH_JOB_RUNNING || vj->type != en->type)
+                    continue;
+                account(g, v, vk);
+                if ((rc = berth__plan_preempt(p, g->act[vk].job, err)))
+                    return rc;
+            }
+            if ((rc = try_start(g, v, p, en->k, en->type, err)) < 0)
+                return rc;
+        }
+    /* victims and movers whose GPUs nobody took keep running */
+    for (size_t k = 0; k < g->nact; k++)
+        if (berth__plan_can_restore(p, g->act[k].job) &&
+            (rc = berth__plan_restore(p, g->act[k].job, err)))
+            return rc;
+    g->next_round = v->now + g->round_us;
+    return 0;
+}
+
+/* ---- the policy interface ------------------------------------------------------------------ */
+
+static int gavel_plan(void *self, const struct berth_view *v, struct berth_plan *p,
+                      struct berth_err *err)
+{
+    struct gavel *g = self;
+    int rc;
+    if (!g->nt && v->cluster->ntypes) {
+        if (v->cluster->ntypes > 64)
+            return berth_err_set(err, BERTH_EINPUT, "gavel: more than 64 GPU types");
+        g->nt = v->cluster->ntypes;
+    }
+    for (size_t i = 0; i < v->narrived; i++)
+        if (add_job(g, v->arrived[i], v->jobs[v->arrived[i]].gpus))
+            return berth_err_set(err, BERTH_ENOMEM, "gavel: out of memory");
+    g->changed |= v->narrived > 0 || v->nleft > 0;
+    if (v->now >= g->next_round && (rc = round_start(g, v, p, err)))
+        return rc;
+    return fill(g, v, p, err);
+}
+
+/* The next round start while jobs run. With nothing running a round changes nothing (no
+ * time is received, and the fill has already started whatever could start), so there is no
+ * timer then: the next arrival starts a round. */
+static berth_us gavel_next_pass(void *self, const struct berth_view *v)
+{
+    struct gavel *g = self;
+    return v->nrunning > 0 ? g->next_round : BERTH_TIME_NONE;
+}
+
+static int create(int kind, const struct berth_params *prm, void **self, struct berth_err *err)
+{
+    struct gavel *g = calloc(1, sizeof *g);
+    if (!g)
+        return berth_err_set(err, BERTH_ENOMEM, "gavel: out of memory");
+    g->kind = kind;
+    g->round_us = prm->round_us > 0 ? prm->round_us : DEFAULT_ROUND_US;
+    g->realloc_us = prm->min_realloc_us > 0 ? prm->min_realloc_us : DEFAULT_REALLOC_US;
+    *self = g;
+    return 0;
+}
+
+static void gavel_destroy(void *self)
+{
+    struct gavel *g = self;
+    if (!g)
+        return;
+    free(g->act);
+    free(g->x);
+    free(g->recv);
+    free(g->deficit);
+    free(g->pos);
+    free(g->ent);
+    free(g->victims);
+    free(g->key);
+    free(g->lp);
+    free(g->lpk);
+    free(g);
+}
+
+static int create_fifo(const struct berth_params *p, void **self, struct berth_err *err)
+{
+    return create(FIFO, p, self, err);
+}
+
+static int create_max_min(const struct berth_params *p, void **self, struct berth_err *err)
+{
+    return create(MAX_MIN, p, self, err);
+}
+
+static int create_max_min_perf(const struct berth_params *p, void **self, struct berth_err *err)
+{
+    return create(MAX_MIN_PERF, p, self, err);
+}
+
+static int create_ftf(const struct berth_params *p, void **self, struct berth_err *err)
+{
+    return create(FTF, p, self, err);
+}
+
+const struct berth_policy_ops berth__policy_gavel_fifo = {
+    "gavel-fifo",
+    "Gavel rounds, FIFO allocation: arrival order on the fastest type with room, head blocks",
+    "consolidate",
+    create_fifo,
+    gavel_destroy,
+    gavel_plan,
+    gavel_next_pass,
+};
+
+const struct berth_policy_ops berth__policy_gavel_max_min = {
+    "gavel-max-min", "Gavel rounds, max-min fair shares of GPU time (Gavel's LAS; LP, GLPK)",
+    "consolidate",   create_max_min,
+    gavel_destroy,   gavel_plan,
+    gavel_next_pass,
+};
+
+const struct berth_policy_ops berth__policy_gavel_max_min_perf = {
+    "gavel-max-min-perf",
+    "Gavel rounds, max-min fairness on throughput normalised per job (heterogeneity-aware)",
+    "consolidate",
+    create_max_min_perf,
+    gavel_destroy,
+    gavel_plan,
+    gavel_next_pass,
+};
+
+const struct berth_policy_ops berth__policy_themis_ftf = {
+    "themis-ftf",
+    "Gavel rounds, Themis finish-time fairness: minimise the worst finish-time ratio rho",
+    "consolidate",
+    create_ftf,
+    gavel_destroy,
+    gavel_plan,
+    gavel_next_pass,
+};
