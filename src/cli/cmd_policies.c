@@ -13,12 +13,16 @@ int cmd_policies(int argc, char **argv)
     }
     if (argc > 1)
         return cli_usage_error("policies", "unexpected argument '%s'", argv[1]);
+    int w = 12; /* the widest name sets the column */
+    for (size_t i = 0; i < berth_policy_count(); i++)
+        if ((int)strlen(berth_policy_name(i)) > w)
+            w = (int)strlen(berth_policy_name(i));
     printf("policies (berth sim --policy NAME):\n");
     for (size_t i = 0; i < berth_policy_count(); i++)
-        printf("  %-12s %s [placement: %s]\n", berth_policy_name(i), berth_policy_summary(i),
+        printf("  %-*s %s [placement: %s]\n", w, berth_policy_name(i), berth_policy_summary(i),
                berth_policy_default_placement(i));
     printf("\nplacements (berth sim --placement NAME):\n");
     for (size_t i = 0; i < berth_placement_count(); i++)
-        printf("  %-12s %s\n", berth_placement_name(i), berth_placement_summary(i));
+        printf("  %-*s %s\n", w, berth_placement_name(i), berth_placement_summary(i));
     return EXIT_OK;
 }
