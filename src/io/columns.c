@@ -51,8 +51,6 @@ int berth__cols_missing(const struct berth__cols *x, int c, struct berth_err *er
 static int header(struct berth__cols *x, struct berth_err *err)
 {
     const struct berth__cols_spec *s = x->spec;
-    for (int c = 0; c < s->ncols; c++)
-        x->idx[c] = -1;
     x->nfields = berth__csv_nfields(x->csv);
     x->line = berth__csv_line(x->csv);
     for (size_t i = 0; i < x->nfields; i++) {
@@ -89,6 +87,8 @@ int berth__cols_open(struct berth__cols *x, const struct berth__cols_spec *spec,
     x->spec = spec;
     x->L = L;
     x->path = path;
+    for (int c = 0; c < BERTH__COLS_MAX; c++)
+        x->idx[c] = -1;
     if (spec->ncols > BERTH__COLS_MAX)
         return berth_err_set(err, BERTH_EINTERNAL, "%s: a format with %d columns, at most %d", path,
                              spec->ncols, BERTH__COLS_MAX);

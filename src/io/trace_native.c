@@ -43,7 +43,7 @@ static const char *const colname[NCOLS] = {
 
 #define MAX_GPUS_PER_JOB 1000000
 
-static const struct berth__cols_spec spec = {
+static const struct berth__cols_spec cols_spec = {
     .names = colname,
     .ncols = NCOLS,
     .nrequired = C_GPUS + 1,
@@ -183,7 +183,7 @@ nomem:
 int berth__load_native(struct berth__load *L, struct berth_err *err)
 {
     struct berth__cols x;
-    int rc = berth__cols_open(&x, &spec, L->path, L, err);
+    int rc = berth__cols_open(&x, &cols_spec, L->path, L, err);
     while (rc == 0 && (rc = berth__cols_next(&x, err)) > 0)
         if ((rc = row(&x, L->t, err)) == BERTH__ROW_SKIPPED)
             rc = 0;
