@@ -121,20 +121,6 @@ int berth__cols_width(const struct berth__cols *x, struct berth_err *err)
     return rc ? rc : BERTH__ROW_SKIPPED;
 }
 
-int berth__cols_next(struct berth__cols *x, struct berth_err *err)
-{
-    for (;;) {
-        int rc = berth__csv_next(x->csv, err);
-        if (rc <= 0)
-            return rc;
-        if (x->L)
-            x->L->rep->rows++;
-        rc = berth__cols_width(x, err);
-        if (rc != BERTH__ROW_SKIPPED)
-            return rc ? rc : 1;
-    }
-}
-
 int berth__cols_bad(const struct berth__cols *x, int c, const char *expected, struct berth_err *err)
 {
     size_t n;

@@ -59,10 +59,6 @@ struct berth__cols {
 int berth__cols_open(struct berth__cols *x, const struct berth__cols_spec *spec, const char *path,
                      struct berth__load *L, struct berth_err *err);
 void berth__cols_close(struct berth__cols *x);
-/* The next data row with as many fields as the header: 1, or 0 at the end of the file, or an
- * error. Counts every row in L's report; under --lenient a row of another width is counted
- * as bad and passed over. */
-int berth__cols_next(struct berth__cols *x, struct berth_err *err);
 /* 0 when the current row has as many fields as the header; otherwise a bad row
  * ("expected N fields as in the header, found M"): BERTH__ROW_SKIPPED or an error. */
 int berth__cols_width(const struct berth__cols *x, struct berth_err *err);
@@ -106,6 +102,23 @@ static inline int berth__cols_present(const struct berth__cols *x, int c)
 static inline uint32_t berth__cols_line(const struct berth__cols *x)
 {
     return berth__csv_line(x->csv);
+}
+
+/* The next data row with as many fields as the header: 1, or 0 at the end of the file, or an
+ * error. Counts every row in L's report; under --lenient a row of another width is counted
+ * as bad and passed over. (Inline: it runs once a row.) */
+static inline int berth__cols_next(struct berth__cols *x, struct berth_err *err)
+{
+    int rc;
+    while ((rc = berth__csv_next(x->csv, err)) > 0) {
+        if (x->L)
+            x->L->rep->rows++;
+        if (berth__csv_nfields(x->csv) == x->nfields)
+            return 1;
+        if ((rc = berth__cols_width(x, err)) != BERTH__ROW_SKIPPED)
+            return rc;
+    }
+    return rc;
 }
 
 /* s past a UTF-8 byte-order mark, if it starts with one. */

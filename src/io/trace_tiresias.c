@@ -75,14 +75,12 @@ static int row(struct berth__cols *x, struct berth_err *err)
     if (berth__parse_seconds_us(s, n, &js.duration_us) || js.duration_us <= 0 ||
         js.duration_us > MAX_TIME_US)
         return berth__cols_bad(x, C_DUR, "a duration in seconds > 0 and at most 10^12", err);
-    if (berth__cols_present(x, C_ITER)) {
-        s = berth__cols_get(x, C_ITER, &n);
+    if ((s = berth__cols_get(x, C_ITER, &n), n > 0)) {
         if (berth__parse_i64(s, n, &v) || v < 0)
             return berth__cols_bad(x, C_ITER, "a whole number of iterations >= 0 (or empty)", err);
         js.total_steps = v;
     }
-    if (berth__cols_present(x, C_MODEL)) {
-        s = berth__cols_get(x, C_MODEL, &n);
+    if ((s = berth__cols_get(x, C_MODEL, &n), n > 0)) {
         if (n > 255)
             return berth__cols_bad(x, C_MODEL, "a model name of at most 255 bytes", err);
         if (!(js.job_type = berth__trace_str(L->t, s, n)))
