@@ -1,57 +1,17 @@
 /* Tests for clusters (src/model/cluster.c): the shorthand and JSON specs and their errors,
  * the accessors, the free-GPU buckets and clones; and the placement helpers
  * (src/policy/placement.c) driven through the plan API (src/policy/plan.h). */
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "check.h"
+#include "tmpfile.h"
 #include "model/cluster_int.h"
 #include "policy/plan.h"
 
 /* ---- helpers -------------------------------------------------------------------------- */
-
-struct tmp {
-    char dir[64];
-    char path[160];
-};
-
-static void tmp_open(struct tmp *t)
-{
-    strcpy(t->dir, "/tmp/berth-test-XXXXXX");
-    if (!mkdtemp(t->dir)) {
-        perror("mkdtemp");
-        exit(2);
-    }
-}
-
-static const char *tmp_write(struct tmp *t, const char *name, const char *s)
-{
-    snprintf(t->path, sizeof t->path, "%s/%s", t->dir, name);
-    FILE *f = fopen(t->path, "wb");
-    if (!f || fputs(s, f) < 0 || fclose(f)) {
-        perror(t->path);
-        exit(2);
-    }
-    return t->path;
-}
-
-static void tmp_close(struct tmp *t)
-{
-    DIR *d = opendir(t->dir);
-    struct dirent *e;
-    char p[400];
-    while (d && (e = readdir(d)))
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-            snprintf(p, sizeof p, "%s/%s", t->dir, e->d_name);
-            unlink(p);
-        }
-    if (d)
-        closedir(d);
-    CHECK_I64(rmdir(t->dir), 0);
-}
 
 static struct berth_cluster *parse_ok(const char *spec)
 {

@@ -9,49 +9,22 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "tmpfile.h"
 #include "io/loaders_alibaba.h"
 
 #define S (INT64_C(1000000)) /* one second in microseconds */
 
 /* ---- helpers -------------------------------------------------------------------------- */
 
-static char tdir[64];
+static struct tmp T; /* the scratch folder of the test that runs */
 
-static void tmp_open(void)
-{
-    snprintf(tdir, sizeof tdir, "/tmp/berth-alibaba-XXXXXX");
-    if (!mkdtemp(tdir)) {
-        perror("mkdtemp");
-        abort();
-    }
-}
-
-/* Writes s to tdir/name; returns the path (a static buffer per slot 0..3). */
-static const char *tmp_write(int slot, const char *name, const char *s)
+/* Writes s to the folder's name; returns the path, in a buffer of its own per slot 0..3 (a
+ * PAI load names two files at once). */
+static const char *tmp_write_slot(int slot, const char *name, const char *s)
 {
     static char paths[4][160];
-    snprintf(paths[slot], sizeof paths[slot], "%s/%s", tdir, name);
-    FILE *f = fopen(paths[slot], "wb");
-    if (!f || fwrite(s, 1, strlen(s), f) != strlen(s) || fclose(f)) {
-        perror(paths[slot]);
-        abort();
-    }
+    snprintf(paths[slot], sizeof paths[slot], "%s", tmp_write(&T, name, s));
     return paths[slot];
-}
-
-static void tmp_close(void)
-{
-    DIR *d = opendir(tdir);
-    struct dirent *e;
-    char p[400];
-    while (d && (e = readdir(d)))
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-            snprintf(p, sizeof p, "%s/%s", tdir, e->d_name);
-            unlink(p);
-        }
-    if (d)
-        closedir(d);
-    CHECK_I64(rmdir(tdir), 0);
 }
 
 struct run {
@@ -192,25 +165,25 @@ static void check_pai_sample(const struct run *r, uint32_t line_offset)
 
 static void pai_sample(void)
 {
-    tmp_open();
-    tmp_write(0, "pai_task_table.csv", pai_tasks);
-    tmp_write(1, "pai_job_table.csv", pai_jobs);
+    tmp_open(&T);
+    tmp_write_slot(0, "pai_task_table.csv", pai_tasks);
+    tmp_write_slot(1, "pai_job_table.csv", pai_jobs);
     struct run r;
-    run(&r, berth__load_pai2020, tdir, 0);
+    run(&r, berth__load_pai2020, T.dir, 0);
     check_pai_sample(&r, 0);
-    CHECK_STR(r.L.path, tdir); /* restored after the two tables */
+    CHECK_STR(r.L.path, T.dir); /* restored after the two tables */
     berth_trace_free(r.L.t);
     /* the same under --lenient: exclusions are not bad rows */
-    run(&r, berth__load_pai2020, tdir, 1);
+    run(&r, berth__load_pai2020, T.dir, 1);
     check_pai_sample(&r, 0);
     berth_trace_free(r.L.t);
-    tmp_close();
+    tmp_close(&T);
 }
 
 /* JOBTABLE,TASKTABLE; and the .header lines as first rows are skipped, not counted. */
 static void pai_paths_and_headers(void)
 {
-    tmp_open();
+    tmp_open(&T);
     char tasks[sizeof pai_tasks + 128], jobs[sizeof pai_jobs + 128], both[400];
     snprintf(tasks, sizeof tasks, "%s%s",
              "job_name,task_name,inst_num,status,start_time,end_time,plan_cpu,plan_mem,plan_gpu,"
@@ -218,7 +191,7 @@ static void pai_paths_and_headers(void)
              pai_tasks);
     snprintf(jobs, sizeof jobs, "%s%s", "job_name,inst_id,user,status,start_time,end_time\n",
              pai_jobs);
-    const char *tp = tmp_write(0, "t.csv", tasks), *jp = tmp_write(1, "j.csv", jobs);
+    const char *tp = tmp_write_slot(0, "t.csv", tasks), *jp = tmp_write_slot(1, "j.csv", jobs);
     snprintf(both, sizeof both, "%s,%s", jp, tp);
     struct run r;
     run(&r, berth__load_pai2020, both, 0);
@@ -243,11 +216,11 @@ static void pai_paths_and_headers(void)
     berth_trace_free(r.L.t);
 
     /* a directory without the tables */
-    run(&r, berth__load_pai2020, tdir, 0);
+    run(&r, berth__load_pai2020, T.dir, 0);
     CHECK_I64(r.rc, BERTH_EIO);
     CHECK_HAS(r.err.msg, "pai_task_table.csv");
     berth_trace_free(r.L.t);
-    tmp_close();
+    tmp_close(&T);
 }
 
 /* Loads the good job g1 plus extra task / job rows (each table's extra rows start on line 2). */
@@ -257,8 +230,8 @@ static void pai_extra(struct run *r, const char *task_extra, const char *job_ext
     char t[2048], j[2048], both[400];
     snprintf(t, sizeof t, "g1,w,1.0,Terminated,10.0,20.0,100.0,1.0,100.0,T4\n%s", task_extra);
     snprintf(j, sizeof j, "g1,i,u,Terminated,5.0,20.0\n%s", job_extra);
-    *tpath = tmp_write(0, "tasks.csv", t);
-    *jpath = tmp_write(1, "jobs.csv", j);
+    *tpath = tmp_write_slot(0, "tasks.csv", t);
+    *jpath = tmp_write_slot(1, "jobs.csv", j);
     snprintf(both, sizeof both, "%s,%s", *jpath, *tpath);
     run(r, berth__load_pai2020, both, lenient);
 }
@@ -287,7 +260,7 @@ static const struct bad_case {
 
 static void pai_bad_rows(void)
 {
-    tmp_open();
+    tmp_open(&T);
     struct run r;
     const char *tp, *jp;
     char want[300];
@@ -329,41 +302,41 @@ static void pai_bad_rows(void)
     CHECK_I64(reason_count(&r.rep, "expected 10 fields", 1), 1);
     CHECK_I64(reason_count(&r.rep, "expected 6 fields", 1), 1);
     berth_trace_free(r.L.t);
-    tmp_close();
+    tmp_close(&T);
 }
 
 static void pai_whole_file(void)
 {
-    tmp_open();
+    tmp_open(&T);
     struct run r;
     const char *tp, *jp;
     char both[400];
     for (int lenient = 0; lenient < 2; lenient++) {
         /* empty task table / job table */
-        tp = tmp_write(0, "tasks.csv", "");
-        jp = tmp_write(1, "jobs.csv", "g1,i,u,Terminated,5.0,20.0\n");
+        tp = tmp_write_slot(0, "tasks.csv", "");
+        jp = tmp_write_slot(1, "jobs.csv", "g1,i,u,Terminated,5.0,20.0\n");
         snprintf(both, sizeof both, "%s,%s", jp, tp);
         run(&r, berth__load_pai2020, both, lenient);
         CHECK_I64(r.rc, BERTH_EINPUT);
         CHECK_HAS(r.err.msg, "expected the rows of pai_task_table, found an empty file");
         berth_trace_free(r.L.t);
-        tp = tmp_write(0, "tasks.csv", "g1,w,1.0,Terminated,10.0,20.0,100.0,1.0,100.0,T4\n");
-        jp = tmp_write(1, "jobs.csv", "\n\n");
+        tp = tmp_write_slot(0, "tasks.csv", "g1,w,1.0,Terminated,10.0,20.0,100.0,1.0,100.0,T4\n");
+        jp = tmp_write_slot(1, "jobs.csv", "\n\n");
         run(&r, berth__load_pai2020, both, lenient);
         CHECK_I64(r.rc, BERTH_EINPUT);
         CHECK_HAS(r.err.msg, "expected the rows of pai_job_table, found an empty file");
         berth_trace_free(r.L.t);
         /* a first row that is no job-table row at all (a wrong file) */
-        jp = tmp_write(1, "jobs.csv", "timestamp,duration,num_gpus,gpu_time,cluster\n");
+        jp = tmp_write_slot(1, "jobs.csv", "timestamp,duration,num_gpus,gpu_time,cluster\n");
         run(&r, berth__load_pai2020, both, lenient);
         CHECK_I64(r.rc, BERTH_EINPUT);
         CHECK_HAS(r.err.msg, ":1: expected the 6 columns of pai_job_table");
         berth_trace_free(r.L.t);
         /* a quoted field cut by the end of the file */
-        tp = tmp_write(0, "tasks.csv",
-                       "g1,w,1.0,Terminated,10.0,20.0,100.0,1.0,100.0,T4\n"
-                       "g2,\"w,1.0,Termina");
-        jp = tmp_write(1, "jobs.csv", "g1,i,u,Terminated,5.0,20.0\n");
+        tp = tmp_write_slot(0, "tasks.csv",
+                            "g1,w,1.0,Terminated,10.0,20.0,100.0,1.0,100.0,T4\n"
+                            "g2,\"w,1.0,Termina");
+        jp = tmp_write_slot(1, "jobs.csv", "g1,i,u,Terminated,5.0,20.0\n");
         run(&r, berth__load_pai2020, both, lenient);
         CHECK_I64(r.rc, BERTH_EINPUT);
         CHECK_HAS(r.err.msg, ":2:");
@@ -399,7 +372,7 @@ static void pai_whole_file(void)
     CHECK_I64(r.rc, BERTH_EINPUT);
     CHECK_HAS(r.err.msg, ":2: column plan_gpu: expected at most 1000000 GPUs");
     berth_trace_free(r.L.t);
-    tmp_close();
+    tmp_close(&T);
 }
 
 /* Generated trace: 3000 jobs of 1-3 tasks in shuffled order, each job's expected spec
@@ -420,8 +393,8 @@ static void pai_generated(void)
     static char tasks[NJ * 3][96];
     uint64_t seed = 42;
     size_t nt = 0;
-    tmp_open();
-    FILE *jf = fopen(tmp_write(1, "pai_job_table.csv", ""), "wb");
+    tmp_open(&T);
+    FILE *jf = fopen(tmp_write_slot(1, "pai_job_table.csv", ""), "wb");
     for (int k = 0; k < NJ; k++) {
         e[k].type = -1;
         e[k].start = INT64_MAX;
@@ -459,13 +432,13 @@ static void pai_generated(void)
         memcpy(tasks[i], tasks[j], sizeof tmp);
         memcpy(tasks[j], tmp, sizeof tmp);
     }
-    FILE *tf = fopen(tmp_write(0, "pai_task_table.csv", ""), "wb");
+    FILE *tf = fopen(tmp_write_slot(0, "pai_task_table.csv", ""), "wb");
     for (size_t i = 0; i < nt; i++)
         fputs(tasks[i], tf);
     fclose(tf);
 
     struct run r;
-    run(&r, berth__load_pai2020, tdir, 0);
+    run(&r, berth__load_pai2020, T.dir, 0);
     CHECK_I64(r.rc, 0);
     int64_t origin = INT64_MAX;
     size_t kept = 0, cpu_only = 0;
@@ -504,7 +477,7 @@ static void pai_generated(void)
     }
     CHECK_I64(bad, 0);
     berth_trace_free(r.L.t);
-    tmp_close();
+    tmp_close(&T);
 }
 
 /* ---- openb pods --------------------------------------------------------------------------- */
@@ -514,7 +487,7 @@ static const char openb_header[] = "name,cpu_milli,memory_mib,num_gpu,gpu_milli,
 
 static void openb_sample(void)
 {
-    tmp_open();
+    tmp_open(&T);
     char s[2048];
     snprintf(s, sizeof s, "%s%s", openb_header,
              "p0,12000,16384,1,1000,,LS,Running,100,500,100\n"                     /* 2 */
@@ -524,7 +497,7 @@ static void openb_sample(void)
              "p4,16000,32768,1,1000,V100M16|V100M32|V100M32,LS,Running,450,450,\n" /* 6 */
              "p5,2000,4096,2,1000,G2|t4,Guaranteed,Pending,460,2000,\n"            /* 7 */
              "p6,1000,1024,1,100,,BE,Pending,2000,,\n");                           /* 8 */
-    const char *path = tmp_write(0, "pods.csv", s);
+    const char *path = tmp_write_slot(0, "pods.csv", s);
     /* origin 100 s; the file's last time is 2000 s (p5's deletion, p6's creation) */
     const struct want w[] = {
         {"p0", 0, 400 * S, 1, 1000, "", "", "LS", 12000, 16384, 1, 2},
@@ -549,19 +522,19 @@ static void openb_sample(void)
         CHECK_I64(r.rep.skipped, 0);
         berth_trace_free(r.L.t);
     }
-    tmp_close();
+    tmp_close(&T);
 }
 
 /* The multigpu* variants have no time columns. */
 static void openb_no_times(void)
 {
-    tmp_open();
-    const char *path = tmp_write(0, "pods.csv",
-                                 "name,cpu_milli,memory_mib,num_gpu,gpu_milli\n"
-                                 "m0,12000,16384,1,1000\n"
-                                 "m1,6000,12288,1,460\n"
-                                 "m2,0,0,0,0\n"
-                                 "m3,64200,263168,8,1000\n");
+    tmp_open(&T);
+    const char *path = tmp_write_slot(0, "pods.csv",
+                                      "name,cpu_milli,memory_mib,num_gpu,gpu_milli\n"
+                                      "m0,12000,16384,1,1000\n"
+                                      "m1,6000,12288,1,460\n"
+                                      "m2,0,0,0,0\n"
+                                      "m3,64200,263168,8,1000\n");
     const struct want w[] = {
         {"m0", 0, 10000000 * S, 1, 1000, "", "", "", 12000, 16384, 1, 2},
         {"m1", 0, 10000000 * S, 1, 460, "", "", "", 6000, 12288, 1, 3},
@@ -576,7 +549,7 @@ static void openb_no_times(void)
     CHECK_I64(r.rep.rows, 4);
     CHECK_I64(reason_count(&r.rep, "pod asks for no GPU, CPU or memory", 0), 1); /* m2 */
     berth_trace_free(r.L.t);
-    tmp_close();
+    tmp_close(&T);
 }
 
 static const struct bad_case openb_bad[] = {
@@ -597,13 +570,13 @@ static const struct bad_case openb_bad[] = {
 
 static void openb_bad_rows(void)
 {
-    tmp_open();
+    tmp_open(&T);
     struct run r;
     char s[4096], want[300];
     for (size_t k = 0; k < NBAD_OPENB; k++) {
         snprintf(s, sizeof s, "%sg,1000,1024,1,500,,LS,Running,0,10,0\n%s", openb_header,
                  openb_bad[k].row);
-        const char *path = tmp_write(0, "pods.csv", s);
+        const char *path = tmp_write_slot(0, "pods.csv", s);
         run(&r, berth__load_openb, path, 0);
         CHECK_I64(r.rc, BERTH_EINPUT);
         if (openb_bad[k].column)
@@ -617,7 +590,7 @@ static void openb_bad_rows(void)
         (size_t)snprintf(s, sizeof s, "%sg,1000,1024,1,500,,LS,Running,0,10,0\n", openb_header);
     for (size_t k = 0; k < NBAD_OPENB; k++)
         o += (size_t)snprintf(s + o, sizeof s - o, "%s", openb_bad[k].row);
-    run(&r, berth__load_openb, tmp_write(0, "pods.csv", s), 1);
+    run(&r, berth__load_openb, tmp_write_slot(0, "pods.csv", s), 1);
     CHECK_I64(r.rc, 0);
     CHECK_I64(r.L.t->n, 1);
     CHECK_I64(r.rep.rows, 1 + NBAD_OPENB);
@@ -643,7 +616,7 @@ static void openb_bad_rows(void)
         {"name,cpu_milli,memory_mib,num_gpu,gpu_milli\n\"p,1,1,1,1000\n", "closing"},
     };
     for (size_t k = 0; k < sizeof whole / sizeof *whole; k++) {
-        run(&r, berth__load_openb, tmp_write(0, "pods.csv", whole[k].text), 1);
+        run(&r, berth__load_openb, tmp_write_slot(0, "pods.csv", whole[k].text), 1);
         CHECK_I64(r.rc, BERTH_EINPUT);
         CHECK_HAS(r.err.msg, whole[k].msg);
         berth_trace_free(r.L.t);
@@ -651,7 +624,7 @@ static void openb_bad_rows(void)
     /* non-UTF-8 bytes and a byte-order mark */
     snprintf(s, sizeof s, "\xEF\xBB\xBF%s\xff\xfe,1000,1024,1,500,,\x80,Running,0,10,0\n",
              openb_header);
-    run(&r, berth__load_openb, tmp_write(0, "pods.csv", s), 0);
+    run(&r, berth__load_openb, tmp_write_slot(0, "pods.csv", s), 0);
     CHECK_I64(r.rc, 0);
     CHECK_I64(r.L.t->n, 1);
     if (r.L.t->n == 1) {
@@ -659,7 +632,7 @@ static void openb_bad_rows(void)
         CHECK_STR(r.L.t->jobs[0].queue, "\x80");
     }
     berth_trace_free(r.L.t);
-    tmp_close();
+    tmp_close(&T);
 }
 
 /* ---- clusters ----------------------------------------------------------------------------- */
@@ -696,7 +669,7 @@ static void check_servers(const struct berth__cluster_builder *b, const struct w
 
 static void cluster_pai(void)
 {
-    tmp_open();
+    tmp_open(&T);
     static const char rows[] = "m1,V100,96,384,8\n"
                                "m2,MISC,96,512,8\n"
                                "m3,CPU,96,512,0\n"
@@ -712,7 +685,8 @@ static void cluster_pai(void)
     struct berth_err err;
     for (int h = 0; h < 2; h++) {
         snprintf(s, sizeof s, "%s%s", h ? "machine,gpu_type,cap_cpu,cap_mem,cap_gpu\n" : "", rows);
-        CHECK_I64(cluster_load(berth__cluster_load_pai2020, tmp_write(0, "m.csv", s), &b, &err), 0);
+        CHECK_I64(
+            cluster_load(berth__cluster_load_pai2020, tmp_write_slot(0, "m.csv", s), &b, &err), 0);
         check_servers(&b, w, 5);
         CHECK_I64(b.allow_span, 1);
         struct berth_cluster *c = NULL;
@@ -739,7 +713,7 @@ static void cluster_pai(void)
         {"machine,gpu_type,cap_cpu,cap_mem,cap_gpu\n", "expected machine rows"},
     };
     for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
-        const char *path = tmp_write(0, "m.csv", bad[k].text);
+        const char *path = tmp_write_slot(0, "m.csv", bad[k].text);
         CHECK_I64(cluster_load(berth__cluster_load_pai2020, path, &b, &err), BERTH_EINPUT);
         CHECK_HAS(err.msg, path);
         CHECK_HAS(err.msg, bad[k].msg);
@@ -747,21 +721,21 @@ static void cluster_pai(void)
     }
     CHECK_I64(cluster_load(berth__cluster_load_pai2020, "/nonexistent/m.csv", &b, &err), BERTH_EIO);
     berth__builder_free(&b);
-    tmp_close();
+    tmp_close(&T);
 }
 
 static void cluster_openb(void)
 {
-    tmp_open();
+    tmp_open(&T);
     struct berth__cluster_builder b;
     struct berth_err err;
-    const char *path = tmp_write(0, "n.csv",
-                                 "sn,cpu_milli,memory_mib,gpu,model\n"
-                                 "n0,32000,262144,0,\n"
-                                 "n1,128000,786432,8,G3\n"
-                                 "n2,96000,786432,8,V100M32\n"
-                                 "n3,64000,262144,2,P100\n"
-                                 "n4,8000,1024,0,nan\n");
+    const char *path = tmp_write_slot(0, "n.csv",
+                                      "sn,cpu_milli,memory_mib,gpu,model\n"
+                                      "n0,32000,262144,0,\n"
+                                      "n1,128000,786432,8,G3\n"
+                                      "n2,96000,786432,8,V100M32\n"
+                                      "n3,64000,262144,2,P100\n"
+                                      "n4,8000,1024,0,nan\n");
     const struct want_server w[] = {
         {"n0", "cpu", 0, 32000, 262144},     {"n1", "g3", 8, 128000, 786432},
         {"n2", "v100m32", 8, 96000, 786432}, {"n3", "p100", 2, 64000, 262144},
@@ -771,7 +745,7 @@ static void cluster_openb(void)
     check_servers(&b, w, 5);
     berth__builder_free(&b);
     /* columns in another order */
-    path = tmp_write(0, "n.csv", "model,gpu,sn,memory_mib,cpu_milli\nT4,2,x,100,200\n");
+    path = tmp_write_slot(0, "n.csv", "model,gpu,sn,memory_mib,cpu_milli\nT4,2,x,100,200\n");
     CHECK_I64(cluster_load(berth__cluster_load_openb, path, &b, &err), 0);
     const struct want_server w2 = {"x", "t4", 2, 200, 100};
     check_servers(&b, &w2, 1);
@@ -794,13 +768,13 @@ static void cluster_openb(void)
         {"sn,cpu_milli,memory_mib,gpu,model\n", "expected at least one node row"},
     };
     for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
-        path = tmp_write(0, "n.csv", bad[k].text);
+        path = tmp_write_slot(0, "n.csv", bad[k].text);
         CHECK_I64(cluster_load(berth__cluster_load_openb, path, &b, &err), BERTH_EINPUT);
         CHECK_HAS(err.msg, path);
         CHECK_HAS(err.msg, bad[k].msg);
         berth__builder_free(&b);
     }
-    tmp_close();
+    tmp_close(&T);
 }
 
 /* ---- the real files ----------------------------------------------------------------------- */

@@ -2,7 +2,6 @@
  * trace_pollux.c, cluster_tiresias.c): exact jobs from hand-written samples, every bad-row
  * kind in strict and lenient mode, whole-file problems, and Gavel's embedded V100 table
  * against the shared simulation_throughputs.json when it is there. */
-#include <dirent.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -11,54 +10,10 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "tmpfile.h"
 #include "io/loaders_peers.h"
 
 /* ---- helpers -------------------------------------------------------------------------- */
-
-struct tmp {
-    char dir[64];
-    char path[160];
-};
-
-static void tmp_open(struct tmp *t)
-{
-    snprintf(t->dir, sizeof t->dir, "/tmp/berth-peers-XXXXXX");
-    if (!mkdtemp(t->dir)) {
-        perror("mkdtemp");
-        exit(2);
-    }
-}
-
-static const char *tmp_write_n(struct tmp *t, const char *name, const char *s, size_t n)
-{
-    snprintf(t->path, sizeof t->path, "%s/%s", t->dir, name);
-    FILE *f = fopen(t->path, "wb");
-    if (!f || fwrite(s, 1, n, f) != n || fclose(f)) {
-        perror(t->path);
-        exit(2);
-    }
-    return t->path;
-}
-
-static const char *tmp_write(struct tmp *t, const char *name, const char *s)
-{
-    return tmp_write_n(t, name, s, strlen(s));
-}
-
-static void tmp_close(struct tmp *t)
-{
-    DIR *d = opendir(t->dir);
-    struct dirent *e;
-    char p[400];
-    while (d && (e = readdir(d)))
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-            snprintf(p, sizeof p, "%s/%s", t->dir, e->d_name);
-            unlink(p);
-        }
-    if (d)
-        closedir(d);
-    CHECK_I64(rmdir(t->dir), 0);
-}
 
 /* One load: the loader's rc, the trace (free with done()), the report and the message. */
 struct run {

@@ -5,7 +5,6 @@
  *
  * The loaders are called directly (through the same steps berth_trace_load_opts takes), so
  * these tests do not depend on the formats being registered by name. */
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,50 +13,11 @@
 
 #include "berth/berth.h"
 #include "check.h"
+#include "tmpfile.h"
 #include "io/loaders_sense.h"
 #include "io/trace_int.h"
 
 /* ---- helpers -------------------------------------------------------------------------- */
-
-struct tmp {
-    char dir[64];
-    char path[160];
-};
-
-static void tmp_open(struct tmp *t)
-{
-    snprintf(t->dir, sizeof t->dir, "/tmp/berth-test-XXXXXX");
-    if (!mkdtemp(t->dir)) {
-        perror("mkdtemp");
-        exit(2);
-    }
-}
-
-static const char *tmp_write(struct tmp *t, const char *name, const char *s)
-{
-    snprintf(t->path, sizeof t->path, "%s/%s", t->dir, name);
-    FILE *f = fopen(t->path, "wb");
-    if (!f || fwrite(s, 1, strlen(s), f) != strlen(s) || fclose(f)) {
-        perror(t->path);
-        exit(2);
-    }
-    return t->path;
-}
-
-static void tmp_close(struct tmp *t)
-{
-    DIR *d = opendir(t->dir);
-    struct dirent *e;
-    char p[400];
-    while (d && (e = readdir(d)))
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-            snprintf(p, sizeof p, "%s/%s", t->dir, e->d_name);
-            unlink(p);
-        }
-    if (d)
-        closedir(d);
-    CHECK_I64(rmdir(t->dir), 0);
-}
 
 /* What berth_trace_load_opts does around a loader: a fresh trace and report, at least one
  * job, unique ids. */

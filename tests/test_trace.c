@@ -1,7 +1,6 @@
 /* Tests for traces (src/io/trace*.c): the native CSV loader and its errors, format
  * detection, berth_trace_check against clusters, the native writer's round trip, and the
  * philly-pollux loader on a hand-written sample and on the real Philly file. */
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,48 +8,9 @@
 
 #include "berth/berth.h"
 #include "check.h"
+#include "tmpfile.h"
 
 /* ---- helpers -------------------------------------------------------------------------- */
-
-struct tmp {
-    char dir[64];
-    char path[160];
-};
-
-static void tmp_open(struct tmp *t)
-{
-    strcpy(t->dir, "/tmp/berth-test-XXXXXX");
-    if (!mkdtemp(t->dir)) {
-        perror("mkdtemp");
-        exit(2);
-    }
-}
-
-static const char *tmp_write(struct tmp *t, const char *name, const char *s)
-{
-    snprintf(t->path, sizeof t->path, "%s/%s", t->dir, name);
-    FILE *f = fopen(t->path, "wb");
-    if (!f || fwrite(s, 1, strlen(s), f) != strlen(s) || fclose(f)) {
-        perror(t->path);
-        exit(2);
-    }
-    return t->path;
-}
-
-static void tmp_close(struct tmp *t)
-{
-    DIR *d = opendir(t->dir);
-    struct dirent *e;
-    char p[400];
-    while (d && (e = readdir(d)))
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-            snprintf(p, sizeof p, "%s/%s", t->dir, e->d_name);
-            unlink(p);
-        }
-    if (d)
-        closedir(d);
-    CHECK_I64(rmdir(t->dir), 0);
-}
 
 static struct berth_trace *load_ok(const char *path, const char *format)
 {

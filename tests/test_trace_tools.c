@@ -1,7 +1,6 @@
 /* Tests for trace statistics and slices (src/io/trace_tools.c): hand-computed figures on a
  * tiny trace (exact percentiles), the JSON and text renderings, slices by window, queue, user
  * and seeded sample, the native round trip, and the published figures of the real Philly file. */
-#include <dirent.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,53 +10,10 @@
 #include "berth/berth.h"
 #include "berth/trace_tools.h"
 #include "check.h"
+#include "tmpfile.h"
 #include "io/trace_int.h"
 
 /* ---- helpers ---------------------------------------------------------------------------- */
-
-struct tmp {
-    char dir[64];
-    char path[160];
-};
-
-static int tmp_open(struct tmp *t)
-{
-    snprintf(t->dir, sizeof t->dir, "/tmp/berth-tools-XXXXXX");
-    int ok = mkdtemp(t->dir) != NULL;
-    CHECK(ok);
-    return ok;
-}
-
-static const char *tmp_path(struct tmp *t, const char *name)
-{
-    snprintf(t->path, sizeof t->path, "%s/%s", t->dir, name);
-    return t->path;
-}
-
-static const char *tmp_write(struct tmp *t, const char *name, const char *s)
-{
-    FILE *f = fopen(tmp_path(t, name), "wb");
-    int ok = f && fwrite(s, 1, strlen(s), f) == strlen(s);
-    if (f)
-        ok &= fclose(f) == 0;
-    CHECK(ok);
-    return t->path;
-}
-
-static void tmp_close(struct tmp *t)
-{
-    DIR *d = opendir(t->dir);
-    struct dirent *e;
-    char p[400];
-    while (d && (e = readdir(d)))
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-            snprintf(p, sizeof p, "%s/%s", t->dir, e->d_name);
-            unlink(p);
-        }
-    if (d)
-        closedir(d);
-    CHECK_I64(rmdir(t->dir), 0);
-}
 
 static struct berth_trace *load_ok(const char *path, const char *format)
 {
@@ -129,8 +85,7 @@ static struct berth_trace *numbered(size_t n)
 static void test_stats_tiny(void)
 {
     struct tmp tm;
-    if (!tmp_open(&tm))
-        return;
+    tmp_open(&tm);
     struct berth_trace *t = load_ok(tmp_write(&tm, "tiny.csv", tiny_csv), "native");
     if (!t) {
         tmp_close(&tm);
@@ -314,8 +269,7 @@ static struct berth_trace *slice_ok(const struct berth_trace *t, const struct be
 static void test_slice_filters(void)
 {
     struct tmp tm;
-    if (!tmp_open(&tm))
-        return;
+    tmp_open(&tm);
     struct berth_trace *t = load_ok(tmp_write(&tm, "tiny.csv", tiny_csv), "native");
     tmp_close(&tm);
     if (!t)
@@ -537,8 +491,7 @@ static void round_trip(const struct berth_trace *t, const char *path)
 static void test_convert_round_trip(void)
 {
     struct tmp tm;
-    if (!tmp_open(&tm))
-        return;
+    tmp_open(&tm);
     struct berth_trace *t = load_ok(tmp_write(&tm, "tiny.csv", tiny_csv), "native");
     if (t)
         round_trip(t, tmp_path(&tm, "tiny-out.csv"));

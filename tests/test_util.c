@@ -1,60 +1,17 @@
 /* Tests for the util layer: exact decimal/date parsing and printing (num), the streaming CSV
  * reader across its 1 MiB block boundary (csv), the seeded generator (rng) and the memory
  * helpers (mem). */
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "check.h"
+#include "tmpfile.h"
 #include "util/csv.h"
 #include "util/mem.h"
 #include "util/num.h"
 #include "util/rng.h"
-
-/* ---- temporary files ------------------------------------------------------------------ */
-
-struct tmp {
-    char dir[64];
-    char path[160];
-};
-
-static void tmp_open(struct tmp *t)
-{
-    strcpy(t->dir, "/tmp/berth-test-XXXXXX");
-    if (!mkdtemp(t->dir)) {
-        perror("mkdtemp");
-        exit(2);
-    }
-}
-
-/* Writes len bytes to DIR/name; returns the path (valid until the next write). */
-static const char *tmp_write(struct tmp *t, const char *name, const char *s, size_t len)
-{
-    snprintf(t->path, sizeof t->path, "%s/%s", t->dir, name);
-    FILE *f = fopen(t->path, "wb");
-    if (!f || fwrite(s, 1, len, f) != len || fclose(f)) {
-        perror(t->path);
-        exit(2);
-    }
-    return t->path;
-}
-
-static void tmp_close(struct tmp *t)
-{
-    DIR *d = opendir(t->dir);
-    struct dirent *e;
-    char p[400];
-    while (d && (e = readdir(d)))
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-            snprintf(p, sizeof p, "%s/%s", t->dir, e->d_name);
-            unlink(p);
-        }
-    if (d)
-        closedir(d);
-    CHECK_I64(rmdir(t->dir), 0);
-}
 
 /* ---- num ------------------------------------------------------------------------------ */
 
@@ -434,7 +391,7 @@ static void test_csv_cases(void)
     tmp_open(&t);
     for (size_t i = 0; i < sizeof csv_cases / sizeof *csv_cases; i++) {
         const struct csv_case *c = &csv_cases[i];
-        const char *path = tmp_write(&t, "in.csv", c->in, strlen(c->in));
+        const char *path = tmp_write_n(&t, "in.csv", c->in, strlen(c->in));
         struct berth__csv *r = NULL;
         struct berth_err err = {0};
         CHECK_I64(berth__csv_open(&r, path, c->sep, &err), 0);
@@ -605,7 +562,7 @@ static void test_csv_huge_record(void)
 
     struct tmp t;
     tmp_open(&t);
-    const char *path = tmp_write(&t, "huge.csv", file, o);
+    const char *path = tmp_write_n(&t, "huge.csv", file, o);
     struct berth__csv *r = NULL;
     struct berth_err err = {0};
     CHECK_I64(berth__csv_open(&r, path, ',', &err), 0);

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "columns.h"
 #include "loaders_alibaba.h"
-#include "util/csv.h"
 #include "util/num.h"
 
 #define MAX_SERVERS 1000000
@@ -95,8 +95,8 @@ int berth__cluster_load_pai2020(const char *path, struct berth__cluster_builder 
     int first = 1;
     while ((rc = berth__csv_next(c, err)) > 0) {
         const char *h = berth__csv_field(c, 0);
-        if (first && !strncmp(h, "\xEF\xBB\xBF", 3))
-            h += 3; /* UTF-8 byte-order mark */
+        if (first)
+            h = berth__cols_skip_bom(h);
         if (first && berth__csv_nfields(c) == M_NCOLS && !strcmp(h, "machine") &&
             !strcmp(berth__csv_field(c, 1), "gpu_type")) {
             first = 0;

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "model/cluster_int.h"
+#include "columns.h"
 #include "loaders_alibaba.h"
 #include "loaders_peers.h"
 #include "loaders_sense.h"
@@ -260,9 +261,7 @@ static int detect(const char *path, const struct format **f, struct berth_err *e
             line[0] = '\0';
     while (line[0] && strspn(line, "\r\n") == strlen(line));
     fclose(fp);
-    const char *p = line;
-    if ((unsigned char)p[0] == 0xEF && (unsigned char)p[1] == 0xBB && (unsigned char)p[2] == 0xBF)
-        p += 3;
+    const char *p = berth__cols_skip_bom(line);
     for (size_t i = 0; i < NFORMATS; i++)
         if ((formats[i].header_start &&
              !strncmp(p, formats[i].header_start, strlen(formats[i].header_start))) ||

@@ -10,8 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "trace_int.h"
-#include "util/csv.h"
+#include "columns.h"
 #include "util/num.h"
 
 enum col {
@@ -44,195 +43,120 @@ static const char *const colname[NCOLS] = {
 
 #define MAX_GPUS_PER_JOB 1000000
 
-/* row() returns this when a bad row was skipped under --lenient */
-#define ROW_SKIPPED 1
-
-struct ctx {
-    struct berth__csv *csv;
-    struct berth__load *L;
-    const char *path;
-    int idx[NCOLS]; /* field index of each column, -1 if absent */
-    size_t nfields;
+static const struct berth__cols_spec cols_spec = {
+    .names = colname,
+    .ncols = NCOLS,
+    .nrequired = C_GPUS + 1,
+    .unknown = "a native column name",
+    .prefix = "x_",
+    .empty = "a header line (job_id,arrival_s,duration_s,num_gpus...)",
 };
 
-static int bad(struct ctx *x, enum col c, const char *expected, struct berth_err *err)
-{
-    size_t i = (size_t)x->idx[c];
-    int rc = berth__load_bad(x->L, berth__csv_line(x->csv), colname[c], expected,
-                             berth__csv_field(x->csv, i), berth__csv_len(x->csv, i), err);
-    return rc ? rc : ROW_SKIPPED;
-}
-
-static int present(struct ctx *x, enum col c)
-{
-    return x->idx[c] >= 0 && berth__csv_len(x->csv, (size_t)x->idx[c]) > 0;
-}
-
-static const char *fv(struct ctx *x, enum col c, size_t *len)
-{
-    *len = berth__csv_len(x->csv, (size_t)x->idx[c]);
-    return berth__csv_field(x->csv, (size_t)x->idx[c]);
-}
-
-static int int_col(struct ctx *x, enum col c, int64_t lo, int64_t hi, const char *expected,
-                   int64_t *out, struct berth_err *err)
-{
-    size_t n;
-    const char *s = fv(x, c, &n);
-    if (berth__parse_i64(s, n, out) || *out < lo || *out > hi)
-        return bad(x, c, expected, err);
-    return 0;
-}
-
-static int header(struct ctx *x, struct berth_err *err)
-{
-    for (int c = 0; c < NCOLS; c++)
-        x->idx[c] = -1;
-    x->nfields = berth__csv_nfields(x->csv);
-    uint32_t line = berth__csv_line(x->csv); /* blank lines may come before the header */
-    for (size_t i = 0; i < x->nfields; i++) {
-        const char *h = berth__csv_field(x->csv, i);
-        if (i == 0 && (unsigned char)h[0] == 0xEF && (unsigned char)h[1] == 0xBB &&
-            (unsigned char)h[2] == 0xBF)
-            h += 3; /* UTF-8 byte-order mark */
-        int found = -1;
-        for (int c = 0; c < NCOLS; c++)
-            if (!strcmp(h, colname[c]))
-                found = c;
-        if (found < 0) {
-            if (!strncmp(h, "x_", 2))
-                continue;
-            return berth_err_set(
-                err, BERTH_EINPUT,
-                "%s:%u: column %zu: expected a native column name (job_id, "
-                "arrival_s, duration_s, num_gpus, job_type, total_steps, user, "
-                "queue, gpu_type, min_gpus, max_gpus, gpu_share, gpu_mem_mib, "
-                "priority, single_server, cpus, mem_mib, restart_s) or one starting with x_, "
-                "found \"%s\"",
-                x->path, line, i + 1, h);
-        }
-        if (x->idx[found] >= 0)
-            return berth_err_set(err, BERTH_EINPUT,
-                                 "%s:%u: column %s: expected once, found twice (columns %d and "
-                                 "%zu)",
-                                 x->path, line, h, x->idx[found] + 1, i + 1);
-        x->idx[found] = (int)i;
-    }
-    for (int c = C_ID; c <= C_GPUS; c++)
-        if (x->idx[c] < 0)
-            return berth_err_set(err, BERTH_EINPUT,
-                                 "%s:%u: column %s: expected in the header (required: job_id, "
-                                 "arrival_s, duration_s, num_gpus), found no such column",
-                                 x->path, line, colname[c]);
-    return 0;
-}
-
-static int row(struct ctx *x, struct berth_trace *t, struct berth_err *err)
+static int row(struct berth__cols *x, struct berth_trace *t, struct berth_err *err)
 {
     struct berth_jobspec js;
     berth__jobspec_defaults(&js);
-    js.line = berth__csv_line(x->csv);
-    size_t nf = berth__csv_nfields(x->csv);
+    js.line = berth__cols_line(x);
     int rc;
-    if (nf != x->nfields) {
-        char msg[96];
-        snprintf(msg, sizeof msg, "expected %zu fields as in the header, found %zu", x->nfields,
-                 nf);
-        rc = berth__load_bad_row(x->L, js.line, msg, err);
-        return rc ? rc : ROW_SKIPPED;
-    }
     size_t n;
     const char *s;
     int64_t v;
 
-    s = fv(x, C_ID, &n);
+    s = berth__cols_get(x, C_ID, &n);
     if (n == 0 || n > 255)
-        return bad(x, C_ID, "a non-empty id of at most 255 bytes", err);
+        return berth__cols_bad(x, C_ID, "a non-empty id of at most 255 bytes", err);
     if (!(js.id = berth__trace_str(t, s, n)))
         goto nomem;
 
-    s = fv(x, C_ARRIVAL, &n);
+    s = berth__cols_get(x, C_ARRIVAL, &n);
     if (berth__parse_seconds_us(s, n, &js.arrival_us) || js.arrival_us < 0)
-        return bad(x, C_ARRIVAL, "a time in seconds >= 0", err);
-    s = fv(x, C_DURATION, &n);
-    int by_steps = n == 0 && present(x, C_STEPS) && present(x, C_TYPE);
+        return berth__cols_bad(x, C_ARRIVAL, "a time in seconds >= 0", err);
+    s = berth__cols_get(x, C_DURATION, &n);
+    int by_steps = n == 0 && berth__cols_present(x, C_STEPS) && berth__cols_present(x, C_TYPE);
     if (!by_steps && (berth__parse_seconds_us(s, n, &js.duration_us) || js.duration_us <= 0))
-        return bad(x, C_DURATION,
-                   "a duration in seconds > 0 (at least 1 microsecond; empty only with "
-                   "job_type and total_steps)",
-                   err);
+        return berth__cols_bad(x, C_DURATION,
+                               "a duration in seconds > 0 (at least 1 microsecond; empty only with "
+                               "job_type and total_steps)",
+                               err);
     if (js.arrival_us > BERTH_MAX_TIME_US || js.duration_us > BERTH_MAX_TIME_US)
-        return bad(x, js.arrival_us > BERTH_MAX_TIME_US ? C_ARRIVAL : C_DURATION,
-                   "a time of at most 10^12 seconds", err);
-    if ((rc = int_col(x, C_GPUS, 0, MAX_GPUS_PER_JOB, "a whole number of GPUs >= 1", &v, err)))
+        return berth__cols_bad(x, js.arrival_us > BERTH_MAX_TIME_US ? C_ARRIVAL : C_DURATION,
+                               "a time of at most 10^12 seconds", err);
+    if ((rc = berth__cols_int(x, C_GPUS, 0, MAX_GPUS_PER_JOB, "a whole number of GPUs >= 1", &v,
+                              err)))
         return rc;
     js.num_gpus = js.min_gpus = js.max_gpus = (int32_t)v;
 
-    if (present(x, C_MIN)) {
-        if ((rc = int_col(x, C_MIN, js.num_gpus ? 1 : 0, js.num_gpus,
-                          "a GPU count from 1 to num_gpus (0 for a CPU-only job)", &v, err)))
+    if (berth__cols_present(x, C_MIN)) {
+        if ((rc =
+                 berth__cols_int(x, C_MIN, js.num_gpus ? 1 : 0, js.num_gpus,
+                                 "a GPU count from 1 to num_gpus (0 for a CPU-only job)", &v, err)))
             return rc;
         js.min_gpus = (int32_t)v;
     }
-    if (present(x, C_MAX)) {
-        if ((rc = int_col(x, C_MAX, js.num_gpus, MAX_GPUS_PER_JOB, "a GPU count >= num_gpus", &v,
-                          err)))
+    if (berth__cols_present(x, C_MAX)) {
+        if ((rc = berth__cols_int(x, C_MAX, js.num_gpus, MAX_GPUS_PER_JOB,
+                                  "a GPU count >= num_gpus", &v, err)))
             return rc;
         js.max_gpus = (int32_t)v;
     }
-    if (present(x, C_SHARE)) {
-        s = fv(x, C_SHARE, &n);
+    if (berth__cols_present(x, C_SHARE)) {
+        s = berth__cols_get(x, C_SHARE, &n);
         if (berth__parse_scaled(s, n, 6, &v) || v <= 0 || v > 1000000 || v % 1000)
-            return bad(x, C_SHARE, "a share of one GPU in (0, 1], at most 3 decimals", err);
+            return berth__cols_bad(x, C_SHARE, "a share of one GPU in (0, 1], at most 3 decimals",
+                                   err);
         v /= 1000;
         if (v < 1000 && js.num_gpus != 1)
-            return bad(x, C_SHARE, "1 (a fractional share needs num_gpus = 1)", err);
+            return berth__cols_bad(x, C_SHARE, "1 (a fractional share needs num_gpus = 1)", err);
         js.gpu_share_milli = (int32_t)v;
     }
-    if (present(x, C_MEM)) {
-        if ((rc = int_col(x, C_MEM, 0, INT64_C(1) << 40, "a memory size in MiB >= 0", &v, err)))
+    if (berth__cols_present(x, C_MEM)) {
+        if ((rc = berth__cols_int(x, C_MEM, 0, INT64_C(1) << 40, "a memory size in MiB >= 0", &v,
+                                  err)))
             return rc;
         js.gpu_mem_mib = v;
     }
-    if (present(x, C_STEPS)) {
-        if ((rc = int_col(x, C_STEPS, 1, INT64_MAX, "a whole number of steps >= 1", &v, err)))
+    if (berth__cols_present(x, C_STEPS)) {
+        if ((rc = berth__cols_int(x, C_STEPS, 1, INT64_MAX, "a whole number of steps >= 1", &v,
+                                  err)))
             return rc;
         js.total_steps = v;
     }
-    if (present(x, C_PRIO)) {
-        if ((rc = int_col(x, C_PRIO, -1000000, 1000000,
-                          "an integer priority in [-1000000, 1000000]", &v, err)))
+    if (berth__cols_present(x, C_PRIO)) {
+        if ((rc = berth__cols_int(x, C_PRIO, -1000000, 1000000,
+                                  "an integer priority in [-1000000, 1000000]", &v, err)))
             return rc;
         js.priority = (int32_t)v;
     }
-    if (present(x, C_CPUS)) {
-        s = fv(x, C_CPUS, &n);
+    if (berth__cols_present(x, C_CPUS)) {
+        s = berth__cols_get(x, C_CPUS, &n);
         if (berth__parse_scaled(s, n, 3, &v) || v < 0 || v > INT64_C(1) << 40)
-            return bad(x, C_CPUS, "a number of CPU cores >= 0 (3 decimals at most)", err);
+            return berth__cols_bad(x, C_CPUS, "a number of CPU cores >= 0 (3 decimals at most)",
+                                   err);
         js.cpu_milli = v;
     }
-    if (present(x, C_HOSTMEM)) {
-        if ((rc = int_col(x, C_HOSTMEM, 0, INT64_C(1) << 40, "a memory size in MiB >= 0", &v, err)))
+    if (berth__cols_present(x, C_HOSTMEM)) {
+        if ((rc = berth__cols_int(x, C_HOSTMEM, 0, INT64_C(1) << 40, "a memory size in MiB >= 0",
+                                  &v, err)))
             return rc;
         js.mem_mib = v;
     }
-    if (present(x, C_RESTART)) {
-        s = fv(x, C_RESTART, &n);
+    if (berth__cols_present(x, C_RESTART)) {
+        s = berth__cols_get(x, C_RESTART, &n);
         if (berth__parse_seconds_us(s, n, &js.restart_us) || js.restart_us < 0 ||
             js.restart_us > BERTH_MAX_TIME_US)
-            return bad(x, C_RESTART, "a restart cost in seconds >= 0", err);
+            return berth__cols_bad(x, C_RESTART, "a restart cost in seconds >= 0", err);
     }
     if (js.num_gpus == 0 && js.cpu_milli == 0 && js.mem_mib == 0)
-        return bad(x, C_GPUS, "a whole number of GPUs >= 1 (0 only for a CPU-only job with cpus)",
-                   err);
-    if (present(x, C_SINGLE)) {
-        s = fv(x, C_SINGLE, &n);
+        return berth__cols_bad(
+            x, C_GPUS, "a whole number of GPUs >= 1 (0 only for a CPU-only job with cpus)", err);
+    if (berth__cols_present(x, C_SINGLE)) {
+        s = berth__cols_get(x, C_SINGLE, &n);
         if (n == 1 && (s[0] == '0' || s[0] == '1'))
             js.single_server = s[0] == '1';
         else if (!strcmp(s, "true") || !strcmp(s, "false"))
             js.single_server = s[0] == 't';
         else
-            return bad(x, C_SINGLE, "0, 1, true or false", err);
+            return berth__cols_bad(x, C_SINGLE, "0, 1, true or false", err);
     }
     struct {
         enum col c;
@@ -242,10 +166,10 @@ static int row(struct ctx *x, struct berth_trace *t, struct berth_err *err)
                 {C_QUEUE, &js.queue},
                 {C_GPU_TYPE, &js.gpu_type}};
     for (size_t k = 0; k < sizeof strs / sizeof *strs; k++)
-        if (present(x, strs[k].c)) {
-            s = fv(x, strs[k].c, &n);
+        if (berth__cols_present(x, strs[k].c)) {
+            s = berth__cols_get(x, strs[k].c, &n);
             if (n > 255)
-                return bad(x, strs[k].c, "at most 255 bytes", err);
+                return berth__cols_bad(x, strs[k].c, "at most 255 bytes", err);
             if (!(*strs[k].dst = berth__trace_str(t, s, n)))
                 goto nomem;
         }
@@ -258,28 +182,12 @@ nomem:
 
 int berth__load_native(struct berth__load *L, struct berth_err *err)
 {
-    struct ctx x = {.L = L, .path = L->path};
-    int rc = berth__csv_open(&x.csv, L->path, ',', err);
-    if (rc)
-        return rc;
-    rc = berth__csv_next(x.csv, err);
-    if (rc == 0)
-        rc = berth_err_set(err, BERTH_EINPUT,
-                           "%s:1: expected a header line (job_id,arrival_s,duration_s,num_gpus"
-                           "...), found an empty file",
-                           L->path);
-    else if (rc > 0)
-        rc = header(&x, err);
-    while (rc == 0) {
-        rc = berth__csv_next(x.csv, err);
-        if (rc <= 0)
-            break;
-        L->rep->rows++;
-        rc = row(&x, L->t, err);
-        if (rc == ROW_SKIPPED)
+    struct berth__cols x;
+    int rc = berth__cols_open(&x, &cols_spec, L->path, L, err);
+    while (rc == 0 && (rc = berth__cols_next(&x, err)) > 0)
+        if ((rc = row(&x, L->t, err)) == BERTH__ROW_SKIPPED)
             rc = 0;
-    }
-    berth__csv_close(x.csv);
+    berth__cols_close(&x);
     return rc;
 }
 

@@ -25,8 +25,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "columns.h"
 #include "loaders_alibaba.h"
-#include "util/csv.h"
 #include "util/num.h"
 
 #define MAX_GPUS_PER_JOB 1000000
@@ -438,9 +438,7 @@ static int read_table(struct pai *p, const char *path, int task, int64_t *origin
         size_t nf = berth__csv_nfields(p->csv);
         if (first) {
             first = 0;
-            const char *h = berth__csv_field(p->csv, 0);
-            if (!strncmp(h, "\xEF\xBB\xBF", 3))
-                h += 3; /* UTF-8 byte-order mark */
+            const char *h = berth__cols_skip_bom(berth__csv_field(p->csv, 0));
             if (nf == ncols && !strcmp(h, "job_name") &&
                 !strcmp(berth__csv_field(p->csv, 1), cols[1]))
                 continue; /* the .header line */

@@ -9,8 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "trace_int.h"
-#include "util/csv.h"
+#include "columns.h"
 #include "util/num.h"
 
 static const char *const cols[] = {"timestamp", "duration", "num_gpus", "gpu_time", "cluster"};
@@ -29,8 +28,8 @@ static int header(struct berth__load *L, struct berth__csv *c, struct berth_err 
     size_t nf = berth__csv_nfields(c);
     for (size_t i = 0; i < 5; i++) {
         const char *h = nf == 5 ? berth__csv_field(c, i) : "";
-        if (i == 0 && !strncmp(h, "\xEF\xBB\xBF", 3))
-            h += 3; /* UTF-8 byte-order mark */
+        if (i == 0)
+            h = berth__cols_skip_bom(h);
         if (nf != 5 || strcmp(h, cols[i]))
             return berth_err_set(err, BERTH_EINPUT,
                                  "%s:1: expected the header timestamp,duration,num_gpus,"

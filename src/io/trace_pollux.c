@@ -18,127 +18,61 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "columns.h"
 #include "loaders_peers.h"
-#include "util/csv.h"
 #include "util/num.h"
 
 #define MAX_GPUS_PER_JOB 1000000
 #define MAX_TIME_US      INT64_C(1000000000000000000) /* 10^12 s */
-#define ROW_SKIPPED      1
 
 enum col { C_NAME, C_TIME, C_APP, C_REPLICAS, C_BSZ, C_DUR, NCOLS };
 
 static const char *const colname[NCOLS] = {"name",         "time",       "application",
                                            "num_replicas", "batch_size", "duration"};
 
-struct ctx {
-    struct berth__load *L;
-    struct berth__csv *csv;
-    int idx[NCOLS];
-    size_t nfields;
+static const struct berth__cols_spec cols_spec = {
+    .names = colname,
+    .ncols = NCOLS,
+    .nrequired = C_BSZ + 1, /* and duration, with a message of its own */
+    .unknown = "a Pollux workload column",
+    .quote_max = 60,
+    .header = " (required: name, time, application, num_replicas, batch_size, duration)",
+    .empty = "the header name,time,application,num_replicas,batch_size,duration",
 };
 
-static const char *fv(struct ctx *x, enum col c, size_t *len)
-{
-    *len = berth__csv_len(x->csv, (size_t)x->idx[c]);
-    return berth__csv_field(x->csv, (size_t)x->idx[c]);
-}
-
-static int bad(struct ctx *x, enum col c, const char *expected, struct berth_err *err)
-{
-    size_t n;
-    const char *s = fv(x, c, &n);
-    int rc = berth__load_bad(x->L, berth__csv_line(x->csv), colname[c], expected, s, n, err);
-    return rc ? rc : ROW_SKIPPED;
-}
-
-static int header(struct ctx *x, struct berth_err *err)
-{
-    const char *path = x->L->path;
-    for (int c = 0; c < NCOLS; c++)
-        x->idx[c] = -1;
-    x->nfields = berth__csv_nfields(x->csv);
-    for (size_t i = 0; i < x->nfields; i++) {
-        const char *h = berth__csv_field(x->csv, i);
-        if (i == 0 && !strncmp(h, "\xEF\xBB\xBF", 3))
-            h += 3; /* UTF-8 byte-order mark */
-        int found = -1;
-        for (int c = 0; c < NCOLS; c++)
-            if (!strcmp(h, colname[c]))
-                found = c;
-        if (found < 0)
-            return berth_err_set(err, BERTH_EINPUT,
-                                 "%s:1: column %zu: expected a Pollux workload column (name, "
-                                 "time, application, num_replicas, batch_size, duration), found "
-                                 "\"%.60s\"",
-                                 path, i + 1, h);
-        if (x->idx[found] >= 0)
-            return berth_err_set(err, BERTH_EINPUT,
-                                 "%s:1: column %s: expected once, found twice (columns %d and "
-                                 "%zu)",
-                                 path, h, x->idx[found] + 1, i + 1);
-        x->idx[found] = (int)i;
-    }
-    for (int c = 0; c < C_DUR; c++)
-        if (x->idx[c] < 0)
-            return berth_err_set(err, BERTH_EINPUT,
-                                 "%s:1: column %s: expected in the header (required: name, time, "
-                                 "application, num_replicas, batch_size, duration), found no "
-                                 "such column",
-                                 path, colname[c]);
-    if (x->idx[C_DUR] < 0)
-        return berth_err_set(
-            err, BERTH_EINPUT,
-            "%s:1: column duration: expected in the header, found no such column. A Pollux "
-            "workload gives no run times (Pollux runs each application to its target from "
-            "profiles berth does not have). Add a duration column in seconds: Pollux's "
-            "simulator/workload.py computes one per job, the third value of "
-            "get_configurations() that it assigns to _, or convert the jobs to --format native",
-            path);
-    return 0;
-}
-
-static int row(struct ctx *x, struct berth_err *err)
+static int row(struct berth__cols *x, struct berth_err *err)
 {
     struct berth__load *L = x->L;
     struct berth_jobspec js;
     berth__jobspec_defaults(&js);
-    js.line = berth__csv_line(x->csv);
-    size_t nf = berth__csv_nfields(x->csv);
-    if (nf != x->nfields) {
-        char msg[96];
-        snprintf(msg, sizeof msg, "expected %zu fields as in the header, found %zu", x->nfields,
-                 nf);
-        int rc = berth__load_bad_row(L, js.line, msg, err);
-        return rc ? rc : ROW_SKIPPED;
-    }
+    js.line = berth__cols_line(x);
     size_t n, an;
     const char *s, *app;
     int64_t v, bsz;
 
-    s = fv(x, C_NAME, &n);
+    s = berth__cols_get(x, C_NAME, &n);
     if (n == 0 || n > 255)
-        return bad(x, C_NAME, "a non-empty name of at most 255 bytes", err);
+        return berth__cols_bad(x, C_NAME, "a non-empty name of at most 255 bytes", err);
     if (!(js.id = berth__trace_str(L->t, s, n)))
         goto nomem;
-    s = fv(x, C_TIME, &n);
+    s = berth__cols_get(x, C_TIME, &n);
     if (berth__parse_seconds_us(s, n, &js.arrival_us) || js.arrival_us < 0 ||
         js.arrival_us > MAX_TIME_US)
-        return bad(x, C_TIME, "a time in seconds from 0 to 10^12", err);
-    app = fv(x, C_APP, &an);
+        return berth__cols_bad(x, C_TIME, "a time in seconds from 0 to 10^12", err);
+    app = berth__cols_get(x, C_APP, &an);
     if (an == 0 || an > 200)
-        return bad(x, C_APP, "a non-empty application name of at most 200 bytes", err);
-    s = fv(x, C_REPLICAS, &n);
+        return berth__cols_bad(x, C_APP, "a non-empty application name of at most 200 bytes", err);
+    s = berth__cols_get(x, C_REPLICAS, &n);
     if (berth__parse_i64(s, n, &v) || v < 1 || v > MAX_GPUS_PER_JOB)
-        return bad(x, C_REPLICAS, "a whole number of GPUs >= 1", err);
+        return berth__cols_bad(x, C_REPLICAS, "a whole number of GPUs >= 1", err);
     js.num_gpus = js.min_gpus = js.max_gpus = (int32_t)v;
-    s = fv(x, C_BSZ, &n);
+    s = berth__cols_get(x, C_BSZ, &n);
     if (berth__parse_i64(s, n, &bsz) || bsz < 1 || bsz > INT64_C(1000000000000))
-        return bad(x, C_BSZ, "a whole batch size >= 1", err);
-    s = fv(x, C_DUR, &n);
+        return berth__cols_bad(x, C_BSZ, "a whole batch size >= 1", err);
+    s = berth__cols_get(x, C_DUR, &n);
     if (berth__parse_seconds_us(s, n, &js.duration_us) || js.duration_us <= 0 ||
         js.duration_us > MAX_TIME_US)
-        return bad(x, C_DUR, "a duration in seconds > 0 and at most 10^12", err);
+        return berth__cols_bad(x, C_DUR, "a duration in seconds > 0 and at most 10^12", err);
     char tb[256];
     int tn = snprintf(tb, sizeof tb, "%.*s (batch size %lld)", (int)an, app, (long long)bsz);
     if (!(js.job_type = berth__trace_str(L->t, tb, (size_t)tn)) || berth__trace_push(L->t, &js))
@@ -150,27 +84,20 @@ nomem:
 
 int berth__load_pollux(struct berth__load *L, struct berth_err *err)
 {
-    struct ctx x = {.L = L};
-    int rc = berth__csv_open(&x.csv, L->path, ',', err);
-    if (rc)
-        return rc;
-    rc = berth__csv_next(x.csv, err);
-    if (rc == 0)
-        rc = berth_err_set(err, BERTH_EINPUT,
-                           "%s:1: expected the header name,time,application,num_replicas,"
-                           "batch_size,duration, found an empty file",
-                           L->path);
-    else if (rc > 0)
-        rc = header(&x, err);
-    while (rc == 0) {
-        rc = berth__csv_next(x.csv, err);
-        if (rc <= 0)
-            break;
-        L->rep->rows++;
-        rc = row(&x, err);
-        if (rc == ROW_SKIPPED)
+    struct berth__cols x;
+    int rc = berth__cols_open(&x, &cols_spec, L->path, L, err);
+    if (rc == 0 && !berth__cols_has(&x, C_DUR))
+        rc = berth_err_set(
+            err, BERTH_EINPUT,
+            "%s:%u: column duration: expected in the header, found no such column. A Pollux "
+            "workload gives no run times (Pollux runs each application to its target from "
+            "profiles berth does not have). Add a duration column in seconds: Pollux's "
+            "simulator/workload.py computes one per job, the third value of "
+            "get_configurations() that it assigns to _, or convert the jobs to --format native",
+            L->path, x.line);
+    while (rc == 0 && (rc = berth__cols_next(&x, err)) > 0)
+        if ((rc = row(&x, err)) == BERTH__ROW_SKIPPED)
             rc = 0;
-    }
-    berth__csv_close(x.csv);
+    berth__cols_close(&x);
     return rc;
 }
