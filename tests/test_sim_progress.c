@@ -12,7 +12,7 @@
 static struct berth_tput *model(void)
 {
     struct berth_tput *m = berth__tput_new();
-    int v100, k80, a, b, c;
+    int v100 = 0, k80 = 0, a = 0, b = 0, c = 0;
     CHECK(m != NULL);
     CHECK(!berth__tput_add_type(m, "v100", &v100) && !berth__tput_add_type(m, "k80", &k80));
     CHECK(!berth__tput_add_class(m, "A", &a) && !berth__tput_add_class(m, "B", &b) &&

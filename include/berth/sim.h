@@ -86,7 +86,8 @@ struct berth_job_result {
     int32_t by_steps;         /* 1 = progress from the throughput model, 0 = fixed speed */
 };
 
-/* Per user, per queue and per GPU type aggregates. */
+/* Per user, per queue and per GPU type aggregates. User and queue names point into the
+ * trace; GPU type names belong to the result. */
 struct berth_group_stat {
     const char *name;
     size_t jobs, completed;

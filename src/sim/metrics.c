@@ -126,9 +126,12 @@ static int by_type(struct berth_sim_result *r, const double *type_gpu_us,
     if (!r->by_type)
         return -1;
     r->nby_type = nt;
-    for (size_t t = 0; t < nt; t++)
-        r->by_type[t] = (struct berth_group_stat){.name = berth_cluster_type_name(c, t),
-                                                  .gpu_hours = type_gpu_us[t] / 3.6e9};
+    /* the names are copied: a result may outlive its cluster */
+    for (size_t t = 0; t < nt; t++) {
+        r->by_type[t] = (struct berth_group_stat){.gpu_hours = type_gpu_us[t] / 3.6e9};
+        if (!(r->by_type[t].name = strdup(berth_cluster_type_name(c, t))))
+            return -1;
+    }
     for (size_t i = 0; i < r->njobs; i++) {
         const struct berth_job_result *j = &r->jobs[i];
         if (j->gpu_type < 0 || (size_t)j->gpu_type >= nt)

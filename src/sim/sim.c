@@ -305,6 +305,8 @@ void berth_sim_result_free(struct berth_sim_result *r)
     free(r->series);
     free(r->by_user);
     free(r->by_queue);
+    for (size_t i = 0; r->by_type && i < r->nby_type; i++)
+        free((char *)r->by_type[i].name);
     free(r->by_type);
     r->jobs = NULL;
     r->series = NULL;

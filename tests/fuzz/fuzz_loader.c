@@ -54,7 +54,9 @@ static void check_job(const struct berth_jobspec *j, size_t i)
 {
     ENSURE(j->id && j->job_type && j->user && j->queue && j->gpu_type && j->status,
            "job %zu: NULL string", i);
-    ENSURE(j->duration_us > 0, "job %zu: duration %lld us", i, (long long)j->duration_us);
+    ENSURE(j->duration_us > 0 || (j->duration_us == 0 && j->total_steps > 0 && j->job_type[0]),
+           "job %zu: duration %lld us (none only with job_type and total_steps)", i,
+           (long long)j->duration_us);
     ENSURE(j->arrival_us >= 0, "job %zu: arrival %lld us", i, (long long)j->arrival_us);
     ENSURE(j->num_gpus >= 1 ||
                (j->num_gpus == 0 && j->max_gpus == 0 && (j->cpu_milli || j->mem_mib)),
