@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "metrics.h"
+#include "util/hash.h"
 #include "util/mem.h"
 
 static int cmp_i64(const void *a, const void *b)
@@ -23,17 +24,10 @@ double berth__quantile(const int64_t *v, size_t n, double q)
     return (double)v[lo] + ((double)v[lo + 1] - (double)v[lo]) * frac;
 }
 
-/* Jobs grouped by a name (user, queue): sorted by name. */
-struct keyed {
-    const char *name;
-    size_t job;
-};
-
-static int cmp_keyed(const void *a, const void *b)
+static int cmp_group_name(const void *a, const void *b)
 {
-    const struct keyed *x = a, *y = b;
-    int c = strcmp(x->name, y->name);
-    return c ? c : (x->job > y->job) - (x->job < y->job);
+    return strcmp(((const struct berth_group_stat *)a)->name,
+                  ((const struct berth_group_stat *)b)->name);
 }
 
 static double job_gpu_hours(const struct berth_job_result *j)
@@ -44,32 +38,55 @@ static double job_gpu_hours(const struct berth_job_result *j)
     return (double)j->run_us * j->spec->num_gpus * share / 3.6e9;
 }
 
-/* Groups r's jobs by the name name_of gives ("" = not grouped); *out sorted by name. */
+/* Where name's group is in the open-addressing index (slot value = group + 1), or the empty
+ * slot where it would go. */
+static size_t group_slot(const uint32_t *index, size_t cap, const struct berth_group_stat *g,
+                         const char *name)
+{
+    size_t i = (size_t)berth__hash_str(name) & (cap - 1);
+    while (index[i] && g[index[i] - 1].name != name && strcmp(g[index[i] - 1].name, name))
+        i = (i + 1) & (cap - 1);
+    return i;
+}
+
+/* Groups r's jobs by the name name_of gives ("" = not grouped): one pass through a hash
+ * index, then the (few) groups sorted by name. */
 static int group(const struct berth_sim_result *r,
                  const char *(*name_of)(const struct berth_jobspec *),
                  struct berth_group_stat **out, size_t *nout)
 {
     *out = NULL;
     *nout = 0;
-    size_t n = 0;
-    struct keyed *k = malloc((r->njobs ? r->njobs : 1) * sizeof *k);
-    if (!k)
+    size_t ng = 0, gcap = 0, cap = 64;
+    uint32_t *index = calloc(cap, sizeof *index);
+    if (!index)
         return -1;
-    for (size_t i = 0; i < r->njobs; i++)
-        if (name_of(r->jobs[i].spec)[0])
-            k[n++] = (struct keyed){name_of(r->jobs[i].spec), i};
-    qsort(k, n, sizeof *k, cmp_keyed);
-    size_t ng = 0, cap = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (!ng || strcmp((*out)[ng - 1].name, k[i].name)) {
-            if (BERTH_GROW(*out, cap, ng + 1)) {
-                free(k);
-                return -1;
+    for (size_t i = 0; i < r->njobs; i++) {
+        const struct berth_job_result *j = &r->jobs[i];
+        const char *name = name_of(j->spec);
+        if (!name[0])
+            continue;
+        size_t k = group_slot(index, cap, *out, name);
+        if (!index[k]) {
+            if (BERTH_GROW(*out, gcap, ng + 1))
+                goto nomem;
+            (*out)[ng++] = (struct berth_group_stat){.name = name};
+            index[k] = (uint32_t)ng;
+            if (ng * 2 > cap) { /* rehash into twice the room */
+                uint32_t *bigger = calloc(cap * 2, sizeof *bigger);
+                if (!bigger)
+                    goto nomem;
+                for (size_t s = 0; s < cap; s++)
+                    if (index[s])
+                        bigger[group_slot(bigger, cap * 2, *out, (*out)[index[s] - 1].name)] =
+                            index[s];
+                free(index);
+                index = bigger;
+                cap *= 2;
+                k = group_slot(index, cap, *out, name);
             }
-            (*out)[ng++] = (struct berth_group_stat){.name = k[i].name};
         }
-        struct berth_group_stat *g = &(*out)[ng - 1];
-        const struct berth_job_result *j = &r->jobs[k[i].job];
+        struct berth_group_stat *g = &(*out)[index[k] - 1];
         g->jobs++;
         g->gpu_hours += job_gpu_hours(j);
         if (j->finish_us != BERTH_TIME_NONE) {
@@ -77,12 +94,18 @@ static int group(const struct berth_sim_result *r,
             g->avg_jct_s += (double)(j->finish_us - j->spec->arrival_us) / 1e6;
         }
     }
+    free(index);
     for (size_t i = 0; i < ng; i++)
         if ((*out)[i].completed)
             (*out)[i].avg_jct_s /= (double)(*out)[i].completed;
+    qsort(*out, ng, sizeof **out, cmp_group_name);
     *nout = ng;
-    free(k);
     return 0;
+nomem:
+    free(index);
+    free(*out);
+    *out = NULL;
+    return -1;
 }
 
 static const char *user_of(const struct berth_jobspec *s)

@@ -150,7 +150,7 @@ static int finish_results(struct berth_sim_result *out, const struct berth_engin
                                        .servers = j->servers,
                                        .restarts = p->restarts[i],
                                        .restart_lost_us = p->lost[i],
-                                       .iso_us = berth__progress_iso_us(p, j),
+                                       .iso_us = j->est_us,
                                        .by_steps = p->steps[i]};
         /* Themis' fair share: 1/N of the cluster, N the average number of active jobs over
          * the job's life; a gang smaller than its share runs as fast as alone */
