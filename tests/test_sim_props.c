@@ -130,7 +130,8 @@ static void policy_character(void)
             CHECK(0);
             continue;
         }
-        int preemptive = !strcmp(pol, "srtf") || !strcmp(pol, "las");
+        int preemptive =
+            !strcmp(pol, "srtf") || !strcmp(pol, "las") || !strncmp(pol, "tiresias-", 9);
         if (preemptive)
             CHECK(st.r.summary.preemptions > 0);
         else

@@ -9,10 +9,19 @@ extern const struct berth_policy_ops berth__policy_fifo_skip;
 extern const struct berth_policy_ops berth__policy_sjf;
 extern const struct berth_policy_ops berth__policy_srtf;
 extern const struct berth_policy_ops berth__policy_las;
+/* Tiresias and Blox (tiresias.c, blox.c) */
+extern const struct berth_policy_ops berth__policy_tiresias_dlas;
+extern const struct berth_policy_ops berth__policy_tiresias_dlas_gpu;
 
 static const struct berth_policy_ops *const registry[] = {
-    &berth__policy_fifo, &berth__policy_fifo_skip, &berth__policy_sjf,
-    &berth__policy_srtf, &berth__policy_las,
+    &berth__policy_fifo,
+    &berth__policy_fifo_skip,
+    &berth__policy_sjf,
+    &berth__policy_srtf,
+    &berth__policy_las,
+    /* Tiresias and Blox (tiresias.c, blox.c) */
+    &berth__policy_tiresias_dlas,
+    &berth__policy_tiresias_dlas_gpu,
 };
 
 #define NPOLICIES (sizeof registry / sizeof *registry)
