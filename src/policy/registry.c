@@ -12,6 +12,8 @@ extern const struct berth_policy_ops berth__policy_las;
 /* Tiresias and Blox (tiresias.c, blox.c) */
 extern const struct berth_policy_ops berth__policy_tiresias_dlas;
 extern const struct berth_policy_ops berth__policy_tiresias_dlas_gpu;
+extern const struct berth_policy_ops berth__policy_blox_las;
+extern const struct berth_policy_ops berth__policy_blox_fifo;
 
 static const struct berth_policy_ops *const registry[] = {
     &berth__policy_fifo,
@@ -22,6 +24,8 @@ static const struct berth_policy_ops *const registry[] = {
     /* Tiresias and Blox (tiresias.c, blox.c) */
     &berth__policy_tiresias_dlas,
     &berth__policy_tiresias_dlas_gpu,
+    &berth__policy_blox_las,
+    &berth__policy_blox_fifo,
 };
 
 #define NPOLICIES (sizeof registry / sizeof *registry)
