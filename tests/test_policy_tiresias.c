@@ -3,6 +3,7 @@
  * demotion of a resumed job at the exact instant, custom limits, a start that fails
  * placement), a comparison with a naive reference model of the MLFQ on random traces, and
  * the real Philly trace when $BERTH_SHARED is set. */
+#include "policy/tiresias.h"
 #include "policytest.h"
 
 /* ---- golden traces (default limits 3250 s and 7200 s) ------------------------------- */
@@ -163,6 +164,7 @@ struct rjob {
 
 static int rgpu;
 static struct rjob *rjobs;
+static int rmax_running; /* most jobs running in one queue after any pass */
 
 static int64_t ratt(const struct rjob *j)
 {
@@ -225,9 +227,12 @@ static void reference(struct rjob *jobs, int n, int gpus, const berth_us *lim, i
                 ord[na++] = i;
         qsort(ord, (size_t)na, sizeof *ord, rcmp);
         int budget = gpus;
+        int inq[16] = {0};
         for (int k = 0; k < na; k++) {
             struct rjob *j = &jobs[ord[k]];
             int fits = j->g <= budget;
+            if (fits && ++inq[j->q] > rmax_running)
+                rmax_running = inq[j->q];
             budget -= fits ? j->g : 0;
             if (j->state == 2 && !fits) {
                 j->state = 1;
@@ -258,6 +263,17 @@ static void compare(const struct rjob *ref, const struct pt_got *got, int n, con
     free(want);
 }
 
+/* Chunks of 2 and 3 running jobs: the running lists split and merge all the time. */
+static void chunks_of_2(void *self)
+{
+    berth__tiresias_set_chunk(self, 2);
+}
+
+static void chunks_of_3(void *self)
+{
+    berth__tiresias_set_chunk(self, 3);
+}
+
 static void matches_reference(void)
 {
     enum { N = 500 };
@@ -276,20 +292,48 @@ static void matches_reference(void)
         for (int gpu = 0; gpu <= 1; gpu++) {
             const char *pol = gpu ? "tiresias-dlas-gpu" : "tiresias-dlas";
             rgpu = gpu;
-            /* default limits, through the simulator */
+            /* default limits, through the simulator, and with tiny chunks */
+            struct berth_params none = {0};
             memcpy(ref, jobs, N * sizeof *ref);
             reference(ref, N, 32, defaults, 2);
             CHECK_I64(pt_run_into(csv, "4x8:v100", pol, NULL, NULL, g), 0);
             compare(ref, g, N, pol);
-            /* custom limits, through the engine driver */
+            CHECK_I64(pt_run_into(csv, "4x8:v100", pol, &none, chunks_of_3, g), 0);
+            compare(ref, g, N, pol);
+            /* custom limits, through the engine driver, with tiny chunks */
             memcpy(ref, jobs, N * sizeof *ref);
             reference(ref, N, 32, custom.queue_limits_us, custom.nqueue_limits);
-            CHECK_I64(pt_run_into(csv, "4x8:v100", pol, &custom, NULL, g), 0);
+            CHECK_I64(pt_run_into(csv, "4x8:v100", pol, &custom, chunks_of_2, g), 0);
             compare(ref, g, N, pol);
         }
         free(csv);
     }
     free(jobs);
+    free(ref);
+    free(pj);
+    free(g);
+}
+
+/* 800 GPUs and mostly small gangs: more than 256 jobs run in one queue at once, so the
+ * running lists split into several chunks (and merge back as jobs leave). */
+static void matches_reference_large(void)
+{
+    enum { N = 2500 };
+    static const berth_us defaults[] = {3250 * BERTH_US_PER_S, 7200 * BERTH_US_PER_S};
+    struct rjob *ref = malloc(N * sizeof *ref);
+    struct pt_job *pj = malloc(N * sizeof *pj);
+    struct pt_got *g = calloc(N, sizeof *g);
+    char *csv = pt_random_jobs(3, N, 30, 20000, 0, pj);
+    for (int i = 0; i < N; i++)
+        ref[i] = (struct rjob){
+            .arr = pj[i].arr, .dur = pj[i].dur, .g = pj[i].g, .first = BERTH_TIME_NONE};
+    rgpu = 1;
+    rmax_running = 0;
+    reference(ref, N, 800, defaults, 2);
+    CHECK(rmax_running > 256);
+    CHECK_I64(pt_run_into(csv, "100x8:v100", "tiresias-dlas-gpu", NULL, NULL, g), 0);
+    compare(ref, g, N, "large");
+    free(csv);
     free(ref);
     free(pj);
     free(g);
@@ -326,6 +370,7 @@ static const struct check_test tests[] = {
     {"bad_limits", bad_limits},
     {"placement_fails", placement_fails},
     {"matches_reference", matches_reference},
+    {"matches_reference_large", matches_reference_large},
     {"generated", generated},
     {"philly", philly},
 };

@@ -30,6 +30,7 @@
 
 #include "model/alloc.h"
 #include "plan.h"
+#include "tiresias.h"
 
 #define MAXQ 9 /* queue_limits_us holds at most 8 thresholds */
 
@@ -63,9 +64,17 @@ struct rent { /* a running job in its queue's array, sorted on (entry, job) */
     int32_t type; /* GPU type, -1 for a CPU-only job */
 };
 
-struct runq {
-    struct rent *a;
-    size_t n, cap;
+#define CHUNK 256 /* a queue's running jobs: sorted chunks of at most this many */
+
+struct chunk {
+    size_t n;
+    struct rent a[]; /* room for the queue's chunk size */
+};
+
+struct runq { /* a sorted array cut in chunks: insert and remove move at most one chunk */
+    struct chunk **c;
+    size_t nc, ccap;
+    size_t chunk; /* entries per chunk (CHUNK; tests make it tiny) */
     int64_t *sum; /* per GPU type: milli-GPUs the queue's running jobs hold */
     int npre;     /* its jobs preempted in the current pass */
 };
@@ -80,10 +89,10 @@ struct torun { /* a member of the desired set that the plan must (re)start */
     uint32_t job;
     int32_t type, cost; /* the GPU type the count charged (-1: none) and its cost */
     uint8_t kind, q;
-    size_t ri; /* RESTORE: its index in the queue's running array */
+    size_t ri; /* RESTORE: its position in the queue's running chunks */
 };
 
-struct scan { /* where the scan is: queue, phase (0 running, 1 pending), running index */
+struct scan { /* where the scan is: queue, phase (0 running, 1 pending), running position */
     int q, phase;
     size_t ri;
 };
@@ -235,33 +244,84 @@ static int push_pending(struct tiresias *s, const struct berth_view *v, uint32_t
     return 0;
 }
 
-/* ---- running arrays ------------------------------------------------------------------ */
+/* ---- running chunks ------------------------------------------------------------------ */
 
-/* Index of the first entry of r not before (entry, job). */
-static size_t run_find(const struct runq *r, berth_us entry, uint32_t job)
+static int rless(const struct rent *e, berth_us entry, uint32_t job)
 {
-    size_t lo = 0, hi = r->n;
+    return e->entry < entry || (e->entry == entry && e->job < job);
+}
+
+/* Where (entry, job) is or would go: chunk *ci (the first whose last entry is not before it,
+ * else the last chunk) and index *k in it. r must have a chunk. */
+static void run_locate(const struct runq *r, berth_us entry, uint32_t job, size_t *ci, size_t *k)
+{
+    size_t lo = 0, hi = r->nc - 1;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        const struct rent *e = &r->a[mid];
-        if (e->entry < entry || (e->entry == entry && e->job < job))
+        const struct chunk *c = r->c[mid];
+        if (rless(&c->a[c->n - 1], entry, job))
             lo = mid + 1;
         else
             hi = mid;
     }
-    return lo;
+    const struct chunk *c = r->c[lo];
+    size_t l = 0, h = c->n;
+    while (l < h) {
+        size_t mid = l + (h - l) / 2;
+        if (rless(&c->a[mid], entry, job))
+            l = mid + 1;
+        else
+            h = mid;
+    }
+    *ci = lo;
+    *k = l;
+}
+
+/* The entry at position *pos (chunk number x chunk size + index), moved on to the next
+ * chunk when the index is past its chunk's end; NULL past the last one. Positions hold
+ * during a pass (the chunks change only between passes). */
+static const struct rent *run_at(const struct runq *r, size_t *pos)
+{
+    size_t ci = *pos / r->chunk;
+    if (ci < r->nc && *pos % r->chunk >= r->c[ci]->n)
+        *pos = ++ci * r->chunk;
+    return ci < r->nc ? &r->c[ci]->a[*pos % r->chunk] : NULL;
 }
 
 static int run_insert(struct tiresias *s, const struct berth_job *j)
 {
     struct runq *r = &s->run[s->js[j->idx].q];
-    if (BERTH_GROW(r->a, r->cap, r->n + 1))
-        return BERTH_ENOMEM;
-    size_t i = run_find(r, s->js[j->idx].entry, j->idx);
-    memmove(r->a + i + 1, r->a + i, (r->n - i) * sizeof *r->a);
     struct rent e = {s->js[j->idx].entry, j->idx, (int32_t)cost_of(j), j->gpus ? j->type : -1};
-    r->a[i] = e;
-    r->n++;
+    size_t ci = 0, k = 0;
+    if (r->nc)
+        run_locate(r, e.entry, e.job, &ci, &k);
+    size_t half = r->chunk / 2;
+    if (!r->nc || r->c[ci]->n == r->chunk) { /* a first chunk, or split a full one */
+        struct chunk *c = malloc(sizeof *c + r->chunk * sizeof c->a[0]);
+        if (!c || BERTH_GROW(r->c, r->ccap, r->nc + 1)) {
+            free(c);
+            return BERTH_ENOMEM;
+        }
+        size_t at = r->nc ? ci + 1 : 0;
+        memmove(r->c + at + 1, r->c + at, (r->nc - at) * sizeof *r->c);
+        r->c[at] = c;
+        r->nc++;
+        c->n = 0;
+        if (at > 0) { /* the upper part moves to the new chunk */
+            struct chunk *full = r->c[ci];
+            c->n = r->chunk - half;
+            memcpy(c->a, full->a + half, c->n * sizeof *c->a);
+            full->n = half;
+            if (k > half) {
+                ci++;
+                k -= half;
+            }
+        }
+    }
+    struct chunk *c = r->c[ci];
+    memmove(c->a + k + 1, c->a + k, (c->n - k) * sizeof *c->a);
+    c->a[k] = e;
+    c->n++;
     if (e.type >= 0)
         r->sum[e.type] += e.cost;
     s->js[j->idx].where = RUNNING;
@@ -271,11 +331,17 @@ static int run_insert(struct tiresias *s, const struct berth_job *j)
 static void run_remove(struct tiresias *s, uint32_t j)
 {
     struct runq *r = &s->run[s->js[j].q];
-    size_t i = run_find(r, s->js[j].entry, j);
-    if (r->a[i].type >= 0)
-        r->sum[r->a[i].type] -= r->a[i].cost;
-    memmove(r->a + i, r->a + i + 1, (r->n - i - 1) * sizeof *r->a);
-    r->n--;
+    size_t ci, k;
+    run_locate(r, s->js[j].entry, j, &ci, &k);
+    struct chunk *c = r->c[ci];
+    if (c->a[k].type >= 0)
+        r->sum[c->a[k].type] -= c->a[k].cost;
+    memmove(c->a + k, c->a + k + 1, (c->n - k - 1) * sizeof *c->a);
+    if (--c->n == 0) {
+        free(c);
+        memmove(r->c + ci, r->c + ci + 1, (r->nc - ci - 1) * sizeof *r->c);
+        r->nc--;
+    }
     s->js[j].where = NOWHERE;
 }
 
@@ -341,7 +407,9 @@ static void destroy(void *self)
         for (int q = 0; q < MAXQ; q++)
             free(s->dem[i].q[q].a);
     for (int q = 0; q < MAXQ; q++) {
-        free(s->run[q].a);
+        for (size_t c = 0; c < s->run[q].nc; c++)
+            free(s->run[q].c[c]);
+        free(s->run[q].c);
         free(s->run[q].sum);
     }
     free(s->dem);
@@ -373,9 +441,18 @@ static int create(const struct berth_params *p, int gpu_time, void **self, struc
         return berth_err_set(err, BERTH_ENOMEM, "policy: out of memory");
     s->gpu_time = gpu_time;
     s->nq = n + 1;
+    for (int q = 0; q < MAXQ; q++)
+        s->run[q].chunk = CHUNK;
     memcpy(s->limit, lim, (size_t)n * sizeof *lim);
     *self = s;
     return 0;
+}
+
+void berth__tiresias_set_chunk(void *self, size_t n)
+{
+    struct tiresias *s = self;
+    for (int q = 0; q < MAXQ; q++)
+        s->run[q].chunk = n < 2 ? 2 : n;
 }
 
 static int create_dlas(const struct berth_params *p, void **self, struct berth_err *err)
@@ -498,8 +575,8 @@ static int push_u32(uint32_t **a, size_t *n, size_t *cap, uint32_t j)
     return 0;
 }
 
-/* The running jobs of queue q from index at->ri on: each keeps its GPUs while they fit the
- * budget; one preempted earlier in the pass that fits again is to be restored. */
+/* The running jobs of queue q from position at->ri on: each keeps its GPUs while they fit
+ * the budget; one preempted earlier in the pass that fits again is to be restored. */
 static int scan_running(struct tiresias *s, const struct berth_view *v, struct scan *at)
 {
     struct runq *r = &s->run[at->q];
@@ -510,11 +587,10 @@ static int scan_running(struct tiresias *s, const struct berth_view *v, struct s
         if (t == s->ntypes) {
             for (t = 0; t < s->ntypes; t++)
                 s->budget[t] -= r->sum[t];
-            at->ri = r->n;
+            at->ri = r->nc * r->chunk;
         }
     }
-    for (; at->ri < r->n; at->ri++) {
-        const struct rent *e = &r->a[at->ri];
+    for (const struct rent *e; (e = run_at(r, &at->ri)); at->ri++) {
         const struct berth_job *j = &v->jobs[e->job];
         int fits = !s->js[e->job].excluded && (e->type < 0 || s->budget[e->type] >= e->cost);
         if (fits && j->state != BERTH_JOB_RUNNING) {
