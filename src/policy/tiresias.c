@@ -68,6 +68,7 @@ struct rent { /* a running job in its queue's array, sorted on (entry, job) */
 
 struct chunk {
     size_t n;
+    int64_t *sum;    /* per GPU type: milli-GPUs its jobs hold (stored after a[]) */
     struct rent a[]; /* room for the queue's chunk size */
 };
 
@@ -246,6 +247,27 @@ static int push_pending(struct tiresias *s, const struct berth_view *v, uint32_t
 
 /* ---- running chunks ------------------------------------------------------------------ */
 
+/* Takes a block of running jobs (their per-type sums) from the budget when all of them fit:
+ * 1 taken, 0 not. */
+static int take_block(struct tiresias *s, const int64_t *sum)
+{
+    for (size_t t = 0; t < s->ntypes; t++)
+        if (s->budget[t] < sum[t])
+            return 0;
+    for (size_t t = 0; t < s->ntypes; t++)
+        s->budget[t] -= sum[t];
+    return 1;
+}
+
+/* Adds (sign 1) or takes away (-1) entry e from a chunk's and its queue's sums. */
+static void count(struct runq *r, struct chunk *c, const struct rent *e, int sign)
+{
+    if (e->type >= 0) {
+        r->sum[e->type] += sign * e->cost;
+        c->sum[e->type] += sign * e->cost;
+    }
+}
+
 static int rless(const struct rent *e, berth_us entry, uint32_t job)
 {
     return e->entry < entry || (e->entry == entry && e->job < job);
@@ -297,21 +319,27 @@ static int run_insert(struct tiresias *s, const struct berth_job *j)
         run_locate(r, e.entry, e.job, &ci, &k);
     size_t half = r->chunk / 2;
     if (!r->nc || r->c[ci]->n == r->chunk) { /* a first chunk, or split a full one */
-        struct chunk *c = malloc(sizeof *c + r->chunk * sizeof c->a[0]);
+        size_t nt = s->ntypes ? s->ntypes : 1;
+        struct chunk *c = calloc(1, sizeof *c + r->chunk * sizeof c->a[0] + nt * sizeof(int64_t));
         if (!c || BERTH_GROW(r->c, r->ccap, r->nc + 1)) {
             free(c);
             return BERTH_ENOMEM;
         }
+        c->sum = (int64_t *)(c->a + r->chunk);
         size_t at = r->nc ? ci + 1 : 0;
         memmove(r->c + at + 1, r->c + at, (r->nc - at) * sizeof *r->c);
         r->c[at] = c;
         r->nc++;
-        c->n = 0;
-        if (at > 0) { /* the upper part moves to the new chunk */
+        if (at > 0) { /* the upper part moves to the new chunk, with its share of the sums */
             struct chunk *full = r->c[ci];
             c->n = r->chunk - half;
             memcpy(c->a, full->a + half, c->n * sizeof *c->a);
             full->n = half;
+            for (size_t i = 0; i < c->n; i++)
+                if (c->a[i].type >= 0) {
+                    c->sum[c->a[i].type] += c->a[i].cost;
+                    full->sum[c->a[i].type] -= c->a[i].cost;
+                }
             if (k > half) {
                 ci++;
                 k -= half;
@@ -322,8 +350,7 @@ static int run_insert(struct tiresias *s, const struct berth_job *j)
     memmove(c->a + k + 1, c->a + k, (c->n - k) * sizeof *c->a);
     c->a[k] = e;
     c->n++;
-    if (e.type >= 0)
-        r->sum[e.type] += e.cost;
+    count(r, c, &e, 1);
     s->js[j->idx].where = RUNNING;
     return 0;
 }
@@ -334,8 +361,7 @@ static void run_remove(struct tiresias *s, uint32_t j)
     size_t ci, k;
     run_locate(r, s->js[j].entry, j, &ci, &k);
     struct chunk *c = r->c[ci];
-    if (c->a[k].type >= 0)
-        r->sum[c->a[k].type] -= c->a[k].cost;
+    count(r, c, &c->a[k], -1);
     memmove(c->a + k, c->a + k + 1, (c->n - k - 1) * sizeof *c->a);
     if (--c->n == 0) {
         free(c);
@@ -576,28 +602,35 @@ static int push_u32(uint32_t **a, size_t *n, size_t *cap, uint32_t j)
 }
 
 /* The running jobs of queue q from position at->ri on: each keeps its GPUs while they fit
- * the budget; one preempted earlier in the pass that fits again is to be restored. */
+ * the budget; one preempted earlier in the pass that fits again is to be restored. While no
+ * job of the queue was preempted earlier in the pass (always, but in a resumed scan), all
+ * of them still run: the queue, then each chunk, is taken as a block when it fits, and
+ * only the chunks where jobs must go are walked, without reading the jobs' records. */
 static int scan_running(struct tiresias *s, const struct berth_view *v, struct scan *at)
 {
     struct runq *r = &s->run[at->q];
-    size_t t = 0;
-    if (at->ri == 0 && r->npre == 0) { /* all still running: take them as a block if they fit */
-        while (t < s->ntypes && s->budget[t] >= r->sum[t])
-            t++;
-        if (t == s->ntypes) {
-            for (t = 0; t < s->ntypes; t++)
-                s->budget[t] -= r->sum[t];
-            at->ri = r->nc * r->chunk;
-        }
+    int clean = r->npre == 0;
+    if (clean && at->ri == 0 && take_block(s, r->sum)) {
+        at->ri = r->nc * r->chunk;
+        return 0;
     }
     for (const struct rent *e; (e = run_at(r, &at->ri)); at->ri++) {
-        const struct berth_job *j = &v->jobs[e->job];
-        int fits = !s->js[e->job].excluded && (e->type < 0 || s->budget[e->type] >= e->cost);
-        if (fits && j->state != BERTH_JOB_RUNNING) {
+        size_t ci = at->ri / r->chunk;
+        if (clean && at->ri % r->chunk == 0 && take_block(s, r->c[ci]->sum)) {
+            at->ri += r->c[ci]->n - 1;
+            continue;
+        }
+        int fits = e->type < 0 || s->budget[e->type] >= e->cost;
+        int running = 1;
+        if (!clean) {
+            fits = fits && !s->js[e->job].excluded;
+            running = v->jobs[e->job].state == BERTH_JOB_RUNNING;
+        }
+        if (fits && !running) {
             if (add_torun(
                     s, (struct torun){e->job, e->type, e->cost, RESTORE, (uint8_t)at->q, at->ri}))
                 return BERTH_ENOMEM;
-        } else if (!fits && j->state == BERTH_JOB_RUNNING) {
+        } else if (!fits && running) {
             if (push_u32(&s->pre, &s->npre, &s->pre_cap, e->job))
                 return BERTH_ENOMEM;
             r->npre++;
