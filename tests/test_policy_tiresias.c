@@ -152,6 +152,23 @@ static void placement_fails(void)
            "2x2:v100", "tiresias-dlas", "spread", w, 4, 797.5, 0);
 }
 
+/* 2x2, dlas, spread. A, B, C, D (1 GPU, 10000 s) fill both servers, two on each, and all
+ * drop to Q1 at 3250. At 4000 P (Q0, 2 GPUs on one server, 100 s) fits by count: the count
+ * keeps A and B and preempts C and D (one on each server). P still cannot be placed (one
+ * idle GPU per server), so the scan resumes from P without it: C and D fit again and get
+ * their own GPUs back. Nobody is preempted; P runs when the four are done. */
+static void restore_after_failed_start(void)
+{
+    const struct pt_want w[] = {{"A", 0, 10000, 0},
+                                {"B", 0, 10000, 0},
+                                {"C", 0, 10000, 0},
+                                {"D", 0, 10000, 0},
+                                {"P", 10000, 10100, 0}};
+    pt_sim("job_id,arrival_s,duration_s,num_gpus,single_server\n"
+           "A,0,10000,1,0\nB,0,10000,1,0\nC,0,10000,1,0\nD,0,10000,1,0\nP,4000,100,2,1\n",
+           "2x2:v100", "tiresias-dlas", "spread", w, 5, (4 * 10000 + 6100) / 5.0, 0);
+}
+
 /* ---- a naive reference model --------------------------------------------------------- */
 
 /* Tiresias' MLFQ written the obvious way: at every event, sort every active job by (queue,
@@ -369,6 +386,7 @@ static const struct check_test tests[] = {
     {"custom_limits", custom_limits},
     {"bad_limits", bad_limits},
     {"placement_fails", placement_fails},
+    {"restore_after_failed_start", restore_after_failed_start},
     {"matches_reference", matches_reference},
     {"matches_reference_large", matches_reference_large},
     {"generated", generated},
