@@ -305,6 +305,21 @@ static void fairness_and_groups(void)
     }
 }
 
+/* Long fixed-speed jobs end exactly: 2,240,194 s (Philly's longest are this long) is
+ * 2240194000000 us, and the rounding slack must not shave a microsecond off it; nor off a
+ * job near 10^12 s. */
+static void long_jobs_exact(void)
+{
+    struct berth_sim_opts o = opts("fifo", NULL);
+    struct simtest st;
+    if (!run("job_id,arrival_s,duration_s,num_gpus\nL,0,2240194,1\nM,0,999999999999.5,1\n",
+             "1x2:v100", &o, &st)) {
+        CHECK_I64(run_job(&st, "L")->finish_us, INT64_C(2240194000000));
+        CHECK_I64(run_job(&st, "M")->finish_us, INT64_C(999999999999500000));
+        simtest_free(&st);
+    }
+}
+
 /* Oracle policies on step jobs know the time alone at the fastest type. sjf on one v100:
  * J0 (10 s) runs first; then J2 (B, 400 steps: 100 s) before J1 (A, 2000 steps: 200 s):
  * J2 10-110, J1 110-310. srtf: J1 runs from 0; at 50 it has 1500 steps (150 s) left, more
@@ -391,6 +406,7 @@ static const struct check_test tests[] = {
     {"round_modes", round_modes},
     {"flat_progress", flat_progress},
     {"fairness_and_groups", fairness_and_groups},
+    {"long_jobs_exact", long_jobs_exact},
     {"oracle_estimates", oracle_estimates},
     {"bad_input", bad_input},
 };

@@ -14,6 +14,11 @@ extern const struct berth_policy_ops berth__policy_gavel_fifo;
 extern const struct berth_policy_ops berth__policy_gavel_max_min;
 extern const struct berth_policy_ops berth__policy_gavel_max_min_perf;
 extern const struct berth_policy_ops berth__policy_themis_ftf;
+/* Tiresias and Blox (tiresias.c, blox.c) */
+extern const struct berth_policy_ops berth__policy_tiresias_dlas;
+extern const struct berth_policy_ops berth__policy_tiresias_dlas_gpu;
+extern const struct berth_policy_ops berth__policy_blox_las;
+extern const struct berth_policy_ops berth__policy_blox_fifo;
 
 static const struct berth_policy_ops *const registry[] = {
     &berth__policy_fifo,
@@ -26,6 +31,11 @@ static const struct berth_policy_ops *const registry[] = {
     &berth__policy_gavel_max_min,
     &berth__policy_gavel_max_min_perf,
     &berth__policy_themis_ftf,
+    /* Tiresias and Blox (tiresias.c, blox.c) */
+    &berth__policy_tiresias_dlas,
+    &berth__policy_tiresias_dlas_gpu,
+    &berth__policy_blox_las,
+    &berth__policy_blox_fifo,
 };
 
 #define NPOLICIES (sizeof registry / sizeof *registry)

@@ -80,12 +80,29 @@ static double colocated(const struct berth__progress *p, const struct berth_job 
     return f;
 }
 
+/* Microseconds rounded up, absorbing the rounding noise of a division (a relative 1e-12,
+ * at most a thousandth of a microsecond) so that exact figures stay exact: 100 s of work at
+ * rate 1 is 100000000 us, and 1/3 of a step at 1e-5 steps/us is 33333 us, not one more. */
+static berth_us ceil_us(double us)
+{
+    us -= fmin(us * 1e-12, 1e-3);
+    return us >= (double)FOREVER ? FOREVER : (berth_us)ceil(us);
+}
+
 /* Folds the progress made since progress_at into done. */
 static void advance(struct berth__progress *p, struct berth_job *j, berth_us now)
 {
-    (void)p;
     if (now > j->progress_at && j->rate > 0) {
-        j->done += j->rate * (double)(now - j->progress_at);
+        berth_us dt = now - j->progress_at;
+        if (p->steps[j->idx]) {
+            j->done += j->rate * (double)dt;
+        } else { /* integer microseconds of work: exact at rate 1, whatever the size */
+            int64_t *d = &p->done_us[j->idx];
+            *d += j->rate == 1.0 ? dt : (int64_t)llround(j->rate * (double)dt);
+            if (*d > j->spec->duration_us)
+                *d = j->spec->duration_us;
+            j->done = (double)*d;
+        }
         if (j->done > j->work)
             j->done = j->work;
     }
@@ -110,11 +127,14 @@ static void reschedule(struct berth__progress *p, struct berth_job *j)
         berth__events_remove(&p->ev, j->idx);
         return;
     }
-    double left = j->work - j->done, dt = left / j->rate;
-    dt -= dt * 1e-12; /* absorb rounding noise so exact figures stay exact */
-    berth_us end = left <= 0               ? j->progress_at
-                   : dt >= (double)FOREVER ? FOREVER
-                                           : j->progress_at + (berth_us)ceil(dt);
+    berth_us end;
+    if (!p->steps[j->idx] && j->rate == 1.0) { /* exact */
+        end = j->progress_at + (j->spec->duration_us - p->done_us[j->idx]);
+    } else {
+        double left = p->steps[j->idx] ? j->work - j->done
+                                       : (double)(j->spec->duration_us - p->done_us[j->idx]);
+        end = left <= 0 ? j->progress_at : j->progress_at + ceil_us(left / j->rate);
+    }
     p->work_end[j->idx] = end;
     berth__events_set(&p->ev, j->idx, p->round_us ? next_boundary(end, p->round_us) : end);
 }
@@ -244,7 +264,7 @@ berth_us berth__progress_iso_us(const struct berth__progress *p, const struct be
             best = r > best ? r : best;
         }
     double us = best > 0 ? j->work / best * 1e6 : 0;
-    return us >= (double)FOREVER ? FOREVER : (berth_us)ceil(us - us * 1e-12);
+    return ceil_us(us);
 }
 
 /* Decides whether job j runs by steps, and keeps only the GPU types the model can run it
@@ -322,10 +342,11 @@ int berth__progress_init(struct berth__progress *p, struct berth_engine *e,
     p->lost = calloc(m, sizeof *p->lost);
     p->work_end = calloc(m, sizeof *p->work_end);
     p->restarts = calloc(m, sizeof *p->restarts);
+    p->done_us = calloc(m, sizeof *p->done_us);
     p->held_since = calloc(m, sizeof *p->held_since);
     p->type_gpu_us = calloc(e->cluster->ntypes + 1, sizeof *p->type_gpu_us);
-    if (!p->held_since || !p->type_gpu_us || !p->steps || !p->stall_end || !p->lost ||
-        !p->work_end || !p->restarts || berth__events_init(&p->ev, n))
+    if (!p->held_since || !p->type_gpu_us || !p->done_us || !p->steps || !p->stall_end ||
+        !p->lost || !p->work_end || !p->restarts || berth__events_init(&p->ev, n))
         return berth_err_set(err, BERTH_ENOMEM, "sim: out of memory");
     int shares = 0;
     for (size_t i = 0; i < n; i++) {
@@ -358,6 +379,7 @@ void berth__progress_free(struct berth__progress *p)
     free(p->lost);
     free(p->work_end);
     free(p->restarts);
+    free(p->done_us);
     free(p->held_since);
     free(p->type_gpu_us);
     free(p->res_head);

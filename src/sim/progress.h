@@ -34,6 +34,7 @@ struct berth__progress {
     uint8_t *steps;    /* per job: work in steps */
     berth_us *stall_end, *lost, *work_end;
     int32_t *restarts;
+    int64_t *done_us;     /* per fixed-speed job: microseconds of work done (exact) */
     berth_us *held_since; /* per job: when it got its current GPUs */
     double *type_gpu_us;  /* per cluster GPU type: GPU-microseconds held (shares count) */
     uint32_t *res_head, *res_next, *res_prev, *res_at; /* fractional jobs per GPU */

@@ -1,0 +1,827 @@
+/* tiresias-dlas and tiresias-dlas-gpu: Tiresias' discretised LAS (NSDI'19), a multi-level
+ * feedback queue on attained service: run time (dlas) or GPU time = run time x GPUs
+ * (dlas-gpu). Queue thresholds come from the parameters' queue_limits_us (n limits, n + 1
+ * queues; default 3250 s and 7200 s, three queues: Tiresias' code lists a third limit,
+ * 18000 s, but never demotes out of its last queue, so it never matters). A job enters Q0 on
+ * arrival and drops one queue at the exact instant its attained service reaches its queue's limit;
+ * the policy asks for a pass then. Nothing promotes.
+ *
+ * Each pass computes the desired running set: the queues are scanned Q0 -> Qlast; within a
+ * queue the jobs running at the start of the pass come first, then the pending ones, each
+ * in entry order (time it entered the queue, then job number). A job joins the set when its
+ * GPUs fit what the jobs before it left (counted per GPU type, in milli-GPUs); a running
+ * job that no longer fits is preempted (at no cost); a pending job that does not fit is
+ * skipped, so smaller jobs behind it may run. Then the plan preempts running jobs outside
+ * the set and starts pending jobs inside it, in priority order.
+ *
+ * Counting is not placing: a start may still fail (a one-server gang on fragmented servers,
+ * CPU, memory, shares). Such a job is treated as not fitting, and it blocks every job of
+ * exactly its demand for the rest of the pass; the scan resumes from it with the GPUs it
+ * would have used (jobs before it keep their decisions). A start that lands on another GPU
+ * type than the count chose resumes the scan from it with the count corrected.
+ *
+ * Cost: running jobs sit in one array per queue sorted by entry, pending jobs in one heap
+ * per (queue, demand); a queue whose running jobs all still fit is taken as a block (its
+ * per-type sums), a heap whose head does not fit is skipped whole, so a pass costs
+ * O(queues x demands x (starts + 1)) plus one sweep of a queue's running jobs when some of
+ * them must go. Demotions come from a heap of predicted crossing instants. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/alloc.h"
+#include "plan.h"
+#include "tiresias.h"
+
+#define MAXQ 9 /* queue_limits_us holds at most 8 thresholds */
+
+enum { NOWHERE = 0, PENDING = 1, RUNNING = 2, POPPED = 3 }; /* where a job sits here */
+enum { START = 0, RESTORE = 1 };                            /* desired-set members to run */
+enum { DONE = 0, FAILED = 1, RETYPED = 2 };                 /* how applying the plan ended */
+
+struct hent { /* a pending job: min-heap on (entry, job) */
+    berth_us entry;
+    uint32_t job;
+};
+
+struct pheap {
+    struct hent *a;
+    size_t n, cap;
+};
+
+struct demand { /* jobs asking for exactly the same resources: a heap per queue */
+    int32_t gpus, share;
+    uint64_t type_mask;
+    int64_t cpu, mem;
+    uint8_t single;
+    uint8_t blocked; /* a start of this demand failed in the current pass */
+    struct pheap q[MAXQ];
+};
+
+struct rent { /* a running job in its queue's array, sorted on (entry, job) */
+    berth_us entry;
+    uint32_t job;
+    int32_t cost; /* milli-GPUs */
+    int32_t type; /* GPU type, -1 for a CPU-only job */
+};
+
+#define CHUNK 256 /* a queue's running jobs: sorted chunks of at most this many */
+
+struct chunk {
+    size_t n;
+    int64_t *sum;    /* per GPU type: milli-GPUs its jobs hold (stored after a[]) */
+    struct rent a[]; /* room for the queue's chunk size */
+};
+
+struct runq { /* a sorted array cut in chunks: insert and remove move at most one chunk */
+    struct chunk **c;
+    size_t nc, ccap;
+    size_t chunk; /* entries per chunk (CHUNK; tests make it tiny) */
+    int64_t *sum; /* per GPU type: milli-GPUs the queue's running jobs hold */
+    int npre;     /* its jobs preempted in the current pass */
+};
+
+struct demote { /* job reaches the limit of queue q at t (stale once it moved or stopped) */
+    berth_us t;
+    uint32_t job;
+    uint8_t q;
+};
+
+struct torun { /* a member of the desired set that the plan must (re)start */
+    uint32_t job;
+    int32_t type, cost; /* the GPU type the count charged (-1: none) and its cost */
+    uint8_t kind, q;
+    size_t ri; /* RESTORE: its position in the queue's running chunks */
+};
+
+struct scan { /* where the scan is: queue, phase (0 running, 1 pending), running position */
+    int q, phase;
+    size_t ri;
+};
+
+struct jstate {     /* the policy's view of one job */
+    berth_us entry; /* when it entered its queue */
+    uint32_t pos;   /* index in its pending heap */
+    uint16_t dm;    /* its demand */
+    uint8_t q, where, excluded;
+};
+
+struct tiresias {
+    int gpu_time;
+    int nq;
+    berth_us limit[MAXQ - 1];
+    size_t ntypes;
+    int64_t *total; /* per GPU type, milli-GPUs */
+    struct demand *dem;
+    size_t ndem, dem_cap;
+    struct runq run[MAXQ];
+    struct demote *heap;
+    size_t nheap, heap_cap;
+    struct jstate *js; /* per job */
+    size_t jcap;
+    /* per pass */
+    int64_t *budget;
+    struct torun *tr;
+    size_t ntr, tr_cap;
+    int64_t *snaps; /* the budget before each tr entry: ntypes values per entry */
+    size_t snaps_cap;
+    uint32_t *pre;
+    size_t npre, pre_cap;
+    uint32_t *excl;
+    size_t nexcl, excl_cap;
+};
+
+/* ---- attained service and demotion instants ------------------------------------------ */
+
+static int64_t attained(const struct tiresias *s, const struct berth_job *j)
+{
+    return s->gpu_time ? j->gpu_us : j->run_us; /* folded at j->since */
+}
+
+static int64_t rate(const struct tiresias *s, const struct berth_job *j)
+{
+    return s->gpu_time ? j->gpus : 1;
+}
+
+/* The first instant a running job's attained service reaches limit (its service is folded
+ * at since and grows at rate per microsecond), or BERTH_TIME_NONE when it never grows. */
+static berth_us crossing(const struct tiresias *s, const struct berth_job *j, berth_us limit)
+{
+    int64_t a = attained(s, j), r = rate(s, j);
+    if (r <= 0)
+        return BERTH_TIME_NONE;
+    if (a >= limit)
+        return j->since;
+    return j->since + (limit - a + r - 1) / r;
+}
+
+static int64_t cost_of(const struct berth_job *j)
+{
+    if (j->gpus == 0)
+        return 0;
+    return berth__job_share(j) < 1000 ? berth__job_share(j) : (int64_t)j->gpus * 1000;
+}
+
+/* ---- pending heaps ------------------------------------------------------------------- */
+
+static int hless(const struct hent *a, const struct hent *b)
+{
+    return a->entry < b->entry || (a->entry == b->entry && a->job < b->job);
+}
+
+static void hset(struct tiresias *s, struct pheap *h, size_t i, struct hent e)
+{
+    h->a[i] = e;
+    s->js[e.job].pos = (uint32_t)i;
+}
+
+static void hup(struct tiresias *s, struct pheap *h, size_t i)
+{
+    struct hent e = h->a[i];
+    for (; i > 0 && hless(&e, &h->a[(i - 1) / 2]); i = (i - 1) / 2)
+        hset(s, h, i, h->a[(i - 1) / 2]);
+    hset(s, h, i, e);
+}
+
+static void hdown(struct tiresias *s, struct pheap *h, size_t i)
+{
+    struct hent e = h->a[i];
+    for (size_t c; (c = 2 * i + 1) < h->n; i = c) {
+        if (c + 1 < h->n && hless(&h->a[c + 1], &h->a[c]))
+            c++;
+        if (!hless(&h->a[c], &e))
+            break;
+        hset(s, h, i, h->a[c]);
+    }
+    hset(s, h, i, e);
+}
+
+static void hremove(struct tiresias *s, struct pheap *h, size_t i)
+{
+    struct hent last = h->a[--h->n];
+    if (i < h->n) {
+        hset(s, h, i, last);
+        hup(s, h, i);
+        hdown(s, h, s->js[last.job].pos);
+    }
+}
+
+/* The demand of j: its heap index, or -1 when out of memory. */
+static int demand_of(struct tiresias *s, const struct berth_job *j, const struct berth_cluster *c)
+{
+    struct demand k = {.gpus = j->gpus,
+                       .share = berth__job_share(j),
+                       .type_mask = j->type_mask,
+                       .single = j->single};
+    if (c->has_cpu_mem) {
+        k.cpu = berth__job_cpu_per_gpu(j);
+        k.mem = berth__job_mem_per_gpu(j);
+    }
+    if (c->has_gpu_mem)
+        k.mem = k.mem * 1000003 + j->spec->gpu_mem_mib;
+    for (size_t i = 0; i < s->ndem; i++) {
+        const struct demand *d = &s->dem[i];
+        if (d->gpus == k.gpus && d->share == k.share && d->type_mask == k.type_mask &&
+            d->single == k.single && d->cpu == k.cpu && d->mem == k.mem)
+            return (int)i;
+    }
+    if (s->ndem >= UINT16_MAX || BERTH_GROW(s->dem, s->dem_cap, s->ndem + 1))
+        return -1;
+    s->dem[s->ndem] = k;
+    return (int)s->ndem++;
+}
+
+static int push_pending(struct tiresias *s, const struct berth_view *v, uint32_t j)
+{
+    int d = demand_of(s, &v->jobs[j], v->cluster);
+    if (d < 0)
+        return BERTH_ENOMEM;
+    struct pheap *h = &s->dem[d].q[s->js[j].q];
+    if (BERTH_GROW(h->a, h->cap, h->n + 1))
+        return BERTH_ENOMEM;
+    s->js[j].dm = (uint16_t)d;
+    s->js[j].where = PENDING;
+    hset(s, h, h->n++, (struct hent){s->js[j].entry, j});
+    hup(s, h, h->n - 1);
+    return 0;
+}
+
+/* ---- running chunks ------------------------------------------------------------------ */
+
+/* Takes a block of running jobs (their per-type sums) from the budget when all of them fit:
+ * 1 taken, 0 not. */
+static int take_block(struct tiresias *s, const int64_t *sum)
+{
+    for (size_t t = 0; t < s->ntypes; t++)
+        if (s->budget[t] < sum[t])
+            return 0;
+    for (size_t t = 0; t < s->ntypes; t++)
+        s->budget[t] -= sum[t];
+    return 1;
+}
+
+/* Adds (sign 1) or takes away (-1) entry e from a chunk's and its queue's sums. */
+static void count(struct runq *r, struct chunk *c, const struct rent *e, int sign)
+{
+    if (e->type >= 0) {
+        r->sum[e->type] += sign * e->cost;
+        c->sum[e->type] += sign * e->cost;
+    }
+}
+
+static int rless(const struct rent *e, berth_us entry, uint32_t job)
+{
+    return e->entry < entry || (e->entry == entry && e->job < job);
+}
+
+/* Where (entry, job) is or would go: chunk *ci (the first whose last entry is not before it,
+ * else the last chunk) and index *k in it. r must have a chunk. */
+static void run_locate(const struct runq *r, berth_us entry, uint32_t job, size_t *ci, size_t *k)
+{
+    size_t lo = 0, hi = r->nc - 1;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const struct chunk *c = r->c[mid];
+        if (rless(&c->a[c->n - 1], entry, job))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    const struct chunk *c = r->c[lo];
+    size_t l = 0, h = c->n;
+    while (l < h) {
+        size_t mid = l + (h - l) / 2;
+        if (rless(&c->a[mid], entry, job))
+            l = mid + 1;
+        else
+            h = mid;
+    }
+    *ci = lo;
+    *k = l;
+}
+
+/* The entry at position *pos (chunk number x chunk size + index), moved on to the next
+ * chunk when the index is past its chunk's end; NULL past the last one. Positions hold
+ * during a pass (the chunks change only between passes). */
+static const struct rent *run_at(const struct runq *r, size_t *pos)
+{
+    size_t ci = *pos / r->chunk;
+    if (ci < r->nc && *pos % r->chunk >= r->c[ci]->n)
+        *pos = ++ci * r->chunk;
+    return ci < r->nc ? &r->c[ci]->a[*pos % r->chunk] : NULL;
+}
+
+static int run_insert(struct tiresias *s, const struct berth_job *j)
+{
+    struct runq *r = &s->run[s->js[j->idx].q];
+    struct rent e = {s->js[j->idx].entry, j->idx, (int32_t)cost_of(j), j->gpus ? j->type : -1};
+    size_t ci = 0, k = 0;
+    if (r->nc)
+        run_locate(r, e.entry, e.job, &ci, &k);
+    size_t half = r->chunk / 2;
+    if (!r->nc || r->c[ci]->n == r->chunk) { /* a first chunk, or split a full one */
+        size_t nt = s->ntypes ? s->ntypes : 1;
+        struct chunk *c = calloc(1, sizeof *c + r->chunk * sizeof c->a[0] + nt * sizeof(int64_t));
+        if (!c || BERTH_GROW(r->c, r->ccap, r->nc + 1)) {
+            free(c);
+            return BERTH_ENOMEM;
+        }
+        c->sum = (int64_t *)(c->a + r->chunk);
+        size_t at = r->nc ? ci + 1 : 0;
+        memmove(r->c + at + 1, r->c + at, (r->nc - at) * sizeof *r->c);
+        r->c[at] = c;
+        r->nc++;
+        if (at > 0) { /* the upper part moves to the new chunk, with its share of the sums */
+            struct chunk *full = r->c[ci];
+            c->n = r->chunk - half;
+            memcpy(c->a, full->a + half, c->n * sizeof *c->a);
+            full->n = half;
+            for (size_t i = 0; i < c->n; i++)
+                if (c->a[i].type >= 0) {
+                    c->sum[c->a[i].type] += c->a[i].cost;
+                    full->sum[c->a[i].type] -= c->a[i].cost;
+                }
+            if (k > half) {
+                ci++;
+                k -= half;
+            }
+        }
+    }
+    struct chunk *c = r->c[ci];
+    memmove(c->a + k + 1, c->a + k, (c->n - k) * sizeof *c->a);
+    c->a[k] = e;
+    c->n++;
+    count(r, c, &e, 1);
+    s->js[j->idx].where = RUNNING;
+    return 0;
+}
+
+static void run_remove(struct tiresias *s, uint32_t j)
+{
+    struct runq *r = &s->run[s->js[j].q];
+    size_t ci, k;
+    run_locate(r, s->js[j].entry, j, &ci, &k);
+    struct chunk *c = r->c[ci];
+    count(r, c, &c->a[k], -1);
+    memmove(c->a + k, c->a + k + 1, (c->n - k - 1) * sizeof *c->a);
+    if (--c->n == 0) {
+        free(c);
+        memmove(r->c + ci, r->c + ci + 1, (r->nc - ci - 1) * sizeof *r->c);
+        r->nc--;
+    }
+    s->js[j].where = NOWHERE;
+}
+
+/* ---- demotion heap ------------------------------------------------------------------- */
+
+static int dless(const struct demote *a, const struct demote *b)
+{
+    return a->t < b->t || (a->t == b->t && a->job < b->job);
+}
+
+static int dem_push(struct tiresias *s, struct demote e)
+{
+    if (BERTH_GROW(s->heap, s->heap_cap, s->nheap + 1))
+        return BERTH_ENOMEM;
+    size_t i = s->nheap++;
+    for (; i > 0 && dless(&e, &s->heap[(i - 1) / 2]); i = (i - 1) / 2)
+        s->heap[i] = s->heap[(i - 1) / 2];
+    s->heap[i] = e;
+    return 0;
+}
+
+static struct demote dem_pop(struct tiresias *s)
+{
+    struct demote top = s->heap[0], e = s->heap[--s->nheap];
+    size_t i = 0;
+    for (size_t c; (c = 2 * i + 1) < s->nheap; i = c) {
+        if (c + 1 < s->nheap && dless(&s->heap[c + 1], &s->heap[c]))
+            c++;
+        if (!dless(&s->heap[c], &e))
+            break;
+        s->heap[i] = s->heap[c];
+    }
+    if (s->nheap)
+        s->heap[i] = e;
+    return top;
+}
+
+/* Predicts when running job j leaves its queue (nothing to predict in the last one). */
+static int schedule_demotion(struct tiresias *s, const struct berth_job *j)
+{
+    int q = s->js[j->idx].q;
+    if (q >= s->nq - 1)
+        return 0;
+    berth_us t = crossing(s, j, s->limit[q]);
+    return t == BERTH_TIME_NONE ? 0 : dem_push(s, (struct demote){t, j->idx, (uint8_t)q});
+}
+
+static int stale(const struct tiresias *s, const struct berth_job *jobs, const struct demote *e)
+{
+    const struct berth_job *j = &jobs[e->job];
+    return s->js[e->job].where != RUNNING || j->state != BERTH_JOB_RUNNING ||
+           s->js[e->job].q != e->q || crossing(s, j, s->limit[e->q]) != e->t;
+}
+
+/* ---- life cycle ---------------------------------------------------------------------- */
+
+static void destroy(void *self)
+{
+    struct tiresias *s = self;
+    if (!s)
+        return;
+    for (size_t i = 0; i < s->ndem; i++)
+        for (int q = 0; q < MAXQ; q++)
+            free(s->dem[i].q[q].a);
+    for (int q = 0; q < MAXQ; q++) {
+        for (size_t c = 0; c < s->run[q].nc; c++)
+            free(s->run[q].c[c]);
+        free(s->run[q].c);
+        free(s->run[q].sum);
+    }
+    free(s->dem);
+    free(s->total);
+    free(s->heap);
+    free(s->js);
+    free(s->budget);
+    free(s->tr);
+    free(s->snaps);
+    free(s->pre);
+    free(s->excl);
+    free(s);
+}
+
+static int create(const struct berth_params *p, int gpu_time, void **self, struct berth_err *err)
+{
+    static const berth_us defaults[] = {3250 * BERTH_US_PER_S, 7200 * BERTH_US_PER_S};
+    const berth_us *lim = p->nqueue_limits ? p->queue_limits_us : defaults;
+    int n = p->nqueue_limits ? p->nqueue_limits : 2;
+    if (n < 0 || n > MAXQ - 1)
+        return berth_err_set(err, BERTH_EINPUT, "queue limits: 0 to %d limits, not %d", MAXQ - 1,
+                             n);
+    for (int i = 0; i < n; i++)
+        if (lim[i] <= 0 || (i && lim[i] <= lim[i - 1]))
+            return berth_err_set(err, BERTH_EINPUT,
+                                 "queue limits: limits must be positive and increasing");
+    struct tiresias *s = calloc(1, sizeof *s);
+    if (!s)
+        return berth_err_set(err, BERTH_ENOMEM, "policy: out of memory");
+    s->gpu_time = gpu_time;
+    s->nq = n + 1;
+    for (int q = 0; q < MAXQ; q++)
+        s->run[q].chunk = CHUNK;
+    memcpy(s->limit, lim, (size_t)n * sizeof *lim);
+    *self = s;
+    return 0;
+}
+
+void berth__tiresias_set_chunk(void *self, size_t n)
+{
+    struct tiresias *s = self;
+    for (int q = 0; q < MAXQ; q++)
+        s->run[q].chunk = n < 2 ? 2 : n;
+}
+
+static int create_dlas(const struct berth_params *p, void **self, struct berth_err *err)
+{
+    return create(p, 0, self, err);
+}
+
+static int create_dlas_gpu(const struct berth_params *p, void **self, struct berth_err *err)
+{
+    return create(p, 1, self, err);
+}
+
+static int grow_jobs(struct tiresias *s, size_t n)
+{
+    size_t old = s->jcap;
+    if (n <= old || BERTH_GROW(s->js, s->jcap, n))
+        return n <= old ? 0 : BERTH_ENOMEM;
+    memset(s->js + old, 0, (s->jcap - old) * sizeof *s->js); /* NOWHERE, not excluded */
+    return 0;
+}
+
+/* Sizes the per-type arrays the first time the policy sees its cluster. */
+static int init_types(struct tiresias *s, const struct berth_cluster *c)
+{
+    if (s->total)
+        return 0;
+    size_t nt = c->ntypes ? c->ntypes : 1;
+    s->ntypes = c->ntypes;
+    s->total = calloc(nt, sizeof *s->total);
+    s->budget = calloc(nt, sizeof *s->budget);
+    if (!s->total || !s->budget)
+        return BERTH_ENOMEM;
+    for (size_t t = 0; t < c->ntypes; t++)
+        s->total[t] = (int64_t)c->types[t].total * 1000;
+    for (int q = 0; q < s->nq; q++)
+        if (!(s->run[q].sum = calloc(nt, sizeof *s->run[q].sum)))
+            return BERTH_ENOMEM;
+    return 0;
+}
+
+/* Brings the queues up to date: jobs that left, were requeued or arrived, and demotions
+ * due by now (a job may cross several limits when passes come late). */
+static int sync(struct tiresias *s, const struct berth_view *v)
+{
+    if (grow_jobs(s, v->njobs) || init_types(s, v->cluster))
+        return BERTH_ENOMEM;
+    for (size_t i = 0; i < v->nleft + v->nrequeued; i++) {
+        int requeued = i >= v->nleft;
+        uint32_t j = requeued ? v->requeued[i - v->nleft] : v->left[i];
+        if (s->js[j].where == RUNNING)
+            run_remove(s, j);
+        else if (s->js[j].where == PENDING)
+            hremove(s, &s->dem[s->js[j].dm].q[s->js[j].q], s->js[j].pos);
+        s->js[j].where = NOWHERE;
+        if (!requeued)
+            continue;
+        for (; s->js[j].q < s->nq - 1 && attained(s, &v->jobs[j]) >= s->limit[s->js[j].q];
+             s->js[j].q++)
+            s->js[j].entry = v->now;
+        if (push_pending(s, v, j))
+            return BERTH_ENOMEM;
+    }
+    for (size_t i = 0; i < v->narrived; i++) {
+        uint32_t j = v->arrived[i];
+        s->js[j].q = 0;
+        s->js[j].entry = v->now;
+        if (push_pending(s, v, j))
+            return BERTH_ENOMEM;
+    }
+    while (s->nheap && s->heap[0].t <= v->now) {
+        struct demote e = dem_pop(s);
+        if (stale(s, v->jobs, &e))
+            continue;
+        run_remove(s, e.job);
+        s->js[e.job].q = (uint8_t)(e.q + 1);
+        s->js[e.job].entry = e.t;
+        if (run_insert(s, &v->jobs[e.job]) || schedule_demotion(s, &v->jobs[e.job]))
+            return BERTH_ENOMEM;
+    }
+    return 0;
+}
+
+/* ---- the pass ------------------------------------------------------------------------ */
+
+/* The first GPU type in cluster order whose budget holds demand d, -1 for a CPU-only demand,
+ * -2 when none does. */
+static int count_fit(const struct tiresias *s, const struct demand *d)
+{
+    if (d->gpus == 0)
+        return -1;
+    int64_t cost = d->share < 1000 ? d->share : (int64_t)d->gpus * 1000;
+    for (size_t t = 0; t < s->ntypes; t++)
+        if ((!d->type_mask || (d->type_mask >> t & 1)) && s->budget[t] >= cost)
+            return (int)t;
+    return -2;
+}
+
+static int add_torun(struct tiresias *s, struct torun e)
+{
+    size_t nt = s->ntypes ? s->ntypes : 1;
+    if (BERTH_GROW(s->tr, s->tr_cap, s->ntr + 1))
+        return BERTH_ENOMEM;
+    if (s->snaps_cap < s->tr_cap * nt) {
+        int64_t *p = realloc(s->snaps, s->tr_cap * nt * sizeof *p);
+        if (!p)
+            return BERTH_ENOMEM;
+        s->snaps = p;
+        s->snaps_cap = s->tr_cap * nt;
+    }
+    memcpy(s->snaps + s->ntr * nt, s->budget, s->ntypes * sizeof *s->budget);
+    s->tr[s->ntr++] = e;
+    return 0;
+}
+
+static int push_u32(uint32_t **a, size_t *n, size_t *cap, uint32_t j)
+{
+    if (BERTH_GROW(*a, *cap, *n + 1))
+        return BERTH_ENOMEM;
+    (*a)[(*n)++] = j;
+    return 0;
+}
+
+/* The running jobs of queue q from position at->ri on: each keeps its GPUs while they fit
+ * the budget; one preempted earlier in the pass that fits again is to be restored. While no
+ * job of the queue was preempted earlier in the pass (always, but in a resumed scan), all
+ * of them still run: the queue, then each chunk, is taken as a block when it fits, and
+ * only the chunks where jobs must go are walked, without reading the jobs' records. */
+static int scan_running(struct tiresias *s, const struct berth_view *v, struct scan *at)
+{
+    struct runq *r = &s->run[at->q];
+    int clean = r->npre == 0;
+    if (clean && at->ri == 0 && take_block(s, r->sum)) {
+        at->ri = r->nc * r->chunk;
+        return 0;
+    }
+    for (const struct rent *e; (e = run_at(r, &at->ri)); at->ri++) {
+        size_t ci = at->ri / r->chunk;
+        if (clean && at->ri % r->chunk == 0 && take_block(s, r->c[ci]->sum)) {
+            at->ri += r->c[ci]->n - 1;
+            continue;
+        }
+        int fits = e->type < 0 || s->budget[e->type] >= e->cost;
+        int running = 1;
+        if (!clean) {
+            fits = fits && !s->js[e->job].excluded;
+            running = v->jobs[e->job].state == BERTH_JOB_RUNNING;
+        }
+        if (fits && !running) {
+            if (add_torun(
+                    s, (struct torun){e->job, e->type, e->cost, RESTORE, (uint8_t)at->q, at->ri}))
+                return BERTH_ENOMEM;
+        } else if (!fits && running) {
+            if (push_u32(&s->pre, &s->npre, &s->pre_cap, e->job))
+                return BERTH_ENOMEM;
+            r->npre++;
+        }
+        if (fits && e->type >= 0)
+            s->budget[e->type] -= e->cost;
+    }
+    return 0;
+}
+
+/* The pending jobs of queue q: repeatedly the earliest entry among the demands whose head
+ * fits the budget (a head that does not fit means none of its demand does). */
+static int scan_pending(struct tiresias *s, int q)
+{
+    for (;;) {
+        int best = -1, type = -2;
+        for (size_t d = 0; d < s->ndem; d++) {
+            const struct pheap *h = &s->dem[d].q[q];
+            if (!h->n || s->dem[d].blocked ||
+                (best >= 0 && !hless(&h->a[0], &s->dem[best].q[q].a[0])))
+                continue;
+            int t = count_fit(s, &s->dem[d]);
+            if (t > -2) {
+                best = (int)d;
+                type = t;
+            }
+        }
+        if (best < 0)
+            return 0;
+        struct pheap *h = &s->dem[best].q[q];
+        uint32_t j = h->a[0].job;
+        hremove(s, h, 0);
+        s->js[j].where = POPPED;
+        const struct demand *d = &s->dem[best];
+        int32_t cost = d->gpus == 0 ? 0 : d->share < 1000 ? d->share : d->gpus * 1000;
+        if (add_torun(s, (struct torun){j, type, cost, START, (uint8_t)q, 0}))
+            return BERTH_ENOMEM;
+        if (type >= 0)
+            s->budget[type] -= cost;
+    }
+}
+
+/* Scans from at to the end, appending to the preempt and to-run lists. */
+static int scan(struct tiresias *s, const struct berth_view *v, struct scan at)
+{
+    for (; at.q < s->nq; at.q++, at.phase = 0, at.ri = 0) {
+        if (at.phase == 0 && scan_running(s, v, &at))
+            return BERTH_ENOMEM;
+        if (scan_pending(s, at.q))
+            return BERTH_ENOMEM;
+    }
+    return 0;
+}
+
+/* Applies preempts from pre0 and to-run entries from tr0. Returns DONE, or FAILED / RETYPED
+ * with the entry in *at, or < 0 on error. */
+static int apply(struct tiresias *s, const struct berth_view *v, struct berth_plan *plan,
+                 size_t pre0, size_t tr0, size_t *at, struct berth_err *err)
+{
+    int rc;
+    for (size_t i = pre0; i < s->npre; i++)
+        if (v->jobs[s->pre[i]].state == BERTH_JOB_RUNNING &&
+            (rc = berth__plan_preempt(plan, s->pre[i], err)))
+            return rc;
+    for (size_t k = tr0; k < s->ntr; k++) {
+        const struct torun *e = &s->tr[k];
+        *at = k;
+        if (e->kind == RESTORE && berth__plan_can_restore(plan, e->job)) {
+            if ((rc = berth__plan_restore(plan, e->job, err)))
+                return rc;
+            continue;
+        }
+        rc = berth__plan_start(plan, e->job, err);
+        if (rc == BERTH_EINPUT)
+            return FAILED;
+        if (rc)
+            return rc;
+        if (e->type >= 0 && v->jobs[e->job].type != e->type)
+            return RETYPED;
+    }
+    return DONE;
+}
+
+/* Puts the pending jobs the scan took from entry k on back into their heaps. */
+static int unpop(struct tiresias *s, const struct berth_view *v, size_t k)
+{
+    for (size_t i = k; i < s->ntr; i++)
+        if (s->tr[i].kind == START && push_pending(s, v, s->tr[i].job))
+            return BERTH_ENOMEM;
+    return 0;
+}
+
+/* Moves the jobs the pass changed between the running arrays and the pending heaps. */
+static int commit(struct tiresias *s, const struct berth_view *v)
+{
+    for (size_t i = 0; i < s->npre; i++) {
+        uint32_t j = s->pre[i];
+        if (s->js[j].where == RUNNING && v->jobs[j].state != BERTH_JOB_RUNNING) {
+            run_remove(s, j);
+            if (push_pending(s, v, j))
+                return BERTH_ENOMEM;
+        }
+    }
+    for (size_t k = 0; k < s->ntr; k++) {
+        const struct berth_job *j = &v->jobs[s->tr[k].job];
+        if (j->state != BERTH_JOB_RUNNING)
+            continue;
+        if (s->tr[k].kind == RESTORE) /* it may have moved to other GPUs: refresh its type */
+            run_remove(s, j->idx);
+        if (run_insert(s, j) || (s->tr[k].kind == START && schedule_demotion(s, j)))
+            return BERTH_ENOMEM;
+    }
+    return 0;
+}
+
+static int plan(void *self, const struct berth_view *v, struct berth_plan *plan,
+                struct berth_err *err)
+{
+    struct tiresias *s = self;
+    if (sync(s, v))
+        return berth_err_set(err, BERTH_ENOMEM, "policy: out of memory");
+    for (size_t d = 0; d < s->ndem; d++)
+        s->dem[d].blocked = 0;
+    for (int q = 0; q < s->nq; q++)
+        s->run[q].npre = 0;
+    for (size_t i = 0; i < s->nexcl; i++)
+        s->js[s->excl[i]].excluded = 0;
+    s->ntr = s->npre = s->nexcl = 0;
+    memcpy(s->budget, s->total, s->ntypes * sizeof *s->budget);
+    struct scan at = {0, 0, 0};
+    size_t pre0 = 0, tr0 = 0, nt = s->ntypes ? s->ntypes : 1;
+    for (;;) {
+        if (scan(s, v, at))
+            return berth_err_set(err, BERTH_ENOMEM, "policy: out of memory");
+        size_t k = 0;
+        int rc = apply(s, v, plan, pre0, tr0, &k, err);
+        if (rc < 0)
+            return rc;
+        pre0 = s->npre;
+        if (rc == DONE)
+            break;
+        /* resume the scan at entry k with the budget it had there */
+        struct torun e = s->tr[k];
+        memcpy(s->budget, s->snaps + k * nt, s->ntypes * sizeof *s->budget);
+        size_t keep = k + 1;
+        if (rc == RETYPED) { /* it runs, on another type than counted */
+            s->budget[v->jobs[e.job].type] -= e.cost;
+        } else if (e.kind == START) { /* it stays pending; its demand is blocked */
+            s->dem[s->js[e.job].dm].blocked = 1;
+            keep = k;
+        } else { /* a preempted job that cannot get GPUs again stays out */
+            if (push_u32(&s->excl, &s->nexcl, &s->excl_cap, e.job))
+                return berth_err_set(err, BERTH_ENOMEM, "policy: out of memory");
+            s->js[e.job].excluded = 1;
+        }
+        if (unpop(s, v, keep))
+            return berth_err_set(err, BERTH_ENOMEM, "policy: out of memory");
+        s->ntr = tr0 = keep;
+        at = (struct scan){e.q, e.kind == START, e.kind == START ? 0 : e.ri + 1};
+    }
+    if (commit(s, v))
+        return berth_err_set(err, BERTH_ENOMEM, "policy: out of memory");
+    return 0;
+}
+
+static berth_us next_pass(void *self, const struct berth_view *v)
+{
+    struct tiresias *s = self;
+    while (s->nheap && stale(s, v->jobs, &s->heap[0]))
+        dem_pop(s);
+    if (!s->nheap)
+        return BERTH_TIME_NONE;
+    return s->heap[0].t > v->now ? s->heap[0].t : v->now + 1;
+}
+
+const struct berth_policy_ops berth__policy_tiresias_dlas = {
+    "tiresias-dlas",
+    "Tiresias' discretised LAS: queues on attained run time (3250 s, 7200 s), skip, preempt",
+    "consolidate",
+    create_dlas,
+    destroy,
+    plan,
+    next_pass,
+};
+
+const struct berth_policy_ops berth__policy_tiresias_dlas_gpu = {
+    "tiresias-dlas-gpu",
+    "Tiresias' discretised LAS on attained GPU-time (time x GPUs), skip, preempt",
+    "consolidate",
+    create_dlas_gpu,
+    destroy,
+    plan,
+    next_pass,
+};
