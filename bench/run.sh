@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # berth's benchmarks: loader speed (Philly CSV, a generated 1.2M-row PAI task table), and for
 # the simulator wall time, events per second and peak memory for
-#   1. the real Philly trace (82,247 jobs) on 64x8:v100 under fifo, sjf and las (target < 1 s);
+#   1. the real Philly trace (82,247 jobs) on 64x8:v100 under fifo, sjf, las and the
+#      Tiresias and Blox policies (target < 1 s); the Gavel family on 2,000 generated jobs;
 #   2. one million generated gavel jobs on 50,000 GPUs under las (target < 30 s, < 2 GB),
 #      at a sustainable load (~76 % busy) and in overload (offered load above capacity);
 # and the Gavel-family LPs: one allocation with 1,000 active jobs on 3 GPU types (< 100 ms).
@@ -40,7 +41,7 @@ PY
 echo "berth $("$BERTH" --version | cut -d' ' -f2), $(nproc) cores, best of $REPEAT runs"
 printf "%-34s %9s  %11s  %13s  %15s  %10s\n" case wall "sim only" "events/s" "jobs/s" "peak RSS"
 if [ -f "$PHILLY" ]; then
-    for p in fifo sjf las; do
+    for p in fifo sjf las tiresias-dlas tiresias-dlas-gpu blox-las; do
         run_case "philly 82k, 64x8:v100, $p" sim --cluster 64x8:v100 --trace "$PHILLY" --policy "$p"
     done
 else
@@ -56,6 +57,12 @@ fi
 # LPs: gavel-max-min(-perf) and themis-ftf, 1,000 active jobs, 3 GPU types (target < 100 ms)
 LPB=$(dirname "$BERTH")/bench/bench_lp
 [ -x "$LPB" ] && "$LPB" 1000 "$REPEAT"
+# the Gavel family end to end: 2,000 generated gavel jobs by steps on the gavel cluster
+# (108 GPUs of 3 types), contended, in gavel mode
+"$BERTH" gen --profile gavel --jobs 2000 --rate 30 --seed 1 --out "$W/g2k.csv"
+for p in gavel-max-min gavel-max-min-perf themis-ftf; do
+    run_case "gavel 2k, 12x(3x3), $p" sim --cluster 12x3:v100,12x3:p100,12x3:k80 --trace "$W/g2k.csv" --policy "$p" --mode gavel
+done
 "$BERTH" gen --profile gavel --jobs 1000000 --rate 1500 --seed 1 --out "$W/g1500.csv"
 "$BERTH" gen --profile gavel --jobs 1000000 --rate 1800 --seed 1 --out "$W/g1800.csv"
 REPEAT=1 run_case "1M gavel, 50k GPUs, las, 1500/h" sim --cluster 6250x8:v100 --trace "$W/g1500.csv" --policy las
