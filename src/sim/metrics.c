@@ -98,7 +98,8 @@ static int group(const struct berth_sim_result *r,
     for (size_t i = 0; i < ng; i++)
         if ((*out)[i].completed)
             (*out)[i].avg_jct_s /= (double)(*out)[i].completed;
-    qsort(*out, ng, sizeof **out, cmp_group_name);
+    if (ng > 1)
+        qsort(*out, ng, sizeof **out, cmp_group_name);
     *nout = ng;
     return 0;
 nomem:
