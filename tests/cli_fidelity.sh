@@ -6,16 +6,7 @@
 # Usage: cli_fidelity.sh PATH/TO/berth SRC_DIR SHARED_DIR
 set -u
 BERTH=$1 SRC=$2 SHARED=$3
-W=$(mktemp -d); trap 'rm -rf "$W"' EXIT
-pass=0 failn=0
-ok() { echo "ok   $*"; pass=$((pass + 1)); }
-bad() { echo "FAIL $*"; failn=$((failn + 1)); }
-expect_rc() { # expect_rc WANT DESCRIPTION -- command...
-    local want=$1 what=$2; shift 3
-    "$@" >"$W/out" 2>"$W/err"; local rc=$?
-    [ "$rc" = "$want" ] && ok "$what (exit $rc)" || bad "$what: exit $rc, want $want: $(head -c 300 "$W/err")"
-}
-has() { grep -qF -- "$2" "$1" && ok "$3" || bad "$3: '$2' not in: $(head -c 300 "$1")"; }
+. "$SRC/tests/cli_lib.sh"
 key() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d[sys.argv[2]])' "$1" "$2"; }
 GAVEL=$SRC/examples/gavel-sample.csv
 TABLE=$SHARED/traces/gavel/simulation_throughputs.json
@@ -101,5 +92,4 @@ printf 'job_id,arrival_s,duration_s,num_gpus,job_type,total_steps\nX,0,,1,Nope,1
 expect_rc 2 "unknown job type with steps" -- "$BERTH" sim --cluster 1x1:v100 --trace "$W/nope.csv"
 has "$W/err" "nope.csv:2: column job_type" "unknown job type names file, line and column"
 
-echo "$pass passed, $failn failed"
-[ "$failn" = 0 ]
+finish

@@ -5,16 +5,7 @@
 # Usage: cli_sim.sh PATH/TO/berth SRC_DIR SHARED_DIR
 set -u
 BERTH=$1 SRC=$2 SHARED=$3
-W=$(mktemp -d); trap 'rm -rf "$W"' EXIT
-pass=0 failn=0
-ok() { echo "ok   $*"; pass=$((pass + 1)); }
-bad() { echo "FAIL $*"; failn=$((failn + 1)); }
-expect_rc() { # expect_rc WANT DESCRIPTION -- command...
-    local want=$1 what=$2; shift 3
-    "$@" >"$W/out" 2>"$W/err"; local rc=$?
-    [ "$rc" = "$want" ] && ok "$what (exit $rc)" || bad "$what: exit $rc, want $want: $(head -c 300 "$W/err")"
-}
-has() { grep -qF -- "$2" "$1" && ok "$3" || bad "$3: '$2' not in: $(head -c 300 "$1")"; }
+. "$SRC/tests/cli_lib.sh"
 
 printf 'job_id,arrival_s,duration_s,num_gpus\nJ1,0,100,2\nJ2,10,50,4\nJ3,20,30,1\nJ4,30,10,2\n' >"$W/a.csv"
 
@@ -122,5 +113,4 @@ else
     echo "note: $PHILLY absent; real-trace checks skipped"
 fi
 
-echo "$pass passed, $failn failed"
-[ "$failn" = 0 ]
+finish
