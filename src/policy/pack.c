@@ -93,6 +93,7 @@ static void snap(const struct run *x, struct berth_pack_point *p, int pct, size_
                  size_t placed, size_t failed, int64_t asked)
 {
     double frag = 0;
+    memset(p, 0, sizeof *p); /* padding too: points compare with memcmp */
     for (size_t s = 0; s < x->c->nsrv; s++)
         frag += x->frag[s];
     p->pct = pct;
