@@ -29,5 +29,6 @@ void cli_report_load(const char *path, const struct berth_load_report *rep);
 int cmd_sim(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
 int cmd_policies(int argc, char **argv);
+int cmd_pack(int argc, char **argv);
 
 #endif

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# FGD (Weng et al., ATC'23) against its baselines on the openb traces: berth pack, five
+# scorers, the default pod list and two variants, in trace order and shuffled with the
+# paper's inflation to 1.3 x capacity (seeds 42..44). Prints unallocated GPU share at the
+# first failure, at 100 % of capacity asked and at the end, and the fragmented GPUs.
+# Paper (usenix.org/conference/atc23/presentation/weng, abstract): "Compared to the existing
+# packing-based schedulers, FGD reduces unallocated GPUs by up to 49%, resulting in the
+# utilization of additional 290 GPUs."
+# Usage: bash experiments/fgd.sh [BERTH] [SHARED]
+set -eu
+BERTH=${1:-build/berth}
+D=${2:-../shared}/traces/alibaba-openb-2023
+NODES=$D/openb_node_list_gpu_node.csv
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+SEEDS=${SEEDS:-"42 43 44"}
+
+# row LABEL ARGS...: one line of figures (means over the runs given as ARGS sets)
+run() { "$BERTH" pack --cluster "$NODES" --json --out "$TMP/c.csv" "$@"; }
+fig() { # JSON on stdin -> first-fail unalloc %, end unalloc %, end frag GPUs, placed, failed
+    python3 -c '
+import json, sys, csv
+j = json.load(sys.stdin)
+rows = list(csv.DictReader(open(sys.argv[1])))
+at100 = [r for r in rows if r["pct"] == "100"]
+u100 = 100 * (1 - float(at100[0]["alloc_ratio"])) if at100 else float("nan")
+ff = 100 * j["first_failure"]["unallocated_ratio"] if "first_failure" in j else 0.0
+print("%.2f %.2f %.2f %.1f %d %d" % (ff, u100, 100 * j["end"]["unallocated_ratio"],
+      j["end"]["frag_gpus"], j["placed"], j["failed"]))' "$TMP/c.csv"
+}
+
+printf '%-20s %-12s %-6s %9s %9s %9s %9s %7s %7s\n' trace scorer order "ff_unal%" "100_unal%" \
+    "end_unal%" frag_gpu placed failed
+for list in default gpushare40 multigpu50; do
+    P=$D/openb_pod_list_$list.csv
+    [ -r "$P" ] || continue
+    for s in fgd best-fit first-fit dot-product random; do
+        read -r a b c d e f < <(run --trace "$P" --scorer "$s" | fig)
+        printf '%-20s %-12s %-6s %9s %9s %9s %9s %7s %7s\n' "$list" "$s" trace "$a" "$b" "$c" "$d" "$e" "$f"
+        tot="0 0 0 0 0 0"
+        n=0
+        for seed in $SEEDS; do
+            r=$(run --trace "$P" --scorer "$s" --shuffle --tune 1.3 --seed "$seed" | fig)
+            tot=$(python3 -c 'import sys; a=sys.argv[1].split(); b=sys.argv[2].split(); print(" ".join(str(float(x)+float(y)) for x,y in zip(a,b)))' "$tot" "$r")
+            n=$((n + 1))
+        done
+        python3 -c 'import sys; n=int(sys.argv[3]); v=[float(x)/n for x in sys.argv[2].split()]
+print("%-20s %-12s %-6s %9.2f %9.2f %9.2f %9.1f %7.0f %7.0f" % (sys.argv[1], sys.argv[4], "x1.3", *v))' \
+            "$list" "$tot" "$n" "$s"
+    done
+done
