@@ -84,6 +84,8 @@ struct berth_job_result {
     berth_us iso_us;          /* time it would take alone on its gang (fastest allowed GPU type) */
     double ftf_rho;           /* finish-time fairness: JCT / JCT alone on 1/N of the cluster */
     int32_t by_steps;         /* 1 = progress from the throughput model, 0 = fixed speed */
+    int32_t resizes;          /* elastic resizes */
+    int64_t gpu_us;           /* GPU-microseconds held (whole GPUs; elastic gangs at their sizes) */
 };
 
 /* Per user, per queue and per GPU type aggregates. User and queue names point into the
@@ -111,8 +113,9 @@ struct berth_sim_summary {
     double gpu_util;   /* time-weighted busy fraction over the makespan */
     uint64_t preemptions;
     uint64_t migrations;
-    uint64_t events; /* arrivals + completions + timer ticks processed */
-    uint64_t passes; /* scheduling passes run */
+    uint64_t resizes; /* elastic resizes */
+    uint64_t events;  /* arrivals + completions + timer ticks processed */
+    uint64_t passes;  /* scheduling passes run */
     uint64_t restarts;
     double restart_lost_s;
     double ftf_rho_max, ftf_rho_avg, ftf_jain; /* over completed jobs */

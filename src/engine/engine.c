@@ -158,10 +158,16 @@ static void commit(struct berth_engine *e, berth_us now)
             if (e->exec.stop)
                 e->exec.stop(e->exec.ctx, j, now);
         } else if (t->was_running && running &&
-                   memcmp(p->snaps + t->snap, j->slots,
-                          (size_t)berth__job_nslots(j) * sizeof *j->slots)) {
-            j->migrations++;
-            e->migrations++;
+                   (t->was_gpus != j->gpus ||
+                    memcmp(p->snaps + t->snap, j->slots,
+                           (size_t)berth__job_nslots(j) * sizeof *j->slots))) {
+            if (t->was_gpus != j->gpus) { /* an elastic resize */
+                j->resizes++;
+                e->resizes++;
+            } else {
+                j->migrations++;
+                e->migrations++;
+            }
             if (e->exec.migrate)
                 e->exec.migrate(e->exec.ctx, j, now);
         }

@@ -12,9 +12,10 @@
 
 struct berth_exec {
     void *ctx;
-    void (*start)(void *ctx, struct berth_job *j, berth_us now);   /* got its GPUs */
-    void (*stop)(void *ctx, struct berth_job *j, berth_us now);    /* preempted: pending */
-    void (*migrate)(void *ctx, struct berth_job *j, berth_us now); /* other GPUs, still runs */
+    void (*start)(void *ctx, struct berth_job *j, berth_us now); /* got its GPUs */
+    void (*stop)(void *ctx, struct berth_job *j, berth_us now);  /* preempted: pending */
+    /* other GPUs (or, after an elastic resize, another gang size), still runs */
+    void (*migrate)(void *ctx, struct berth_job *j, berth_us now);
 };
 
 struct berth_engine {
@@ -29,7 +30,7 @@ struct berth_engine {
     size_t npending, nrunning, ndone;
     struct berth_plan plan;
     struct berth_exec exec;
-    uint64_t passes, preemptions, migrations;
+    uint64_t passes, preemptions, migrations, resizes;
     int check;                     /* verify every invariant after each pass */
     const struct berth_tput *tput; /* NULL: no throughput model */
     int16_t *tput_type;            /* per cluster GPU type: the model's type, -1 */

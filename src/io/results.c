@@ -114,6 +114,7 @@ char *berth_summary_json(const struct berth_sim_result *r, int with_wall)
     json_object_set_new(o, "gpu_util", json_real(s->gpu_util));
     json_object_set_new(o, "preemptions", json_integer((json_int_t)s->preemptions));
     json_object_set_new(o, "migrations", json_integer((json_int_t)s->migrations));
+    json_object_set_new(o, "resizes", json_integer((json_int_t)s->resizes));
     json_object_set_new(o, "events", json_integer((json_int_t)s->events));
     json_object_set_new(o, "passes", json_integer((json_int_t)s->passes));
     json_object_set_new(o, "mode", json_string(r->mode));

@@ -30,7 +30,8 @@ struct berth_job {
     uint32_t idx;              /* berth's job number: arrival order, the tie-breaker everywhere */
     uint8_t state;             /* enum berth_job_state */
     uint8_t single;            /* the gang must stay on one server (job or cluster says so) */
-    int32_t gpus;              /* gang size, spec->num_gpus (kept here: hot in every pass) */
+    int32_t gpus;              /* gang size: spec->num_gpus, or what an elastic start chose within
+                                  min_gpus..max_gpus (kept here: hot in every pass) */
     int32_t share;             /* milli of one GPU, 1000 for whole GPUs (spec's, kept here too) */
     uint64_t type_mask;        /* allowed GPU types (bit per cluster type), 0 = any */
     int16_t type;              /* GPU type of the current (or last) allocation, -1 = never ran */
@@ -43,6 +44,7 @@ struct berth_job {
     int64_t gpu_us;            /* GPU-microseconds attained, up to since */
     int32_t preemptions;
     int32_t migrations;
+    int32_t resizes;
     /* Progress, kept by the executor (the simulator from its throughput model, berthd from
      * what jobs report); policies read it as an estimate. */
     int32_t cls; /* throughput-model class, -1 = none: fixed speed (duration) */

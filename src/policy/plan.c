@@ -57,6 +57,7 @@ static int touch(struct berth_plan *p, uint32_t j)
     struct berth_plan_touch *t = &p->touched[p->ntouched];
     t->job = j;
     t->was_running = job->state == BERTH_JOB_RUNNING;
+    t->was_gpus = job->gpus;
     t->snap = p->nsnaps;
     if (t->was_running) {
         size_t g = (size_t)berth__job_nslots(job);
@@ -150,8 +151,10 @@ static int start_in(struct berth_plan *p, uint32_t ji, uint64_t mask, struct ber
     if (j->state != BERTH_JOB_PENDING)
         return berth_err_set(err, BERTH_EINTERNAL, "plan: job %s started while not pending",
                              j->spec->id);
-    if (!j->slots) {
-        j->slots = malloc((size_t)berth__job_nslots(j) * sizeof *j->slots);
+    if (!j->slots) { /* room for the largest gang an elastic start may give it */
+        int32_t most =
+            j->spec->max_gpus > berth__job_nslots(j) ? j->spec->max_gpus : berth__job_nslots(j);
+        j->slots = malloc((size_t)most * sizeof *j->slots);
         if (!j->slots)
             return berth_err_set(err, BERTH_ENOMEM, "plan: out of memory");
     }
@@ -215,6 +218,22 @@ int berth__plan_start_type(struct berth_plan *p, uint32_t ji, int type, struct b
     return start_in(p, ji, (uint64_t)1 << type, err);
 }
 
+int berth__plan_start_n(struct berth_plan *p, uint32_t ji, int32_t n, struct berth_err *err)
+{
+    struct berth_job *j = &p->jobs[ji];
+    int32_t lo = j->spec->min_gpus > 1 ? j->spec->min_gpus : 1;
+    if (j->gpus == 0 || j->share < 1000 || n < lo || n > j->spec->max_gpus)
+        return berth_err_set(err, BERTH_EINTERNAL,
+                             "plan: job %s cannot run %d GPUs (elastic range %d..%d, whole GPUs)",
+                             j->spec->id, n, lo, j->spec->max_gpus);
+    int32_t old = j->gpus;
+    j->gpus = n;
+    int rc = start_in(p, ji, j->type_mask, err);
+    if (rc)
+        j->gpus = old;
+    return rc;
+}
+
 int berth__plan_preempt(struct berth_plan *p, uint32_t ji, struct berth_err *err)
 {
     struct berth_job *j = &p->jobs[ji];
@@ -235,7 +254,8 @@ int berth__plan_can_restore(const struct berth_plan *p, uint32_t ji)
 {
     const struct berth_job *j = &p->jobs[ji];
     int32_t t = p->touch_of[ji];
-    if (t < 0 || !p->touched[t].was_running || j->state != BERTH_JOB_PENDING)
+    if (t < 0 || !p->touched[t].was_running || j->state != BERTH_JOB_PENDING ||
+        j->gpus != p->touched[t].was_gpus)
         return 0;
     return berth__alloc_can_take(p->cluster, j, p->snaps + p->touched[t].snap);
 }

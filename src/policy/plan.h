@@ -14,7 +14,8 @@
 struct berth_plan_touch {
     uint32_t job;
     uint8_t was_running;
-    size_t snap; /* offset of the saved slots in the plan's snapshot buffer */
+    int32_t was_gpus; /* gang size when the plan opened (an elastic start may change it) */
+    size_t snap;      /* offset of the saved slots in the plan's snapshot buffer */
 };
 
 struct berth_plan {
@@ -50,6 +51,12 @@ int berth__plan_start(struct berth_plan *p, uint32_t j, struct berth_err *err);
 /* The same on GPU type `type` only (one the job may use; a GPU job). BERTH_EINPUT (with err)
  * when it does not fit there. */
 int berth__plan_start_type(struct berth_plan *p, uint32_t j, int type, struct berth_err *err);
+/* Starts pending whole-GPU job j with a gang of n GPUs, n within its elastic range
+ * (max(1, min_gpus)..max_gpus); the gang size stays n until the next elastic start.
+ * Preempting a running job and starting it again with another n in one pass is a resize:
+ * the engine counts it and calls the executor's migrate. BERTH_EINPUT when n GPUs do not
+ * fit (the job keeps its size then), BERTH_EINTERNAL when n is outside the range. */
+int berth__plan_start_n(struct berth_plan *p, uint32_t j, int32_t n, struct berth_err *err);
 /* Stops running job j and frees its GPUs (they stay remembered for a restore). */
 int berth__plan_preempt(struct berth_plan *p, uint32_t j, struct berth_err *err);
 /* 1 when job j was running when the plan opened, was preempted in this plan, and every GPU

@@ -35,7 +35,7 @@ static double job_gpu_hours(const struct berth_job_result *j)
     double share = j->spec->gpu_share_milli > 0 && j->spec->gpu_share_milli < 1000
                        ? j->spec->gpu_share_milli / 1000.0
                        : 1.0;
-    return (double)j->run_us * j->spec->num_gpus * share / 3.6e9;
+    return (double)j->gpu_us * share / 3.6e9;
 }
 
 /* Where name's group is in the open-addressing index (slot value = group + 1), or the empty

@@ -200,6 +200,8 @@ static void begin(struct berth__progress *p, struct berth_job *j, berth_us now, 
 {
     berth_us cost = restart ? restart_cost(p, j) : 0;
     p->held_since[j->idx] = now;
+    p->held_type[j->idx] = j->type;
+    p->held_milli[j->idx] = (int64_t)j->gpus * j->share;
     if (restart)
         p->restarts[j->idx]++;
     p->lost[j->idx] += cost;
@@ -213,9 +215,10 @@ static void begin(struct berth__progress *p, struct berth_job *j, berth_us now, 
 /* Stops j's progress at now (giving back the restart time it did not spend). */
 static void end(struct berth__progress *p, struct berth_job *j, berth_us now)
 {
-    if (j->type >= 0 && j->gpus > 0)
-        p->type_gpu_us[j->type] +=
-            (double)(now - p->held_since[j->idx]) * (double)j->gpus * (double)j->share / 1000.0;
+    /* what it held since it began (a resize or migration may have changed it since) */
+    if (p->held_type[j->idx] >= 0)
+        p->type_gpu_us[p->held_type[j->idx]] +=
+            (double)(now - p->held_since[j->idx]) * (double)p->held_milli[j->idx] / 1000.0;
     if (p->stall_end[j->idx] > now)
         p->lost[j->idx] -= p->stall_end[j->idx] - now;
     p->stall_end[j->idx] = now;
@@ -344,9 +347,12 @@ int berth__progress_init(struct berth__progress *p, struct berth_engine *e,
     p->restarts = calloc(m, sizeof *p->restarts);
     p->done_us = calloc(m, sizeof *p->done_us);
     p->held_since = calloc(m, sizeof *p->held_since);
+    p->held_type = calloc(m, sizeof *p->held_type);
+    p->held_milli = calloc(m, sizeof *p->held_milli);
     p->type_gpu_us = calloc(e->cluster->ntypes + 1, sizeof *p->type_gpu_us);
-    if (!p->held_since || !p->type_gpu_us || !p->done_us || !p->steps || !p->stall_end ||
-        !p->lost || !p->work_end || !p->restarts || berth__events_init(&p->ev, n))
+    if (!p->held_since || !p->held_type || !p->held_milli || !p->type_gpu_us || !p->done_us ||
+        !p->steps || !p->stall_end || !p->lost || !p->work_end || !p->restarts ||
+        berth__events_init(&p->ev, n))
         return berth_err_set(err, BERTH_ENOMEM, "sim: out of memory");
     int shares = 0;
     for (size_t i = 0; i < n; i++) {
@@ -381,6 +387,8 @@ void berth__progress_free(struct berth__progress *p)
     free(p->restarts);
     free(p->done_us);
     free(p->held_since);
+    free(p->held_type);
+    free(p->held_milli);
     free(p->type_gpu_us);
     free(p->res_head);
     free(p->res_next);

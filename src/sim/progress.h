@@ -36,6 +36,8 @@ struct berth__progress {
     int32_t *restarts;
     int64_t *done_us;     /* per fixed-speed job: microseconds of work done (exact) */
     berth_us *held_since; /* per job: when it got its current GPUs */
+    int16_t *held_type;   /* per job: their GPU type */
+    int64_t *held_milli;  /* per job: milli-GPUs they are (gang x share) */
     double *type_gpu_us;  /* per cluster GPU type: GPU-microseconds held (shares count) */
     uint32_t *res_head, *res_next, *res_prev, *res_at; /* fractional jobs per GPU */
     int failed;                                        /* a rate of 0 (reported once) */

@@ -151,7 +151,9 @@ static int finish_results(struct berth_sim_result *out, const struct berth_engin
                                        .restarts = p->restarts[i],
                                        .restart_lost_us = p->lost[i],
                                        .iso_us = j->est_us,
-                                       .by_steps = p->steps[i]};
+                                       .by_steps = p->steps[i],
+                                       .resizes = j->resizes,
+                                       .gpu_us = j->gpu_us};
         /* Themis' fair share: 1/N of the cluster, N the average number of active jobs over
          * the job's life; a gang smaller than its share runs as fast as alone */
         berth_us life = j->finish - admit_time(e, i, tm);
@@ -284,6 +286,7 @@ int berth_sim_run(const struct berth_trace *t, const struct berth_cluster *c,
     }
     out->summary.preemptions = e->preemptions;
     out->summary.migrations = e->migrations;
+    out->summary.resizes = e->resizes;
     out->summary.passes = e->passes;
     out->summary.events = events;
 done:

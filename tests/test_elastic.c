@@ -1,0 +1,144 @@
+/* Elastic gangs in the plan and the engine (berth__plan_start_n): a job starts with any
+ * size in its min..max range, grows and shrinks by preempt + start in one pass (a resize:
+ * counted apart from migrations, the executor told through migrate), sizes outside the
+ * range are refused, a size that does not fit leaves the job as it was, and every step
+ * keeps the cluster's invariants (the engine re-verifies after each pass). */
+#include <string.h>
+
+#include "check.h"
+#include "engine/engine.h"
+
+static int migrates, starts, stops;
+static void on_start(void *ctx, struct berth_job *j, berth_us now)
+{
+    (void)ctx, (void)j, (void)now;
+    starts++;
+}
+static void on_stop(void *ctx, struct berth_job *j, berth_us now)
+{
+    (void)ctx, (void)j, (void)now;
+    stops++;
+}
+static void on_migrate(void *ctx, struct berth_job *j, berth_us now)
+{
+    (void)ctx, (void)j, (void)now;
+    migrates++;
+}
+
+/* The script, one pass per instant. J0: 2 GPUs asked, elastic 1..4; J1: 3 GPUs, inelastic.
+ * Cluster: one server of 4 GPUs. */
+static int script(void *self, const struct berth_view *v, struct berth_plan *p,
+                  struct berth_err *err)
+{
+    (void)self;
+    switch (v->now) {
+    case 0: /* start J0 with 2 */
+        return berth__plan_start_n(p, 0, 2, err);
+    case 10: /* grow to 4 */
+        if (berth__plan_preempt(p, 0, err))
+            return BERTH_EINTERNAL;
+        return berth__plan_start_n(p, 0, 4, err);
+    case 20: /* shrink to 1 */
+        if (berth__plan_preempt(p, 0, err))
+            return BERTH_EINTERNAL;
+        return berth__plan_start_n(p, 0, 1, err);
+    case 30: /* 5 is outside 1..4: refused, and the job gets its very GPUs back */
+        if (berth__plan_preempt(p, 0, err))
+            return BERTH_EINTERNAL;
+        CHECK_I64(berth__plan_start_n(p, 0, 5, err), BERTH_EINTERNAL);
+        CHECK_HAS(err->msg, "elastic range 1..4");
+        CHECK(berth__plan_can_restore(p, 0));
+        return berth__plan_restore(p, 0, err);
+    case 40: /* J1 takes 3; J0 cannot grow to 2 (1 idle GPU after its own): stays at 1 */
+        if (berth__plan_start(p, 1, err) || berth__plan_preempt(p, 0, err))
+            return BERTH_EINTERNAL;
+        CHECK_I64(berth__plan_start_n(p, 0, 2, err), BERTH_EINPUT);
+        CHECK_I64(p->jobs[0].gpus, 1);
+        CHECK(berth__plan_can_restore(p, 0));
+        return berth__plan_restore(p, 0, err);
+    default:
+        return 0;
+    }
+}
+
+static void resize(void)
+{
+    struct berth_err err = {0};
+    struct berth_cluster *c = NULL;
+    CHECK_I64(berth_cluster_parse("1x4:v100", &c, &err), 0);
+    struct berth_jobspec js[2];
+    memset(js, 0, sizeof js);
+    js[0] = (struct berth_jobspec){.id = "J0",
+                                   .duration_us = 1000,
+                                   .num_gpus = 2,
+                                   .min_gpus = 1,
+                                   .max_gpus = 4,
+                                   .gpu_share_milli = 1000,
+                                   .job_type = "",
+                                   .user = "",
+                                   .queue = "",
+                                   .status = "",
+                                   .gpu_type = ""};
+    js[1] = js[0];
+    js[1].id = "J1";
+    js[1].num_gpus = js[1].min_gpus = js[1].max_gpus = 3;
+    struct berth_params params = {0};
+    struct berth_exec exec = {NULL, on_start, on_stop, on_migrate};
+    struct berth_engine *e = NULL;
+    CHECK_I64(berth__engine_create(c, "fifo", NULL, &params, &exec, &e, &err), 0);
+    if (!e) {
+        berth_cluster_free(c);
+        return;
+    }
+    struct berth_policy_ops ops = *e->ops; /* keep fifo's create/destroy, script the passes */
+    ops.plan = script;
+    ops.next_pass = NULL;
+    e->ops = &ops;
+    e->check = 1;
+    uint32_t idx;
+    CHECK_I64(berth__engine_add(e, &js[0], &idx, &err), 0);
+    CHECK_I64(berth__engine_add(e, &js[1], &idx, &err), 0);
+    CHECK_I64(berth__engine_arrive(e, 0, 0, &err), 0);
+    CHECK_I64(berth__engine_pass(e, 0, &err), 0);
+    CHECK_I64(e->jobs[0].gpus, 2);
+    CHECK_I64(e->cluster->free, 2);
+    CHECK_I64(starts, 1);
+
+    CHECK_I64(berth__engine_pass(e, 10, &err), 0);
+    CHECK_I64(e->jobs[0].gpus, 4);
+    CHECK_I64(e->cluster->free, 0);
+    CHECK_I64(e->resizes, 1);
+    CHECK_I64(e->migrations, 0);
+    CHECK_I64(migrates, 1);
+    CHECK_I64(stops, 0);
+    /* GPU time is folded at the old size: 2 GPUs for 10 us */
+    CHECK_I64(e->jobs[0].gpu_us, 20);
+
+    CHECK_I64(berth__engine_pass(e, 20, &err), 0);
+    CHECK_I64(e->jobs[0].gpus, 1);
+    CHECK_I64(e->cluster->free, 3);
+    CHECK_I64(e->resizes, 2);
+    CHECK_I64(e->jobs[0].gpu_us, 20 + 40);
+
+    CHECK_I64(berth__engine_pass(e, 30, &err), 0);
+    CHECK_I64(e->jobs[0].gpus, 1);
+    CHECK_I64(e->resizes, 2);
+    CHECK_I64(migrates, 2); /* the restore changed nothing */
+
+    CHECK_I64(berth__engine_arrive(e, 1, 40, &err), 0);
+    CHECK_I64(berth__engine_pass(e, 40, &err), 0);
+    CHECK_I64(e->jobs[0].gpus, 1);
+    CHECK_I64(e->jobs[1].state, BERTH_JOB_RUNNING);
+    CHECK_I64(e->cluster->free, 0);
+    CHECK_I64(e->resizes, 2);
+    CHECK_I64(e->preemptions, 0);
+    CHECK_I64(berth__engine_verify(e, &err), 0);
+    berth__engine_destroy(e);
+    berth_cluster_free(c);
+}
+
+static const struct check_test tests[] = {
+    {"resize", resize},
+};
+
+CHECK_MAIN(tests)
