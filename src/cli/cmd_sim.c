@@ -58,8 +58,9 @@ static void print_table(const struct berth_sim_result *r, const struct berth_clu
            s->median_queue_s, s->p99_queue_s);
     printf("  %-18s %.1f s (%.2f days)\n", "makespan", s->makespan_s, s->makespan_s / 86400);
     printf("  %-18s %.1f %%\n", "GPU utilisation", 100 * s->gpu_util);
-    printf("  %-18s %llu (migrations %llu)\n", "preemptions", (unsigned long long)s->preemptions,
-           (unsigned long long)s->migrations);
+    printf("  %-18s %llu (migrations %llu, resizes %llu)\n", "preemptions",
+           (unsigned long long)s->preemptions, (unsigned long long)s->migrations,
+           (unsigned long long)s->resizes);
     printf("  %-18s %llu (%.1f s restoring checkpoints)\n", "restarts",
            (unsigned long long)s->restarts, s->restart_lost_s);
     printf("  %-18s max %.2f, mean %.2f, Jain %.3f\n", "FTF rho", s->ftf_rho_max, s->ftf_rho_avg,
