@@ -133,7 +133,12 @@ int sim_model_flag(int ch, const char *arg, struct sim_model_args *a, struct ber
         return parse_factor("--spread-penalty", eq ? eq + 1 : arg, &sp->factor);
     }
     case SIMF_COLOCATE:
-        return parse_factor("--colocate-speed", arg, &o->colocate_speed);
+        if (parse_factor("--colocate-speed", arg, &o->colocate_speed))
+            return EXIT_BAD_INPUT;
+        if (o->colocate_speed < 0.01 || o->colocate_speed > 100)
+            return cli_usage_error("sim", "--colocate-speed: expected 0.01 to 100, found '%s'",
+                                   arg);
+        return 0;
     case SIMF_RESTART:
         if (!strcmp(arg, "helios"))
             o->restart_tiers = BERTH_RESTART_HELIOS;

@@ -205,6 +205,11 @@ int berth__engine_pass(struct berth_engine *e, berth_us now, struct berth_err *e
         return berth_err_set(err, rc == BERTH_EINPUT ? BERTH_EINTERNAL : rc,
                              "policy %s at t=%lld us: %s", e->ops->name, (long long)now, msg);
     }
+    /* a start that did not fit is a normal outcome for a policy, but leaves its message */
+    if (err) {
+        err->code = 0;
+        err->msg[0] = '\0';
+    }
     e->narrived = e->nleft = e->nrequeued = 0;
     commit(e, now);
     e->passes++;
