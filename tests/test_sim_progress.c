@@ -249,6 +249,24 @@ static void round_modes(void)
     }
 }
 
+/* Gavel mode with co-location: fractional A (100 s) and B (60 s) share a GPU at 0.5 speed
+ * each. B's work ends at 120 but it holds its share to the 360 s boundary, so A stays at
+ * half speed: 60 done at 120, its last 40 take 80 more, ending at 200. Both are released at
+ * 360; releasing A first must not move B's recorded finish (120) to 360. */
+static void gavel_mode_colocated(void)
+{
+    struct berth_sim_opts o = opts("fifo", NULL);
+    o.mode = BERTH_MODE_GAVEL;
+    o.colocate_speed = 0.5;
+    struct simtest st;
+    if (!run("job_id,arrival_s,duration_s,num_gpus,gpu_share\nA,0,100,1,0.5\nB,0,60,1,0.5\n",
+             "1x1:v100", &o, &st)) {
+        CHECK_DBL(fin(&st, "A"), 200, 0);
+        CHECK_DBL(fin(&st, "B"), 120, 0);
+        simtest_free(&st);
+    }
+}
+
 /* Blox's flat progress: an A job on a k80 progresses at its rate on the first type the
  * model knows for it in cluster order (v100: 10/s), not at the k80's 5/s: 2500 steps take
  * 250 s, detected at the 300 s boundary after admission at 0 (at 5/s: 500 s, 600). In des
@@ -404,6 +422,7 @@ static const struct check_test tests[] = {
     {"colocation", colocation},
     {"restart_cost", restart_cost},
     {"round_modes", round_modes},
+    {"gavel_mode_colocated", gavel_mode_colocated},
     {"flat_progress", flat_progress},
     {"fairness_and_groups", fairness_and_groups},
     {"long_jobs_exact", long_jobs_exact},

@@ -81,8 +81,8 @@ static double colocated(const struct berth__progress *p, const struct berth_job 
 }
 
 /* Microseconds rounded up, absorbing the rounding noise of a division (a relative 1e-12,
- * at most a thousandth of a microsecond) so that exact figures stay exact: 100 s of work at
- * rate 1 is 100000000 us, and 1/3 of a step at 1e-5 steps/us is 33333 us, not one more. */
+ * at most a thousandth of a microsecond) so that exact figures stay exact: 333.33333 steps
+ * at 1e-5 steps/us are 33333333 us, not one more when the division lands a hair above. */
 static berth_us ceil_us(double us)
 {
     us -= fmin(us * 1e-12, 1e-3);
@@ -147,6 +147,8 @@ static void touch_partners(struct berth__progress *p, uint32_t g, uint32_t self,
             continue;
         struct berth_job *o = &p->jobs[k];
         advance(p, o, now);
+        if (p->work_end[k] != BERTH_TIME_NONE && o->done >= o->work)
+            continue; /* its work ended already; it only waits for the round boundary */
         p->work_end[k] = BERTH_TIME_NONE;
         reschedule(p, o);
     }
