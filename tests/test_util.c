@@ -775,7 +775,24 @@ static void test_grow(void)
     free(s);
 }
 
+/* Whole numbers as Helios and Acme write them: "8" or "8.0", never "8.5". */
+static void test_parse_whole(void)
+{
+    int64_t v = -1;
+    CHECK_I64(berth__parse_whole("8", 1, &v), 0);
+    CHECK_I64(v, 8);
+    CHECK_I64(berth__parse_whole("8.000", 5, &v), 0);
+    CHECK_I64(v, 8);
+    CHECK_I64(berth__parse_whole("-2.0", 4, &v), 0);
+    CHECK_I64(v, -2);
+    CHECK_I64(berth__parse_whole("8.5", 3, &v), -1);
+    CHECK_I64(berth__parse_whole("8.0000001", 9, &v), -1);
+    CHECK_I64(berth__parse_whole("", 0, &v), -1);
+    CHECK_I64(berth__parse_whole("x", 1, &v), -1);
+}
+
 static const struct check_test tests[] = {
+    {"parse_whole", test_parse_whole},
     {"parse_seconds", test_parse_seconds},
     {"parse_i64", test_parse_i64},
     {"parse_scaled", test_parse_scaled},

@@ -69,13 +69,6 @@ static const struct berth__cols_spec cols_spec = {
 #define MAX_DURATION_US  (INT64_MAX / 4)
 #define MAX_MEM_MGB      (INT64_C(1) << 40) /* per pod, in 1/1000 GB: a billion GB */
 
-/* The job spec's CPU and memory demands (for the whole job). */
-static void set_cpu_mem(struct berth_jobspec *js, int64_t cpu_milli, int64_t mem_mib)
-{
-    js->cpu_milli = cpu_milli;
-    js->mem_mib = mem_mib;
-}
-
 static int two_digits(const char *s, int *v)
 {
     if (s[0] < '0' || s[0] > '9' || s[1] < '0' || s[1] > '9')
@@ -137,18 +130,6 @@ static int parse_time_utc(const char *s, size_t n, int64_t *out_us)
     return 0;
 }
 
-/* A whole number written as an integer or a float with a zero fraction ("8", "8.0"). */
-static int parse_count(const char *s, size_t n, int64_t *out)
-{
-    int64_t v;
-    if (berth__parse_i64(s, n, out) == 0)
-        return 0;
-    if (berth__parse_scaled(s, n, 6, &v) || v % 1000000)
-        return -1;
-    *out = v / 1000000;
-    return 0;
-}
-
 #define TIME_EXP "a time YYYY-MM-DD HH:MM:SS with an offset like +08:00"
 
 /* The row's run time: end_time - start_time, or the duration column in a file without
@@ -203,7 +184,7 @@ static int row(struct berth__cols *x, int64_t *origin, struct berth_err *err)
     if (n == 0)
         return berth__cols_bad(x, C_ID, "a job id", err);
     s = berth__cols_get(x, C_GPU, &n);
-    if (parse_count(s, n, &gpus) || gpus < 0 || gpus > MAX_GPUS_PER_JOB)
+    if (berth__parse_whole(s, n, &gpus) || gpus < 0 || gpus > MAX_GPUS_PER_JOB)
         return berth__cols_bad(x, C_GPU, "a whole number of GPUs >= 0", err);
     if (gpus == 0) {
         berth__load_exclude(L, js.line, "CPU-only job (gpu_num 0)");
@@ -216,7 +197,7 @@ static int row(struct berth__cols *x, int64_t *origin, struct berth_err *err)
     if (n && (berth__parse_scaled(s, n, 3, &cpu_milli) || cpu_milli < 0))
         return berth__cols_bad(x, C_CPU, "a number of CPU cores >= 0", err);
     s = berth__cols_get(x, C_NODES, &n);
-    if (n && (parse_count(s, n, &nodes) || nodes < 0 || nodes > MAX_GPUS_PER_JOB))
+    if (n && (berth__parse_whole(s, n, &nodes) || nodes < 0 || nodes > MAX_GPUS_PER_JOB))
         return berth__cols_bad(x, C_NODES, "a whole number of nodes >= 0", err);
     s = berth__cols_get(x, C_MEM, &n);
     if (n && (berth__parse_scaled(s, n, 3, &mem_mgb) || mem_mgb < 0 || mem_mgb > MAX_MEM_MGB))
@@ -235,7 +216,8 @@ static int row(struct berth__cols *x, int64_t *origin, struct berth_err *err)
     js.job_type = berth__trace_str(t, s, n);
     js.num_gpus = js.min_gpus = js.max_gpus = (int32_t)gpus;
     js.arrival_us = submit_us; /* absolute until every row is read */
-    set_cpu_mem(&js, cpu_milli, mem_mib);
+    js.cpu_milli = cpu_milli;
+    js.mem_mib = mem_mib;
     if (!js.id || !js.user || !js.job_type || berth__trace_push(t, &js))
         return berth_err_set(err, BERTH_ENOMEM, "%s:%u: out of memory", L->path, js.line);
     if (submit_us < *origin)

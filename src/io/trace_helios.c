@@ -42,25 +42,6 @@ static const struct berth__cols_spec cols_spec = {
 #define MAX_GPUS_PER_JOB 1000000
 #define MAX_DURATION_US  (INT64_MAX / 4)
 
-/* The job spec's CPU and memory demands (for the whole job). */
-static void set_cpu_mem(struct berth_jobspec *js, int64_t cpu_milli, int64_t mem_mib)
-{
-    js->cpu_milli = cpu_milli;
-    js->mem_mib = mem_mib;
-}
-
-/* A whole number written as an integer or a float with a zero fraction ("8", "8.0"). */
-static int parse_count(const char *s, size_t n, int64_t *out)
-{
-    int64_t v;
-    if (berth__parse_i64(s, n, out) == 0)
-        return 0;
-    if (berth__parse_scaled(s, n, 6, &v) || v % 1000000)
-        return -1;
-    *out = v / 1000000;
-    return 0;
-}
-
 /* Reads one data row: pushed (0), skipped (BERTH__ROW_SKIPPED) or an error. */
 static int row(struct berth__cols *x, int64_t *origin, struct berth_err *err)
 {
@@ -75,7 +56,7 @@ static int row(struct berth__cols *x, int64_t *origin, struct berth_err *err)
     if (n == 0)
         return berth__cols_bad(x, C_ID, "a job id", err);
     s = berth__cols_get(x, C_GPU, &n);
-    if (parse_count(s, n, &gpus) || gpus < 0 || gpus > MAX_GPUS_PER_JOB)
+    if (berth__parse_whole(s, n, &gpus) || gpus < 0 || gpus > MAX_GPUS_PER_JOB)
         return berth__cols_bad(x, C_GPU, "a whole number of GPUs >= 0", err);
     if (gpus == 0) {
         berth__load_exclude(L, js.line, "CPU-only job (gpu_num 0)");
@@ -104,7 +85,7 @@ static int row(struct berth__cols *x, int64_t *origin, struct berth_err *err)
     js.queue = berth__trace_str(t, s, n);
     js.num_gpus = js.min_gpus = js.max_gpus = (int32_t)gpus;
     js.arrival_us = submit_s; /* absolute seconds until every row is read */
-    set_cpu_mem(&js, cpu_milli, 0);
+    js.cpu_milli = cpu_milli;
     if (!js.id || !js.user || !js.queue || berth__trace_push(t, &js))
         return berth_err_set(err, BERTH_ENOMEM, "%s:%u: out of memory", L->path, js.line);
     if (submit_s < *origin)

@@ -112,13 +112,6 @@ static int gpu_spec(const char *s, size_t n, char *buf, size_t cap)
     return 0;
 }
 
-/* The job's CPU and memory demands (for the whole job). */
-static void set_cpu_mem(struct berth_jobspec *js, int64_t cpu_milli, int64_t mem_mib)
-{
-    js->cpu_milli = cpu_milli;
-    js->mem_mib = mem_mib;
-}
-
 static int row(struct ctx *x, struct berth_err *err)
 {
     struct berth_trace *t = x->c.L->t;
@@ -198,7 +191,8 @@ static int row(struct ctx *x, struct berth_err *err)
         return BERTH__ROW_SKIPPED;
     }
     js.num_gpus = js.min_gpus = js.max_gpus = (int32_t)gpus;
-    set_cpu_mem(&js, cpu, mem);
+    js.cpu_milli = cpu;
+    js.mem_mib = mem;
     js.id = berth__trace_str(t, name, name_len);
     js.gpu_type = gpus ? berth__trace_str(t, spec, strlen(spec)) : ""; /* no GPU, no model */
     js.queue = berth__trace_str(t, qos, qos_len);

@@ -328,13 +328,6 @@ static int task_row(struct pai *p, struct berth_err *err)
     return 0;
 }
 
-/* The job's CPU and memory demands (for the whole job). */
-static void set_cpu_mem(struct berth_jobspec *js, int64_t cpu_milli, int64_t mem_mib)
-{
-    js->cpu_milli = cpu_milli;
-    js->mem_mib = mem_mib;
-}
-
 static const char *status_reason(const char *s)
 {
     if (!strcmp(s, "Failed"))
@@ -411,7 +404,8 @@ static int job_row(struct pai *p, int64_t *origin, struct berth_err *err)
         js.num_gpus = (int32_t)((g->gpu_milli + 999) / 1000);
         js.min_gpus = js.max_gpus = js.num_gpus;
     }
-    set_cpu_mem(&js, g->cpu_milli, g->mem_mib);
+    js.cpu_milli = g->cpu_milli;
+    js.mem_mib = g->mem_mib;
     if (g->type != TYPE_ANY && g->type != TYPE_NONE)
         js.gpu_type = p->types[g->type - 1].mapped;
     js.user = user_intern(p, berth__csv_field(c, J_USER), berth__csv_len(c, J_USER));

@@ -226,3 +226,14 @@ const char *berth__excerpt(char *buf, size_t buflen, const char *s, size_t len)
     buf[o] = '\0';
     return buf;
 }
+
+int berth__parse_whole(const char *s, size_t len, int64_t *out)
+{
+    int64_t v;
+    if (berth__parse_i64(s, len, out) == 0)
+        return 0;
+    if (berth__parse_scaled(s, len, 6, &v) || v % 1000000)
+        return -1;
+    *out = v / 1000000;
+    return 0;
+}
