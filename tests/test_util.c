@@ -786,7 +786,9 @@ static void test_parse_whole(void)
     CHECK_I64(berth__parse_whole("-2.0", 4, &v), 0);
     CHECK_I64(v, -2);
     CHECK_I64(berth__parse_whole("8.5", 3, &v), -1);
-    CHECK_I64(berth__parse_whole("8.0000001", 9, &v), -1);
+    CHECK_I64(berth__parse_whole("8.000001", 8, &v), -1);
+    CHECK_I64(berth__parse_whole("8.0000001", 9, &v), 0); /* rounded to 6 decimals: 8 */
+    CHECK_I64(v, 8);
     CHECK_I64(berth__parse_whole("", 0, &v), -1);
     CHECK_I64(berth__parse_whole("x", 1, &v), -1);
 }

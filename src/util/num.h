@@ -14,8 +14,8 @@ int berth__parse_i64(const char *s, size_t len, int64_t *out);
 int berth__parse_seconds_us(const char *s, size_t len, int64_t *out);
 /* A decimal number scaled by 10^scale and rounded: parse_scaled("0.25", 3) = 250. */
 int berth__parse_scaled(const char *s, size_t len, int scale, int64_t *out);
-/* A whole number written as an integer or as a decimal with a zero fraction ("8", "8.0",
- * up to 6 decimals). 0 or -1. */
+/* A whole number written as an integer or as a decimal with a zero fraction ("8", "8.0";
+ * the fraction is rounded to 6 decimals first, so "8.0000001" reads as 8). 0 or -1. */
 int berth__parse_whole(const char *s, size_t len, int64_t *out);
 /* A finite double. */
 int berth__parse_double(const char *s, size_t len, double *out);
