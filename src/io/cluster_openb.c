@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cluster_int.h"
 #include "columns.h"
 #include "loaders_alibaba.h"
 #include "util/num.h"
@@ -29,22 +30,6 @@ static const struct berth__cols_spec cols_spec = {
     .header = " " HEADER,
     .empty = "the header " HEADER,
 };
-
-/* Node names must be unique (FILE:LINE of both on failure; src holds the line). */
-static int unique_names(const struct berth__cluster_builder *b, size_t from, const char *path,
-                        struct berth_err *err)
-{
-    size_t a, d;
-    int found = berth__builder_find_duplicate(b, from, &a, &d);
-    if (found < 0)
-        return berth_err_set(err, BERTH_ENOMEM, "%s: out of memory", path);
-    if (!found)
-        return 0;
-    return berth_err_set(err, BERTH_EINPUT,
-                         "%s:%zu: column sn: expected a unique node name, found \"%.60s\", "
-                         "already on line %zu",
-                         path, b->p[d].src, b->p[d].name, b->p[a].src);
-}
 
 static int row(const struct berth__cols *x, struct berth__cluster_builder *b, struct berth_err *err)
 {
@@ -107,6 +92,6 @@ int berth__cluster_load_openb(const char *path, struct berth__cluster_builder *b
         rc = berth_err_set(err, BERTH_EINPUT, "%s: expected at least one node row, found none",
                            path);
     if (!rc)
-        rc = unique_names(b, from, path, err);
+        rc = berth__cluster_unique_csv_names(b, from, path, "sn", "a unique node name", err);
     return rc;
 }

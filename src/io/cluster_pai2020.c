@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cluster_int.h"
 #include "columns.h"
 #include "loaders_alibaba.h"
 #include "util/num.h"
@@ -26,22 +27,6 @@ static int bad(struct berth__csv *c, const char *path, size_t i, const char *exp
         err, BERTH_EINPUT, "%s:%u: column %s: expected %s, found %s", path, berth__csv_line(c),
         cols[i], expected,
         berth__excerpt(ex, sizeof ex, berth__csv_field(c, i), berth__csv_len(c, i)));
-}
-
-/* Machine names must be unique (FILE:LINE of both on failure; src holds the line). */
-static int unique_names(const struct berth__cluster_builder *b, size_t from, const char *path,
-                        struct berth_err *err)
-{
-    size_t a, d;
-    int found = berth__builder_find_duplicate(b, from, &a, &d);
-    if (found < 0)
-        return berth_err_set(err, BERTH_ENOMEM, "%s: out of memory", path);
-    if (!found)
-        return 0;
-    return berth_err_set(err, BERTH_EINPUT,
-                         "%s:%zu: column machine: expected a unique name, found \"%.60s\", "
-                         "already on line %zu",
-                         path, b->p[d].src, b->p[d].name, b->p[a].src);
 }
 
 static int row(struct berth__csv *c, const char *path, struct berth__cluster_builder *b,
@@ -118,6 +103,6 @@ int berth__cluster_load_pai2020(const char *path, struct berth__cluster_builder 
                            " found none",
                            path);
     if (!rc)
-        rc = unique_names(b, from, path, err);
+        rc = berth__cluster_unique_csv_names(b, from, path, "machine", "a unique name", err);
     return rc;
 }
