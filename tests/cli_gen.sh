@@ -4,25 +4,8 @@
 # Usage: bash tests/cli_gen.sh PATH/TO/berth SRC_DIR SHARED_DIR
 set -u
 BERTH=${1:?usage: cli_gen.sh BERTH SRC_DIR SHARED_DIR}
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-pass=0
-fail=0
-
-ok() {
-    echo "ok   $1"
-    pass=$((pass + 1))
-}
-bad() {
-    echo "FAIL $1"
-    fail=$((fail + 1))
-}
-# check NAME COMMAND...: passes when the command succeeds
-check() {
-    local name=$1
-    shift
-    if "$@"; then ok "$name"; else bad "$name"; fi
-}
+. "${2:?usage: cli_gen.sh BERTH SRC_DIR SHARED_DIR}/tests/cli_lib.sh"
+TMP=$W
 
 # valid_csv FILE N HEADER: header as given, N rows, ids 1..N, whole-second arrivals from 0 and
 # non-decreasing, durations >= 1, GPU counts >= 1, every row as wide as the header
@@ -132,5 +115,4 @@ if [ -w /dev/full ]; then
     check "stdout to /dev/full: exit 1" [ $rc -eq 1 ]
 fi
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

@@ -10,6 +10,12 @@ expect_rc() { # expect_rc WANT DESCRIPTION -- command...
     [ "$rc" = "$want" ] && ok "$what (exit $rc)" || bad "$what: exit $rc, want $want: $(head -c 300 "$W/err")"
 }
 has() { grep -qF -- "$2" "$1" && ok "$3" || bad "$3: '$2' not in: $(head -c 300 "$1")"; }
+# check NAME COMMAND...: passes when the command succeeds
+check() {
+    local name=$1
+    shift
+    if "$@"; then ok "$name"; else bad "$name"; fi
+}
 # the summary: exits 1 when a check failed
 finish() {
     echo "$pass passed, $failn failed"

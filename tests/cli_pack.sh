@@ -5,13 +5,9 @@
 set -u
 BERTH=${1:?usage: cli_pack.sh BERTH SRC_DIR SHARED_DIR}
 SHARED=${3:-}
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-pass=0
-fail=0
-ok() { echo "ok   $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1"; fail=$((fail + 1)); }
-check() { local name=$1; shift; if "$@"; then ok "$name"; else bad "$name"; fi; }
+. "${2:?usage: cli_pack.sh BERTH SRC_DIR SHARED_DIR}/tests/cli_lib.sh"
+TMP=$W
+
 # exit2 NAME PATTERN ARGS...: exit code 2 and PATTERN on stderr
 exit2() {
     local name=$1 pat=$2
@@ -57,5 +53,4 @@ else
     echo "note: openb traces not found, skipped"
 fi
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

@@ -6,25 +6,7 @@
 set -u
 BERTH=${1:?usage: cli_trace.sh BERTH SRC_DIR SHARED_DIR}
 SHARED=${3:-}
-W=$(mktemp -d)
-trap 'rm -rf "$W"' EXIT
-pass=0
-fail=0
-
-ok() {
-    echo "ok   $1"
-    pass=$((pass + 1))
-}
-bad() {
-    echo "FAIL $1"
-    fail=$((fail + 1))
-}
-# check NAME COMMAND...: passes when the command succeeds
-check() {
-    local name=$1
-    shift
-    if "$@"; then ok "$name"; else bad "$name"; fi
-}
+. "${2:?usage: cli_trace.sh BERTH SRC_DIR SHARED_DIR}/tests/cli_lib.sh"
 # expect NAME CODE ARGS...: `berth ARGS` exits CODE (stdout in $W/out, stderr in $W/err)
 expect() {
     local name=$1 code=$2
@@ -36,10 +18,6 @@ expect() {
     else
         bad "$name: exit $rc, expected $code; stderr: $(head -c 300 "$W/err")"
     fi
-}
-# has FILE TEXT NAME: FILE contains TEXT (fixed string)
-has() {
-    if grep -qF -- "$2" "$1"; then ok "$3"; else bad "$3: '$2' not in: $(head -c 400 "$1")"; fi
 }
 
 # A hand-made trace: durations 1 2 3 4 10 s, GPU time 1 4 12 2 2.5 GPU-s, arrivals 0..20 s.
@@ -231,5 +209,4 @@ else
     echo "note: $O absent; openb figures skipped"
 fi
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish
