@@ -9,6 +9,7 @@
 #include "berth/berth.h"
 #include "check.h"
 #include "tmpfile.h"
+#include "jobspec_eq.h"
 
 /* ---- helpers -------------------------------------------------------------------------- */
 
@@ -32,19 +33,6 @@ static struct berth_cluster *cluster(const char *spec)
         fprintf(stderr, "  berth_cluster_parse(%s): %s\n", spec, err.msg);
     CHECK_I64(rc, 0);
     return rc ? NULL : c;
-}
-
-/* Every field of two job specs, strings by content. */
-static int same_job(const struct berth_jobspec *a, const struct berth_jobspec *b)
-{
-    return !strcmp(a->id, b->id) && a->arrival_us == b->arrival_us &&
-           a->duration_us == b->duration_us && a->num_gpus == b->num_gpus &&
-           a->min_gpus == b->min_gpus && a->max_gpus == b->max_gpus &&
-           a->gpu_share_milli == b->gpu_share_milli && a->priority == b->priority &&
-           a->gpu_mem_mib == b->gpu_mem_mib && a->total_steps == b->total_steps &&
-           !strcmp(a->job_type, b->job_type) && !strcmp(a->user, b->user) &&
-           !strcmp(a->queue, b->queue) && !strcmp(a->gpu_type, b->gpu_type) &&
-           a->single_server == b->single_server;
 }
 
 /* A job spec with every optional field at its default. */

@@ -12,6 +12,7 @@
 #include "check.h"
 #include "tmpfile.h"
 #include "io/trace_int.h"
+#include "jobspec_eq.h"
 
 /* ---- helpers ---------------------------------------------------------------------------- */
 
@@ -24,18 +25,6 @@ static struct berth_trace *load_ok(const char *path, const char *format)
         fprintf(stderr, "  berth_trace_load(%s): %s\n", path, err.msg);
     CHECK_I64(rc, 0);
     return rc ? NULL : t;
-}
-
-static int same_job(const struct berth_jobspec *a, const struct berth_jobspec *b)
-{
-    return !strcmp(a->id, b->id) && a->arrival_us == b->arrival_us &&
-           a->duration_us == b->duration_us && a->num_gpus == b->num_gpus &&
-           a->min_gpus == b->min_gpus && a->max_gpus == b->max_gpus &&
-           a->gpu_share_milli == b->gpu_share_milli && a->priority == b->priority &&
-           a->gpu_mem_mib == b->gpu_mem_mib && a->total_steps == b->total_steps &&
-           !strcmp(a->job_type, b->job_type) && !strcmp(a->user, b->user) &&
-           !strcmp(a->queue, b->queue) && !strcmp(a->gpu_type, b->gpu_type) &&
-           a->single_server == b->single_server;
 }
 
 /* Text the stats table prints, as a malloc'd string. */

@@ -15,6 +15,7 @@
 
 #define FUZZ_WHO "fuzz_loader (" FUZZ_FORMAT ")"
 #include "fuzz_util.h"
+#include "../jobspec_eq.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -70,19 +71,6 @@ static void check_job(const struct berth_jobspec *j, size_t i)
            j->gpu_share_milli, j->num_gpus);
     ENSURE(j->cpu_milli >= 0 && j->mem_mib >= 0 && j->gpu_mem_mib >= 0 && j->total_steps >= 0,
            "job %zu: negative amount", i);
-}
-
-static int same_job(const struct berth_jobspec *a, const struct berth_jobspec *b)
-{
-    return !strcmp(a->id, b->id) && a->arrival_us == b->arrival_us &&
-           a->duration_us == b->duration_us && a->num_gpus == b->num_gpus &&
-           a->min_gpus == b->min_gpus && a->max_gpus == b->max_gpus &&
-           a->gpu_share_milli == b->gpu_share_milli && a->priority == b->priority &&
-           a->gpu_mem_mib == b->gpu_mem_mib && a->total_steps == b->total_steps &&
-           a->cpu_milli == b->cpu_milli && a->mem_mib == b->mem_mib &&
-           !strcmp(a->job_type, b->job_type) && !strcmp(a->user, b->user) &&
-           !strcmp(a->queue, b->queue) && !strcmp(a->gpu_type, b->gpu_type) &&
-           a->single_server == b->single_server;
 }
 
 /* Writes t as native CSV and reads it back: the same jobs, in the same order. */
