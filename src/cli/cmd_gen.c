@@ -90,14 +90,8 @@ int cmd_gen(int argc, char **argv)
         case 'h':
             gen_usage(stdout);
             return EXIT_OK;
-        case ':':
-            return cli_usage_error("gen", "%s: expected a value (see berth gen --help)",
-                                   argv[optind - 1]);
         default:
-            if (optopt)
-                return cli_usage_error("gen", "unknown flag '-%c' (see berth gen --help)", optopt);
-            return cli_usage_error("gen", "unknown flag '%s' (see berth gen --help)",
-                                   argv[optind - 1]);
+            return cli_flag_error("gen", "gen", c, argv);
         }
     }
     if (optind < argc)

@@ -152,11 +152,8 @@ int cmd_pack(int argc, char **argv)
         case 'h':
             pack_usage(stdout);
             return EXIT_OK;
-        case ':':
-            return cli_usage_error("pack", "%s needs a value", argv[optind - 1]);
         default:
-            return cli_usage_error("pack", "unknown flag '%s' (see berth pack --help)",
-                                   argv[optind - 1]);
+            return cli_flag_error("pack", "pack", c, argv);
         }
     }
     if (optind < argc)

@@ -179,19 +179,13 @@ int cmd_sim(int argc, char **argv)
             help(stdout);
             return EXIT_OK;
 
-        case ':':
-            return cli_usage_error("sim", "%s needs a value (see berth sim --help)",
-                                   argv[optind - 1]);
         default:
             if (ch >= SIMF_THROUGHPUTS && ch < SIMF_END) {
                 if (sim_model_flag(ch, optarg, &ma, &o))
                     return EXIT_BAD_INPUT;
                 break;
             }
-            if (optopt)
-                return cli_usage_error("sim", "unknown flag '-%c' (see berth sim --help)", optopt);
-            return cli_usage_error("sim", "unknown or ambiguous flag '%s' (see berth sim --help)",
-                                   argv[optind - 1]);
+            return cli_flag_error("sim", "sim", ch, argv);
         }
     }
     if (optind < argc)

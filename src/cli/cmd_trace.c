@@ -218,14 +218,8 @@ static int parse(int argc, char **argv, unsigned allowed, int npos, const char *
         case 'h':
             trace_usage(stdout);
             return -1;
-        case ':':
-            return cli_usage_error(cmd, "%s: expected a value (see berth trace --help)",
-                                   argv[optind - 1]);
         default:
-            if (optopt > 0 && optopt < 128)
-                return cli_usage_error(cmd, "unknown flag '-%c' (see berth trace --help)", optopt);
-            return cli_usage_error(cmd, "unknown flag '%s' (see berth trace --help)",
-                                   argv[optind - 1]);
+            return cli_flag_error(cmd, "trace", c, argv);
         }
         if (rc)
             return rc;

@@ -1,6 +1,7 @@
 /* The berth command: a table of subcommands, each a small file (cmd_*.c). */
 #include <errno.h>
 #include <stdarg.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,6 +80,19 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
     fputc('\n', stderr);
     va_end(ap);
     return EXIT_BAD_INPUT;
+}
+
+int cli_flag_error(const char *cmd, const char *help, int ch, char **argv)
+{
+    if (ch == ':')
+        return cli_usage_error(cmd, "%s: expected a value (see berth %s --help)", argv[optind - 1],
+                               help);
+    if (optopt > 0 && optopt < 128)
+        return cli_usage_error(cmd, "unknown flag '-%c' (see berth %s --help)", optopt, help);
+    return cli_usage_error(cmd,
+                           "unknown flag '%s' (an unknown or ambiguous name; see berth %s "
+                           "--help)",
+                           argv[optind - 1], help);
 }
 
 int cli_parse_u64(const char *cmd, const char *flag, const char *s, uint64_t *out)
