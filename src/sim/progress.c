@@ -258,20 +258,6 @@ void berth__progress_finish(struct berth__progress *p, struct berth_job *j, bert
     j->rate = 0;
 }
 
-berth_us berth__progress_iso_us(const struct berth__progress *p, const struct berth_job *j)
-{
-    if (!p->steps[j->idx])
-        return j->spec->duration_us;
-    double best = 0;
-    for (size_t t = 0; t < p->cluster->ntypes; t++)
-        if (!j->type_mask || (j->type_mask >> t & 1)) {
-            double r = model_rate(p, j, (int)t, 0);
-            best = r > best ? r : best;
-        }
-    double us = best > 0 ? j->work / best * 1e6 : 0;
-    return ceil_us(us);
-}
-
 /* Decides whether job j runs by steps, and keeps only the GPU types the model can run it
  * on. */
 static int setup_job(struct berth__progress *p, struct berth_job *j, int fixed, const char *path,
@@ -288,13 +274,14 @@ static int setup_job(struct berth__progress *p, struct berth_job *j, int fixed, 
                              path, s->line, s->job_type);
     if (!fixed && j->cls >= 0 && s->total_steps > 0 && j->gpus > 0) {
         uint64_t allowed = 0, all = 0;
-        double slowest = 0;
+        double slowest = 0, fastest = 0;
         for (size_t t = 0; t < p->cluster->ntypes; t++) {
             all |= UINT64_C(1) << t;
             double r = model_rate(p, j, (int)t, 0);
             if ((!j->type_mask || (j->type_mask >> t & 1)) && r > 0) {
                 allowed |= UINT64_C(1) << t;
                 slowest = !slowest || r < slowest ? r : slowest;
+                fastest = r > fastest ? r : fastest;
             }
         }
         /* the same bound as durations: 10^12 s at the slowest rate it may get alone */
@@ -311,7 +298,8 @@ static int setup_job(struct berth__progress *p, struct berth_job *j, int fixed, 
         j->type_mask = allowed == all ? 0 : allowed;
         p->steps[j->idx] = 1;
         j->work = (double)s->total_steps;
-        j->est_us = berth__progress_iso_us(p, j);
+        /* what oracles and FTF know: its time alone at its fastest allowed type */
+        j->est_us = ceil_us(j->work / fastest * 1e6);
     } else if (s->duration_us <= 0) {
         return berth_err_set(err, BERTH_EINPUT,
                              "%s:%u: column duration_s: job %s has no duration, and its job_type "

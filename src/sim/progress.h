@@ -55,7 +55,5 @@ void berth__progress_stop(void *ctx, struct berth_job *j, berth_us now);
 void berth__progress_migrate(void *ctx, struct berth_job *j, berth_us now);
 /* Job j's completion event fired at now: its work is done; call before engine finish. */
 void berth__progress_finish(struct berth__progress *p, struct berth_job *j, berth_us now);
-/* Time job j would need alone on its gang on its fastest allowed GPU type. */
-berth_us berth__progress_iso_us(const struct berth__progress *p, const struct berth_job *j);
 
 #endif
