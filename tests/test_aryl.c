@@ -5,6 +5,7 @@
 #include "model/cluster_int.h"
 #include "model/tput.h"
 #include "simtest.h"
+#include "util/rng.h"
 #include "tmpfile.h"
 
 /* Class L scales perfectly on v100: g GPUs make g steps/s (1, 2, 4, 8 measured). */
@@ -220,6 +221,60 @@ static void test_no_pool(void)
     berth_infer_free(s);
 }
 
+/* Random workloads under random demand: every job finishes exactly once, the engine's
+ * invariant check (after every pass: no GPU held twice, none held on a reserved server,
+ * gangs whole) holds, reclaims always give inference its servers within the pass (no
+ * shortfall), and without loaning nothing is lent. */
+static void test_random(struct tmp *t)
+{
+    struct berth_tput *m = linear_model();
+    char cl[160];
+    snprintf(cl, sizeof cl, "%s", cluster_file(t, 3)); /* tmp_write reuses its buffer */
+    uint64_t lends = 0, reclaims = 0, resizes = 0;     /* under aryl: the runs must exercise them */
+    for (uint64_t seed = 1; seed <= 25 && !check_failures; seed++) {
+        struct berth__rng r;
+        berth__rng_seed(&r, seed);
+        char csv[8192], dem[2048], path[160];
+        int n = snprintf(csv, sizeof csv,
+                         "job_id,arrival_s,duration_s,num_gpus,job_type,"
+                         "total_steps,min_gpus,max_gpus\n");
+        for (int j = 0; j < 40; j++) {
+            int g = 1 << berth__rng_below(&r, 3), el = (int)berth__rng_below(&r, 2);
+            int lo = el ? 1 : g, hi = el ? 2 * g : g;
+            if (berth__rng_below(&r, 3))
+                n += snprintf(csv + n, sizeof csv - (size_t)n, "j%d,%d,,%d,L,%d,%d,%d\n", j, j * 20,
+                              g, 50 + (int)berth__rng_below(&r, 2000), lo, hi);
+            else
+                n += snprintf(csv + n, sizeof csv - (size_t)n, "j%d,%d,%d,%d,,,%d,%d\n", j, j * 20,
+                              10 + (int)berth__rng_below(&r, 500), g, g, g);
+        }
+        int d = snprintf(dem, sizeof dem, "time_s,servers\n");
+        for (int k = 0; k < 40; k++)
+            d += snprintf(dem + d, sizeof dem - (size_t)d, "%d,%d\n", k * 37,
+                          (int)berth__rng_below(&r, 4));
+        snprintf(path, sizeof path, "%s", tmp_write(t, "rand.csv", dem));
+        const char *pols[] = {"aryl", "aryl-loan", "aryl-elastic", "aryl-base"};
+        for (size_t p = 0; p < 4; p++) {
+            struct simtest st;
+            CHECK(!run(csv, cl, pols[p], path, m, &st));
+            CHECK_I64(st.r.summary.completed, 40);
+            for (size_t j = 0; j < st.r.njobs; j++)
+                CHECK(st.r.jobs[j].finish_us != BERTH_TIME_NONE);
+            CHECK_DBL(st.r.summary.infer_short_server_hours, 0, 0);
+            if (p >= 2)
+                CHECK_I64(st.r.summary.lends, 0);
+            if (p == 0) {
+                lends += st.r.summary.lends;
+                reclaims += st.r.summary.reclaims;
+                resizes += st.r.summary.resizes;
+            }
+            simtest_free(&st);
+        }
+    }
+    CHECK(lends > 25 && reclaims > 25 && resizes > 25);
+    berth_tput_free(m);
+}
+
 /* the tests that write files get a scratch folder of their own */
 static void with_tmp(void (*f)(struct tmp *))
 {
@@ -244,6 +299,11 @@ static void series(void)
     with_tmp(test_series);
 }
 
+static void random_workloads(void)
+{
+    with_tmp(test_random);
+}
+
 static const struct check_test tests[] = {
     {"loan_and_reclaim", loan_and_reclaim},
     {"elastic_shrink_on_reclaim", elastic_shrink_on_reclaim},
@@ -251,6 +311,7 @@ static const struct check_test tests[] = {
     {"reserve", test_reserve},
     {"series", series},
     {"no_pool", test_no_pool},
+    {"random_workloads", random_workloads},
 };
 
 CHECK_MAIN(tests)
