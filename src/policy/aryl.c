@@ -38,6 +38,7 @@ struct aryl {
     uint8_t *is_infer; /* per server */
     berth_us *resized; /* per job: last resize (BERTH_TIME_NONE never) */
     int32_t *local;    /* per job: scratch of a reclaim (0 between passes) */
+    int32_t *xs;       /* per server: extra workers there (scratch, 0 between uses) */
     double **rates;    /* per job: the model's rates at min..max on type rtype, or NULL */
     int16_t *rtype;
     size_t njobs_cap, local_cap, rates_cap, rtype_cap;
@@ -80,6 +81,7 @@ static void destroy(void *self)
     free(a->is_infer);
     free(a->resized);
     free(a->local);
+    free(a->xs);
     for (size_t i = 0; a->rates && i < a->rates_cap; i++)
         free(a->rates[i]);
     free(a->rates);
@@ -96,8 +98,9 @@ static void destroy(void *self)
 static int setup(struct aryl *a, const struct berth_cluster *c)
 {
     a->is_infer = calloc(c->nsrv ? c->nsrv : 1, 1);
+    a->xs = calloc(c->nsrv ? c->nsrv : 1, sizeof *a->xs);
     a->infer = malloc((c->nsrv ? c->nsrv : 1) * sizeof *a->infer);
-    if (!a->is_infer || !a->infer)
+    if (!a->is_infer || !a->infer || !a->xs)
         return BERTH_ENOMEM;
     for (size_t s = 0; s < c->nsrv; s++) {
         int32_t p = c->srv[s].pool;
@@ -123,34 +126,54 @@ static int32_t min_size(const struct aryl *a, const struct berth_job *j)
     return j->spec->min_gpus > 1 ? j->spec->min_gpus : 1;
 }
 
-/* The model's rate of job j at w GPUs of its type (consolidated), cached per job for its
- * elastic range; 0 without a model rate (fixed-speed jobs run at one speed whatever their
- * gang: growing them gains nothing). */
+/* The model's rate of job j at w GPUs of its type, consolidated on one server or spread
+ * over several (spread), cached per job for its elastic range; 0 without a model rate
+ * (fixed-speed jobs run at one speed whatever their gang: growing them gains nothing). */
 static double rate_at(struct aryl *a, const struct berth_view *v, const struct berth_job *j,
-                      int32_t w)
+                      int32_t w, int spread)
 {
     if (!v->tput || j->cls < 0 || j->type < 0 || v->tput_type[j->type] < 0)
         return 0;
     int32_t lo = min_size(a, j), hi = j->spec->max_gpus > lo ? j->spec->max_gpus : lo;
+    int32_t n = hi - lo + 1;
     double **r = &a->rates[j->idx];
     if (!*r || a->rtype[j->idx] != j->type) {
-        if (!*r && !(*r = malloc((size_t)(hi - lo + 1) * sizeof **r)))
+        if (!*r && !(*r = malloc(2 * (size_t)n * sizeof **r)))
             return -1;
-        for (int32_t g = lo; g <= hi; g++)
+        for (int32_t g = lo; g <= hi; g++) {
             (*r)[g - lo] = berth__tput_rate(v->tput, j->cls, v->tput_type[j->type], g, 0);
+            (*r)[n + g - lo] = berth__tput_rate(v->tput, j->cls, v->tput_type[j->type], g, 1);
+        }
         a->rtype[j->idx] = j->type;
     }
-    return w >= lo && w <= hi ? (*r)[w - lo]
-                              : berth__tput_rate(v->tput, j->cls, v->tput_type[j->type], w, 0);
+    return w >= lo && w <= hi ? (*r)[(spread ? n : 0) + w - lo]
+                              : berth__tput_rate(v->tput, j->cls, v->tput_type[j->type], w, spread);
 }
 
 /* Seconds to finish the work left with w GPUs of the job's type; -1 without a model rate. */
-static double rt_s(struct aryl *a, const struct berth_view *v, const struct berth_job *j, int32_t w)
+static double rt_s(struct aryl *a, const struct berth_view *v, const struct berth_job *j, int32_t w,
+                   int spread)
 {
-    double r = rate_at(a, v, j, w);
+    double r = rate_at(a, v, j, w, spread);
     if (r <= 0)
         return -1;
     return (j->work - berth__job_done(j, v->now)) / r;
+}
+
+/* The largest gang running job j could have on one of its servers: what it holds there
+ * plus the room left (a larger gang must spread). */
+static int32_t one_server_most(const struct berth_view *v, const struct berth_job *j)
+{
+    int32_t best = 0;
+    for (int32_t k = 0; k < j->gpus;) {
+        uint32_t s = j->slots[k].server;
+        int32_t here = 0;
+        for (; k < j->gpus && j->slots[k].server == s; k++)
+            here++;
+        int32_t most = here + berth__server_room(v->cluster, s, j);
+        best = most > best ? most : best;
+    }
+    return best;
 }
 
 static double scale_s(const struct aryl *a, const struct berth_job *j)
@@ -350,6 +373,75 @@ static int32_t shrink_for(struct aryl *a, const struct berth_view *v, struct ber
     return freed;
 }
 
+/* GPUs job j holds on server s. */
+static int32_t held_on(const struct berth_job *j, uint32_t s)
+{
+    int32_t n = 0;
+    for (int32_t k = 0; k < j->gpus; k++)
+        n += j->slots[k].server == s;
+    return n;
+}
+
+/* Adds (sign 1) or removes (-1) running elastic job j's extra workers to a->xs: on each of
+ * its servers, as many as it holds there, at most its extras. */
+static void count_extras(struct aryl *a, const struct berth_job *j, int sign)
+{
+    int32_t extra = j->gpus - min_size(a, j);
+    for (int32_t k = 0; k < j->gpus; k++) {
+        uint32_t s = j->slots[k].server;
+        int first = 1;
+        for (int32_t q = 0; q < k && first; q++)
+            first = j->slots[q].server != s;
+        if (first) {
+            int32_t on = held_on(j, s);
+            a->xs[s] += sign * (on < extra ? on : extra);
+        }
+    }
+}
+
+/* Makes room for pending job ji's base gang b on one server by shrinking elastic jobs' extra
+ * workers there: the server of a type ji may use whose idle GPUs plus the extras on it
+ * cover b, with the most idle GPUs (fewest shrinks; ties to the lower index). Returns the
+ * GPUs freed (0: no such server, nothing changed). */
+static int32_t room_on_one(struct aryl *a, const struct berth_view *v, struct berth_plan *plan,
+                           uint32_t ji, int32_t b, struct berth_err *err, int *rc)
+{
+    const struct berth_cluster *c = v->cluster;
+    const struct berth_job *p = &v->jobs[ji];
+    for (size_t q = 0; q < a->nact; q++) {
+        const struct berth_job *j = &v->jobs[a->act[q]];
+        if (j->state == BERTH_JOB_RUNNING && is_elastic(a, j) && j->gpus > min_size(a, j))
+            count_extras(a, j, 1);
+    }
+    int64_t best = -1;
+    for (size_t s = 0; s < c->nsrv; s++) {
+        const struct berth__server *sv = &c->srv[s];
+        if (sv->reserved || (p->type_mask && !(p->type_mask >> sv->type & 1)) ||
+            sv->nfree + a->xs[s] < b || (best >= 0 && sv->nfree <= c->srv[best].nfree))
+            continue;
+        best = (int64_t)s;
+    }
+    int32_t freed = 0, need = best >= 0 ? b - c->srv[best].nfree : 0;
+    for (size_t q = 0; q < a->nact; q++) {
+        uint32_t k = a->act[q];
+        const struct berth_job *j = &v->jobs[k];
+        if (j->state != BERTH_JOB_RUNNING || !is_elastic(a, j) || j->gpus <= min_size(a, j))
+            continue;
+        count_extras(a, j, -1); /* back to zero as we go */
+        if (freed >= need || *rc)
+            continue;
+        int32_t on = held_on(j, (uint32_t)best), extra = j->gpus - min_size(a, j);
+        int32_t d = need - freed;
+        d = d < on ? d : on;
+        d = d < extra ? d : extra;
+        if (d > 0 && !(*rc = berth__plan_shrink_on(plan, k, (uint32_t)best, d, err))) {
+            a->resized[k] = v->now;
+            freed += d;
+        }
+    }
+    return freed;
+}
+
 static int32_t extras(const struct aryl *a, const struct berth_view *v)
 {
     int32_t x = 0;
@@ -360,6 +452,23 @@ static int32_t extras(const struct aryl *a, const struct berth_view *v)
             x += j->gpus - min_size(a, j);
     }
     return x;
+}
+
+/* Starts pending job ji at its base size (the minimum of an elastic job), on one server
+ * when one server of its type could hold the gang: a gang spread over servers runs at the
+ * model's spread rate, often far slower, so it waits for a server instead (Lyra packs each
+ * job onto as few servers as possible). 1 when started. */
+static int start_packed(struct aryl *a, const struct berth_view *v, struct berth_plan *plan,
+                        uint32_t ji, struct berth_err *err, int *rc)
+{
+    const struct berth_job *j = &v->jobs[ji];
+    int ok = is_elastic(a, j) ? !berth__plan_start_n(plan, ji, min_size(a, j), err)
+                              : !berth__plan_start(plan, ji, err);
+    if (ok && j->gpus && j->servers > 1 && j->gpus <= v->cluster->types[j->type].max_per_server) {
+        *rc = berth__plan_preempt(plan, ji, err); /* undone: it never ran */
+        ok = 0;
+    }
+    return ok;
 }
 
 /* Starts pending jobs in arrival order, first fit: base workers on training servers first
@@ -383,10 +492,7 @@ static int admit(struct aryl *a, const struct berth_view *v, struct berth_plan *
     size_t left = 0; /* jobs that did not fit stay in order[0..left) */
     for (size_t i = 0; i < np && !rc; i++) {
         uint32_t ji = a->order[i];
-        const struct berth_job *j = &v->jobs[ji];
-        int ok = is_elastic(a, j) ? !berth__plan_start_n(plan, ji, min_size(a, j), err)
-                                  : !berth__plan_start(plan, ji, err);
-        if (!ok)
+        if (!start_packed(a, v, plan, ji, err, &rc))
             a->order[left++] = ji;
     }
     berth__plan_unhide_all(plan);
@@ -395,13 +501,18 @@ static int admit(struct aryl *a, const struct berth_view *v, struct berth_plan *
         uint32_t ji = a->order[i];
         const struct berth_job *j = &v->jobs[ji];
         int32_t base = min_size(a, j);
-        int ok = !is_elastic(a, j) && !berth__plan_start(plan, ji, err);
-        if (!ok && spare > 0 && j->share == 1000 && base <= spare + v->cluster->free) {
-            spare -= shrink_for(a, v, plan, base - v->cluster->free, err, &rc);
-            if (!rc)
-                ok = is_elastic(a, j) ? !berth__plan_start_n(plan, ji, base, err)
-                                      : !berth__plan_start(plan, ji, err);
-        }
+        int ok = !is_elastic(a, j) && start_packed(a, v, plan, ji, err, &rc);
+        if (ok || rc || spare <= 0 || j->share < 1000 || base > spare + v->cluster->free)
+            continue;
+        /* a gang one server could hold: room on one server; a larger one: room anywhere */
+        int one = 1;
+        for (size_t t = 0; t < v->cluster->ntypes && one; t++)
+            if (!j->type_mask || (j->type_mask >> t & 1))
+                one = base <= v->cluster->types[t].max_per_server;
+        spare -= one ? room_on_one(a, v, plan, ji, base, err, &rc)
+                     : shrink_for(a, v, plan, base - v->cluster->free, err, &rc);
+        if (!rc)
+            start_packed(a, v, plan, ji, err, &rc);
     }
     return rc;
 }
@@ -415,7 +526,7 @@ static int grow(struct aryl *a, const struct berth_view *v, struct berth_plan *p
     for (size_t q = 0; q < a->nact; q++) {
         size_t ji = a->act[q];
         const struct berth_job *j = &v->jobs[ji];
-        if (j->state != BERTH_JOB_RUNNING || !is_elastic(a, j) || rt_s(a, v, j, j->gpus) < 0)
+        if (j->state != BERTH_JOB_RUNNING || !is_elastic(a, j) || rt_s(a, v, j, j->gpus, 0) < 0)
             continue;
         int32_t lo = min_size(a, j), hi = j->spec->max_gpus;
         if (BERTH_GROW(a->group, a->group_cap, ng + 2) ||
@@ -425,9 +536,11 @@ static int grow(struct aryl *a, const struct berth_view *v, struct berth_plan *p
             return berth_err_set(err, BERTH_ENOMEM, "aryl: out of memory");
         a->group[ng] = (uint32_t)ji;
         a->first[ng] = (uint32_t)no;
-        double rt_lo = rt_s(a, v, j, lo), sc = scale_s(a, j);
+        /* sizes beyond what one of its servers can hold run at the spread rate */
+        int32_t one = one_server_most(v, j);
+        double rt_lo = rt_s(a, v, j, lo, lo > one), sc = scale_s(a, j);
         for (int32_t w = lo; w <= hi; w++) {
-            double val = rt_lo - rt_s(a, v, j, w);
+            double val = rt_lo - rt_s(a, v, j, w, w > one);
             if (w != j->gpus) /* a change costs the scale cost, and must beat hysteresis */
                 val -= (w > j->gpus ? 2.0 : 1.0) * sc;
             a->opts[no++] = (struct berth__mckp_option){.weight = w - lo, .value = val};

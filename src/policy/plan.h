@@ -74,6 +74,9 @@ int berth__plan_start_n(struct berth_plan *p, uint32_t j, int32_t n, struct bert
 int berth__plan_grow_on(struct berth_plan *p, uint32_t j, uint32_t s, int32_t n,
                         struct berth_err *err);
 int berth__plan_shrink_off(struct berth_plan *p, uint32_t j, uint32_t s, struct berth_err *err);
+/* shrink_on gives back n of the GPUs it holds on server s (the last taken there first). */
+int berth__plan_shrink_on(struct berth_plan *p, uint32_t j, uint32_t s, int32_t n,
+                          struct berth_err *err);
 int berth__plan_shrink_to(struct berth_plan *p, uint32_t j, int32_t n, struct berth_err *err);
 /* Distinct servers among j's slots (the plan's stamp; O(gang)). */
 int32_t berth__plan_count_servers(struct berth_plan *p, const struct berth_job *j);

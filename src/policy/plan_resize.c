@@ -60,31 +60,44 @@ static void drop_tail(struct berth_plan *p, struct berth_job *j, int32_t n)
     j->servers = berth__plan_count_servers(p, j);
 }
 
-int berth__plan_shrink_off(struct berth_plan *p, uint32_t ji, uint32_t s, struct berth_err *err)
+int berth__plan_shrink_on(struct berth_plan *p, uint32_t ji, uint32_t s, int32_t n,
+                          struct berth_err *err)
 {
     struct berth_job *j = &p->jobs[ji];
-    int32_t keep = 0;
+    int32_t on = 0;
     for (int32_t k = 0; k < j->gpus; k++)
-        keep += j->slots[k].server != s;
-    if (keep == j->gpus)
-        return berth_err_set(err, BERTH_EINPUT, "plan: job %s holds no GPU on server %u",
-                             j->spec->id, s);
-    int rc = resizable(p, ji, keep, err);
+        on += j->slots[k].server == s;
+    if (n < 1 || n > on)
+        return berth_err_set(err, BERTH_EINPUT, "plan: job %s holds %d GPUs on server %u, not %d",
+                             j->spec->id, on, s, n);
+    int rc = resizable(p, ji, j->gpus - n, err);
     if (rc)
         return rc;
-    /* stable: the slots kept first, in their order, those on s after them */
+    /* stable: the last n slots on s move to the end, the others keep their order */
     struct berth__slot tmp[BERTH_MAX_SERVER_GPUS];
-    int32_t nt = 0, w = 0;
+    int32_t nt = 0, w = 0, skip = on - n; /* the first on - n slots on s stay */
     for (int32_t k = 0; k < j->gpus; k++) {
-        if (j->slots[k].server == s)
+        if (j->slots[k].server == s && skip-- <= 0)
             tmp[nt++] = j->slots[k];
         else
             j->slots[w++] = j->slots[k];
     }
     for (int32_t k = 0; k < nt; k++)
         j->slots[w + k] = tmp[k];
-    drop_tail(p, j, keep);
+    drop_tail(p, j, w);
     return 0;
+}
+
+int berth__plan_shrink_off(struct berth_plan *p, uint32_t ji, uint32_t s, struct berth_err *err)
+{
+    const struct berth_job *j = &p->jobs[ji];
+    int32_t on = 0;
+    for (int32_t k = 0; k < j->gpus; k++)
+        on += j->slots[k].server == s;
+    if (!on)
+        return berth_err_set(err, BERTH_EINPUT, "plan: job %s holds no GPU on server %u",
+                             j->spec->id, s);
+    return berth__plan_shrink_on(p, ji, s, on, err);
 }
 
 int berth__plan_shrink_to(struct berth_plan *p, uint32_t ji, int32_t n, struct berth_err *err)
