@@ -457,14 +457,16 @@ static int32_t extras(const struct aryl *a, const struct berth_view *v)
 /* Starts pending job ji at its base size (the minimum of an elastic job), on one server
  * when one server of its type could hold the gang: a gang spread over servers runs at the
  * model's spread rate, often far slower, so it waits for a server instead (Lyra packs each
- * job onto as few servers as possible). 1 when started. */
+ * job onto as few servers as possible), unless the run asked for the spread placement.
+ * 1 when started. */
 static int start_packed(struct aryl *a, const struct berth_view *v, struct berth_plan *plan,
                         uint32_t ji, struct berth_err *err, int *rc)
 {
     const struct berth_job *j = &v->jobs[ji];
     int ok = is_elastic(a, j) ? !berth__plan_start_n(plan, ji, min_size(a, j), err)
                               : !berth__plan_start(plan, ji, err);
-    if (ok && j->gpus && j->servers > 1 && j->gpus <= v->cluster->types[j->type].max_per_server) {
+    if (ok && j->gpus && j->servers > 1 && plan->placement != BERTH_PLACE_SPREAD &&
+        j->gpus <= v->cluster->types[j->type].max_per_server) {
         *rc = berth__plan_preempt(plan, ji, err); /* undone: it never ran */
         ok = 0;
     }
