@@ -54,7 +54,11 @@ static void test_signal_names(void)
         {"SIGHUP", SIGHUP},
         {"QUIT", SIGQUIT},
         {"SIGALRM", SIGALRM},
-        {"SIGKILL", -1},
+        {"SIGKILL", SIGKILL}, /* allowed: "no warning", nothing to catch */
+        {"cont", SIGCONT},
+        {"SIGXCPU", SIGXCPU},
+        {"SIGSTOP", -1},
+        {"SIGSEGV", -1},
         {"STOP", -1},
         {"SIGFOO", -1},
         {"", -1},
@@ -73,7 +77,7 @@ static void test_signal_names(void)
     CHECK_I64(berth_job_client_signal_parse(NULL), -1);
     CHECK_STR(berth_job_client_signal_name(SIGUSR1), "SIGUSR1");
     CHECK_STR(berth_job_client_signal_name(SIGTERM), "SIGTERM");
-    CHECK(berth_job_client_signal_name(SIGKILL) == NULL);
+    CHECK(berth_job_client_signal_name(SIGSTOP) == NULL);
 }
 
 /* Outside berth: defaults, no file, every report succeeds without doing anything. */
@@ -191,7 +195,7 @@ static void test_bad_env(void)
         int rc;
     } cases[] = {
         {"BERTH_RESUME", "yes", "BERTH_RESUME: expected 1 (or unset), found \"yes\"", -EINVAL},
-        {"BERTH_CHECKPOINT_SIGNAL", "SIGKILL", "BERTH_CHECKPOINT_SIGNAL: unknown signal", -EINVAL},
+        {"BERTH_CHECKPOINT_SIGNAL", "SIGSTOP", "BERTH_CHECKPOINT_SIGNAL: unknown signal", -EINVAL},
         {"BERTH_GRACE_S", "-1", "BERTH_GRACE_S: expected seconds >= 0", -EINVAL},
         {"BERTH_GRACE_S", "soon", "BERTH_GRACE_S", -EINVAL},
         {"WORLD_SIZE", "0", "WORLD_SIZE: expected an integer >= 1, found \"0\"", -EINVAL},
@@ -227,6 +231,13 @@ static void test_checkpoint_flag(void)
     berth_job_client_clear_checkpoint_request();
     CHECK_I64(berth_job_client_checkpoint_requested(), 0);
     signal(SIGUSR2, SIG_DFL);
+    berth_job_client_close(&job);
+    /* SIGKILL: preempted without warning; nothing to catch, and that is no error */
+    setenv("BERTH_CHECKPOINT_SIGNAL", "SIGKILL", 1);
+    CHECK_I64(berth_job_client_open(&job), 0);
+    CHECK_I64(job.ckpt_signal, SIGKILL);
+    CHECK_I64(berth_job_client_install_checkpoint_handler(&job), 0);
+    CHECK_I64(berth_job_client_checkpoint_requested(), 0);
     berth_job_client_close(&job);
     clear_env();
 }

@@ -62,14 +62,18 @@ __all__ = [
 ]
 
 #: The signals berthd may name in BERTH_CHECKPOINT_SIGNAL (the C client accepts the same).
+#: SIGKILL means "no warning": nothing can be caught, the job is simply killed.
 CHECKPOINT_SIGNALS: Tuple[str, ...] = (
     "SIGHUP",
     "SIGINT",
     "SIGQUIT",
+    "SIGKILL",
     "SIGUSR1",
     "SIGUSR2",
-    "SIGALRM",
     "SIGTERM",
+    "SIGCONT",
+    "SIGALRM",
+    "SIGXCPU",
 )
 
 #: Default least time between two HTTP reports, in seconds.
@@ -476,8 +480,7 @@ def parse_signal(name: str) -> int:
     """The signal number of a BERTH_CHECKPOINT_SIGNAL value.
 
     Accepts the names in :data:`CHECKPOINT_SIGNALS`, with or without ``SIG``, in any case
-    (``SIGUSR1``, ``usr1``). SIGKILL and SIGSTOP cannot be caught, so they are refused with
-    every other name.
+    (``SIGUSR1``, ``usr1``); refuses every other name (SIGSTOP among them).
     """
     key = name.strip().upper()
     if not key.startswith("SIG"):
@@ -514,13 +517,14 @@ def install_checkpoint_handler(sig: Optional[int] = None) -> int:
     Call it early in the main thread (Python only runs signal handlers there): until it
     runs, the signal keeps its default action, which for SIGTERM kills the process without
     a checkpoint. Calling it again is harmless. It also works outside berth, where
-    ``kill PID`` (SIGTERM) then asks the script to checkpoint and stop.
+    ``kill PID`` (SIGTERM) then asks the script to checkpoint and stop. When berthd names
+    SIGKILL (preempt without warning) nothing is installed and no request ever comes.
     """
     global _installed
     sig = checkpoint_signal() if sig is None else int(sig)
-    if _installed != sig:
+    if _installed != sig and sig != signal.SIGKILL:
         signal.signal(sig, _handler)
-        _installed = sig
+    _installed = sig
     return sig
 
 

@@ -391,9 +391,12 @@ class SignalTest(unittest.TestCase):
             ("SIGHUP", signal.SIGHUP),
             ("SIGQUIT", signal.SIGQUIT),
             ("SIGALRM", signal.SIGALRM),
+            ("SIGCONT", signal.SIGCONT),
+            ("xcpu", signal.SIGXCPU),
+            ("SIGKILL", signal.SIGKILL),
         ]:
             self.assertEqual(bc.parse_signal(name), want, name)
-        for bad in ("SIGKILL", "STOP", "SIGFOO", "", "15", "SIG"):
+        for bad in ("SIGSTOP", "STOP", "SIGFOO", "", "15", "SIG", "SIGSEGV"):
             with self.subTest(bad=bad), self.assertRaisesRegex(
                 bc.BerthClientError, "BERTH_CHECKPOINT_SIGNAL: unknown signal"
             ):
@@ -417,6 +420,14 @@ class SignalTest(unittest.TestCase):
         self.assertEqual(signal.getsignal(signal.SIGTERM), self.saved[signal.SIGTERM])
         bc.clear_checkpoint_request()
         self.assertFalse(bc.checkpoint_requested())
+
+    def test_sigkill_installs_nothing(self):
+        # berthd may preempt without warning: SIGKILL cannot be caught, so nothing is
+        # installed (and nothing fails) and no request ever comes
+        with mock.patch("signal.signal") as sig:
+            self.assertEqual(bc.install_checkpoint_handler(signal.SIGKILL), signal.SIGKILL)
+            self.assertFalse(bc.checkpoint_requested())
+        sig.assert_not_called()
 
     def test_default_sigterm_in_a_training_loop(self):
         # A child loop that reports each step and, on SIGTERM, reports where it stopped and

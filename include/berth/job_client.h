@@ -65,15 +65,16 @@ static const struct {
     const char *name;
     int sig;
 } berth_job_client__signals[] = {
-    {"SIGHUP", SIGHUP},   {"SIGINT", SIGINT},   {"SIGQUIT", SIGQUIT}, {"SIGUSR1", SIGUSR1},
-    {"SIGUSR2", SIGUSR2}, {"SIGALRM", SIGALRM}, {"SIGTERM", SIGTERM},
+    {"SIGHUP", SIGHUP},   {"SIGINT", SIGINT},   {"SIGQUIT", SIGQUIT}, {"SIGKILL", SIGKILL},
+    {"SIGUSR1", SIGUSR1}, {"SIGUSR2", SIGUSR2}, {"SIGTERM", SIGTERM}, {"SIGCONT", SIGCONT},
+    {"SIGALRM", SIGALRM}, {"SIGXCPU", SIGXCPU},
 };
 #define BERTH_JOB_CLIENT__NSIGNALS                                                                 \
     (sizeof berth_job_client__signals / sizeof berth_job_client__signals[0])
 
-/* The number of a BERTH_CHECKPOINT_SIGNAL name: SIGHUP, SIGINT, SIGQUIT, SIGUSR1, SIGUSR2,
- * SIGALRM or SIGTERM, with or without "SIG", in any case, surrounding blanks ignored;
- * -1 for anything else (SIGKILL and SIGSTOP cannot be caught). */
+/* The number of a BERTH_CHECKPOINT_SIGNAL name: SIGHUP, SIGINT, SIGQUIT, SIGKILL, SIGUSR1,
+ * SIGUSR2, SIGTERM, SIGCONT, SIGALRM or SIGXCPU, with or without "SIG", in any case,
+ * surrounding blanks ignored; -1 for anything else. SIGKILL means "no warning". */
 static inline int berth_job_client_signal_parse(const char *name)
 {
     char key[16] = "SIG";
@@ -162,7 +163,8 @@ static inline int berth_job_client_open(struct berth_job_client *job)
     if (sig && *sig && (job->ckpt_signal = berth_job_client_signal_parse(sig)) < 0) {
         snprintf(job->msg, sizeof job->msg,
                  "BERTH_CHECKPOINT_SIGNAL: unknown signal \"%.32s\" (expected one of SIGHUP, "
-                 "SIGINT, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGTERM)",
+                 "SIGINT, SIGQUIT, SIGKILL, SIGUSR1, SIGUSR2, SIGTERM, SIGCONT, SIGALRM, "
+                 "SIGXCPU)",
                  sig);
         return -EINVAL;
     }
@@ -277,10 +279,13 @@ static inline void berth_job_client__on_signal(int sig)
 
 /* Catches job->ckpt_signal: from now on it only raises the flag that
  * berth_job_client_checkpoint_requested() reads (system calls it interrupts are restarted).
- * Returns 0, or -errno from sigaction. Call it early, before starting threads. */
+ * Returns 0, or -errno from sigaction. Call it early, before starting threads. SIGKILL
+ * (berthd preempts without warning) cannot be caught: nothing is installed. */
 static inline int berth_job_client_install_checkpoint_handler(struct berth_job_client *job)
 {
     struct sigaction sa;
+    if (job->ckpt_signal == SIGKILL)
+        return 0;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = berth_job_client__on_signal;
     sigemptyset(&sa.sa_mask);
