@@ -6,6 +6,7 @@
 set -u
 SRC=${2:?usage: cli_jobside.sh BERTH SRC_DIR SHARED_DIR}
 . "$SRC/tests/cli_lib.sh"
+export PYTHONDONTWRITEBYTECODE=1 # leave no __pycache__ in the source tree
 unset BERTH_JOB_ID BERTH_API BERTH_JOB_TOKEN BERTH_PROGRESS_FILE BERTH_RESUME \
     BERTH_CHECKPOINT_SIGNAL BERTH_GRACE_S WORLD_SIZE RANK LOCAL_RANK
 
