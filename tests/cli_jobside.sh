@@ -54,7 +54,10 @@ fi
 TRAIN="$SRC/examples/pytorch/train.py"
 N=300
 ARGS=(--steps $N --hidden 64 --report-every 10 --log-every 100000)
-# progress LINES...: the steps of the progress file's whole lines, one per line
+# last_step FILE: the step of the file's last whole line (a line is whole once its newline
+# is written), cheaply enough to poll
+last_step() { head -n "$(wc -l <"$1")" "$1" | tail -n 1 | sed -n 's/.*"step": *\([0-9]*\).*/\1/p'; }
+# steps FILE: the steps of the progress file's whole lines, one per line, read as berthd does
 steps() { "$TPY" -c 'import sys; sys.path.insert(0, sys.argv[1]); import berth_client as b
 print("\n".join(str(x["step"]) for x in b.read_progress(sys.argv[2])))' "$SRC/clients/python" "$1"; }
 # done_field OUT NAME: the value after NAME on train.py's "done:" line
@@ -75,12 +78,12 @@ setsid "$TPY" "$TRAIN" "${ARGS[@]}" --ckpt "$W/ckpt.pt" --step-time 0.02 >"$W/ru
 pid=$!
 reached=0
 while kill -0 "$pid" 2>/dev/null && [ $(($(date +%s) - t0)) -lt 90 ]; do
-    last=$( [ -f "$BERTH_PROGRESS_FILE" ] && steps "$BERTH_PROGRESS_FILE" | tail -n 1)
+    last=$( [ -f "$BERTH_PROGRESS_FILE" ] && last_step "$BERTH_PROGRESS_FILE")
     if [ "${last:-0}" -ge $((N / 2)) ]; then
         reached=1
         break
     fi
-    sleep 0.1
+    sleep 0.05
 done
 check "first run reached step $((N / 2)) (last reported: ${last:-none})" [ "$reached" = 1 ]
 ts=$(date +%s%N)
@@ -97,9 +100,6 @@ in_range=0
 check "first run checkpointed at step $S, past halfway and before the end" [ "$in_range" = 1 ]
 check "the checkpoint file is there" [ -f "$W/ckpt.pt" ]
 check "no temporary checkpoint is left" [ -z "$(find "$W" -name '*.tmp.*')" ]
-ck=$("$TPY" -c 'import sys, torch; print(torch.load(sys.argv[1], weights_only=False)["step"])' \
-    "$W/ckpt.pt")
-check "the checkpoint holds step $ck = the step it announced" [ "$ck" = "$S" ]
 steps "$BERTH_PROGRESS_FILE" >"$W/steps1"
 n1=$(wc -l <"$W/steps1")
 check "first run's last progress line is the checkpoint step" [ "$(tail -n 1 "$W/steps1")" = "$S" ]
@@ -108,7 +108,8 @@ check "first run's last progress line is the checkpoint step" [ "$(tail -n 1 "$W
 BERTH_RESUME=1 "$TPY" "$TRAIN" "${ARGS[@]}" --ckpt "$W/ckpt.pt" >"$W/run2.out" 2>&1
 rc=$?
 check "resumed run exits 0 (exit $rc): $(tail -n 2 "$W/run2.out")" [ "$rc" = 0 ]
-has "$W/run2.out" "resumed from step $S " "resumed run continued from the checkpoint"
+# (train.py reads the step it resumes from out of the checkpoint)
+has "$W/run2.out" "resumed from step $S " "resumed run continued from the checkpoint's step"
 check "resumed run finished all $N steps" [ "$(done_field "$W/run2.out" step)" = $N ]
 steps "$BERTH_PROGRESS_FILE" >"$W/steps"
 tail -n +$((n1 + 1)) "$W/steps" >"$W/steps2"

@@ -40,6 +40,7 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
+import weakref
 from dataclasses import dataclass
 from typing import Callable, Dict, List, Mapping, Optional, Tuple
 
@@ -251,6 +252,7 @@ class Reporter:
         self._error: Optional[BerthClientError] = None  # strict mode: raised at next call
         self._thread: Optional[threading.Thread] = None
         self._closed = False
+        _reporters.add(self)
         if progress_file:
             if not os.path.isabs(progress_file):
                 raise BerthClientError(
@@ -320,9 +322,10 @@ class Reporter:
         data = line.encode()
         try:
             if self._fd < 0:
-                self._fd = os.open(
-                    self.progress_file, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644
-                )
+                with self._lock:  # two threads' first reports open the file once
+                    if self._fd < 0:
+                        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC
+                        self._fd = os.open(self.progress_file, flags, 0o644)
             done = os.write(self._fd, data)
             while done < len(data):  # a short write on a regular file: finish the line
                 done += os.write(self._fd, data[done:])
@@ -386,6 +389,16 @@ class Reporter:
             reason = getattr(e, "reason", e)
             return f"POST {self.url}: {reason}"
 
+    def _after_fork(self) -> None:
+        """In a forked child: the sender thread did not come along and the lock may be held
+        by it; start afresh (the parent still sends what it had pending)."""
+        self._lock = threading.Lock()
+        self._wake = threading.Condition(self._lock)
+        self._pending = None
+        self._busy = False
+        self._thread = None
+        self._error = None
+
     def flush(self, timeout: Optional[float] = None) -> bool:
         """Waits (at most ``timeout`` seconds) until the latest report was delivered.
 
@@ -418,6 +431,18 @@ class Reporter:
 
 _default: Optional[Reporter] = None
 _default_lock = threading.Lock()
+_reporters: "weakref.WeakSet[Reporter]" = weakref.WeakSet()
+
+
+def _after_fork_in_child() -> None:
+    global _default_lock
+    _default_lock = threading.Lock()
+    for r in list(_reporters):
+        r._after_fork()
+
+
+if hasattr(os, "register_at_fork"):  # a data-loader worker forked mid-report can report too
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def reporter() -> Reporter:

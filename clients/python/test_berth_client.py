@@ -316,6 +316,27 @@ class HttpTest(unittest.TestCase):
         with self.assertRaisesRegex(bc.BerthClientError, "POST http://127.0.0.1:.*/v1/jobs/job-7/progress"):
             r.flush(5)
 
+    def test_forked_child_reports(self):
+        # a child forked while the parent's sender thread runs (a data-loader worker) gets a
+        # working reporter of its own; its flush does not wait for the parent's thread
+        with Server() as s:
+            r = self.reporter(s.api, min_interval=0, strict=True)
+            r.report(1)
+            self.assertTrue(r.flush(5))
+            pid = os.fork()
+            if pid == 0:
+                code = 1
+                try:
+                    r.report(2)
+                    code = 0 if r.flush(5) else 1
+                finally:
+                    os._exit(code)
+            _, status = os.waitpid(pid, 0)
+            self.assertEqual(os.waitstatus_to_exitcode(status), 0)
+            r.report(3)
+            r.close()
+            self.assertEqual(sorted(json.loads(x["body"])["step"] for x in s.httpd.seen), [1, 2, 3])
+
     def test_configuration_errors(self):
         for kw, msg in [
             ({"api": "http://h:1", "token": "t"}, "BERTH_JOB_ID is not"),
