@@ -19,7 +19,14 @@ else
 fi
 
 # --- the C header compiles alone under strict C11, and refuses a non-POSIX build clearly
-printf '#include "berth/job_client.h"\nint main(void)\n{\n    struct berth_job_client j;\n    return berth_job_client_open(&j) < 0;\n}\n' >"$W/jc.c"
+cat >"$W/jc.c" <<'EOF'
+#include "berth/job_client.h"
+int main(void)
+{
+    struct berth_job_client j;
+    return berth_job_client_open(&j) < 0;
+}
+EOF
 for flags in "-std=c11 -pedantic -D_POSIX_C_SOURCE=200809L" "-std=gnu11"; do
     # shellcheck disable=SC2086 # flags are words
     if cc $flags -Wall -Wextra -Werror -I"$SRC/include" "$W/jc.c" -o "$W/jc" 2>"$W/cc.err"; then
@@ -47,13 +54,14 @@ for py in ${BERTH_PYTHON:-} python3 /usr/bin/python3; do
     fi
 done
 if [ -z "$TPY" ]; then
-    bad "python3-torch is missing: the train.py checks cannot run (apt-get install python3-torch; sh scripts/install-deps.sh installs it)"
+    bad "python3-torch is missing, so train.py cannot be tested: apt-get install python3-torch" \
+        "(make test installs it)"
     finish
     exit
 fi
 TRAIN="$SRC/examples/pytorch/train.py"
 N=300
-ARGS=(--steps $N --hidden 64 --report-every 10 --log-every 100000)
+ARGS=(--steps "$N" --hidden 64 --report-every 10 --log-every 100000)
 # last_step FILE: the step of the file's last whole line (a line is whole once its newline
 # is written), cheaply enough to poll
 last_step() { head -n "$(wc -l <"$1")" "$1" | tail -n 1 | sed -n 's/.*"step": *\([0-9]*\).*/\1/p'; }
@@ -135,5 +143,6 @@ for f in loss eval_loss; do
         'import sys; a, b = map(float, sys.argv[1:]); sys.exit(abs(a - b) > 1e-6 * max(1, abs(a)))' \
         "${a:-nan}" "${b:-0}"
 done
-echo "timing: $(($(date +%s) - t0)) s from the first run's start to here; signal to exit ${took_ms} ms"
+echo "timing: $(($(date +%s) - t0)) s from the first run's start to here;" \
+    "signal to exit ${took_ms} ms"
 finish

@@ -489,7 +489,9 @@ def read_progress(path: str) -> List[dict]:
             raise BerthClientError(f"{path}:{n}: not a JSON object: {raw[:80]!r}") from None
         step = entry.get("step") if isinstance(entry, dict) else None
         if not isinstance(step, int) or isinstance(step, bool) or step < 0:
-            raise BerthClientError(f"{path}:{n}: step: expected an integer >= 0, found {raw[:80]!r}")
+            raise BerthClientError(
+                f"{path}:{n}: step: expected an integer >= 0, found {raw[:80]!r}"
+            )
         for key in ("metric", "time"):
             v = entry.get(key)
             if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float))):
