@@ -214,7 +214,7 @@ class Reporter:
 
     * ``mode == "file"``: every :meth:`report` appends one line
       ``{"step": N, "metric": x, "time": T}`` with a single ``write`` on an ``O_APPEND``
-      descriptor, so the line is whole and on disk's page cache when the call returns;
+      descriptor, so the line is whole in the file when the call returns;
     * ``mode == "http"``: :meth:`report` only records the latest report; a background thread
       posts it, at most once per ``min_interval`` seconds, so the training loop never waits
       for the network and the daemon always gets the newest step. :meth:`flush` (called at
@@ -248,6 +248,7 @@ class Reporter:
         self._wake = threading.Condition(self._lock)
         self._pending: Optional[bytes] = None  # latest body not yet posted
         self._busy = False  # a post is in flight
+        self._delivered = True  # the last post succeeded
         self._last_post = -math.inf  # monotonic time of the last post
         self._error: Optional[BerthClientError] = None  # strict mode: raised at next call
         self._thread: Optional[threading.Thread] = None
@@ -294,8 +295,9 @@ class Reporter:
     def report(self, step: int, metric: Optional[float] = None) -> bool:
         """Reports that ``step`` steps are done (``metric``: e.g. the loss, optional).
 
-        Returns True when the report was written (file) or queued (HTTP), False when a
-        delivery failure was printed instead (non-strict mode).
+        Returns True when the report was written (file) or queued for the sender thread
+        (HTTP: :meth:`flush` tells whether it went out), False when the file could not be
+        written and the failure was printed instead (non-strict mode).
         """
         step, metric = _check_report(step, metric)
         if self.mode == "none":
@@ -362,6 +364,7 @@ class Reporter:
             error = self._post(body)
             with self._lock:
                 self._busy = False
+                self._delivered = error is None
                 if error is not None:
                     if self.strict:
                         self._error = BerthClientError(error)
@@ -396,14 +399,16 @@ class Reporter:
         self._wake = threading.Condition(self._lock)
         self._pending = None
         self._busy = False
+        self._delivered = True
         self._thread = None
         self._error = None
 
     def flush(self, timeout: Optional[float] = None) -> bool:
-        """Waits (at most ``timeout`` seconds) until the latest report was delivered.
+        """Waits (at most ``timeout`` seconds) until the latest report was posted.
 
-        Returns False when it did not go out in time; raises in strict mode when the last
-        delivery failed. Nothing to do for the file and none modes.
+        Returns True when it was delivered, False when it did not go out in time or berthd
+        refused it (printed on stderr); in strict mode a failed delivery raises instead.
+        Nothing to do (True) for the file and none modes.
         """
         if self.mode != "http" or self._thread is None:
             return True
@@ -416,7 +421,7 @@ class Reporter:
                     return False
                 self._wake.wait(left)
             self._raise_stored()
-        return True
+            return self._delivered
 
     def close(self) -> None:
         """Flushes, stops the sender thread and closes the progress file."""

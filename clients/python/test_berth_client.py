@@ -306,7 +306,7 @@ class HttpTest(unittest.TestCase):
             with redirect_stderr(err):
                 for step in range(3):
                     self.assertTrue(r.report(step))
-                    r.flush(5)
+                    self.assertFalse(r.flush(5))
                 r.close()
             self.assertEqual(len(s.httpd.seen), 3)
             self.assertEqual(err.getvalue().count("HTTP 401"), 1, err.getvalue())
