@@ -124,7 +124,7 @@ int berth__daemon_hold(struct berth__daemon *d, uint64_t id, int hold, struct be
 
 void berth__daemon_why(struct berth__daemon *d, struct berth__ljob *j, char *buf, size_t len)
 {
-    const struct berth_cluster *c = d->cluster;
+    const struct berth_cluster *c = d->engine->cluster; /* the live free-GPU state */
     struct berth_job *ej = berth__daemon_ejob(d, j);
     switch (j->state) {
     case BERTH_L_HELD:

@@ -247,7 +247,7 @@ static void nodes(struct berth__daemon *d, const struct berth__hreq *r, struct b
 {
     (void)r;
     pthread_mutex_lock(&d->mu);
-    const struct berth_cluster *c = d->cluster;
+    const struct berth_cluster *c = d->engine->cluster; /* the live free-GPU state */
     json_t **gj = calloc(c->nsrv * BERTH_MAX_SERVER_GPUS + 1, sizeof *gj);
     json_t *a = json_array();
     for (size_t s = 0; gj && s < c->nsrv; s++)
