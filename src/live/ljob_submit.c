@@ -163,7 +163,7 @@ static int read_gpus(const json_t *body, struct berth__ljob *j, struct berth_err
     mn = mn < 0 ? g : mn;
     mx = mx < 0 ? g : mx;
     if (g == 0 && (mn != 0 || mx != 0))
-        return bad(err, "min_gpus", "a CPU-only job (gpus: 0) cannot be elastic");
+        return bad(err, mx ? "max_gpus" : "min_gpus", "a CPU-only job (gpus: 0) cannot be elastic");
     if (mn > g)
         return bad(err, "min_gpus", "expected at most gpus");
     if (mx < g)
