@@ -174,6 +174,7 @@ void berth__daemon_destroy(struct berth__daemon *d)
     free(d->jobs);
     free(d->by_eidx);
     free(d->incoming);
+    free(d->active);
     free(d->drain);
     free(d->gpu_base);
     berth_cluster_free(d->cluster);

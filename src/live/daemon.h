@@ -7,6 +7,7 @@
 
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 
 #include "auth.h"
@@ -47,9 +48,11 @@ struct berth__daemon {
     char self_exe[4096];
     struct berth__ljob **jobs; /* by id - 1; NULL until committed */
     size_t njobs, cap;
-    uint64_t next_id;
+    _Atomic uint64_t next_id;
     uint32_t *by_eidx; /* engine job -> live id */
     size_t by_eidx_cap;
+    uint32_t *active; /* ids of jobs with a process or a launch due (the loop's work list) */
+    size_t nactive, active_cap;
     uint32_t *incoming; /* ids committed, not yet in the engine */
     size_t nincoming, incoming_cap;
     uint16_t *drain; /* per (server, GPU): processes still holding it after the engine let go */
@@ -83,6 +86,8 @@ int berth__daemon_enqueue(struct berth__daemon *d, struct berth__ljob *j, berth_
 /* One scheduler tick: exits, kills after grace, arrivals, a pass when due, launches,
  * progress files. */
 int berth__daemon_tick(struct berth__daemon *d, berth_us now, struct berth_err *err);
+/* Puts j on the scheduler loop's work list (a process to watch or a launch due). */
+void berth__daemon_activate(struct berth__daemon *d, struct berth__ljob *j);
 /* Counts j's process's GPUs as draining (on = 1) or not: no launch uses a draining GPU. */
 void berth__daemon_drain(struct berth__daemon *d, struct berth__ljob *j, int on);
 /* Why j waits, in a sentence. */

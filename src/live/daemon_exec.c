@@ -55,6 +55,15 @@ static void ask_to_stop(struct berth__daemon *d, struct berth__ljob *j, int then
     }
 }
 
+void berth__daemon_activate(struct berth__daemon *d, struct berth__ljob *j)
+{
+    for (size_t i = 0; i < d->nactive; i++)
+        if (d->active[i] == (uint32_t)j->id)
+            return;
+    if (!BERTH_GROW(d->active, d->active_cap, d->nactive + 1))
+        d->active[d->nactive++] = (uint32_t)j->id;
+}
+
 static void take_slots(struct berth__ljob *j, const struct berth_job *ej)
 {
     j->nslots = berth__job_nslots(ej);
@@ -74,6 +83,7 @@ void berth__daemon_on_start(void *ctx, struct berth_job *ej, berth_us now)
     if (!j->start_us)
         j->start_us = now;
     j->launch = 1;
+    berth__daemon_activate(d, j);
     berth__report_started(j, ej, now);
 }
 
@@ -105,6 +115,7 @@ void berth__daemon_on_migrate(void *ctx, struct berth_job *ej, berth_us now)
     if (j->proc)
         ask_to_stop(d, j, BERTH_THEN_RESTART, now);
     j->launch = 1;
+    berth__daemon_activate(d, j);
 }
 
 static int free_port(void)
@@ -332,9 +343,9 @@ int berth__daemon_cancel_locked(struct berth__daemon *d, struct berth__ljob *j, 
 static int processes(struct berth__daemon *d, berth_us now, struct berth_err *err)
 {
     berth__lexec_reap();
-    for (size_t i = 0; i < d->njobs; i++) {
-        struct berth__ljob *j = d->jobs[i];
-        if (!j || !j->proc)
+    for (size_t i = 0; i < d->nactive; i++) {
+        struct berth__ljob *j = berth__daemon_job(d, d->active[i]);
+        if (!j->proc)
             continue;
         struct berth_job *ej = berth__daemon_ejob(d, j);
         if (j->state == BERTH_L_RUNNING && ej && ej->state == BERTH_JOB_RUNNING) {
@@ -370,10 +381,14 @@ int berth__daemon_tick(struct berth__daemon *d, berth_us now, struct berth_err *
         d->dirty = 0;
         rc = berth__engine_pass(d->engine, now, err);
     }
-    for (size_t i = 0; !rc && i < d->njobs; i++) {
-        struct berth__ljob *j = d->jobs[i];
-        if (j && j->launch && clear_to_launch(d, j))
+    size_t w = 0;
+    for (size_t i = 0; i < d->nactive; i++) { /* launches, and the list kept to what is due */
+        struct berth__ljob *j = berth__daemon_job(d, d->active[i]);
+        if (!rc && j->launch && clear_to_launch(d, j))
             rc = launch(d, j, now, err);
+        if (j->proc || j->launch)
+            d->active[w++] = d->active[i];
     }
+    d->nactive = w;
     return rc;
 }

@@ -1,5 +1,6 @@
 /* What the API asks of the daemon: accept a job (durably), cancel, hold and release, and
  * say why a job waits. */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,9 +47,7 @@ int berth__daemon_submit(struct berth__daemon *d, struct berth__ljob *j, struct 
         berth_err_set(err, BERTH_EIO, "no randomness for the job token");
         return 500;
     }
-    pthread_mutex_lock(&d->mu);
-    uint64_t id = d->next_id++;
-    pthread_mutex_unlock(&d->mu);
+    uint64_t id = atomic_fetch_add(&d->next_id, 1);
     berth__ljob_set_id(j, id);
     j->submit_us = berth__wall_us();
     if (berth__ljob_note(j, j->submit_us, j->state, "submitted by %s%s", j->user,
@@ -68,8 +67,7 @@ int berth__daemon_submit(struct berth__daemon *d, struct berth__ljob *j, struct 
             d->njobs = (size_t)id;
         d->jobs[id - 1] = j;
         d->incoming[d->nincoming++] = (uint32_t)id;
-        d->submitted++;
-        pthread_cond_signal(&d->wake);
+        d->submitted++; /* the loop takes it at its next tick */
     }
     pthread_mutex_unlock(&d->mu);
     return rc;

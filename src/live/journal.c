@@ -19,11 +19,12 @@ struct berth__journal {
     sqlite3_stmt *put;
     pthread_t writer;
     pthread_mutex_t mu;
-    pthread_cond_t more, done;
+    pthread_cond_t more, done[2]; /* done[g & 1]: batch g committed */
     struct entry *q, *w; /* q: queued; w: being written */
     size_t nq, qcap, nw, wcap;
-    uint64_t queued, committed; /* sequence numbers of entries */
-    uint64_t failed_upto;       /* entries up to here failed to commit */
+    uint64_t gen, committed_gen; /* batch being queued; batches committed (or failed) */
+    uint64_t failed_gen; /* 1 + the first batch that failed, 0 = none: from then on the
+                            journal refuses writes (a disk that failed once is not trusted) */
     uint64_t commits, docs;
     int stop;
     char errmsg[256];
@@ -81,19 +82,20 @@ static void *writer_main(void *arg)
         jn->q = t;
         jn->qcap = tcap;
         jn->nq = 0;
-        uint64_t upto = jn->queued;
+        uint64_t g = jn->gen++; /* what is queued from now on is the next batch */
         pthread_mutex_unlock(&jn->mu);
         int ok = write_batch(jn);
         pthread_mutex_lock(&jn->mu);
-        if (!ok)
-            jn->failed_upto = upto;
+        if (!ok && !jn->failed_gen)
+            jn->failed_gen = g + 1;
         else {
             jn->commits++;
             jn->docs += jn->nw;
         }
         jn->nw = 0;
-        jn->committed = upto;
-        pthread_cond_broadcast(&jn->done);
+        jn->committed_gen = g + 1;
+        /* wake only this batch's waiters: the next batch's wait on the other variable */
+        pthread_cond_broadcast(&jn->done[g & 1]);
     }
     pthread_mutex_unlock(&jn->mu);
     return NULL;
@@ -126,12 +128,14 @@ int berth__journal_open(const char *path, struct berth__journal **out, struct be
     }
     pthread_mutex_init(&jn->mu, NULL);
     pthread_cond_init(&jn->more, NULL);
-    pthread_cond_init(&jn->done, NULL);
+    pthread_cond_init(&jn->done[0], NULL);
+    pthread_cond_init(&jn->done[1], NULL);
     if (pthread_create(&jn->writer, NULL, writer_main, jn)) {
         rc = berth_err_set(err, BERTH_EIO, "journal: cannot start its writer thread");
         pthread_mutex_destroy(&jn->mu);
         pthread_cond_destroy(&jn->more);
-        pthread_cond_destroy(&jn->done);
+        pthread_cond_destroy(&jn->done[0]);
+        pthread_cond_destroy(&jn->done[1]);
         goto fail;
     }
     *out = jn;
@@ -156,7 +160,8 @@ void berth__journal_close(struct berth__journal *jn)
     sqlite3_close(jn->db);
     pthread_mutex_destroy(&jn->mu);
     pthread_cond_destroy(&jn->more);
-    pthread_cond_destroy(&jn->done);
+    pthread_cond_destroy(&jn->done[0]);
+    pthread_cond_destroy(&jn->done[1]);
     free(jn->q);
     free(jn->w);
     free(jn);
@@ -169,19 +174,24 @@ int berth__journal_put(struct berth__journal *jn, uint64_t id, const char *doc, 
     if (!copy)
         return berth_err_set(err, BERTH_ENOMEM, "journal: out of memory");
     pthread_mutex_lock(&jn->mu);
+    if (jn->failed_gen) {
+        pthread_mutex_unlock(&jn->mu);
+        free(copy);
+        return berth_err_set(err, BERTH_EIO, "journal: a commit failed before: %s", jn->errmsg);
+    }
     if (BERTH_GROW(jn->q, jn->qcap, jn->nq + 1)) {
         pthread_mutex_unlock(&jn->mu);
         free(copy);
         return berth_err_set(err, BERTH_ENOMEM, "journal: out of memory");
     }
     jn->q[jn->nq++] = (struct entry){id, copy};
-    uint64_t seq = ++jn->queued;
+    uint64_t g = jn->gen;
     pthread_cond_signal(&jn->more);
     int rc = 0;
     if (wait) {
-        while (jn->committed < seq)
-            pthread_cond_wait(&jn->done, &jn->mu);
-        if (jn->failed_upto >= seq)
+        while (jn->committed_gen <= g)
+            pthread_cond_wait(&jn->done[g & 1], &jn->mu);
+        if (jn->failed_gen && jn->failed_gen <= g + 1)
             rc = berth_err_set(err, BERTH_EIO, "journal: commit failed: %s", jn->errmsg);
     }
     pthread_mutex_unlock(&jn->mu);

@@ -51,6 +51,7 @@ static int check_attempt(struct berth__daemon *d, struct berth__ljob *j, berth_u
     int st = berth__lexec_poll(&d->ex, j);
     if (st == 0) { /* its shim lives */
         j->proc = 1;
+        berth__daemon_activate(d, j);
         if (!j->npslots) {
             memcpy(j->pslots, j->slots, (size_t)j->nslots * sizeof *j->slots);
             j->npslots = j->nslots;
