@@ -17,9 +17,14 @@ start_berthd() {
     URL=http://127.0.0.1:$PORT
     export BERTH_SERVER=$URL BERTH_TOKEN=$ALICE
 }
-stop_berthd() { # stop_berthd [SIGNAL]
-    [ -n "$BPID" ] && kill -"${1:-TERM}" "$BPID" 2>/dev/null && wait "$BPID" 2>/dev/null
+stop_berthd() { # stop_berthd [SIGNAL]: a TERM stop must exit 0 with no sanitizer report
+    local rc=0
+    [ -n "$BPID" ] && kill -"${1:-TERM}" "$BPID" 2>/dev/null && { wait "$BPID" 2>/dev/null; rc=$?; }
+    if [ -n "$BPID" ] && [ "${1:-TERM}" = TERM ]; then
+        [ "$rc" = 0 ] && ok "berthd stopped cleanly" || bad "berthd exited $rc on SIGTERM: $(tail -5 "$W/berthd.log")"
+    fi
     BPID=""
+    ! grep -q "Sanitizer" "$W/berthd.log" || { bad "sanitizer report: $(grep -A5 Sanitizer "$W/berthd.log" | head -20)"; sed -i 's/Sanitizer/sanitizer (reported)/' "$W/berthd.log"; }
 }
 cleanup_jobs() { # kill what jobs are left (their shims live in sessions of their own)
     for f in "$W"/st/jobs/*/a*.pid; do

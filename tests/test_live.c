@@ -182,9 +182,10 @@ static void test_progress_tail(void)
     ej.state = BERTH_JOB_RUNNING;
     ej.work = 100;
     char p[200];
-    snprintf(p, sizeof p, "%s", tmp_write(&t, "progress.jsonl",
-                              "{\"step\": 10, \"time\": 1000}\nnot json\n{\"step\": -4}\n"
-                              "{\"step\": 30, \"metric\": 0.5, \"time\": 1002}\n{\"step\": 4"));
+    snprintf(p, sizeof p, "%s",
+             tmp_write(&t, "progress.jsonl",
+                       "{\"step\": 10, \"time\": 1000}\nnot json\n{\"step\": -4}\n"
+                       "{\"step\": 30, \"metric\": 0.5, \"time\": 1002}\n{\"step\": 4"));
     char logp[200];
     snprintf(logp, sizeof logp, "%s", tmp_path(&t, "log"));
     FILE *log = fopen(logp, "w+");
@@ -218,8 +219,9 @@ static void test_tokens(void)
     tmp_open(&t);
     struct berth_err err = {0};
     struct berth__auth *a = NULL;
-    CHECK(!berth__auth_load(tmp_write(&t, "tok", "# users\n0123456789abcdef alice\n"
-                                                  "fedcba9876543210 root admin # boss\n"),
+    CHECK(!berth__auth_load(tmp_write(&t, "tok",
+                                      "# users\n0123456789abcdef alice\n"
+                                      "fedcba9876543210 root admin # boss\n"),
                             &a, &err));
     struct berth__caller who = {0};
     CHECK(!berth__auth_user(a, "fedcba9876543210", &who));
@@ -230,8 +232,8 @@ static void test_tokens(void)
     CHECK(berth__auth_user(a, "0123456789abcdeg", &who) < 0);
     berth__auth_free(a);
     a = NULL;
-    CHECK(berth__auth_load(tmp_write(&t, "bad", "0123456789abcdef alice\nshort bob\n"), &a,
-                           &err) == BERTH_EINPUT);
+    CHECK(berth__auth_load(tmp_write(&t, "bad", "0123456789abcdef alice\nshort bob\n"), &a, &err) ==
+          BERTH_EINPUT);
     CHECK_HAS(err.msg, "bad:2: token: expected at least 16 characters");
     CHECK(berth__auth_load(tmp_write(&t, "bad2", "0123456789abcdef alice root\n"), &a, &err) ==
           BERTH_EINPUT);
@@ -268,9 +270,12 @@ static void test_signals_and_nvml(void)
 }
 
 static const struct check_test tests[] = {
-    {"submit_fields", test_submit_fields}, {"journal_doc_roundtrip", test_journal_doc_roundtrip},
-    {"journal_reopen", test_journal_reopen}, {"progress_tail", test_progress_tail},
-    {"tokens", test_tokens},               {"signals_and_nvml", test_signals_and_nvml},
+    {"submit_fields", test_submit_fields},
+    {"journal_doc_roundtrip", test_journal_doc_roundtrip},
+    {"journal_reopen", test_journal_reopen},
+    {"progress_tail", test_progress_tail},
+    {"tokens", test_tokens},
+    {"signals_and_nvml", test_signals_and_nvml},
 };
 
 CHECK_MAIN(tests)

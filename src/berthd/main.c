@@ -22,36 +22,41 @@ static void on_signal(int sig)
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: berthd --tokens FILE [--gpus SPEC] [--policy NAME] [--placement P]\n"
-            "              [--listen ADDR] [--port N] [--state-dir DIR] [--config FILE]\n"
-            "              [--port-file FILE] [--max-body BYTES] [--tick S] [--quantum S]\n"
-            "              [--seed N]\n\n"
-            "  --tokens FILE     bearer tokens, lines 'TOKEN USER [admin]' (required)\n"
-            "  --gpus SPEC       fake GPU inventory, a cluster shorthand such as 1x4:a100\n"
-            "                    (default: this machine's GPUs from NVML)\n"
-            "  --policy NAME     scheduling policy (berth policies lists them; default fifo)\n"
-            "  --placement P     placement helper (default: the policy's)\n"
-            "  --listen ADDR     IPv4 address to listen on (default 127.0.0.1)\n"
-            "  --port N          TCP port (default 8470; 0 = any free port)\n"
-            "  --state-dir DIR   journal and job files (default ./berthd-state)\n"
-            "  --config FILE     lines 'NAME VALUE' with the flags' names (flags win)\n"
-            "  --port-file FILE  write the port actually bound here once serving\n"
-            "  --max-body BYTES  request body limit (default 1048576)\n"
-            "  --tick S          scheduler loop period in seconds (default 0.05)\n"
-            "  --quantum S       time slice of time-sliced policies such as las (default 60)\n"
-            "  --seed N          seed of the policies' random draws (default 1)\n");
+    fprintf(f, "usage: berthd --tokens FILE [--gpus SPEC] [--policy NAME] [--placement P]\n"
+               "              [--listen ADDR] [--port N] [--state-dir DIR] [--config FILE]\n"
+               "              [--port-file FILE] [--max-body BYTES] [--tick S] [--quantum S]\n"
+               "              [--seed N]\n\n"
+               "  --tokens FILE     bearer tokens, lines 'TOKEN USER [admin]' (required)\n"
+               "  --gpus SPEC       fake GPU inventory, a cluster shorthand such as 1x4:a100\n"
+               "                    (default: this machine's GPUs from NVML)\n"
+               "  --policy NAME     scheduling policy (berth policies lists them; default fifo)\n"
+               "  --placement P     placement helper (default: the policy's)\n"
+               "  --listen ADDR     IPv4 address to listen on (default 127.0.0.1)\n"
+               "  --port N          TCP port (default 8470; 0 = any free port)\n"
+               "  --state-dir DIR   journal and job files (default ./berthd-state)\n"
+               "  --config FILE     lines 'NAME VALUE' with the flags' names (flags win)\n"
+               "  --port-file FILE  write the port actually bound here once serving\n"
+               "  --max-body BYTES  request body limit (default 1048576)\n"
+               "  --tick S          scheduler loop period in seconds (default 0.05)\n"
+               "  --quantum S       time slice of time-sliced policies such as las (default 60)\n"
+               "  --seed N          seed of the policies' random draws (default 1)\n");
 }
 
-static const struct option longopts[] = {
-    {"tokens", required_argument, NULL, 't'},    {"gpus", required_argument, NULL, 'g'},
-    {"policy", required_argument, NULL, 'p'},    {"placement", required_argument, NULL, 'P'},
-    {"listen", required_argument, NULL, 'l'},    {"port", required_argument, NULL, 'o'},
-    {"state-dir", required_argument, NULL, 's'}, {"config", required_argument, NULL, 'c'},
-    {"port-file", required_argument, NULL, 'f'}, {"max-body", required_argument, NULL, 'b'},
-    {"tick", required_argument, NULL, 'k'},      {"quantum", required_argument, NULL, 'q'},
-    {"seed", required_argument, NULL, 'S'},      {"help", no_argument, NULL, 'h'},
-    {NULL, 0, NULL, 0}};
+static const struct option longopts[] = {{"tokens", required_argument, NULL, 't'},
+                                         {"gpus", required_argument, NULL, 'g'},
+                                         {"policy", required_argument, NULL, 'p'},
+                                         {"placement", required_argument, NULL, 'P'},
+                                         {"listen", required_argument, NULL, 'l'},
+                                         {"port", required_argument, NULL, 'o'},
+                                         {"state-dir", required_argument, NULL, 's'},
+                                         {"config", required_argument, NULL, 'c'},
+                                         {"port-file", required_argument, NULL, 'f'},
+                                         {"max-body", required_argument, NULL, 'b'},
+                                         {"tick", required_argument, NULL, 'k'},
+                                         {"quantum", required_argument, NULL, 'q'},
+                                         {"seed", required_argument, NULL, 'S'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
 
 static int number(const char *flag, const char *v, double lo, double hi, double *out)
 {
@@ -59,8 +64,8 @@ static int number(const char *flag, const char *v, double lo, double hi, double 
     errno = 0;
     double x = strtod(v, &end);
     if (!*v || *end || errno || !(x >= lo) || !(x <= hi)) {
-        fprintf(stderr, "berthd: --%s: expected a number from %g to %g, found '%s'\n", flag, lo,
-                hi, v);
+        fprintf(stderr, "berthd: --%s: expected a number from %g to %g, found '%s'\n", flag, lo, hi,
+                v);
         return 2;
     }
     *out = x;
@@ -74,13 +79,27 @@ static int apply(struct berth__daemon_opts *o, int ch, const char *v)
     double x;
     int rc = 0;
     switch (ch) {
-    case 't': o->tokens = v; break;
-    case 'g': o->gpus = v; break;
-    case 'p': o->policy = v; break;
-    case 'P': o->placement = v; break;
-    case 'l': o->addr = v; break;
-    case 's': o->state_dir = v; break;
-    case 'f': o->port_file = v; break;
+    case 't':
+        o->tokens = v;
+        break;
+    case 'g':
+        o->gpus = v;
+        break;
+    case 'p':
+        o->policy = v;
+        break;
+    case 'P':
+        o->placement = v;
+        break;
+    case 'l':
+        o->addr = v;
+        break;
+    case 's':
+        o->state_dir = v;
+        break;
+    case 'f':
+        o->port_file = v;
+        break;
     case 'o':
         if (!(rc = number("port", v, 0, 65535, &x)))
             o->port = (int)x;
@@ -101,7 +120,8 @@ static int apply(struct berth__daemon_opts *o, int ch, const char *v)
         if (!(rc = number("seed", v, 0, 1e18, &x)))
             o->seed = (uint64_t)x;
         break;
-    default: rc = 2;
+    default:
+        rc = 2;
     }
     return rc;
 }

@@ -15,8 +15,11 @@ struct cli_client {
 };
 
 /* The long options every client command takes (--server, --token), for its table. */
-#define CLI_CLIENT_OPTS                                                                           \
-    {"server", required_argument, NULL, 0x101}, {"token", required_argument, NULL, 0x102}
+#define CLI_CLIENT_OPTS                                                                            \
+    {"server", required_argument, NULL, 0x101},                                                    \
+    {                                                                                              \
+        "token", required_argument, NULL, 0x102                                                    \
+    }
 
 /* Takes a client option; 1 when ch was one. */
 int cli_client_opt(struct cli_client *c, int ch, const char *arg);
@@ -26,8 +29,8 @@ int cli_client_init(struct cli_client *c, const char *cmd);
 
 struct cli_reply {
     long status;
-    json_t *json;     /* parsed body when it was JSON */
-    char *body;       /* raw body */
+    json_t *json; /* parsed body when it was JSON */
+    char *body;   /* raw body */
     size_t len;
     long long offset; /* X-Berth-Offset, -1 when absent */
     int more;         /* X-Berth-More */

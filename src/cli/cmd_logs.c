@@ -42,8 +42,7 @@ int cmd_logs(int argc, char **argv)
     for (;;) {
         char path[128];
         struct cli_reply r;
-        snprintf(path, sizeof path, "/v1/jobs/%llu/logs?stream=%s&offset=%lld", id, stream,
-                 offset);
+        snprintf(path, sizeof path, "/v1/jobs/%llu/logs?stream=%s&offset=%lld", id, stream, offset);
         if ((rc = cli_call(&c, "GET", path, NULL, &r)))
             return rc;
         if ((rc = cli_reply_check(&c, &r))) {

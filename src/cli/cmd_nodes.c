@@ -38,8 +38,7 @@ int cmd_nodes(int argc, char **argv)
             printf("%s\n", s ? s : "{}");
             free(s);
         } else {
-            printf("%-16s %-8s %4s %4s  %s\n", "NODE", "TYPE", "GPUS", "IDLE",
-                   "GPU:JOBS (device)");
+            printf("%-16s %-8s %4s %4s  %s\n", "NODE", "TYPE", "GPUS", "IDLE", "GPU:JOBS (device)");
             size_t i, k, m;
             const json_t *n, *g, *id;
             json_array_foreach(json_object_get(r.json, "nodes"), i, n)
@@ -55,7 +54,7 @@ int cmd_nodes(int argc, char **argv)
                     if (!json_array_size(jobs))
                         printf("-");
                     json_array_foreach(jobs, m, id)
-                    printf("%s%lld", m ? "," : "", (long long)json_integer_value(id));
+                        printf("%s%lld", m ? "," : "", (long long)json_integer_value(id));
                     if (json_integer_value(json_object_get(g, "draining")))
                         printf("(draining)");
                 }

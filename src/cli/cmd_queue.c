@@ -43,17 +43,28 @@ int cmd_queue(int argc, char **argv)
         if (cli_client_opt(&c, ch, optarg))
             continue;
         switch (ch) {
-        case 'a': o += (size_t)snprintf(path + o, sizeof path - o, "&all=1"); break;
-        case 's': o += (size_t)snprintf(path + o, sizeof path - o, "&state=%s", optarg); break;
-        case 'u': o += (size_t)snprintf(path + o, sizeof path - o, "&user=%s", optarg); break;
-        case 'q': o += (size_t)snprintf(path + o, sizeof path - o, "&queue=%s", optarg); break;
-        case 'j': as_json = 1; break;
+        case 'a':
+            o += (size_t)snprintf(path + o, sizeof path - o, "&all=1");
+            break;
+        case 's':
+            o += (size_t)snprintf(path + o, sizeof path - o, "&state=%s", optarg);
+            break;
+        case 'u':
+            o += (size_t)snprintf(path + o, sizeof path - o, "&user=%s", optarg);
+            break;
+        case 'q':
+            o += (size_t)snprintf(path + o, sizeof path - o, "&queue=%s", optarg);
+            break;
+        case 'j':
+            as_json = 1;
+            break;
         case 'h':
             printf("usage: berth queue [--all] [--state S[,S...]] [--user U] [--queue Q] [--json]\n"
                    "                   [--server URL] [--token TOKEN]\n\n"
                    "Lists pending, held and running jobs (--all: finished ones too).\n");
             return EXIT_OK;
-        default: return cli_flag_error("queue", "queue", ch, argv);
+        default:
+            return cli_flag_error("queue", "queue", ch, argv);
         }
         if (o >= sizeof path)
             return cli_usage_error("queue", "filters too long");

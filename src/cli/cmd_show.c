@@ -14,9 +14,10 @@ static const struct option opts[] = {{"json", no_argument, NULL, 'j'},
 
 static void print_job(const json_t *j)
 {
-    const char *keys[] = {"id",       "name",      "user",        "state",  "gpus",
-                          "gpu_type", "gpu_share", "queue",       "priority", "cwd",
-                          "attempt",  "exit_code", "exit_signal", "checkpoint_signal", "grace_s"};
+    const char *keys[] = {
+        "id",     "name",     "user", "state",   "gpus",      "gpu_type",    "gpu_share",
+        "queue",  "priority", "cwd",  "attempt", "exit_code", "exit_signal", "checkpoint_signal",
+        "grace_s"};
     for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
         char *s = json_dumps(json_object_get(j, keys[i]), JSON_ENCODE_ANY);
         printf("%-18s %s\n", keys[i], s ? s : "null");
@@ -28,9 +29,8 @@ static void print_job(const json_t *j)
     const json_t *a = json_object_get(j, "allocation"), *e;
     size_t i;
     printf("%-18s", "allocation");
-    json_array_foreach(a, i, e)
-    printf(" %s:%lld", json_string_value(json_object_get(e, "server")),
-           (long long)json_integer_value(json_object_get(e, "gpu")));
+    json_array_foreach(a, i, e) printf(" %s:%lld", json_string_value(json_object_get(e, "server")),
+                                       (long long)json_integer_value(json_object_get(e, "gpu")));
     printf("%s\n", json_array_size(a) ? "" : " -");
     const json_t *p = json_object_get(j, "progress");
     if (json_is_integer(json_object_get(p, "step")))
@@ -39,9 +39,9 @@ static void print_job(const json_t *j)
                json_is_number(json_object_get(p, "metric")) ? " (metric reported)" : "");
     printf("%-18s %s\nhistory:\n", "why", json_string_value(json_object_get(j, "why")));
     json_array_foreach(json_object_get(j, "history"), i, e)
-    printf("  %.3f  %-9s %s\n", (double)json_integer_value(json_object_get(e, "time_us")) / 1e6,
-           json_string_value(json_object_get(e, "state")),
-           json_string_value(json_object_get(e, "note")));
+        printf("  %.3f  %-9s %s\n", (double)json_integer_value(json_object_get(e, "time_us")) / 1e6,
+               json_string_value(json_object_get(e, "state")),
+               json_string_value(json_object_get(e, "note")));
 }
 
 static int show_or_why(int argc, char **argv, const char *cmd, int why)

@@ -37,18 +37,28 @@ static void help(void)
            "      --token TOKEN     bearer token (default $BERTH_TOKEN, then the config file)\n");
 }
 
-static const struct option opts[] = {
-    {"gpus", required_argument, NULL, 'g'},   {"gpu-type", required_argument, NULL, 't'},
-    {"share", required_argument, NULL, 'S'},  {"gpu-mem", required_argument, NULL, 'M'},
-    {"min", required_argument, NULL, 'm'},    {"max", required_argument, NULL, 'x'},
-    {"queue", required_argument, NULL, 'q'},  {"priority", required_argument, NULL, 'p'},
-    {"signal", required_argument, NULL, 's'}, {"grace", required_argument, NULL, 'G'},
-    {"est", required_argument, NULL, 'E'},    {"steps", required_argument, NULL, 'T'},
-    {"name", required_argument, NULL, 'n'},   {"cwd", required_argument, NULL, 'C'},
-    {"env", required_argument, NULL, 'e'},    {"no-env", no_argument, NULL, 'N'},
-    {"shell", no_argument, NULL, 'h' + 256},  {"hold", no_argument, NULL, 'H'},
-    {"single-server", no_argument, NULL, '1'}, {"help", no_argument, NULL, 'h'},
-    CLI_CLIENT_OPTS,                          {NULL, 0, NULL, 0}};
+static const struct option opts[] = {{"gpus", required_argument, NULL, 'g'},
+                                     {"gpu-type", required_argument, NULL, 't'},
+                                     {"share", required_argument, NULL, 'S'},
+                                     {"gpu-mem", required_argument, NULL, 'M'},
+                                     {"min", required_argument, NULL, 'm'},
+                                     {"max", required_argument, NULL, 'x'},
+                                     {"queue", required_argument, NULL, 'q'},
+                                     {"priority", required_argument, NULL, 'p'},
+                                     {"signal", required_argument, NULL, 's'},
+                                     {"grace", required_argument, NULL, 'G'},
+                                     {"est", required_argument, NULL, 'E'},
+                                     {"steps", required_argument, NULL, 'T'},
+                                     {"name", required_argument, NULL, 'n'},
+                                     {"cwd", required_argument, NULL, 'C'},
+                                     {"env", required_argument, NULL, 'e'},
+                                     {"no-env", no_argument, NULL, 'N'},
+                                     {"shell", no_argument, NULL, 'h' + 256},
+                                     {"hold", no_argument, NULL, 'H'},
+                                     {"single-server", no_argument, NULL, '1'},
+                                     {"help", no_argument, NULL, 'h'},
+                                     CLI_CLIENT_OPTS,
+                                     {NULL, 0, NULL, 0}};
 
 /* A number flag as JSON (integer when whole is set). */
 static int num(json_t *o, const char *key, const char *flag, const char *v, int whole)
@@ -82,27 +92,68 @@ int cmd_submit(int argc, char **argv)
         if (cli_client_opt(&c, ch, optarg))
             continue;
         switch (ch) {
-        case 'g': rc = num(b, "gpus", "--gpus", optarg, 1); break;
-        case 'S': rc = num(b, "gpu_share", "--share", optarg, 0); break;
-        case 'M': rc = num(b, "gpu_mem_mib", "--gpu-mem", optarg, 1); break;
-        case 'm': rc = num(b, "min_gpus", "--min", optarg, 1); break;
-        case 'x': rc = num(b, "max_gpus", "--max", optarg, 1); break;
-        case 'p': rc = num(b, "priority", "--priority", optarg, 1); break;
-        case 'G': rc = num(b, "grace_s", "--grace", optarg, 0); break;
-        case 'E': rc = num(b, "est_s", "--est", optarg, 0); break;
-        case 'T': rc = num(b, "total_steps", "--steps", optarg, 1); break;
-        case 't': json_object_set_new(b, "gpu_type", json_string(optarg)); break;
-        case 'q': json_object_set_new(b, "queue", json_string(optarg)); break;
-        case 's': json_object_set_new(b, "checkpoint_signal", json_string(optarg)); break;
-        case 'n': json_object_set_new(b, "name", json_string(optarg)); break;
-        case 'C': json_object_set_new(b, "cwd", json_string(optarg)); break;
-        case 'e': json_array_append_new(extra, json_string(optarg)); break;
-        case 'N': send_env = 0; break;
-        case 'h' + 256: json_object_set_new(b, "shell", json_true()); break;
-        case 'H': json_object_set_new(b, "hold", json_true()); break;
-        case '1': json_object_set_new(b, "single_server", json_true()); break;
-        case 'h': help(); goto out;
-        default: rc = cli_flag_error("submit", "submit", ch, argv);
+        case 'g':
+            rc = num(b, "gpus", "--gpus", optarg, 1);
+            break;
+        case 'S':
+            rc = num(b, "gpu_share", "--share", optarg, 0);
+            break;
+        case 'M':
+            rc = num(b, "gpu_mem_mib", "--gpu-mem", optarg, 1);
+            break;
+        case 'm':
+            rc = num(b, "min_gpus", "--min", optarg, 1);
+            break;
+        case 'x':
+            rc = num(b, "max_gpus", "--max", optarg, 1);
+            break;
+        case 'p':
+            rc = num(b, "priority", "--priority", optarg, 1);
+            break;
+        case 'G':
+            rc = num(b, "grace_s", "--grace", optarg, 0);
+            break;
+        case 'E':
+            rc = num(b, "est_s", "--est", optarg, 0);
+            break;
+        case 'T':
+            rc = num(b, "total_steps", "--steps", optarg, 1);
+            break;
+        case 't':
+            json_object_set_new(b, "gpu_type", json_string(optarg));
+            break;
+        case 'q':
+            json_object_set_new(b, "queue", json_string(optarg));
+            break;
+        case 's':
+            json_object_set_new(b, "checkpoint_signal", json_string(optarg));
+            break;
+        case 'n':
+            json_object_set_new(b, "name", json_string(optarg));
+            break;
+        case 'C':
+            json_object_set_new(b, "cwd", json_string(optarg));
+            break;
+        case 'e':
+            json_array_append_new(extra, json_string(optarg));
+            break;
+        case 'N':
+            send_env = 0;
+            break;
+        case 'h' + 256:
+            json_object_set_new(b, "shell", json_true());
+            break;
+        case 'H':
+            json_object_set_new(b, "hold", json_true());
+            break;
+        case '1':
+            json_object_set_new(b, "single_server", json_true());
+            break;
+        case 'h':
+            help();
+            goto out;
+        default:
+            rc = cli_flag_error("submit", "submit", ch, argv);
         }
     }
     if (rc)

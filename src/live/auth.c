@@ -39,8 +39,7 @@ static int parse_line(struct berth__auth *a, char *line, const char *path, unsig
         if (*w == '#')
             break;
         if (n == 4)
-            return berth_err_set(err, BERTH_EINPUT, "%s:%u: expected TOKEN USER [admin]", path,
-                                 no);
+            return berth_err_set(err, BERTH_EINPUT, "%s:%u: expected TOKEN USER [admin]", path, no);
         f[n++] = w;
     }
     if (n == 0)

@@ -113,11 +113,9 @@ static int make_dirs(struct berth__daemon *d, struct berth_err *err)
 {
     char jobs[4200];
     if (mkdir(d->o.state_dir, 0700) && errno != EEXIST)
-        return berth_err_set(err, BERTH_EIO, "--state-dir %s: %s", d->o.state_dir,
-                             strerror(errno));
+        return berth_err_set(err, BERTH_EIO, "--state-dir %s: %s", d->o.state_dir, strerror(errno));
     if (!realpath(d->o.state_dir, d->state_dir))
-        return berth_err_set(err, BERTH_EIO, "--state-dir %s: %s", d->o.state_dir,
-                             strerror(errno));
+        return berth_err_set(err, BERTH_EIO, "--state-dir %s: %s", d->o.state_dir, strerror(errno));
     snprintf(jobs, sizeof jobs, "%s/jobs", d->state_dir);
     if (mkdir(jobs, 0700) && errno != EEXIST)
         return berth_err_set(err, BERTH_EIO, "%s: %s", jobs, strerror(errno));
@@ -147,8 +145,8 @@ int berth__daemon_create(const struct berth__daemon_opts *o, struct berth__daemo
         goto fail;
     }
     if ((rc = berth__auth_load(o->tokens, &d->auth, err)) || (rc = load_cluster(d, err)) ||
-        (rc = berth__engine_create(d->cluster, o->policy, o->placement, &params, &exec,
-                                   &d->engine, err)) ||
+        (rc = berth__engine_create(d->cluster, o->policy, o->placement, &params, &exec, &d->engine,
+                                   err)) ||
         (rc = make_dirs(d, err)))
         goto fail;
     d->engine->check = 1;

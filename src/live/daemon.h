@@ -55,9 +55,9 @@ struct berth__daemon {
     size_t nactive, active_cap;
     uint32_t *incoming; /* ids committed, not yet in the engine */
     size_t nincoming, incoming_cap;
-    uint16_t *drain; /* per (server, GPU): processes still holding it after the engine let go */
+    uint16_t *drain;  /* per (server, GPU): processes still holding it after the engine let go */
     size_t *gpu_base; /* per server: index of its GPU 0 among this machine's devices */
-    int dirty;         /* a pass is due */
+    int dirty;        /* a pass is due */
     volatile sig_atomic_t stop;
     int bound_port;
     void *http; /* struct MHD_Daemon */

@@ -91,8 +91,7 @@ void berth__daemon_on_stop(void *ctx, struct berth_job *ej, berth_us now)
 {
     struct berth__daemon *d = ctx;
     struct berth__ljob *j = ljob_of(d, ej);
-    berth__ljob_note(j, now, BERTH_L_PENDING, "preempted by the %s policy",
-                     d->engine->ops->name);
+    berth__ljob_note(j, now, BERTH_L_PENDING, "preempted by the %s policy", d->engine->ops->name);
     berth__report_stopped(ej, now);
     j->launch = 0;
     if (j->proc)
@@ -108,8 +107,7 @@ void berth__daemon_on_migrate(void *ctx, struct berth_job *ej, berth_us now)
     take_slots(j, ej);
     char where[256];
     describe_slots(d, j->slots, j->nslots, where, sizeof where);
-    berth__ljob_note(j, now, BERTH_L_RUNNING, "%s to %s", resize ? "resized" : "migrated",
-                     where);
+    berth__ljob_note(j, now, BERTH_L_RUNNING, "%s to %s", resize ? "resized" : "migrated", where);
     berth__report_stopped(ej, now);
     berth__report_started(j, ej, now);
     if (j->proc)
@@ -149,12 +147,22 @@ static int add_env(char ***v, size_t *n, size_t *cap, const char *k, const char 
 /* The job's environment: its own, then berthd's variables (which win). */
 static char **job_env(struct berth__daemon *d, const struct berth__ljob *j)
 {
-    static const char *const ours[] = {
-        "BERTH_JOB_ID",        "BERTH_API",           "BERTH_JOB_TOKEN", "BERTH_PROGRESS_FILE",
-        "BERTH_RESUME",        "BERTH_CHECKPOINT_SIGNAL", "BERTH_GRACE_S", "BERTH_ATTEMPT",
-        "CUDA_VISIBLE_DEVICES", "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE",
-        "CUDA_MPS_PINNED_DEVICE_MEM_LIMIT", "WORLD_SIZE", "RANK", "LOCAL_RANK", "MASTER_ADDR",
-        "MASTER_PORT"};
+    static const char *const ours[] = {"BERTH_JOB_ID",
+                                       "BERTH_API",
+                                       "BERTH_JOB_TOKEN",
+                                       "BERTH_PROGRESS_FILE",
+                                       "BERTH_RESUME",
+                                       "BERTH_CHECKPOINT_SIGNAL",
+                                       "BERTH_GRACE_S",
+                                       "BERTH_ATTEMPT",
+                                       "CUDA_VISIBLE_DEVICES",
+                                       "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE",
+                                       "CUDA_MPS_PINNED_DEVICE_MEM_LIMIT",
+                                       "WORLD_SIZE",
+                                       "RANK",
+                                       "LOCAL_RANK",
+                                       "MASTER_ADDR",
+                                       "MASTER_PORT"};
     char **v = NULL, val[4096];
     size_t n = 0, cap = 0;
     int ok = 1;
@@ -282,8 +290,8 @@ static int on_exit_(struct berth__daemon *d, struct berth__ljob *j, int lost, be
     case BERTH_THEN_FINISH:
         if (lost) {
             j->resume = 1;
-            berth__ljob_note(j, now, BERTH_L_PENDING, "attempt %d lost (%s): requeued",
-                             j->attempt, how);
+            berth__ljob_note(j, now, BERTH_L_PENDING, "attempt %d lost (%s): requeued", j->attempt,
+                             how);
             rc = berth__engine_requeue(d->engine, j->eidx, now, err);
             break;
         }
@@ -291,8 +299,7 @@ static int on_exit_(struct berth__daemon *d, struct berth__ljob *j, int lost, be
             berth__report_stopped(ej, now);
         rc = ej ? berth__engine_finish(d->engine, j->eidx, now, err) : 0;
         j->end_us = now;
-        berth__ljob_note(j, now, j->exit_code == 0 ? BERTH_L_COMPLETED : BERTH_L_FAILED, "%s",
-                         how);
+        berth__ljob_note(j, now, j->exit_code == 0 ? BERTH_L_COMPLETED : BERTH_L_FAILED, "%s", how);
         break;
     case BERTH_THEN_REQUEUE:
         j->resume = 1;

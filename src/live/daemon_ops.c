@@ -30,12 +30,12 @@ static int check_fits(struct berth__daemon *d, const struct berth__ljob *j, stru
     int32_t need = s->min_gpus;
     if (need > have)
         return berth_err_set(err, BERTH_EINPUT,
-                             "gpus: asks for %d GPUs, the cluster has at most %d of one type",
-                             need, have);
+                             "gpus: asks for %d GPUs, the cluster has at most %d of one type", need,
+                             have);
     if ((s->single_server || !c->allow_span) && need > per)
         return berth_err_set(err, BERTH_EINPUT,
-                             "gpus: asks for %d GPUs on one server, servers have at most %d",
-                             need, per);
+                             "gpus: asks for %d GPUs on one server, servers have at most %d", need,
+                             per);
     return 0;
 }
 
@@ -160,8 +160,9 @@ void berth__daemon_why(struct berth__daemon *d, struct berth__ljob *j, char *buf
         if (!ej->type_mask || (ej->type_mask >> t & 1))
             idle += c->types[t].free;
     size_t o = (size_t)snprintf(
-        buf, len, "waiting for %d %sGPU%s%s%s (%d idle of the types it may use); %zu pending jobs "
-                  "submitted before it; policy %s",
+        buf, len,
+        "waiting for %d %sGPU%s%s%s (%d idle of the types it may use); %zu pending jobs "
+        "submitted before it; policy %s",
         ej->gpus, ej->share < 1000 ? "shared " : "", ej->gpus == 1 ? "" : "s",
         j->spec.gpu_type[0] ? " of type " : "", j->spec.gpu_type, idle, ahead,
         d->engine->ops->name);

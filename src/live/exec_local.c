@@ -21,8 +21,8 @@ void berth__lexec_path(const struct berth__lexec *x, uint64_t id, const char *fi
              file);
 }
 
-static void attempt_path(const struct berth__lexec *x, const struct berth__ljob *j,
-                         const char *ext, char *buf, size_t len)
+static void attempt_path(const struct berth__lexec *x, const struct berth__ljob *j, const char *ext,
+                         char *buf, size_t len)
 {
     char f[64];
     snprintf(f, sizeof f, "a%d.%s", j->attempt, ext);
@@ -65,8 +65,8 @@ static int write_spec(const char *path, const struct berth__lexec *x, const stru
         json_array_append_new(argv, json_string(j->argv[i]));
     for (size_t i = 0; env[i]; i++)
         json_array_append_new(envj, json_string(env[i]));
-    json_t *o = json_pack("{s:o,s:o,s:s,s:s,s:s,s:s,s:s}", "argv", argv, "env", envj, "cwd",
-                          j->cwd, "stdout", out, "stderr", er, "pidfile", pid, "exitfile", ex);
+    json_t *o = json_pack("{s:o,s:o,s:s,s:s,s:s,s:s,s:s}", "argv", argv, "env", envj, "cwd", j->cwd,
+                          "stdout", out, "stderr", er, "pidfile", pid, "exitfile", ex);
     int rc = o && !json_dump_file(o, path, JSON_COMPACT)
                  ? 0
                  : berth_err_set(err, BERTH_EIO, "executor: cannot write %s", path);
@@ -185,8 +185,7 @@ int berth__lexec_signal(const struct berth__lexec *x, struct berth__ljob *j, int
     int pgid = 0;
     unsigned long long start = 0;
     attempt_path(x, j, "pid", path, sizeof path);
-    if (read_file(path, buf, sizeof buf) || sscanf(buf, "%d %llu", &pgid, &start) != 2 ||
-        pgid <= 1)
+    if (read_file(path, buf, sizeof buf) || sscanf(buf, "%d %llu", &pgid, &start) != 2 || pgid <= 1)
         return -1;
     /* the group leader is waited for by the shim only after it ends, so while it is alive
      * with the start time recorded, pgid is still the job's group */

@@ -46,9 +46,8 @@ static enum MHD_Result send_resp(struct MHD_Connection *c, struct berth__hresp *
         len = r->text_len;
         type = "text/plain; charset=utf-8";
     }
-    struct MHD_Response *resp =
-        MHD_create_response_from_buffer(len, buf ? buf : (void *)"", buf ? MHD_RESPMEM_MUST_FREE
-                                                                           : MHD_RESPMEM_PERSISTENT);
+    struct MHD_Response *resp = MHD_create_response_from_buffer(
+        len, buf ? buf : (void *)"", buf ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
     if (!resp) {
         free(buf);
         return MHD_NO;
@@ -141,7 +140,8 @@ static void dispatch(struct berth__daemon *d, struct MHD_Connection *c, const ch
         int mine = j && j->token[0] && berth__auth_same(j->token, tok);
         pthread_mutex_unlock(&d->mu);
         if (!mine) {
-            berth__hresp_error(out, 401, "Authorization: expected 'Bearer TOKEN' with a valid token");
+            berth__hresp_error(out, 401,
+                               "Authorization: expected 'Bearer TOKEN' with a valid token");
             return;
         }
         if (!rt->job_token_ok) {
@@ -156,14 +156,14 @@ static void dispatch(struct berth__daemon *d, struct MHD_Connection *c, const ch
         berth__hresp_error(out, 413, msg);
         return;
     }
-    struct berth__hreq r = {method, id, &who, job_id, st->body ? st->body : "", st->len,
-                            query_arg, c};
+    struct berth__hreq r = {method,  id,        &who, job_id, st->body ? st->body : "",
+                            st->len, query_arg, c};
     rt->fn(d, &r, out);
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
-                                  const char *method, const char *version,
-                                  const char *upload, size_t *upload_size, void **con_cls)
+                                  const char *method, const char *version, const char *upload,
+                                  size_t *upload_size, void **con_cls)
 {
     (void)version;
     struct berth__daemon *d = cls;
@@ -214,13 +214,12 @@ int berth__http_start(struct berth__daemon *d, struct berth_err *err)
     if (inet_pton(AF_INET, d->o.addr, &sa.sin_addr) != 1)
         return berth_err_set(err, BERTH_EINPUT, "--listen: expected an IPv4 address, found '%s'",
                              d->o.addr);
-    unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
-                     MHD_USE_POLL;
+    unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL;
     struct MHD_Daemon *h = MHD_start_daemon(
         flags, (uint16_t)d->o.port, NULL, NULL, on_request, d, MHD_OPTION_SOCK_ADDR,
         (struct sockaddr *)&sa, MHD_OPTION_NOTIFY_COMPLETED, on_done, NULL,
-        MHD_OPTION_CONNECTION_LIMIT, (unsigned)1000, MHD_OPTION_CONNECTION_TIMEOUT,
-        (unsigned)120, MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned)1, MHD_OPTION_END);
+        MHD_OPTION_CONNECTION_LIMIT, (unsigned)1000, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120,
+        MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned)1, MHD_OPTION_END);
     if (!h)
         return berth_err_set(err, BERTH_EIO, "cannot listen on %s:%d (in use?)", d->o.addr,
                              d->o.port);

@@ -20,11 +20,11 @@ struct berth__journal {
     pthread_t writer;
     pthread_mutex_t mu;
     pthread_cond_t more, done[2]; /* done[g & 1]: batch g committed */
-    struct entry *q, *w; /* q: queued; w: being written */
+    struct entry *q, *w;          /* q: queued; w: being written */
     size_t nq, qcap, nw, wcap;
     uint64_t gen, committed_gen; /* batch being queued; batches committed (or failed) */
-    uint64_t failed_gen; /* 1 + the first batch that failed, 0 = none: from then on the
-                            journal refuses writes (a disk that failed once is not trusted) */
+    uint64_t failed_gen;         /* 1 + the first batch that failed, 0 = none: from then on the
+                                    journal refuses writes (a disk that failed once is not trusted) */
     uint64_t commits, docs;
     int stop;
     char errmsg[256];

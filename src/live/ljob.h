@@ -65,12 +65,12 @@ struct berth__ljob {
     struct berth__slot slots[BERTH_L_MAX_SLOTS];
     int32_t nslots;
     /* the current attempt's process */
-    int attempt;  /* launches so far; attempt files are a<attempt>.* */
-    int launched; /* the attempt number journaled before its fork (0 = none) */
-    int resume;   /* the next launch is a restart: BERTH_RESUME=1 */
-    int proc;     /* 1 while the attempt's supervisor lives */
-    int launch;   /* 1: launch as soon as its GPUs are free of draining processes */
-    uint8_t then; /* enum berth__then */
+    int attempt;      /* launches so far; attempt files are a<attempt>.* */
+    int launched;     /* the attempt number journaled before its fork (0 = none) */
+    int resume;       /* the next launch is a restart: BERTH_RESUME=1 */
+    int proc;         /* 1 while the attempt's supervisor lives */
+    int launch;       /* 1: launch as soon as its GPUs are free of draining processes */
+    uint8_t then;     /* enum berth__then */
     berth_us kill_at; /* SIGKILL after the grace period, 0 = none */
     struct berth__slot pslots[BERTH_L_MAX_SLOTS]; /* GPUs the living process uses */
     int32_t npslots;

@@ -17,9 +17,9 @@ static json_t *slots_json(const struct berth__slot *s, int32_t n)
 {
     json_t *a = json_array();
     for (int32_t i = 0; a && i < n; i++)
-        json_array_append_new(a, json_pack("[I,I]", (json_int_t)s[i].server,
-                                           s[i].gpu == BERTH_NO_GPU ? (json_int_t)-1
-                                                                    : (json_int_t)s[i].gpu));
+        json_array_append_new(
+            a, json_pack("[I,I]", (json_int_t)s[i].server,
+                         s[i].gpu == BERTH_NO_GPU ? (json_int_t)-1 : (json_int_t)s[i].gpu));
     return a;
 }
 
@@ -56,12 +56,14 @@ json_t *berth__ljob_json(const struct berth__ljob *j, int full)
     json_object_set_new(o, "submit_us", opt_time(j->submit_us));
     json_object_set_new(o, "start_us", opt_time(j->start_us));
     json_object_set_new(o, "end_us", opt_time(j->end_us));
-    json_object_set_new(o, "exit_code", j->exit_code >= 0 ? json_integer(j->exit_code) : json_null());
+    json_object_set_new(o, "exit_code",
+                        j->exit_code >= 0 ? json_integer(j->exit_code) : json_null());
     json_object_set_new(o, "exit_signal",
                         j->exit_signal >= 0 ? json_integer(j->exit_signal) : json_null());
     json_object_set_new(o, "attempt", json_integer(j->attempt));
     json_object_set_new(o, "resume", json_boolean(j->resume));
-    json_object_set_new(o, "slots", slots_json(j->slots, j->state == BERTH_L_RUNNING ? j->nslots : 0));
+    json_object_set_new(o, "slots",
+                        slots_json(j->slots, j->state == BERTH_L_RUNNING ? j->nslots : 0));
     json_t *p = json_object();
     json_object_set_new(p, "step", j->step_at ? json_integer(j->step) : json_null());
     json_object_set_new(p, "metric", j->has_metric ? json_real(j->metric) : json_null());
@@ -92,8 +94,8 @@ static char **strv_from(const json_t *a, size_t *n)
     size_t k = json_array_size(a);
     char **v = calloc(k + 1, sizeof *v);
     for (size_t i = 0; v && i < k; i++)
-        v[i] = strdup(json_string_value(json_array_get(a, i)) ? json_string_value(json_array_get(a, i))
-                                                               : "");
+        v[i] = strdup(
+            json_string_value(json_array_get(a, i)) ? json_string_value(json_array_get(a, i)) : "");
     *n = k;
     return v;
 }

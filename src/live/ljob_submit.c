@@ -14,10 +14,9 @@
 #define MAX_SECONDS 1e9
 
 static const char *const known[] = {
-    "argv",       "cwd",       "env",         "gpus",  "gpu_type",          "gpu_share",
-    "gpu_mem_mib", "min_gpus", "max_gpus",    "queue", "priority",          "checkpoint_signal",
-    "grace_s",    "est_s",     "total_steps", "name",  "hold",              "shell",
-    "single_server"};
+    "argv",        "cwd",      "env",   "gpus",     "gpu_type",          "gpu_share", "gpu_mem_mib",
+    "min_gpus",    "max_gpus", "queue", "priority", "checkpoint_signal", "grace_s",   "est_s",
+    "total_steps", "name",     "hold",  "shell",    "single_server"};
 
 static int bad(struct berth_err *err, const char *field, const char *what)
 {
@@ -64,8 +63,8 @@ static int get_str(const json_t *body, const char *field, size_t max, const char
         return 0;
     if (!json_is_string(v) || json_string_length(v) > max ||
         strlen(json_string_value(v)) != json_string_length(v))
-        return berth_err_set(err, BERTH_EINPUT, "%s: expected a string of at most %zu bytes",
-                             field, max);
+        return berth_err_set(err, BERTH_EINPUT, "%s: expected a string of at most %zu bytes", field,
+                             max);
     *out = json_string_value(v);
     return 0;
 }
@@ -102,8 +101,7 @@ static int read_argv(const json_t *body, struct berth__ljob *j, int shell, struc
         const json_t *s = json_array_get(a, i);
         if (!json_is_string(s) || json_string_length(s) > MAX_STR ||
             strlen(json_string_value(s)) != json_string_length(s))
-            return berth_err_set(err, BERTH_EINPUT, "argv[%zu]: expected a string without NUL",
-                                 i);
+            return berth_err_set(err, BERTH_EINPUT, "argv[%zu]: expected a string without NUL", i);
         if (i == 0 && !*json_string_value(s))
             return bad(err, "argv[0]", "expected a program name, found an empty string");
         j->argv[extra + i] = strdup(json_string_value(s));

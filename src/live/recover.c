@@ -25,8 +25,7 @@ static int load_one(void *ctx, uint64_t id, const char *doc, struct berth_err *e
         return rc;
     if (j->id != id || BERTH_GROW(d->jobs, d->cap, (size_t)id)) {
         berth__ljob_free(j);
-        return berth_err_set(err, BERTH_EIO, "journal: job %llu: damaged",
-                             (unsigned long long)id);
+        return berth_err_set(err, BERTH_EIO, "journal: job %llu: damaged", (unsigned long long)id);
     }
     for (size_t i = d->njobs; i < id; i++)
         d->jobs[i] = NULL;

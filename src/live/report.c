@@ -38,8 +38,8 @@ int berth__report_parse(const json_t *o, struct berth__report *r, struct berth_e
     return 0;
 }
 
-void berth__report_apply(struct berth__ljob *lj, struct berth_job *ej, const struct berth__report *r,
-                         berth_us now)
+void berth__report_apply(struct berth__ljob *lj, struct berth_job *ej,
+                         const struct berth__report *r, berth_us now)
 {
     berth_us t = r->t ? r->t : now;
     lj->prev_step = lj->step;
@@ -109,8 +109,8 @@ static int apply_line(const char *path, char *line, struct berth__ljob *lj, stru
     return 1;
 }
 
-int berth__report_tail(const char *path, struct berth__ljob *lj, struct berth_job *ej,
-                       berth_us now, FILE *log)
+int berth__report_tail(const char *path, struct berth__ljob *lj, struct berth_job *ej, berth_us now,
+                       FILE *log)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)

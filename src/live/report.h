@@ -21,13 +21,13 @@ struct berth__report {
  * nothing else allowed). BERTH_EINPUT naming the field. */
 int berth__report_parse(const json_t *o, struct berth__report *r, struct berth_err *err);
 /* Applies r to the live record and, when ej is not NULL, to the engine's record. */
-void berth__report_apply(struct berth__ljob *lj, struct berth_job *ej, const struct berth__report *r,
-                         berth_us now);
+void berth__report_apply(struct berth__ljob *lj, struct berth_job *ej,
+                         const struct berth__report *r, berth_us now);
 /* Reads the complete lines added to path since the last call (lj->prog_off), ignoring a
  * partial last line; a malformed line is logged to log as "PATH:LINE: ..." and skipped.
  * Returns the number of reports applied. */
-int berth__report_tail(const char *path, struct berth__ljob *lj, struct berth_job *ej,
-                       berth_us now, FILE *log);
+int berth__report_tail(const char *path, struct berth__ljob *lj, struct berth_job *ej, berth_us now,
+                       FILE *log);
 /* The engine record's progress when its job starts or stops running. */
 void berth__report_started(struct berth__ljob *lj, struct berth_job *ej, berth_us now);
 void berth__report_stopped(struct berth_job *ej, berth_us now);

@@ -64,20 +64,19 @@ static void submit(struct berth__daemon *d, const struct berth__hreq *r, struct 
         return;
     }
     out->status = 201;
-    out->json = json_pack("{s:I,s:s}", "id", (json_int_t)j->id, "state",
-                          berth__lstate_name(j->state));
+    out->json =
+        json_pack("{s:I,s:s}", "id", (json_int_t)j->id, "state", berth__lstate_name(j->state));
 }
 
 static json_t *summary(const struct berth__ljob *j)
 {
     const struct berth_jobspec *s = &j->spec;
-    return json_pack("{s:I,s:s,s:s,s:s,s:i,s:f,s:s,s:s,s:i,s:I,s:I,s:I,s:i}", "id",
-                     (json_int_t)j->id, "name", j->name, "user", j->user, "state",
-                     berth__lstate_name(j->state), "gpus", s->num_gpus, "gpu_share",
-                     s->gpu_share_milli / 1000.0, "gpu_type", s->gpu_type, "queue", s->queue,
-                     "priority", s->priority, "submit_us", (json_int_t)j->submit_us, "start_us",
-                     (json_int_t)j->start_us, "end_us", (json_int_t)j->end_us, "attempt",
-                     j->attempt);
+    return json_pack(
+        "{s:I,s:s,s:s,s:s,s:i,s:f,s:s,s:s,s:i,s:I,s:I,s:I,s:i}", "id", (json_int_t)j->id, "name",
+        j->name, "user", j->user, "state", berth__lstate_name(j->state), "gpus", s->num_gpus,
+        "gpu_share", s->gpu_share_milli / 1000.0, "gpu_type", s->gpu_type, "queue", s->queue,
+        "priority", s->priority, "submit_us", (json_int_t)j->submit_us, "start_us",
+        (json_int_t)j->start_us, "end_us", (json_int_t)j->end_us, "attempt", j->attempt);
 }
 
 static void list(struct berth__daemon *d, const struct berth__hreq *r, struct berth__hresp *out)
@@ -268,11 +267,10 @@ static void nodes(struct berth__daemon *d, const struct berth__hreq *r, struct b
         json_t *gs = json_array();
         for (int g = 0; g < v->ngpus; g++) {
             size_t k = s * BERTH_MAX_SERVER_GPUS + (size_t)g;
-            json_array_append_new(
-                gs, json_pack("{s:i,s:I,s:b,s:i,s:o}", "index", g, "device",
-                              (json_int_t)(d->gpu_base[s] + (size_t)g), "idle",
-                              (int)(v->free_mask >> g & 1), "draining", d->drain[k], "jobs",
-                              gj[k]));
+            json_array_append_new(gs, json_pack("{s:i,s:I,s:b,s:i,s:o}", "index", g, "device",
+                                                (json_int_t)(d->gpu_base[s] + (size_t)g), "idle",
+                                                (int)(v->free_mask >> g & 1), "draining",
+                                                d->drain[k], "jobs", gj[k]));
         }
         json_array_append_new(a, json_pack("{s:s,s:s,s:i,s:i,s:o}", "name", v->name, "gpu_type",
                                            c->types[v->type].name, "gpus", v->ngpus, "idle_gpus",
@@ -284,18 +282,16 @@ static void nodes(struct berth__daemon *d, const struct berth__hreq *r, struct b
                           berth_cluster_free_gpus(c));
 }
 
-static void policies(struct berth__daemon *d, const struct berth__hreq *r,
-                     struct berth__hresp *out)
+static void policies(struct berth__daemon *d, const struct berth__hreq *r, struct berth__hresp *out)
 {
     (void)r;
     json_t *a = json_array();
     for (size_t i = 0; i < berth_policy_count(); i++)
-        json_array_append_new(a, json_pack("{s:s,s:s,s:s}", "name", berth_policy_name(i),
-                                           "summary", berth_policy_summary(i), "placement",
+        json_array_append_new(a, json_pack("{s:s,s:s,s:s}", "name", berth_policy_name(i), "summary",
+                                           berth_policy_summary(i), "placement",
                                            berth_policy_default_placement(i)));
     out->json = json_pack("{s:s,s:s,s:o}", "current", d->engine->ops->name, "placement",
-                          berth_placement_name((size_t)d->engine->params.placement), "policies",
-                          a);
+                          berth_placement_name((size_t)d->engine->params.placement), "policies", a);
 }
 
 static void health(struct berth__daemon *d, const struct berth__hreq *r, struct berth__hresp *out)
@@ -307,9 +303,8 @@ static void health(struct berth__daemon *d, const struct berth__hreq *r, struct 
     out->json = json_pack("{s:s,s:s,s:I,s:I,s:I,s:I,s:I,s:{s:I,s:I}}", "status", "ok", "policy",
                           d->engine->ops->name, "jobs", (json_int_t)d->njobs, "pending",
                           (json_int_t)d->engine->npending, "running",
-                          (json_int_t)d->engine->nrunning, "passes",
-                          (json_int_t)d->engine->passes, "preemptions",
-                          (json_int_t)d->engine->preemptions, "journal", "commits",
+                          (json_int_t)d->engine->nrunning, "passes", (json_int_t)d->engine->passes,
+                          "preemptions", (json_int_t)d->engine->preemptions, "journal", "commits",
                           (json_int_t)commits, "documents", (json_int_t)docs);
     pthread_mutex_unlock(&d->mu);
 }

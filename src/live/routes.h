@@ -10,10 +10,10 @@
 
 struct berth__hreq {
     const char *method;
-    uint64_t id;                   /* the {id} of the path, 0 when none */
+    uint64_t id; /* the {id} of the path, 0 when none */
     const struct berth__caller *who;
-    uint64_t job_token_id;         /* the job a job token belongs to (who->job_token) */
-    const char *body;              /* NUL-terminated, may be empty */
+    uint64_t job_token_id; /* the job a job token belongs to (who->job_token) */
+    const char *body;      /* NUL-terminated, may be empty */
     size_t body_len;
     const char *(*arg)(void *conn, const char *name); /* query arguments */
     void *conn;
@@ -21,8 +21,8 @@ struct berth__hreq {
 
 struct berth__hresp {
     int status;
-    json_t *json;    /* the body (owned), or NULL */
-    char *text;      /* a plain-text body (owned), when json is NULL */
+    json_t *json; /* the body (owned), or NULL */
+    char *text;   /* a plain-text body (owned), when json is NULL */
     size_t text_len;
     long long offset; /* >= 0: sent as X-Berth-Offset */
     int more;         /* X-Berth-More: 1 while a log may still grow */

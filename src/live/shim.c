@@ -136,8 +136,7 @@ int berth__shim_main(const char *spec_path, int lockfd)
         goto done;
     }
     setpgid(pid, pid);
-    snprintf(text, sizeof text, "%d %llu\n", (int)pid,
-             (unsigned long long)berth__proc_start(pid));
+    snprintf(text, sizeof text, "%d %llu\n", (int)pid, (unsigned long long)berth__proc_start(pid));
     write_atomic(pidf, text);
     int st = 0;
     while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
