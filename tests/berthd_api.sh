@@ -185,4 +185,30 @@ printf 'server %s\ntoken %s\n' "$URL" "$BOB" >"$W/client.conf"
 BERTH_SERVER= BERTH_TOKEN= BERTH_CONFIG=$W/client.conf "$BERTH" queue --all --user bob >"$W/q2" 2>&1 \
     && ok "server and token from the client config file" || bad "config file: $(cat "$W/q2")"
 stop_berthd
+
+# --- starting: a config file (flags win), bad settings, no GPUs without NVML
+printf '# berthd settings\npolicy las\nquantum 5\n' >"$W/berthd.conf"
+start_berthd --gpus 1x2:a100 --config "$W/berthd.conf"
+api GET /v1/health >/dev/null
+[ "$(jf policy)" = las ] && ok "berthd --config: policy from the file" || bad "config policy: $(cat "$W/body")"
+api GET /v1/jobs/1 >/dev/null
+[ "$(jf state)" = completed ] && ok "the jobs of the previous run are recovered" || bad "recovered job 1: $(cat "$W/body")"
+stop_berthd
+start_berthd --gpus 1x2:a100 --config "$W/berthd.conf" --policy sjf
+api GET /v1/health >/dev/null
+[ "$(jf policy)" = sjf ] && ok "a flag wins over the config file" || bad "flag over config: $(jf policy)"
+stop_berthd
+expect_rc 2 "berthd without --tokens" -- "$BERTHD" --gpus 1x1:a100 --state-dir "$W/st2"
+has "$W/err" "--tokens: required" "it names --tokens"
+expect_rc 2 "berthd with an unknown policy" -- "$BERTHD" --tokens "$W/tokens" --gpus 1x1:a100 --policy nope --state-dir "$W/st2"
+has "$W/err" "unknown policy 'nope'" "it names the policy"
+expect_rc 2 "berthd with a bad port" -- "$BERTHD" --tokens "$W/tokens" --port 70000
+printf 'policy\n' >"$W/bad.conf"
+expect_rc 2 "berthd with a bad config line" -- "$BERTHD" --config "$W/bad.conf"
+has "$W/err" "bad.conf:1:" "it names FILE:LINE"
+if ! ldconfig -p 2>/dev/null | grep -q libnvidia-ml.so.1; then
+    expect_rc 2 "berthd without --gpus on a machine without NVML" -- "$BERTHD" --tokens "$W/tokens" --state-dir "$W/st2"
+    has "$W/err" "libnvidia-ml.so.1 not found" "it says NVML is absent"
+    has "$W/err" "--gpus" "and suggests --gpus"
+fi
 finish
