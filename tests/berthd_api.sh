@@ -70,6 +70,13 @@ done
 grep -q '^BERTH_RESUME=' "$W/env.txt" && bad "a first attempt got BERTH_RESUME" || ok "a first attempt has no BERTH_RESUME"
 grep -q "^BERTH_TOKEN=" "$W/env.txt" && bad "the user token leaked into the job" || ok "no user token in the job's environment"
 
+# --- a GPU share: MPS variables
+api POST /v1/jobs '{"argv":["sh","-c","env > share.txt"],"cwd":"'"$W"'","gpu_share":0.5,"gpu_mem_mib":1000}' >/dev/null
+wait_state "$(jf id)" completed
+grep -q '^CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=50$' "$W/share.txt" && ok "a 0.5 share gets CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=50" || bad "MPS percentage: $(grep MPS "$W/share.txt")"
+grep -q '^CUDA_MPS_PINNED_DEVICE_MEM_LIMIT=0=1000M$' "$W/share.txt" && ok "and CUDA_MPS_PINNED_DEVICE_MEM_LIMIT=0=1000M" || bad "MPS memory: $(grep MPS "$W/share.txt")"
+grep -q '^CUDA_MPS' "$W/env.txt" && bad "a whole-GPU job got MPS variables" || ok "no MPS variables for whole GPUs"
+
 # --- a failing job and a missing program
 api POST /v1/jobs '{"argv":["sh","-c","exit 3"]}' >/dev/null; J2=$(jf id)
 api POST /v1/jobs '{"argv":["/no/such/program"]}' >/dev/null; J3=$(jf id)

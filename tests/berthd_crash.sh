@@ -56,4 +56,37 @@ grep -q "resume=1" "$W/lost" && ok "the requeued attempt has BERTH_RESUME=1" || 
 api POST "/v1/jobs/$L/cancel" >/dev/null
 wait_state "$L" cancelled
 stop_berthd
+
+# a crash while a preempted job is still checkpointing: after the restart it is left to
+# stop (SIGKILL at the end of its grace), the preempting job starts only then, and the
+# preempted job resumes once
+start_berthd --gpus 1x1:a100 --policy srtf --state-dir "$W/st2"
+cat >"$W/slow.sh" <<SH
+echo "slow resume=\${BERTH_RESUME:-0}" >> $W/m2
+[ "\${BERTH_RESUME:-0}" = 1 ] && exit 0
+trap 'echo "slow got TERM" >> $W/m2' TERM
+while :; do sleep 0.05; done
+SH
+api POST /v1/jobs '{"argv":["sh","'"$W/slow.sh"'"],"est_s":1000,"grace_s":3}' >/dev/null
+S=$(jf id)
+wait_state "$S" running
+for _ in $(seq 100); do [ -s "$W/m2" ] && break; sleep 0.05; done
+api POST /v1/jobs '{"argv":["sh","-c","echo fast >> '"$W/m2"'"],"est_s":1}' >/dev/null
+F=$(jf id)
+for _ in $(seq 100); do grep -q "slow got TERM" "$W/m2" 2>/dev/null && break; sleep 0.05; done
+stop_berthd KILL
+start_berthd --gpus 1x1:a100 --policy srtf --state-dir "$W/st2"
+wait_state "$F" completed 30 && ok "the preempting job ran after the restart"
+wait_state "$S" completed 30 && ok "the preempted job resumed after the restart"
+[ "$(grep -c fast "$W/m2")" = 1 ] && [ "$(grep -c 'slow resume=1' "$W/m2")" = 1 ] \
+    && [ "$(grep -c 'slow resume=0' "$W/m2")" = 1 ] && ok "each ran once per attempt" || bad "markers: $(cat "$W/m2")"
+order=$(tr '\n' ' ' <"$W/m2")
+case "$order" in
+*"got TERM"*"fast"*"resume=1"*) ok "order: signal, crash, the fast job after the slow one died, the resume" ;;
+*) bad "order: $order" ;;
+esac
+api GET "/v1/jobs/$S" >/dev/null
+has "$W/body" "grace period over: SIGKILL sent" "the slow job was SIGKILLed after its grace, across the restart"
+for f in "$W"/st2/jobs/*/a*.pid; do [ -f "$f" ] && kill -KILL -"$(cut -d' ' -f1 "$f")" 2>/dev/null; done
+stop_berthd
 finish

@@ -27,7 +27,7 @@ stop_berthd() { # stop_berthd [SIGNAL]: a TERM stop must exit 0 with no sanitize
     ! grep -q "Sanitizer" "$W/berthd.log" || { bad "sanitizer report: $(grep -A5 Sanitizer "$W/berthd.log" | head -20)"; sed -i 's/Sanitizer/sanitizer (reported)/' "$W/berthd.log"; }
 }
 cleanup_jobs() { # kill what jobs are left (their shims live in sessions of their own)
-    for f in "$W"/st/jobs/*/a*.pid; do
+    for f in "$W"/st*/jobs/*/a*.pid; do
         [ -f "$f" ] && kill -KILL -"$(cut -d' ' -f1 "$f")" 2>/dev/null
     done
     return 0

@@ -259,6 +259,7 @@ static int launch(struct berth__daemon *d, struct berth__ljob *j, berth_us now,
     if (rc) { /* the job goes back to the queue */
         fprintf(d->log, "berthd: job %s: %s\n", j->idstr, err->msg);
         berth__ljob_note(j, now, BERTH_L_PENDING, "launch failed: %.80s", err->msg);
+        d->dirty = 1;
         return berth__engine_requeue(d->engine, j->eidx, now, err);
     }
     j->proc = 1;

@@ -72,9 +72,14 @@ static int check_attempt(struct berth__daemon *d, struct berth__ljob *j, berth_u
             j->in_engine = 0;
             j->then = BERTH_THEN_REQUEUE;
         }
+        /* it was being stopped (preempted, moved, cancelled): let it finish stopping */
         berth__daemon_drain(d, j, 1);
         berth__lexec_signal(&d->ex, j, j->ckpt_sig);
         j->kill_at = now + (j->grace_us > 0 ? j->grace_us : 1);
+        if (j->state == BERTH_L_RUNNING && j->then != BERTH_THEN_CANCEL) {
+            j->then = BERTH_THEN_REQUEUE; /* its restart goes through the queue again */
+            return berth__ljob_note(j, now, BERTH_L_PENDING, "requeued after a restart");
+        }
         return 0;
     }
     j->proc = 0;
