@@ -3,6 +3,8 @@
 # already there. Run as root (or with sudo available). Used by `make` and by .ci/run.
 set -eu
 need="gcc make cmake pkg-config libjansson-dev libglpk-dev python3 ${BERTH_EXTRA_PACKAGES:-}"
+# berthd: HTTP server, journal, the CLI's HTTP client; curl and procps (pgrep) for its tests
+need="$need libmicrohttpd-dev libsqlite3-dev libcurl4-openssl-dev curl procps"
 missing=""
 for p in $need; do
     if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
