@@ -57,6 +57,12 @@ int berth__plan_start_type(struct berth_plan *p, uint32_t j, int type, struct be
  * the engine counts it and calls the executor's migrate. BERTH_EINPUT when n GPUs do not
  * fit (the job keeps its size then), BERTH_EINTERNAL when n is outside the range. */
 int berth__plan_start_n(struct berth_plan *p, uint32_t j, int32_t n, struct berth_err *err);
+/* Starts pending 1-GPU job j on GPU gpu of server server as a share of milli (1..1000) of
+ * it, whatever share its spec asked for (the share stays the job's until its next start):
+ * for policies that cut GPUs themselves (Salus' lanes). The GPU must have room for the share
+ * (1000: be wholly idle). BERTH_EINPUT (with err) when it has not; the plan is unchanged. */
+int berth__plan_start_share(struct berth_plan *p, uint32_t j, uint32_t server, uint32_t gpu,
+                            int32_t milli, struct berth_err *err);
 /* Stops running job j and frees its GPUs (they stay remembered for a restore). */
 int berth__plan_preempt(struct berth_plan *p, uint32_t j, struct berth_err *err);
 /* 1 when job j was running when the plan opened, was preempted in this plan, and every GPU

@@ -19,6 +19,11 @@ extern const struct berth_policy_ops berth__policy_tiresias_dlas;
 extern const struct berth_policy_ops berth__policy_tiresias_dlas_gpu;
 extern const struct berth_policy_ops berth__policy_blox_las;
 extern const struct berth_policy_ops berth__policy_blox_fifo;
+/* Salus (salus.c) */
+extern const struct berth_policy_ops berth__policy_salus_fifo;
+extern const struct berth_policy_ops berth__policy_salus_srtf;
+extern const struct berth_policy_ops berth__policy_salus_pack;
+extern const struct berth_policy_ops berth__policy_salus_fair;
 
 static const struct berth_policy_ops *const registry[] = {
     &berth__policy_fifo,
@@ -36,6 +41,11 @@ static const struct berth_policy_ops *const registry[] = {
     &berth__policy_tiresias_dlas_gpu,
     &berth__policy_blox_las,
     &berth__policy_blox_fifo,
+    /* Salus (salus.c) */
+    &berth__policy_salus_fifo,
+    &berth__policy_salus_srtf,
+    &berth__policy_salus_pack,
+    &berth__policy_salus_fair,
 };
 
 #define NPOLICIES (sizeof registry / sizeof *registry)
