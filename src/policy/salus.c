@@ -260,9 +260,9 @@ static int arrive(struct salus *s, const struct berth_view *v, uint32_t j, struc
     const struct berth_job *job = &v->jobs[j];
     if (job->gpus != 1 || job->spec->max_gpus != 1)
         return berth_err_set(err, BERTH_EINPUT,
-                             "job %s: the salus policies run 1-GPU jobs, found num_gpus %d "
-                             "(max_gpus %d)",
-                             job->spec->id, job->gpus, job->spec->max_gpus);
+                             "job %s (trace line %u): the salus policies run 1-GPU jobs, found "
+                             "num_gpus %d (max_gpus %d)",
+                             job->spec->id, job->spec->line, job->gpus, job->spec->max_gpus);
     int64_t p, e, most = 0;
     berth__salus_job_mem(job->spec, &p, &e);
     for (size_t t = 0; t < v->cluster->ntypes; t++)
@@ -270,11 +270,11 @@ static int arrive(struct salus *s, const struct berth_view *v, uint32_t j, struc
             most = s->type_cap[t];
     if (p + e > most)
         return berth_err_set(err, BERTH_EINPUT,
-                             "job %s: needs %lld MiB of GPU memory (persistent %lld + ephemeral "
-                             "%lld), more than the %lld MiB Salus' lanes get on any GPU it may "
-                             "use",
-                             job->spec->id, (long long)(p + e), (long long)p, (long long)e,
-                             (long long)most);
+                             "job %s (trace line %u): needs %lld MiB of GPU memory (persistent "
+                             "%lld + ephemeral %lld), more than the %lld MiB Salus' lanes get on "
+                             "any GPU it may use",
+                             job->spec->id, job->spec->line, (long long)(p + e), (long long)p,
+                             (long long)e, (long long)most);
     if (BERTH_GROW(s->queue, s->qcap, s->nqueue + 1))
         return berth_err_set(err, BERTH_ENOMEM, "salus: out of memory");
     s->queue[s->nqueue++] = j;
