@@ -16,6 +16,7 @@ void berth__plan_free(struct berth_plan *p)
     free(p->touch_of);
     free(p->snaps);
     free(p->stamp);
+    free(p->hidden);
     berth__plan_init(p);
 }
 
@@ -37,6 +38,8 @@ int berth__plan_open(struct berth_plan *p, struct berth_cluster *c, struct berth
     }
     p->ntouched = 0;
     p->nsnaps = 0;
+    p->nhidden = 0;
+    p->lent = p->reclaimed = 0;
     p->cluster = c;
     p->jobs = jobs;
     p->now = now;

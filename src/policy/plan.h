@@ -34,6 +34,14 @@ struct berth_plan {
     uint32_t *stamp;           /* per server: last start that counted it (servers spanned) */
     size_t stamp_cap;
     uint32_t epoch;
+    struct berth_plan_hidden *hidden; /* idle GPUs hidden from placement in this pass */
+    size_t nhidden, hidden_cap;
+    int32_t lent, reclaimed; /* servers unreserved / reserved in this pass */
+};
+
+struct berth_plan_hidden {
+    uint32_t server;
+    uint64_t mask;
 };
 
 void berth__plan_init(struct berth_plan *p);
@@ -70,6 +78,18 @@ int berth__plan_preempt(struct berth_plan *p, uint32_t j, struct berth_err *err)
 int berth__plan_can_restore(const struct berth_plan *p, uint32_t j);
 /* Gives job j back exactly the GPUs it was preempted from in this plan. */
 int berth__plan_restore(struct berth_plan *p, uint32_t j, struct berth_err *err);
+
+/* Pools (plan_pool.c). A reserved server belongs to its pool's owner (an inference pool
+ * lending servers to training; model/cluster_int.h). Reserving takes a wholly idle server
+ * (BERTH_EINPUT when anything on it is in use or it is reserved already); unreserving lends
+ * it to jobs. The plan counts both for the engine. */
+int berth__plan_reserve(struct berth_plan *p, uint32_t s, struct berth_err *err);
+int berth__plan_unreserve(struct berth_plan *p, uint32_t s, struct berth_err *err);
+/* Hides server s's idle GPUs from placement until berth__plan_unhide_all (which the engine
+ * also calls when the policy returns): a policy steers starts to some servers first (Aryl's
+ * training servers before loaned ones) with the ordinary placement helpers. */
+int berth__plan_hide(struct berth_plan *p, uint32_t s);
+void berth__plan_unhide_all(struct berth_plan *p);
 
 /* Placement helpers (placement.c): choose GPUs of type t for job j and take them through
  * berth__plan_take / berth__plan_take_share, weighing idle GPUs, fractional room, CPU and

@@ -19,6 +19,11 @@ extern const struct berth_policy_ops berth__policy_tiresias_dlas;
 extern const struct berth_policy_ops berth__policy_tiresias_dlas_gpu;
 extern const struct berth_policy_ops berth__policy_blox_las;
 extern const struct berth_policy_ops berth__policy_blox_fifo;
+/* Aryl / Lyra (aryl.c) */
+extern const struct berth_policy_ops berth__policy_aryl;
+extern const struct berth_policy_ops berth__policy_aryl_loan;
+extern const struct berth_policy_ops berth__policy_aryl_elastic;
+extern const struct berth_policy_ops berth__policy_aryl_base;
 /* Salus (salus.c) */
 extern const struct berth_policy_ops berth__policy_salus_fifo;
 extern const struct berth_policy_ops berth__policy_salus_srtf;
@@ -41,6 +46,11 @@ static const struct berth_policy_ops *const registry[] = {
     &berth__policy_tiresias_dlas_gpu,
     &berth__policy_blox_las,
     &berth__policy_blox_fifo,
+    /* Aryl / Lyra (aryl.c) */
+    &berth__policy_aryl,
+    &berth__policy_aryl_loan,
+    &berth__policy_aryl_elastic,
+    &berth__policy_aryl_base,
     /* Salus (salus.c) */
     &berth__policy_salus_fifo,
     &berth__policy_salus_srtf,
