@@ -115,25 +115,38 @@ static void whole_golden(void)
     }
 }
 
-/* The GPU search: the first GPU at or after `from` with room >= need. Caps 1000, 3000, 2000,
- * 500, 2500 (a tree of 8 leaves, 3 of them padding). */
+/* The GPU search: the first GPU at or after `from` with at least need in a tree, and the GPU
+ * with the most. Caps 1000, 3000, 2000, 500, 2500 (8 leaves, 3 of them padding). */
 static void find_golden(void)
 {
     struct berth__lanes L;
     int64_t cap[] = {1000, 3000, 2000, 500, 2500};
+    const int F = BERTH_LANES_FREE, R = BERTH_LANES_ROOM;
     CHECK_I64(berth__lanes_init(&L, 5, cap, 1), 0);
-    CHECK_I64(berth__lanes_reserve_jobs(&L, 2), 0);
-    CHECK_I64(berth__lanes_find(&L, 2500, 0), 1);
-    CHECK_I64(berth__lanes_find(&L, 2500, 2), 4);
-    CHECK_I64(berth__lanes_find(&L, 2600, 2), NONE);
-    CHECK_I64(berth__lanes_find(&L, 500, 3), 3);
-    CHECK_I64(berth__lanes_find(&L, 1, 5), NONE);
-    CHECK_I64(berth__lanes_find(&L, 3001, 0), NONE);
-    /* a job of 200 + 2000 in GPU 1 (a lane of 2200) leaves 800 free, but the lane itself
-     * has 2200 - 200 = 2000 of room for a job that may share it: GPU 1's room is 2000 */
-    CHECK(berth__lanes_admit(&L, 1, 0, 200, 2000, 2200) != NONE);
-    CHECK_I64(berth__lanes_find(&L, 2001, 0), 2 + 2); /* 2000 at GPU 2 is short: GPU 4 */
-    CHECK_I64(berth__lanes_find(&L, 2000, 0), 1);
+    CHECK_I64(berth__lanes_reserve_jobs(&L, 3), 0);
+    CHECK_I64(berth__lanes_find(&L, F, 2500, 0), 1);
+    CHECK_I64(berth__lanes_find(&L, F, 2500, 2), 4);
+    CHECK_I64(berth__lanes_find(&L, F, 2600, 2), NONE);
+    CHECK_I64(berth__lanes_find(&L, F, 500, 3), 3);
+    CHECK_I64(berth__lanes_find(&L, F, 1, 5), NONE);
+    CHECK_I64(berth__lanes_find(&L, F, 3001, 0), NONE);
+    CHECK_I64(berth__lanes_find_most(&L, F, 1), 1);
+    CHECK_I64(berth__lanes_find_most(&L, F, 3001), NONE);
+    CHECK_I64(berth__lanes_find_most(&L, R, 0), NONE); /* no lanes yet */
+    /* a job of 200 + 2000 in a new lane of 2200 on GPU 1 leaves it 800 free, and the lane
+     * room for 2200 - 200 - 2000 = 0 more persistent memory (a job with a peak <= 2000) */
+    CHECK(berth__lanes_admit_new(&L, 1, 0, 200, 2000, 2200) != NONE);
+    CHECK_I64(berth__lanes_find(&L, F, 2001, 0), 4); /* GPU 2 has 2000 */
+    CHECK_I64(berth__lanes_find_most(&L, F, 1), 4);  /* 2500 */
+    CHECK_I64(berth__lanes_find(&L, R, 0, 0), 1);
+    CHECK_I64(berth__lanes_find(&L, R, 1, 0), NONE);
+    CHECK_I64(berth__lanes_find_most(&L, R, 0), 1);
+    /* sharing: 100 + max(1000, 2000) = 2100 > 2000; 100 + max(1500, 2000) fits neither;
+     * 100 + max(500, 2000) = 2100 > 2000 too: only p = 0 fits a lane made at exactly p + e */
+    CHECK_I64(berth__lanes_admit_shared(&L, 1, 1, 100, 500), NONE);
+    CHECK_I64(berth__lanes_admit_shared(&L, 1, 1, 0, 500), L.lane_of[0]);
+    CHECK_I64(berth__lanes_admit_new(&L, 3, 2, 300, 300, 600), NONE); /* 500 free */
+    CHECK_I64(berth__lanes_admit_new(&L, 3, 2, 300, 300, 500), NONE); /* lane < p + e */
     CHECK_I64(berth__lanes_check(&L), 0);
     berth__lanes_free(&L);
 }
@@ -204,9 +217,20 @@ static void random_sequences(void)
             int64_t p = (int64_t)berth__rng_below(&r, 800),
                     e = 1 + (int64_t)berth__rng_below(&r, 3000);
             uint32_t got = NONE;
-            for (uint32_t g = berth__lanes_find(&L, p + e, 0); g != NONE && got == NONE;
-                 g = berth__lanes_find(&L, p + e, g + 1))
-                got = berth__lanes_admit(&L, g, j, p, e, pack ? p + e : cap[g]);
+            /* the salus policies' search order: the most free memory, then the first GPU
+             * with room for a new lane, then the most lane room, then the first */
+            for (int w = BERTH_LANES_FREE; w <= BERTH_LANES_ROOM && got == NONE; w++) {
+                int64_t need = w == BERTH_LANES_FREE ? p + e : p;
+                uint32_t g = berth__lanes_find_most(&L, w, need);
+                if (g == NONE)
+                    continue;
+                got = w == BERTH_LANES_FREE
+                          ? berth__lanes_admit_new(&L, g, j, p, e, pack ? p + e : cap[g])
+                          : berth__lanes_admit_shared(&L, g, j, p, e);
+                for (g = berth__lanes_find(&L, w, need, 0); g != NONE && got == NONE;
+                     g = berth__lanes_find(&L, w, need, g + 1))
+                    got = berth__lanes_admit(&L, g, j, p, e, pack ? p + e : cap[g]);
+            }
             if (got == NONE) /* brute force: nowhere */
                 for (uint32_t g = 0; g < 6; g++) {
                     CHECK(L.gpu[g].free < (pack ? p + e : cap[g]) || cap[g] < p + e);

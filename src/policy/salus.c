@@ -12,7 +12,8 @@
  *   salus-pack  a lane of P + E per job while memory allows (Salus' lane manager), all
  *               lanes concurrent; within a shared lane the earliest admitted runs
  *   salus-fair  one lane of the whole GPU; least persistent-memory x run time since the last
- *               admission into the lane first, re-decided every --quantum */
+ *               admission into the lane first, re-decided every --quantum (GPUs in eight
+ *               phases an eighth of a quantum apart) */
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,7 +44,8 @@ struct salus {
     uint32_t *touched;
     size_t ntouched, tcap;
     uint32_t pass;
-    size_t nmulti; /* lanes holding two jobs or more */
+    size_t nmulti;      /* lanes holding two jobs or more */
+    berth_us fair_last; /* salus-fair: the time of the last pass */
 };
 
 static int create(int kind, const struct berth_params *p, void **self, struct berth_err *err)
@@ -53,6 +55,7 @@ static int create(int kind, const struct berth_params *p, void **self, struct be
         return berth_err_set(err, BERTH_ENOMEM, "salus: out of memory");
     s->kind = kind;
     s->quantum = p->quantum_us > 0 ? p->quantum_us : 60 * BERTH_US_PER_S;
+    s->fair_last = BERTH_TIME_NONE;
     *self = s;
     return 0;
 }
@@ -207,23 +210,68 @@ static void fair_reset(struct salus *s, const struct berth_view *v, uint32_t l)
         s->fair_base[j] = berth__job_run_us(&v->jobs[j], v->now);
 }
 
-/* Tries to admit job j on some GPU; returns the lane or NONE (or NONE - 1: out of memory). */
+static int allowed(const struct salus *s, const struct berth_view *v, const struct berth_job *j,
+                   uint32_t g)
+{
+    return !j->type_mask || (j->type_mask >> v->cluster->srv[s->gpu_srv[g]].type & 1);
+}
+
+/* Tries to admit job j somewhere; returns the lane or NONE (or NONE - 1: out of memory).
+ * Salus' lane manager tries a new lane before sharing one; across GPUs (Salus ran one) a new
+ * lane goes to the GPU with the most free memory, so lanes spread over idle GPUs before any
+ * GPU is shared, and a shared lane is sought first on the GPU whose lanes have the most
+ * room. When that GPU cannot take the job (its type, or a lane's peak), the first GPU with
+ * room that can is used. */
 static uint32_t admit(struct salus *s, const struct berth_view *v, uint32_t j)
 {
     const struct berth_job *job = &v->jobs[j];
     int64_t p, e;
     berth__salus_job_mem(job->spec, &p, &e);
-    for (uint32_t g = berth__lanes_find(&s->L, p + e, 0); g != NONE;
-         g = berth__lanes_find(&s->L, p + e, g + 1)) {
-        int t = v->cluster->srv[s->gpu_srv[g]].type;
-        if (job->type_mask && !(job->type_mask >> t & 1))
-            continue;
-        int64_t size = s->kind == K_PACK ? p + e : s->L.gpu[g].cap;
-        uint32_t l = berth__lanes_admit(&s->L, g, j, p, e, size);
-        if (l != NONE)
-            return l;
+    int last = s->L.share ? BERTH_LANES_ROOM : BERTH_LANES_FREE;
+    for (int which = BERTH_LANES_FREE; which <= last; which++) {
+        int64_t need = which == BERTH_LANES_FREE ? p + e : p;
+        uint32_t most = berth__lanes_find_most(&s->L, which, need);
+        for (uint32_t g = most, from = 0; g != NONE;
+             g = berth__lanes_find(&s->L, which, need, from), from = g + 1) {
+            if ((g == most && from > 0) || !allowed(s, v, job, g))
+                continue; /* most was tried first */
+            uint32_t l = which == BERTH_LANES_FREE
+                             ? berth__lanes_admit_new(&s->L, g, j, p, e,
+                                                      s->kind == K_PACK ? p + e : s->L.gpu[g].cap)
+                             : berth__lanes_admit_shared(&s->L, g, j, p, e);
+            if (l != NONE)
+                return l;
+        }
     }
     return NONE;
+}
+
+/* salus-fair re-decides every GPU's lanes once a quantum, GPU g at the boundaries of phase
+ * g mod FAIR_PHASES (quantum / FAIR_PHASES apart), so that a pass handles an eighth of the
+ * GPUs, not all of them at once. Marks the lanes whose boundary passed since the last pass;
+ * returns -1 when out of memory. */
+#define FAIR_PHASES 8
+
+static berth_us fair_step(const struct salus *s)
+{
+    return s->quantum >= FAIR_PHASES ? s->quantum / FAIR_PHASES : s->quantum;
+}
+
+static int fair_due(struct salus *s, berth_us now)
+{
+    berth_us step = fair_step(s), last = s->fair_last;
+    s->fair_last = now;
+    if (!s->nmulti || last == BERTH_TIME_NONE)
+        return 0;
+    uint32_t phases = step == s->quantum ? 1 : FAIR_PHASES;
+    for (berth_us b = (last / step + 1) * step, k = 0; b <= now && k < phases; b += step, k++) {
+        uint32_t ph = (uint32_t)((b / step) % phases);
+        for (size_t g = ph; g < s->L.ngpus; g += phases)
+            for (uint32_t l = s->L.gpu[g].head; l != NONE; l = s->L.lane[l].next)
+                if (s->L.lane[l].njobs > 1 && mark(s, l))
+                    return -1;
+    }
+    return 0;
 }
 
 /* Salus' retry of pending requests: in arrival order, each admitted where it fits. */
@@ -317,11 +365,8 @@ static int plan(void *self, const struct berth_view *v, struct berth_plan *pl,
         if ((rc = admit_all(s, v, err)))
             return rc;
     }
-    if (s->kind == K_FAIR && s->nmulti) /* every quantum: the least served runs */
-        for (size_t g = 0; g < s->L.ngpus; g++)
-            for (uint32_t l = s->L.gpu[g].head; l != NONE; l = s->L.lane[l].next)
-                if (s->L.lane[l].njobs > 1 && mark(s, l))
-                    return berth_err_set(err, BERTH_ENOMEM, "salus: out of memory");
+    if (s->kind == K_FAIR && fair_due(s, v->now))
+        return berth_err_set(err, BERTH_ENOMEM, "salus: out of memory");
     for (size_t i = 0; i < s->ndirty; i++)
         if ((rc = decide(s, v, pl, s->dirty[i], err)))
             return rc;
@@ -338,7 +383,7 @@ static berth_us next_pass(void *self, const struct berth_view *v)
     const struct salus *s = self;
     if (s->kind != K_FAIR || !s->nmulti)
         return BERTH_TIME_NONE;
-    return (v->now / s->quantum + 1) * s->quantum;
+    return (v->now / fair_step(s) + 1) * fair_step(s);
 }
 
 #define SALUS_CREATE(fn, k)                                                                        \

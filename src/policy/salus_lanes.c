@@ -7,24 +7,32 @@
 
 #define NONE BERTH_LANE_NONE
 
-static int64_t room(const struct berth__lanes *L, uint32_t g)
+/* The most persistent memory one more job could bring into one of GPU g's lanes if its peak
+ * is no larger than the lane's: max over lanes of size - persistent - maxpeak (0 when lanes
+ * are not shared). A job of p fits a lane only if p <= that, whatever its peak. */
+static int64_t lane_room(const struct berth__lanes *L, uint32_t g)
 {
-    int64_t r = L->gpu[g].free;
+    int64_t r = -1; /* no lane: not even a job of p = 0 can join one */
     if (L->share)
-        for (uint32_t l = L->gpu[g].head; l != NONE; l = L->lane[l].next)
-            if (L->lane[l].size - L->lane[l].persist > r)
-                r = L->lane[l].size - L->lane[l].persist;
+        for (uint32_t l = L->gpu[g].head; l != NONE; l = L->lane[l].next) {
+            int64_t v = L->lane[l].size - L->lane[l].persist - berth__lane_maxpeak(L, l);
+            r = v > r ? v : r;
+        }
     return r;
+}
+
+static void tree_put(int64_t *tree, size_t leaves, uint32_t g, int64_t v)
+{
+    size_t i = leaves + g;
+    tree[i] = v;
+    for (i /= 2; i >= 1; i /= 2)
+        tree[i] = tree[2 * i] > tree[2 * i + 1] ? tree[2 * i] : tree[2 * i + 1];
 }
 
 static void tree_set(struct berth__lanes *L, uint32_t g)
 {
-    size_t i = L->leaves + g;
-    L->tree[i] = room(L, g);
-    for (i /= 2; i >= 1; i /= 2) {
-        int64_t a = L->tree[2 * i], b = L->tree[2 * i + 1];
-        L->tree[i] = a > b ? a : b;
-    }
+    tree_put(L->tree[0], L->leaves, g, L->gpu[g].free);
+    tree_put(L->tree[1], L->leaves, g, lane_room(L, g));
 }
 
 int berth__lanes_init(struct berth__lanes *L, size_t ngpus, const int64_t *cap, int share)
@@ -37,15 +45,19 @@ int berth__lanes_init(struct berth__lanes *L, size_t ngpus, const int64_t *cap, 
     while (L->leaves < ngpus)
         L->leaves *= 2;
     L->gpu = calloc(ngpus ? ngpus : 1, sizeof *L->gpu);
-    L->tree = calloc(2 * L->leaves, sizeof *L->tree);
-    if (!L->gpu || !L->tree)
+    L->tree[0] = calloc(2 * L->leaves, sizeof *L->tree[0]);
+    L->tree[1] = calloc(2 * L->leaves, sizeof *L->tree[1]);
+    if (!L->gpu || !L->tree[0] || !L->tree[1])
         return -1;
     for (size_t g = 0; g < ngpus; g++) {
         L->gpu[g] = (struct berth__lane_gpu){cap[g], cap[g], NONE, 0};
-        L->tree[L->leaves + g] = cap[g];
+        L->tree[0][L->leaves + g] = cap[g];
     }
+    for (size_t i = 0; i < 2 * L->leaves; i++)
+        L->tree[1][i] = -1;
     for (size_t i = L->leaves - 1; i >= 1; i--)
-        L->tree[i] = L->tree[2 * i] > L->tree[2 * i + 1] ? L->tree[2 * i] : L->tree[2 * i + 1];
+        L->tree[0][i] =
+            L->tree[0][2 * i] > L->tree[0][2 * i + 1] ? L->tree[0][2 * i] : L->tree[0][2 * i + 1];
     return 0;
 }
 
@@ -57,7 +69,8 @@ void berth__lanes_free(struct berth__lanes *L)
     free(L->next);
     free(L->persist);
     free(L->peak);
-    free(L->tree);
+    free(L->tree[0]);
+    free(L->tree[1]);
     memset(L, 0, sizeof *L);
 }
 
@@ -134,24 +147,37 @@ static uint32_t new_lane(struct berth__lanes *L, uint32_t g, int64_t size)
     return l;
 }
 
-uint32_t berth__lanes_admit(struct berth__lanes *L, uint32_t g, uint32_t j, int64_t p, int64_t e,
-                            int64_t lane_size)
+uint32_t berth__lanes_admit_new(struct berth__lanes *L, uint32_t g, uint32_t j, int64_t p,
+                                int64_t e, int64_t lane_size)
 {
-    uint32_t l = NONE;
-    if (L->gpu[g].free >= lane_size && lane_size >= p + e) {
-        l = new_lane(L, g, lane_size);
-        if (l == NONE - 1)
-            return l;
-    } else {
-        for (uint32_t k = L->gpu[g].head; k != NONE && l == NONE; k = L->lane[k].next)
-            if (berth__lane_fits(L, k, p, e))
-                l = k;
-        if (l == NONE)
-            return NONE;
-    }
+    if (L->gpu[g].free < lane_size || lane_size < p + e)
+        return NONE;
+    uint32_t l = new_lane(L, g, lane_size);
+    if (l == NONE - 1)
+        return l;
     join(L, l, j, p, e);
     tree_set(L, g);
     return l;
+}
+
+uint32_t berth__lanes_admit_shared(struct berth__lanes *L, uint32_t g, uint32_t j, int64_t p,
+                                   int64_t e)
+{
+    for (uint32_t l = L->gpu[g].head; l != NONE; l = L->lane[l].next)
+        if (berth__lane_fits(L, l, p, e)) {
+            join(L, l, j, p, e);
+            tree_set(L, g);
+            return l;
+        }
+    return NONE;
+}
+
+uint32_t berth__lanes_admit(struct berth__lanes *L, uint32_t g, uint32_t j, int64_t p, int64_t e,
+                            int64_t lane_size)
+{
+    if (L->gpu[g].free >= lane_size && lane_size >= p + e)
+        return berth__lanes_admit_new(L, g, j, p, e, lane_size);
+    return berth__lanes_admit_shared(L, g, j, p, e);
 }
 
 uint32_t berth__lanes_leave(struct berth__lanes *L, uint32_t j)
@@ -188,28 +214,40 @@ uint32_t berth__lanes_leave(struct berth__lanes *L, uint32_t j)
     return l;
 }
 
-uint32_t berth__lanes_find(const struct berth__lanes *L, int64_t need, uint32_t from)
+uint32_t berth__lanes_find(const struct berth__lanes *L, int which, int64_t need, uint32_t from)
 {
+    const int64_t *tree = L->tree[which];
     if (from >= L->ngpus)
         return NONE;
     /* climb from leaf `from` until a right sibling (or the leaf itself) has room, then
      * descend to its leftmost leaf with room */
     size_t i = L->leaves + from;
-    if (L->tree[i] < need) {
+    if (tree[i] < need) {
         for (;;) {
             if (i == 1)
                 return NONE;
-            if (!(i & 1) && L->tree[i + 1] >= need) {
+            if (!(i & 1) && tree[i + 1] >= need) {
                 i++;
                 break;
             }
             i /= 2;
         }
         while (i < L->leaves)
-            i = L->tree[2 * i] >= need ? 2 * i : 2 * i + 1;
+            i = tree[2 * i] >= need ? 2 * i : 2 * i + 1;
     }
     size_t g = i - L->leaves;
     return g < L->ngpus ? (uint32_t)g : NONE;
+}
+
+uint32_t berth__lanes_find_most(const struct berth__lanes *L, int which, int64_t need)
+{
+    const int64_t *tree = L->tree[which];
+    if (!L->ngpus || tree[1] < need)
+        return NONE;
+    size_t i = 1;
+    while (i < L->leaves)
+        i = tree[2 * i] >= tree[2 * i + 1] ? 2 * i : 2 * i + 1;
+    return (uint32_t)(i - L->leaves);
 }
 
 int berth__lanes_check_gpu(const struct berth__lanes *L, uint32_t g)
@@ -231,7 +269,7 @@ int berth__lanes_check_gpu(const struct berth__lanes *L, uint32_t g)
         used += ln->size;
     }
     if (n != L->gpu[g].nlanes || used + L->gpu[g].free != L->gpu[g].cap || L->gpu[g].free < 0 ||
-        L->tree[L->leaves + g] != room(L, g))
+        L->tree[0][L->leaves + g] != L->gpu[g].free || L->tree[1][L->leaves + g] != lane_room(L, g))
         return -1;
     return 0;
 }

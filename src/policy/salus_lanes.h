@@ -20,7 +20,9 @@
 
 #include "berth/trace.h"
 
-#define BERTH_LANE_NONE UINT32_MAX
+#define BERTH_LANE_NONE  UINT32_MAX
+#define BERTH_LANES_FREE 0
+#define BERTH_LANES_ROOM 1
 
 struct berth__lane {
     int64_t size;    /* MiB reserved on its GPU */
@@ -50,9 +52,11 @@ struct berth__lanes {
     uint32_t *lane_of, *next;
     int64_t *persist, *peak;
     size_t njobs;
-    /* max segment tree over GPUs of room(g): the most memory one more job could find there
-     * (free, or a lane's size - persistent when lanes may be shared): a necessary bound */
-    int64_t *tree;
+    /* max segment trees over GPUs: [BERTH_LANES_FREE] their free memory, [BERTH_LANES_ROOM]
+     * the most persistent memory one of their lanes could still take, size - persistent -
+     * maxpeak (-1 without lanes or sharing): a new lane of n needs FREE >= n, a job of
+     * persistent p sharing a lane needs ROOM >= p (and p + e <= size - persistent) */
+    int64_t *tree[2];
     size_t leaves;
 };
 
@@ -74,13 +78,23 @@ int berth__lane_fits(const struct berth__lanes *L, uint32_t l, int64_t p, int64_
  * BERTH_LANE_NONE - 1 when out of memory. */
 uint32_t berth__lanes_admit(struct berth__lanes *L, uint32_t g, uint32_t j, int64_t p, int64_t e,
                             int64_t lane_size);
+/* Its two halves: a new lane only, or one of g's lanes only (in Salus' order). */
+uint32_t berth__lanes_admit_new(struct berth__lanes *L, uint32_t g, uint32_t j, int64_t p,
+                                int64_t e, int64_t lane_size);
+uint32_t berth__lanes_admit_shared(struct berth__lanes *L, uint32_t g, uint32_t j, int64_t p,
+                                   int64_t e);
 /* Job j leaves its lane (it finished or was cancelled); an emptied lane is removed. Returns
  * the lane it was in (its record is freed when it emptied), or BERTH_LANE_NONE. */
 uint32_t berth__lanes_leave(struct berth__lanes *L, uint32_t j);
 
-/* The first GPU at index >= from whose room is at least need (a necessary condition for
- * admitting a job of p + e = need there; berth__lanes_admit decides), or BERTH_LANE_NONE. */
-uint32_t berth__lanes_find(const struct berth__lanes *L, int64_t need, uint32_t from);
+/* The first GPU at index >= from whose value in tree `which` (BERTH_LANES_FREE or
+ * BERTH_LANES_ROOM) is at least need, or BERTH_LANE_NONE. A necessary condition for a new lane
+ * of need (FREE) or for sharing a lane with a job of persistent need (ROOM); admission
+ * decides. */
+uint32_t berth__lanes_find(const struct berth__lanes *L, int which, int64_t need, uint32_t from);
+/* The GPU with the most in tree `which` (the lowest index among equals), when that is at
+ * least need; else BERTH_LANE_NONE. */
+uint32_t berth__lanes_find_most(const struct berth__lanes *L, int which, int64_t need);
 
 /* Re-derives every GPU's and lane's memory from the jobs and checks Salus' invariants: lanes
  * within their GPU (sum of sizes + free = cap), every lane holding its persistent sum plus
