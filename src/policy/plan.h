@@ -65,6 +65,23 @@ int berth__plan_start_type(struct berth_plan *p, uint32_t j, int type, struct be
  * the engine counts it and calls the executor's migrate. BERTH_EINPUT when n GPUs do not
  * fit (the job keeps its size then), BERTH_EINTERNAL when n is outside the range. */
 int berth__plan_start_n(struct berth_plan *p, uint32_t j, int32_t n, struct berth_err *err);
+/* Resizes running whole-GPU elastic job j in place (plan_resize.c): grow_on takes n more
+ * idle GPUs of its type on server s (which must hold them, with CPU and memory, and be its
+ * only server when it must not span); shrink_off gives back every GPU it holds on server
+ * s; shrink_to gives back its last-taken GPUs down to n. The job keeps its other GPUs; the
+ * engine sees a resize (executor's migrate). BERTH_EINPUT when the GPUs are not there or the
+ * size would leave min_gpus..max_gpus (the plan is unchanged then). */
+int berth__plan_grow_on(struct berth_plan *p, uint32_t j, uint32_t s, int32_t n,
+                        struct berth_err *err);
+int berth__plan_shrink_off(struct berth_plan *p, uint32_t j, uint32_t s, struct berth_err *err);
+/* shrink_on gives back n of the GPUs it holds on server s (the last taken there first). */
+int berth__plan_shrink_on(struct berth_plan *p, uint32_t j, uint32_t s, int32_t n,
+                          struct berth_err *err);
+int berth__plan_shrink_to(struct berth_plan *p, uint32_t j, int32_t n, struct berth_err *err);
+/* Distinct servers among j's slots (the plan's stamp; O(gang)). */
+int32_t berth__plan_count_servers(struct berth_plan *p, const struct berth_job *j);
+/* Records that job j is being edited, saving its allocation the first time (0 or ENOMEM). */
+int berth__plan_touch(struct berth_plan *p, uint32_t j);
 /* Starts pending 1-GPU job j on GPU gpu of server server as a share of milli (1..1000) of
  * it, whatever share its spec asked for (the share stays the job's until its next start):
  * for policies that cut GPUs themselves (Salus' lanes). The GPU must have room for the share
