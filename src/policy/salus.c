@@ -213,7 +213,9 @@ static void fair_reset(struct salus *s, const struct berth_view *v, uint32_t l)
 static int allowed(const struct salus *s, const struct berth_view *v, const struct berth_job *j,
                    uint32_t g)
 {
-    return !j->type_mask || (j->type_mask >> v->cluster->srv[s->gpu_srv[g]].type & 1);
+    const struct berth__server *sv = &v->cluster->srv[s->gpu_srv[g]];
+    /* a server reserved by its pool's owner (inference) runs no job */
+    return !sv->reserved && (!j->type_mask || (j->type_mask >> sv->type & 1));
 }
 
 /* Tries to admit job j somewhere; returns the lane or NONE (or NONE - 1: out of memory).
