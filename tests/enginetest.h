@@ -28,6 +28,9 @@ static inline void enginetest_free(struct enginetest *et)
     memset(et, 0, sizeof *et);
 }
 
+/* When set, called with the engine after every pass; nonzero fails the run. */
+static int (*enginetest_after_pass)(const struct berth_engine *e);
+
 /* The next instant something happens: an arrival, a completion or the policy's timer. */
 static inline berth_us enginetest_next(const struct berth_engine *e, size_t next, berth_us tick)
 {
@@ -95,6 +98,11 @@ static inline int enginetest_run(const char *csv, const char *cluster, const cha
             (et->passes = p)[et->npasses++] = now;
         if (!rc)
             rc = berth__engine_pass(et->e, now, err);
+        if (!rc && enginetest_after_pass && enginetest_after_pass(et->e))
+            rc = berth_err_set(err, BERTH_EINTERNAL,
+                               "enginetest: check after the pass at %lld us "
+                               "failed",
+                               (long long)now);
         tick = berth__engine_next_pass(et->e, now);
     }
     if (!rc && et->e->ndone != n)

@@ -24,6 +24,11 @@ extern const struct berth_policy_ops berth__policy_aryl;
 extern const struct berth_policy_ops berth__policy_aryl_loan;
 extern const struct berth_policy_ops berth__policy_aryl_elastic;
 extern const struct berth_policy_ops berth__policy_aryl_base;
+/* Salus (salus.c) */
+extern const struct berth_policy_ops berth__policy_salus_fifo;
+extern const struct berth_policy_ops berth__policy_salus_srtf;
+extern const struct berth_policy_ops berth__policy_salus_pack;
+extern const struct berth_policy_ops berth__policy_salus_fair;
 
 static const struct berth_policy_ops *const registry[] = {
     &berth__policy_fifo,
@@ -46,6 +51,11 @@ static const struct berth_policy_ops *const registry[] = {
     &berth__policy_aryl_loan,
     &berth__policy_aryl_elastic,
     &berth__policy_aryl_base,
+    /* Salus (salus.c) */
+    &berth__policy_salus_fifo,
+    &berth__policy_salus_srtf,
+    &berth__policy_salus_pack,
+    &berth__policy_salus_fair,
 };
 
 #define NPOLICIES (sizeof registry / sizeof *registry)
