@@ -197,6 +197,8 @@ int berth__engine_pass(struct berth_engine *e, berth_us now, struct berth_err *e
         .nrunning = e->nrunning,
         .tput = e->tput,
         .tput_type = e->tput_type,
+        .metric = e->metric,
+        .metric_ctx = e->metric_ctx,
     };
     rc = e->ops->plan(e->self, &v, &e->plan, err);
     if (rc) {
@@ -229,7 +231,9 @@ berth_us berth__engine_next_pass(struct berth_engine *e, berth_us now)
                            .npending = e->npending,
                            .nrunning = e->nrunning,
                            .tput = e->tput,
-                           .tput_type = e->tput_type};
+                           .tput_type = e->tput_type,
+                           .metric = e->metric,
+                           .metric_ctx = e->metric_ctx};
     return e->ops->next_pass(e->self, &v);
 }
 
