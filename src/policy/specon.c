@@ -1,10 +1,10 @@
 /* SpeCon and its baseline (specon.h). New jobs start in arrival order, first fit, with
  * spread placement (Kubernetes' default scheduler spreads pods over the least requested
  * nodes): the generic ordering scheduler does that part (prio.h). `specon` adds, at every
- * window boundary (multiples of the window from time 0):
+ * window pass (the first pass, then a window after the last one: its own timer):
  *   1. read every running job's metric (view->metric, else its class's curve) and, where a
- *      reading exactly one window old exists, its growth g = (m(t) - m(t - w)) / w;
- *   2. label jobs: warm-up (no reading a window old), near completion, cooling down after a
+ *      reading at least a window old exists, its growth g = (m(t) - m(t')) / (t - t');
+ *   2. label jobs: warm-up (no such reading), near completion, cooling down after a
  *      migration, slow-growing (g < alpha) or fast;
  *   3. walk servers from the most congested down (utilisation, then running jobs, then the
  *      lower number), while they are busier than theta or jobs pend; on the first one with a
@@ -197,8 +197,9 @@ static void remove_running(struct specon *s, uint32_t j)
     s->pos[j] = NONE;
 }
 
-/* Step 1: every running job's reading now, and its growth over the window when the last
- * reading is exactly one window old. */
+/* Step 1: every running job's reading now, and its growth since its last reading when that
+ * is at least a window old (exactly one window while the timer runs; a round in the round
+ * modes). */
 static void read_metrics(struct specon *s, const struct berth_view *v)
 {
     for (size_t k = 0; k < s->nrunning; k++) {
@@ -206,7 +207,7 @@ static void read_metrics(struct specon *s, const struct berth_view *v)
         const struct berth_job *j = &v->jobs[i];
         double m = v->metric ? v->metric(v->metric_ctx, j, v->now)
                              : berth__curve_job_metric(NULL, j, v->now);
-        if (s->read_at[i] == v->now - s->cfg.window_us) {
+        if (s->read_at[i] != BERTH_TIME_NONE && v->now - s->read_at[i] >= s->cfg.window_us) {
             s->growth[i] = berth__specon_growth(s->reading[i], s->read_at[i], m, v->now);
             s->grown_at[i] = v->now;
         }
@@ -378,7 +379,8 @@ static int plan_pass(void *self, const struct berth_view *v, struct berth_plan *
         remove_running(s, v->left[k]);
     for (size_t k = 0; k < v->nrequeued; k++)
         remove_running(s, v->requeued[k]);
-    int window = s->migrate && v->now % s->cfg.window_us == 0 && v->now != s->last_window;
+    int window = s->migrate &&
+                 (s->last_window == BERTH_TIME_NONE || v->now - s->last_window >= s->cfg.window_us);
     if (window) {
         s->last_window = v->now;
         read_metrics(s, v);
@@ -398,9 +400,10 @@ static int plan_pass(void *self, const struct berth_view *v, struct berth_plan *
 static berth_us next_pass(void *self, const struct berth_view *v)
 {
     const struct specon *s = self;
-    if (!s->migrate || v->nrunning == 0)
+    if (!s->migrate || v->nrunning == 0 || s->last_window == BERTH_TIME_NONE)
         return BERTH_TIME_NONE;
-    return (v->now / s->cfg.window_us + 1) * s->cfg.window_us;
+    berth_us t = s->last_window + s->cfg.window_us;
+    return t > v->now ? t : v->now + 1;
 }
 
 const struct berth_policy_ops berth__policy_specon = {
