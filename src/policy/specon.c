@@ -33,6 +33,15 @@ struct load {
     uint32_t server;
 };
 
+/* What decides where a job fits and how much busier it makes a server. */
+struct shape {
+    int32_t gpus, share;
+    uint64_t type_mask;
+    int64_t cpu, mem, gpu_mem;
+};
+
+#define MAX_FAILED 32
+
 struct specon {
     struct berth__prio *q;
     int migrate; /* 0: `spread`, the baseline */
@@ -55,6 +64,11 @@ struct specon {
     uint32_t *slowest;
     size_t srv_cap;
     berth_us last_window;
+    /* shapes that found no target in this window pass: sources are walked from the busiest
+     * down, so the targets allowed (less busy than the source) only shrink, and a shape that
+     * found none will find none later in the pass */
+    struct shape failed[MAX_FAILED];
+    size_t nfailed;
 };
 
 void berth__specon_cfg(const struct berth_params *p, struct berth__specon_cfg *cfg)
@@ -293,6 +307,17 @@ static int grow_servers(struct specon *s, size_t n)
     return s->srv_cap ? 0 : BERTH_ENOMEM;
 }
 
+static int failed_before(const struct specon *s, const struct shape *sh)
+{
+    for (size_t k = 0; k < s->nfailed; k++) {
+        const struct shape *f = &s->failed[k];
+        if (f->gpus == sh->gpus && f->share == sh->share && f->type_mask == sh->type_mask &&
+            f->cpu == sh->cpu && f->mem == sh->mem && f->gpu_mem == sh->gpu_mem)
+            return 1;
+    }
+    return 0;
+}
+
 /* Moves job i to server to: a preemption and a start there in one plan. */
 static int move(struct specon *s, const struct berth_view *v, struct berth_plan *plan, uint32_t i,
                 uint32_t to, struct berth_err *err)
@@ -322,6 +347,7 @@ static int migrate_one(struct specon *s, const struct berth_view *v, struct bert
         s->jobs[k] = 0;
         s->slowest[k] = NONE;
     }
+    s->nfailed = 0;
     for (size_t k = 0; k < s->nrunning; k++) {
         uint32_t i = s->running[k];
         const struct berth_job *j = &v->jobs[i];
@@ -352,9 +378,16 @@ static int migrate_one(struct specon *s, const struct berth_view *v, struct bert
         if (i == NONE)
             continue;
         const struct berth_job *j = &v->jobs[i];
+        struct shape sh = {j->gpus,
+                           j->share,
+                           j->type_mask,
+                           berth__job_cpu_per_gpu(j),
+                           berth__job_mem_per_gpu(j),
+                           j->spec->gpu_mem_mib};
+        if (failed_before(s, &sh))
+            continue;
         int64_t milli = (int64_t)j->gpus * j->share;
-        int64_t cpu = berth__job_cpu_per_gpu(j) * berth__job_nslots(j);
-        int64_t mem = berth__job_mem_per_gpu(j) * berth__job_nslots(j);
+        int64_t cpu = sh.cpu * berth__job_nslots(j), mem = sh.mem * berth__job_nslots(j);
         for (size_t b = 0; b < ns; b++) {
             const struct load *dst = &s->by_target[b];
             if (!(dst->util < src->util))
@@ -365,6 +398,8 @@ static int migrate_one(struct specon *s, const struct berth_view *v, struct bert
                 continue; /* it would only swap the roles */
             return move(s, v, plan, i, dst->server, err);
         }
+        if (s->nfailed < MAX_FAILED)
+            s->failed[s->nfailed++] = sh;
     }
     return 0;
 }
