@@ -18,9 +18,9 @@
 # berth's figures (2026-11-30; means over seeds 1-5; "best job" and "worst job" are the
 # largest JCT reduction and increase of one job over all seeds):
 #   co-location speed  system-wide JCT  makespan  best job  worst job  migrations/run
-#   0.6                15.1 %           27.8 %    67.1 %    +109.4 %   5.0
-#   0.7                 7.7 %           15.4 %    38.0 %     +44.4 %   5.2
-#   0.8                 2.6 %            2.5 %    25.1 %     +47.0 %   4.0
+#   0.6                15.1 %           27.8 %    67.1 %    +109.2 %   5.0
+#   0.7                 7.7 %           15.4 %    38.0 %     +44.1 %   5.2
+#   0.8                 2.6 %            2.5 %    25.1 %     +47.1 %   4.0
 # berth agrees in direction and, at a co-location speed of 0.6-0.7, in size: with strong
 # contention (0.6) the system-wide and makespan gains match the paper's 14.8 % and 24.7 %,
 # and the best single job gains about the paper's 41.5 % at 0.7. With mild contention (0.8)

@@ -127,15 +127,19 @@ static void note_migration(void *ctx, struct berth_job *j, berth_us now)
 /* The choice on 3 servers of one pseudo-GPU, quarter shares, defaults (window 10 s, alpha
  * 0.1, theta 0.5, cool-down 60 s). Spread placement at 0: J1 s0, J2 s1, J3 s2 (idle GPUs in
  * server order), then the most room, ties to the lower server: J4 s0, J5 s1, J6 s2, J7 s0.
- * Loads: s0 0.75 (J1, J4, J7), s1 0.5, s2 0.5. J3 and J6 end at 15: s2 is empty. Readings:
- * none at 0 (nothing ran yet), the first at 10, growth from 20: J1 0.05, J4 0.02, J7 0.03
- * (slow, below 0.1), J2 and J5 0.5 (fast). At 20 the busiest server is s0 (0.75 > theta);
- * its slowest job is J4 (0.02); the least loaded other server is s2 (0), 0.25 with J4, less
- * than 0.75: J4 moves s0 -> s2 at 20. Then s0 and s1 are at 0.5 (not above theta), s2 at
- * 0.25: no more migrations; everyone ends at 1000 (this driver keeps run time across a
- * migration). With theta 0.3 the 30 s window tries s0 (0.5, 2 jobs; before s1 by number):
+ * Loads: s0 0.75 (J1, J4, J7), s1 0.5, s2 0.5. The window pass at 0 reads nothing (nothing
+ * ran yet) and finds that no job on s0 could move (s1 or s2 would reach 0.75, not below
+ * 0.75): SpeCon pauses its timer until something changes. J3 and J6 end at 15: s2 is empty,
+ * and 15 s after the last window this pass is a window pass; the pause broke the chain, so
+ * everyone warms up: first readings at 15, growth at 25: J1 0.05, J4 0.02, J7 0.03 (slow,
+ * below 0.1), J2 and J5 0.5 (fast). At 25 the busiest server is s0 (0.75 > theta); its
+ * slowest job is J4 (0.02); the least loaded other server is s2 (0), 0.25 with J4, less than
+ * 0.75: J4 moves s0 -> s2 at 25. Then s0 and s1 are at 0.5 (not above theta), s2 at 0.25:
+ * nothing moves again; everyone ends at 1000 (this driver keeps run time across a
+ * migration). With theta 0.3 the 35 s window tries s0 (0.5, 2 jobs; before s1 by number):
  * its slowest J7 would bring s2 to 0.5, not below 0.5, so it stays; s1 has no slow job; s2
- * (0.25) is not above 0.3: still one migration. */
+ * (0.25) is not above 0.3: still one migration, and the timer pauses (no job on s0 or s1
+ * fits anywhere less busy) until the jobs end. */
 static void migration_choice(void)
 {
     const char *csv = "job_id,arrival_s,duration_s,num_gpus,gpu_share,job_type\n"
@@ -164,7 +168,15 @@ static void migration_choice(void)
         CHECK_I64(et.e->migrations, 1);
         CHECK_I64(migrated_job, 3); /* J4 */
         CHECK_I64(migrated_to, 2);
-        CHECK_I64(migrated_at, 20 * BERTH_US_PER_S);
+        CHECK_I64(migrated_at, 25 * BERTH_US_PER_S);
+        /* passes: 0 (pauses), 15 (J3, J6 end), 25 (the move), 35 (nothing can move: pauses),
+         * 1000 (the rest end) */
+        CHECK_I64(et.npasses, 5);
+        if (et.npasses == 5) {
+            CHECK_I64(et.passes[1], 15 * BERTH_US_PER_S);
+            CHECK_I64(et.passes[3], 35 * BERTH_US_PER_S);
+            CHECK_I64(et.passes[4], 1000 * BERTH_US_PER_S);
+        }
         CHECK_I64(et.e->jobs[3].migrations, 1);
         for (size_t i = 0; i < et.e->njobs; i++)
             CHECK_I64(et.e->jobs[i].finish, et.e->jobs[i].spec->duration_us);
@@ -231,6 +243,86 @@ static void sim_golden(void)
         }
         simtest_free(&st);
     }
+}
+
+/* ---- the plan edit behind a migration: berth__plan_start_on ----------------------- */
+
+/* Servers s0, s1: 2 v100 each; s2: 2 k80. J0: 2 whole GPUs, v100 only; J1: half a GPU.
+ * At 0: J0 may not use s2's k80s (refused), goes to s1 (GPUs 0 and 1); J1 does not fit s1
+ * (no GPU with room), goes to s0's GPU 0; server 9 does not exist. At 10: J0 cannot move to
+ * s0 (one idle GPU), gets its own back; J1 moves to s2: one migration, nothing else. */
+static int start_on_script(void *self, const struct berth_view *v, struct berth_plan *p,
+                           struct berth_err *err)
+{
+    (void)self;
+    if (v->now == 0) {
+        CHECK_I64(berth__plan_start_on(p, 0, 2, err), BERTH_EINPUT);
+        CHECK_HAS(err->msg, "may not use");
+        CHECK_I64(berth__plan_start_on(p, 0, 1, err), 0);
+        CHECK_I64(berth__plan_start_on(p, 1, 1, err), BERTH_EINPUT);
+        CHECK_HAS(err->msg, "does not fit server");
+        CHECK_I64(berth__plan_start_on(p, 1, 0, err), 0);
+        CHECK_I64(berth__plan_start_on(p, 1, 9, err), BERTH_EINTERNAL);
+        return 0;
+    }
+    if (v->now == 10) {
+        if (berth__plan_preempt(p, 0, err))
+            return BERTH_EINTERNAL;
+        CHECK_I64(berth__plan_start_on(p, 0, 0, err), BERTH_EINPUT);
+        if (berth__plan_restore(p, 0, err) || berth__plan_preempt(p, 1, err))
+            return BERTH_EINTERNAL;
+        return berth__plan_start_on(p, 1, 2, err);
+    }
+    return 0;
+}
+
+static void plan_start_on(void)
+{
+    struct berth_err err = {0};
+    struct berth_cluster *c = NULL;
+    CHECK_I64(berth_cluster_parse("2x2:v100,1x2:k80", &c, &err), 0);
+    struct berth_jobspec js[2];
+    js[0] = lenet_spec();
+    js[0].id = "J0";
+    js[0].num_gpus = js[0].min_gpus = js[0].max_gpus = 2;
+    js[0].gpu_type = "v100";
+    js[1] = lenet_spec();
+    js[1].id = "J1";
+    js[1].gpu_share_milli = 500;
+    struct berth_params params = {0};
+    struct berth_exec ex = {.migrate = note_migration};
+    struct berth_engine *e = NULL;
+    CHECK_I64(berth__engine_create(c, "fifo", NULL, &params, &ex, &e, &err), 0);
+    if (!e) {
+        berth_cluster_free(c);
+        return;
+    }
+    struct berth_policy_ops ops = *e->ops; /* fifo's create/destroy, scripted passes */
+    ops.plan = start_on_script;
+    e->ops = &ops;
+    e->check = 1;
+    uint32_t idx;
+    CHECK_I64(berth__engine_add(e, &js[0], &idx, &err), 0);
+    CHECK_I64(berth__engine_add(e, &js[1], &idx, &err), 0);
+    CHECK_I64(berth__engine_arrive(e, 0, 0, &err), 0);
+    CHECK_I64(berth__engine_arrive(e, 1, 0, &err), 0);
+    nmigrations = 0;
+    CHECK_I64(berth__engine_pass(e, 0, &err), 0);
+    CHECK_I64(e->jobs[0].slots[0].server, 1);
+    CHECK_I64(e->jobs[0].slots[1].server, 1);
+    CHECK_I64(e->jobs[0].servers, 1);
+    CHECK_I64(e->jobs[1].slots[0].server, 0);
+    CHECK_I64(e->jobs[1].slots[0].gpu, 0);
+    CHECK_I64(e->nrunning, 2);
+    CHECK_I64(berth__engine_pass(e, 10, &err), 0);
+    CHECK_I64(e->migrations, 1);
+    CHECK_I64(nmigrations, 1);
+    CHECK_I64(e->jobs[1].slots[0].server, 2);
+    CHECK_I64(e->jobs[1].type, 1); /* k80 */
+    CHECK_I64(e->jobs[0].slots[0].server, 1);
+    CHECK_I64(e->jobs[0].migrations, 0);
+    berth__engine_destroy(e);
+    berth_cluster_free(c);
 }
 
 /* ---- property: random workloads ---------------------------------------------------- */
@@ -343,6 +435,7 @@ static const struct check_test tests[] = {
     {"growth_and_labels", growth_and_labels},
     {"migration_choice", migration_choice},
     {"sim_golden", sim_golden},
+    {"plan_start_on", plan_start_on},
     {"property", property},
 };
 

@@ -13,6 +13,9 @@
  *      stay strictly less busy than the source is now — the move must make the busiest server
  *      lighter, never swap the roles. One migration per window; the job then cools down and
  *      starts a new warm-up window.
+ * A window that moves nothing and finds that no job on a source server could move anywhere
+ * pauses the timer until an arrival, start, completion or requeue; a pause longer than a
+ * window restarts everyone's warm-up (growth is only ever measured over one window).
  * A migration is a preemption and a start on the target server in one plan: the engine
  * counts it and the simulator charges the restart cost. Cost per window pass: O(running
  * jobs + servers log servers); other passes cost what the ordering scheduler costs. */
@@ -59,7 +62,6 @@ struct specon {
     /* per server, rebuilt at each window pass */
     struct load *by_load;   /* most congested first */
     struct load *by_target; /* least loaded first */
-    double *util;
     int32_t *jobs;
     uint32_t *slowest;
     size_t srv_cap;
@@ -69,6 +71,12 @@ struct specon {
      * found none will find none later in the pass */
     struct shape failed[MAX_FAILED];
     size_t nfailed;
+    uint32_t *first, *bysrv; /* stuck(): running jobs grouped by server */
+    size_t bysrv_cap;
+    /* the last window found no move possible for anyone: no timer until something changes
+     * (an arrival, start, completion or requeue since that window) */
+    int paused, changed;
+    berth_us valid_from; /* readings before this are too old to give a growth */
 };
 
 void berth__specon_cfg(const struct berth_params *p, struct berth__specon_cfg *cfg)
@@ -146,7 +154,8 @@ static void destroy(void *self)
     free(s->running);
     free(s->by_load);
     free(s->by_target);
-    free(s->util);
+    free(s->first);
+    free(s->bysrv);
     free(s->jobs);
     free(s->slowest);
     free(s);
@@ -221,7 +230,8 @@ static void read_metrics(struct specon *s, const struct berth_view *v)
         const struct berth_job *j = &v->jobs[i];
         double m = v->metric ? v->metric(v->metric_ctx, j, v->now)
                              : berth__curve_job_metric(NULL, j, v->now);
-        if (s->read_at[i] != BERTH_TIME_NONE && v->now - s->read_at[i] >= s->cfg.window_us) {
+        if (s->read_at[i] != BERTH_TIME_NONE && s->read_at[i] >= s->valid_from &&
+            v->now - s->read_at[i] >= s->cfg.window_us) {
             s->growth[i] = berth__specon_growth(s->reading[i], s->read_at[i], m, v->now);
             s->grown_at[i] = v->now;
         }
@@ -295,15 +305,15 @@ static int grow_servers(struct specon *s, size_t n)
         return 0;
     free(s->by_load);
     free(s->by_target);
-    free(s->util);
+    free(s->first);
     free(s->jobs);
     free(s->slowest);
     s->by_load = malloc(n * sizeof *s->by_load);
     s->by_target = malloc(n * sizeof *s->by_target);
-    s->util = malloc(n * sizeof *s->util);
+    s->first = malloc((n + 1) * sizeof *s->first);
     s->jobs = malloc(n * sizeof *s->jobs);
     s->slowest = malloc(n * sizeof *s->slowest);
-    s->srv_cap = s->by_load && s->by_target && s->util && s->jobs && s->slowest ? n : 0;
+    s->srv_cap = s->by_load && s->by_target && s->first && s->jobs && s->slowest ? n : 0;
     return s->srv_cap ? 0 : BERTH_ENOMEM;
 }
 
@@ -335,7 +345,87 @@ static int move(struct specon *s, const struct berth_view *v, struct berth_plan 
     return 0;
 }
 
-/* Steps 2 and 3: at most one migration. */
+static struct shape shape_of(const struct berth_job *j)
+{
+    return (struct shape){j->gpus,
+                          j->share,
+                          j->type_mask,
+                          berth__job_cpu_per_gpu(j),
+                          berth__job_mem_per_gpu(j),
+                          j->spec->gpu_mem_mib};
+}
+
+/* The least loaded server other than src (in by_target's order) that fits job j and would
+ * stay less busy than src is now (util), or -1. */
+static int32_t target_for(const struct specon *s, const struct berth_cluster *c,
+                          const struct berth_job *j, uint32_t src, double util)
+{
+    int64_t milli = (int64_t)j->gpus * j->share;
+    int64_t cpu = berth__job_cpu_per_gpu(j) * berth__job_nslots(j);
+    int64_t mem = berth__job_mem_per_gpu(j) * berth__job_nslots(j);
+    for (size_t b = 0; b < c->nsrv; b++) {
+        const struct load *dst = &s->by_target[b];
+        if (!(dst->util < util))
+            break; /* every server left is at least as busy as the source */
+        if (dst->server == src || !fits_on(c, j, dst->server))
+            continue;
+        if (!(util_of(c, dst->server, milli, cpu, mem) < util))
+            continue; /* it would only swap the roles */
+        return (int32_t)dst->server;
+    }
+    return -1;
+}
+
+/* Whether a server may be a source now: busier than theta, or any server while jobs pend. */
+static int is_source(const struct specon *s, const struct berth_view *v, double util)
+{
+    return util > s->cfg.theta || v->npending > 0;
+}
+
+/* Whether no job on any source server could move anywhere, whatever the labels: then no
+ * window can migrate until an arrival, start or completion changes the allocation. Sources
+ * are walked from the busiest down, so a shape with no target has none on the servers after
+ * (their allowed targets are a subset). More shapes than the memory holds: not sure, 0. */
+static int stuck(struct specon *s, const struct berth_view *v)
+{
+    const struct berth_cluster *c = v->cluster;
+    size_t ns = c->nsrv;
+    /* the running single-server jobs grouped by server: first[k] .. first[k + 1] in bysrv */
+    memset(s->first, 0, (ns + 1) * sizeof *s->first);
+    for (size_t k = 0; k < s->nrunning; k++) {
+        const struct berth_job *j = &v->jobs[s->running[k]];
+        if (j->servers == 1)
+            s->first[j->slots[0].server + 1]++;
+    }
+    for (size_t k = 0; k < ns; k++)
+        s->first[k + 1] += s->first[k];
+    for (size_t k = 0; k < s->nrunning; k++) {
+        const struct berth_job *j = &v->jobs[s->running[k]];
+        if (j->servers == 1)
+            s->bysrv[s->first[j->slots[0].server]++] = s->running[k];
+    }
+    for (size_t k = ns; k > 0; k--) /* back to the starts */
+        s->first[k] = s->first[k - 1];
+    s->first[0] = 0;
+    s->nfailed = 0;
+    for (size_t a = 0; a < ns; a++) {
+        const struct load *src = &s->by_load[a];
+        if (!is_source(s, v, src->util))
+            break;
+        for (uint32_t k = s->first[src->server]; k < s->first[src->server + 1]; k++) {
+            const struct berth_job *j = &v->jobs[s->bysrv[k]];
+            struct shape sh = shape_of(j);
+            if (failed_before(s, &sh))
+                continue;
+            if (target_for(s, c, j, src->server, src->util) >= 0 || s->nfailed == MAX_FAILED)
+                return 0;
+            s->failed[s->nfailed++] = sh;
+        }
+    }
+    return 1;
+}
+
+/* Steps 2 and 3: at most one migration; with none, whether to pause the window timer. */
 static int migrate_one(struct specon *s, const struct berth_view *v, struct berth_plan *plan,
                        struct berth_err *err)
 {
@@ -347,7 +437,6 @@ static int migrate_one(struct specon *s, const struct berth_view *v, struct bert
         s->jobs[k] = 0;
         s->slowest[k] = NONE;
     }
-    s->nfailed = 0;
     for (size_t k = 0; k < s->nrunning; k++) {
         uint32_t i = s->running[k];
         const struct berth_job *j = &v->jobs[i];
@@ -363,44 +452,31 @@ static int migrate_one(struct specon *s, const struct berth_view *v, struct bert
         if (b == NONE || s->growth[i] < s->growth[b] || (s->growth[i] == s->growth[b] && i < b))
             s->slowest[sv] = i;
     }
-    for (size_t k = 0; k < ns; k++) {
-        s->util[k] = util_of(c, (uint32_t)k, 0, 0, 0);
-        s->by_load[k] = (struct load){s->util[k], s->jobs[k], (uint32_t)k};
-    }
+    for (size_t k = 0; k < ns; k++)
+        s->by_load[k] = (struct load){util_of(c, (uint32_t)k, 0, 0, 0), s->jobs[k], (uint32_t)k};
     memcpy(s->by_target, s->by_load, ns * sizeof *s->by_load);
     qsort(s->by_load, ns, sizeof *s->by_load, cmp_congested);
     qsort(s->by_target, ns, sizeof *s->by_target, cmp_light);
+    s->nfailed = 0;
     for (size_t a = 0; a < ns; a++) {
         const struct load *src = &s->by_load[a];
-        if (!(src->util > s->cfg.theta) && v->npending == 0)
+        if (!is_source(s, v, src->util))
             break; /* no server busy enough to act on */
         uint32_t i = s->slowest[src->server];
         if (i == NONE)
             continue;
-        const struct berth_job *j = &v->jobs[i];
-        struct shape sh = {j->gpus,
-                           j->share,
-                           j->type_mask,
-                           berth__job_cpu_per_gpu(j),
-                           berth__job_mem_per_gpu(j),
-                           j->spec->gpu_mem_mib};
+        struct shape sh = shape_of(&v->jobs[i]);
         if (failed_before(s, &sh))
             continue;
-        int64_t milli = (int64_t)j->gpus * j->share;
-        int64_t cpu = sh.cpu * berth__job_nslots(j), mem = sh.mem * berth__job_nslots(j);
-        for (size_t b = 0; b < ns; b++) {
-            const struct load *dst = &s->by_target[b];
-            if (!(dst->util < src->util))
-                break; /* every server left is at least as busy as the source */
-            if (dst->server == src->server || !fits_on(c, j, dst->server))
-                continue;
-            if (!(util_of(c, dst->server, milli, cpu, mem) < src->util))
-                continue; /* it would only swap the roles */
-            return move(s, v, plan, i, dst->server, err);
-        }
+        int32_t to = target_for(s, c, &v->jobs[i], src->server, src->util);
+        if (to >= 0)
+            return move(s, v, plan, i, (uint32_t)to, err);
         if (s->nfailed < MAX_FAILED)
             s->failed[s->nfailed++] = sh;
     }
+    if (BERTH_GROW(s->bysrv, s->bysrv_cap, s->nrunning + 1))
+        return berth_err_set(err, BERTH_ENOMEM, "policy: out of memory");
+    s->paused = stuck(s, v);
     return 0;
 }
 
@@ -414,9 +490,16 @@ static int plan_pass(void *self, const struct berth_view *v, struct berth_plan *
         remove_running(s, v->left[k]);
     for (size_t k = 0; k < v->nrequeued; k++)
         remove_running(s, v->requeued[k]);
+    s->changed |= v->narrived || v->nleft || v->nrequeued;
     int window = s->migrate &&
                  (s->last_window == BERTH_TIME_NONE || v->now - s->last_window >= s->cfg.window_us);
     if (window) {
+        /* after a pause that outlasted a window the chain is broken: older readings are no
+         * growth over the last window, so everyone warms up again */
+        if (s->paused && v->now - s->last_window != s->cfg.window_us)
+            s->valid_from = v->now;
+        s->paused = 0;
+        s->changed = 0;
         s->last_window = v->now;
         read_metrics(s, v);
     }
@@ -425,9 +508,11 @@ static int plan_pass(void *self, const struct berth_view *v, struct berth_plan *
         return rc;
     for (size_t k = 0; k < plan->ntouched; k++) { /* the jobs it started */
         uint32_t i = plan->touched[k].job;
-        if (!plan->touched[k].was_running && v->jobs[i].state == BERTH_JOB_RUNNING &&
-            add_running(s, i))
-            return berth_err_set(err, BERTH_ENOMEM, "policy: out of memory");
+        if (!plan->touched[k].was_running && v->jobs[i].state == BERTH_JOB_RUNNING) {
+            if (add_running(s, i))
+                return berth_err_set(err, BERTH_ENOMEM, "policy: out of memory");
+            s->changed |= !window;
+        }
     }
     return window ? migrate_one(s, v, plan, err) : 0;
 }
@@ -435,7 +520,8 @@ static int plan_pass(void *self, const struct berth_view *v, struct berth_plan *
 static berth_us next_pass(void *self, const struct berth_view *v)
 {
     const struct specon *s = self;
-    if (!s->migrate || v->nrunning == 0 || s->last_window == BERTH_TIME_NONE)
+    if (!s->migrate || v->nrunning == 0 || s->last_window == BERTH_TIME_NONE ||
+        (s->paused && !s->changed))
         return BERTH_TIME_NONE;
     berth_us t = s->last_window + s->cfg.window_us;
     return t > v->now ? t : v->now + 1;
