@@ -22,6 +22,11 @@ extern const struct berth_policy_ops berth__policy_blox_fifo;
 /* SpeCon and its spread baseline (specon.c) */
 extern const struct berth_policy_ops berth__policy_specon;
 extern const struct berth_policy_ops berth__policy_spread;
+/* Aryl / Lyra (aryl.c) */
+extern const struct berth_policy_ops berth__policy_aryl;
+extern const struct berth_policy_ops berth__policy_aryl_loan;
+extern const struct berth_policy_ops berth__policy_aryl_elastic;
+extern const struct berth_policy_ops berth__policy_aryl_base;
 
 static const struct berth_policy_ops *const registry[] = {
     &berth__policy_fifo,
@@ -42,6 +47,11 @@ static const struct berth_policy_ops *const registry[] = {
     /* SpeCon and its spread baseline (specon.c) */
     &berth__policy_specon,
     &berth__policy_spread,
+    /* Aryl / Lyra (aryl.c) */
+    &berth__policy_aryl,
+    &berth__policy_aryl_loan,
+    &berth__policy_aryl_elastic,
+    &berth__policy_aryl_base,
 };
 
 #define NPOLICIES (sizeof registry / sizeof *registry)
