@@ -47,11 +47,15 @@ static inline berth_us enginetest_next(const struct berth_engine *e, size_t next
 }
 
 /* Replays csv (native, rows in arrival order) on cluster under policy with params; hook,
- * when given, sees the policy's state before the first pass. Returns 0 with et filled
- * (free it with enginetest_free), or the error code with err filled. */
-static inline int enginetest_run(const char *csv, const char *cluster, const char *policy,
-                                 const struct berth_params *params, void (*hook)(void *self),
-                                 struct enginetest *et, struct berth_err *err)
+ * when given, sees the policy's state before the first pass; exec (may be NULL) gets the
+ * engine's executor calls and metric (may be NULL) is the jobs' progress metric in the
+ * policy's view. Returns 0 with et filled (free it with enginetest_free), or the error code
+ * with err filled. */
+static inline int enginetest_run_exec(const char *csv, const char *cluster, const char *policy,
+                                      const struct berth_params *params, void (*hook)(void *self),
+                                      const struct berth_exec *exec,
+                                      double (*metric)(void *, const struct berth_job *, berth_us),
+                                      struct enginetest *et, struct berth_err *err)
 {
     memset(et, 0, sizeof *et);
     const char *path = simtest_write(csv);
@@ -62,7 +66,7 @@ static inline int enginetest_run(const char *csv, const char *cluster, const cha
     if (!rc) /* as the simulator does: a job that could never fit is bad input */
         rc = berth_trace_check(et->t, et->c, err);
     if (!rc)
-        rc = berth__engine_create(et->c, policy, NULL, params, NULL, &et->e, err);
+        rc = berth__engine_create(et->c, policy, NULL, params, exec, &et->e, err);
     size_t n = rc ? 0 : berth_trace_count(et->t);
     const struct berth_jobspec *specs = rc ? NULL : berth_trace_jobs(et->t);
     for (size_t i = 0; i < n && !rc; i++) {
@@ -74,6 +78,7 @@ static inline int enginetest_run(const char *csv, const char *cluster, const cha
         return rc;
     }
     et->e->check = 1;
+    et->e->metric = metric;
     if (hook)
         hook(et->e->self);
     size_t next = 0;
@@ -111,6 +116,14 @@ static inline int enginetest_run(const char *csv, const char *cluster, const cha
     if (rc)
         enginetest_free(et);
     return rc;
+}
+
+/* enginetest_run_exec with no executor and no metric. */
+static inline int enginetest_run(const char *csv, const char *cluster, const char *policy,
+                                 const struct berth_params *params, void (*hook)(void *self),
+                                 struct enginetest *et, struct berth_err *err)
+{
+    return enginetest_run_exec(csv, cluster, policy, params, hook, NULL, NULL, et, err);
 }
 
 #endif

@@ -292,6 +292,8 @@ int berth__engine_pass(struct berth_engine *e, berth_us now, struct berth_err *e
         .nrunning = e->nrunning,
         .tput = e->tput,
         .tput_type = e->tput_type,
+        .metric = e->metric,
+        .metric_ctx = e->metric_ctx,
         .infer_demand = e->infer_demand,
     };
     rc = e->ops->plan(e->self, &v, &e->plan, err);
@@ -329,6 +331,8 @@ berth_us berth__engine_next_pass(struct berth_engine *e, berth_us now)
                            .nrunning = e->nrunning,
                            .tput = e->tput,
                            .tput_type = e->tput_type,
+                           .metric = e->metric,
+                           .metric_ctx = e->metric_ctx,
                            .infer_demand = e->infer_demand};
     return e->ops->next_pass(e->self, &v);
 }

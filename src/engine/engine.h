@@ -36,6 +36,9 @@ struct berth_engine {
     int check;                     /* verify every invariant after each pass */
     const struct berth_tput *tput; /* NULL: no throughput model */
     int16_t *tput_type;            /* per cluster GPU type: the model's type, -1 */
+    /* the jobs' progress metric, passed to policies in the view (NULL: none) */
+    double (*metric)(void *ctx, const struct berth_job *j, berth_us now);
+    void *metric_ctx;
 };
 
 /* Creates an engine over a copy of cluster c (which must outlive the engine: names are

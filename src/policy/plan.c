@@ -247,6 +247,52 @@ int berth__plan_start_n(struct berth_plan *p, uint32_t ji, int32_t n, struct ber
     return rc;
 }
 
+int berth__plan_start_on(struct berth_plan *p, uint32_t ji, uint32_t s, struct berth_err *err)
+{
+    struct berth_job *j = &p->jobs[ji];
+    const struct berth_cluster *c = p->cluster;
+    if (j->state != BERTH_JOB_PENDING || s >= c->nsrv)
+        return berth_err_set(err, BERTH_EINTERNAL,
+                             "plan: job %s started on server %u while not "
+                             "pending, or no such server",
+                             j->spec->id, s);
+    int t = j->gpus ? c->srv[s].type : -1;
+    if (t >= 0 && j->type_mask && !(j->type_mask >> t & 1))
+        return berth_err_set(err, BERTH_EINPUT, "plan: job %s may not use server %s's GPUs",
+                             j->spec->id, c->srv[s].name);
+    if (make_slots(j))
+        return berth_err_set(err, BERTH_ENOMEM, "plan: out of memory");
+    int32_t n = berth__job_nslots(j);
+    if (j->gpus == 0) {
+        j->slots[0] = (struct berth__slot){s, BERTH_NO_GPU};
+    } else if (berth__job_share(j) < 1000) {
+        int spread = p->placement == BERTH_PLACE_SPREAD, g;
+        if (spread && c->srv[s].free_mask) /* spread: an idle GPU first */
+            g = __builtin_ctzll(c->srv[s].free_mask);
+        else
+            g = berth__server_pick_share_gpu(c, s, j, spread);
+        if (g < 0)
+            return berth_err_set(err, BERTH_EINPUT, "plan: job %s does not fit server %s",
+                                 j->spec->id, c->srv[s].name);
+        j->slots[0] = (struct berth__slot){s, (uint32_t)g};
+    } else {
+        if (c->srv[s].nfree < n)
+            return berth_err_set(err, BERTH_EINPUT, "plan: job %s does not fit server %s",
+                                 j->spec->id, c->srv[s].name);
+        uint64_t m = c->srv[s].free_mask;
+        for (int32_t k = 0; k < n; k++, m &= m - 1)
+            j->slots[k] = (struct berth__slot){s, (uint32_t)__builtin_ctzll(m)};
+    }
+    if (!berth__alloc_can_take(c, j, j->slots))
+        return berth_err_set(err, BERTH_EINPUT, "plan: job %s does not fit server %s", j->spec->id,
+                             c->srv[s].name);
+    if (berth__plan_touch(p, ji))
+        return berth_err_set(err, BERTH_ENOMEM, "plan: out of memory");
+    berth__alloc_take(p->cluster, j);
+    mark_started(p, j, t);
+    return 0;
+}
+
 int berth__plan_preempt(struct berth_plan *p, uint32_t ji, struct berth_err *err)
 {
     struct berth_job *j = &p->jobs[ji];

@@ -65,6 +65,12 @@ int berth__plan_start_type(struct berth_plan *p, uint32_t j, int type, struct be
  * the engine counts it and calls the executor's migrate. BERTH_EINPUT when n GPUs do not
  * fit (the job keeps its size then), BERTH_EINTERNAL when n is outside the range. */
 int berth__plan_start_n(struct berth_plan *p, uint32_t j, int32_t n, struct berth_err *err);
+/* Starts pending job j with its whole gang on server s (a fractional job on the GPU there
+ * with the most room under spread placement, the least that fits otherwise; whole GPUs on
+ * the lowest idle ones). BERTH_EINPUT (with err) when it does not fit there or may not use
+ * its GPU type; the plan is unchanged then. With a preemption of j earlier in the same pass
+ * this is a migration to a server of the policy's choice. */
+int berth__plan_start_on(struct berth_plan *p, uint32_t j, uint32_t s, struct berth_err *err);
 /* Resizes running whole-GPU elastic job j in place (plan_resize.c): grow_on takes n more
  * idle GPUs of its type on server s (which must hold them, with CPU and memory, and be its
  * only server when it must not span); shrink_off gives back every GPU it holds on server

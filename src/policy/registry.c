@@ -19,6 +19,9 @@ extern const struct berth_policy_ops berth__policy_tiresias_dlas;
 extern const struct berth_policy_ops berth__policy_tiresias_dlas_gpu;
 extern const struct berth_policy_ops berth__policy_blox_las;
 extern const struct berth_policy_ops berth__policy_blox_fifo;
+/* SpeCon and its spread baseline (specon.c) */
+extern const struct berth_policy_ops berth__policy_specon;
+extern const struct berth_policy_ops berth__policy_spread;
 /* Aryl / Lyra (aryl.c) */
 extern const struct berth_policy_ops berth__policy_aryl;
 extern const struct berth_policy_ops berth__policy_aryl_loan;
@@ -46,6 +49,9 @@ static const struct berth_policy_ops *const registry[] = {
     &berth__policy_tiresias_dlas_gpu,
     &berth__policy_blox_las,
     &berth__policy_blox_fifo,
+    /* SpeCon and its spread baseline (specon.c) */
+    &berth__policy_specon,
+    &berth__policy_spread,
     /* Aryl / Lyra (aryl.c) */
     &berth__policy_aryl,
     &berth__policy_aryl_loan,
