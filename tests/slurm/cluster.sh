@@ -179,7 +179,11 @@ start_munge() {
     fi
     chmod 0711 "$B/munge"
     chmod 0400 "$key"
-    if [ "$(id -u)" = 0 ]; then chown -R munge: "$B/munge"; fi
+    if [ "$(id -u)" = 0 ]; then
+        chown -R munge: "$B/munge"
+        runuser -u munge -- test -x "$B/munge" ||
+            die "user munge cannot reach $B/munge: make every folder above it searchable (chmod o+x)"
+    fi
     "${run[@]}" /usr/sbin/munged --socket="$B/munge/munge.socket.2" --key-file="$key" \
         --pid-file="$B/munge/munged.pid" --log-file="$B/munge/munged.log" \
         --seed-file="$B/munge/munged.seed" ||
