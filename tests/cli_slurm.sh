@@ -58,10 +58,42 @@ for _ in $(seq 100); do
     sleep 0.1
 done
 [ "$st" = "RUNNING n2 nobody" ] && ok "sbatch job runs on n2 as nobody" || bad "sbatch job: '$st'"
+
+# a user's own requeue (like Slurm's after a node failure) leaves the job pending unheld,
+# unseen by the lua hook: berth holds it again
+sleep 4 # past the first seconds of its run
+expect_rc 0 "user requeues his job" -- runuser -u nobody -- scontrol requeue "$id"
+for _ in $(seq 100); do
+    st=$(squeue -h -j "$id" -o '%T %p')
+    [ "${st%% *}" = PENDING ] && break
+    sleep 0.1
+done
+case $st in "PENDING 0.0"*) bad "requeued job already held: '$st'" ;; PENDING*) ok "requeued job pending unheld" ;; *) bad "requeued job: '$st'" ;; esac
+expect_rc 0 "berth holds it" -- "$API" hold "$id"
+st=$(squeue -h -j "$id" -o '%T %r')
+case $st in "PENDING JobHeld"*) ok "held again ($st)" ;; *) bad "after hold: '$st'" ;; esac
+scancel "$id"
+
+# a job asked with a GPU type keeps it: placing it with another is refused, clearly
+id=$(cd "$jobs" && sbatch --parsable -o /dev/null --gres=gpu:a100:1 --wrap 'sleep 600')
+expect_rc 1 "typed job placed with another type" -- "$API" place "$id" n1 1 v100
+has "$W/err" "cannot change it to v100" "the refusal names the types"
+st=$(squeue -h -j "$id" -o '%T %r')
+[ "$st" = "PENDING JobHeldUser" ] && ok "refused job stays held" || bad "refused job: '$st'"
+scancel "$id"
+
+# an admin's job with the opt-out marker is left to Slurm
+id=$(cd "$jobs" && sbatch --parsable -o /dev/null --wrap 'sleep 600 #BERTH: slurm-places-this')
+for _ in $(seq 50); do
+    st=$(squeue -h -j "$id" -o '%T')
+    [ "$st" = RUNNING ] && break
+    sleep 0.1
+done
+[ "$st" = RUNNING ] && ok "opt-out job started by Slurm" || bad "opt-out job: '$st'"
 scancel "$id"
 
 # the cost of reading many held jobs (10,000 in the plain build; fewer under ASan)
-n=10000
+n=${BERTH_SLURM_BENCH_JOBS:-10000}
 ldd "$API" 2>/dev/null | grep -q libasan && n=1000
 "$API" bench "$jobs" "$n" && ok "bench: $n held jobs read back" || bad "bench $n"
 

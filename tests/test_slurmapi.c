@@ -34,7 +34,7 @@ static void test_node_gres(void)
     CHECK_STR(m.gpus[1].type, "");
     CHECK_I64(m.gpus[1].count, 2);
     CHECK_I64(m.shards, 32);
-    CHECK_I64(m.gpus[0].used + m.gpus[1].used + m.shards_used, 0);
+    CHECK_I64(m.gpus[0].used + m.gpus[1].used + m.shard_gpus_used, 0);
 
     /* bad: a count that is not a number, GPUs in use of a type the node lacks */
     struct berth__slurm_node b = {.name = "b"};

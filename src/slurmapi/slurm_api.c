@@ -36,6 +36,7 @@ struct recent {
 
 struct berth__slurm {
     int last_errno;
+    time_t jobs_update; /* Slurm's last_update of this handle's last poll */
     struct recent recent[RECENT];
     size_t next_recent;
     uid_t uid_cache[16];
@@ -85,20 +86,21 @@ static int copy_str(char *dst, size_t size, const char *src, const char *what, u
     return 0;
 }
 
+/* libslurm's configuration is process-global: read at the first open, freed at the last
+ * close (handles are not thread-safe; berthd keeps one) */
+static int open_handles;
+
 int berth__slurm_open(struct berth__slurm **out, const char *conf, struct berth_err *e)
 {
-    static bool inited;
     *out = NULL;
-    if (!inited) {
-        slurm_init(conf); /* mandatory in 22.05; process-global, reads SLURM_CONF */
-        inited = true;
-    }
     struct berth__slurm *s = calloc(1, sizeof *s);
     if (!s)
         return berth_err_set(e, BERTH_ENOMEM, "slurm: out of memory");
+    if (open_handles++ == 0)
+        slurm_init(conf); /* mandatory in 22.05; reads conf or SLURM_CONF */
     if (slurm_ping(0) != SLURM_SUCCESS) {
         int rc = fail(s, e, 0, "slurmctld does not answer", 0);
-        free(s);
+        berth__slurm_close(s);
         return rc;
     }
     *out = s;
@@ -107,7 +109,11 @@ int berth__slurm_open(struct berth__slurm **out, const char *conf, struct berth_
 
 void berth__slurm_close(struct berth__slurm *s)
 {
+    if (!s)
+        return;
     free(s);
+    if (--open_handles == 0)
+        slurm_fini();
 }
 
 int berth__slurm_errno(const struct berth__slurm *s)
@@ -306,6 +312,27 @@ int berth__slurm_jobs(struct berth__slurm *s, struct berth__slurm_job **jobs, si
     if (rc != SLURM_SUCCESS)
         return fail(s, e, 0, "reading jobs", 0);
     rc = fill_jobs(s, msg, jobs, n, e);
+    slurm_free_job_info_msg(msg);
+    return rc;
+}
+
+int berth__slurm_jobs_poll(struct berth__slurm *s, struct berth__slurm_job **jobs, size_t *n,
+                           bool *changed, struct berth_err *e)
+{
+    job_info_msg_t *msg = NULL;
+    *jobs = NULL;
+    *n = 0;
+    *changed = false;
+    int rc = slurm_load_jobs(s->jobs_update, &msg, SHOW_ALL | SHOW_DETAIL);
+    if (rc != SLURM_SUCCESS && slurm_get_errno() == SLURM_NO_CHANGE_IN_DATA)
+        return 0;
+    if (rc != SLURM_SUCCESS)
+        return fail(s, e, 0, "polling jobs", 0);
+    rc = fill_jobs(s, msg, jobs, n, e);
+    if (rc == 0) {
+        *changed = true;
+        s->jobs_update = msg->last_update;
+    }
     slurm_free_job_info_msg(msg);
     return rc;
 }

@@ -67,8 +67,10 @@ struct berth__slurm_node {
     uint64_t memory_mb;
     size_t n_gpu_types;
     struct berth__slurm_gpus gpus[BERTH_SLURM_GPU_TYPES];
-    uint32_t shards, shards_used; /* gres shard (GPU sharing by count) */
-    uint32_t mps, mps_used;       /* gres mps (percent of a GPU, 100 per GPU) */
+    uint32_t shards;          /* gres shard (GPU sharing by count) */
+    uint32_t shard_gpus_used; /* GPUs with shards in use: 22.05's GresUsed counts GPUs, not
+                                 shards (two jobs of 2 and 4 shards on two GPUs show 2) */
+    uint32_t mps, mps_used;   /* gres mps (percent of a GPU, 100 per GPU) */
     char features[BERTH_SLURM_LIST_MAX];
     char gres[BERTH_SLURM_LIST_MAX]; /* Slurm's own string, for messages */
 };
@@ -123,6 +125,11 @@ struct berth__slurm_job {
 /* All jobs Slurm still knows (including finished ones within MinJobAge); *jobs is malloc'd. */
 int berth__slurm_jobs(struct berth__slurm *s, struct berth__slurm_job **jobs, size_t *n,
                       struct berth_err *e);
+/* The poll berthd's loop makes: like berth__slurm_jobs, but when no job changed since this
+ * handle's last successful poll, *changed is false and *jobs NULL (Slurm answers "no change"
+ * in about 1 ms). The first poll always reads. */
+int berth__slurm_jobs_poll(struct berth__slurm *s, struct berth__slurm_job **jobs, size_t *n,
+                           bool *changed, struct berth_err *e);
 /* One job; BERTH_EINPUT when Slurm does not know it. */
 int berth__slurm_job(struct berth__slurm *s, uint32_t id, struct berth__slurm_job *job,
                      struct berth_err *e);

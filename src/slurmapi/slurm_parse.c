@@ -123,7 +123,7 @@ static int node_entry(const char *entry, void *arg, struct berth_err *e)
         return rc;
     struct berth__slurm_node *n = a->n;
     if (strcmp(name, "shard") == 0) {
-        *(a->used ? &n->shards_used : &n->shards) += count;
+        *(a->used ? &n->shard_gpus_used : &n->shards) += count;
     } else if (strcmp(name, "mps") == 0) {
         *(a->used ? &n->mps_used : &n->mps) += count;
     } else if (strcmp(name, "gpu") == 0) {

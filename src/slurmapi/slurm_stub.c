@@ -49,6 +49,16 @@ int berth__slurm_jobs(struct berth__slurm *s, struct berth__slurm_job **jobs, si
     return berth_err_set(e, BERTH_EUNSUPPORTED, NO_SLURM);
 }
 
+int berth__slurm_jobs_poll(struct berth__slurm *s, struct berth__slurm_job **jobs, size_t *n,
+                           bool *changed, struct berth_err *e)
+{
+    (void)s;
+    *jobs = NULL;
+    *n = 0;
+    *changed = false;
+    return berth_err_set(e, BERTH_EUNSUPPORTED, NO_SLURM);
+}
+
 int berth__slurm_job(struct berth__slurm *s, uint32_t id, struct berth__slurm_job *job,
                      struct berth_err *e)
 {

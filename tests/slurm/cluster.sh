@@ -107,9 +107,14 @@ need() {
 }
 
 write_config() {
-    local me uid n i gid
+    local me uid n i proctrack=proctrack/linuxproc
     me=$(id -un)
     uid=$(id -u)
+    # cgroup v1's freezer kills a job's whole tree; linuxproc lets children forked during a
+    # kill at launch escape (the job then stays COMPLETING while they live)
+    if [ "$uid" = 0 ] && [ -d /sys/fs/cgroup/freezer ] && [ -w /sys/fs/cgroup/freezer ]; then
+        proctrack=proctrack/cgroup
+    fi
     mkdir -p "$B/etc" "$B/state" "$B/run" "$B/log" "$B/spool" "$B/munge" "$B/jobs"
     for n in $nodes; do
         mkdir -p "$B/dev/$n" "$B/spool/$n"
@@ -134,7 +139,7 @@ SlurmctldLogFile=$B/log/slurmctld.log
 SlurmdLogFile=$B/log/slurmd-%n.log
 SlurmdParameters=config_overrides
 CommunicationParameters=NoInAddrAny
-ProctrackType=proctrack/linuxproc
+ProctrackType=$proctrack
 TaskPlugin=task/none
 MpiDefault=none
 SelectType=select/cons_tres
@@ -154,6 +159,13 @@ NodeName=n2 NodeHostname=localhost NodeAddr=127.0.0.1 Port=$((port + 2)) CPUs=8 
 NodeName=n3 NodeHostname=localhost NodeAddr=127.0.0.1 Port=$((port + 3)) CPUs=16 RealMemory=32000 Gres=gpu:a100:8,mps:800 Features=a100,gpu
 NodeName=n4 NodeHostname=localhost NodeAddr=127.0.0.1 Port=$((port + 4)) CPUs=16 RealMemory=32000 Gres=gpu:a100:8,shard:32 Features=a100,gpu
 PartitionName=gpu Nodes=n[1-4] Default=YES MaxTime=INFINITE State=UP
+EOF
+    cat >"$B/etc/cgroup.conf" <<EOF
+CgroupPlugin=cgroup/v1
+CgroupMountpoint=/sys/fs/cgroup
+ConstrainCores=no
+ConstrainRAMSpace=no
+ConstrainDevices=no
 EOF
     cat >"$B/etc/gres.conf" <<EOF
 AutoDetect=off

@@ -3,6 +3,7 @@
  * decision-to-running latency and the cost of reading many held jobs.
  * Usage: slurm_api_test all WORKDIR          the whole sequence
  *        slurm_api_test place ID NODE GPUS TYPE   place one job (for sbatch-submitted ones)
+ *        slurm_api_test hold ID              hold a pending job
  *        slurm_api_test bench WORKDIR N      submit N held jobs, time reading them */
 #include <stdio.h>
 #include <stdlib.h>
@@ -257,11 +258,79 @@ static void test_latency(void)
         hi = lat[i] > hi ? lat[i] : hi;
         ids[i] = id;
     }
+    sleep_s(1.0); /* past the launch (see above) */
     for (int i = 0; i < K; i++)
         if (berth__slurm_cancel(S, ids[i], &e) < 0)
             die_err("cancel", &e);
     printf("     decision-to-running over %d jobs: min %.0f / avg %.0f / max %.0f ms\n", K,
            lo * 1e3, sum / K * 1e3, hi * 1e3);
+}
+
+/* shards: a fraction of one GPU, placed like GPUs */
+static void test_shards(void)
+{
+    struct berth_err e;
+    const char *argv[] = {"sleep", "600", NULL};
+    struct berth__slurm_submit sub = {.name = "berth-shards", .argv = argv, .workdir = WORKDIR,
+                                      .shards_per_node = 3};
+    uint32_t id;
+    if (berth__slurm_submit_held(S, &sub, &id, &e) < 0)
+        die_err("submit shards", &e);
+    CHECK_I64(get(id).ask.shards_per_node, 3);
+    struct berth__slurm_place p = {.nodes = "n4", .shards_per_node = 3};
+    if (berth__slurm_place(S, id, &p, &e) < 0)
+        die_err("place shards", &e);
+    CHECK(wait_state(id, BERTH_SLURM_JOB_RUNNING, 10) >= 0);
+    CHECK_STR(get(id).nodes, "n4");
+    struct berth__slurm_node *n;
+    size_t k;
+    if (berth__slurm_nodes(S, &n, &k, &e) < 0)
+        die_err("nodes", &e);
+    const struct berth__slurm_node *x = find_node(n, k, "n4");
+    CHECK(x != NULL);
+    if (x) {
+        CHECK_I64(x->shard_gpus_used, 1); /* one GPU lends the 3 shards */
+        CHECK_I64(x->state, BERTH_SLURM_NODE_MIXED);
+        printf("     n4 with 3 shards in use: %s, %u of %u CPUs, GRES %s\n", x->state_name,
+               x->cpus_used, x->cpus, x->gres);
+    }
+    free(n);
+    /* both GPUs and shards in one request is refused before Slurm sees it */
+    p.gpus_per_node = 1;
+    CHECK_I64(berth__slurm_place(S, id, &p, &e), BERTH_EINPUT);
+    if (berth__slurm_cancel(S, id, &e) < 0)
+        die_err("cancel", &e);
+}
+
+/* the incremental poll: "no change" once quiet, the full list after a submit */
+static void test_poll(void)
+{
+    struct berth__slurm_job *jobs;
+    size_t n;
+    bool changed = false;
+    struct berth_err e;
+    double t0 = now_s();
+    int quiet = 0;
+    while (now_s() - t0 < 10 && !quiet) {
+        if (berth__slurm_jobs_poll(S, &jobs, &n, &changed, &e) < 0)
+            die_err("poll", &e);
+        quiet = !changed;
+        CHECK(changed ? n > 0 : jobs == NULL && n == 0);
+        free(jobs);
+        sleep_s(0.2);
+    }
+    CHECK(quiet);
+    uint32_t id = submit("berth-poll", 1, NULL);
+    if (berth__slurm_jobs_poll(S, &jobs, &n, &changed, &e) < 0)
+        die_err("poll", &e);
+    CHECK(changed);
+    int seen = 0;
+    for (size_t i = 0; i < n; i++)
+        seen |= jobs[i].id == id && jobs[i].held;
+    CHECK(seen);
+    free(jobs);
+    if (berth__slurm_cancel(S, id, &e) < 0)
+        die_err("cancel", &e);
 }
 
 static void test_open(void)
@@ -275,6 +344,8 @@ static const struct check_test tests[] = {
     {"nodes", test_nodes},
     {"life_cycle", test_life_cycle},
     {"latency", test_latency},
+    {"shards", test_shards},
+    {"poll", test_poll},
 };
 
 static int bench(uint32_t n)
@@ -308,7 +379,7 @@ int main(int argc, char **argv)
 {
     struct berth_err e;
     if (argc < 3) {
-        fprintf(stderr, "usage: slurm_api_test all|bench WORKDIR [N] | place ID NODE GPUS TYPE\n");
+        fprintf(stderr, "usage: slurm_api_test all|bench WORKDIR [N] | place ID NODE GPUS TYPE | hold ID\n");
         return 2;
     }
     if (berth__slurm_open(&S, NULL, &e) < 0)
@@ -320,6 +391,11 @@ int main(int argc, char **argv)
     } else if (!strcmp(argv[1], "bench") && argc == 4) {
         WORKDIR = argv[2];
         rc = bench((uint32_t)strtoul(argv[3], NULL, 10));
+    } else if (!strcmp(argv[1], "hold") && argc == 3) {
+        rc = berth__slurm_hold(S, (uint32_t)strtoul(argv[2], NULL, 10), &e);
+        if (rc < 0)
+            fprintf(stderr, "slurm_api_test: %s\n", e.msg);
+        rc = rc < 0;
     } else if (!strcmp(argv[1], "place") && argc == 6) {
         struct berth__slurm_place p = {.nodes = argv[3],
                                        .gpus_per_node = (uint32_t)strtoul(argv[4], NULL, 10),
