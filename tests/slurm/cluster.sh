@@ -71,16 +71,14 @@ stop() {
 
 # the jobs' processes (slurmstepd and what it started) carry SLURM_CONF of this cluster
 strays() {
-    local d p env
-    for d in /proc/[0-9]*; do
-        p=${d#/proc/}
+    local f p
+    for f in $(grep -lzxF "SLURM_CONF=$conf" /proc/[0-9]*/environ 2>/dev/null); do
+        p=${f#/proc/}
+        p=${p%/environ}
         [ "$p" = $$ ] && continue
-        env=$({ tr '\0' '\n' <"$d/environ"; } 2>/dev/null) || continue
-        if echo "$env" | grep -qxF "SLURM_CONF=$conf"; then
-            if [ "$({ cat "$d/comm"; } 2>/dev/null)" = slurmstepd ] ||
-                echo "$env" | grep -q '^SLURM_JOB_ID='; then
-                echo "$p"
-            fi
+        if [ "$({ cat "/proc/$p/comm"; } 2>/dev/null)" = slurmstepd ] ||
+            { grep -qz '^SLURM_JOB_ID=' "$f"; } 2>/dev/null; then
+            echo "$p"
         fi
     done
 }
