@@ -22,5 +22,12 @@ else
     exit 1
 fi
 export DEBIAN_FRONTEND=noninteractive
+# Slurm's and munge's postinst scripts would start system daemons against an absent
+# system-wide configuration: a temporary policy-rc.d (exit 101) forbids it
+rcd=/usr/sbin/policy-rc.d
+if [ ! -e "$rcd" ]; then
+    printf '#!/bin/sh\nexit 101\n' | $SUDO tee "$rcd" >/dev/null && $SUDO chmod 755 "$rcd"
+    trap '$SUDO rm -f "$rcd"' EXIT
+fi
 $SUDO apt-get update -q
 $SUDO apt-get install -y -q --no-install-recommends $missing
