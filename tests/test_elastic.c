@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "jobspec_make.h"
 #include "engine/engine.h"
 
 static int migrates, starts, stops;
@@ -68,17 +69,7 @@ static void resize(void)
     CHECK_I64(berth_cluster_parse("1x4:v100", &c, &err), 0);
     struct berth_jobspec js[2];
     memset(js, 0, sizeof js);
-    js[0] = (struct berth_jobspec){.id = "J0",
-                                   .duration_us = 1000,
-                                   .num_gpus = 2,
-                                   .min_gpus = 1,
-                                   .max_gpus = 4,
-                                   .gpu_share_milli = 1000,
-                                   .job_type = "",
-                                   .user = "",
-                                   .queue = "",
-                                   .status = "",
-                                   .gpu_type = ""};
+    js[0] = jobspec_make("J0", 1000, 2, 1, 4);
     js[1] = js[0];
     js[1].id = "J1";
     js[1].num_gpus = js[1].min_gpus = js[1].max_gpus = 3;
@@ -183,17 +174,7 @@ static void in_place(void)
     struct berth_err err = {0};
     struct berth_cluster *c = NULL;
     CHECK_I64(berth_cluster_parse("2x4:v100", &c, &err), 0);
-    struct berth_jobspec js = {.id = "J0",
-                               .duration_us = 1000,
-                               .num_gpus = 2,
-                               .min_gpus = 1,
-                               .max_gpus = 8,
-                               .gpu_share_milli = 1000,
-                               .job_type = "",
-                               .user = "",
-                               .queue = "",
-                               .status = "",
-                               .gpu_type = ""};
+    struct berth_jobspec js = jobspec_make("J0", 1000, 2, 1, 8);
     struct berth_params params = {0};
     struct berth_exec exec = {NULL, on_start, on_stop, on_migrate};
     struct berth_engine *e = NULL;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "check.h"
+#include "jobspec_make.h"
 #include "engine/engine.h"
 
 static struct berth_cluster *cl;
@@ -26,17 +27,7 @@ static uint32_t add(struct berth_engine *e, int i, int gpus, berth_us dur)
     struct berth_err err = {0};
     static char ids[8][8];
     snprintf(ids[i], sizeof ids[i], "j%d", i);
-    specs[i] = (struct berth_jobspec){.id = ids[i],
-                                      .duration_us = dur,
-                                      .num_gpus = gpus,
-                                      .min_gpus = gpus,
-                                      .max_gpus = gpus,
-                                      .gpu_share_milli = 1000,
-                                      .job_type = "",
-                                      .user = "",
-                                      .queue = "",
-                                      .status = "",
-                                      .gpu_type = ""};
+    specs[i] = jobspec_make(ids[i], dur, gpus, gpus, gpus);
     uint32_t idx = 0;
     CHECK(!berth__engine_add(e, &specs[i], &idx, &err));
     return idx;

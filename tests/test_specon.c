@@ -5,6 +5,7 @@
 #include <math.h>
 
 #include "enginetest.h"
+#include "jobspec_make.h"
 #include "model/curve.h"
 #include "policy/specon.h"
 #include "util/rng.h"
@@ -12,17 +13,9 @@
 /* A fixed-speed lenet job of 1000 s, one GPU. */
 static struct berth_jobspec lenet_spec(void)
 {
-    return (struct berth_jobspec){.id = "j",
-                                  .job_type = "lenet",
-                                  .duration_us = 1000000000,
-                                  .num_gpus = 1,
-                                  .min_gpus = 1,
-                                  .max_gpus = 1,
-                                  .gpu_share_milli = 1000,
-                                  .user = "",
-                                  .queue = "",
-                                  .status = "",
-                                  .gpu_type = ""};
+    struct berth_jobspec s = jobspec_make("j", 1000000000, 1, 1, 1);
+    s.job_type = "lenet";
+    return s;
 }
 
 /* lenet: a_max 99, tau 1.5 epochs, 20 epochs. acc(1.5) = 99 (1 - e^-1) = 62.579935...;

@@ -70,6 +70,20 @@ int berth_infer_diurnal(const char *spec, struct berth_infer **out, struct berth
     return 0;
 }
 
+/* The first row of the table whose time is after t (n when none), by bisection. */
+static size_t first_after(const struct berth_infer *s, berth_us t)
+{
+    size_t lo = 0, hi = s->n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (s->at[mid] <= t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 int32_t berth_infer_at(const struct berth_infer *s, berth_us t, int32_t pool_servers)
 {
     int64_t v;
@@ -79,15 +93,8 @@ int32_t berth_infer_at(const struct berth_infer *s, berth_us t, int32_t pool_ser
         double f = s->trough + (s->peak - s->trough) * (1.0 - cos(ph)) / 2.0;
         v = (int64_t)ceil(f * pool_servers - 1e-9);
     } else {
-        size_t lo = 0, hi = s->n; /* the last row with at <= t, or the first row */
-        while (lo < hi) {
-            size_t mid = (lo + hi) / 2;
-            if (s->at[mid] <= t)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        v = s->servers[lo ? lo - 1 : 0];
+        size_t k = first_after(s, t); /* rows before k are in force; before row 0, row 0 */
+        v = s->servers[k ? k - 1 : 0];
     }
     return (int32_t)(v < pool_servers ? v : pool_servers);
 }
@@ -96,13 +103,6 @@ berth_us berth_infer_next(const struct berth_infer *s, berth_us t)
 {
     if (s->diurnal)
         return (t / s->step + 1) * s->step;
-    size_t lo = 0, hi = s->n; /* the first row with at > t */
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (s->at[mid] <= t)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < s->n ? s->at[lo] : BERTH_TIME_NONE;
+    size_t k = first_after(s, t);
+    return k < s->n ? s->at[k] : BERTH_TIME_NONE;
 }
