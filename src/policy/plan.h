@@ -57,6 +57,9 @@ int berth__plan_start_type(struct berth_plan *p, uint32_t j, int type, struct be
  * the engine counts it and calls the executor's migrate. BERTH_EINPUT when n GPUs do not
  * fit (the job keeps its size then), BERTH_EINTERNAL when n is outside the range. */
 int berth__plan_start_n(struct berth_plan *p, uint32_t j, int32_t n, struct berth_err *err);
+/* The same on GPU type `type` only (one the job may use): an elastic start on a chosen type. */
+int berth__plan_start_n_type(struct berth_plan *p, uint32_t j, int32_t n, int type,
+                             struct berth_err *err);
 /* Stops running job j and frees its GPUs (they stay remembered for a restore). */
 int berth__plan_preempt(struct berth_plan *p, uint32_t j, struct berth_err *err);
 /* 1 when job j was running when the plan opened, was preempted in this plan, and every GPU

@@ -19,6 +19,9 @@ extern const struct berth_policy_ops berth__policy_tiresias_dlas;
 extern const struct berth_policy_ops berth__policy_tiresias_dlas_gpu;
 extern const struct berth_policy_ops berth__policy_blox_las;
 extern const struct berth_policy_ops berth__policy_blox_fifo;
+/* Elastic goodput (goodput.c) */
+extern const struct berth_policy_ops berth__policy_goodput;
+extern const struct berth_policy_ops berth__policy_goodput_hetero;
 
 static const struct berth_policy_ops *const registry[] = {
     &berth__policy_fifo,
@@ -36,6 +39,9 @@ static const struct berth_policy_ops *const registry[] = {
     &berth__policy_tiresias_dlas_gpu,
     &berth__policy_blox_las,
     &berth__policy_blox_fifo,
+    /* Elastic goodput (goodput.c) */
+    &berth__policy_goodput,
+    &berth__policy_goodput_hetero,
 };
 
 #define NPOLICIES (sizeof registry / sizeof *registry)

@@ -191,7 +191,9 @@ int berth_sim_run(const struct berth_trace *t, const struct berth_cluster *c,
                                   .quantum_us = o->quantum_us,
                                   .round_us = tm.round ? tm.round : o->round_us,
                                   .min_realloc_us = tm.min_realloc,
-                                  .nqueue_limits = o->nqueue_limits};
+                                  .nqueue_limits = o->nqueue_limits,
+                                  .restart_us = o->restart_us,
+                                  .restart_tiers = o->restart_tiers};
     memcpy(params.queue_limits_us, o->queue_limits_us, sizeof params.queue_limits_us);
     if ((rc = berth__engine_create(c, o->policy, o->placement, &params, NULL, &e, err)) ||
         (rc = berth__engine_set_tput(e, o->tput, err)))
