@@ -5,7 +5,8 @@
 #      Tiresias and Blox policies (target < 1 s); the Gavel family on 2,000 generated jobs;
 #   2. one million generated gavel jobs on 50,000 GPUs under las (target < 30 s, < 2 GB),
 #      at a sustainable load (~76 % busy) and in overload (offered load above capacity);
-# and the Gavel-family LPs: one allocation with 1,000 active jobs on 3 GPU types (< 100 ms).
+# the Gavel-family LPs: one allocation with 1,000 active jobs on 3 GPU types (< 100 ms); and
+# one scheduling pass of each policy with 5,000 active jobs on 1,000 servers (< 10 ms).
 # Each case runs REPEAT times (default 3); the best wall time is reported (machines here
 # are shared and noisy). Usage: bench/run.sh [PATH/TO/berth]
 set -euo pipefail
@@ -57,6 +58,14 @@ fi
 # LPs: gavel-max-min(-perf) and themis-ftf, 1,000 active jobs, 3 GPU types (target < 100 ms)
 LPB=$(dirname "$BERTH")/bench/bench_lp
 [ -x "$LPB" ] && "$LPB" 1000 "$REPEAT"
+# one scheduling pass of every registered policy with 5,000 active jobs on 1,000 servers of
+# 8 GPUs (target < 10 ms), 30 % of the jobs elastic (min 1, max twice their gang)
+PASSB=$(dirname "$BERTH")/bench/bench_pass
+if [ -x "$PASSB" ]; then
+    for p in $("$BERTH" policies | awk '/^placements/ {exit} NR > 1 && NF {print $1}'); do
+        "$PASSB" "$p" 1000 8 5000 200 30
+    done
+fi
 # the Gavel family end to end: 2,000 generated gavel jobs by steps on the gavel cluster
 # (108 GPUs of 3 types), contended, in gavel mode
 "$BERTH" gen --profile gavel --jobs 2000 --rate 30 --seed 1 --out "$W/g2k.csv"
