@@ -44,7 +44,8 @@
 #define HOLD_RESTARTS    4                       /* hold also covers this many restart costs */
 #define HYST             2.0                     /* a resize must save HYST restart costs */
 #define RESIZE_GAIN      0.05                    /* ... and raise the speedup by 5 % */
-#define CURVE_MAX        64                      /* gang sizes cached per (class, type) */
+#define EXACT_CELLS      (1 << 16) /* knapsacks up to this many DP cells are solved exactly */
+#define CURVE_MAX        64        /* gang sizes cached per (class, type) */
 #define NONE             UINT32_MAX
 
 enum kind { PLAIN, HETERO };
@@ -61,11 +62,7 @@ struct gp {
     berth_us *started; /* when the policy last (re)started it */
     size_t started_cap;
     /* scratch per pass, per active index */
-    struct ord {
-        int cls;
-        int64_t key;
-        uint32_t k;
-    } * ord;
+    uint64_t *ord; /* admission order: class << 62 | key << 32 | active index, sorted */
     size_t ord_cap;
     int16_t *type; /* admitted type, -1 = not admitted */
     int32_t *lo, *hi, *tgt;
@@ -227,14 +224,10 @@ static int scratch(struct gp *g, size_t n)
 
 /* ---- 1. admission ----------------------------------------------------------------------- */
 
-static int cmp_ord(const void *pa, const void *pb)
+static int cmp_u64(const void *pa, const void *pb)
 {
-    const struct ord *a = pa, *b = pb;
-    if (a->cls != b->cls)
-        return a->cls < b->cls ? -1 : 1;
-    if (a->key != b->key)
-        return a->key < b->key ? -1 : 1;
-    return (a->k > b->k) - (a->k < b->k); /* k follows job numbers */
+    uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+    return (a > b) - (a < b);
 }
 
 static berth_us restart_of(const struct gp *g, const struct berth_job *j, int32_t n)
@@ -290,24 +283,23 @@ static void admit(struct gp *g, const struct berth_view *v, int64_t *room)
 {
     for (size_t k = 0; k < g->nact; k++) {
         const struct berth_job *j = &v->jobs[g->act[k]];
-        struct ord *o = &g->ord[k];
-        o->k = (uint32_t)k;
+        uint64_t cls, key = 0; /* held: 0; starving: 1 (by job number); the rest: 2 */
         g->held[k] = j->state == BERTH_JOB_RUNNING && holding(g, v, j);
         if (g->held[k]) {
-            o->cls = 0;
-            o->key = 0;
+            cls = 0;
         } else if (j->state == BERTH_JOB_PENDING && v->now - j->since >= STARVE_US) {
-            o->cls = 1;
-            o->key = j->since;
+            cls = 1;
         } else {
-            o->cls = 2;
-            o->key = 2 * level(berth__job_gpu_us(j, v->now)) + (j->state != BERTH_JOB_RUNNING);
+            cls = 2;
+            key = (uint64_t)(2 * level(berth__job_gpu_us(j, v->now)) +
+                             (j->state != BERTH_JOB_RUNNING));
         }
+        g->ord[k] = cls << 62 | key << 32 | (uint64_t)k; /* k follows job numbers */
     }
     if (g->nact > 1)
-        qsort(g->ord, g->nact, sizeof *g->ord, cmp_ord);
+        qsort(g->ord, g->nact, sizeof *g->ord, cmp_u64);
     for (size_t i = 0; i < g->nact; i++) {
-        size_t k = g->ord[i].k;
+        size_t k = (size_t)(g->ord[i] & UINT32_MAX);
         const struct berth_job *j = &v->jobs[g->act[k]];
         int32_t lo = g->held[k] ? j->gpus : bottom(j);
         int t = -1;
@@ -386,8 +378,11 @@ static int sizes(struct gp *g, const struct berth_view *v, const int64_t *room,
             return berth_err_set(err, BERTH_ENOMEM, "goodput: out of memory");
         double value;
         int32_t cap = room[t] > INT32_MAX ? INT32_MAX : (int32_t)room[t];
-        if ((rc = berth__mckp_solve(g->opts, g->first, ng, cap, BERTH_MCKP_AUTO, g->choice, &value,
-                                    err)))
+        /* exact on small problems; beyond, the greedy (which keeps a pass within
+         * milliseconds: the exact DP costs groups x capacity x options) */
+        int method =
+            (int64_t)ng * ((int64_t)cap + 1) <= EXACT_CELLS ? BERTH_MCKP_EXACT : BERTH_MCKP_GREEDY;
+        if ((rc = berth__mckp_solve(g->opts, g->first, ng, cap, method, g->choice, &value, err)))
             return rc;
         for (size_t i = 0; i < ng; i++)
             g->tgt[g->grp[i]] = g->lo[g->grp[i]] + g->opts[g->first[i] + g->choice[i]].weight;
@@ -429,12 +424,6 @@ static int start(struct gp *g, const struct berth_view *v, struct berth_plan *p,
     return 0;
 }
 
-static int cmp_u64(const void *pa, const void *pb)
-{
-    uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
-    return (a > b) - (a < b);
-}
-
 static int apply(struct gp *g, const struct berth_view *v, struct berth_plan *p,
                  struct berth_err *err)
 {
@@ -462,7 +451,7 @@ static int apply(struct gp *g, const struct berth_view *v, struct berth_plan *p,
     }
     /* idle GPUs left over: pending jobs at their smallest size, in admission order */
     for (size_t i = 0; i < g->nact && v->cluster->free > 0; i++) {
-        size_t k = g->ord[i].k;
+        size_t k = (size_t)(g->ord[i] & UINT32_MAX);
         const struct berth_job *j = &v->jobs[g->act[k]];
         int32_t tk = p->touch_of[g->act[k]];
         if (j->state != BERTH_JOB_PENDING || (tk >= 0 && p->touched[tk].was_running))

@@ -192,7 +192,7 @@ static int greedy(const struct berth__mckp_option *o, const uint32_t *first, siz
             heap[nh++] = (uint32_t)g;
     for (size_t i = nh / 2; i-- > 0;)
         heap_down(heap, nh, i, steps, at);
-    while (nh) {
+    while (nh && used < cap) { /* every step weighs at least 1 GPU */
         uint32_t g = heap[0];
         const struct step *s = &steps[at[g]];
         if (used + s->dw > cap) {
