@@ -5,8 +5,9 @@
  * A pass (at every arrival and completion, and every round, params.round_us, default 60 s):
  *  1. Admission. Active jobs in order: running jobs inside their hold (they (re)started less
  *     than a round ago, or less than HOLD_RESTARTS restart costs ago) first, then pending jobs
- *     that have waited longer than STARVE_US (oldest first: the starvation guard), then the
- *     rest by least attained GPU-time (Pollux sorts by attained service); ties by job number.
+ *     that have waited longer than STARVE_US (by job number: the starvation guard), then the
+ *     rest by attained GPU-time in doubling levels, running jobs first within a level (a
+ *     discretised LAS: Pollux sorts by attained service); ties by job number.
  *     A job is admitted at its smallest size (max(1, min_gpus)) on a GPU type with that many
  *     GPUs not yet promised: its current type when running, else the first allowed type in
  *     cluster order (goodput) or the type where its smallest gang runs fastest (goodput-hetero,
