@@ -5,9 +5,11 @@
  * A pass (at every arrival and completion, and every round, params.round_us, default 60 s):
  *  1. Admission. Active jobs in order: running jobs inside their hold (they (re)started less
  *     than a round ago, or less than HOLD_RESTARTS restart costs ago) first, then pending jobs
- *     that have waited longer than STARVE_US (by job number: the starvation guard), then the
- *     rest by attained GPU-time in doubling levels, running jobs first within a level (a
- *     discretised LAS: Pollux sorts by attained service); ties by job number.
+ *     that have waited longer than STARVE_US and twice their run time (by job number: the
+ *     starvation guard, which also forgets the service they attained, as Tiresias' promotion
+ *     does, so that they keep running), then the rest by attained GPU-time in doubling
+ *     levels, running jobs first within a level (a discretised LAS: Pollux sorts by attained
+ *     service); ties by job number.
  *     A job is admitted at its smallest size (max(1, min_gpus)) on a GPU type with that many
  *     GPUs not yet promised: its current type when running, else the first allowed type in
  *     cluster order (goodput) or the type where its smallest gang runs fastest (goodput-hetero,
@@ -40,7 +42,8 @@
 #include "plan.h"
 
 #define DEFAULT_ROUND_US (60 * BERTH_US_PER_S)
-#define STARVE_US        (3600 * BERTH_US_PER_S) /* pending this long: admitted first */
+#define STARVE_US        (3600 * BERTH_US_PER_S) /* pending this long ... */
+#define STARVE_RATIO     2                       /* ... and twice its run time: admitted first */
 #define LEVEL_US         (3600 * BERTH_US_PER_S) /* attained GPU-time of the first level */
 #define HOLD_RESTARTS    4                       /* hold also covers this many restart costs */
 #define HYST             2.0                     /* a resize must save HYST restart costs */
@@ -61,7 +64,8 @@ struct gp {
     size_t nother, other_cap;
     /* per job */
     berth_us *started; /* when the policy last (re)started it */
-    size_t started_cap;
+    int64_t *forgot;   /* attained GPU-time forgotten at its last promotion */
+    size_t started_cap, forgot_cap;
     /* scratch per pass, per active index */
     uint64_t *ord; /* admission order: class << 62 | key << 32 | active index, sorted */
     size_t ord_cap;
@@ -170,6 +174,12 @@ static int track(struct gp *g, const struct berth_view *v, uint32_t job)
             return BERTH_ENOMEM;
         for (size_t i = old; i < g->started_cap; i++)
             g->started[i] = BERTH_TIME_NONE;
+    }
+    if (job >= g->forgot_cap) {
+        size_t old = g->forgot_cap;
+        if (BERTH_GROW(g->forgot, g->forgot_cap, (size_t)job + 1))
+            return BERTH_ENOMEM;
+        memset(g->forgot + old, 0, (g->forgot_cap - old) * sizeof *g->forgot);
     }
     if (j->gpus == 0 || j->share < 1000) {
         if (BERTH_GROW(g->other, g->other_cap, g->nother + 1))
@@ -280,6 +290,15 @@ static int64_t level(int64_t gpu_us)
     return n;
 }
 
+/* The starvation guard: pending for STARVE_US and for STARVE_RATIO times the time it has
+ * run (Tiresias' rule), so that under overload long jobs are not cycled in every hour. */
+static int starving(const struct berth_view *v, const struct berth_job *j)
+{
+    berth_us wait = v->now - j->since;
+    return j->state == BERTH_JOB_PENDING && wait >= STARVE_US &&
+           wait >= STARVE_RATIO * berth__job_run_us(j, v->now);
+}
+
 static void admit(struct gp *g, const struct berth_view *v, int64_t *room)
 {
     for (size_t k = 0; k < g->nact; k++) {
@@ -288,11 +307,12 @@ static void admit(struct gp *g, const struct berth_view *v, int64_t *room)
         g->held[k] = j->state == BERTH_JOB_RUNNING && holding(g, v, j);
         if (g->held[k]) {
             cls = 0;
-        } else if (j->state == BERTH_JOB_PENDING && v->now - j->since >= STARVE_US) {
-            cls = 1;
+        } else if (starving(v, j)) {
+            cls = 1; /* promoted: its service so far is forgotten, as Tiresias promotes */
+            g->forgot[j->idx] = berth__job_gpu_us(j, v->now);
         } else {
             cls = 2;
-            key = (uint64_t)(2 * level(berth__job_gpu_us(j, v->now)) +
+            key = (uint64_t)(2 * level(berth__job_gpu_us(j, v->now) - g->forgot[j->idx]) +
                              (j->state != BERTH_JOB_RUNNING));
         }
         g->ord[k] = cls << 62 | key << 32 | (uint64_t)k; /* k follows job numbers */
@@ -553,6 +573,7 @@ static void gp_destroy(void *self)
     free(g->act);
     free(g->other);
     free(g->started);
+    free(g->forgot);
     free(g->ord);
     free(g->type);
     free(g->lo);
