@@ -156,6 +156,32 @@ static void hetero_picks_the_fast_type(void)
     berth_tput_free(m);
 }
 
+/* The starvation guard, on one GPU with two fixed-speed jobs (rounds every 60 s):
+ * A (10000 s) runs from 0. B (20000 s) arrives at 4000, when A has 4000 GPU-s: level 1
+ * (levels double from 3600 GPU-s), B level 0: B takes the GPU and A waits. B reaches level 1
+ * at 7600 and stays ahead (running first within a level); it would reach level 2 only at
+ * 4000 + 10800 = 14800. At 12000 A has waited 8000 s, twice the 4000 s it ran and more than
+ * an hour: it is promoted, B is preempted, and A ends at 12000 + 6000 = 18000. B resumes and
+ * ends at 18000 + (20000 - 8000) = 30000. (Without the guard A would wait until 14820.) */
+static void starvation_guard(void)
+{
+    struct simtest st;
+    if (!run("job_id,arrival_s,duration_s,num_gpus\n"
+             "A,0,10000,1\n"
+             "B,4000,20000,1\n",
+             "1x1:v100", "goodput", NULL, &st)) {
+        const struct berth_job_result *a = job(&st, "A"), *b = job(&st, "B");
+        if (a && b) {
+            CHECK_DBL((double)a->finish_us / 1e6, 18000, 1e-9);
+            CHECK_DBL((double)b->first_start_us / 1e6, 4000, 1e-9);
+            CHECK_DBL((double)b->finish_us / 1e6, 30000, 1e-9);
+            CHECK_I64(a->preemptions, 1);
+            CHECK_I64(b->preemptions, 1);
+        }
+        simtest_free(&st);
+    }
+}
+
 /* Random elastic workloads on two GPU types: every job finishes exactly once, the GPU-time it
  * held lies between min_gpus and max_gpus times the time it held GPUs (sizes stayed within its
  * range), the engine's invariant checks pass after every pass, and a second run gives the
@@ -235,6 +261,7 @@ static const struct check_test tests[] = {
     {"grow_when_worth_it", grow_when_worth_it},
     {"shrink_for_a_newcomer", shrink_for_a_newcomer},
     {"hetero_picks_the_fast_type", hetero_picks_the_fast_type},
+    {"starvation_guard", starvation_guard},
     {"random_elastic", random_elastic},
 };
 
