@@ -14,17 +14,17 @@
 # berth's figures (2026-11-30; means over seeds 1-8; JCT and makespan in hours; utilisation
 # over the makespan):
 #   load    policy               avg JCT  makespan  restarts  util   goodput's JCT reduction
-#   8 /h    goodput              20.4     347.7     449       46.8%  -
-#           tiresias-dlas        30.9     356.5     163       45.8%  34 %
+#   8 /h    goodput              20.6     347.7     421       47.0%  -
+#           tiresias-dlas        30.9     356.5     163       45.8%  33 %
 #           las                  28.5     337.2     23460     51.0%  28 %
-#           gavel-max-min-perf   28.6     302.0     5120      52.4%  29 %
-#           fifo                 43.0     353.0     0         44.9%  53 %
+#           gavel-max-min-perf   28.6     302.0     5120      52.4%  28 %
+#           fifo                 43.0     353.0     0         44.9%  52 %
 #   2 /h    goodput              13.8     333.7     470       53.0%  -
 #           tiresias-dlas        24.1     365.9     83        41.9%  43 %
 #           las                  22.3     330.6     2768      45.5%  38 %
 #           gavel-max-min-perf   23.4     318.7     2085      48.1%  41 %
 #           fifo                 28.1     348.2     0         42.8%  51 %
-# Against the preemptive baselines berth measures 28-34 % at the busier load and 38-43 % at
+# Against the preemptive baselines berth measures 28-33 % at the busier load and 38-43 % at
 # the lighter one: the lower end of Pollux's 37-50 % or just under it. Makespan is not
 # better (gavel-max-min-perf's is shorter at both loads): goodput optimises JCT, and the
 # makespan is set by the longest jobs. Where and why berth disagrees with the paper:
