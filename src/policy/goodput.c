@@ -83,6 +83,7 @@ struct gp {
     double *curve;
     size_t curve_cap;
     int ncls, nmt;
+    int curves_ready; /* the cache is sized (once: the model does not change) */
 };
 
 /* ---- rates ------------------------------------------------------------------------------ */
@@ -116,8 +117,9 @@ static double rate(struct gp *g, const struct berth_view *v, const struct berth_
 /* Sizes the rate cache for the model's classes and types (once: the model does not change). */
 static int curves_init(struct gp *g, const struct berth_view *v)
 {
-    if (!v->tput || g->curve)
+    if (!v->tput || g->curves_ready)
         return 0;
+    g->curves_ready = 1;
     int ncls = 0, nmt = 0;
     for (size_t i = 0; i < v->njobs; i++)
         if (v->jobs[i].cls >= ncls)
