@@ -68,6 +68,8 @@ struct gp {
     size_t started_cap, forgot_cap;
     /* scratch per pass, per active index */
     uint64_t *ord; /* admission order: class << 62 | key << 32 | active index, sorted */
+    uint64_t *ord_tmp;
+    size_t ord_tmp_cap;
     size_t ord_cap;
     int16_t *type; /* admitted type, -1 = not admitted */
     int32_t *lo, *hi, *tgt;
@@ -207,7 +209,8 @@ static void drop_left(uint32_t *a, size_t *n, const struct berth_view *v)
 
 static int scratch(struct gp *g, size_t n)
 {
-    if (BERTH_GROW(g->ord, g->ord_cap, n ? n : 1))
+    if (BERTH_GROW(g->ord, g->ord_cap, n ? n : 1) ||
+        BERTH_GROW(g->ord_tmp, g->ord_tmp_cap, n ? n : 1))
         return BERTH_ENOMEM;
     if (n <= g->sc_cap)
         return 0;
@@ -301,6 +304,30 @@ static int starving(const struct berth_view *v, const struct berth_job *j)
            wait >= STARVE_RATIO * berth__job_run_us(j, v->now);
 }
 
+/* Sorts the admission keys (built in active-index order) by a stable counting sort on their
+ * bucket: held, starving, then 2 * level + pending. O(active jobs): no comparisons. */
+#define NBUCKETS (2 + 2 * 64)
+static void sort_keys(struct gp *g)
+{
+    size_t at[NBUCKETS + 1] = {0};
+    for (size_t k = 0; k < g->nact; k++) {
+        uint64_t cls = g->ord[k] >> 62, key = g->ord[k] >> 32 & 0x3fffffff;
+        at[(cls < 2 ? cls : 2 + key) + 1]++;
+    }
+    for (size_t b = 0; b < NBUCKETS; b++)
+        at[b + 1] += at[b];
+    for (size_t k = 0; k < g->nact; k++) {
+        uint64_t cls = g->ord[k] >> 62, key = g->ord[k] >> 32 & 0x3fffffff;
+        g->ord_tmp[at[cls < 2 ? cls : 2 + key]++] = g->ord[k];
+    }
+    uint64_t *t = g->ord;
+    g->ord = g->ord_tmp;
+    g->ord_tmp = t;
+    size_t c = g->ord_cap;
+    g->ord_cap = g->ord_tmp_cap;
+    g->ord_tmp_cap = c;
+}
+
 static void admit(struct gp *g, const struct berth_view *v, int64_t *room)
 {
     for (size_t k = 0; k < g->nact; k++) {
@@ -319,8 +346,7 @@ static void admit(struct gp *g, const struct berth_view *v, int64_t *room)
         }
         g->ord[k] = cls << 62 | key << 32 | (uint64_t)k; /* k follows job numbers */
     }
-    if (g->nact > 1)
-        qsort(g->ord, g->nact, sizeof *g->ord, cmp_u64);
+    sort_keys(g);
     for (size_t i = 0; i < g->nact; i++) {
         size_t k = (size_t)(g->ord[i] & UINT32_MAX);
         const struct berth_job *j = &v->jobs[g->act[k]];
@@ -502,9 +528,10 @@ static int apply(struct gp *g, const struct berth_view *v, struct berth_plan *p,
             return rc;
         }
     }
-    /* preempted jobs whose GPUs nobody took keep running */
-    for (size_t k = 0; k < g->nact; k++)
-        if (berth__plan_can_restore(p, g->act[k]) && (rc = berth__plan_restore(p, g->act[k], err)))
+    /* preempted jobs whose GPUs nobody took keep running (only touched jobs can be) */
+    for (size_t i = 0; i < p->ntouched; i++)
+        if (berth__plan_can_restore(p, p->touched[i].job) &&
+            (rc = berth__plan_restore(p, p->touched[i].job, err)))
             return rc;
     return 0;
 }
@@ -577,6 +604,7 @@ static void gp_destroy(void *self)
     free(g->started);
     free(g->forgot);
     free(g->ord);
+    free(g->ord_tmp);
     free(g->type);
     free(g->lo);
     free(g->hi);
