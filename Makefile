@@ -7,7 +7,7 @@ JOBS       ?= 2
 MAKEFLAGS  += --no-print-directory
 CMAKE_ARGS ?=
 
-.PHONY: all deps build asan demo test test-plain test-asan fuzz bench lint format clean
+.PHONY: all deps build asan demo test test-plain test-asan test-deps fuzz bench lint format clean
 
 all: build
 
@@ -27,10 +27,14 @@ demo: build
 	@echo "generated $(BUILD)/demo-philly.csv: 20000 Philly-like jobs at 60 jobs/hour (twice Philly's mean rate)"
 	@$(BUILD)/berth sim --cluster philly --trace $(BUILD)/demo-philly.csv --policy las
 
-test-plain: build
+# The tests also need PyTorch (python3-torch): tests/cli_jobside.sh runs examples/pytorch.
+test-deps:
+	@BERTH_EXTRA_PACKAGES=python3-torch sh scripts/install-deps.sh
+
+test-plain: build test-deps
 	@cd $(BUILD) && ctest --output-on-failure -j$(JOBS)
 
-test-asan: asan
+test-asan: asan test-deps
 	@cd $(ASAN_BUILD) && ctest --output-on-failure -j$(JOBS)
 
 test: test-plain test-asan

@@ -8,18 +8,26 @@
 # utilization of additional 290 GPUs."
 #
 # berth's figures (2026-11-30; unallocated share of the 6,212 GPUs at the end; the 1.3x
-# rows are means over seeds 42-44, shuffled):
-#   pod list     order         FGD     best-fit  first-fit  dot-product  random
-#   default      trace order   7.18 %  8.62 %    7.30 %     12.75 %      14.47 %
-#   default      shuffled 1.3x 9.62 %  6.78 %    5.44 %     10.07 %      12.63 %
-#   gpushare40   shuffled 1.3x 12.07 % 8.18 %    6.97 %     11.17 %      13.93 %
-#   multigpu50   shuffled 1.3x 2.77 %  4.15 %    3.51 %     5.32 %       8.20 %
-# FGD wins in trace order and on the multi-GPU-heavy list (21 % fewer unallocated GPUs
-# than the best baseline there), not on the shuffled default or GPU-sharing lists: the
-# paper's "up to 49 %" is not reproduced. Known differences from the paper's simulator:
-# exact score differences instead of its 0-100 integer sigmoid (which creates ties broken
-# by Kubernetes), ties here to the lower node and GPU index, host memory enforced, 3 seeds
-# instead of 10, first-fit instead of its GPU-clustering / GPU-packing baselines.
+# rows are means over seeds 42-44, shuffled; fgd-all = FGD with --popularity 100, fgd-k8s =
+# the simulator's integer score with random ties):
+#   pod list     order         FGD     fgd-all  fgd-k8s  best-fit  first-fit  dot-prod  random
+#   default      trace order   7.18 %                    8.62 %    7.30 %     12.75 %   14.47 %
+#   default      shuffled 1.3x 9.62 %  5.48 %            6.79 %    5.44 %     10.07 %   12.63 %
+#   gpushare40   shuffled 1.3x 12.07 % 6.73 %            8.18 %    6.97 %     11.17 %   13.93 %
+#   multigpu50   shuffled 1.3x 2.77 %  2.72 %            4.15 %    3.51 %     5.32 %    8.20 %
+# (fgd-k8s, seeds 42 and 43 on the shuffled default list: 10.36 % and 10.27 %, no better
+# than exact FGD: the integer score's ties are not what separates berth from the paper.)
+#
+# Why FGD loses on the shuffled lists with the paper's 95 % cut: its target workload is the
+# most frequent pod types (CPU, GPUs, share, model) covering 95 % of the pods, and the
+# 8-GPU pods (0.5 % of the default list's pods, 5.6 % of its GPUs) fall outside it, so FGD
+# sees no loss in breaking into an empty node; its first failure is an 8-GPU pod while 74 %
+# of the GPUs are still free. With every pod type in the target workload (fgd-all) FGD ties
+# first-fit on the default list (5.48 % against 5.44 %) and beats the best baseline by 3 %
+# on gpushare40 and by 23 % on multigpu50. The paper's "up to 49 %" is still not
+# reproduced. Other differences from the paper's simulator: ties here go to the lower node
+# and GPU index, host memory is enforced, 3 seeds instead of 10, first-fit instead of its
+# GPU-clustering / GPU-packing baselines.
 #
 # Usage: bash experiments/fgd.sh [BERTH] [SHARED]
 set -eu
@@ -49,13 +57,16 @@ printf '%-20s %-12s %-6s %9s %9s %9s %9s %7s %7s\n' trace scorer order "ff_unal%
 for list in default gpushare40 multigpu50; do
     P=$D/openb_pod_list_$list.csv
     [ -r "$P" ] || continue
-    for s in fgd best-fit first-fit dot-product random; do
-        read -r a b c d e f < <(run --trace "$P" --scorer "$s" | fig)
+    # fgd-all: FGD with every pod type in its target workload (--popularity 100)
+    for s in fgd fgd-all fgd-k8s best-fit first-fit dot-product random; do
+        set -- --scorer "$s"
+        [ "$s" = fgd-all ] && set -- --scorer fgd --popularity 100
+        read -r a b c d e f < <(run --trace "$P" "$@" | fig)
         printf '%-20s %-12s %-6s %9s %9s %9s %9s %7s %7s\n' "$list" "$s" trace "$a" "$b" "$c" "$d" "$e" "$f"
         tot="0 0 0 0 0 0"
         n=0
         for seed in $SEEDS; do
-            r=$(run --trace "$P" --scorer "$s" --shuffle --tune 1.3 --seed "$seed" | fig)
+            r=$(run --trace "$P" "$@" --shuffle --tune 1.3 --seed "$seed" | fig)
             tot=$(python3 -c 'import sys; a=sys.argv[1].split(); b=sys.argv[2].split(); print(" ".join(str(float(x)+float(y)) for x,y in zip(a,b)))' "$tot" "$r")
             n=$((n + 1))
         done

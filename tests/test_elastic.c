@@ -137,8 +137,99 @@ static void resize(void)
     berth_cluster_free(c);
 }
 
+/* In place (plan_resize.c), one pass per instant, on two servers of 4 GPUs. J0 (1..8)
+ * starts with 2 on server 0; at 10 it grows by 2 on server 1 (4 GPUs on 2 servers) and a
+ * grow by 3 more on server 1 is refused (2 idle there); at 20 it gives back server 0 (2 GPUs,
+ * all on server 1); at 30 it shrinks to 1; at 40 a shrink below its minimum, a shrink off a
+ * server it does not use and a shrink that is no shrink are refused, and nothing changes. */
+static int script_in_place(void *self, const struct berth_view *v, struct berth_plan *p,
+                           struct berth_err *err)
+{
+    (void)self;
+    switch (v->now) {
+    case 0:
+        return berth__plan_start_n(p, 0, 2, err);
+    case 10:
+        CHECK_I64(p->jobs[0].slots[0].server, 0);
+        if (berth__plan_grow_on(p, 0, 1, 2, err))
+            return BERTH_EINTERNAL;
+        CHECK_I64(berth__plan_grow_on(p, 0, 1, 3, err), BERTH_EINPUT);
+        CHECK_I64(p->jobs[0].gpus, 4);
+        CHECK_I64(p->jobs[0].servers, 2);
+        return 0;
+    case 20:
+        if (berth__plan_shrink_off(p, 0, 0, err))
+            return BERTH_EINTERNAL;
+        CHECK_I64(p->jobs[0].gpus, 2);
+        CHECK_I64(p->jobs[0].servers, 1);
+        CHECK_I64(p->jobs[0].slots[0].server, 1);
+        CHECK_I64(p->jobs[0].slots[1].server, 1);
+        return 0;
+    case 30:
+        return berth__plan_shrink_to(p, 0, 1, err);
+    case 40:
+        CHECK_I64(berth__plan_shrink_to(p, 0, 0, err), BERTH_EINPUT);
+        CHECK_I64(berth__plan_shrink_off(p, 0, 0, err), BERTH_EINPUT);
+        CHECK_I64(berth__plan_shrink_to(p, 0, 1, err), BERTH_EINPUT);
+        CHECK_I64(p->jobs[0].gpus, 1);
+        return 0;
+    default:
+        return 0;
+    }
+}
+
+static void in_place(void)
+{
+    struct berth_err err = {0};
+    struct berth_cluster *c = NULL;
+    CHECK_I64(berth_cluster_parse("2x4:v100", &c, &err), 0);
+    struct berth_jobspec js = {.id = "J0",
+                               .duration_us = 1000,
+                               .num_gpus = 2,
+                               .min_gpus = 1,
+                               .max_gpus = 8,
+                               .gpu_share_milli = 1000,
+                               .job_type = "",
+                               .user = "",
+                               .queue = "",
+                               .status = "",
+                               .gpu_type = ""};
+    struct berth_params params = {0};
+    struct berth_exec exec = {NULL, on_start, on_stop, on_migrate};
+    struct berth_engine *e = NULL;
+    CHECK_I64(berth__engine_create(c, "fifo", NULL, &params, &exec, &e, &err), 0);
+    if (!e) {
+        berth_cluster_free(c);
+        return;
+    }
+    struct berth_policy_ops ops = *e->ops;
+    ops.plan = script_in_place;
+    ops.next_pass = NULL;
+    e->ops = &ops;
+    e->check = 1; /* every pass re-verifies the GPUs against the slots */
+    uint32_t idx;
+    CHECK_I64(berth__engine_add(e, &js, &idx, &err), 0);
+    CHECK_I64(berth__engine_arrive(e, 0, 0, &err), 0);
+    migrates = 0;
+    const int32_t free_after[] = {6, 4, 6, 7, 7};
+    const uint64_t resizes_after[] = {0, 1, 2, 3, 3};
+    for (int k = 0; k < 5; k++) {
+        CHECK_I64(berth__engine_pass(e, k * 10, &err), 0);
+        CHECK_I64(e->cluster->free, free_after[k]);
+        CHECK_I64(e->resizes, resizes_after[k]);
+    }
+    CHECK_I64(migrates, 3);
+    CHECK_I64(e->preemptions, 0);
+    /* GPU time folded at each size (2 x 10 + 4 x 10 + 2 x 10 by 30), plus 1 x 10 by 40 */
+    CHECK_I64(e->jobs[0].gpu_us, 80);
+    CHECK_I64(berth__job_gpu_us(&e->jobs[0], 40), 90);
+    berth__engine_destroy(e);
+    berth_cluster_free(c);
+}
+
 static const struct check_test tests[] = {
     {"resize", resize},
+    {"in_place", in_place},
 };
 
 CHECK_MAIN(tests)

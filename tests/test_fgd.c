@@ -128,6 +128,14 @@ static void test_fgd_score_golden(void)
     v.left[1] += 200;
     v.left[0] -= 200;
     CHECK_DBL(berth__frag_node(&w, &v) - now, -50.0, 1e-9);
+    /* fgd-k8s scores GPU 1 int(100 / (1 + e^-0.2)) = 54 and GPU 0 int(100 / (1 + e^-0.05))
+     * = 51: it takes GPU 1 as well */
+    struct berth__rng r;
+    berth__rng_seed(&r, 1);
+    struct berth__score_ctx xk = {BERTH_SCORER_FGD_K8S, &w, &now, &r};
+    CHECK_I64(berth__pack_choose(&xk, c, &k, &pk), 0);
+    CHECK_I64(pk.server, 0);
+    CHECK_I64(pk.gpu, 1);
     berth__frag_workload_free(&w);
     berth_cluster_free(c);
 }
@@ -191,6 +199,22 @@ static void test_baselines(void)
         seen[a.server] = 1;
     }
     CHECK(seen[0] && seen[1]);
+    /* fgd-k8s: both servers' best delta is 0 -> int(100 sigmoid(0)) = 50 on each: a tie,
+     * broken at random (both servers over seeds), on the exact FGD's GPU (GPU 0 of server 0,
+     * either GPU of the idle server 1) */
+    int seen_k8s[2] = {0, 0};
+    for (uint64_t seed = 1; seed <= 40; seed++) {
+        struct berth__rng r;
+        berth__rng_seed(&r, seed);
+        struct berth__score_ctx xk = {BERTH_SCORER_FGD_K8S, &w, now, &r};
+        struct berth__pick a = {-1, -1};
+        CHECK_I64(berth__pack_choose(&xk, c, &k, &a), 0);
+        CHECK(a.server >= 0 && a.server < 2);
+        if (a.server == 0)
+            CHECK_I64(a.gpu, 0);
+        seen_k8s[a.server & 1] = 1;
+    }
+    CHECK(seen_k8s[0] && seen_k8s[1]);
     /* a pod too big for every GPU fits nowhere */
     struct berth_jobspec p900 = spec(3, 1000, 0);
     struct berth_job big;

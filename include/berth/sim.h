@@ -12,6 +12,7 @@
 #include "cluster.h"
 #include "err.h"
 #include "time.h"
+#include "infer.h"
 #include "trace.h"
 #include "tput.h"
 
@@ -61,6 +62,11 @@ struct berth_sim_opts {
     int flat_progress; /* progress does not depend on the GPUs a job got (Blox) */
     berth_us queue_limits_us[8]; /* multi-level feedback thresholds (0 of them: defaults) */
     int nqueue_limits;
+
+    /* Pools. With an inference demand series, the cluster's "inference" pool starts reserved
+     * for inference and a lending policy (aryl) lends what demand leaves idle. */
+    const struct berth_infer *infer;
+    int32_t loan_headroom_milli; /* idle inference servers kept back, 1/1000 (0: 5 %, <0: none) */
 };
 
 /* "des", "rounds", "gavel", "blox" and back (-1 when unknown). */
@@ -119,7 +125,16 @@ struct berth_sim_summary {
     uint64_t restarts;
     double restart_lost_s;
     double ftf_rho_max, ftf_rho_avg, ftf_jain; /* over completed jobs */
-    double wall_s;                             /* wall-clock time of the run (not deterministic) */
+    /* With an inference demand series (has_infer): the pool, what inference used, what was
+     * lent to training, server-hours inference lacked servers, usage of the whole cluster
+     * ((training + inference GPU time) / (GPUs x makespan); gpu_util is training alone),
+     * servers lent and reclaimed, and how long inference waited for a reclaim. */
+    int has_infer;
+    int32_t infer_servers;
+    double infer_gpu_hours, loaned_gpu_hours, infer_short_server_hours, cluster_usage;
+    uint64_t lends, reclaims;
+    double reclaim_latency_max_s, reclaim_latency_avg_s;
+    double wall_s; /* wall-clock time of the run (not deterministic) */
 };
 
 struct berth_sim_result {

@@ -23,7 +23,9 @@ static void pack_usage(FILE *f)
                "  --cluster SPEC    cluster: an openb node list, a JSON file or a shorthand\n"
                "  --trace FILE      pods, e.g. an openb pod list\n"
                "  --format F        trace format (default: detected)\n"
-               "  --scorer NAME     fgd (default), best-fit, first-fit, dot-product, random\n"
+               "  --scorer NAME     fgd (default), best-fit, first-fit, dot-product, random,\n"
+               "                    fgd-k8s (FGD's integer score as the paper's simulator\n"
+               "                    computes it, random among ties)\n"
                "  --seed N          seed for --shuffle, --tune and random (default: 1)\n"
                "  --shuffle         pods in a seeded random order (default: trace order)\n"
                "  --tune R          add pods drawn from the trace until the GPUs asked reach\n"
@@ -161,14 +163,15 @@ int cmd_pack(int argc, char **argv)
     if (!cluster || !trace)
         return cli_usage_error("pack", "%s is required (see berth pack --help)",
                                !cluster ? "--cluster SPEC" : "--trace FILE");
-    static const char *const scorers[] = {"fgd", "best-fit", "first-fit", "dot-product", "random"};
+    static const char *const scorers[] = {"fgd",         "best-fit", "first-fit",
+                                          "dot-product", "random",   "fgd-k8s"};
     int known = 0;
     for (size_t i = 0; i < sizeof scorers / sizeof *scorers; i++)
         known |= !strcmp(o.scorer, scorers[i]);
     if (!known)
         return cli_usage_error("pack",
                                "--scorer: unknown scorer '%s' (expected fgd, best-fit, "
-                               "first-fit, dot-product or random)",
+                               "first-fit, dot-product, random or fgd-k8s)",
                                o.scorer);
     struct berth_err err = {0};
     struct berth_cluster *cl = NULL;

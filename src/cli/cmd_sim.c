@@ -65,6 +65,16 @@ static void print_table(const struct berth_sim_result *r, const struct berth_clu
            (unsigned long long)s->restarts, s->restart_lost_s);
     printf("  %-18s max %.2f, mean %.2f, Jain %.3f\n", "FTF rho", s->ftf_rho_max, s->ftf_rho_avg,
            s->ftf_jain);
+    if (s->has_infer) {
+        printf("  %-18s %d servers, %.1f GPU-hours used by inference, %.1f lent to training\n",
+               "inference pool", s->infer_servers, s->infer_gpu_hours, s->loaned_gpu_hours);
+        printf("  %-18s %.1f %% (training and inference)\n", "cluster usage",
+               100 * s->cluster_usage);
+        printf("  %-18s %llu lent, %llu reclaimed; inference short %.2f server-hours, reclaim "
+               "latency max %.1f s\n",
+               "loans", (unsigned long long)s->lends, (unsigned long long)s->reclaims,
+               s->infer_short_server_hours, s->reclaim_latency_max_s);
+    }
     for (size_t i = 0; i < r->nby_type; i++)
         printf("  %-18s %.1f GPU-hours, %zu jobs, avg JCT %.1f s\n", r->by_type[i].name,
                r->by_type[i].gpu_hours, r->by_type[i].jobs, r->by_type[i].avg_jct_s);
@@ -222,6 +232,7 @@ int cmd_sim(int argc, char **argv)
     }
     if (rc) {
         berth_tput_free(model);
+        berth_infer_free(ma.infer);
         berth_cluster_free(c);
         return cli_fail(&err);
     }
@@ -231,6 +242,7 @@ int cmd_sim(int argc, char **argv)
         berth_trace_free(t);
         berth_cluster_free(c);
         berth_tput_free(model);
+        berth_infer_free(ma.infer);
         return EXIT_BAD_INPUT;
     }
     if (out && access(out, W_OK)) {
@@ -238,6 +250,7 @@ int cmd_sim(int argc, char **argv)
         berth_trace_free(t);
         berth_cluster_free(c);
         berth_tput_free(model);
+        berth_infer_free(ma.infer);
         return EXIT_BAD_INPUT;
     }
     o.record_series = out != NULL;
@@ -264,5 +277,6 @@ int cmd_sim(int argc, char **argv)
     berth_trace_free(t);
     berth_cluster_free(c);
     berth_tput_free(model);
+    berth_infer_free(ma.infer);
     return code;
 }

@@ -23,6 +23,8 @@ static const struct option model_longopts[] = {
     {"round-jct", required_argument, 0, SIMF_ROUND_JCT},
     {"flat-progress", required_argument, 0, SIMF_FLAT},
     {"queue-limits", required_argument, 0, SIMF_QUEUE_LIMITS},
+    {"inference", required_argument, 0, SIMF_INFERENCE},
+    {"loan-headroom", required_argument, 0, SIMF_LOAN_HEADROOM},
 };
 
 size_t sim_model_longopts(struct option *dst, size_t room)
@@ -54,7 +56,12 @@ const char *sim_model_help(void)
            "                       (gavel mode: 1920 s)\n"
            "  --round-admit on|off, --round-release on|off, --round-jct on|off,\n"
            "  --flat-progress on|off   the round switches (defaults per mode, see README)\n"
-           "  --queue-limits S[,S...]  multi-level feedback thresholds (tiresias-*)\n";
+           "  --queue-limits S[,S...]  multi-level feedback thresholds (tiresias-*)\n"
+           "Pools (see README, \"Capacity loaning\"):\n"
+           "  --inference FILE | diurnal[:PEAK,TROUGH[,PERIOD_H[,STEP_S]]]   inference demand\n"
+           "                       on the cluster's \"inference\" pool (servers in use over\n"
+           "                       time); the pool is lent to training only by aryl policies\n"
+           "  --loan-headroom PCT  inference servers kept idle when lending (default 5)\n";
 }
 
 static int parse_factor(const char *flag, const char *s, double *out)
@@ -168,13 +175,26 @@ int sim_model_flag(int ch, const char *arg, struct sim_model_args *a, struct ber
         return parse_switch("--flat-progress", arg, &o->flat_progress);
     case SIMF_QUEUE_LIMITS:
         return parse_limits(arg, o);
+    case SIMF_INFERENCE:
+        a->inference = arg;
+        return 0;
+    case SIMF_LOAN_HEADROOM: {
+        double pct = 0;
+        if (strcmp(arg, "0") && parse_factor("--loan-headroom", arg, &pct))
+            return EXIT_BAD_INPUT;
+        if (pct > 100)
+            return cli_usage_error("sim", "--loan-headroom: expected 0 to 100, found '%s'", arg);
+        /* 0 asks for none: the smallest positive milli keeps "0 = default" for the API */
+        o->loan_headroom_milli = pct > 0 ? (int32_t)(pct * 10 + 0.5) : -1;
+        return 0;
+    }
     default:
         return EXIT_BAD_INPUT;
     }
 }
 
-int sim_model_load(const struct sim_model_args *a, struct berth_sim_opts *o,
-                   struct berth_tput **model, struct berth_err *err)
+int sim_model_load(struct sim_model_args *a, struct berth_sim_opts *o, struct berth_tput **model,
+                   struct berth_err *err)
 {
     *model = NULL;
     int rc = a->throughputs ? berth_tput_load_gavel(a->throughputs, model, err)
@@ -187,6 +207,8 @@ int sim_model_load(const struct sim_model_args *a, struct berth_sim_opts *o,
         else
             rc = berth_tput_set_spread(*model, a->spread[i].cls, a->spread[i].factor, err);
     }
+    if (!rc && a->inference && !(rc = berth_infer_open(a->inference, &a->infer, err)))
+        o->infer = a->infer;
     if (rc) {
         berth_tput_free(*model);
         *model = NULL;

@@ -22,6 +22,8 @@ enum {
     SIMF_ROUND_JCT,
     SIMF_FLAT,
     SIMF_QUEUE_LIMITS,
+    SIMF_INFERENCE,
+    SIMF_LOAN_HEADROOM,
     SIMF_END,
 };
 
@@ -37,6 +39,8 @@ struct sim_model_args {
     const char *throughputs, *colocation;
     struct sim_spread spread[SIM_MAX_SPREAD];
     int nspread;
+    const char *inference;     /* --inference FILE | diurnal[:...] */
+    struct berth_infer *infer; /* loaded by sim_model_load; the caller frees it */
 };
 
 /* Copies the flags' getopt entries into dst (room entries); returns how many. */
@@ -44,9 +48,10 @@ size_t sim_model_longopts(struct option *dst, size_t room);
 const char *sim_model_help(void);
 /* Handles one flag (ch in SIMF_*): 0, or prints the error and returns 2. */
 int sim_model_flag(int ch, const char *arg, struct sim_model_args *a, struct berth_sim_opts *o);
-/* Loads the model (file or built-in catalog, plus pairs) and applies the spread penalties;
- * *model is the caller's to free after the run. */
-int sim_model_load(const struct sim_model_args *a, struct berth_sim_opts *o,
-                   struct berth_tput **model, struct berth_err *err);
+/* Loads the model (file or built-in catalog, plus pairs) and applies the spread penalties,
+ * and the inference demand series; *model and a->infer are the caller's to free after the
+ * run. */
+int sim_model_load(struct sim_model_args *a, struct berth_sim_opts *o, struct berth_tput **model,
+                   struct berth_err *err);
 
 #endif

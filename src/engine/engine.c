@@ -1,6 +1,7 @@
 /* The scheduling pass and the job life cycle (see engine.h). */
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "engine.h"
 #include "model/alloc.h"
@@ -35,6 +36,7 @@ int berth__engine_create(const struct berth_cluster *c, const char *policy, cons
         return berth_err_set(err, BERTH_ENOMEM, "engine: out of memory");
     }
     e->ops = ops;
+    e->infer_demand = -1;
     e->params = *params;
     e->params.placement = pi;
     if (exec)
@@ -81,6 +83,23 @@ int berth__engine_set_tput(struct berth_engine *e, const struct berth_tput *m,
         return berth_err_set(err, BERTH_ENOMEM, "engine: out of memory");
     for (size_t t = 0; t < nt; t++)
         e->tput_type[t] = (int16_t)berth__tput_type_find(m, e->cluster->types[t].name);
+    return 0;
+}
+
+int berth__engine_reserve_pool(struct berth_engine *e, const char *pool, size_t *n,
+                               struct berth_err *err)
+{
+    struct berth_cluster *c = e->cluster;
+    *n = 0;
+    for (size_t s = 0; s < c->nsrv; s++) {
+        int32_t p = c->srv[s].pool;
+        if (p < 0 || strcasecmp(c->pools[p], pool))
+            continue;
+        if (berth__cluster_reserve(c, (uint32_t)s))
+            return berth_err_set(err, BERTH_EINTERNAL, "engine: server %s of pool %s is in use",
+                                 c->srv[s].name, pool);
+        (*n)++;
+    }
     return 0;
 }
 
@@ -197,8 +216,12 @@ int berth__engine_pass(struct berth_engine *e, berth_us now, struct berth_err *e
         .nrunning = e->nrunning,
         .tput = e->tput,
         .tput_type = e->tput_type,
+        .infer_demand = e->infer_demand,
     };
     rc = e->ops->plan(e->self, &v, &e->plan, err);
+    berth__plan_unhide_all(&e->plan);
+    e->lends += (uint64_t)e->plan.lent;
+    e->reclaims += (uint64_t)e->plan.reclaimed;
     if (rc) {
         char msg[BERTH_ERR_MSG_MAX];
         snprintf(msg, sizeof msg, "%s", err->msg);
@@ -229,7 +252,8 @@ berth_us berth__engine_next_pass(struct berth_engine *e, berth_us now)
                            .npending = e->npending,
                            .nrunning = e->nrunning,
                            .tput = e->tput,
-                           .tput_type = e->tput_type};
+                           .tput_type = e->tput_type,
+                           .infer_demand = e->infer_demand};
     return e->ops->next_pass(e->self, &v);
 }
 
@@ -309,11 +333,12 @@ int berth__engine_verify(const struct berth_engine *e, struct berth_err *err)
                                    "cluster says %lld (of %lld)",
                                    g, v->name, (long long)gmem[s][g], (long long)shmem,
                                    (long long)v->gpu_mem_mib);
-            if ((held == 0) != idle || (shared && shared != held))
+            if (v->reserved ? (held || idle) : ((held == 0) != idle || (shared && shared != held)))
                 rc = berth_err_set(err, BERTH_EINTERNAL,
                                    "GPU %d of server %s: jobs hold %d milli, the cluster says %s "
-                                   "(%d shared)",
-                                   g, v->name, held, idle ? "idle" : "busy", shared);
+                                   "(%d shared)%s",
+                                   g, v->name, held, idle ? "idle" : "busy", shared,
+                                   v->reserved ? " on a reserved server" : "");
         }
         if (!rc && ((v->cpu_milli && v->cpu_milli - v->cpu_free != cpu[s]) ||
                     (v->mem_mib && v->mem_mib - v->mem_free != mem[s])))

@@ -31,6 +31,8 @@ struct berth_engine {
     struct berth_plan plan;
     struct berth_exec exec;
     uint64_t passes, preemptions, migrations, resizes;
+    uint64_t lends, reclaims;      /* servers a policy lent from / returned to their pool's owner */
+    int32_t infer_demand;          /* inference servers in use now (the view's), -1 = no series */
     int check;                     /* verify every invariant after each pass */
     const struct berth_tput *tput; /* NULL: no throughput model */
     int16_t *tput_type;            /* per cluster GPU type: the model's type, -1 */
@@ -48,6 +50,11 @@ void berth__engine_destroy(struct berth_engine *e);
  * the cluster's GPU types to the model's by name. */
 int berth__engine_set_tput(struct berth_engine *e, const struct berth_tput *m,
                            struct berth_err *err);
+
+/* Reserves every server of pool `pool` for its owner (they must all be idle: call before
+ * the first pass); *n = how many. Policies that lend (aryl) unreserve them. */
+int berth__engine_reserve_pool(struct berth_engine *e, const char *pool, size_t *n,
+                               struct berth_err *err);
 
 /* Registers a job (not yet arrived). Its number is the order of registration, so callers
  * register in arrival order. spec must outlive the engine. */

@@ -120,6 +120,19 @@ char *berth_summary_json(const struct berth_sim_result *r, int with_wall)
     json_object_set_new(o, "mode", json_string(r->mode));
     json_object_set_new(o, "restarts", json_integer((json_int_t)s->restarts));
     json_object_set_new(o, "restart_lost_s", json_real(s->restart_lost_s));
+    if (s->has_infer) {
+        json_t *inf = json_object();
+        json_object_set_new(inf, "servers", json_integer(s->infer_servers));
+        json_object_set_new(inf, "gpu_hours", json_real(s->infer_gpu_hours));
+        json_object_set_new(inf, "loaned_gpu_hours", json_real(s->loaned_gpu_hours));
+        json_object_set_new(inf, "short_server_hours", json_real(s->infer_short_server_hours));
+        json_object_set_new(inf, "cluster_usage", json_real(s->cluster_usage));
+        json_object_set_new(inf, "lends", json_integer((json_int_t)s->lends));
+        json_object_set_new(inf, "reclaims", json_integer((json_int_t)s->reclaims));
+        json_object_set_new(inf, "reclaim_latency_max_s", json_real(s->reclaim_latency_max_s));
+        json_object_set_new(inf, "reclaim_latency_avg_s", json_real(s->reclaim_latency_avg_s));
+        json_object_set_new(o, "inference", inf);
+    }
     json_object_set_new(o, "ftf_rho_max", json_real(s->ftf_rho_max));
     json_object_set_new(o, "ftf_rho_avg", json_real(s->ftf_rho_avg));
     json_object_set_new(o, "ftf_jain", json_real(s->ftf_jain));

@@ -155,6 +155,36 @@ void berth__cluster_take_slots(struct berth_cluster *c, const struct berth__slot
     }
 }
 
+static uint64_t all_gpus(const struct berth__server *v)
+{
+    return v->ngpus >= 64 ? UINT64_MAX : (UINT64_C(1) << v->ngpus) - 1;
+}
+
+int berth__cluster_reserve(struct berth_cluster *c, uint32_t s)
+{
+    struct berth__server *v = &c->srv[s];
+    if (v->reserved || v->free_mask != all_gpus(v) || v->cpu_free != v->cpu_milli ||
+        v->mem_free != v->mem_mib)
+        return -1;
+    berth__cluster_take_mask(c, s, all_gpus(v));
+    v->reserved = 1;
+    c->reserved_gpus += v->ngpus;
+    c->reserved_servers++;
+    return 0;
+}
+
+int berth__cluster_unreserve(struct berth_cluster *c, uint32_t s)
+{
+    struct berth__server *v = &c->srv[s];
+    if (!v->reserved)
+        return -1;
+    v->reserved = 0;
+    c->reserved_gpus -= v->ngpus;
+    c->reserved_servers--;
+    berth__cluster_give_mask(c, s, all_gpus(v));
+    return 0;
+}
+
 /* A name table (racks, pools) with a hash index, so interning n names costs O(n). */
 struct names {
     const char **tab;

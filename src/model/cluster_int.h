@@ -40,6 +40,7 @@ struct berth__server {
     uint16_t ngpus;
     uint16_t nfree;
     uint16_t type;
+    uint8_t reserved;   /* held by its pool's owner (inference): all GPUs busy, no job here */
     int32_t rack;       /* index into racks, -1 when unknown */
     int32_t pool;       /* index into pools, -1 when unknown */
     int32_t prev, next; /* links in the bucket (type, nfree); -1 ends */
@@ -62,7 +63,9 @@ struct berth_cluster {
     struct berth__gputype *types;
     size_t ntypes;
     int32_t total, free; /* GPUs; free = wholly idle */
-    int64_t frac_idle;   /* idle milli-GPUs on partly used GPUs (0 < used < 1000) */
+    int32_t reserved_gpus,
+        reserved_servers; /* held by their pool's owner (berth__cluster_reserve) */
+    int64_t frac_idle;    /* idle milli-GPUs on partly used GPUs (0 < used < 1000) */
     int32_t max_per_server;
     int allow_span;
     int has_cpu_mem;  /* some server models CPU or memory */
@@ -124,6 +127,13 @@ struct berth_cluster *berth__cluster_clone(const struct berth_cluster *c);
  * One bucket move per call, whatever the number of GPUs. */
 void berth__cluster_take_mask(struct berth_cluster *c, uint32_t s, uint64_t mask);
 void berth__cluster_give_mask(struct berth_cluster *c, uint32_t s, uint64_t mask);
+/* Reserves wholly idle server s for its pool's owner (an inference pool that lends servers
+ * to training): its GPUs leave the free state, so no placement sees them, and it counts in
+ * reserved_gpus, not as busy with jobs. -1 (nothing changed) when s is reserved already or
+ * anything on it is in use (GPUs, shares, CPU, memory). */
+int berth__cluster_reserve(struct berth_cluster *c, uint32_t s);
+/* Gives reserved server s back to the free state (-1 when it is not reserved). */
+int berth__cluster_unreserve(struct berth_cluster *c, uint32_t s);
 /* The same for an allocation's slots, grouped by server. */
 void berth__cluster_take_slots(struct berth_cluster *c, const struct berth__slot *sl, int32_t n);
 void berth__cluster_give_slots(struct berth_cluster *c, const struct berth__slot *sl, int32_t n);

@@ -1,5 +1,6 @@
 /* FGD and the baseline scorers of a packing run (definitions and sources in fgd.h). */
 #include <float.h>
+#include <math.h>
 #include <string.h>
 
 #include "fgd.h"
@@ -8,8 +9,8 @@
 #define MAX_SPEC_CPU 128000.0 /* milli-CPU, the simulator's normalisation constant */
 #define MAX_SPEC_GPU 8000.0   /* milli-GPU */
 
-static const char *const names[BERTH_SCORER_COUNT] = {"fgd", "best-fit", "first-fit", "dot-product",
-                                                      "random"};
+static const char *const names[BERTH_SCORER_COUNT] = {"fgd",         "best-fit", "first-fit",
+                                                      "dot-product", "random",   "fgd-k8s"};
 
 int berth__scorer_find(const char *name)
 {
@@ -137,7 +138,7 @@ int berth__pack_choose(const struct berth__score_ctx *x, const struct berth_clus
 {
     int32_t best = -1, best_gpu = -1;
     double best_score = DBL_MAX;
-    size_t nfeasible = 0;
+    size_t nfeasible = 0, nties = 0;
     double gpu_req = (double)j->gpus * (double)j->share;
     double cpu_req = (double)j->spec->cpu_milli;
     for (uint32_t s = 0; s < c->nsrv; s++) {
@@ -163,6 +164,22 @@ int berth__pack_choose(const struct berth__score_ctx *x, const struct berth_clus
         case BERTH_SCORER_FIRST_FIT:
             score = 0;
             break;
+        case BERTH_SCORER_FGD_K8S: {
+            /* the simulator's integer score, negated (lower wins here); equal scores: each
+             * of the k tied servers so far takes the pick with odds 1/k */
+            double d = fgd_delta(x, c, s, j, &gpu);
+            score = -(double)(int64_t)(100.0 / (1.0 + exp(d / 1000.0)));
+            if (best >= 0 && score == best_score) {
+                if (berth__rng_below(x->rng, ++nties) == 0) {
+                    best = (int32_t)s;
+                    best_gpu = gpu;
+                }
+                continue;
+            }
+            if (best < 0 || score < best_score)
+                nties = 1;
+            break;
+        }
         case BERTH_SCORER_RANDOM:
             /* reservoir sampling: the k-th feasible server takes the pick with odds 1/k */
             if (berth__rng_below(x->rng, nfeasible) == 0)
@@ -184,7 +201,7 @@ int berth__pack_choose(const struct berth__score_ctx *x, const struct berth_clus
     out->server = best;
     out->gpu = -1;
     if (j->gpus > 0 && j->share < 1000) {
-        if (x->scorer == BERTH_SCORER_FGD) {
+        if (x->scorer == BERTH_SCORER_FGD || x->scorer == BERTH_SCORER_FGD_K8S) {
             out->gpu = best_gpu;
         } else if (x->scorer == BERTH_SCORER_RANDOM) {
             const struct berth__server *v = &c->srv[best];

@@ -14,6 +14,10 @@
  *                (cpu_left/128000 * cpu/128000 + gpu_left/8000 * gpu/8000) / 2, i.e. the
  *                one whose free vector is least aligned with the demand; GPU as best-fit.
  *   random       a feasible server uniformly at random, then a feasible GPU uniformly.
+ *   fgd-k8s      FGD as the paper's simulator scores it (fgd_score.go): the integer
+ *                score int(100 sigmoid((F_n before - F_n after) / 1000)), F_n in milli-GPUs,
+ *                highest wins, ties broken uniformly at random (Kubernetes' selectHost).
+ *                The integer score makes many ties (changes below ~0.04 GPU look alike).
  *
  * Ties go to the lower server index, then the lower GPU index. Feasibility is the model's:
  * allowed GPU model, one server, idle GPUs (or room on one GPU for a share), GPU memory,
@@ -30,6 +34,7 @@ enum berth__scorer {
     BERTH_SCORER_FIRST_FIT,
     BERTH_SCORER_DOT_PRODUCT,
     BERTH_SCORER_RANDOM,
+    BERTH_SCORER_FGD_K8S,
     BERTH_SCORER_COUNT
 };
 

@@ -132,9 +132,10 @@ int berth_pack_run(const struct berth_trace *t, const struct berth_cluster *c0,
     memset(r, 0, sizeof *r);
     int scorer = berth__scorer_find(o->scorer ? o->scorer : "");
     if (scorer < 0)
-        return berth_err_set(err, BERTH_EINPUT,
-                             "unknown scorer '%s' (fgd, best-fit, first-fit, dot-product, random)",
-                             o->scorer ? o->scorer : "");
+        return berth_err_set(
+            err, BERTH_EINPUT,
+            "unknown scorer '%s' (fgd, best-fit, first-fit, dot-product, random, fgd-k8s)",
+            o->scorer ? o->scorer : "");
     if (o->tune < 0 || o->tune > 100 || o->popularity_pct < 1 || o->popularity_pct > 100)
         return berth_err_set(err, BERTH_EINPUT,
                              "tune must be 0..100 and popularity_pct 1..100, found %g and %d",

@@ -16,6 +16,7 @@ void berth__plan_free(struct berth_plan *p)
     free(p->touch_of);
     free(p->snaps);
     free(p->stamp);
+    free(p->hidden);
     berth__plan_init(p);
 }
 
@@ -37,6 +38,8 @@ int berth__plan_open(struct berth_plan *p, struct berth_cluster *c, struct berth
     }
     p->ntouched = 0;
     p->nsnaps = 0;
+    p->nhidden = 0;
+    p->lent = p->reclaimed = 0;
     p->cluster = c;
     p->jobs = jobs;
     p->now = now;
@@ -46,8 +49,7 @@ int berth__plan_open(struct berth_plan *p, struct berth_cluster *c, struct berth
     return 0;
 }
 
-/* Records that job j is being edited, saving its allocation the first time. */
-static int touch(struct berth_plan *p, uint32_t j)
+int berth__plan_touch(struct berth_plan *p, uint32_t j)
 {
     if (p->touch_of[j] >= 0)
         return 0;
@@ -126,8 +128,7 @@ void berth__plan_take_share(struct berth_plan *p, struct berth_job *j, uint32_t 
     berth__alloc_take_range(p->cluster, j, p->filling - 1, p->filling);
 }
 
-/* Distinct servers among j's slots, in O(gang) with a per-server stamp. */
-static int32_t count_servers(struct berth_plan *p, const struct berth_job *j)
+int32_t berth__plan_count_servers(struct berth_plan *p, const struct berth_job *j)
 {
     if (++p->epoch == 0) { /* wrapped: forget every old stamp */
         memset(p->stamp, 0, p->stamp_cap * sizeof *p->stamp);
@@ -182,7 +183,7 @@ static int start_in(struct berth_plan *p, uint32_t ji, uint64_t mask, struct ber
     if (t < 0 && j->gpus)
         return berth_err_set(err, BERTH_EINPUT, "plan: job %s does not fit the idle GPUs",
                              j->spec->id);
-    if (touch(p, ji))
+    if (berth__plan_touch(p, ji))
         return berth_err_set(err, BERTH_ENOMEM, "plan: out of memory");
     if (p->filling != berth__job_nslots(j))
         return berth_err_set(err, BERTH_EINTERNAL,
@@ -195,7 +196,7 @@ static int start_in(struct berth_plan *p, uint32_t ji, uint64_t mask, struct ber
                                  "plan: placement broke job %s's type or server constraint",
                                  j->spec->id);
     j->type = (int16_t)t;
-    j->servers = count_servers(p, j);
+    j->servers = berth__plan_count_servers(p, j);
     j->state = BERTH_JOB_RUNNING;
     j->since = p->now;
     p->npending--;
@@ -255,7 +256,7 @@ int berth__plan_preempt(struct berth_plan *p, uint32_t ji, struct berth_err *err
     if (j->state != BERTH_JOB_RUNNING)
         return berth_err_set(err, BERTH_EINTERNAL, "plan: job %s preempted while not running",
                              j->spec->id);
-    if (touch(p, ji))
+    if (berth__plan_touch(p, ji))
         return berth_err_set(err, BERTH_ENOMEM, "plan: out of memory");
     berth__job_fold(j, p->now);
     berth__alloc_give(p->cluster, j);

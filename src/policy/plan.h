@@ -34,6 +34,14 @@ struct berth_plan {
     uint32_t *stamp;           /* per server: last start that counted it (servers spanned) */
     size_t stamp_cap;
     uint32_t epoch;
+    struct berth_plan_hidden *hidden; /* idle GPUs hidden from placement in this pass */
+    size_t nhidden, hidden_cap;
+    int32_t lent, reclaimed; /* servers unreserved / reserved in this pass */
+};
+
+struct berth_plan_hidden {
+    uint32_t server;
+    uint64_t mask;
 };
 
 void berth__plan_init(struct berth_plan *p);
@@ -60,6 +68,23 @@ int berth__plan_start_n(struct berth_plan *p, uint32_t j, int32_t n, struct bert
 /* The same on GPU type `type` only (one the job may use): an elastic start on a chosen type. */
 int berth__plan_start_n_type(struct berth_plan *p, uint32_t j, int32_t n, int type,
                              struct berth_err *err);
+/* Resizes running whole-GPU elastic job j in place (plan_resize.c): grow_on takes n more
+ * idle GPUs of its type on server s (which must hold them, with CPU and memory, and be its
+ * only server when it must not span); shrink_off gives back every GPU it holds on server
+ * s; shrink_to gives back its last-taken GPUs down to n. The job keeps its other GPUs; the
+ * engine sees a resize (executor's migrate). BERTH_EINPUT when the GPUs are not there or the
+ * size would leave min_gpus..max_gpus (the plan is unchanged then). */
+int berth__plan_grow_on(struct berth_plan *p, uint32_t j, uint32_t s, int32_t n,
+                        struct berth_err *err);
+int berth__plan_shrink_off(struct berth_plan *p, uint32_t j, uint32_t s, struct berth_err *err);
+/* shrink_on gives back n of the GPUs it holds on server s (the last taken there first). */
+int berth__plan_shrink_on(struct berth_plan *p, uint32_t j, uint32_t s, int32_t n,
+                          struct berth_err *err);
+int berth__plan_shrink_to(struct berth_plan *p, uint32_t j, int32_t n, struct berth_err *err);
+/* Distinct servers among j's slots (the plan's stamp; O(gang)). */
+int32_t berth__plan_count_servers(struct berth_plan *p, const struct berth_job *j);
+/* Records that job j is being edited, saving its allocation the first time (0 or ENOMEM). */
+int berth__plan_touch(struct berth_plan *p, uint32_t j);
 /* Stops running job j and frees its GPUs (they stay remembered for a restore). */
 int berth__plan_preempt(struct berth_plan *p, uint32_t j, struct berth_err *err);
 /* 1 when job j was running when the plan opened, was preempted in this plan, and every GPU
@@ -67,6 +92,18 @@ int berth__plan_preempt(struct berth_plan *p, uint32_t j, struct berth_err *err)
 int berth__plan_can_restore(const struct berth_plan *p, uint32_t j);
 /* Gives job j back exactly the GPUs it was preempted from in this plan. */
 int berth__plan_restore(struct berth_plan *p, uint32_t j, struct berth_err *err);
+
+/* Pools (plan_pool.c). A reserved server belongs to its pool's owner (an inference pool
+ * lending servers to training; model/cluster_int.h). Reserving takes a wholly idle server
+ * (BERTH_EINPUT when anything on it is in use or it is reserved already); unreserving lends
+ * it to jobs. The plan counts both for the engine. */
+int berth__plan_reserve(struct berth_plan *p, uint32_t s, struct berth_err *err);
+int berth__plan_unreserve(struct berth_plan *p, uint32_t s, struct berth_err *err);
+/* Hides server s's idle GPUs from placement until berth__plan_unhide_all (which the engine
+ * also calls when the policy returns): a policy steers starts to some servers first (Aryl's
+ * training servers before loaned ones) with the ordinary placement helpers. */
+int berth__plan_hide(struct berth_plan *p, uint32_t s);
+void berth__plan_unhide_all(struct berth_plan *p);
 
 /* Placement helpers (placement.c): choose GPUs of type t for job j and take them through
  * berth__plan_take / berth__plan_take_share, weighing idle GPUs, fractional room, CPU and

@@ -36,6 +36,11 @@ struct berth_params {
      * cost and tiers (enum berth_restart_tiers), for policies that weigh resizes. */
     berth_us restart_us;
     int restart_tiers;
+    /* Aryl: inference servers kept idle when lending, in 1/1000 of the inference pool (0 =
+     * its default, 5 %; negative = none), and the scale cost of a resize when a job gives none (0 =
+     * 20 s). */
+    int32_t loan_headroom_milli;
+    berth_us scale_cost_us;
 };
 
 struct berth_view {
@@ -51,6 +56,11 @@ struct berth_view {
     const uint32_t *requeued; /* stopped from outside (executor, node loss): pending again */
     size_t nrequeued;
     size_t npending, nrunning;
+    /* Servers of the cluster's "inference" pool that inference uses now (the simulator's
+     * --inference series, berthd's demand signal); -1 when there is no such signal. The
+     * inference pool's servers start reserved (model/cluster_int.h); a lending policy
+     * unreserves some of them for training and reserves them again when demand rises. */
+    int32_t infer_demand;
     /* The throughput model, or NULL (jobs run at fixed speed). tput_type maps each cluster
      * GPU type to the model's type (-1 = the model does not know it). */
     const struct berth_tput *tput;

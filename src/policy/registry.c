@@ -19,6 +19,11 @@ extern const struct berth_policy_ops berth__policy_tiresias_dlas;
 extern const struct berth_policy_ops berth__policy_tiresias_dlas_gpu;
 extern const struct berth_policy_ops berth__policy_blox_las;
 extern const struct berth_policy_ops berth__policy_blox_fifo;
+/* Aryl / Lyra (aryl.c) */
+extern const struct berth_policy_ops berth__policy_aryl;
+extern const struct berth_policy_ops berth__policy_aryl_loan;
+extern const struct berth_policy_ops berth__policy_aryl_elastic;
+extern const struct berth_policy_ops berth__policy_aryl_base;
 /* Elastic goodput (goodput.c) */
 extern const struct berth_policy_ops berth__policy_goodput;
 extern const struct berth_policy_ops berth__policy_goodput_hetero;
@@ -39,6 +44,11 @@ static const struct berth_policy_ops *const registry[] = {
     &berth__policy_tiresias_dlas_gpu,
     &berth__policy_blox_las,
     &berth__policy_blox_fifo,
+    /* Aryl / Lyra (aryl.c) */
+    &berth__policy_aryl,
+    &berth__policy_aryl_loan,
+    &berth__policy_aryl_elastic,
+    &berth__policy_aryl_base,
     /* Elastic goodput (goodput.c) */
     &berth__policy_goodput,
     &berth__policy_goodput_hetero,

@@ -120,6 +120,77 @@ static int record(struct berth_sim_result *r, size_t *cap, berth_us t, const str
 }
 
 /* The time at which job i (in arrival order) enters the engine. */
+/* Inference demand against the "inference" pool: the pool starts reserved; the integrals
+ * of what inference used, what was lent, and what inference lacked; shortfall episodes
+ * (demand above the servers inference holds) give the reclaim latency. */
+struct pools {
+    int32_t servers, gpus; /* the pool */
+    double used_gpu_us, lent_gpu_us, short_server_us;
+    berth_us short_since; /* start of the shortfall in progress, BERTH_TIME_NONE if none */
+    double lat_max_us, lat_sum_us;
+    uint64_t episodes;
+};
+
+static int pools_init(struct pools *pl, struct berth_engine *e, const struct berth_infer *s,
+                      berth_us now, struct berth_err *err)
+{
+    size_t ns;
+    int rc = berth__engine_reserve_pool(e, "inference", &ns, err);
+    if (rc)
+        return rc;
+    if (!ns)
+        return berth_err_set(err, BERTH_EINPUT,
+                             "--inference: the cluster has no server in pool \"inference\" "
+                             "(give servers \"pool\": \"inference\" in a cluster JSON file)");
+    pl->servers = (int32_t)ns;
+    pl->gpus = e->cluster->reserved_gpus;
+    e->infer_demand = berth_infer_at(s, now, pl->servers);
+    return 0;
+}
+
+static void pools_advance(struct pools *pl, struct berth_engine *e, const struct berth_infer *s,
+                          berth_us from, berth_us to)
+{
+    const struct berth_cluster *c = e->cluster;
+    double dt = (double)(to - from);
+    pl->used_gpu_us += (double)e->infer_demand * pl->gpus / pl->servers * dt;
+    pl->lent_gpu_us += (double)(pl->gpus - c->reserved_gpus) * dt;
+    if (e->infer_demand > c->reserved_servers)
+        pl->short_server_us += (double)(e->infer_demand - c->reserved_servers) * dt;
+    e->infer_demand = berth_infer_at(s, to, pl->servers);
+}
+
+/* After a pass: a shortfall starts, or one in progress ends (a reclaim gave servers back). */
+static void pools_check(struct pools *pl, const struct berth_engine *e, berth_us now)
+{
+    int short_now = e->infer_demand > e->cluster->reserved_servers;
+    if (short_now && pl->short_since == BERTH_TIME_NONE) {
+        pl->short_since = now;
+    } else if (!short_now && pl->short_since != BERTH_TIME_NONE) {
+        double lat = (double)(now - pl->short_since);
+        pl->lat_max_us = lat > pl->lat_max_us ? lat : pl->lat_max_us;
+        pl->lat_sum_us += lat;
+        pl->episodes++;
+        pl->short_since = BERTH_TIME_NONE;
+    }
+}
+
+static void pools_summarise(const struct pools *pl, const struct berth_engine *e,
+                            const struct berth_cluster *c, struct berth_sim_summary *s)
+{
+    s->has_infer = 1;
+    s->infer_servers = pl->servers;
+    s->infer_gpu_hours = pl->used_gpu_us / 3600e6;
+    s->loaned_gpu_hours = pl->lent_gpu_us / 3600e6;
+    s->infer_short_server_hours = pl->short_server_us / 3600e6;
+    s->lends = e->lends;
+    s->reclaims = e->reclaims;
+    s->reclaim_latency_max_s = pl->lat_max_us / 1e6;
+    s->reclaim_latency_avg_s = pl->episodes ? pl->lat_sum_us / (double)pl->episodes / 1e6 : 0;
+    double span = s->makespan_s * 1e6 * (double)berth_cluster_gpus(c);
+    s->cluster_usage = span > 0 ? (s->gpu_util * span + pl->used_gpu_us) / span : 0;
+}
+
 static berth_us admit_time(const struct berth_engine *e, size_t i, const struct timing *tm)
 {
     berth_us a = e->jobs[i].spec->arrival_us;
@@ -193,7 +264,9 @@ int berth_sim_run(const struct berth_trace *t, const struct berth_cluster *c,
                                   .min_realloc_us = tm.min_realloc,
                                   .nqueue_limits = o->nqueue_limits,
                                   .restart_us = o->restart_us,
-                                  .restart_tiers = o->restart_tiers};
+                                  .restart_tiers = o->restart_tiers,
+                                  .loan_headroom_milli = o->loan_headroom_milli,
+                                  .scale_cost_us = o->restart_us};
     memcpy(params.queue_limits_us, o->queue_limits_us, sizeof params.queue_limits_us);
     if ((rc = berth__engine_create(c, o->policy, o->placement, &params, NULL, &e, err)) ||
         (rc = berth__engine_set_tput(e, o->tput, err)))
@@ -219,6 +292,9 @@ int berth_sim_run(const struct berth_trace *t, const struct berth_cluster *c,
     berth_us now = n ? admit_time(e, 0, &tm) : 0, tick = BERTH_TIME_NONE;
     double busy_integral = 0, active_integral = 0;
     uint64_t events = 0;
+    struct pools pl = {.short_since = BERTH_TIME_NONE};
+    if (o->infer && (rc = pools_init(&pl, e, o->infer, now, err)))
+        goto done;
     for (;;) {
         berth_us tnext = BERTH_TIME_NONE;
         const struct berth__ev *top = berth__events_top(&p.ev);
@@ -228,12 +304,21 @@ int berth_sim_run(const struct berth_trace *t, const struct berth_cluster *c,
             tnext = top->t;
         if (tick != BERTH_TIME_NONE && (tnext == BERTH_TIME_NONE || tick < tnext))
             tnext = tick;
+        berth_us tinf = o->infer && (next < n || e->npending || e->nrunning)
+                            ? berth_infer_next(o->infer, now)
+                            : BERTH_TIME_NONE;
+        if (tinf != BERTH_TIME_NONE && (tnext == BERTH_TIME_NONE || tinf < tnext))
+            tnext = tinf;
         if (tnext == BERTH_TIME_NONE)
             break;
-        busy_integral +=
-            (double)berth__cluster_busy_milli(e->cluster) / 1000.0 * (double)(tnext - now);
+        busy_integral += (double)(berth__cluster_busy_milli(e->cluster) -
+                                  1000 * (int64_t)e->cluster->reserved_gpus) /
+                         1000.0 * (double)(tnext - now);
         active_integral += (double)(e->npending + e->nrunning) * (double)(tnext - now);
+        if (o->infer)
+            pools_advance(&pl, e, o->infer, now, tnext);
         now = tnext;
+        events += tinf == now;
         while ((top = berth__events_top(&p.ev)) && top->t == now) {
             uint32_t j = top->job;
             events++;
@@ -253,6 +338,8 @@ int berth_sim_run(const struct berth_trace *t, const struct berth_cluster *c,
             if ((rc = berth__engine_pass(e, now, err)))
                 goto done;
         }
+        if (o->infer)
+            pools_check(&pl, e, now);
         if (p.ev.oom) {
             rc = berth_err_set(err, BERTH_ENOMEM, "sim: out of memory");
             goto done;
@@ -291,6 +378,8 @@ int berth_sim_run(const struct berth_trace *t, const struct berth_cluster *c,
     out->summary.resizes = e->resizes;
     out->summary.passes = e->passes;
     out->summary.events = events;
+    if (o->infer)
+        pools_summarise(&pl, e, c, &out->summary);
 done:
     berth__progress_free(&p);
     berth__engine_destroy(e);
