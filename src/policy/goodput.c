@@ -86,6 +86,7 @@ struct gp {
     size_t curve_cap;
     int ncls, nmt;
     int curves_ready; /* the cache is sized (once: the model does not change) */
+    int rounds;       /* after the last pass: a round may change something */
 };
 
 /* ---- rates ------------------------------------------------------------------------------ */
@@ -569,14 +570,23 @@ static int gp_plan(void *self, const struct berth_view *v, struct berth_plan *p,
     admit(g, v, room);
     if ((rc = sizes(g, v, room, err)))
         return rc;
-    return apply(g, v, p, err);
+    if ((rc = apply(g, v, p, err)))
+        return rc;
+    /* a round can change something only while a job waits (levels, starvation) or an
+     * elastic job runs (it may grow once its hold is over) */
+    g->rounds = 0;
+    for (size_t k = 0; k < g->nact && !g->rounds; k++) {
+        const struct berth_job *j = &v->jobs[g->act[k]];
+        g->rounds = j->state == BERTH_JOB_PENDING || bottom(j) < j->spec->max_gpus;
+    }
+    return 0;
 }
 
-/* The next round boundary (a grid from time 0) while jobs are active. */
+/* The next round boundary (a grid from time 0) while a round can change something. */
 static berth_us gp_next_pass(void *self, const struct berth_view *v)
 {
     struct gp *g = self;
-    if (!v->npending && !v->nrunning)
+    if (!g->rounds || (!v->npending && !v->nrunning))
         return BERTH_TIME_NONE;
     return (v->now / g->round_us + 1) * g->round_us;
 }
