@@ -10,7 +10,9 @@
  * twice their gang (at most 16). Progress is by steps at the model's V100 rate for the gang, kept
  * by a small executor here as the simulator's executor keeps it (without its spread and
  * restart details, which do not change what a pass costs).
- * Usage: bench_pass POLICY [SERVERS] [GPUS_PER_SERVER] [ACTIVE] [STEPS] [ELASTIC_PCT] */
+ * ONE_GPU = 1 makes every job a 1-GPU job (the salus policies run only those).
+ * Usage: bench_pass POLICY [SERVERS] [GPUS_PER_SERVER] [ACTIVE] [STEPS] [ELASTIC_PCT]
+ *        [ONE_GPU] */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,13 +69,14 @@ int main(int argc, char **argv)
 {
     if (argc < 2) {
         fprintf(stderr, "usage: bench_pass POLICY [SERVERS] [GPUS] [ACTIVE] [STEPS] "
-                        "[ELASTIC_PCT]\n");
+                        "[ELASTIC_PCT] [ONE_GPU]\n");
         return 2;
     }
     const char *policy = argv[1];
     long servers = arg(argc, argv, 2, 1000), gpus = arg(argc, argv, 3, 8);
     long active = arg(argc, argv, 4, 5000), steps = arg(argc, argv, 5, 200);
     long elastic = arg(argc, argv, 6, 0);
+    long one_gpu = arg(argc, argv, 7, 0);
     if (servers < 1 || gpus < 1 || gpus > 64 || active < 1 || steps < 1 || elastic < 0 ||
         elastic > 100) {
         fprintf(stderr, "bench_pass: bad arguments\n");
@@ -107,6 +110,8 @@ int main(int argc, char **argv)
         /* the first ACTIVE arrive at 0, then one every 10 s */
         specs[i].arrival_us =
             i < (size_t)active ? 0 : (berth_us)(i - (size_t)active + 1) * 10000000;
+        if (one_gpu)
+            specs[i].num_gpus = specs[i].min_gpus = specs[i].max_gpus = 1;
         if ((long)berth__rng_below(&rng, 100) < elastic) {
             specs[i].min_gpus = 1;
             specs[i].max_gpus = specs[i].num_gpus * 2 > 16 ? 16 : specs[i].num_gpus * 2;

@@ -63,7 +63,10 @@ LPB=$(dirname "$BERTH")/bench/bench_lp
 PASSB=$(dirname "$BERTH")/bench/bench_pass
 if [ -x "$PASSB" ]; then
     for p in $("$BERTH" policies | awk '/^placements/ {exit} NR > 1 && NF {print $1}'); do
-        "$PASSB" "$p" 1000 8 5000 200 30
+        case $p in
+        salus-*) "$PASSB" "$p" 1000 8 5000 200 0 1 ;; # 1-GPU jobs, none elastic
+        *) "$PASSB" "$p" 1000 8 5000 200 30 ;;
+        esac
     done
 fi
 # the Gavel family end to end: 2,000 generated gavel jobs by steps on the gavel cluster

@@ -14,6 +14,15 @@ expect_rc 0 "sim --help" -- "$BERTH" sim --help
 has "$W/out" "--placement" "sim --help lists --placement"
 expect_rc 0 "policies" -- "$BERTH" policies
 for p in fifo fifo-skip sjf srtf las consolidate spread best-fit; do has "$W/out" "$p" "policies lists $p"; done
+# SpeCon from the command line: the sim_golden case of test_specon (A moves once at 120 s
+# and, after a 5 s restart, ends at 405); spread moves nobody
+printf 'job_id,arrival_s,duration_s,num_gpus,gpu_share,job_type\nX,0,100,1,0.25,lenet\nA,0,400,1,0.25,lenet\nY,0,100,1,0.25,lenet\nC,0,3000,1,0.25,lenet\nD,0,3000,1,0.25,lenet\nE,0,3000,1,0.25,lenet\n' >"$W/sc.csv"
+has "$W/out" "specon" "policies lists specon"
+expect_rc 0 "specon" -- "$BERTH" sim --cluster 2x1:cpu --trace "$W/sc.csv" --policy specon --restart-cost 5 --check --out "$W/sco"
+has "$W/out" "migrations 1" "specon migrates once"
+has "$W/sco/jobs.csv" "A,0,0,405," "specon: A ends at 405 s after its move"
+expect_rc 0 "spread" -- "$BERTH" sim --cluster 2x1:cpu --trace "$W/sc.csv" --policy spread --restart-cost 5 --check
+has "$W/out" "migrations 0" "spread never migrates"
 expect_rc 2 "no command" -- "$BERTH"
 expect_rc 2 "unknown command" -- "$BERTH" nosuch
 expect_rc 0 "version" -- "$BERTH" --version

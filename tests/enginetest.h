@@ -28,6 +28,9 @@ static inline void enginetest_free(struct enginetest *et)
     memset(et, 0, sizeof *et);
 }
 
+/* When set, called with the engine after every pass; nonzero fails the run. */
+static int (*enginetest_after_pass)(const struct berth_engine *e);
+
 /* The next instant something happens: an arrival, a completion or the policy's timer. */
 static inline berth_us enginetest_next(const struct berth_engine *e, size_t next, berth_us tick)
 {
@@ -44,11 +47,15 @@ static inline berth_us enginetest_next(const struct berth_engine *e, size_t next
 }
 
 /* Replays csv (native, rows in arrival order) on cluster under policy with params; hook,
- * when given, sees the policy's state before the first pass. Returns 0 with et filled
- * (free it with enginetest_free), or the error code with err filled. */
-static inline int enginetest_run(const char *csv, const char *cluster, const char *policy,
-                                 const struct berth_params *params, void (*hook)(void *self),
-                                 struct enginetest *et, struct berth_err *err)
+ * when given, sees the policy's state before the first pass; exec (may be NULL) gets the
+ * engine's executor calls and metric (may be NULL) is the jobs' progress metric in the
+ * policy's view. Returns 0 with et filled (free it with enginetest_free), or the error code
+ * with err filled. */
+static inline int enginetest_run_exec(const char *csv, const char *cluster, const char *policy,
+                                      const struct berth_params *params, void (*hook)(void *self),
+                                      const struct berth_exec *exec,
+                                      double (*metric)(void *, const struct berth_job *, berth_us),
+                                      struct enginetest *et, struct berth_err *err)
 {
     memset(et, 0, sizeof *et);
     const char *path = simtest_write(csv);
@@ -59,7 +66,7 @@ static inline int enginetest_run(const char *csv, const char *cluster, const cha
     if (!rc) /* as the simulator does: a job that could never fit is bad input */
         rc = berth_trace_check(et->t, et->c, err);
     if (!rc)
-        rc = berth__engine_create(et->c, policy, NULL, params, NULL, &et->e, err);
+        rc = berth__engine_create(et->c, policy, NULL, params, exec, &et->e, err);
     size_t n = rc ? 0 : berth_trace_count(et->t);
     const struct berth_jobspec *specs = rc ? NULL : berth_trace_jobs(et->t);
     for (size_t i = 0; i < n && !rc; i++) {
@@ -71,6 +78,7 @@ static inline int enginetest_run(const char *csv, const char *cluster, const cha
         return rc;
     }
     et->e->check = 1;
+    et->e->metric = metric;
     if (hook)
         hook(et->e->self);
     size_t next = 0;
@@ -95,6 +103,11 @@ static inline int enginetest_run(const char *csv, const char *cluster, const cha
             (et->passes = p)[et->npasses++] = now;
         if (!rc)
             rc = berth__engine_pass(et->e, now, err);
+        if (!rc && enginetest_after_pass && enginetest_after_pass(et->e))
+            rc = berth_err_set(err, BERTH_EINTERNAL,
+                               "enginetest: check after the pass at %lld us "
+                               "failed",
+                               (long long)now);
         tick = berth__engine_next_pass(et->e, now);
     }
     if (!rc && et->e->ndone != n)
@@ -103,6 +116,14 @@ static inline int enginetest_run(const char *csv, const char *cluster, const cha
     if (rc)
         enginetest_free(et);
     return rc;
+}
+
+/* enginetest_run_exec with no executor and no metric. */
+static inline int enginetest_run(const char *csv, const char *cluster, const char *policy,
+                                 const struct berth_params *params, void (*hook)(void *self),
+                                 struct enginetest *et, struct berth_err *err)
+{
+    return enginetest_run_exec(csv, cluster, policy, params, hook, NULL, NULL, et, err);
 }
 
 #endif

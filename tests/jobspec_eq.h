@@ -18,7 +18,8 @@ static inline int same_job(const struct berth_jobspec *a, const struct berth_job
            a->cpu_milli == b->cpu_milli && a->mem_mib == b->mem_mib &&
            a->restart_us == b->restart_us && !strcmp(a->job_type, b->job_type) &&
            !strcmp(a->user, b->user) && !strcmp(a->queue, b->queue) &&
-           !strcmp(a->gpu_type, b->gpu_type) && a->single_server == b->single_server;
+           !strcmp(a->gpu_type, b->gpu_type) && a->single_server == b->single_server &&
+           a->persist_mib == b->persist_mib && a->ephem_mib == b->ephem_mib;
 }
 
 #endif

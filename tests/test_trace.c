@@ -206,6 +206,12 @@ static const struct {
     {"job_id,arrival_s,duration_s,num_gpus,gpu_mem_mib\na,0,1,4,-1\n",
      NULL,
      {":2: column gpu_mem_mib:", ""}},
+    {"job_id,arrival_s,duration_s,num_gpus,persist_mib\na,0,1,1,-1\n",
+     NULL,
+     {":2: column persist_mib: expected a memory size in MiB >= 0", "\"-1\""}},
+    {"job_id,arrival_s,duration_s,num_gpus,ephem_mib,persist_mib\na,0,1,1,1.5,3\n",
+     NULL,
+     {":2: column ephem_mib: expected a memory size in MiB >= 0", "\"1.5\""}},
     {"", "native", {":1: expected a header line", "empty file"}},
     {"\n\n", "native", {":1: expected a header line", ""}},
     {"", NULL, {":1: cannot tell the trace format", ""}},
@@ -472,6 +478,8 @@ static void test_round_trip(void)
     jobs[3].user = "cr\r\nlf";
     jobs[4] = spec("x_not_a_column", 5, 7, 1);
     jobs[4].gpu_share_milli = 1;
+    jobs[4].persist_mib = 700;
+    jobs[4].ephem_mib = INT64_C(1) << 40;
     jobs[4].queue = "q,1";
     jobs[5] = spec("\"", 100000, 100000, 2);
     jobs[5].job_type = "tab\there";

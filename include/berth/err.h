@@ -10,10 +10,12 @@
 
 enum {
     BERTH_OK = 0,
-    BERTH_EINPUT = -1,    /* bad input: trace row, cluster spec, flag, unknown name */
-    BERTH_ENOMEM = -2,    /* allocation failed */
-    BERTH_EIO = -3,       /* a file could not be opened, read or written */
-    BERTH_EINTERNAL = -4, /* an invariant broke: a bug, never the user's fault */
+    BERTH_EINPUT = -1,       /* bad input: trace row, cluster spec, flag, unknown name */
+    BERTH_ENOMEM = -2,       /* allocation failed */
+    BERTH_EIO = -3,          /* a file could not be opened, read or written */
+    BERTH_EINTERNAL = -4,    /* an invariant broke: a bug, never the user's fault */
+    BERTH_EUNSUPPORTED = -5, /* this build lacks the feature (e.g. built without libslurm) */
+    BERTH_EAGAIN = -6,       /* not now: try again later (the message says when) */
 };
 
 #define BERTH_ERR_MSG_MAX 1024

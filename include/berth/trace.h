@@ -37,6 +37,11 @@ struct berth_jobspec {
     const char *gpu_type;    /* "" = any GPU type; "a|b" = any of these (see below) */
     uint8_t single_server;   /* 1 = the gang must not span servers */
     uint32_t line;           /* line in the source file, for error messages */
+    /* Salus' memory split per GPU (0 = unknown: the policy's per-class estimate): persistent
+     * memory (weights, framework state) and peak ephemeral memory (activations, freed at
+     * every iteration boundary). */
+    int64_t persist_mib;
+    int64_t ephem_mib;
 };
 
 struct berth_trace;

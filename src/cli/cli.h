@@ -34,5 +34,15 @@ int cmd_sim(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
 int cmd_policies(int argc, char **argv);
 int cmd_pack(int argc, char **argv);
+/* berthd's client commands (client.c talks to the daemon) */
+int cmd_submit(int argc, char **argv);
+int cmd_queue(int argc, char **argv);
+int cmd_show(int argc, char **argv);
+int cmd_why(int argc, char **argv);
+int cmd_cancel(int argc, char **argv);
+int cmd_hold(int argc, char **argv);
+int cmd_release(int argc, char **argv);
+int cmd_nodes(int argc, char **argv);
+int cmd_logs(int argc, char **argv);
 
 #endif

@@ -159,6 +159,82 @@ int berth__engine_finish(struct berth_engine *e, uint32_t ji, berth_us now, stru
     return 0;
 }
 
+int berth__engine_cancel(struct berth_engine *e, uint32_t ji, berth_us now, struct berth_err *err)
+{
+    struct berth_job *j = &e->jobs[ji];
+    if (j->state == BERTH_JOB_RUNNING)
+        return berth__engine_finish(e, ji, now, err);
+    if (j->state != BERTH_JOB_PENDING)
+        return berth_err_set(err, BERTH_EINTERNAL, "engine: job %s cancelled while not queued",
+                             j->spec->id);
+    if (push(&e->left, &e->nleft, &e->left_cap, ji))
+        return berth_err_set(err, BERTH_ENOMEM, "engine: out of memory");
+    j->state = BERTH_JOB_DONE;
+    j->since = j->finish = now;
+    e->npending--;
+    e->ndone++;
+    return 0;
+}
+
+int berth__engine_requeue(struct berth_engine *e, uint32_t ji, berth_us now, struct berth_err *err)
+{
+    struct berth_job *j = &e->jobs[ji];
+    if (j->state != BERTH_JOB_RUNNING)
+        return berth_err_set(err, BERTH_EINTERNAL, "engine: job %s requeued while not running",
+                             j->spec->id);
+    if (push(&e->requeued, &e->nrequeued, &e->requeued_cap, ji))
+        return berth_err_set(err, BERTH_ENOMEM, "engine: out of memory");
+    berth__job_fold(j, now);
+    berth__alloc_give(e->cluster, j);
+    j->state = BERTH_JOB_PENDING;
+    e->nrunning--;
+    e->npending++;
+    return 0;
+}
+
+int berth__engine_adopt(struct berth_engine *e, uint32_t ji, const struct berth__slot *slots,
+                        int32_t n, berth_us now, struct berth_err *err)
+{
+    struct berth_job *j = &e->jobs[ji];
+    const struct berth_jobspec *s = j->spec;
+    if (j->state != BERTH_JOB_WAITING)
+        return berth_err_set(err, BERTH_EINTERNAL, "engine: job %s adopted twice", s->id);
+    if (n < 1 || n < s->min_gpus || (n > s->max_gpus && n > s->num_gpus) ||
+        (s->num_gpus && n > 1 && j->share < 1000))
+        return berth_err_set(err, BERTH_EINPUT, "job %s: %d slots do not fit its gang", s->id, n);
+    int32_t most = s->max_gpus > n ? s->max_gpus : n;
+    if (!j->slots && !(j->slots = malloc((size_t)most * sizeof *j->slots)))
+        return berth_err_set(err, BERTH_ENOMEM, "engine: out of memory");
+    j->gpus = s->num_gpus ? n : 0;
+    for (int32_t k = 0; k < n; k++) {
+        const struct berth__slot *x = &slots[k];
+        if (x->server >= e->cluster->nsrv ||
+            (j->gpus && x->gpu >= e->cluster->srv[x->server].ngpus))
+            return berth_err_set(err, BERTH_EINPUT, "job %s: slot %d does not exist", s->id, k);
+        for (int32_t m = 0; m < k; m++)
+            if (j->gpus && slots[m].server == x->server && slots[m].gpu == x->gpu)
+                return berth_err_set(err, BERTH_EINPUT, "job %s: a GPU twice", s->id);
+    }
+    memcpy(j->slots, slots, (size_t)n * sizeof *slots);
+    if (j->gpus) {
+        j->type = (int16_t)e->cluster->srv[slots[0].server].type;
+        for (int32_t k = 1; k < n; k++)
+            if (e->cluster->srv[slots[k].server].type != (uint16_t)j->type)
+                return berth_err_set(err, BERTH_EINPUT, "job %s: slots of two GPU types", s->id);
+    }
+    if ((j->type_mask && j->type >= 0 && !(j->type_mask >> j->type & 1)) ||
+        !berth__alloc_can_take(e->cluster, j, j->slots))
+        return berth_err_set(err, BERTH_EINPUT, "job %s: its GPUs are not free", s->id);
+    berth__alloc_take(e->cluster, j);
+    j->servers = 1;
+    for (int32_t k = 1; k < n; k++)
+        j->servers += slots[k].server != slots[k - 1].server;
+    j->state = BERTH_JOB_RUNNING;
+    j->since = j->first_start = now;
+    e->nrunning++;
+    return 0;
+}
+
 static void commit(struct berth_engine *e, berth_us now)
 {
     struct berth_plan *p = &e->plan;
@@ -216,6 +292,8 @@ int berth__engine_pass(struct berth_engine *e, berth_us now, struct berth_err *e
         .nrunning = e->nrunning,
         .tput = e->tput,
         .tput_type = e->tput_type,
+        .metric = e->metric,
+        .metric_ctx = e->metric_ctx,
         .infer_demand = e->infer_demand,
     };
     rc = e->ops->plan(e->self, &v, &e->plan, err);
@@ -253,6 +331,8 @@ berth_us berth__engine_next_pass(struct berth_engine *e, berth_us now)
                            .nrunning = e->nrunning,
                            .tput = e->tput,
                            .tput_type = e->tput_type,
+                           .metric = e->metric,
+                           .metric_ctx = e->metric_ctx,
                            .infer_demand = e->infer_demand};
     return e->ops->next_pass(e->self, &v);
 }

@@ -36,6 +36,9 @@ struct berth_engine {
     int check;                     /* verify every invariant after each pass */
     const struct berth_tput *tput; /* NULL: no throughput model */
     int16_t *tput_type;            /* per cluster GPU type: the model's type, -1 */
+    /* the jobs' progress metric, passed to policies in the view (NULL: none) */
+    double (*metric)(void *ctx, const struct berth_job *j, berth_us now);
+    void *metric_ctx;
 };
 
 /* Creates an engine over a copy of cluster c (which must outlive the engine: names are
@@ -63,6 +66,17 @@ int berth__engine_add(struct berth_engine *e, const struct berth_jobspec *spec, 
 int berth__engine_arrive(struct berth_engine *e, uint32_t j, berth_us now, struct berth_err *err);
 /* A running job completed its work: it frees its GPUs and is done. */
 int berth__engine_finish(struct berth_engine *e, uint32_t j, berth_us now, struct berth_err *err);
+/* Run-time changes from outside (the live daemon); the simulator never calls them.
+ * Cancel: a pending or running job leaves for good (reported in the view's left list; a
+ * running one frees its GPUs). Requeue: a running job is stopped from outside (its process
+ * died, its node went away) and is pending again (the view's requeued list). Adopt: a job
+ * registered but not arrived is running already on the given slots (a process that outlived
+ * a restart of the daemon); the policy is not told, so it never preempts the job, and learns
+ * of it only when it leaves. Fails with BERTH_EINPUT when the slots are not free. */
+int berth__engine_cancel(struct berth_engine *e, uint32_t j, berth_us now, struct berth_err *err);
+int berth__engine_requeue(struct berth_engine *e, uint32_t j, berth_us now, struct berth_err *err);
+int berth__engine_adopt(struct berth_engine *e, uint32_t j, const struct berth__slot *slots,
+                        int32_t n, berth_us now, struct berth_err *err);
 /* One scheduling pass at time now. */
 int berth__engine_pass(struct berth_engine *e, berth_us now, struct berth_err *err);
 /* When the policy wants its next pass with no event (BERTH_TIME_NONE if never). */

@@ -324,6 +324,9 @@ static const char *job_problem(const struct berth_jobspec *j, const char **colum
     if (j->cpu_milli < 0 || j->mem_mib < 0 || j->gpu_mem_mib < 0 || j->total_steps < 0 ||
         j->cpu_milli > most || j->mem_mib > most || j->gpu_mem_mib > most)
         return "amounts from 0 to 2^40 (CPU in 1/1000 cores, memory in MiB)";
+    *column = "persist_mib";
+    if (j->persist_mib < 0 || j->ephem_mib < 0 || j->persist_mib > most || j->ephem_mib > most)
+        return "memory sizes from 0 to 2^40 MiB";
     return NULL;
 }
 

@@ -2,10 +2,10 @@
  *
  * Header required. Required columns job_id, arrival_s, duration_s, num_gpus; optional
  * job_type, total_steps, user, queue, gpu_type, min_gpus, max_gpus, gpu_share, gpu_mem_mib,
- * priority, single_server, cpus, mem_mib, restart_s; duration_s may be empty on a row with
- * job_type and total_steps (its work is in steps); any other column must start with "x_" (kept for
- * the user, ignored by berth). Columns may come in any order; an empty optional field means its
- * default. Times are decimal seconds, read exactly to the microsecond. */
+ * priority, single_server, cpus, mem_mib, restart_s, persist_mib, ephem_mib; duration_s may be
+ * empty on a row with job_type and total_steps (its work is in steps); any other column must start
+ * with "x_" (kept for the user, ignored by berth). Columns may come in any order; an empty optional
+ * field means its default. Times are decimal seconds, read exactly to the microsecond. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,13 +32,16 @@ enum col {
     C_CPUS,
     C_HOSTMEM,
     C_RESTART,
+    C_PERSIST,
+    C_EPHEM,
     NCOLS
 };
 
 static const char *const colname[NCOLS] = {
-    "job_id",      "arrival_s", "duration_s",    "num_gpus", "job_type", "total_steps",
-    "user",        "queue",     "gpu_type",      "min_gpus", "max_gpus", "gpu_share",
-    "gpu_mem_mib", "priority",  "single_server", "cpus",     "mem_mib",  "restart_s",
+    "job_id",      "arrival_s", "duration_s",  "num_gpus",    "job_type",
+    "total_steps", "user",      "queue",       "gpu_type",    "min_gpus",
+    "max_gpus",    "gpu_share", "gpu_mem_mib", "priority",    "single_server",
+    "cpus",        "mem_mib",   "restart_s",   "persist_mib", "ephem_mib",
 };
 
 #define MAX_GPUS_PER_JOB 1000000
@@ -146,6 +149,14 @@ static int row(struct berth__cols *x, struct berth_trace *t, struct berth_err *e
             js.restart_us > BERTH_MAX_TIME_US)
             return berth__cols_bad(x, C_RESTART, "a restart cost in seconds >= 0", err);
     }
+    if (berth__cols_present(x, C_PERSIST) &&
+        (rc = berth__cols_int(x, C_PERSIST, 0, INT64_C(1) << 40, "a memory size in MiB >= 0",
+                              &js.persist_mib, err)))
+        return rc;
+    if (berth__cols_present(x, C_EPHEM) &&
+        (rc = berth__cols_int(x, C_EPHEM, 0, INT64_C(1) << 40, "a memory size in MiB >= 0",
+                              &js.ephem_mib, err)))
+        return rc;
     if (js.num_gpus == 0 && js.cpu_milli == 0 && js.mem_mib == 0)
         return berth__cols_bad(
             x, C_GPUS, "a whole number of GPUs >= 1 (0 only for a CPU-only job with cpus)", err);
@@ -211,6 +222,8 @@ int berth_trace_write_native(FILE *f, const struct berth_jobspec *jobs, size_t n
         has[C_CPUS] |= j->cpu_milli != 0;
         has[C_HOSTMEM] |= j->mem_mib != 0;
         has[C_RESTART] |= j->restart_us != 0;
+        has[C_PERSIST] |= j->persist_mib != 0;
+        has[C_EPHEM] |= j->ephem_mib != 0;
     }
     int first = 1;
     for (int c = 0; c < NCOLS; c++)
@@ -260,6 +273,10 @@ int berth_trace_write_native(FILE *f, const struct berth_jobspec *jobs, size_t n
             fprintf(f, ",%lld", (long long)j->mem_mib);
         if (has[C_RESTART])
             fprintf(f, ",%s", berth__fmt_us(b1, j->restart_us));
+        if (has[C_PERSIST])
+            fprintf(f, ",%lld", (long long)j->persist_mib);
+        if (has[C_EPHEM])
+            fprintf(f, ",%lld", (long long)j->ephem_mib);
         fputc('\n', f);
     }
     if (ferror(f))

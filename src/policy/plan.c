@@ -145,6 +145,28 @@ int32_t berth__plan_count_servers(struct berth_plan *p, const struct berth_job *
     return n;
 }
 
+/* Room in j->slots for the largest gang an elastic start may give it. Returns 0 or -1. */
+static int make_slots(struct berth_job *j)
+{
+    if (j->slots)
+        return 0;
+    int32_t most =
+        j->spec->max_gpus > berth__job_nslots(j) ? j->spec->max_gpus : berth__job_nslots(j);
+    j->slots = malloc((size_t)most * sizeof *j->slots);
+    return j->slots ? 0 : -1;
+}
+
+/* The bookkeeping of a start whose slots are placed and charged, on GPU type t. */
+static void mark_started(struct berth_plan *p, struct berth_job *j, int t)
+{
+    j->type = (int16_t)t;
+    j->servers = berth__plan_count_servers(p, j);
+    j->state = BERTH_JOB_RUNNING;
+    j->since = p->now;
+    p->npending--;
+    p->nrunning++;
+}
+
 /* Starts pending job ji on the first type of mask (in cluster order) where placement works. */
 static int start_in(struct berth_plan *p, uint32_t ji, uint64_t mask, struct berth_err *err)
 {
@@ -152,13 +174,8 @@ static int start_in(struct berth_plan *p, uint32_t ji, uint64_t mask, struct ber
     if (j->state != BERTH_JOB_PENDING)
         return berth_err_set(err, BERTH_EINTERNAL, "plan: job %s started while not pending",
                              j->spec->id);
-    if (!j->slots) { /* room for the largest gang an elastic start may give it */
-        int32_t most =
-            j->spec->max_gpus > berth__job_nslots(j) ? j->spec->max_gpus : berth__job_nslots(j);
-        j->slots = malloc((size_t)most * sizeof *j->slots);
-        if (!j->slots)
-            return berth_err_set(err, BERTH_ENOMEM, "plan: out of memory");
-    }
+    if (make_slots(j))
+        return berth_err_set(err, BERTH_ENOMEM, "plan: out of memory");
     /* every allowed type where the GPU counts fit, in cluster order, until placement (which
      * also weighs CPU and memory) succeeds */
     int t = -1;
@@ -195,12 +212,7 @@ static int start_in(struct berth_plan *p, uint32_t ji, uint64_t mask, struct ber
             return berth_err_set(err, BERTH_EINTERNAL,
                                  "plan: placement broke job %s's type or server constraint",
                                  j->spec->id);
-    j->type = (int16_t)t;
-    j->servers = berth__plan_count_servers(p, j);
-    j->state = BERTH_JOB_RUNNING;
-    j->since = p->now;
-    p->npending--;
-    p->nrunning++;
+    mark_started(p, j, t);
     return 0;
 }
 
@@ -250,6 +262,52 @@ int berth__plan_start_n_type(struct berth_plan *p, uint32_t ji, int32_t n, int t
     return rc;
 }
 
+int berth__plan_start_on(struct berth_plan *p, uint32_t ji, uint32_t s, struct berth_err *err)
+{
+    struct berth_job *j = &p->jobs[ji];
+    const struct berth_cluster *c = p->cluster;
+    if (j->state != BERTH_JOB_PENDING || s >= c->nsrv)
+        return berth_err_set(err, BERTH_EINTERNAL,
+                             "plan: job %s started on server %u while not "
+                             "pending, or no such server",
+                             j->spec->id, s);
+    int t = j->gpus ? c->srv[s].type : -1;
+    if (t >= 0 && j->type_mask && !(j->type_mask >> t & 1))
+        return berth_err_set(err, BERTH_EINPUT, "plan: job %s may not use server %s's GPUs",
+                             j->spec->id, c->srv[s].name);
+    if (make_slots(j))
+        return berth_err_set(err, BERTH_ENOMEM, "plan: out of memory");
+    int32_t n = berth__job_nslots(j);
+    if (j->gpus == 0) {
+        j->slots[0] = (struct berth__slot){s, BERTH_NO_GPU};
+    } else if (berth__job_share(j) < 1000) {
+        int spread = p->placement == BERTH_PLACE_SPREAD, g;
+        if (spread && c->srv[s].free_mask) /* spread: an idle GPU first */
+            g = __builtin_ctzll(c->srv[s].free_mask);
+        else
+            g = berth__server_pick_share_gpu(c, s, j, spread);
+        if (g < 0)
+            return berth_err_set(err, BERTH_EINPUT, "plan: job %s does not fit server %s",
+                                 j->spec->id, c->srv[s].name);
+        j->slots[0] = (struct berth__slot){s, (uint32_t)g};
+    } else {
+        if (c->srv[s].nfree < n)
+            return berth_err_set(err, BERTH_EINPUT, "plan: job %s does not fit server %s",
+                                 j->spec->id, c->srv[s].name);
+        uint64_t m = c->srv[s].free_mask;
+        for (int32_t k = 0; k < n; k++, m &= m - 1)
+            j->slots[k] = (struct berth__slot){s, (uint32_t)__builtin_ctzll(m)};
+    }
+    if (!berth__alloc_can_take(c, j, j->slots))
+        return berth_err_set(err, BERTH_EINPUT, "plan: job %s does not fit server %s", j->spec->id,
+                             c->srv[s].name);
+    if (berth__plan_touch(p, ji))
+        return berth_err_set(err, BERTH_ENOMEM, "plan: out of memory");
+    berth__alloc_take(p->cluster, j);
+    mark_started(p, j, t);
+    return 0;
+}
+
 int berth__plan_preempt(struct berth_plan *p, uint32_t ji, struct berth_err *err)
 {
     struct berth_job *j = &p->jobs[ji];
@@ -289,5 +347,38 @@ int berth__plan_restore(struct berth_plan *p, uint32_t ji, struct berth_err *err
     j->since = p->now;
     p->npending--;
     p->nrunning++;
+    return 0;
+}
+
+int berth__plan_start_share(struct berth_plan *p, uint32_t ji, uint32_t server, uint32_t gpu,
+                            int32_t milli, struct berth_err *err)
+{
+    struct berth_job *j = &p->jobs[ji];
+    if (j->state != BERTH_JOB_PENDING || j->gpus != 1 || milli < 1 || milli > 1000 ||
+        server >= p->cluster->nsrv || gpu >= (uint32_t)p->cluster->srv[server].ngpus)
+        return berth_err_set(err, BERTH_EINTERNAL,
+                             "plan: job %s cannot start as %d milli of GPU %u of server %u",
+                             j->spec->id, milli, gpu, server);
+    int t = p->cluster->srv[server].type;
+    if (j->type_mask && !(j->type_mask >> t & 1))
+        return berth_err_set(err, BERTH_EINTERNAL, "plan: job %s started on a type it may not use",
+                             j->spec->id);
+    if (make_slots(j) || berth__cluster_enable_shares(p->cluster))
+        return berth_err_set(err, BERTH_ENOMEM, "plan: out of memory");
+    int32_t old = j->share;
+    struct berth__slot at = {server, gpu};
+    j->share = milli;
+    if (!berth__alloc_can_take(p->cluster, j, &at)) {
+        j->share = old;
+        return berth_err_set(err, BERTH_EINPUT, "plan: job %s does not fit GPU %u of server %u",
+                             j->spec->id, gpu, server);
+    }
+    if (berth__plan_touch(p, ji)) {
+        j->share = old;
+        return berth_err_set(err, BERTH_ENOMEM, "plan: out of memory");
+    }
+    j->slots[0] = at;
+    berth__alloc_take(p->cluster, j);
+    mark_started(p, j, t);
     return 0;
 }

@@ -68,6 +68,12 @@ int berth__plan_start_n(struct berth_plan *p, uint32_t j, int32_t n, struct bert
 /* The same on GPU type `type` only (one the job may use): an elastic start on a chosen type. */
 int berth__plan_start_n_type(struct berth_plan *p, uint32_t j, int32_t n, int type,
                              struct berth_err *err);
+/* Starts pending job j with its whole gang on server s (a fractional job on the GPU there
+ * with the most room under spread placement, the least that fits otherwise; whole GPUs on
+ * the lowest idle ones). BERTH_EINPUT (with err) when it does not fit there or may not use
+ * its GPU type; the plan is unchanged then. With a preemption of j earlier in the same pass
+ * this is a migration to a server of the policy's choice. */
+int berth__plan_start_on(struct berth_plan *p, uint32_t j, uint32_t s, struct berth_err *err);
 /* Resizes running whole-GPU elastic job j in place (plan_resize.c): grow_on takes n more
  * idle GPUs of its type on server s (which must hold them, with CPU and memory, and be its
  * only server when it must not span); shrink_off gives back every GPU it holds on server
@@ -85,6 +91,12 @@ int berth__plan_shrink_to(struct berth_plan *p, uint32_t j, int32_t n, struct be
 int32_t berth__plan_count_servers(struct berth_plan *p, const struct berth_job *j);
 /* Records that job j is being edited, saving its allocation the first time (0 or ENOMEM). */
 int berth__plan_touch(struct berth_plan *p, uint32_t j);
+/* Starts pending 1-GPU job j on GPU gpu of server server as a share of milli (1..1000) of
+ * it, whatever share its spec asked for (the share stays the job's until its next start):
+ * for policies that cut GPUs themselves (Salus' lanes). The GPU must have room for the share
+ * (1000: be wholly idle). BERTH_EINPUT (with err) when it has not; the plan is unchanged. */
+int berth__plan_start_share(struct berth_plan *p, uint32_t j, uint32_t server, uint32_t gpu,
+                            int32_t milli, struct berth_err *err);
 /* Stops running job j and frees its GPUs (they stay remembered for a restore). */
 int berth__plan_preempt(struct berth_plan *p, uint32_t j, struct berth_err *err);
 /* 1 when job j was running when the plan opened, was preempted in this plan, and every GPU

@@ -36,6 +36,11 @@ struct berth_params {
      * cost and tiers (enum berth_restart_tiers), for policies that weigh resizes. */
     berth_us restart_us;
     int restart_tiers;
+    /* SpeCon (specon.c); 0 = its default: growth window, slow-growth threshold alpha
+     * (metric points per second), source utilisation theta, per-job cool-down after a
+     * migration, and the epochs left under which a job is near completion (exempt). */
+    berth_us specon_window_us, specon_cooldown_us;
+    double specon_alpha, specon_theta, specon_near_epochs;
     /* Aryl: inference servers kept idle when lending, in 1/1000 of the inference pool (0 =
      * its default, 5 %; negative = none), and the scale cost of a resize when a job gives none (0 =
      * 20 s). */
@@ -65,6 +70,11 @@ struct berth_view {
      * GPU type to the model's type (-1 = the model does not know it). */
     const struct berth_tput *tput;
     const int16_t *tput_type;
+    /* A job's progress metric now (higher is better: accuracy in percent), or NULL: the
+     * simulator reads it off the job class's curve (model/curve.h), berthd will take what
+     * jobs report. Policies that watch growth compare it with an earlier reading. */
+    double (*metric)(void *ctx, const struct berth_job *j, berth_us now);
+    void *metric_ctx;
 };
 
 struct berth_policy_ops {

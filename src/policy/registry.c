@@ -19,11 +19,19 @@ extern const struct berth_policy_ops berth__policy_tiresias_dlas;
 extern const struct berth_policy_ops berth__policy_tiresias_dlas_gpu;
 extern const struct berth_policy_ops berth__policy_blox_las;
 extern const struct berth_policy_ops berth__policy_blox_fifo;
+/* SpeCon and its spread baseline (specon.c) */
+extern const struct berth_policy_ops berth__policy_specon;
+extern const struct berth_policy_ops berth__policy_spread;
 /* Aryl / Lyra (aryl.c) */
 extern const struct berth_policy_ops berth__policy_aryl;
 extern const struct berth_policy_ops berth__policy_aryl_loan;
 extern const struct berth_policy_ops berth__policy_aryl_elastic;
 extern const struct berth_policy_ops berth__policy_aryl_base;
+/* Salus (salus.c) */
+extern const struct berth_policy_ops berth__policy_salus_fifo;
+extern const struct berth_policy_ops berth__policy_salus_srtf;
+extern const struct berth_policy_ops berth__policy_salus_pack;
+extern const struct berth_policy_ops berth__policy_salus_fair;
 /* Elastic goodput (goodput.c) */
 extern const struct berth_policy_ops berth__policy_goodput;
 extern const struct berth_policy_ops berth__policy_goodput_hetero;
@@ -44,11 +52,19 @@ static const struct berth_policy_ops *const registry[] = {
     &berth__policy_tiresias_dlas_gpu,
     &berth__policy_blox_las,
     &berth__policy_blox_fifo,
+    /* SpeCon and its spread baseline (specon.c) */
+    &berth__policy_specon,
+    &berth__policy_spread,
     /* Aryl / Lyra (aryl.c) */
     &berth__policy_aryl,
     &berth__policy_aryl_loan,
     &berth__policy_aryl_elastic,
     &berth__policy_aryl_base,
+    /* Salus (salus.c) */
+    &berth__policy_salus_fifo,
+    &berth__policy_salus_srtf,
+    &berth__policy_salus_pack,
+    &berth__policy_salus_fair,
     /* Elastic goodput (goodput.c) */
     &berth__policy_goodput,
     &berth__policy_goodput_hetero,

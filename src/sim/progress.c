@@ -154,10 +154,32 @@ static void touch_partners(struct berth__progress *p, uint32_t g, uint32_t self,
     }
 }
 
+/* The per-GPU lists of fractional jobs: made at the start when the trace has fractional
+ * jobs, else when the first job runs as a share (a policy that cuts GPUs itself: Salus).
+ * Returns 0 or -1 when out of memory. */
+static int res_alloc(struct berth__progress *p)
+{
+    size_t keys = (p->cluster->nsrv ? p->cluster->nsrv : 1) * BERTH_MAX_SERVER_GPUS;
+    size_t m = p->njobs ? p->njobs : 1;
+    p->res_head = malloc(keys * sizeof *p->res_head);
+    p->res_next = malloc(m * sizeof *p->res_next);
+    p->res_prev = malloc(m * sizeof *p->res_prev);
+    p->res_at = malloc(m * sizeof *p->res_at);
+    if (!p->res_head || !p->res_next || !p->res_prev || !p->res_at)
+        return -1;
+    memset(p->res_head, 0xff, keys * sizeof *p->res_head);
+    memset(p->res_at, 0xff, m * sizeof *p->res_at);
+    return 0;
+}
+
 static void link_gpu(struct berth__progress *p, struct berth_job *j, berth_us now)
 {
-    if (!p->res_head || !is_fractional(j))
+    if (!is_fractional(j))
         return;
+    if (!p->res_head && res_alloc(p)) {
+        p->ev.oom = 1; /* reported by the run loop */
+        return;
+    }
     uint32_t g = gpu_key(&j->slots[0]), i = j->idx;
     p->res_at[i] = g;
     p->res_prev[i] = NONE;
@@ -309,7 +331,7 @@ int berth__progress_init(struct berth__progress *p, struct berth_engine *e,
                          const char *path, struct berth_err *err)
 {
     memset(p, 0, sizeof *p);
-    size_t n = e->njobs, ns = e->cluster->nsrv;
+    size_t n = e->njobs;
     p->jobs = e->jobs;
     p->njobs = n;
     p->cluster = e->cluster;
@@ -342,17 +364,8 @@ int berth__progress_init(struct berth__progress *p, struct berth_engine *e,
             return rc;
         shares |= is_fractional(&e->jobs[i]);
     }
-    if (shares) {
-        size_t keys = (ns ? ns : 1) * BERTH_MAX_SERVER_GPUS;
-        p->res_head = malloc(keys * sizeof *p->res_head);
-        p->res_next = malloc(m * sizeof *p->res_next);
-        p->res_prev = malloc(m * sizeof *p->res_prev);
-        p->res_at = malloc(m * sizeof *p->res_at);
-        if (!p->res_head || !p->res_next || !p->res_prev || !p->res_at)
-            return berth_err_set(err, BERTH_ENOMEM, "sim: out of memory");
-        memset(p->res_head, 0xff, keys * sizeof *p->res_head);
-        memset(p->res_at, 0xff, m * sizeof *p->res_at);
-    }
+    if (shares && res_alloc(p))
+        return berth_err_set(err, BERTH_ENOMEM, "sim: out of memory");
     e->exec = (struct berth_exec){p, berth__progress_start, berth__progress_stop,
                                   berth__progress_migrate};
     return 0;

@@ -13,6 +13,7 @@
 #include "engine/engine.h"
 #include "metrics.h"
 #include "model/cluster_int.h"
+#include "model/curve.h"
 #include "progress.h"
 
 void berth_sim_opts_init(struct berth_sim_opts *o)
@@ -272,6 +273,7 @@ int berth_sim_run(const struct berth_trace *t, const struct berth_cluster *c,
         (rc = berth__engine_set_tput(e, o->tput, err)))
         goto done;
     e->check = o->check_invariants;
+    e->metric = berth__curve_job_metric; /* jobs' metric from their class's curve */
     snprintf(out->policy, sizeof out->policy, "%s", e->ops->name);
     snprintf(out->placement, sizeof out->placement, "%s",
              berth_placement_name((size_t)e->params.placement));

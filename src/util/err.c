@@ -34,6 +34,10 @@ const char *berth_strerror(int code)
         return "i/o error";
     case BERTH_EINTERNAL:
         return "internal error";
+    case BERTH_EUNSUPPORTED:
+        return "not supported by this build";
+    case BERTH_EAGAIN:
+        return "try again later";
     }
     return "unknown error";
 }

@@ -1,0 +1,196 @@
+/* The CLI's HTTP client for berthd (see client.h). */
+#include <curl/curl.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cli.h"
+#include "client.h"
+
+int cli_client_opt(struct cli_client *c, int ch, const char *arg)
+{
+    if (ch == 0x101)
+        c->server_flag = arg;
+    else if (ch == 0x102)
+        c->token_flag = arg;
+    else
+        return 0;
+    return 1;
+}
+
+static void trim(char *s)
+{
+    size_t n = strlen(s);
+    while (n && (s[n - 1] == '\n' || s[n - 1] == '\r' || s[n - 1] == ' ' || s[n - 1] == '\t'))
+        s[--n] = '\0';
+}
+
+static void read_config(struct cli_client *c, int want_server, int want_token)
+{
+    char path[1024];
+    const char *p = getenv("BERTH_CONFIG"), *home = getenv("HOME");
+    if (!p && home) {
+        snprintf(path, sizeof path, "%s/.config/berth/client.conf", home);
+        p = path;
+    }
+    FILE *f = p ? fopen(p, "r") : NULL;
+    if (!f)
+        return;
+    char line[1200];
+    while (fgets(line, sizeof line, f)) {
+        trim(line);
+        char *v = line + strcspn(line, " \t");
+        if (!*v)
+            continue;
+        *v++ = '\0';
+        v += strspn(v, " \t");
+        if (want_server && !strcmp(line, "server"))
+            snprintf(c->server, sizeof c->server, "%s", v);
+        else if (want_token && !strcmp(line, "token"))
+            snprintf(c->token, sizeof c->token, "%s", v);
+    }
+    fclose(f);
+}
+
+int cli_client_init(struct cli_client *c, const char *cmd)
+{
+    c->cmd = cmd;
+    const char *s = c->server_flag ? c->server_flag : getenv("BERTH_SERVER");
+    const char *t = c->token_flag ? c->token_flag : getenv("BERTH_TOKEN");
+    s = s && *s ? s : NULL; /* an empty variable counts as unset */
+    t = t && *t ? t : NULL;
+    c->server[0] = c->token[0] = '\0';
+    if (s)
+        snprintf(c->server, sizeof c->server, "%s", s);
+    if (t)
+        snprintf(c->token, sizeof c->token, "%s", t);
+    if (!s || !t)
+        read_config(c, !s, !t);
+    if (!c->server[0])
+        snprintf(c->server, sizeof c->server, "http://127.0.0.1:8470");
+    size_t n = strlen(c->server);
+    while (n && c->server[n - 1] == '/')
+        c->server[--n] = '\0';
+    if (!c->token[0])
+        return cli_usage_error(cmd, "no token: give --token, set BERTH_TOKEN, or put 'token "
+                                    "TOKEN' in ~/.config/berth/client.conf");
+    return 0;
+}
+
+struct sink {
+    char *buf;
+    size_t len;
+    long long offset;
+    int more;
+};
+
+static size_t on_body(char *p, size_t size, size_t n, void *ud)
+{
+    struct sink *s = ud;
+    size_t add = size * n;
+    char *b = realloc(s->buf, s->len + add + 1);
+    if (!b)
+        return 0;
+    memcpy(b + s->len, p, add);
+    s->buf = b;
+    s->len += add;
+    b[s->len] = '\0';
+    return add;
+}
+
+static size_t on_header(char *p, size_t size, size_t n, void *ud)
+{
+    struct sink *s = ud;
+    size_t len = size * n;
+    if (len > 16 && !strncasecmp(p, "X-Berth-Offset:", 15))
+        s->offset = strtoll(p + 15, NULL, 10);
+    if (len > 14 && !strncasecmp(p, "X-Berth-More:", 13))
+        s->more = (int)strtol(p + 13, NULL, 10);
+    return len;
+}
+
+int cli_call(const struct cli_client *c, const char *method, const char *path, const json_t *body,
+             struct cli_reply *r)
+{
+    memset(r, 0, sizeof *r);
+    CURL *h = curl_easy_init();
+    if (!h) {
+        fprintf(stderr, "berth %s: cannot start libcurl\n", c->cmd);
+        return 1;
+    }
+    char url[2048], auth[600];
+    snprintf(url, sizeof url, "%s%s", c->server, path);
+    snprintf(auth, sizeof auth, "Authorization: Bearer %s", c->token);
+    struct curl_slist *hdr = curl_slist_append(NULL, auth);
+    hdr = curl_slist_append(hdr, "Content-Type: application/json");
+    char *text = body ? json_dumps(body, JSON_COMPACT) : NULL;
+    struct sink s = {NULL, 0, -1, 0};
+    curl_easy_setopt(h, CURLOPT_URL, url);
+    curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, method);
+    curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdr);
+    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(h, CURLOPT_WRITEDATA, &s);
+    curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
+    curl_easy_setopt(h, CURLOPT_HEADERDATA, &s);
+    curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(h, CURLOPT_TIMEOUT, 60L);
+    if (text) {
+        curl_easy_setopt(h, CURLOPT_POSTFIELDS, text);
+        curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE, (long)strlen(text));
+    } else if (!strcmp(method, "POST")) {
+        curl_easy_setopt(h, CURLOPT_POSTFIELDS, "");
+    }
+    CURLcode cc = curl_easy_perform(h);
+    int rc = 0;
+    if (cc != CURLE_OK) {
+        fprintf(stderr, "berth %s: cannot reach berthd at %s: %s\n", c->cmd, c->server,
+                curl_easy_strerror(cc));
+        free(s.buf);
+        rc = 1;
+    } else {
+        curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &r->status);
+        r->body = s.buf;
+        r->len = s.len;
+        r->offset = s.offset;
+        r->more = s.more;
+        if (s.buf && s.len)
+            r->json = json_loadb(s.buf, s.len, 0, NULL);
+    }
+    free(text);
+    curl_slist_free_all(hdr);
+    curl_easy_cleanup(h);
+    return rc;
+}
+
+void cli_reply_free(struct cli_reply *r)
+{
+    json_decref(r->json);
+    free(r->body);
+    memset(r, 0, sizeof *r);
+}
+
+int cli_reply_check(const struct cli_client *c, const struct cli_reply *r)
+{
+    if (r->status >= 200 && r->status < 300)
+        return 0;
+    const char *msg = json_string_value(json_object_get(r->json, "error"));
+    fprintf(stderr, "berth %s: HTTP %ld: %s\n", c->cmd, r->status,
+            msg ? msg : (r->body ? r->body : "no answer"));
+    return r->status == 400 || r->status == 404 || r->status == 409 || r->status == 413
+               ? EXIT_BAD_INPUT
+               : EXIT_RUNTIME;
+}
+
+int cli_job_id(const char *cmd, const char *s, unsigned long long *id)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = s ? strtoull(s, &end, 10) : 0;
+    if (!s || !*s || *end || errno || v == 0 || *s == '-')
+        return cli_usage_error(cmd, "expected a job id (a whole number >= 1), found '%s'",
+                               s ? s : "");
+    *id = v;
+    return 0;
+}

@@ -1,0 +1,50 @@
+/* The CLI's HTTP client for berthd (libcurl): where the server is and which token to send
+ * (flags, then BERTH_SERVER / BERTH_TOKEN, then the client config file), and one call that
+ * sends JSON and reads JSON back. */
+#ifndef BERTH_CLI_CLIENT_H
+#define BERTH_CLI_CLIENT_H
+
+#include <getopt.h>
+#include <jansson.h>
+
+struct cli_client {
+    const char *cmd; /* for messages: "berth queue: ..." */
+    char server[512];
+    char token[512];
+    const char *server_flag, *token_flag;
+};
+
+/* The long options every client command takes (--server, --token), for its table. */
+#define CLI_CLIENT_OPTS                                                                            \
+    {"server", required_argument, NULL, 0x101},                                                    \
+    {                                                                                              \
+        "token", required_argument, NULL, 0x102                                                    \
+    }
+
+/* Takes a client option; 1 when ch was one. */
+int cli_client_opt(struct cli_client *c, int ch, const char *arg);
+/* Resolves server and token (flag, environment, config file $BERTH_CONFIG or
+ * ~/.config/berth/client.conf with lines "server URL" and "token TOKEN"). 0 or exit 2. */
+int cli_client_init(struct cli_client *c, const char *cmd);
+
+struct cli_reply {
+    long status;
+    json_t *json; /* parsed body when it was JSON */
+    char *body;   /* raw body */
+    size_t len;
+    long long offset; /* X-Berth-Offset, -1 when absent */
+    int more;         /* X-Berth-More */
+};
+
+/* Sends method path (body: JSON or NULL). Returns 0 with r filled when the server answered
+ * (any status), else prints why and returns 1. */
+int cli_call(const struct cli_client *c, const char *method, const char *path, const json_t *body,
+             struct cli_reply *r);
+void cli_reply_free(struct cli_reply *r);
+/* Prints "berth CMD: HTTP STATUS: message" for a reply that is not 2xx; returns the exit
+ * code (2 for 400, 404, 409, 413; 1 otherwise), or 0 for a 2xx reply. */
+int cli_reply_check(const struct cli_client *c, const struct cli_reply *r);
+/* Reads a job id argument; 0 or prints and returns 2. */
+int cli_job_id(const char *cmd, const char *s, unsigned long long *id);
+
+#endif

@@ -1,0 +1,67 @@
+/* `berth nodes`: berthd's servers and GPUs, which are idle and which jobs hold them. */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "client.h"
+
+static const struct option opts[] = {{"json", no_argument, NULL, 'j'},
+                                     {"help", no_argument, NULL, 'h'},
+                                     CLI_CLIENT_OPTS,
+                                     {NULL, 0, NULL, 0}};
+
+int cmd_nodes(int argc, char **argv)
+{
+    struct cli_client c = {0};
+    int ch, as_json = 0, rc;
+    optind = 1;
+    while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        if (cli_client_opt(&c, ch, optarg))
+            continue;
+        if (ch == 'j')
+            as_json = 1;
+        else if (ch == 'h') {
+            printf("usage: berth nodes [--json] [--server URL] [--token TOKEN]\n");
+            return EXIT_OK;
+        } else
+            return cli_flag_error("nodes", "nodes", ch, argv);
+    }
+    if (optind < argc)
+        return cli_usage_error("nodes", "unexpected argument '%s'", argv[optind]);
+    struct cli_reply r;
+    if ((rc = cli_client_init(&c, "nodes")) || (rc = cli_call(&c, "GET", "/v1/nodes", NULL, &r)))
+        return rc;
+    if (!(rc = cli_reply_check(&c, &r))) {
+        if (as_json) {
+            char *s = json_dumps(r.json, JSON_INDENT(2));
+            printf("%s\n", s ? s : "{}");
+            free(s);
+        } else {
+            printf("%-16s %-8s %4s %4s  %s\n", "NODE", "TYPE", "GPUS", "IDLE", "GPU:JOBS (device)");
+            size_t i, k, m;
+            const json_t *n, *g, *id;
+            json_array_foreach(json_object_get(r.json, "nodes"), i, n)
+            {
+                printf("%-16s %-8s %4lld %4lld ", json_string_value(json_object_get(n, "name")),
+                       json_string_value(json_object_get(n, "gpu_type")),
+                       (long long)json_integer_value(json_object_get(n, "gpus")),
+                       (long long)json_integer_value(json_object_get(n, "idle_gpus")));
+                json_array_foreach(json_object_get(n, "gpu_list"), k, g)
+                {
+                    printf(" %lld:", (long long)json_integer_value(json_object_get(g, "index")));
+                    const json_t *jobs = json_object_get(g, "jobs");
+                    if (!json_array_size(jobs))
+                        printf("-");
+                    json_array_foreach(jobs, m, id)
+                        printf("%s%lld", m ? "," : "", (long long)json_integer_value(id));
+                    if (json_integer_value(json_object_get(g, "draining")))
+                        printf("(draining)");
+                }
+                printf("\n");
+            }
+        }
+    }
+    cli_reply_free(&r);
+    return rc;
+}

@@ -1,0 +1,114 @@
+/* berthd's state and its life: the engine driven by the wall clock, the live job table,
+ * the journal, the local executor and the HTTP server. One mutex guards the engine and the
+ * job table; HTTP threads take it for short reads and changes, the scheduler loop for each
+ * tick (events, a pass, launches). Submissions wait for their journal commit outside it. */
+#ifndef BERTH_LIVE_DAEMON_H
+#define BERTH_LIVE_DAEMON_H
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+
+#include "auth.h"
+#include "engine/engine.h"
+#include "exec_local.h"
+#include "journal.h"
+#include "ljob.h"
+
+struct berth__daemon_opts {
+    const char *addr;      /* listen address, default 127.0.0.1 */
+    int port;              /* default 8470; 0 = any free port */
+    const char *state_dir; /* journal, job files */
+    const char *policy, *placement;
+    const char *gpus;   /* fake inventory (cluster shorthand or file); NULL = NVML */
+    const char *tokens; /* token file */
+    const char *self_exe;
+    const char *port_file; /* where to write the port actually bound (tests) */
+    size_t max_body;       /* request body limit in bytes */
+    berth_us tick_us;      /* scheduler loop period */
+    berth_us quantum_us;
+    uint64_t seed;
+    int threads; /* HTTP worker threads */
+};
+
+void berth__daemon_opts_init(struct berth__daemon_opts *o);
+
+struct berth__daemon {
+    struct berth__daemon_opts o;
+    pthread_mutex_t mu;
+    pthread_cond_t wake;
+    struct berth_cluster *cluster;
+    struct berth_engine *engine;
+    struct berth__journal *jn;
+    struct berth__auth *auth;
+    struct berth__lexec ex;
+    char api_url[128];
+    char state_dir[4096];
+    char self_exe[4096];
+    struct berth__ljob **jobs; /* by id - 1; NULL until committed */
+    size_t njobs, cap;
+    _Atomic uint64_t next_id;
+    uint32_t *by_eidx; /* engine job -> live id */
+    size_t by_eidx_cap;
+    uint32_t *active; /* ids of jobs with a process or a launch due (the loop's work list) */
+    size_t nactive, active_cap;
+    uint32_t *incoming; /* ids committed, not yet in the engine */
+    size_t nincoming, incoming_cap;
+    uint16_t *drain;  /* per (server, GPU): processes still holding it after the engine let go */
+    size_t *gpu_base; /* per server: index of its GPU 0 among this machine's devices */
+    int dirty;        /* a pass is due */
+    volatile sig_atomic_t stop;
+    int bound_port;
+    void *http; /* struct MHD_Daemon */
+    FILE *log;
+    uint64_t submitted;
+};
+
+int berth__daemon_create(const struct berth__daemon_opts *o, struct berth__daemon **out,
+                         struct berth_err *err);
+/* Serves until stop is set (by a signal handler). */
+int berth__daemon_run(struct berth__daemon *d, struct berth_err *err);
+void berth__daemon_destroy(struct berth__daemon *d);
+
+berth_us berth__wall_us(void);
+
+/* Under d->mu: */
+struct berth__ljob *berth__daemon_job(struct berth__daemon *d, uint64_t id);
+/* Journals j's current record (wait = 1: durably). */
+int berth__daemon_save(struct berth__daemon *d, struct berth__ljob *j, int wait,
+                       struct berth_err *err);
+/* The engine's record of j, or NULL when j is not in the engine. */
+struct berth_job *berth__daemon_ejob(struct berth__daemon *d, struct berth__ljob *j);
+/* Puts j into the engine as arrived (pending) now. */
+int berth__daemon_enqueue(struct berth__daemon *d, struct berth__ljob *j, berth_us now,
+                          struct berth_err *err);
+/* One scheduler tick: exits, kills after grace, arrivals, a pass when due, launches,
+ * progress files. */
+int berth__daemon_tick(struct berth__daemon *d, berth_us now, struct berth_err *err);
+/* Puts j on the scheduler loop's work list (a process to watch or a launch due). */
+void berth__daemon_activate(struct berth__daemon *d, struct berth__ljob *j);
+/* Counts j's process's GPUs as draining (on = 1) or not: no launch uses a draining GPU. */
+void berth__daemon_drain(struct berth__daemon *d, struct berth__ljob *j, int on);
+/* Why j waits, in a sentence. */
+void berth__daemon_why(struct berth__daemon *d, struct berth__ljob *j, char *buf, size_t len);
+
+/* Actions. Each returns 0 or an HTTP status with err filled. submit takes d->mu itself;
+ * cancel and hold are called with it held. */
+int berth__daemon_submit(struct berth__daemon *d, struct berth__ljob *j, struct berth_err *err);
+int berth__daemon_cancel(struct berth__daemon *d, uint64_t id, struct berth_err *err);
+int berth__daemon_hold(struct berth__daemon *d, uint64_t id, int hold, struct berth_err *err);
+
+/* The executor callbacks the engine calls during a pass (ctx = d). */
+void berth__daemon_on_start(void *ctx, struct berth_job *j, berth_us now);
+void berth__daemon_on_stop(void *ctx, struct berth_job *j, berth_us now);
+void berth__daemon_on_migrate(void *ctx, struct berth_job *j, berth_us now);
+
+/* Restores every job from the journal (at create). */
+int berth__daemon_recover(struct berth__daemon *d, struct berth_err *err);
+
+/* The HTTP server (http.c). */
+int berth__http_start(struct berth__daemon *d, struct berth_err *err);
+void berth__http_stop(struct berth__daemon *d);
+
+#endif

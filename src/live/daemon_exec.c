@@ -1,0 +1,402 @@
+/* What the scheduler loop does with processes: the engine's start / stop / migrate calls,
+ * launching attempts once their GPUs are free of draining processes, the checkpoint signal
+ * and the SIGKILL after the grace period, and each attempt's end. */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "daemon.h"
+#include "model/cluster_int.h"
+#include "report.h"
+
+static struct berth__ljob *ljob_of(struct berth__daemon *d, const struct berth_job *ej)
+{
+    return berth__daemon_job(d, d->by_eidx[ej->idx]);
+}
+
+static void describe_slots(struct berth__daemon *d, const struct berth__slot *s, int32_t n,
+                           char *buf, size_t len)
+{
+    size_t o = 0;
+    buf[0] = '\0';
+    for (int32_t i = 0; i < n && o < len; i++) {
+        const struct berth__server *v = &d->cluster->srv[s[i].server];
+        if (s[i].gpu == BERTH_NO_GPU)
+            o += (size_t)snprintf(buf + o, len - o, "%s%s", i ? "," : "", v->name);
+        else
+            o += (size_t)snprintf(buf + o, len - o, "%s%s:%u", i ? "," : "", v->name, s[i].gpu);
+    }
+}
+
+/* The process's GPUs stay busy until it exits, whatever the engine does meanwhile. */
+void berth__daemon_drain(struct berth__daemon *d, struct berth__ljob *j, int on)
+{
+    if (!j->proc || j->draining == on)
+        return;
+    j->draining = on;
+    for (int32_t i = 0; i < j->npslots; i++)
+        if (j->pslots[i].gpu != BERTH_NO_GPU)
+            d->drain[j->pslots[i].server * BERTH_MAX_SERVER_GPUS + j->pslots[i].gpu] +=
+                on ? 1 : (uint16_t)-1;
+}
+
+/* Asks the running attempt to end: the checkpoint signal now, SIGKILL after the grace. */
+static void ask_to_stop(struct berth__daemon *d, struct berth__ljob *j, int then, berth_us now)
+{
+    j->then = (uint8_t)then;
+    berth__daemon_drain(d, j, 1);
+    if (!j->kill_at) {
+        berth__lexec_signal(&d->ex, j, j->ckpt_sig);
+        j->kill_at = now + (j->grace_us > 0 ? j->grace_us : 1);
+    }
+}
+
+void berth__daemon_activate(struct berth__daemon *d, struct berth__ljob *j)
+{
+    for (size_t i = 0; i < d->nactive; i++)
+        if (d->active[i] == (uint32_t)j->id)
+            return;
+    if (!BERTH_GROW(d->active, d->active_cap, d->nactive + 1))
+        d->active[d->nactive++] = (uint32_t)j->id;
+}
+
+static void take_slots(struct berth__ljob *j, const struct berth_job *ej)
+{
+    j->nslots = berth__job_nslots(ej);
+    if (j->nslots > BERTH_L_MAX_SLOTS)
+        j->nslots = BERTH_L_MAX_SLOTS;
+    memcpy(j->slots, ej->slots, (size_t)j->nslots * sizeof *j->slots);
+}
+
+void berth__daemon_on_start(void *ctx, struct berth_job *ej, berth_us now)
+{
+    struct berth__daemon *d = ctx;
+    struct berth__ljob *j = ljob_of(d, ej);
+    take_slots(j, ej);
+    char where[256];
+    describe_slots(d, j->slots, j->nslots, where, sizeof where);
+    berth__ljob_note(j, now, BERTH_L_RUNNING, "scheduled on %s", where);
+    if (!j->start_us)
+        j->start_us = now;
+    j->launch = 1;
+    berth__daemon_activate(d, j);
+    berth__report_started(j, ej, now);
+}
+
+void berth__daemon_on_stop(void *ctx, struct berth_job *ej, berth_us now)
+{
+    struct berth__daemon *d = ctx;
+    struct berth__ljob *j = ljob_of(d, ej);
+    berth__ljob_note(j, now, BERTH_L_PENDING, "preempted by the %s policy", d->engine->ops->name);
+    berth__report_stopped(ej, now);
+    j->launch = 0;
+    if (j->proc)
+        ask_to_stop(d, j, BERTH_THEN_REQUEUE, now);
+    berth__daemon_save(d, j, 0, NULL);
+}
+
+void berth__daemon_on_migrate(void *ctx, struct berth_job *ej, berth_us now)
+{
+    struct berth__daemon *d = ctx;
+    struct berth__ljob *j = ljob_of(d, ej);
+    int resize = ej->gpus != j->nslots;
+    take_slots(j, ej);
+    char where[256];
+    describe_slots(d, j->slots, j->nslots, where, sizeof where);
+    berth__ljob_note(j, now, BERTH_L_RUNNING, "%s to %s", resize ? "resized" : "migrated", where);
+    berth__report_stopped(ej, now);
+    berth__report_started(j, ej, now);
+    if (j->proc)
+        ask_to_stop(d, j, BERTH_THEN_RESTART, now);
+    j->launch = 1;
+    berth__daemon_activate(d, j);
+}
+
+static int free_port(void)
+{
+    int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t len = sizeof a;
+    int port = 29500;
+    if (s >= 0 && !bind(s, (struct sockaddr *)&a, sizeof a) &&
+        !getsockname(s, (struct sockaddr *)&a, &len))
+        port = ntohs(a.sin_port);
+    if (s >= 0)
+        close(s);
+    return port;
+}
+
+static int add_env(char ***v, size_t *n, size_t *cap, const char *k, const char *val)
+{
+    size_t len = strlen(k) + strlen(val) + 2;
+    char *s = malloc(len);
+    if (!s || BERTH_GROW(*v, *cap, *n + 2)) {
+        free(s);
+        return -1;
+    }
+    snprintf(s, len, "%s=%s", k, val);
+    (*v)[(*n)++] = s;
+    (*v)[*n] = NULL;
+    return 0;
+}
+
+/* The job's environment: its own, then berthd's variables (which win). */
+static char **job_env(struct berth__daemon *d, const struct berth__ljob *j)
+{
+    static const char *const ours[] = {"BERTH_JOB_ID",
+                                       "BERTH_API",
+                                       "BERTH_JOB_TOKEN",
+                                       "BERTH_PROGRESS_FILE",
+                                       "BERTH_RESUME",
+                                       "BERTH_CHECKPOINT_SIGNAL",
+                                       "BERTH_GRACE_S",
+                                       "BERTH_ATTEMPT",
+                                       "CUDA_VISIBLE_DEVICES",
+                                       "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE",
+                                       "CUDA_MPS_PINNED_DEVICE_MEM_LIMIT",
+                                       "WORLD_SIZE",
+                                       "RANK",
+                                       "LOCAL_RANK",
+                                       "MASTER_ADDR",
+                                       "MASTER_PORT"};
+    char **v = NULL, val[4096];
+    size_t n = 0, cap = 0;
+    int ok = 1;
+    for (size_t i = 0; j->env[i] && ok; i++) {
+        size_t k = 0;
+        while (k < sizeof ours / sizeof *ours &&
+               (strncmp(j->env[i], ours[k], strlen(ours[k])) || j->env[i][strlen(ours[k])] != '='))
+            k++;
+        if (k < sizeof ours / sizeof *ours)
+            continue;
+        char *eq = strchr(j->env[i], '=');
+        *eq = '\0';
+        ok = !add_env(&v, &n, &cap, j->env[i], eq + 1);
+        *eq = '=';
+    }
+    ok = ok && !add_env(&v, &n, &cap, "BERTH_JOB_ID", j->idstr) &&
+         !add_env(&v, &n, &cap, "BERTH_API", d->api_url) &&
+         !add_env(&v, &n, &cap, "BERTH_JOB_TOKEN", j->token);
+    berth__lexec_path(&d->ex, j->id, "progress.jsonl", val, sizeof val);
+    ok = ok && !add_env(&v, &n, &cap, "BERTH_PROGRESS_FILE", val);
+    if (j->resume)
+        ok = ok && !add_env(&v, &n, &cap, "BERTH_RESUME", "1");
+    ok = ok && !add_env(&v, &n, &cap, "BERTH_CHECKPOINT_SIGNAL", berth__signal_name(j->ckpt_sig));
+    snprintf(val, sizeof val, "%g", (double)j->grace_us / 1e6);
+    ok = ok && !add_env(&v, &n, &cap, "BERTH_GRACE_S", val);
+    snprintf(val, sizeof val, "%d", j->attempt);
+    ok = ok && !add_env(&v, &n, &cap, "BERTH_ATTEMPT", val);
+    size_t o = 0;
+    val[0] = '\0';
+    int32_t ngpu = 0;
+    for (int32_t i = 0; i < j->nslots; i++)
+        if (j->slots[i].gpu != BERTH_NO_GPU) {
+            o += (size_t)snprintf(val + o, sizeof val - o, "%s%zu", ngpu ? "," : "",
+                                  d->gpu_base[j->slots[i].server] + j->slots[i].gpu);
+            ngpu++;
+        }
+    ok = ok && !add_env(&v, &n, &cap, "CUDA_VISIBLE_DEVICES", val);
+    if (j->spec.gpu_share_milli < 1000 && ngpu == 1) {
+        int pct = (j->spec.gpu_share_milli + 9) / 10;
+        snprintf(val, sizeof val, "%d", pct < 1 ? 1 : pct);
+        ok = ok && !add_env(&v, &n, &cap, "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE", val);
+        if (j->spec.gpu_mem_mib > 0) {
+            snprintf(val, sizeof val, "0=%lldM", (long long)j->spec.gpu_mem_mib);
+            ok = ok && !add_env(&v, &n, &cap, "CUDA_MPS_PINNED_DEVICE_MEM_LIMIT", val);
+        }
+    }
+    snprintf(val, sizeof val, "%d", ngpu ? ngpu : 1);
+    ok = ok && !add_env(&v, &n, &cap, "WORLD_SIZE", val) && !add_env(&v, &n, &cap, "RANK", "0") &&
+         !add_env(&v, &n, &cap, "LOCAL_RANK", "0") &&
+         !add_env(&v, &n, &cap, "MASTER_ADDR", "127.0.0.1");
+    snprintf(val, sizeof val, "%d", free_port());
+    ok = ok && !add_env(&v, &n, &cap, "MASTER_PORT", val);
+    if (!ok) {
+        for (size_t i = 0; i < n; i++)
+            free(v[i]);
+        free(v);
+        return NULL;
+    }
+    return v;
+}
+
+static int clear_to_launch(struct berth__daemon *d, const struct berth__ljob *j)
+{
+    if (j->proc)
+        return 0;
+    for (int32_t i = 0; i < j->nslots; i++)
+        if (j->slots[i].gpu != BERTH_NO_GPU &&
+            d->drain[j->slots[i].server * BERTH_MAX_SERVER_GPUS + j->slots[i].gpu])
+            return 0;
+    return 1;
+}
+
+/* Journals the attempt durably, then forks it: a crash between the two leaves a journaled
+ * attempt whose lock nobody holds, which recovery requeues; never a process the journal
+ * does not know. */
+static int launch(struct berth__daemon *d, struct berth__ljob *j, berth_us now,
+                  struct berth_err *err)
+{
+    j->launch = 0;
+    j->attempt++;
+    j->launched = j->attempt;
+    j->then = BERTH_THEN_FINISH;
+    j->kill_at = 0;
+    int rc = berth__daemon_save(d, j, 1, err);
+    if (rc)
+        return rc;
+    char **env = job_env(d, j);
+    if (!env)
+        return berth_err_set(err, BERTH_ENOMEM, "out of memory");
+    rc = berth__lexec_launch(&d->ex, j, env, err);
+    for (size_t i = 0; env[i]; i++)
+        free(env[i]);
+    free(env);
+    if (rc) { /* the job goes back to the queue */
+        fprintf(d->log, "berthd: job %s: %s\n", j->idstr, err->msg);
+        berth__ljob_note(j, now, BERTH_L_PENDING, "launch failed: %.80s", err->msg);
+        d->dirty = 1;
+        return berth__engine_requeue(d->engine, j->eidx, now, err);
+    }
+    j->proc = 1;
+    j->draining = 0;
+    j->npslots = j->nslots;
+    memcpy(j->pslots, j->slots, (size_t)j->nslots * sizeof *j->slots);
+    j->resume = 0;
+    berth__ljob_note(j, now, BERTH_L_RUNNING, "attempt %d started (pid %d)", j->attempt,
+                     j->shim_pid);
+    return berth__daemon_save(d, j, 0, err);
+}
+
+static int on_exit_(struct berth__daemon *d, struct berth__ljob *j, int lost, berth_us now,
+                    struct berth_err *err)
+{
+    char how[64];
+    if (lost)
+        snprintf(how, sizeof how, "its supervisor vanished");
+    else if (j->exit_signal >= 0)
+        snprintf(how, sizeof how, "killed by signal %d", j->exit_signal);
+    else
+        snprintf(how, sizeof how, "exit %d", j->exit_code);
+    berth__daemon_drain(d, j, 0);
+    j->proc = 0;
+    j->kill_at = 0;
+    int rc = 0;
+    struct berth_job *ej = berth__daemon_ejob(d, j);
+    switch (j->then) {
+    case BERTH_THEN_FINISH:
+        if (lost) {
+            j->resume = 1;
+            berth__ljob_note(j, now, BERTH_L_PENDING, "attempt %d lost (%s): requeued", j->attempt,
+                             how);
+            rc = berth__engine_requeue(d->engine, j->eidx, now, err);
+            break;
+        }
+        if (ej)
+            berth__report_stopped(ej, now);
+        rc = ej ? berth__engine_finish(d->engine, j->eidx, now, err) : 0;
+        j->end_us = now;
+        berth__ljob_note(j, now, j->exit_code == 0 ? BERTH_L_COMPLETED : BERTH_L_FAILED, "%s", how);
+        break;
+    case BERTH_THEN_REQUEUE:
+        j->resume = 1;
+        berth__ljob_note(j, now, j->state, "attempt %d stopped (%s); resumes when scheduled",
+                         j->attempt, how);
+        break;
+    case BERTH_THEN_RESTART:
+        j->resume = 1;
+        j->launch = j->state == BERTH_L_RUNNING;
+        berth__ljob_note(j, now, j->state, "attempt %d stopped (%s) for a restart", j->attempt,
+                         how);
+        break;
+    case BERTH_THEN_CANCEL:
+        j->end_us = now;
+        berth__ljob_note(j, now, BERTH_L_CANCELLED, "attempt %d ended (%s)", j->attempt, how);
+        break;
+    }
+    d->dirty = 1;
+    int src = berth__daemon_save(d, j, 0, err);
+    return rc ? rc : src;
+}
+
+/* Cancels j under d->mu (see berth__daemon_cancel). */
+int berth__daemon_cancel_locked(struct berth__daemon *d, struct berth__ljob *j, berth_us now,
+                                struct berth_err *err);
+int berth__daemon_cancel_locked(struct berth__daemon *d, struct berth__ljob *j, berth_us now,
+                                struct berth_err *err)
+{
+    int rc = 0;
+    struct berth_job *ej = berth__daemon_ejob(d, j);
+    if (ej && (ej->state == BERTH_JOB_PENDING || ej->state == BERTH_JOB_RUNNING)) {
+        berth__report_stopped(ej, now);
+        rc = berth__engine_cancel(d->engine, j->eidx, now, err);
+        d->dirty = 1;
+    }
+    j->launch = 0;
+    if (j->proc) {
+        ask_to_stop(d, j, BERTH_THEN_CANCEL, now);
+        berth__ljob_note(j, now, j->state, "cancel asked: %s sent",
+                         berth__signal_name(j->ckpt_sig));
+    } else {
+        j->end_us = now;
+        berth__ljob_note(j, now, BERTH_L_CANCELLED, "cancelled");
+    }
+    return rc;
+}
+
+static int processes(struct berth__daemon *d, berth_us now, struct berth_err *err)
+{
+    berth__lexec_reap();
+    for (size_t i = 0; i < d->nactive; i++) {
+        struct berth__ljob *j = berth__daemon_job(d, d->active[i]);
+        if (!j->proc)
+            continue;
+        struct berth_job *ej = berth__daemon_ejob(d, j);
+        if (j->state == BERTH_L_RUNNING && ej && ej->state == BERTH_JOB_RUNNING) {
+            char path[4200];
+            berth__lexec_path(&d->ex, j->id, "progress.jsonl", path, sizeof path);
+            berth__report_tail(path, j, ej, now, d->log);
+        }
+        int st = berth__lexec_poll(&d->ex, j);
+        if (st) {
+            int rc = on_exit_(d, j, st == 2, now, err);
+            if (rc)
+                return rc;
+        } else if (j->kill_at && now >= j->kill_at) {
+            berth__lexec_signal(&d->ex, j, SIGKILL);
+            berth__ljob_note(j, now, j->state, "grace period over: SIGKILL sent");
+            j->kill_at = INT64_MAX;
+        }
+    }
+    return 0;
+}
+
+int berth__daemon_tick(struct berth__daemon *d, berth_us now, struct berth_err *err)
+{
+    int rc = processes(d, now, err);
+    for (size_t i = 0; !rc && i < d->nincoming; i++) {
+        struct berth__ljob *j = berth__daemon_job(d, d->incoming[i]);
+        if (j->state == BERTH_L_PENDING)
+            rc = berth__daemon_enqueue(d, j, now, err);
+    }
+    d->nincoming = 0;
+    berth_us np = berth__engine_next_pass(d->engine, now);
+    if (!rc && (d->dirty || (np != BERTH_TIME_NONE && np <= now))) {
+        d->dirty = 0;
+        rc = berth__engine_pass(d->engine, now, err);
+    }
+    size_t w = 0;
+    for (size_t i = 0; i < d->nactive; i++) { /* launches, and the list kept to what is due */
+        struct berth__ljob *j = berth__daemon_job(d, d->active[i]);
+        if (!rc && j->launch && clear_to_launch(d, j))
+            rc = launch(d, j, now, err);
+        if (j->proc || j->launch)
+            d->active[w++] = d->active[i];
+    }
+    d->nactive = w;
+    return rc;
+}

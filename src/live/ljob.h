@@ -1,0 +1,121 @@
+/* A job as berthd knows it: what was submitted (argv, environment, GPUs, checkpoint
+ * signal), where it is in its life (state history), the process of its current attempt and
+ * what it reported. The engine holds its own record (model/job.h) for scheduling; this one
+ * holds everything else and is what the journal stores, one JSON document per job. */
+#ifndef BERTH_LIVE_LJOB_H
+#define BERTH_LIVE_LJOB_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "berth/err.h"
+#include "berth/time.h"
+#include "berth/trace.h"
+#include "model/job.h"
+
+enum berth__lstate {
+    BERTH_L_PENDING = 0,
+    BERTH_L_HELD = 1,
+    BERTH_L_RUNNING = 2,
+    BERTH_L_COMPLETED = 3, /* exit status 0 */
+    BERTH_L_FAILED = 4,    /* any other exit */
+    BERTH_L_CANCELLED = 5,
+};
+
+/* What to do when the current attempt's process exits. */
+enum berth__then {
+    BERTH_THEN_FINISH = 0,  /* it ran to its end: the job completed or failed */
+    BERTH_THEN_REQUEUE = 1, /* preempted: the engine has it pending already */
+    BERTH_THEN_RESTART = 2, /* migrated or resized: launch again on the new GPUs */
+    BERTH_THEN_CANCEL = 3,  /* cancelled: the engine has let it go already */
+};
+
+struct berth__lhist {
+    berth_us t;
+    uint8_t state;
+    char note[120];
+};
+
+#define BERTH_L_MAX_SLOTS 64
+
+struct berth__ljob {
+    uint64_t id;
+    char idstr[24];
+    char *user, *name, *cwd;
+    char **argv; /* NULL-terminated */
+    size_t argc;
+    char **env; /* "K=V", NULL-terminated */
+    size_t nenv;
+    struct berth_jobspec spec; /* strings point into this record (owned) */
+    int ckpt_sig;
+    berth_us grace_us;
+    char token[36]; /* the job's own token: may post progress for this job only */
+
+    uint8_t state; /* enum berth__lstate */
+    struct berth__lhist *hist;
+    size_t nhist, hcap;
+    berth_us submit_us, start_us, end_us;
+    int exit_code, exit_signal; /* -1 when none */
+
+    /* engine */
+    int in_engine;
+    uint32_t eidx;
+    /* GPUs the engine gave it (valid while RUNNING) */
+    struct berth__slot slots[BERTH_L_MAX_SLOTS];
+    int32_t nslots;
+    /* the current attempt's process */
+    int attempt;      /* launches so far; attempt files are a<attempt>.* */
+    int launched;     /* the attempt number journaled before its fork (0 = none) */
+    int resume;       /* the next launch is a restart: BERTH_RESUME=1 */
+    int proc;         /* 1 while the attempt's supervisor lives */
+    int launch;       /* 1: launch as soon as its GPUs are free of draining processes */
+    uint8_t then;     /* enum berth__then */
+    berth_us kill_at; /* SIGKILL after the grace period, 0 = none */
+    struct berth__slot pslots[BERTH_L_MAX_SLOTS]; /* GPUs the living process uses */
+    int32_t npslots;
+    int draining; /* pslots are counted in the daemon's drain map */
+    int32_t shim_pid, job_pgid;
+    uint64_t shim_start;
+
+    /* progress */
+    int64_t step;
+    double metric;
+    int has_metric;
+    berth_us step_at;
+    int64_t prev_step;
+    berth_us prev_at;
+    uint64_t prog_off; /* bytes of the progress file read */
+    uint32_t prog_line;
+};
+
+const char *berth__lstate_name(int s);
+int berth__lstate_find(const char *name);
+/* 1 when the job is over (completed, failed, cancelled). */
+static inline int berth__lstate_final(int s)
+{
+    return s >= BERTH_L_COMPLETED;
+}
+
+/* Builds a job from a submission body (the API's fields; see docs/api.md) for user. On bad
+ * input returns BERTH_EINPUT with err naming the field ("gpus: expected ..."). */
+int berth__ljob_from_submit(const json_t *body, const char *user, struct berth__ljob **out,
+                            struct berth_err *err);
+void berth__ljob_free(struct berth__ljob *j);
+/* Sets the id (and the spec's id string). */
+void berth__ljob_set_id(struct berth__ljob *j, uint64_t id);
+/* Records a state change with a note. Returns 0 or BERTH_ENOMEM. */
+int berth__ljob_note(struct berth__ljob *j, berth_us t, int state, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* The whole record for the journal / the API (full = 1 adds the job token, environment and
+ * process details). NULL when out of memory. */
+json_t *berth__ljob_json(const struct berth__ljob *j, int full);
+/* Reads a journal document back. */
+int berth__ljob_from_journal(const json_t *doc, struct berth__ljob **out, struct berth_err *err);
+
+/* Signal names: "SIGTERM" or "TERM" or a number; -1 when unknown. */
+int berth__signal_find(const char *name);
+const char *berth__signal_name(int sig);
+
+#endif

@@ -1,0 +1,264 @@
+/* Slurm's GRES and TRES strings read and written without libslurm, so that the parsing is
+ * unit-tested on every machine (tests/test_slurmapi.c) and shared by the real wrapper. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "slurmapi/slurm_api.h"
+
+/* Copies src[0..len) into a NUL-terminated dst of size; fails when it does not fit. */
+static int copy_span(char *dst, size_t size, const char *src, size_t len, const char *what,
+                     struct berth_err *e)
+{
+    if (len >= size)
+        return berth_err_set(e, BERTH_EINPUT, "slurm: %s \"%.*s\" longer than %zu bytes", what,
+                             (int)len, src, size - 1);
+    memcpy(dst, src, len);
+    dst[len] = '\0';
+    return 0;
+}
+
+static int parse_count(const char *s, uint32_t *out)
+{
+    char *end;
+    if (*s < '0' || *s > '9')
+        return -1;
+    unsigned long v = strtoul(s, &end, 10);
+    if (*end != '\0' || v > UINT32_MAX)
+        return -1;
+    *out = (uint32_t)v;
+    return 0;
+}
+
+/* Splits one GRES entry "name[:type][:count]" or "name[:type]=count" (any "(...)" suffix
+ * already cut) into its parts; count 1 when absent. */
+static int split_entry(const char *entry, char *name, char *type, uint32_t *count,
+                       struct berth_err *e)
+{
+    char buf[BERTH_SLURM_LIST_MAX];
+    int rc = copy_span(buf, sizeof buf, entry, strlen(entry), "GRES entry", e);
+    if (rc < 0)
+        return rc;
+    *count = 1;
+    type[0] = '\0';
+    char *eq = strchr(buf, '=');
+    if (eq) {
+        *eq = '\0';
+        if (parse_count(eq + 1, count) < 0)
+            return berth_err_set(e, BERTH_EINPUT, "slurm: GRES entry \"%s\": bad count", entry);
+    }
+    char *tok[3];
+    size_t nt = 0;
+    for (char *p = buf; nt < 3;) {
+        tok[nt++] = p;
+        char *c = strchr(p, ':');
+        if (!c)
+            break;
+        *c = '\0';
+        p = c + 1;
+    }
+    if (!eq && nt > 1 && parse_count(tok[nt - 1], count) == 0)
+        nt--; /* the last part was the count */
+    else if (!eq && nt == 3)
+        return berth_err_set(e, BERTH_EINPUT, "slurm: GRES entry \"%s\": bad count", entry);
+    if (tok[0][0] == '\0' || nt > 2)
+        return berth_err_set(e, BERTH_EINPUT, "slurm: GRES entry \"%s\" not name[:type][:count]",
+                             entry);
+    rc = copy_span(name, BERTH_SLURM_NAME_MAX, tok[0], strlen(tok[0]), "GRES name", e);
+    if (rc == 0 && nt == 2)
+        rc = copy_span(type, BERTH_SLURM_NAME_MAX, tok[1], strlen(tok[1]), "GRES type", e);
+    return rc;
+}
+
+/* Calls fn on each entry of a list separated by ',' or ';' outside parentheses, with any
+ * "(...)" suffix cut. "(null)" and "" are empty lists. */
+typedef int (*entry_fn)(const char *entry, void *arg, struct berth_err *e);
+static int each_entry(const char *list, entry_fn fn, void *arg, struct berth_err *e)
+{
+    if (!list || !*list || strcmp(list, "(null)") == 0)
+        return 0;
+    char entry[BERTH_SLURM_LIST_MAX];
+    size_t len = 0;
+    int depth = 0;
+    for (const char *p = list;; p++) {
+        char c = *p;
+        if (c == '\0' || (depth == 0 && (c == ',' || c == ';'))) {
+            entry[len] = '\0';
+            if (len > 0) {
+                int rc = fn(entry, arg, e);
+                if (rc < 0)
+                    return rc;
+            }
+            len = 0;
+            if (c == '\0')
+                return 0;
+            continue;
+        }
+        if (c == '(')
+            depth++;
+        else if (c == ')' && depth > 0)
+            depth--;
+        else if (depth == 0) {
+            if (len + 1 >= sizeof entry)
+                return berth_err_set(e, BERTH_EINPUT,
+                                     "slurm: GRES list \"%.80s...\": entry too long", list);
+            entry[len++] = c;
+        }
+    }
+    return 0;
+}
+
+struct node_arg {
+    struct berth__slurm_node *n;
+    bool used;
+};
+
+static int node_entry(const char *entry, void *arg, struct berth_err *e)
+{
+    struct node_arg *a = arg;
+    char name[BERTH_SLURM_NAME_MAX], type[BERTH_SLURM_NAME_MAX];
+    uint32_t count;
+    int rc = split_entry(entry, name, type, &count, e);
+    if (rc < 0)
+        return rc;
+    struct berth__slurm_node *n = a->n;
+    if (strcmp(name, "shard") == 0) {
+        *(a->used ? &n->shard_gpus_used : &n->shards) += count;
+    } else if (strcmp(name, "mps") == 0) {
+        *(a->used ? &n->mps_used : &n->mps) += count;
+    } else if (strcmp(name, "gpu") == 0) {
+        size_t i = 0;
+        while (i < n->n_gpu_types && strcmp(n->gpus[i].type, type) != 0)
+            i++;
+        if (i == n->n_gpu_types) {
+            if (a->used)
+                return berth_err_set(e, BERTH_EINPUT,
+                                     "slurm: node %s: GPUs \"%s\" in use but not configured",
+                                     n->name, entry);
+            if (i == BERTH_SLURM_GPU_TYPES)
+                return berth_err_set(e, BERTH_EINPUT, "slurm: node %s: more than %d GPU types",
+                                     n->name, BERTH_SLURM_GPU_TYPES);
+            memcpy(n->gpus[i].type, type, sizeof type);
+            n->n_gpu_types++;
+        }
+        *(a->used ? &n->gpus[i].used : &n->gpus[i].count) += count;
+    }
+    /* other GRES (nic, ...) are not GPUs and do not concern placement */
+    return 0;
+}
+
+int berth__slurm_parse_node_gres(const char *gres, bool used, struct berth__slurm_node *n,
+                                 struct berth_err *e)
+{
+    struct node_arg a = {n, used};
+    return each_entry(gres, node_entry, &a, e);
+}
+
+struct tres_arg {
+    struct berth__slurm_ask *ask;
+    char which;
+};
+
+static int tres_entry(const char *entry, void *arg, struct berth_err *e)
+{
+    struct tres_arg *a = arg;
+    if (strncmp(entry, "gres:", 5) != 0 && strncmp(entry, "gres/", 5) != 0)
+        return 0; /* cpu, mem, license TRES: not GPUs */
+    char name[BERTH_SLURM_NAME_MAX], type[BERTH_SLURM_NAME_MAX];
+    uint32_t count;
+    int rc = split_entry(entry + 5, name, type, &count, e);
+    if (rc < 0)
+        return rc;
+    struct berth__slurm_ask *k = a->ask;
+    if (strcmp(name, "gpu") == 0) {
+        uint32_t *dst = a->which == 'n'   ? &k->gpus_per_node
+                        : a->which == 'j' ? &k->gpus_per_job
+                                          : &k->gpus_per_task;
+        *dst += count;
+        if (type[0])
+            memcpy(k->gpu_type, type, sizeof type);
+    } else if (strcmp(name, "shard") == 0 && a->which == 'n') {
+        k->shards_per_node += count;
+    } else if (strcmp(name, "mps") == 0 && a->which == 'n') {
+        k->mps_per_node += count;
+    }
+    return 0;
+}
+
+int berth__slurm_parse_tres(const char *tres, char which, struct berth__slurm_ask *ask,
+                            struct berth_err *e)
+{
+    if (which != 'n' && which != 'j' && which != 't')
+        return berth_err_set(e, BERTH_EINTERNAL, "slurm: parse_tres: bad kind '%c'", which);
+    struct tres_arg a = {ask, which};
+    return each_entry(tres, tres_entry, &a, e);
+}
+
+int berth__slurm_format_gres(char *buf, size_t size, uint32_t gpus, const char *type,
+                             uint32_t shards, struct berth_err *e)
+{
+    int len = 0;
+    buf[0] = '\0';
+    if (gpus > 0 && shards > 0)
+        return berth_err_set(e, BERTH_EINPUT,
+                             "slurm: a job asks either whole GPUs or shards, not both");
+    if (type && *type && (strchr(type, ':') || strchr(type, ',') || strchr(type, ';')))
+        return berth_err_set(e, BERTH_EINPUT, "slurm: bad GPU type \"%s\"", type);
+    if (gpus > 0 && type && *type)
+        len = snprintf(buf, size, "gres:gpu:%s:%u", type, gpus);
+    else if (gpus > 0)
+        len = snprintf(buf, size, "gres:gpu:%u", gpus);
+    else if (shards > 0)
+        len = snprintf(buf, size, "gres:shard:%u", shards);
+    if (len < 0 || (size_t)len >= size)
+        return berth_err_set(e, BERTH_EINPUT, "slurm: GRES string too long");
+    return 0;
+}
+
+int berth__slurm_argv_script(char *buf, size_t size, const char *const *argv, struct berth_err *e)
+{
+    if (!argv || !argv[0])
+        return berth_err_set(e, BERTH_EINPUT, "slurm: submit: neither a script nor argv");
+    size_t len = 0;
+    const char *head = "#!/bin/sh\nexec";
+    for (const char *h = head; *h; h++) {
+        if (len + 1 >= size)
+            goto too_long;
+        buf[len++] = *h;
+    }
+    for (const char *const *a = argv; *a; a++) {
+        if (len + 2 >= size)
+            goto too_long;
+        buf[len++] = ' ';
+        buf[len++] = '\'';
+        for (const char *c = *a; *c; c++) {
+            const char *piece = *c == '\'' ? "'\\''" : NULL;
+            size_t pl = piece ? 4 : 1;
+            if (len + pl + 1 >= size)
+                goto too_long;
+            if (piece) {
+                memcpy(buf + len, piece, pl);
+                len += pl;
+            } else {
+                buf[len++] = *c;
+            }
+        }
+        if (len + 1 >= size)
+            goto too_long;
+        buf[len++] = '\'';
+    }
+    if (len + 2 > size)
+        goto too_long;
+    buf[len++] = '\n';
+    buf[len] = '\0';
+    return 0;
+too_long:
+    return berth_err_set(e, BERTH_EINPUT, "slurm: submit: the command is longer than %zu bytes",
+                         size - 1);
+}
+
+bool berth__slurm_job_failed_restart(const struct berth__slurm_job *job)
+{
+    return job->state == BERTH_SLURM_JOB_FAILED && job->restarts > 0 && job->start_us > 0 &&
+           job->end_us - job->start_us < BERTH_SLURM_RESTART_FAIL_US;
+}

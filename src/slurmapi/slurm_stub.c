@@ -1,0 +1,107 @@
+/* slurm_api.h where libslurm was not found at build time: every call fails with
+ * BERTH_EUNSUPPORTED and says how to get a build with Slurm. */
+#include <stdlib.h>
+
+#include "slurmapi/slurm_api.h"
+
+#define NO_SLURM                                                                                   \
+    "slurm: this berth was built without libslurm (install libslurm-dev, Slurm 22.05, and "        \
+    "rebuild)"
+
+bool berth__slurm_built(void)
+{
+    return false;
+}
+
+int berth__slurm_open(struct berth__slurm **out, const char *conf, struct berth_err *e)
+{
+    (void)conf;
+    *out = NULL;
+    return berth_err_set(e, BERTH_EUNSUPPORTED, NO_SLURM);
+}
+
+void berth__slurm_close(struct berth__slurm *s)
+{
+    (void)s;
+}
+
+int berth__slurm_errno(const struct berth__slurm *s)
+{
+    (void)s;
+    return 0;
+}
+
+int berth__slurm_nodes(struct berth__slurm *s, struct berth__slurm_node **nodes, size_t *n,
+                       struct berth_err *e)
+{
+    (void)s;
+    *nodes = NULL;
+    *n = 0;
+    return berth_err_set(e, BERTH_EUNSUPPORTED, NO_SLURM);
+}
+
+int berth__slurm_jobs(struct berth__slurm *s, struct berth__slurm_job **jobs, size_t *n,
+                      struct berth_err *e)
+{
+    (void)s;
+    *jobs = NULL;
+    *n = 0;
+    return berth_err_set(e, BERTH_EUNSUPPORTED, NO_SLURM);
+}
+
+int berth__slurm_jobs_poll(struct berth__slurm *s, struct berth__slurm_job **jobs, size_t *n,
+                           bool *changed, struct berth_err *e)
+{
+    (void)s;
+    *jobs = NULL;
+    *n = 0;
+    *changed = false;
+    return berth_err_set(e, BERTH_EUNSUPPORTED, NO_SLURM);
+}
+
+int berth__slurm_job(struct berth__slurm *s, uint32_t id, struct berth__slurm_job *job,
+                     struct berth_err *e)
+{
+    (void)s, (void)id, (void)job;
+    return berth_err_set(e, BERTH_EUNSUPPORTED, NO_SLURM);
+}
+
+int berth__slurm_submit_held(struct berth__slurm *s, const struct berth__slurm_submit *sub,
+                             uint32_t *id, struct berth_err *e)
+{
+    (void)s, (void)sub;
+    *id = 0;
+    return berth_err_set(e, BERTH_EUNSUPPORTED, NO_SLURM);
+}
+
+int berth__slurm_place(struct berth__slurm *s, uint32_t id, const struct berth__slurm_place *p,
+                       struct berth_err *e)
+{
+    (void)s, (void)id, (void)p;
+    return berth_err_set(e, BERTH_EUNSUPPORTED, NO_SLURM);
+}
+
+int berth__slurm_hold(struct berth__slurm *s, uint32_t id, struct berth_err *e)
+{
+    (void)s, (void)id;
+    return berth_err_set(e, BERTH_EUNSUPPORTED, NO_SLURM);
+}
+
+int berth__slurm_requeue_hold(struct berth__slurm *s, uint32_t id, struct berth_err *e)
+{
+    (void)s, (void)id;
+    return berth_err_set(e, BERTH_EUNSUPPORTED, NO_SLURM);
+}
+
+int berth__slurm_resize(struct berth__slurm *s, uint32_t id, const struct berth__slurm_place *p,
+                        struct berth_err *e)
+{
+    (void)s, (void)id, (void)p;
+    return berth_err_set(e, BERTH_EUNSUPPORTED, NO_SLURM);
+}
+
+int berth__slurm_cancel(struct berth__slurm *s, uint32_t id, struct berth_err *e)
+{
+    (void)s, (void)id;
+    return berth_err_set(e, BERTH_EUNSUPPORTED, NO_SLURM);
+}

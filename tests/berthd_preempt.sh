@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# berthd preemption under a preemptive policy (srtf): the running job gets its checkpoint
+# signal, the grace period, then SIGKILL; the preempting job starts only once the GPU is
+# free; the preempted job later resumes with BERTH_RESUME=1. Usage: as berthd_api.sh.
+set -u
+. "$(dirname "$0")/cli_lib.sh"
+. "$(dirname "$0")/lib_berthd.sh"
+
+start_berthd --gpus 1x1:a100 --policy srtf
+M=$W/markers
+cat >"$W/a.sh" <<SH
+echo "start resume=\${BERTH_RESUME:-0} attempt=\$BERTH_ATTEMPT sig=\$BERTH_CHECKPOINT_SIGNAL grace=\$BERTH_GRACE_S" >> $M
+[ "\${BERTH_RESUME:-0}" = 1 ] && exit 0
+echo \$\$ > $W/apid
+trap 'echo "got USR1" >> $M' USR1
+while :; do sleep 0.05; done
+SH
+api POST /v1/jobs '{"argv":["sh","'"$W/a.sh"'"],"est_s":1000,"checkpoint_signal":"SIGUSR1","grace_s":1}' >/dev/null
+A=$(jf id)
+wait_state "$A" running && ok "the long job runs"
+for _ in $(seq 100); do [ -s "$W/apid" ] && break; sleep 0.05; done
+api POST /v1/jobs '{"argv":["sh","-c","kill -0 $(cat '"$W/apid"') 2>/dev/null && echo overlap >> '"$M"' || echo B clean >> '"$M"'"],"est_s":1}' >/dev/null
+B=$(jf id)
+wait_state "$B" completed && ok "the short job preempted it and completed"
+wait_state "$A" completed && ok "the preempted job resumed and completed"
+grep -q "start resume=0 attempt=1 sig=SIGUSR1 grace=1" "$M" && ok "first attempt: no resume, signal and grace in its environment" || bad "first attempt: $(cat "$M")"
+grep -q "got USR1" "$M" && ok "the checkpoint signal (SIGUSR1) arrived" || bad "no SIGUSR1: $(cat "$M")"
+grep -q "B clean" "$M" && ok "the preempting job started only after the preempted one was gone" || bad "overlap: $(cat "$M")"
+grep -q "start resume=1 attempt=2" "$M" && ok "the second attempt has BERTH_RESUME=1" || bad "no resume: $(cat "$M")"
+api GET "/v1/jobs/$A" >/dev/null
+has "$W/body" "preempted by the srtf policy" "history: preempted"
+has "$W/body" "grace period over: SIGKILL sent" "history: SIGKILL after the grace period"
+has "$W/body" "attempt 1 stopped (killed by signal 9)" "history: the first attempt was killed"
+[ "$(jf attempt)" = 2 ] && ok "two attempts" || bad "attempts: $(jf attempt)"
+order=$(grep -n . "$M" | tr '\n' ' ')
+case "$order" in
+*"got USR1"*"B clean"*"resume=1"*) ok "order: signal, then the short job, then the resume" ;;
+*) bad "order: $order" ;;
+esac
+
+# a job that checkpoints and exits on its signal is not killed
+cat >"$W/c.sh" <<SH
+[ "\${BERTH_RESUME:-0}" = 1 ] && { echo "C resumed" >> $M; exit 0; }
+trap 'echo "C checkpointed" >> $M; exit 0' TERM
+echo \$\$ > $W/cpid
+while :; do sleep 0.05; done
+SH
+api POST /v1/jobs '{"argv":["sh","'"$W/c.sh"'"],"est_s":1000,"grace_s":30}' >/dev/null
+C=$(jf id)
+wait_state "$C" running
+for _ in $(seq 100); do [ -s "$W/cpid" ] && break; sleep 0.05; done
+api POST /v1/jobs '{"argv":["true"],"est_s":1}' >/dev/null
+D=$(jf id)
+wait_state "$D" completed 10 && ok "a job that checkpoints on SIGTERM frees its GPU at once (no 30 s grace)"
+wait_state "$C" completed && ok "and resumes afterwards"
+grep -q "C checkpointed" "$M" && grep -q "C resumed" "$M" && ok "checkpoint then resume" || bad "C: $(cat "$M")"
+api GET "/v1/jobs/$C" >/dev/null
+grep -q "SIGKILL" "$W/body" && bad "C was SIGKILLed" || ok "no SIGKILL for a job that stopped in time"
+stop_berthd
+finish

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# The real DL example under berthd (issue 6): examples/pytorch/train.py runs as a berthd
+# job, reports progress, is preempted halfway by a shorter job under srtf (its checkpoint
+# signal, then it checkpoints and exits), and resumes from the checkpoint under
+# BERTH_RESUME=1 to finish every step with the same final loss as an uninterrupted run.
+# Needs python3-torch (make test installs it). Usage: as berthd_api.sh.
+set -u
+. "$(dirname "$0")/cli_lib.sh"
+. "$(dirname "$0")/lib_berthd.sh"
+SRC=$2
+TRAIN=$SRC/examples/pytorch/train.py
+# the first python with torch (Debian's python3-torch is for /usr/bin/python3)
+PY=""
+for py in ${BERTH_PYTHON:-} python3 /usr/bin/python3; do
+    "$py" -c 'import torch' 2>/dev/null && { PY=$(command -v "$py"); break; }
+done
+if [ -z "$PY" ]; then
+    bad "python3-torch is missing: run 'make test' (it installs it) or apt-get install python3-torch"
+    finish
+    exit
+fi
+STEPS=400
+# the reference: the same run outside berth, never interrupted
+"$PY" "$TRAIN" --steps $STEPS --ckpt "$W/ref.pt" --step-time 0.01 >"$W/ref.log" 2>&1 &&
+    ok "reference run" || bad "reference run: $(tail -3 "$W/ref.log")"
+REF=$(sed -n 's/.*done: step [0-9]* loss \([^ ]*\).*/\1/p' "$W/ref.log")
+
+start_berthd --gpus 1x1:a100 --policy srtf
+body='{"argv":["'"$PY"'","'"$TRAIN"'","--steps","'"$STEPS"'","--ckpt","'"$W/ckpt.pt"'","--step-time","0.01"],"cwd":"'"$W"'","est_s":1000,"checkpoint_signal":"SIGUSR1","grace_s":30}'
+api POST /v1/jobs "$body" >/dev/null
+[ "$(status)" = 201 ] || [ "$(status)" = 200 ] || bad "submit: $(status) $(cat "$W/body")"
+A=$(jf id)
+wait_state "$A" running && ok "train.py runs under berthd"
+# halfway: berthd has read progress >= STEPS/2 from the job's reports
+half=""
+for _ in $(seq 1200); do
+    api GET "/v1/jobs/$A" "" "$ROOT" >/dev/null
+    s=$(jf progress.step)
+    [ "$s" != None ] && [ "$s" -ge $((STEPS / 2)) ] && { half=$s; break; }
+    sleep 0.05
+done
+[ -n "$half" ] && ok "berthd sees its progress (step $half)" || bad "no progress past $((STEPS / 2)): $(cat "$W/body" | head -c 400)"
+api POST /v1/jobs '{"argv":["true"],"est_s":1}' >/dev/null
+B=$(jf id)
+wait_state "$B" completed 60 && ok "a shorter job preempted it and completed"
+wait_state "$A" completed 180 && ok "the preempted training resumed and completed"
+api GET "/v1/jobs/$A" "" "$ROOT" >/dev/null
+[ "$(jf attempt)" = 2 ] && ok "two attempts" || bad "attempts: $(jf attempt)"
+[ "$(jf progress.step)" = "$STEPS" ] && ok "its last report is step $STEPS" || bad "last step: $(jf progress.step)"
+grep -q "SIGKILL" "$W/body" && bad "train.py was killed instead of checkpointing" || ok "it checkpointed within the grace period"
+"$BERTH" logs "$A" >"$W/out.log" 2>&1 || bad "berth logs: $(cat "$W/out.log")"
+has "$W/out.log" "checkpoint at step" "it checkpointed on the signal"
+resumed=$(sed -n 's/.*resumed from step \([0-9]*\).*/\1/p' "$W/out.log")
+[ -n "$resumed" ] && [ "$resumed" -ge $((STEPS / 2)) ] && [ "$resumed" -lt $STEPS ] &&
+    ok "it resumed from the checkpoint (step $resumed), not from 0" || bad "resume: $(grep -i resum "$W/out.log")"
+GOT=$(sed -n 's/.*done: step [0-9]* loss \([^ ]*\).*/\1/p' "$W/out.log")
+[ -n "$REF" ] && [ "$GOT" = "$REF" ] && ok "the same final loss as the uninterrupted run ($GOT)" ||
+    bad "final loss $GOT, uninterrupted $REF"
+stop_berthd
+finish

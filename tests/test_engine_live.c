@@ -1,0 +1,133 @@
+/* The engine's run-time changes for berthd: cancel (pending and running), requeue from
+ * outside (the view's requeued list), adopt (a job already running on given GPUs), and
+ * jobs added after passes have run. Cluster 1x4:a100 throughout, fifo unless said. */
+#include <stdlib.h>
+
+#include "check.h"
+#include "engine/engine.h"
+
+static struct berth_cluster *cl;
+static struct berth_jobspec specs[8];
+
+static struct berth_engine *mk(const char *policy)
+{
+    struct berth_err err = {0};
+    struct berth_params p = {.quantum_us = BERTH_US_PER_S};
+    struct berth_engine *e = NULL;
+    if (!cl)
+        CHECK(!berth_cluster_parse("1x4:a100", &cl, &err));
+    CHECK(!berth__engine_create(cl, policy, NULL, &p, NULL, &e, &err));
+    e->check = 1;
+    return e;
+}
+
+static uint32_t add(struct berth_engine *e, int i, int gpus, berth_us dur)
+{
+    struct berth_err err = {0};
+    static char ids[8][8];
+    snprintf(ids[i], sizeof ids[i], "j%d", i);
+    specs[i] = (struct berth_jobspec){.id = ids[i],
+                                      .duration_us = dur,
+                                      .num_gpus = gpus,
+                                      .min_gpus = gpus,
+                                      .max_gpus = gpus,
+                                      .gpu_share_milli = 1000,
+                                      .job_type = "",
+                                      .user = "",
+                                      .queue = "",
+                                      .status = "",
+                                      .gpu_type = ""};
+    uint32_t idx = 0;
+    CHECK(!berth__engine_add(e, &specs[i], &idx, &err));
+    return idx;
+}
+
+/* j0 (4 GPUs) runs, j1 (2) waits; cancelling j1 leaves j0 alone; cancelling j0 frees all 4. */
+static void test_cancel(void)
+{
+    struct berth_err err = {0};
+    struct berth_engine *e = mk("fifo");
+    uint32_t a = add(e, 0, 4, 100), b = add(e, 1, 2, 100);
+    CHECK(!berth__engine_arrive(e, a, 0, &err));
+    CHECK(!berth__engine_arrive(e, b, 0, &err));
+    CHECK(!berth__engine_pass(e, 0, &err));
+    CHECK_I64(e->jobs[a].state, BERTH_JOB_RUNNING);
+    CHECK(!berth__engine_cancel(e, b, 5, &err));
+    CHECK_I64(e->jobs[b].state, BERTH_JOB_DONE);
+    CHECK_I64(e->npending, 0);
+    CHECK(!berth__engine_pass(e, 5, &err)); /* verifies the counts */
+    CHECK(!berth__engine_cancel(e, a, 10, &err));
+    CHECK_I64(berth_cluster_free_gpus(e->cluster), 4);
+    CHECK_I64(e->jobs[a].run_us, 10); /* ran 0..10 */
+    CHECK(!berth__engine_pass(e, 10, &err));
+    CHECK(berth__engine_cancel(e, a, 11, &err) == BERTH_EINTERNAL); /* already gone */
+    berth__engine_destroy(e);
+}
+
+/* j0 (2 GPUs) and j1 (2) run; j1 is requeued at 7 (it ran 7 us), j2 (2 GPUs) added at run
+ * time arrives; fifo's next pass restarts j1 (older) before j2, both would not fit: j1
+ * takes the 2 free GPUs and j2 waits. */
+static void test_requeue_and_late_add(void)
+{
+    struct berth_err err = {0};
+    struct berth_engine *e = mk("fifo");
+    uint32_t a = add(e, 0, 2, 100), b = add(e, 1, 2, 100);
+    CHECK(!berth__engine_arrive(e, a, 0, &err));
+    CHECK(!berth__engine_arrive(e, b, 0, &err));
+    CHECK(!berth__engine_pass(e, 0, &err));
+    CHECK(!berth__engine_requeue(e, b, 7, &err));
+    CHECK_I64(e->jobs[b].state, BERTH_JOB_PENDING);
+    CHECK_I64(e->jobs[b].run_us, 7);
+    CHECK_I64(e->nrequeued, 1);
+    uint32_t c = add(e, 2, 2, 100);
+    CHECK(!berth__engine_arrive(e, c, 7, &err));
+    CHECK(!berth__engine_pass(e, 7, &err));
+    CHECK_I64(e->jobs[b].state, BERTH_JOB_RUNNING);
+    CHECK_I64(e->jobs[c].state, BERTH_JOB_PENDING);
+    CHECK_I64(e->nrequeued, 0);
+    CHECK(berth__engine_requeue(e, c, 8, &err) == BERTH_EINTERNAL); /* not running */
+    berth__engine_destroy(e);
+}
+
+/* Adopting j0 on GPUs 1 and 3 charges exactly those; a second job can then take only 0
+ * and 2; adopting onto a taken GPU, a GPU twice or a missing GPU fails. */
+static void test_adopt(void)
+{
+    struct berth_err err = {0};
+    struct berth_engine *e = mk("las");
+    uint32_t a = add(e, 0, 2, 100), b = add(e, 1, 2, 100), c = add(e, 2, 1, 100);
+    struct berth__slot s[2] = {{0, 1}, {0, 3}};
+    CHECK(!berth__engine_adopt(e, a, s, 2, 50, &err));
+    CHECK_I64(e->jobs[a].state, BERTH_JOB_RUNNING);
+    CHECK_I64(e->nrunning, 1);
+    CHECK_I64(berth_cluster_free_gpus(e->cluster), 2);
+    CHECK(!berth__engine_verify(e, &err));
+    struct berth__slot taken[1] = {{0, 3}}, twice[2] = {{0, 0}, {0, 0}}, gone[1] = {{0, 9}};
+    CHECK(berth__engine_adopt(e, c, taken, 1, 50, &err) == BERTH_EINPUT);
+    CHECK(berth__engine_adopt(e, b, twice, 2, 50, &err) == BERTH_EINPUT);
+    CHECK(berth__engine_adopt(e, c, gone, 1, 50, &err) == BERTH_EINPUT);
+    CHECK(!berth__engine_arrive(e, b, 50, &err));
+    CHECK(!berth__engine_pass(e, 50, &err));
+    CHECK_I64(e->jobs[b].state, BERTH_JOB_RUNNING);
+    CHECK(e->jobs[b].slots[0].gpu % 2 == 0 && e->jobs[b].slots[1].gpu % 2 == 0);
+    /* the adopted job finishing is reported to the policy, which never knew it: fine */
+    CHECK(!berth__engine_finish(e, a, 60, &err));
+    CHECK(!berth__engine_pass(e, 60, &err));
+    CHECK_I64(e->jobs[a].run_us, 10);
+    berth__engine_destroy(e);
+}
+
+static void test_cleanup(void)
+{
+    berth_cluster_free(cl);
+    cl = NULL;
+}
+
+static const struct check_test tests[] = {
+    {"cancel", test_cancel},
+    {"requeue_and_late_add", test_requeue_and_late_add},
+    {"adopt", test_adopt},
+    {"cleanup", test_cleanup},
+};
+
+CHECK_MAIN(tests)

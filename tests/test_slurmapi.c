@@ -1,0 +1,138 @@
+/* Unit tests of src/slurmapi without a cluster: Slurm's GRES/TRES strings as 22.05 writes
+ * them (copied from scontrol/libslurm output on the mini cluster), the argv script, the
+ * restart-failure rule, and the stubs' answer when built without libslurm. The calls
+ * against a live cluster are in tests/slurm/slurm_api_test.c (tests/cli_slurm.sh). */
+#include <stdlib.h>
+
+#include "check.h"
+#include "slurmapi/slurm_api.h"
+
+static void test_node_gres(void)
+{
+    struct berth__slurm_node n = {.name = "n3"};
+    struct berth_err e;
+    /* n3 of tests/slurm/cluster.sh: 8 a100 and 800 MPS units; 2 GPUs and 50 MPS in use */
+    CHECK_I64(berth__slurm_parse_node_gres("gpu:a100:8(S:0),mps:a100:800(S:0)", false, &n, &e), 0);
+    CHECK_I64(
+        berth__slurm_parse_node_gres("gpu:a100:2(IDX:0-1),mps:a100:50(0/100,50/100)", true, &n, &e),
+        0);
+    CHECK_I64(n.n_gpu_types, 1);
+    CHECK_STR(n.gpus[0].type, "a100");
+    CHECK_I64(n.gpus[0].count, 8);
+    CHECK_I64(n.gpus[0].used, 2);
+    CHECK_I64(n.mps, 800);
+    CHECK_I64(n.mps_used, 50);
+
+    /* two types, untyped count, shards, a non-GPU GRES that is ignored, "(null)" */
+    struct berth__slurm_node m = {.name = "x"};
+    CHECK_I64(berth__slurm_parse_node_gres("gpu:v100:4,gpu:2,shard:a100:32,nic:1", false, &m, &e),
+              0);
+    CHECK_I64(berth__slurm_parse_node_gres("(null)", true, &m, &e), 0);
+    CHECK_I64(m.n_gpu_types, 2);
+    CHECK_STR(m.gpus[0].type, "v100");
+    CHECK_I64(m.gpus[0].count, 4);
+    CHECK_STR(m.gpus[1].type, "");
+    CHECK_I64(m.gpus[1].count, 2);
+    CHECK_I64(m.shards, 32);
+    CHECK_I64(m.gpus[0].used + m.gpus[1].used + m.shard_gpus_used, 0);
+
+    /* bad: a count that is not a number, GPUs in use of a type the node lacks */
+    struct berth__slurm_node b = {.name = "b"};
+    CHECK_I64(berth__slurm_parse_node_gres("gpu:v100:x4:1", false, &b, &e), BERTH_EINPUT);
+    CHECK_HAS(e.msg, "gpu:v100:x4:1");
+    CHECK_I64(berth__slurm_parse_node_gres("gpu:k80:1(IDX:0)", true, &n, &e), BERTH_EINPUT);
+    CHECK_HAS(e.msg, "not configured");
+}
+
+static void test_tres(void)
+{
+    struct berth__slurm_ask a = {0};
+    struct berth_err e;
+    /* --gres=gpu:v100:3 --gpus=2 --gpus-per-task=1 as 22.05 stores them */
+    CHECK_I64(berth__slurm_parse_tres("gres:gpu:v100:3", 'n', &a, &e), 0);
+    CHECK_I64(berth__slurm_parse_tres("gres/gpu=2", 'j', &a, &e), 0);
+    CHECK_I64(berth__slurm_parse_tres("cpu:2,gres:gpu:1", 't', &a, &e), 0);
+    CHECK_I64(a.gpus_per_node, 3);
+    CHECK_I64(a.gpus_per_job, 2);
+    CHECK_I64(a.gpus_per_task, 1);
+    CHECK_STR(a.gpu_type, "v100");
+
+    struct berth__slurm_ask s = {0};
+    CHECK_I64(berth__slurm_parse_tres("gres:shard:3;gres:mps:50", 'n', &s, &e), 0);
+    CHECK_I64(s.shards_per_node, 3);
+    CHECK_I64(s.mps_per_node, 50);
+    CHECK_I64(s.gpus_per_node, 0);
+    CHECK_I64(berth__slurm_parse_tres(NULL, 'n', &s, &e), 0);
+    CHECK_I64(berth__slurm_parse_tres("gres:gpu:a:b:c", 'n', &s, &e), BERTH_EINPUT);
+}
+
+static void test_format_gres(void)
+{
+    char buf[64];
+    struct berth_err e;
+    CHECK_I64(berth__slurm_format_gres(buf, sizeof buf, 4, "a100", 0, &e), 0);
+    CHECK_STR(buf, "gres:gpu:a100:4");
+    CHECK_I64(berth__slurm_format_gres(buf, sizeof buf, 2, NULL, 0, &e), 0);
+    CHECK_STR(buf, "gres:gpu:2");
+    CHECK_I64(berth__slurm_format_gres(buf, sizeof buf, 0, "", 3, &e), 0);
+    CHECK_STR(buf, "gres:shard:3");
+    CHECK_I64(berth__slurm_format_gres(buf, sizeof buf, 0, NULL, 0, &e), 0);
+    CHECK_STR(buf, "");
+    CHECK_I64(berth__slurm_format_gres(buf, sizeof buf, 1, NULL, 1, &e), BERTH_EINPUT);
+    CHECK_I64(berth__slurm_format_gres(buf, sizeof buf, 1, "a:b", 0, &e), BERTH_EINPUT);
+    CHECK_I64(berth__slurm_format_gres(buf, 8, 1, "a100", 0, &e), BERTH_EINPUT);
+}
+
+static void test_argv_script(void)
+{
+    char buf[128];
+    struct berth_err e;
+    const char *argv[] = {"python3", "train.py", "--name", "it's", NULL};
+    CHECK_I64(berth__slurm_argv_script(buf, sizeof buf, argv, &e), 0);
+    CHECK_STR(buf, "#!/bin/sh\nexec 'python3' 'train.py' '--name' 'it'\\''s'\n");
+    const char *none[] = {NULL};
+    CHECK_I64(berth__slurm_argv_script(buf, sizeof buf, none, &e), BERTH_EINPUT);
+    CHECK_I64(berth__slurm_argv_script(buf, 20, argv, &e), BERTH_EINPUT);
+    CHECK_HAS(e.msg, "longer than 19 bytes");
+}
+
+static void test_failed_restart(void)
+{
+    struct berth__slurm_job j = {.state = BERTH_SLURM_JOB_FAILED, .restarts = 1};
+    j.start_us = 100 * BERTH_US_PER_S;
+    j.end_us = j.start_us + 1 * BERTH_US_PER_S; /* failed 1 s after its restart */
+    CHECK(berth__slurm_job_failed_restart(&j));
+    j.end_us = j.start_us + 60 * BERTH_US_PER_S; /* ran a minute: a real failure */
+    CHECK(!berth__slurm_job_failed_restart(&j));
+    j.end_us = j.start_us + 1 * BERTH_US_PER_S;
+    j.restarts = 0; /* never restarted: a real failure */
+    CHECK(!berth__slurm_job_failed_restart(&j));
+}
+
+static void test_built(void)
+{
+    struct berth__slurm *s = NULL;
+    struct berth_err e = {0};
+    if (berth__slurm_built()) {
+        /* a configuration file that does not exist: libslurm cannot reach a controller.
+         * slurm_init is process-global, so this is the only open in this program. */
+        printf("     (built with libslurm; the live calls run in tests/cli_slurm.sh)\n");
+        return;
+    }
+    CHECK_I64(berth__slurm_open(&s, NULL, &e), BERTH_EUNSUPPORTED);
+    CHECK(s == NULL);
+    CHECK_HAS(e.msg, "built without libslurm");
+    uint32_t id = 1;
+    struct berth__slurm_submit sub = {.workdir = "/tmp"};
+    CHECK_I64(berth__slurm_submit_held(s, &sub, &id, &e), BERTH_EUNSUPPORTED);
+    CHECK_I64(id, 0);
+    CHECK_I64(berth__slurm_cancel(s, 1, &e), BERTH_EUNSUPPORTED);
+}
+
+static const struct check_test tests[] = {
+    {"node_gres", test_node_gres},           {"tres", test_tres},
+    {"format_gres", test_format_gres},       {"argv_script", test_argv_script},
+    {"failed_restart", test_failed_restart}, {"built", test_built},
+};
+
+CHECK_MAIN(tests)
