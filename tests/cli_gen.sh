@@ -77,11 +77,15 @@ check "same seed: identical" cmp -s "$TMP/g1.csv" "$TMP/g2.csv"
 check "other seed: different" bash -c "! cmp -s '$TMP/g1.csv' '$TMP/g3.csv'"
 "$BERTH" gen --profile gavel --jobs 500 --seed 5 --rate 30 >"$TMP/g4.csv"
 check "other rate: different arrivals" bash -c "! cmp -s '$TMP/g1.csv' '$TMP/g4.csv'"
+# --elastic: the same jobs, each with min_gpus 1 and max_gpus max(16, its gang)
+"$BERTH" gen --profile gavel --jobs 500 --seed 5 --elastic 16 >"$TMP/g5.csv"
+check "--elastic: min_gpus and max_gpus columns" grep -q "^job_id,.*,min_gpus,max_gpus$" "$TMP/g5.csv"
+check "--elastic: every job 1..max(16, gang), the rest unchanged" bash -c "paste -d, '$TMP/g1.csv' '$TMP/g5.csv' | awk -F, 'NR > 1 { n++; if (\$13 != 1 || \$14 != (\$4 > 16 ? \$4 : 16)) bad++; for (i = 1; i <= 6; i++) if (\$i != \$(i + 6)) bad++ } END { exit !(n == 500 && !bad) }'"
 
 # --help
 "$BERTH" gen --help >"$TMP/help" 2>&1
 check "--help: exit 0" [ $? -eq 0 ]
-for flag in --profile --jobs --rate --seed --out --help gavel philly; do
+for flag in --profile --jobs --rate --seed --out --help gavel philly --elastic; do
     check "--help mentions $flag" grep -q -- "$flag" "$TMP/help"
 done
 "$BERTH" help gen >"$TMP/help2" 2>&1
@@ -98,6 +102,7 @@ expect_exit "--jobs negative" 2 "--jobs: expected a whole number" --jobs -3
 expect_exit "--jobs 0" 2 "--jobs: expected 1 to 100000000 jobs, found 0" --jobs 0
 expect_exit "--jobs too many" 2 "--jobs: expected 1 to 100000000" --jobs 100000001
 expect_exit "--rate nan" 2 "--rate:" --rate nan
+expect_exit "--elastic too large" 2 "--elastic: expected a largest gang of 1 to 1024 GPUs (0 = inelastic), found '1025'" --elastic 1025
 expect_exit "--rate negative" 2 "--rate:" --rate -1
 expect_exit "--rate not a number" 2 "--rate:" --rate fast
 expect_exit "--seed not a number" 2 "--seed: expected a whole number" --seed 1.5

@@ -139,7 +139,7 @@ static void policy_character(void)
         int preemptive = !strcmp(pol, "srtf") || !strcmp(pol, "las") ||
                          (!strncmp(pol, "gavel-", 6) && !gavel_fifo) ||
                          !strcmp(pol, "themis-ftf") || !strncmp(pol, "tiresias-", 9) ||
-                         !strcmp(pol, "blox-las");
+                         !strcmp(pol, "blox-las") || !strncmp(pol, "goodput", 7);
         if (preemptive)
             CHECK(st.r.summary.preemptions > 0);
         else

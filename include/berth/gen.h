@@ -14,6 +14,8 @@ struct berth_gen_opts {
     size_t jobs;          /* how many jobs */
     double rate_per_hour; /* Poisson arrival rate; <= 0 = the profile's own default */
     uint64_t seed;
+    int32_t elastic_max; /* > 0: every job becomes elastic, min_gpus 1, max_gpus max(this, its
+                            gang); 0 = inelastic jobs */
 };
 
 void berth_gen_opts_init(struct berth_gen_opts *o);

@@ -14,7 +14,7 @@ static void gen_usage(FILE *f)
 {
     fprintf(f,
             "usage: berth gen [--profile gavel|philly] [--jobs N] [--rate JOBS_PER_HOUR]\n"
-            "                 [--seed N] [--out FILE] [--help]\n"
+            "                 [--seed N] [--elastic MAX] [--out FILE] [--help]\n"
             "\n"
             "Generates a seeded synthetic workload (Poisson arrivals, the first job at time 0)\n"
             "as berth's native CSV. The same flags give the same bytes.\n"
@@ -28,6 +28,8 @@ static void gen_usage(FILE *f)
             "  --jobs N        number of jobs, 1 to 100000000 (default: 1000)\n"
             "  --rate R        arrivals per hour, > 0; 0 = the profile's default (default: 0)\n"
             "  --seed N        random seed, a whole number >= 0 (default: 1)\n"
+            "  --elastic MAX   make every job elastic: min_gpus 1, max_gpus the larger of MAX\n"
+            "                  and its gang, 1 to 1024 (default: 0, inelastic jobs)\n"
             "  --out FILE      write to FILE instead of standard output (default: stdout)\n"
             "  --help          show this help and exit\n");
 }
@@ -49,13 +51,10 @@ static int parse_rate(const char *s, double *out)
 int cmd_gen(int argc, char **argv)
 {
     static const struct option longopts[] = {
-        {"profile", required_argument, NULL, 'p'},
-        {"jobs", required_argument, NULL, 'n'},
-        {"rate", required_argument, NULL, 'r'},
-        {"seed", required_argument, NULL, 's'},
-        {"out", required_argument, NULL, 'o'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
+        {"profile", required_argument, NULL, 'p'}, {"jobs", required_argument, NULL, 'n'},
+        {"rate", required_argument, NULL, 'r'},    {"seed", required_argument, NULL, 's'},
+        {"out", required_argument, NULL, 'o'},     {"elastic", required_argument, NULL, 'e'},
+        {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0},
     };
     struct berth_gen_opts o;
     berth_gen_opts_init(&o);
@@ -86,6 +85,16 @@ int cmd_gen(int argc, char **argv)
             break;
         case 'o':
             out_path = optarg;
+            break;
+        case 'e':
+            if ((rc = cli_parse_u64("gen", "--elastic", optarg, &v)))
+                return rc;
+            if (v > 1024)
+                return cli_usage_error("gen",
+                                       "--elastic: expected a largest gang of 1 to 1024 GPUs (0 = "
+                                       "inelastic), found '%s'",
+                                       optarg);
+            o.elastic_max = (int32_t)v;
             break;
         case 'h':
             gen_usage(stdout);

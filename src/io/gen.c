@@ -11,7 +11,8 @@
 #include "trace_int.h"
 #include "util/rng.h"
 
-#define GEN_MAX_JOBS ((size_t)100000000)
+#define GEN_MAX_JOBS    ((size_t)100000000)
+#define GEN_MAX_ELASTIC 1024 /* --elastic: largest gang an elastic job may grow to */
 /* Arrivals must stay below what the native loader reads back ("a time below 10^12 s"). */
 #define GEN_MAX_SECONDS 1e12
 
@@ -214,6 +215,7 @@ void berth_gen_opts_init(struct berth_gen_opts *o)
     o->jobs = 1000;
     o->rate_per_hour = 0;
     o->seed = 1;
+    o->elastic_max = 0;
 }
 
 /* "a, b or c" from the profile names. */
@@ -253,6 +255,11 @@ static int check_opts(const struct berth_gen_opts *o, const struct profile **p,
                              "--rate: expected a finite number of jobs per hour (> 0, or 0 for "
                              "the profile's default), found %g",
                              o->rate_per_hour);
+    if (o->elastic_max < 0 || o->elastic_max > GEN_MAX_ELASTIC)
+        return berth_err_set(err, BERTH_EINPUT,
+                             "--elastic: expected a largest gang of 1 to %d GPUs (0 = inelastic), "
+                             "found %d",
+                             GEN_MAX_ELASTIC, (int)o->elastic_max);
     return 0;
 }
 
@@ -325,6 +332,10 @@ int berth_gen(const struct berth_gen_opts *o, struct berth_trace **out, struct b
         if (js.duration_us < BERTH_US_PER_S)
             js.duration_us = BERTH_US_PER_S;
         js.num_gpus = js.min_gpus = js.max_gpus = s.num_gpus;
+        if (o->elastic_max > 0) { /* elastic: any gang from 1 to the largest asked */
+            js.min_gpus = 1;
+            js.max_gpus = o->elastic_max > s.num_gpus ? o->elastic_max : s.num_gpus;
+        }
         if (s.queue >= 0)
             js.queue = queue[s.queue];
         if (type) {

@@ -1,6 +1,7 @@
 /* Setting a job up from its spec: the one place that derives the engine's per-job fields. */
 #include <string.h>
 
+#include "berth/sim.h"
 #include "cluster_int.h"
 #include "job.h"
 
@@ -23,4 +24,18 @@ int berth__job_init(struct berth_job *j, const struct berth_jobspec *spec, uint3
     if (spec->gpu_type[0] && (!c || berth__cluster_type_mask(c, spec->gpu_type, &j->type_mask)))
         return -1;
     return 0;
+}
+
+berth_us berth__job_restart_us(const struct berth_job *j, int32_t gpus, berth_us flat, int tiers)
+{
+    if (j->spec->restart_us > 0)
+        return j->spec->restart_us;
+    switch (tiers) {
+    case BERTH_RESTART_HELIOS:
+        return (gpus <= 1 ? 7 : gpus <= 8 ? 30 : 60) * BERTH_US_PER_S;
+    case BERTH_RESTART_LUCID:
+        return (gpus <= 8 ? 40 : 60) * BERTH_US_PER_S;
+    default:
+        return flat;
+    }
 }

@@ -74,6 +74,11 @@ static inline int32_t berth__job_nslots(const struct berth_job *j)
     return j->gpus ? j->gpus : 1;
 }
 
+/* The checkpoint/restore cost of restarting j on a gang of `gpus`: the job's own restart_s,
+ * else the run's flat cost or tiers by gang size (enum berth_restart_tiers in berth/sim.h).
+ * The simulator charges it; policies use it to weigh a resize. */
+berth_us berth__job_restart_us(const struct berth_job *j, int32_t gpus, berth_us flat, int tiers);
+
 struct berth_cluster;
 
 /* Fills j for spec as job number idx on cluster c (NULL: gangs may span, no GPU types):

@@ -98,15 +98,42 @@ static int cmp_step(const void *a, const void *b)
     return (x->order > y->order) - (x->order < y->order);
 }
 
+/* A binary min-heap of groups keyed by each group's next step (cmp_step order): merging the
+ * groups' step lists, each already in cmp_step order (slopes fall along a concave hull), gives
+ * the same sequence as sorting every step, at O(log groups) per step taken. */
+static int heap_less(const struct step *steps, const uint32_t *at, uint32_t a, uint32_t b)
+{
+    return cmp_step(&steps[at[a]], &steps[at[b]]) < 0;
+}
+
+static void heap_down(uint32_t *h, size_t n, size_t i, const struct step *steps, const uint32_t *at)
+{
+    for (;;) {
+        size_t l = 2 * i + 1, m = i;
+        if (l < n && heap_less(steps, at, h[l], h[m]))
+            m = l;
+        if (l + 1 < n && heap_less(steps, at, h[l + 1], h[m]))
+            m = l + 1;
+        if (m == i)
+            return;
+        uint32_t t = h[i];
+        h[i] = h[m];
+        h[m] = t;
+        i = m;
+    }
+}
+
 static int greedy(const struct berth__mckp_option *o, const uint32_t *first, size_t n, int32_t cap,
                   uint32_t *choice, double *value, struct berth_err *err)
 {
     size_t nopts = first[n];
     struct step *steps = malloc((nopts ? nopts : 1) * sizeof *steps);
     uint32_t *hull = malloc((nopts ? nopts : 1) * sizeof *hull);
-    uint32_t *next_order = calloc(n ? n : 1, sizeof *next_order);
-    if (!steps || !hull || !next_order) {
-        free(steps), free(hull), free(next_order);
+    /* per group: index of its next step in steps[] and one past its last; the heap */
+    uint32_t *at = malloc((n ? n : 1) * sizeof *at), *end = malloc((n ? n : 1) * sizeof *end);
+    uint32_t *heap = malloc((n ? n : 1) * sizeof *heap);
+    if (!steps || !hull || !at || !end || !heap) {
+        free(steps), free(hull), free(at), free(end), free(heap);
         return berth_err_set(err, BERTH_ENOMEM, "knapsack: out of memory");
     }
     size_t ns = 0;
@@ -117,6 +144,7 @@ static int greedy(const struct berth__mckp_option *o, const uint32_t *first, siz
         choice[g] = base;
         used += o[first[g] + base].weight;
         total += o[first[g] + base].value;
+        at[g] = (uint32_t)ns;
         /* upper concave hull from the lightest option, over heavier options of more value:
          * walk options by weight (insertion order on ties), keep slopes decreasing */
         uint32_t cnt = first[g + 1] - first[g];
@@ -146,32 +174,40 @@ static int greedy(const struct berth__mckp_option *o, const uint32_t *first, siz
             steps[ns++] = (struct step){bdv, bdw, (uint32_t)g, m - 1, best};
             hull[m++] = best;
         }
+        end[g] = (uint32_t)ns;
     }
     free(hull);
     if (used > cap) {
-        free(steps), free(next_order);
+        free(steps), free(at), free(end), free(heap);
         return berth_err_set(err, BERTH_EINPUT,
                              "knapsack: the groups' lightest options alone exceed the capacity "
                              "of %d",
                              cap);
     }
-    qsort(steps, ns, sizeof *steps, cmp_step);
-    /* a group's steps must be taken in order; one that does not fit closes its group */
-    for (size_t i = 0; i < ns; i++) {
-        struct step *s = &steps[i];
-        if (next_order[s->group] != s->order)
-            continue;
+    /* best value per GPU first; a group's steps are taken in order, and one that does not
+     * fit closes its group */
+    size_t nh = 0;
+    for (size_t g = 0; g < n; g++)
+        if (at[g] < end[g])
+            heap[nh++] = (uint32_t)g;
+    for (size_t i = nh / 2; i-- > 0;)
+        heap_down(heap, nh, i, steps, at);
+    while (nh && used < cap) { /* every step weighs at least 1 GPU */
+        uint32_t g = heap[0];
+        const struct step *s = &steps[at[g]];
         if (used + s->dw > cap) {
-            next_order[s->group] = UINT32_MAX;
-            continue;
+            heap[0] = heap[--nh];
+        } else {
+            used += s->dw;
+            total += s->dv;
+            choice[g] = s->to;
+            if (++at[g] == end[g])
+                heap[0] = heap[--nh];
         }
-        used += s->dw;
-        total += s->dv;
-        choice[s->group] = s->to;
-        next_order[s->group]++;
+        heap_down(heap, nh, 0, steps, at);
     }
     *value = total;
-    free(steps), free(next_order);
+    free(steps), free(at), free(end), free(heap);
     return 0;
 }
 

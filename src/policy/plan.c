@@ -247,6 +247,21 @@ int berth__plan_start_n(struct berth_plan *p, uint32_t ji, int32_t n, struct ber
     return rc;
 }
 
+int berth__plan_start_n_type(struct berth_plan *p, uint32_t ji, int32_t n, int type,
+                             struct berth_err *err)
+{
+    struct berth_job *j = &p->jobs[ji];
+    if (type < 0 || (size_t)type >= p->cluster->ntypes || type >= 64 ||
+        (j->type_mask && !(j->type_mask >> type & 1)))
+        return berth_err_set(err, BERTH_EINTERNAL, "plan: job %s started on a type it may not use",
+                             j->spec->id);
+    uint64_t keep = j->type_mask;
+    j->type_mask = (uint64_t)1 << type;
+    int rc = berth__plan_start_n(p, ji, n, err);
+    j->type_mask = keep;
+    return rc;
+}
+
 int berth__plan_start_on(struct berth_plan *p, uint32_t ji, uint32_t s, struct berth_err *err)
 {
     struct berth_job *j = &p->jobs[ji];

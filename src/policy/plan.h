@@ -65,6 +65,9 @@ int berth__plan_start_type(struct berth_plan *p, uint32_t j, int type, struct be
  * the engine counts it and calls the executor's migrate. BERTH_EINPUT when n GPUs do not
  * fit (the job keeps its size then), BERTH_EINTERNAL when n is outside the range. */
 int berth__plan_start_n(struct berth_plan *p, uint32_t j, int32_t n, struct berth_err *err);
+/* The same on GPU type `type` only (one the job may use): an elastic start on a chosen type. */
+int berth__plan_start_n_type(struct berth_plan *p, uint32_t j, int32_t n, int type,
+                             struct berth_err *err);
 /* Starts pending job j with its whole gang on server s (a fractional job on the GPU there
  * with the most room under spread placement, the least that fits otherwise; whole GPUs on
  * the lowest idle ones). BERTH_EINPUT (with err) when it does not fit there or may not use

@@ -32,6 +32,10 @@ struct berth_params {
      * policy's defaults. */
     berth_us queue_limits_us[8];
     int nqueue_limits;
+    /* The checkpoint/restore cost a restart will be charged (berth__job_restart_us): a flat
+     * cost and tiers (enum berth_restart_tiers), for policies that weigh resizes. */
+    berth_us restart_us;
+    int restart_tiers;
     /* SpeCon (specon.c); 0 = its default: growth window, slow-growth threshold alpha
      * (metric points per second), source utilisation theta, per-job cool-down after a
      * migration, and the epochs left under which a job is near completion (exempt). */

@@ -32,6 +32,9 @@ extern const struct berth_policy_ops berth__policy_salus_fifo;
 extern const struct berth_policy_ops berth__policy_salus_srtf;
 extern const struct berth_policy_ops berth__policy_salus_pack;
 extern const struct berth_policy_ops berth__policy_salus_fair;
+/* Elastic goodput (goodput.c) */
+extern const struct berth_policy_ops berth__policy_goodput;
+extern const struct berth_policy_ops berth__policy_goodput_hetero;
 
 static const struct berth_policy_ops *const registry[] = {
     &berth__policy_fifo,
@@ -62,6 +65,9 @@ static const struct berth_policy_ops *const registry[] = {
     &berth__policy_salus_srtf,
     &berth__policy_salus_pack,
     &berth__policy_salus_fair,
+    /* Elastic goodput (goodput.c) */
+    &berth__policy_goodput,
+    &berth__policy_goodput_hetero,
 };
 
 #define NPOLICIES (sizeof registry / sizeof *registry)

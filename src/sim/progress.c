@@ -207,16 +207,7 @@ static void unlink_gpu(struct berth__progress *p, struct berth_job *j, berth_us 
 
 static berth_us restart_cost(const struct berth__progress *p, const struct berth_job *j)
 {
-    if (j->spec->restart_us > 0)
-        return j->spec->restart_us;
-    switch (p->tiers) {
-    case BERTH_RESTART_HELIOS:
-        return (j->gpus <= 1 ? 7 : j->gpus <= 8 ? 30 : 60) * BERTH_US_PER_S;
-    case BERTH_RESTART_LUCID:
-        return (j->gpus <= 8 ? 40 : 60) * BERTH_US_PER_S;
-    default:
-        return p->restart_us;
-    }
+    return berth__job_restart_us(j, j->gpus, p->restart_us, p->tiers);
 }
 
 /* Starts j's progress at now, after a restart cost if it ran before. */

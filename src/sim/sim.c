@@ -264,6 +264,8 @@ int berth_sim_run(const struct berth_trace *t, const struct berth_cluster *c,
                                   .round_us = tm.round ? tm.round : o->round_us,
                                   .min_realloc_us = tm.min_realloc,
                                   .nqueue_limits = o->nqueue_limits,
+                                  .restart_us = o->restart_us,
+                                  .restart_tiers = o->restart_tiers,
                                   .loan_headroom_milli = o->loan_headroom_milli,
                                   .scale_cost_us = o->restart_us};
     memcpy(params.queue_limits_us, o->queue_limits_us, sizeof params.queue_limits_us);

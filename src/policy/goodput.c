@@ -1,0 +1,661 @@
+/* goodput and goodput-hetero: an elastic policy in the spirit of Pollux and Sia. Every job with
+ * a scaling curve (the throughput model's steps/s against gang size) gets the number of GPUs
+ * that raises the cluster's total normalised goodput, with restart costs counted.
+ *
+ * A pass (at every arrival and completion, and every round, params.round_us, default 60 s):
+ *  1. Admission. Active jobs in order: running jobs inside their hold (they (re)started less
+ *     than a round ago, or less than HOLD_RESTARTS restart costs ago) first, then pending jobs
+ *     that have waited longer than STARVE_US and twice their run time (by job number: the
+ *     starvation guard, which also forgets the service they attained, as Tiresias' promotion
+ *     does, so that they keep running), then the rest by attained GPU-time in doubling
+ *     levels, running jobs first within a level (a discretised LAS: Pollux sorts by attained
+ *     service); ties by job number.
+ *     A job is admitted at its smallest size (max(1, min_gpus)) on a GPU type with that many
+ *     GPUs not yet promised: its current type when running, else the first allowed type in
+ *     cluster order (goodput) or the type where its smallest gang runs fastest (goodput-hetero,
+ *     the Sia-like variant). A held job is admitted at its current size.
+ *  2. Sizes. Per GPU type, one multiple-choice knapsack (mckp.c) over the admitted jobs that
+ *     are not held: job i's options are g = lo..hi GPUs (weight g - lo) valued by Pollux's
+ *     fairness-weighted utility u(s) = -1/s (generalised mean with p = -1), where s is its
+ *     speedup rate(g)/rate(lo) from the throughput model (a gang wider than one server at
+ *     the model's spread rate). Restart costs count: an option that changes a running job's
+ *     size (or any start of a job that ran before) scales s by L/(L + H*R), L being the time
+ *     the job's remaining work takes at g and R its restart cost at g, with H = HYST for a
+ *     resize (1 for a restart that cannot be avoided). So a job grows only when the time it
+ *     saves exceeds H restart costs; a change must also raise s by RESIZE_GAIN (hysteresis,
+ *     which keeps jobs from flapping when restarts are free). The capacity is the type's GPUs
+ *     left after the smallest sizes.
+ *  3. Changes. Running jobs whose size changes (or that were not admitted) are preempted;
+ *     then pending admitted jobs start at their sizes, largest gangs first so that they get
+ *     whole servers (consolidated placement packs each gang onto the fewest servers). A start
+ *     that cannot be placed falls back to smaller sizes (to its old GPUs when that is its
+ *     old size); idle GPUs left over go to pending jobs at their smallest size in admission
+ *     order; preempted jobs whose GPUs nobody took keep running. Jobs without a class (fixed
+ *     speed) have a flat curve and so stay at their smallest size; fractional and CPU-only
+ *     jobs take no part and are started in arrival order where they fit, never preempted. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mckp.h"
+#include "model/alloc.h"
+#include "plan.h"
+
+#define DEFAULT_ROUND_US (60 * BERTH_US_PER_S)
+#define STARVE_US        (3600 * BERTH_US_PER_S) /* pending this long ... */
+#define STARVE_RATIO     2                       /* ... and twice its run time: admitted first */
+#define LEVEL_US         (3600 * BERTH_US_PER_S) /* attained GPU-time of the first level */
+#define HOLD_RESTARTS    4                       /* hold also covers this many restart costs */
+#define HYST             2.0                     /* a resize must save HYST restart costs */
+#define RESIZE_GAIN      0.05                    /* ... and raise the speedup by 5 % */
+#define EXACT_CELLS      (1 << 16) /* knapsacks up to this many DP cells are solved exactly */
+#define CURVE_MAX        64        /* gang sizes cached per (class, type) */
+#define NONE             UINT32_MAX
+
+enum kind { PLAIN, HETERO };
+
+struct gp {
+    int kind;
+    berth_us round_us, restart_us;
+    int restart_tiers;
+    uint32_t *act; /* active whole-GPU jobs (arrived, not left), in job-number order */
+    size_t nact, act_cap;
+    uint32_t *other; /* active fractional and CPU-only jobs */
+    size_t nother, other_cap;
+    /* per job */
+    berth_us *started; /* when the policy last (re)started it */
+    int64_t *forgot;   /* attained GPU-time forgotten at its last promotion */
+    size_t started_cap, forgot_cap;
+    /* scratch per pass, per active index */
+    uint64_t *ord; /* admission order: class << 62 | key << 32 | active index, sorted */
+    uint64_t *ord_tmp;
+    size_t ord_tmp_cap;
+    size_t ord_cap;
+    int16_t *type; /* admitted type, -1 = not admitted */
+    int32_t *lo, *hi, *tgt;
+    uint8_t *held;
+    size_t sc_cap;
+    struct berth__mckp_option *opts;
+    size_t opts_cap;
+    uint32_t *first, *grp, *choice;
+    size_t first_cap, grp_cap, choice_cap;
+    uint64_t *starts; /* (largest gang first, job) keys of this pass's starts */
+    size_t starts_cap;
+    /* rate curves: per (class, model type), rates at 1..CURVE_MAX GPUs (NAN = not cached) */
+    double *curve;
+    size_t curve_cap;
+    int ncls, nmt;
+    int curves_ready; /* the cache is sized (once: the model does not change) */
+    int rounds;       /* after the last pass: a round may change something */
+};
+
+/* ---- rates ------------------------------------------------------------------------------ */
+
+/* 1 when job j progresses by the model's steps (its speed depends on its gang). */
+static int by_steps(const struct berth_view *v, const struct berth_job *j)
+{
+    return v->tput && j->cls >= 0 && j->spec->total_steps > 0 &&
+           j->work == (double)j->spec->total_steps;
+}
+
+/* Rate (work per second) of job j on n GPUs of cluster type t: the model's, across servers when
+ * n is more than a server holds; 1 for a job without a class (fixed speed). */
+static double rate(struct gp *g, const struct berth_view *v, const struct berth_job *j, int t,
+                   int32_t n)
+{
+    if (!by_steps(v, j))
+        return 1;
+    int mt = v->tput_type ? v->tput_type[t] : -1;
+    if (mt < 0)
+        return 0;
+    int spread = n > v->cluster->types[t].max_per_server;
+    if (n > CURVE_MAX || j->cls >= g->ncls || mt >= g->nmt)
+        return berth__tput_rate(v->tput, j->cls, mt, n, spread);
+    double *c = &g->curve[((size_t)j->cls * (size_t)g->nmt + (size_t)mt) * CURVE_MAX];
+    if (isnan(c[n - 1]))
+        c[n - 1] = berth__tput_rate(v->tput, j->cls, mt, n, spread);
+    return c[n - 1];
+}
+
+/* Sizes the rate cache for the model's classes and types (once: the model does not change). */
+static int curves_init(struct gp *g, const struct berth_view *v)
+{
+    if (!v->tput || g->curves_ready)
+        return 0;
+    g->curves_ready = 1;
+    int ncls = 0, nmt = 0;
+    for (size_t i = 0; i < v->njobs; i++)
+        if (v->jobs[i].cls >= ncls)
+            ncls = v->jobs[i].cls + 1;
+    for (size_t t = 0; t < v->cluster->ntypes && v->tput_type; t++)
+        if (v->tput_type[t] >= nmt)
+            nmt = v->tput_type[t] + 1;
+    size_t n = (size_t)ncls * (size_t)nmt * CURVE_MAX;
+    if (!n)
+        return 0;
+    if (!(g->curve = malloc(n * sizeof *g->curve)))
+        return BERTH_ENOMEM;
+    for (size_t i = 0; i < n; i++)
+        g->curve[i] = NAN;
+    g->ncls = ncls;
+    g->nmt = nmt;
+    return 0;
+}
+
+/* The largest gang job j may get on type t. */
+static int32_t top(const struct berth_view *v, const struct berth_job *j, int t)
+{
+    const struct berth__gputype *ty = &v->cluster->types[t];
+    int32_t hi = j->spec->max_gpus > j->gpus ? j->spec->max_gpus : j->gpus;
+    int32_t cap = j->single ? ty->max_per_server : ty->total;
+    return hi < cap ? hi : cap;
+}
+
+static int32_t bottom(const struct berth_job *j)
+{
+    return j->spec->min_gpus > 1 ? j->spec->min_gpus : 1;
+}
+
+/* Seconds job j's remaining work takes on n GPUs of type t. */
+static double left_s(struct gp *g, const struct berth_view *v, const struct berth_job *j, int t,
+                     int32_t n)
+{
+    double r = rate(g, v, j, t, n);
+    if (!(r > 0))
+        return INFINITY;
+    if (!by_steps(v, j))
+        return (double)berth__job_left_us(j, v->now) / 1e6;
+    return (j->work - berth__job_done(j, v->now)) / r;
+}
+
+/* ---- the active set ----------------------------------------------------------------------- */
+
+static int track(struct gp *g, const struct berth_view *v, uint32_t job)
+{
+    const struct berth_job *j = &v->jobs[job];
+    if (job >= g->started_cap) {
+        size_t old = g->started_cap;
+        if (BERTH_GROW(g->started, g->started_cap, (size_t)job + 1))
+            return BERTH_ENOMEM;
+        for (size_t i = old; i < g->started_cap; i++)
+            g->started[i] = BERTH_TIME_NONE;
+    }
+    if (job >= g->forgot_cap) {
+        size_t old = g->forgot_cap;
+        if (BERTH_GROW(g->forgot, g->forgot_cap, (size_t)job + 1))
+            return BERTH_ENOMEM;
+        memset(g->forgot + old, 0, (g->forgot_cap - old) * sizeof *g->forgot);
+    }
+    if (j->gpus == 0 || j->share < 1000) {
+        if (BERTH_GROW(g->other, g->other_cap, g->nother + 1))
+            return BERTH_ENOMEM;
+        g->other[g->nother++] = job;
+        return 0;
+    }
+    if (BERTH_GROW(g->act, g->act_cap, g->nact + 1))
+        return BERTH_ENOMEM;
+    /* arrivals come in job-number order, after every job already active */
+    g->act[g->nact++] = job;
+    return 0;
+}
+
+static void drop_left(uint32_t *a, size_t *n, const struct berth_view *v)
+{
+    size_t w = 0;
+    for (size_t k = 0; k < *n; k++)
+        if (v->jobs[a[k]].state != BERTH_JOB_DONE)
+            a[w++] = a[k];
+    *n = w;
+}
+
+static int scratch(struct gp *g, size_t n)
+{
+    if (BERTH_GROW(g->ord, g->ord_cap, n ? n : 1) ||
+        BERTH_GROW(g->ord_tmp, g->ord_tmp_cap, n ? n : 1))
+        return BERTH_ENOMEM;
+    if (n <= g->sc_cap)
+        return 0;
+    size_t cap = g->sc_cap ? g->sc_cap : 64;
+    while (cap < n)
+        cap *= 2;
+    int16_t *ty = realloc(g->type, cap * sizeof *ty);
+    if (ty)
+        g->type = ty;
+    int32_t *a = realloc(g->lo, cap * sizeof *a);
+    if (a)
+        g->lo = a;
+    int32_t *b = realloc(g->hi, cap * sizeof *b);
+    if (b)
+        g->hi = b;
+    int32_t *c = realloc(g->tgt, cap * sizeof *c);
+    if (c)
+        g->tgt = c;
+    uint8_t *h = realloc(g->held, cap);
+    if (h)
+        g->held = h;
+    if (!ty || !a || !b || !c || !h)
+        return BERTH_ENOMEM;
+    g->sc_cap = cap;
+    return 0;
+}
+
+/* ---- 1. admission ----------------------------------------------------------------------- */
+
+static int cmp_u64(const void *pa, const void *pb)
+{
+    uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+    return (a > b) - (a < b);
+}
+
+static berth_us restart_of(const struct gp *g, const struct berth_job *j, int32_t n)
+{
+    return berth__job_restart_us(j, n, g->restart_us, g->restart_tiers);
+}
+
+/* 1 when running job j is inside its hold: not to be resized or preempted yet. */
+static int holding(const struct gp *g, const struct berth_view *v, const struct berth_job *j)
+{
+    berth_us s = g->started[j->idx];
+    if (s == BERTH_TIME_NONE)
+        s = j->since;
+    berth_us hold = g->round_us, r = HOLD_RESTARTS * restart_of(g, j, j->gpus);
+    return v->now - s < (r > hold ? r : hold);
+}
+
+/* The type pending job j is admitted on, needing `need` GPUs of room[], or -1. */
+static int pick_type(struct gp *g, const struct berth_view *v, const struct berth_job *j,
+                     int32_t need, const int64_t *room)
+{
+    int best = -1;
+    double br = 0;
+    for (size_t t = 0; t < v->cluster->ntypes; t++) {
+        if ((j->type_mask && !(j->type_mask >> t & 1)) || room[t] < need ||
+            top(v, j, (int)t) < need)
+            continue;
+        double r = rate(g, v, j, (int)t, need);
+        if (!(r > 0))
+            continue;
+        if (g->kind == PLAIN)
+            return (int)t;
+        if (r > br) {
+            br = r;
+            best = (int)t;
+        }
+    }
+    return best;
+}
+
+/* Attained GPU-time in levels that double: 0 below LEVEL_US, then 1, 2, ... at 1, 3, 7, ...
+ * times LEVEL_US. A running job gives way only to a job of a lower level, so jobs of about
+ * equal service do not take turns at every round (discretised LAS, as Tiresias does). */
+static int64_t level(int64_t gpu_us)
+{
+    int64_t n = 0;
+    for (int64_t x = gpu_us / LEVEL_US + 1; x > 1; x >>= 1)
+        n++;
+    return n;
+}
+
+/* The starvation guard: pending for STARVE_US and for STARVE_RATIO times the time it has
+ * run (Tiresias' rule), so that under overload long jobs are not cycled in every hour. */
+static int starving(const struct berth_view *v, const struct berth_job *j)
+{
+    berth_us wait = v->now - j->since;
+    return j->state == BERTH_JOB_PENDING && wait >= STARVE_US &&
+           wait >= STARVE_RATIO * berth__job_run_us(j, v->now);
+}
+
+/* Sorts the admission keys (built in active-index order) by a stable counting sort on their
+ * bucket: held, starving, then 2 * level + pending. O(active jobs): no comparisons. */
+#define NBUCKETS (2 + 2 * 64)
+static void sort_keys(struct gp *g)
+{
+    size_t at[NBUCKETS + 1] = {0};
+    for (size_t k = 0; k < g->nact; k++) {
+        uint64_t cls = g->ord[k] >> 62, key = g->ord[k] >> 32 & 0x3fffffff;
+        at[(cls < 2 ? cls : 2 + key) + 1]++;
+    }
+    for (size_t b = 0; b < NBUCKETS; b++)
+        at[b + 1] += at[b];
+    for (size_t k = 0; k < g->nact; k++) {
+        uint64_t cls = g->ord[k] >> 62, key = g->ord[k] >> 32 & 0x3fffffff;
+        g->ord_tmp[at[cls < 2 ? cls : 2 + key]++] = g->ord[k];
+    }
+    uint64_t *t = g->ord;
+    g->ord = g->ord_tmp;
+    g->ord_tmp = t;
+    size_t c = g->ord_cap;
+    g->ord_cap = g->ord_tmp_cap;
+    g->ord_tmp_cap = c;
+}
+
+static void admit(struct gp *g, const struct berth_view *v, int64_t *room)
+{
+    for (size_t k = 0; k < g->nact; k++) {
+        const struct berth_job *j = &v->jobs[g->act[k]];
+        uint64_t cls, key = 0; /* held: 0; starving: 1 (by job number); the rest: 2 */
+        g->held[k] = j->state == BERTH_JOB_RUNNING && holding(g, v, j);
+        if (g->held[k]) {
+            cls = 0;
+        } else if (starving(v, j)) {
+            cls = 1; /* promoted: its service so far is forgotten, as Tiresias promotes */
+            g->forgot[j->idx] = berth__job_gpu_us(j, v->now);
+        } else {
+            cls = 2;
+            key = (uint64_t)(2 * level(berth__job_gpu_us(j, v->now) - g->forgot[j->idx]) +
+                             (j->state != BERTH_JOB_RUNNING));
+        }
+        g->ord[k] = cls << 62 | key << 32 | (uint64_t)k; /* k follows job numbers */
+    }
+    sort_keys(g);
+    for (size_t i = 0; i < g->nact; i++) {
+        size_t k = (size_t)(g->ord[i] & UINT32_MAX);
+        const struct berth_job *j = &v->jobs[g->act[k]];
+        int32_t lo = g->held[k] ? j->gpus : bottom(j);
+        int t = -1;
+        if (j->state == BERTH_JOB_RUNNING)
+            t = room[j->type] >= lo ? j->type : -1;
+        else
+            t = pick_type(g, v, j, lo, room);
+        g->type[k] = (int16_t)t;
+        g->lo[k] = g->tgt[k] = lo;
+        if (t < 0) {
+            g->tgt[k] = 0;
+            continue;
+        }
+        g->hi[k] = g->held[k] ? lo : top(v, j, t);
+        if (g->hi[k] < lo)
+            g->hi[k] = lo;
+        room[t] -= lo;
+    }
+}
+
+/* ---- 2. sizes ---------------------------------------------------------------------------- */
+
+/* Pollux's utility of speedup s with fairness power p = -1. */
+static double utility(double s)
+{
+    return s > 0 ? -1.0 / s : -1e12;
+}
+
+/* The options of admitted job k on its type: g = lo..hi. */
+static int options(struct gp *g, const struct berth_view *v, size_t k, size_t *nopts)
+{
+    const struct berth_job *j = &v->jobs[g->act[k]];
+    int t = g->type[k];
+    int32_t lo = g->lo[k], hi = g->hi[k];
+    if (BERTH_GROW(g->opts, g->opts_cap, *nopts + (size_t)(hi - lo + 1)))
+        return BERTH_ENOMEM;
+    double base = rate(g, v, j, t, lo);
+    int running = j->state == BERTH_JOB_RUNNING, ran = j->first_start != BERTH_TIME_NONE;
+    for (int32_t n = lo; n <= hi; n++) {
+        double s = base > 0 ? rate(g, v, j, t, n) / base : 0;
+        if ((running && n != j->gpus) || (!running && ran)) {
+            double h = running ? HYST : 1.0, L = left_s(g, v, j, t, n);
+            double R = (double)restart_of(g, j, n) / 1e6;
+            if (isfinite(L) && L > 0 && R > 0)
+                s *= L / (L + h * R);
+            if (running)
+                s /= 1.0 + RESIZE_GAIN;
+        }
+        g->opts[(*nopts)++] = (struct berth__mckp_option){n - lo, utility(s)};
+    }
+    return 0;
+}
+
+static int sizes(struct gp *g, const struct berth_view *v, const int64_t *room,
+                 struct berth_err *err)
+{
+    int rc;
+    for (size_t t = 0; t < v->cluster->ntypes; t++) {
+        size_t ng = 0, nopts = 0;
+        for (size_t k = 0; k < g->nact; k++) {
+            if (g->type[k] != (int)t || g->held[k] || g->hi[k] == g->lo[k])
+                continue;
+            if (BERTH_GROW(g->grp, g->grp_cap, ng + 1) ||
+                BERTH_GROW(g->first, g->first_cap, ng + 2))
+                return berth_err_set(err, BERTH_ENOMEM, "goodput: out of memory");
+            g->grp[ng] = (uint32_t)k;
+            g->first[ng] = (uint32_t)nopts;
+            if (options(g, v, k, &nopts))
+                return berth_err_set(err, BERTH_ENOMEM, "goodput: out of memory");
+            ng++;
+        }
+        if (!ng || room[t] <= 0)
+            continue;
+        g->first[ng] = (uint32_t)nopts;
+        if (BERTH_GROW(g->choice, g->choice_cap, ng))
+            return berth_err_set(err, BERTH_ENOMEM, "goodput: out of memory");
+        double value;
+        int32_t cap = room[t] > INT32_MAX ? INT32_MAX : (int32_t)room[t];
+        /* exact on small problems; beyond, the greedy (which keeps a pass within
+         * milliseconds: the exact DP costs groups x capacity x options) */
+        int method =
+            (int64_t)ng * ((int64_t)cap + 1) <= EXACT_CELLS ? BERTH_MCKP_EXACT : BERTH_MCKP_GREEDY;
+        if ((rc = berth__mckp_solve(g->opts, g->first, ng, cap, method, g->choice, &value, err)))
+            return rc;
+        for (size_t i = 0; i < ng; i++)
+            g->tgt[g->grp[i]] = g->lo[g->grp[i]] + g->opts[g->first[i] + g->choice[i]].weight;
+    }
+    return 0;
+}
+
+/* ---- 3. changes -------------------------------------------------------------------------- */
+
+/* Starts pending job k at n GPUs of its type, or smaller (down to lo) when n cannot be placed;
+ * a job preempted in this pass gets its very GPUs back when its old size comes up. 1 started
+ * (or restored), 0 not, or an error. */
+static int start(struct gp *g, const struct berth_view *v, struct berth_plan *p, size_t k,
+                 int32_t n, struct berth_err *err)
+{
+    uint32_t job = g->act[k];
+    struct berth_job *j = &v->jobs[job];
+    int t = g->type[k];
+    int32_t was = p->touch_of[job] >= 0 && p->touched[p->touch_of[job]].was_running
+                      ? p->touched[p->touch_of[job]].was_gpus
+                      : 0;
+    for (; n >= g->lo[k]; n--) {
+        if (n == was && j->gpus == was && berth__plan_can_restore(p, job))
+            return berth__plan_restore(p, job, err) ? -1 : 1;
+        if (v->cluster->types[t].free < n)
+            continue;
+        int rc = berth__plan_start_n_type(p, job, n, t, err);
+        if (rc == 0) {
+            g->started[job] = v->now;
+            return 1;
+        }
+        if (rc != BERTH_EINPUT)
+            return -1;
+        err->code = 0;
+        err->msg[0] = 0;
+    }
+    if (was && berth__plan_can_restore(p, job))
+        return berth__plan_restore(p, job, err) ? -1 : 1;
+    return 0;
+}
+
+static int apply(struct gp *g, const struct berth_view *v, struct berth_plan *p,
+                 struct berth_err *err)
+{
+    int rc;
+    size_t ns = 0;
+    for (size_t k = 0; k < g->nact; k++) {
+        uint32_t job = g->act[k];
+        struct berth_job *j = &v->jobs[job];
+        if (j->state == BERTH_JOB_RUNNING && g->tgt[k] != j->gpus &&
+            (rc = berth__plan_preempt(p, job, err)))
+            return rc;
+        if (j->state == BERTH_JOB_PENDING && g->tgt[k] > 0) {
+            if (BERTH_GROW(g->starts, g->starts_cap, ns + 1))
+                return berth_err_set(err, BERTH_ENOMEM, "goodput: out of memory");
+            /* largest gangs first, then by job number */
+            g->starts[ns++] = (uint64_t)(INT32_MAX - g->tgt[k]) << 32 | (uint64_t)k;
+        }
+    }
+    if (ns > 1)
+        qsort(g->starts, ns, sizeof *g->starts, cmp_u64);
+    for (size_t i = 0; i < ns; i++) {
+        size_t k = (size_t)(g->starts[i] & UINT32_MAX);
+        if (start(g, v, p, k, g->tgt[k], err) < 0)
+            return err->code ? err->code : BERTH_EINTERNAL;
+    }
+    /* idle GPUs left over: pending jobs at their smallest size, in admission order */
+    for (size_t i = 0; i < g->nact && v->cluster->free > 0; i++) {
+        size_t k = (size_t)(g->ord[i] & UINT32_MAX);
+        const struct berth_job *j = &v->jobs[g->act[k]];
+        int32_t tk = p->touch_of[g->act[k]];
+        if (j->state != BERTH_JOB_PENDING || (tk >= 0 && p->touched[tk].was_running))
+            continue; /* preempted on purpose: restored below if nobody took its GPUs */
+        int32_t lo = bottom(j);
+        int64_t room[64];
+        for (size_t t = 0; t < v->cluster->ntypes; t++)
+            room[t] = v->cluster->types[t].free;
+        if ((g->type[k] = (int16_t)pick_type(g, v, j, lo, room)) < 0)
+            continue;
+        g->lo[k] = lo;
+        if (start(g, v, p, k, lo, err) < 0)
+            return err->code ? err->code : BERTH_EINTERNAL;
+    }
+    /* fractional and CPU-only jobs where they fit, in arrival order */
+    for (size_t i = 0; i < g->nother; i++) {
+        uint32_t job = g->other[i];
+        if (v->jobs[job].state != BERTH_JOB_PENDING)
+            continue;
+        rc = berth__plan_start(p, job, err);
+        if (rc == BERTH_EINPUT) {
+            err->code = 0;
+            err->msg[0] = 0;
+        } else if (rc) {
+            return rc;
+        }
+    }
+    /* preempted jobs whose GPUs nobody took keep running (only touched jobs can be) */
+    for (size_t i = 0; i < p->ntouched; i++)
+        if (berth__plan_can_restore(p, p->touched[i].job) &&
+            (rc = berth__plan_restore(p, p->touched[i].job, err)))
+            return rc;
+    return 0;
+}
+
+/* ---- the policy interface ------------------------------------------------------------------ */
+
+static int gp_plan(void *self, const struct berth_view *v, struct berth_plan *p,
+                   struct berth_err *err)
+{
+    struct gp *g = self;
+    int rc;
+    if (v->cluster->ntypes > 64)
+        return berth_err_set(err, BERTH_EINPUT, "goodput: more than 64 GPU types");
+    if (curves_init(g, v))
+        return berth_err_set(err, BERTH_ENOMEM, "goodput: out of memory");
+    for (size_t i = 0; i < v->narrived; i++)
+        if (track(g, v, v->arrived[i]))
+            return berth_err_set(err, BERTH_ENOMEM, "goodput: out of memory");
+    if (v->nleft) {
+        drop_left(g->act, &g->nact, v);
+        drop_left(g->other, &g->nother, v);
+    }
+    if (scratch(g, g->nact))
+        return berth_err_set(err, BERTH_ENOMEM, "goodput: out of memory");
+    /* GPUs the knapsack may hand out per type: idle ones and those of whole-GPU jobs it
+     * manages (fractional jobs' GPUs are not idle and not counted) */
+    int64_t room[64];
+    for (size_t t = 0; t < v->cluster->ntypes; t++)
+        room[t] = v->cluster->types[t].free;
+    for (size_t k = 0; k < g->nact; k++) {
+        const struct berth_job *j = &v->jobs[g->act[k]];
+        if (j->state == BERTH_JOB_RUNNING)
+            room[j->type] += j->gpus;
+    }
+    admit(g, v, room);
+    if ((rc = sizes(g, v, room, err)))
+        return rc;
+    if ((rc = apply(g, v, p, err)))
+        return rc;
+    /* a round can change something only while a job waits (levels, starvation) or an
+     * elastic job runs (it may grow once its hold is over) */
+    g->rounds = 0;
+    for (size_t k = 0; k < g->nact && !g->rounds; k++) {
+        const struct berth_job *j = &v->jobs[g->act[k]];
+        g->rounds = j->state == BERTH_JOB_PENDING || bottom(j) < j->spec->max_gpus;
+    }
+    return 0;
+}
+
+/* The next round boundary (a grid from time 0) while a round can change something. */
+static berth_us gp_next_pass(void *self, const struct berth_view *v)
+{
+    struct gp *g = self;
+    if (!g->rounds || (!v->npending && !v->nrunning))
+        return BERTH_TIME_NONE;
+    return (v->now / g->round_us + 1) * g->round_us;
+}
+
+static int create(int kind, const struct berth_params *prm, void **self, struct berth_err *err)
+{
+    struct gp *g = calloc(1, sizeof *g);
+    if (!g)
+        return berth_err_set(err, BERTH_ENOMEM, "goodput: out of memory");
+    g->kind = kind;
+    g->round_us = prm->round_us > 0 ? prm->round_us : DEFAULT_ROUND_US;
+    g->restart_us = prm->restart_us;
+    g->restart_tiers = prm->restart_tiers;
+    *self = g;
+    return 0;
+}
+
+static void gp_destroy(void *self)
+{
+    struct gp *g = self;
+    if (!g)
+        return;
+    free(g->act);
+    free(g->other);
+    free(g->started);
+    free(g->forgot);
+    free(g->ord);
+    free(g->ord_tmp);
+    free(g->type);
+    free(g->lo);
+    free(g->hi);
+    free(g->tgt);
+    free(g->held);
+    free(g->opts);
+    free(g->first);
+    free(g->grp);
+    free(g->choice);
+    free(g->starts);
+    free(g->curve);
+    free(g);
+}
+
+static int create_plain(const struct berth_params *p, void **self, struct berth_err *err)
+{
+    return create(PLAIN, p, self, err);
+}
+
+static int create_hetero(const struct berth_params *p, void **self, struct berth_err *err)
+{
+    return create(HETERO, p, self, err);
+}
+
+const struct berth_policy_ops berth__policy_goodput = {
+    "goodput",
+    "Pollux-like elastic sizes: GPUs where they raise total normalised goodput (knapsack, "
+    "restart costs counted), least attained service admitted first",
+    "consolidate",
+    create_plain,
+    gp_destroy,
+    gp_plan,
+    gp_next_pass,
+};
+
+const struct berth_policy_ops berth__policy_goodput_hetero = {
+    "goodput-hetero",
+    "goodput, and each job admitted on the GPU type where it runs fastest (Sia-like)",
+    "consolidate",
+    create_hetero,
+    gp_destroy,
+    gp_plan,
+    gp_next_pass,
+};
