@@ -16,14 +16,14 @@
 #
 # berth's figures (2026-11-30, JOBS=2000 SEED=1), ratios against aryl-base:
 #   RATE  policy        queueing  JCT     usage (points)   lent GPU-h  reclaims  resizes
-#   8     aryl          2.18x     1.71x   -4.1 (69.8 %)    27,543      292       6,080
-#   8     aryl-loan     1.89x     1.59x   +9.0 (82.9 %)    19,398      210       0
-#   8     aryl-elastic  1.15x     1.10x   +2.1 (76.0 %)    0           0         1,757
+#   8     aryl          2.18x     1.71x   +5.9 (79.6 %)    21,306      230       4,878
+#   8     aryl-loan     1.87x     1.58x   +8.7 (82.4 %)    19,646      210       0
+#   8     aryl-elastic  1.15x     1.10x   +2.2 (76.0 %)    0           0         1,691
 #   12    aryl          1.61x     1.45x   +2.8 (77.3 %)    22,132      240       1,744
 #   12    aryl-loan     1.48x     1.38x   +8.9 (83.3 %)    19,291      210       0
 #   12    aryl-elastic  1.09x     1.07x   -2.0 (72.4 %)    0           0         2,160
 # Queueing and JCT gains are close to the paper's (1.53x, 1.50x), most of them from
-# loaning; usage is not: -4 to +9 points against the paper's "up to +26.9 %". Usage here is
+# loaning; usage is not: -2 to +9 points against the paper's "up to +26.9 %". Usage here is
 # time-averaged over the whole makespan, and the heavy tail of Gavel's job lengths leaves a
 # long, nearly idle end in every run whose length decides the figure (the paper's is a
 # peak over its trace). Elasticity alone gains little on Gavel's classes: their scaling is

@@ -44,10 +44,8 @@ struct aryl {
     size_t njobs_cap, local_cap, rates_cap, rtype_cap;
     /* active jobs (pending or running), by job number: a pass looks at these only */
     uint32_t *act;
-    size_t nact, act_cap;
-    berth_us next_t; /* the earliest hysteresis expiry that matters, for next_pass */
-    uint32_t *order; /* scratch: pending jobs in arrival order */
-    size_t order_cap;
+    size_t nact, act_cap, ngone; /* ngone: entries of jobs that left, not yet dropped */
+    berth_us next_t;             /* the earliest hysteresis expiry that matters, for next_pass */
     /* knapsack scratch */
     struct berth__mckp_option *opts;
     size_t opts_cap;
@@ -87,7 +85,6 @@ static void destroy(void *self)
     free(a->rates);
     free(a->rtype);
     free(a->act);
-    free(a->order);
     free(a->opts);
     free(a->first);
     free(a->group);
@@ -454,6 +451,37 @@ static int32_t extras(const struct aryl *a, const struct berth_view *v)
     return x;
 }
 
+/* What a start asks for: jobs of one shape fit or fail alike within a pass phase. */
+struct shape {
+    int32_t gpus, share;
+    uint64_t type_mask;
+    int64_t cpu, mem, gpu_mem;
+    uint8_t single;
+};
+
+#define MAX_SHAPES 32
+
+static struct shape shape_of(const struct aryl *a, const struct berth_job *j)
+{
+    return (struct shape){.gpus = min_size(a, j),
+                          .share = j->share,
+                          .type_mask = j->type_mask,
+                          .cpu = j->spec->cpu_milli,
+                          .mem = j->spec->mem_mib,
+                          .gpu_mem = j->spec->gpu_mem_mib,
+                          .single = j->single};
+}
+
+static int shape_failed(const struct shape *f, int n, const struct shape *s)
+{
+    for (int i = 0; i < n; i++)
+        if (f[i].gpus == s->gpus && f[i].share == s->share && f[i].type_mask == s->type_mask &&
+            f[i].cpu == s->cpu && f[i].mem == s->mem && f[i].gpu_mem == s->gpu_mem &&
+            f[i].single == s->single)
+            return 1;
+    return 0;
+}
+
 /* Starts pending job ji at its base size (the minimum of an elastic job), on one server
  * when one server of its type could hold the gang: a gang spread over servers runs at the
  * model's spread rate, often far slower, so it waits for a server instead (Lyra packs each
@@ -479,40 +507,55 @@ static int start_packed(struct aryl *a, const struct berth_view *v, struct berth
 static int admit(struct aryl *a, const struct berth_view *v, struct berth_plan *plan,
                  struct berth_err *err)
 {
-    size_t np = 0;
-    if (BERTH_GROW(a->order, a->order_cap, a->nact + 1))
-        return berth_err_set(err, BERTH_ENOMEM, "aryl: out of memory");
-    for (size_t q = 0; q < a->nact; q++)
-        if (v->jobs[a->act[q]].state == BERTH_JOB_PENDING)
-            a->order[np++] = a->act[q];
-    if (!np)
+    if (!plan->npending)
         return 0;
+    const struct berth_cluster *c = v->cluster;
     int rc = 0;
     for (size_t k = 0; k < a->ninfer && !rc; k++)
-        if (!v->cluster->srv[a->infer[k]].reserved)
+        if (!c->srv[a->infer[k]].reserved)
             rc = berth__plan_hide(plan, a->infer[k]);
-    size_t left = 0; /* jobs that did not fit stay in order[0..left) */
-    for (size_t i = 0; i < np && !rc; i++) {
-        uint32_t ji = a->order[i];
-        if (!start_packed(a, v, plan, ji, err, &rc))
-            a->order[left++] = ji;
+    struct shape failed[MAX_SHAPES];
+    int nfailed = 0;
+    /* the active list is in arrival order; a pass stops when nothing idle is left (the idle
+     * capacity only shrinks as jobs start), so it costs the jobs visited, not all pending */
+    for (size_t q = 0; q < a->nact && !rc && (c->free || c->frac_idle); q++) {
+        uint32_t ji = a->act[q];
+        const struct berth_job *j = &v->jobs[ji];
+        if (j->state != BERTH_JOB_PENDING)
+            continue;
+        struct shape sh = shape_of(a, j);
+        if (!shape_failed(failed, nfailed, &sh) && !start_packed(a, v, plan, ji, err, &rc) && !rc &&
+            nfailed < MAX_SHAPES)
+            failed[nfailed++] = sh;
     }
     berth__plan_unhide_all(plan);
+    /* then over all servers: inelastic jobs (loaned servers as a last resort), and jobs for
+     * which elastic jobs give up extra workers */
     int32_t spare = a->elastic ? extras(a, v) : 0;
-    for (size_t i = 0; i < left && !rc; i++) {
-        uint32_t ji = a->order[i];
+    nfailed = 0;
+    for (size_t q = 0; q < a->nact && !rc && (c->free || c->frac_idle || spare > 0); q++) {
+        uint32_t ji = a->act[q];
         const struct berth_job *j = &v->jobs[ji];
-        int32_t base = min_size(a, j);
-        int ok = !is_elastic(a, j) && start_packed(a, v, plan, ji, err, &rc);
-        if (ok || rc || spare <= 0 || j->share < 1000 || base > spare + v->cluster->free)
+        if (j->state != BERTH_JOB_PENDING)
             continue;
+        struct shape sh = shape_of(a, j);
+        int32_t base = min_size(a, j);
+        int ok = !is_elastic(a, j) && !shape_failed(failed, nfailed, &sh) &&
+                 start_packed(a, v, plan, ji, err, &rc);
+        if (ok || rc)
+            continue;
+        if (spare <= 0 || j->share < 1000 || base > spare + c->free) {
+            if (!is_elastic(a, j) && nfailed < MAX_SHAPES && !shape_failed(failed, nfailed, &sh))
+                failed[nfailed++] = sh;
+            continue;
+        }
         /* a gang one server could hold: room on one server; a larger one: room anywhere */
         int one = 1;
-        for (size_t t = 0; t < v->cluster->ntypes && one; t++)
+        for (size_t t = 0; t < c->ntypes && one; t++)
             if (!j->type_mask || (j->type_mask >> t & 1))
-                one = base <= v->cluster->types[t].max_per_server;
+                one = base <= c->types[t].max_per_server;
         spare -= one ? room_on_one(a, v, plan, ji, base, err, &rc)
-                     : shrink_for(a, v, plan, base - v->cluster->free, err, &rc);
+                     : shrink_for(a, v, plan, base - c->free, err, &rc);
         if (!rc)
             start_packed(a, v, plan, ji, err, &rc);
     }
@@ -607,8 +650,11 @@ static int sync_active(struct aryl *a, const struct berth_view *v)
             a->act[k] = a->act[k - 1];
         a->act[k] = ji;
     }
-    if (!v->nleft)
+    /* jobs that left stay until they are half the list (every loop skips them by state) */
+    a->ngone += v->nleft;
+    if (a->ngone * 2 <= a->nact)
         return 0;
+    a->ngone = 0;
     size_t w = 0;
     for (size_t q = 0; q < a->nact; q++) {
         uint32_t ji = a->act[q];
