@@ -42,8 +42,11 @@ assert d["fifo"]["preemptions"] == 0 and d["pack"]["preemptions"] == 0, d
 PY
 
 printf 'job_id,arrival_s,duration_s,num_gpus\na,0,10,1\nb,1,10,2\n' >"$W/gang.csv"
-expect_rc 1 "a gang is refused" -- "$BERTH" sim --cluster 1x4:v100 --trace "$W/gang.csv" --policy salus-srtf
-has "$W/err" "job b (trace line 3): the salus policies run 1-GPU jobs" "the refusal names the job and line"
+expect_rc 2 "a gang is refused as bad input, before the run" -- "$BERTH" sim --cluster 1x4:v100 --trace "$W/gang.csv" --policy salus-srtf
+has "$W/err" "gang.csv:3: job b: the salus policies run 1-GPU jobs" "the refusal names the file, line and job"
+printf 'job_id,arrival_s,duration_s,num_gpus,persist_mib,ephem_mib\na,0,10,1,30000,9000\n' >"$W/big.csv"
+expect_rc 2 "a job larger than any GPU is refused as bad input" -- "$BERTH" sim --cluster 1x1:v100 --trace "$W/big.csv" --policy salus-pack
+has "$W/err" "big.csv:2: job a: needs 39000 MiB of GPU memory" "the memory refusal names the file, line and job"
 printf 'job_id,arrival_s,duration_s,num_gpus,persist_mib\na,0,10,1,x\n' >"$W/badmem.csv"
 expect_rc 2 "a bad persist_mib" -- "$BERTH" sim --cluster 1x1:v100 --trace "$W/badmem.csv" --policy salus-pack
 has "$W/err" "badmem.csv:2: column persist_mib: expected a memory size in MiB >= 0" "bad persist_mib names file, line, column"

@@ -97,20 +97,20 @@ static void memory_bound(void)
     run_case(pack_csv, "1x1:v100", "salus-pack", 0, pack, 4);
 }
 
-/* Bad input: gangs and jobs larger than any GPU's lanes are refused with the job and its line
- * named (when the job arrives: the engine reports a policy's refusal as its own failure). */
+/* Bad input: gangs and jobs larger than any GPU's lanes are refused before the run, as bad
+ * input naming the file, the line and the job (the policy's check hook). */
 static void refusals(void)
 {
     struct simtest st;
     struct berth_err err = {0};
     const char *big = "job_id,arrival_s,duration_s,num_gpus,persist_mib,ephem_mib\n"
                       "huge,0,10,1,10000,7000\n";
-    CHECK(simtest_run(big, "1x1:v100", "salus-srtf", NULL, &st, &err) != 0);
-    CHECK_HAS(err.msg, "job huge (trace line 2): needs 17000 MiB");
+    CHECK_I64(simtest_run(big, "1x1:v100", "salus-srtf", NULL, &st, &err), BERTH_EINPUT);
+    CHECK_HAS(err.msg, ":2: job huge: needs 17000 MiB");
     const char *gang = "job_id,arrival_s,duration_s,num_gpus\n"
-                       "g2,0,10,2\n";
-    CHECK(simtest_run(gang, "1x2:v100", "salus-pack", NULL, &st, &err) != 0);
-    CHECK_HAS(err.msg, "job g2 (trace line 2): the salus policies run 1-GPU jobs");
+                       "ok,0,10,1\ng2,0,10,2\n";
+    CHECK_I64(simtest_run(gang, "1x2:v100", "salus-pack", NULL, &st, &err), BERTH_EINPUT);
+    CHECK_HAS(err.msg, ":3: job g2: the salus policies run 1-GPU jobs");
 }
 
 /* Random 1-GPU jobs: memory splits from the trace, from gpu_mem_mib, from a Gavel class or

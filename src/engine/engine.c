@@ -103,6 +103,18 @@ int berth__engine_reserve_pool(struct berth_engine *e, const char *pool, size_t 
     return 0;
 }
 
+int berth__engine_check(struct berth_engine *e, uint32_t *bad, struct berth_err *err)
+{
+    for (size_t i = 0; i < e->njobs && e->ops->check; i++) {
+        int rc = e->ops->check(e->self, e->cluster, &e->jobs[i], err);
+        if (rc) {
+            *bad = (uint32_t)i;
+            return rc;
+        }
+    }
+    return 0;
+}
+
 int berth__engine_add(struct berth_engine *e, const struct berth_jobspec *spec, uint32_t *idx,
                       struct berth_err *err)
 {

@@ -59,6 +59,10 @@ int berth__engine_set_tput(struct berth_engine *e, const struct berth_tput *m,
 int berth__engine_reserve_pool(struct berth_engine *e, const char *pool, size_t *n,
                                struct berth_err *err);
 
+/* Asks the policy whether it can ever run each registered job (its optional check hook):
+ * BERTH_EINPUT with *bad = the first job it refuses and err saying why. */
+int berth__engine_check(struct berth_engine *e, uint32_t *bad, struct berth_err *err);
+
 /* Registers a job (not yet arrived). Its number is the order of registration, so callers
  * register in arrival order. spec must outlive the engine. */
 int berth__engine_add(struct berth_engine *e, const struct berth_jobspec *spec, uint32_t *idx,

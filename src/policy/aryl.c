@@ -740,25 +740,26 @@ const struct berth_policy_ops berth__policy_aryl = {
     destroy,
     plan_aryl,
     next_aryl,
+    NULL,
 };
 
 const struct berth_policy_ops berth__policy_aryl_loan = {
     "aryl-loan",   "Aryl with capacity loaning only (jobs run at the size they asked for)",
     "consolidate", create_loan,
     destroy,       plan_aryl,
-    next_aryl,
+    next_aryl,     NULL,
 };
 
 const struct berth_policy_ops berth__policy_aryl_elastic = {
     "aryl-elastic", "Aryl with elastic scaling only (no loaning)",
     "consolidate",  create_elastic,
     destroy,        plan_aryl,
-    next_aryl,
+    next_aryl,      NULL,
 };
 
 const struct berth_policy_ops berth__policy_aryl_base = {
     "aryl-base",   "Aryl's baseline: first fit on training servers, no loaning, no elasticity",
     "consolidate", create_base,
     destroy,       plan_aryl,
-    next_aryl,
+    next_aryl,     NULL,
 };

@@ -401,11 +401,12 @@ const struct berth_policy_ops berth__policy_blox_las = {
     destroy,
     plan,
     next_pass,
+    NULL,
 };
 
 const struct berth_policy_ops berth__policy_blox_fifo = {
     "blox-fifo",   "Blox's Fifo: submit order, head-of-line blocking, a pass every round",
     "consolidate", create_fifo,
     destroy,       plan,
-    next_pass,
+    next_pass,     NULL,
 };

@@ -30,6 +30,7 @@ const struct berth_policy_ops berth__policy_fifo = {
     berth__prio_destroy_v,
     berth__prio_plan_v,
     NULL,
+    NULL,
 };
 
 const struct berth_policy_ops berth__policy_fifo_skip = {
@@ -39,5 +40,6 @@ const struct berth_policy_ops berth__policy_fifo_skip = {
     create_fifo_skip,
     berth__prio_destroy_v,
     berth__prio_plan_v,
+    NULL,
     NULL,
 };

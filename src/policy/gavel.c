@@ -662,13 +662,14 @@ const struct berth_policy_ops berth__policy_gavel_fifo = {
     gavel_destroy,
     gavel_plan,
     gavel_next_pass,
+    NULL,
 };
 
 const struct berth_policy_ops berth__policy_gavel_max_min = {
     "gavel-max-min", "Gavel rounds, max-min fair shares of GPU time (Gavel's LAS; LP, GLPK)",
     "consolidate",   create_max_min,
     gavel_destroy,   gavel_plan,
-    gavel_next_pass,
+    gavel_next_pass, NULL,
 };
 
 const struct berth_policy_ops berth__policy_gavel_max_min_perf = {
@@ -679,6 +680,7 @@ const struct berth_policy_ops berth__policy_gavel_max_min_perf = {
     gavel_destroy,
     gavel_plan,
     gavel_next_pass,
+    NULL,
 };
 
 const struct berth_policy_ops berth__policy_themis_ftf = {
@@ -689,4 +691,5 @@ const struct berth_policy_ops berth__policy_themis_ftf = {
     gavel_destroy,
     gavel_plan,
     gavel_next_pass,
+    NULL,
 };

@@ -648,6 +648,7 @@ const struct berth_policy_ops berth__policy_goodput = {
     gp_destroy,
     gp_plan,
     gp_next_pass,
+    NULL,
 };
 
 const struct berth_policy_ops berth__policy_goodput_hetero = {
@@ -658,4 +659,5 @@ const struct berth_policy_ops berth__policy_goodput_hetero = {
     gp_destroy,
     gp_plan,
     gp_next_pass,
+    NULL,
 };

@@ -34,4 +34,5 @@ const struct berth_policy_ops berth__policy_las = {
     berth__prio_destroy_v,
     berth__prio_plan_v,
     berth__prio_next_pass_v,
+    NULL,
 };

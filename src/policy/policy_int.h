@@ -88,6 +88,11 @@ struct berth_policy_ops {
                 struct berth_err *err);
     /* When the policy wants its next pass with no event, or BERTH_TIME_NONE. May be NULL. */
     berth_us (*next_pass)(void *self, const struct berth_view *v);
+    /* May be NULL. Whether the policy can ever run job j on cluster c, asked once per job
+     * before a run: BERTH_EINPUT with err saying why (without the job's name or line: the
+     * caller adds them), so a trace the policy cannot run is bad input, not a failure. */
+    int (*check)(void *self, const struct berth_cluster *c, const struct berth_job *j,
+                 struct berth_err *err);
 };
 
 const struct berth_policy_ops *berth__policy_lookup(const char *name);

@@ -304,27 +304,48 @@ static int admit_all(struct salus *s, const struct berth_view *v, struct berth_e
     return 0;
 }
 
-/* A newly arrived job: Salus runs 1-GPU jobs whose memory fits some GPU they may use. */
-static int arrive(struct salus *s, const struct berth_view *v, uint32_t j, struct berth_err *err)
+/* Whether Salus can ever run job: a 1-GPU job whose memory fits a lane on some GPU it may
+ * use (BERTH_EINPUT saying why otherwise). */
+static int admissible(const struct salus *s, const struct berth_cluster *c,
+                      const struct berth_job *job, struct berth_err *err)
 {
-    const struct berth_job *job = &v->jobs[j];
     if (job->gpus != 1 || job->spec->max_gpus != 1)
         return berth_err_set(err, BERTH_EINPUT,
-                             "job %s (trace line %u): the salus policies run 1-GPU jobs, found "
-                             "num_gpus %d (max_gpus %d)",
-                             job->spec->id, job->spec->line, job->gpus, job->spec->max_gpus);
+                             "the salus policies run 1-GPU jobs, found num_gpus %d (max_gpus %d)",
+                             job->gpus, job->spec->max_gpus);
     int64_t p, e, most = 0;
     berth__salus_job_mem(job->spec, &p, &e);
-    for (size_t t = 0; t < v->cluster->ntypes; t++)
+    for (size_t t = 0; t < c->ntypes; t++)
         if ((!job->type_mask || (job->type_mask >> t & 1)) && s->type_cap[t] > most)
             most = s->type_cap[t];
     if (p + e > most)
         return berth_err_set(err, BERTH_EINPUT,
-                             "job %s (trace line %u): needs %lld MiB of GPU memory (persistent "
-                             "%lld + ephemeral %lld), more than the %lld MiB Salus' lanes get on "
-                             "any GPU it may use",
-                             job->spec->id, job->spec->line, (long long)(p + e), (long long)p,
-                             (long long)e, (long long)most);
+                             "needs %lld MiB of GPU memory (persistent %lld + ephemeral %lld), "
+                             "more than the %lld MiB Salus' lanes get on any GPU it may use",
+                             (long long)(p + e), (long long)p, (long long)e, (long long)most);
+    return 0;
+}
+
+/* The policy's check hook: the same rule, before the run. */
+static int check(void *self, const struct berth_cluster *c, const struct berth_job *j,
+                 struct berth_err *err)
+{
+    struct salus *s = self;
+    if (!s->ready && setup(s, c))
+        return berth_err_set(err, BERTH_ENOMEM, "salus: out of memory");
+    return admissible(s, c, j, err);
+}
+
+/* A newly arrived job (berthd has no check before a run: a refusal names the job here). */
+static int arrive(struct salus *s, const struct berth_view *v, uint32_t j, struct berth_err *err)
+{
+    const struct berth_job *job = &v->jobs[j];
+    if (admissible(s, v->cluster, job, err)) {
+        char why[BERTH_ERR_MSG_MAX];
+        snprintf(why, sizeof why, "%s", err->msg);
+        return berth_err_set(err, BERTH_EINPUT, "job %s (trace line %u): %s", job->spec->id,
+                             job->spec->line, why);
+    }
     if (BERTH_GROW(s->queue, s->qcap, s->nqueue + 1))
         return berth_err_set(err, BERTH_ENOMEM, "salus: out of memory");
     s->queue[s->nqueue++] = j;
@@ -406,6 +427,7 @@ const struct berth_policy_ops berth__policy_salus_fifo = {
     destroy,
     plan,
     next_pass,
+    check,
 };
 const struct berth_policy_ops berth__policy_salus_srtf = {
     "salus-srtf",
@@ -415,6 +437,7 @@ const struct berth_policy_ops berth__policy_salus_srtf = {
     destroy,
     plan,
     next_pass,
+    check,
 };
 const struct berth_policy_ops berth__policy_salus_pack = {
     "salus-pack",
@@ -424,6 +447,7 @@ const struct berth_policy_ops berth__policy_salus_pack = {
     destroy,
     plan,
     next_pass,
+    check,
 };
 const struct berth_policy_ops berth__policy_salus_fair = {
     "salus-fair",
@@ -433,4 +457,5 @@ const struct berth_policy_ops berth__policy_salus_fair = {
     destroy,
     plan,
     next_pass,
+    check,
 };

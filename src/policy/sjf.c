@@ -43,6 +43,7 @@ const struct berth_policy_ops berth__policy_sjf = {
     berth__prio_destroy_v,
     berth__prio_plan_v,
     NULL,
+    NULL,
 };
 
 const struct berth_policy_ops berth__policy_srtf = {
@@ -52,5 +53,6 @@ const struct berth_policy_ops berth__policy_srtf = {
     create_srtf,
     berth__prio_destroy_v,
     berth__prio_plan_v,
+    NULL,
     NULL,
 };

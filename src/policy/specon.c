@@ -536,6 +536,7 @@ const struct berth_policy_ops berth__policy_specon = {
     destroy,
     plan_pass,
     next_pass,
+    NULL,
 };
 
 const struct berth_policy_ops berth__policy_spread = {
@@ -546,5 +547,6 @@ const struct berth_policy_ops berth__policy_spread = {
     create_spread,
     destroy,
     plan_pass,
+    NULL,
     NULL,
 };

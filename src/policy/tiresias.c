@@ -814,6 +814,7 @@ const struct berth_policy_ops berth__policy_tiresias_dlas = {
     destroy,
     plan,
     next_pass,
+    NULL,
 };
 
 const struct berth_policy_ops berth__policy_tiresias_dlas_gpu = {
@@ -824,4 +825,5 @@ const struct berth_policy_ops berth__policy_tiresias_dlas_gpu = {
     destroy,
     plan,
     next_pass,
+    NULL,
 };

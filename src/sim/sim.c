@@ -288,6 +288,14 @@ int berth_sim_run(const struct berth_trace *t, const struct berth_cluster *c,
     }
     if ((rc = berth__progress_init(&p, e, o, tm.release ? tm.round : 0, berth_trace_path(t), err)))
         goto done;
+    uint32_t bad;
+    if ((rc = berth__engine_check(e, &bad, err))) { /* the policy refuses a job: bad input */
+        char why[BERTH_ERR_MSG_MAX];
+        snprintf(why, sizeof why, "%s", err->msg);
+        rc = berth_err_set(err, rc, "%s:%u: job %s: %s", berth_trace_path(t),
+                           e->jobs[bad].spec->line, e->jobs[bad].spec->id, why);
+        goto done;
+    }
     p.flat = tm.flat;
 
     size_t next = 0, series_cap = 0;
