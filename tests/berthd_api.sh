@@ -205,6 +205,15 @@ start_berthd --gpus 1x2:a100 --config "$W/berthd.conf" --policy sjf
 api GET /v1/health >/dev/null
 [ "$(jf policy)" = sjf ] && ok "a flag wins over the config file" || bad "flag over config: $(jf policy)"
 stop_berthd
+# a job the policy can never run is refused at submission (the policy's check hook)
+start_berthd --gpus 1x2:a100 --policy salus-pack --state-dir "$W/st3"
+api POST /v1/jobs '{"argv":["true"],"gpus":2}' >/dev/null
+[ "$(status)" = 400 ] && ok "salus-pack refuses a 2-GPU job at submission (400)" || bad "2-GPU job under salus: $(status) $(cat "$W/body")"
+has "$W/body" "gpus: policy salus-pack cannot run this job: the salus policies run 1-GPU jobs" "the refusal names the field and the policy"
+api POST /v1/jobs '{"argv":["true"],"gpus":1}' >/dev/null
+J=$(jf id)
+wait_state "$J" completed && ok "a 1-GPU job runs under salus-pack"
+stop_berthd
 expect_rc 2 "berthd without --tokens" -- "$BERTHD" --gpus 1x1:a100 --state-dir "$W/st2"
 has "$W/err" "--tokens: required" "it names --tokens"
 expect_rc 2 "berthd with an unknown policy" -- "$BERTHD" --tokens "$W/tokens" --gpus 1x1:a100 --policy nope --state-dir "$W/st2"

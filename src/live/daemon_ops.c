@@ -39,9 +39,30 @@ static int check_fits(struct berth__daemon *d, const struct berth__ljob *j, stru
     return 0;
 }
 
+/* 400 when the policy says it can never run the job (its optional check hook, as the
+ * simulator asks before a run); under the engine's lock, since a check may set the policy up. */
+static int check_policy(struct berth__daemon *d, const struct berth__ljob *j, struct berth_err *err)
+{
+    const struct berth_policy_ops *ops = d->engine->ops;
+    if (!ops->check)
+        return 0;
+    struct berth_job tmp;
+    pthread_mutex_lock(&d->mu);
+    int rc = berth__job_init(&tmp, &j->spec, 0, d->engine->cluster)
+                 ? BERTH_EINPUT
+                 : ops->check(d->engine->self, d->engine->cluster, &tmp, err);
+    pthread_mutex_unlock(&d->mu);
+    if (rc) {
+        char why[BERTH_ERR_MSG_MAX];
+        snprintf(why, sizeof why, "%s", err->msg);
+        berth_err_set(err, BERTH_EINPUT, "gpus: policy %s cannot run this job: %s", ops->name, why);
+    }
+    return rc;
+}
+
 int berth__daemon_submit(struct berth__daemon *d, struct berth__ljob *j, struct berth_err *err)
 {
-    if (check_fits(d, j, err))
+    if (check_fits(d, j, err) || check_policy(d, j, err))
         return 400;
     if (berth__auth_new_token(j->token, sizeof j->token)) {
         berth_err_set(err, BERTH_EIO, "no randomness for the job token");
