@@ -54,6 +54,13 @@
 
 enum kind { PLAIN, HETERO };
 
+/* Scratch per active index during a pass. */
+struct gscratch {
+    int16_t type; /* admitted type, -1 = not admitted */
+    int32_t lo, hi, tgt;
+    uint8_t held;
+};
+
 struct gp {
     int kind;
     berth_us round_us, restart_us;
@@ -71,9 +78,7 @@ struct gp {
     uint64_t *ord_tmp;
     size_t ord_tmp_cap;
     size_t ord_cap;
-    int16_t *type; /* admitted type, -1 = not admitted */
-    int32_t *lo, *hi, *tgt;
-    uint8_t *held;
+    struct gscratch *sc;
     size_t sc_cap;
     struct berth__mckp_option *opts;
     size_t opts_cap;
@@ -213,30 +218,7 @@ static int scratch(struct gp *g, size_t n)
     if (BERTH_GROW(g->ord, g->ord_cap, n ? n : 1) ||
         BERTH_GROW(g->ord_tmp, g->ord_tmp_cap, n ? n : 1))
         return BERTH_ENOMEM;
-    if (n <= g->sc_cap)
-        return 0;
-    size_t cap = g->sc_cap ? g->sc_cap : 64;
-    while (cap < n)
-        cap *= 2;
-    int16_t *ty = realloc(g->type, cap * sizeof *ty);
-    if (ty)
-        g->type = ty;
-    int32_t *a = realloc(g->lo, cap * sizeof *a);
-    if (a)
-        g->lo = a;
-    int32_t *b = realloc(g->hi, cap * sizeof *b);
-    if (b)
-        g->hi = b;
-    int32_t *c = realloc(g->tgt, cap * sizeof *c);
-    if (c)
-        g->tgt = c;
-    uint8_t *h = realloc(g->held, cap);
-    if (h)
-        g->held = h;
-    if (!ty || !a || !b || !c || !h)
-        return BERTH_ENOMEM;
-    g->sc_cap = cap;
-    return 0;
+    return BERTH_GROW(g->sc, g->sc_cap, n ? n : 1) ? BERTH_ENOMEM : 0;
 }
 
 /* ---- 1. admission ----------------------------------------------------------------------- */
@@ -334,8 +316,8 @@ static void admit(struct gp *g, const struct berth_view *v, int64_t *room)
     for (size_t k = 0; k < g->nact; k++) {
         const struct berth_job *j = &v->jobs[g->act[k]];
         uint64_t cls, key = 0; /* held: 0; starving: 1 (by job number); the rest: 2 */
-        g->held[k] = j->state == BERTH_JOB_RUNNING && holding(g, v, j);
-        if (g->held[k]) {
+        g->sc[k].held = j->state == BERTH_JOB_RUNNING && holding(g, v, j);
+        if (g->sc[k].held) {
             cls = 0;
         } else if (starving(v, j)) {
             cls = 1; /* promoted: its service so far is forgotten, as Tiresias promotes */
@@ -351,21 +333,21 @@ static void admit(struct gp *g, const struct berth_view *v, int64_t *room)
     for (size_t i = 0; i < g->nact; i++) {
         size_t k = (size_t)(g->ord[i] & UINT32_MAX);
         const struct berth_job *j = &v->jobs[g->act[k]];
-        int32_t lo = g->held[k] ? j->gpus : bottom(j);
+        int32_t lo = g->sc[k].held ? j->gpus : bottom(j);
         int t = -1;
         if (j->state == BERTH_JOB_RUNNING)
             t = room[j->type] >= lo ? j->type : -1;
         else
             t = pick_type(g, v, j, lo, room);
-        g->type[k] = (int16_t)t;
-        g->lo[k] = g->tgt[k] = lo;
+        g->sc[k].type = (int16_t)t;
+        g->sc[k].lo = g->sc[k].tgt = lo;
         if (t < 0) {
-            g->tgt[k] = 0;
+            g->sc[k].tgt = 0;
             continue;
         }
-        g->hi[k] = g->held[k] ? lo : top(v, j, t);
-        if (g->hi[k] < lo)
-            g->hi[k] = lo;
+        g->sc[k].hi = g->sc[k].held ? lo : top(v, j, t);
+        if (g->sc[k].hi < lo)
+            g->sc[k].hi = lo;
         room[t] -= lo;
     }
 }
@@ -382,8 +364,8 @@ static double utility(double s)
 static int options(struct gp *g, const struct berth_view *v, size_t k, size_t *nopts)
 {
     const struct berth_job *j = &v->jobs[g->act[k]];
-    int t = g->type[k];
-    int32_t lo = g->lo[k], hi = g->hi[k];
+    int t = g->sc[k].type;
+    int32_t lo = g->sc[k].lo, hi = g->sc[k].hi;
     if (BERTH_GROW(g->opts, g->opts_cap, *nopts + (size_t)(hi - lo + 1)))
         return BERTH_ENOMEM;
     double base = rate(g, v, j, t, lo);
@@ -410,7 +392,7 @@ static int sizes(struct gp *g, const struct berth_view *v, const int64_t *room,
     for (size_t t = 0; t < v->cluster->ntypes; t++) {
         size_t ng = 0, nopts = 0;
         for (size_t k = 0; k < g->nact; k++) {
-            if (g->type[k] != (int)t || g->held[k] || g->hi[k] == g->lo[k])
+            if (g->sc[k].type != (int)t || g->sc[k].held || g->sc[k].hi == g->sc[k].lo)
                 continue;
             if (BERTH_GROW(g->grp, g->grp_cap, ng + 1) ||
                 BERTH_GROW(g->first, g->first_cap, ng + 2))
@@ -435,7 +417,7 @@ static int sizes(struct gp *g, const struct berth_view *v, const int64_t *room,
         if ((rc = berth__mckp_solve(g->opts, g->first, ng, cap, method, g->choice, &value, err)))
             return rc;
         for (size_t i = 0; i < ng; i++)
-            g->tgt[g->grp[i]] = g->lo[g->grp[i]] + g->opts[g->first[i] + g->choice[i]].weight;
+            g->sc[g->grp[i]].tgt = g->sc[g->grp[i]].lo + g->opts[g->first[i] + g->choice[i]].weight;
     }
     return 0;
 }
@@ -450,11 +432,11 @@ static int start(struct gp *g, const struct berth_view *v, struct berth_plan *p,
 {
     uint32_t job = g->act[k];
     struct berth_job *j = &v->jobs[job];
-    int t = g->type[k];
+    int t = g->sc[k].type;
     int32_t was = p->touch_of[job] >= 0 && p->touched[p->touch_of[job]].was_running
                       ? p->touched[p->touch_of[job]].was_gpus
                       : 0;
-    for (; n >= g->lo[k]; n--) {
+    for (; n >= g->sc[k].lo; n--) {
         if (n == was && j->gpus == was && berth__plan_can_restore(p, job))
             return berth__plan_restore(p, job, err) ? -1 : 1;
         if (v->cluster->types[t].free < n)
@@ -482,21 +464,21 @@ static int apply(struct gp *g, const struct berth_view *v, struct berth_plan *p,
     for (size_t k = 0; k < g->nact; k++) {
         uint32_t job = g->act[k];
         struct berth_job *j = &v->jobs[job];
-        if (j->state == BERTH_JOB_RUNNING && g->tgt[k] != j->gpus &&
+        if (j->state == BERTH_JOB_RUNNING && g->sc[k].tgt != j->gpus &&
             (rc = berth__plan_preempt(p, job, err)))
             return rc;
-        if (j->state == BERTH_JOB_PENDING && g->tgt[k] > 0) {
+        if (j->state == BERTH_JOB_PENDING && g->sc[k].tgt > 0) {
             if (BERTH_GROW(g->starts, g->starts_cap, ns + 1))
                 return berth_err_set(err, BERTH_ENOMEM, "goodput: out of memory");
             /* largest gangs first, then by job number */
-            g->starts[ns++] = (uint64_t)(INT32_MAX - g->tgt[k]) << 32 | (uint64_t)k;
+            g->starts[ns++] = (uint64_t)(INT32_MAX - g->sc[k].tgt) << 32 | (uint64_t)k;
         }
     }
     if (ns > 1)
         qsort(g->starts, ns, sizeof *g->starts, cmp_u64);
     for (size_t i = 0; i < ns; i++) {
         size_t k = (size_t)(g->starts[i] & UINT32_MAX);
-        if (start(g, v, p, k, g->tgt[k], err) < 0)
+        if (start(g, v, p, k, g->sc[k].tgt, err) < 0)
             return err->code ? err->code : BERTH_EINTERNAL;
     }
     /* idle GPUs left over: pending jobs at their smallest size, in admission order */
@@ -510,9 +492,9 @@ static int apply(struct gp *g, const struct berth_view *v, struct berth_plan *p,
         int64_t room[64];
         for (size_t t = 0; t < v->cluster->ntypes; t++)
             room[t] = v->cluster->types[t].free;
-        if ((g->type[k] = (int16_t)pick_type(g, v, j, lo, room)) < 0)
+        if ((g->sc[k].type = (int16_t)pick_type(g, v, j, lo, room)) < 0)
             continue;
-        g->lo[k] = lo;
+        g->sc[k].lo = lo;
         if (start(g, v, p, k, lo, err) < 0)
             return err->code ? err->code : BERTH_EINTERNAL;
     }
@@ -615,11 +597,7 @@ static void gp_destroy(void *self)
     free(g->forgot);
     free(g->ord);
     free(g->ord_tmp);
-    free(g->type);
-    free(g->lo);
-    free(g->hi);
-    free(g->tgt);
-    free(g->held);
+    free(g->sc);
     free(g->opts);
     free(g->first);
     free(g->grp);

@@ -45,17 +45,21 @@ struct shape {
 
 #define MAX_FAILED 32
 
+/* What the policy keeps per job. */
+struct sjob {
+    double reading;
+    berth_us read_at; /* BERTH_TIME_NONE: no reading */
+    double growth;
+    berth_us grown_at; /* when growth was last measured */
+    berth_us cool_until;
+    uint32_t pos; /* index in running, NONE when not there */
+};
+
 struct specon {
     struct berth__prio *q;
     int migrate; /* 0: `spread`, the baseline */
     struct berth__specon_cfg cfg;
-    /* per job */
-    double *reading;
-    berth_us *read_at; /* BERTH_TIME_NONE: no reading */
-    double *growth;
-    berth_us *grown_at; /* when growth was last measured */
-    berth_us *cool_until;
-    uint32_t *pos; /* index in running, NONE when not there */
+    struct sjob *job; /* per job */
     size_t cap;
     uint32_t *running; /* the jobs running after the last pass */
     size_t nrunning, running_cap;
@@ -145,12 +149,7 @@ static void destroy(void *self)
     if (!s)
         return;
     berth__prio_destroy(s->q);
-    free(s->reading);
-    free(s->read_at);
-    free(s->growth);
-    free(s->grown_at);
-    free(s->cool_until);
-    free(s->pos);
+    free(s->job);
     free(s->running);
     free(s->by_load);
     free(s->by_target);
@@ -163,61 +162,38 @@ static void destroy(void *self)
 
 static int grow_jobs(struct specon *s, size_t n)
 {
-    if (n <= s->cap)
+    size_t old = s->cap;
+    if (n <= old)
         return 0;
-    size_t cap = s->cap ? s->cap : 64;
-    while (cap < n)
-        cap *= 2;
-    double *r = realloc(s->reading, cap * sizeof *r);
-    if (r)
-        s->reading = r;
-    berth_us *a = realloc(s->read_at, cap * sizeof *a);
-    if (a)
-        s->read_at = a;
-    double *g = realloc(s->growth, cap * sizeof *g);
-    if (g)
-        s->growth = g;
-    berth_us *c = realloc(s->cool_until, cap * sizeof *c);
-    if (c)
-        s->cool_until = c;
-    berth_us *w = realloc(s->grown_at, cap * sizeof *w);
-    if (w)
-        s->grown_at = w;
-    uint32_t *p = realloc(s->pos, cap * sizeof *p);
-    if (p)
-        s->pos = p;
-    if (!r || !a || !g || !c || !p || !w)
+    if (BERTH_GROW(s->job, s->cap, n))
         return BERTH_ENOMEM;
-    for (size_t i = s->cap; i < cap; i++) {
-        s->read_at[i] = s->grown_at[i] = BERTH_TIME_NONE;
-        s->cool_until[i] = 0;
-        s->pos[i] = NONE;
-    }
-    s->cap = cap;
+    for (size_t i = old; i < s->cap; i++)
+        s->job[i] =
+            (struct sjob){.read_at = BERTH_TIME_NONE, .grown_at = BERTH_TIME_NONE, .pos = NONE};
     return 0;
 }
 
 static int add_running(struct specon *s, uint32_t j)
 {
-    if (s->pos[j] != NONE)
+    if (s->job[j].pos != NONE)
         return 0;
     if (BERTH_GROW(s->running, s->running_cap, s->nrunning + 1))
         return BERTH_ENOMEM;
-    s->pos[j] = (uint32_t)s->nrunning;
+    s->job[j].pos = (uint32_t)s->nrunning;
     s->running[s->nrunning++] = j;
-    s->read_at[j] = BERTH_TIME_NONE; /* a (re)start begins a new warm-up window */
+    s->job[j].read_at = BERTH_TIME_NONE; /* a (re)start begins a new warm-up window */
     return 0;
 }
 
 static void remove_running(struct specon *s, uint32_t j)
 {
-    uint32_t k = s->pos[j];
+    uint32_t k = s->job[j].pos;
     if (k == NONE)
         return;
     uint32_t last = s->running[--s->nrunning];
     s->running[k] = last;
-    s->pos[last] = k;
-    s->pos[j] = NONE;
+    s->job[last].pos = k;
+    s->job[j].pos = NONE;
 }
 
 /* Step 1: every running job's reading now, and its growth since its last reading when that
@@ -230,13 +206,14 @@ static void read_metrics(struct specon *s, const struct berth_view *v)
         const struct berth_job *j = &v->jobs[i];
         double m = v->metric ? v->metric(v->metric_ctx, j, v->now)
                              : berth__curve_job_metric(NULL, j, v->now);
-        if (s->read_at[i] != BERTH_TIME_NONE && s->read_at[i] >= s->valid_from &&
-            v->now - s->read_at[i] >= s->cfg.window_us) {
-            s->growth[i] = berth__specon_growth(s->reading[i], s->read_at[i], m, v->now);
-            s->grown_at[i] = v->now;
+        if (s->job[i].read_at != BERTH_TIME_NONE && s->job[i].read_at >= s->valid_from &&
+            v->now - s->job[i].read_at >= s->cfg.window_us) {
+            s->job[i].growth =
+                berth__specon_growth(s->job[i].reading, s->job[i].read_at, m, v->now);
+            s->job[i].grown_at = v->now;
         }
-        s->reading[i] = m;
-        s->read_at[i] = v->now;
+        s->job[i].reading = m;
+        s->job[i].read_at = v->now;
     }
 }
 
@@ -340,8 +317,8 @@ static int move(struct specon *s, const struct berth_view *v, struct berth_plan 
         return berth__plan_restore(plan, i, err);
     if (rc)
         return rc;
-    s->cool_until[i] = v->now + s->cfg.cooldown_us;
-    s->read_at[i] = BERTH_TIME_NONE;
+    s->job[i].cool_until = v->now + s->cfg.cooldown_us;
+    s->job[i].read_at = BERTH_TIME_NONE;
     return 0;
 }
 
@@ -444,12 +421,13 @@ static int migrate_one(struct specon *s, const struct berth_view *v, struct bert
         s->jobs[sv]++;
         if (j->servers != 1)
             continue; /* a gang across servers is not moved */
-        int label = berth__specon_label(&s->cfg, j, v->now, s->grown_at[i] == v->now, s->growth[i],
-                                        s->cool_until[i]);
+        int label = berth__specon_label(&s->cfg, j, v->now, s->job[i].grown_at == v->now,
+                                        s->job[i].growth, s->job[i].cool_until);
         if (label != BERTH_SPECON_SLOW)
             continue;
         uint32_t b = s->slowest[sv];
-        if (b == NONE || s->growth[i] < s->growth[b] || (s->growth[i] == s->growth[b] && i < b))
+        if (b == NONE || s->job[i].growth < s->job[b].growth ||
+            (s->job[i].growth == s->job[b].growth && i < b))
             s->slowest[sv] = i;
     }
     for (size_t k = 0; k < ns; k++)
