@@ -20,6 +20,7 @@ local OPT_OUT = "#BERTH: slurm-places-this"
 
 function slurm_job_submit(job_desc, part_list, submit_uid)
     if admins[submit_uid] and job_desc.script and job_desc.script:find(OPT_OUT, 1, true) then
+        job_desc.comment = "berth:slurm-places-this" -- berthd leaves it alone
         return slurm.SUCCESS
     end
     job_desc.priority = 0

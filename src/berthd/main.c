@@ -25,10 +25,16 @@ static void usage(FILE *f)
     fprintf(f, "usage: berthd --tokens FILE [--gpus SPEC] [--policy NAME] [--placement P]\n"
                "              [--listen ADDR] [--port N] [--state-dir DIR] [--config FILE]\n"
                "              [--port-file FILE] [--max-body BYTES] [--tick S] [--quantum S]\n"
-               "              [--seed N]\n\n"
+               "              [--seed N] [--executor local|slurm] [--slurm-conf FILE]\n"
+               "              [--throughputs FILE]\n\n"
                "  --tokens FILE     bearer tokens, lines 'TOKEN USER [admin]' (required)\n"
-               "  --gpus SPEC       fake GPU inventory, a cluster shorthand such as 1x4:a100\n"
-               "                    (default: this machine's GPUs from NVML)\n"
+               "  --executor E      local: jobs run on this machine (default); slurm: jobs are\n"
+               "                    Slurm jobs berth places on slurmctld's nodes\n"
+               "  --slurm-conf FILE slurm: the cluster's slurm.conf (default $SLURM_CONF)\n"
+               "  --throughputs F   Gavel throughput JSON the elastic policies value gang\n"
+               "                    sizes with (default: berth's built-in catalog)\n"
+               "  --gpus SPEC       local: fake GPU inventory, a cluster shorthand such as\n"
+               "                    1x4:a100 (default: this machine's GPUs from NVML)\n"
                "  --policy NAME     scheduling policy (berth policies lists them; default fifo)\n"
                "  --placement P     placement helper (default: the policy's)\n"
                "  --listen ADDR     IPv4 address to listen on (default 127.0.0.1)\n"
@@ -55,6 +61,9 @@ static const struct option longopts[] = {{"tokens", required_argument, NULL, 't'
                                          {"tick", required_argument, NULL, 'k'},
                                          {"quantum", required_argument, NULL, 'q'},
                                          {"seed", required_argument, NULL, 'S'},
+                                         {"executor", required_argument, NULL, 'x'},
+                                         {"slurm-conf", required_argument, NULL, 'C'},
+                                         {"throughputs", required_argument, NULL, 'T'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
 
@@ -87,6 +96,15 @@ static int apply(struct berth__daemon_opts *o, int ch, const char *v)
         break;
     case 'p':
         o->policy = v;
+        break;
+    case 'x':
+        o->executor = v;
+        break;
+    case 'C':
+        o->slurm_conf = v;
+        break;
+    case 'T':
+        o->throughputs = v;
         break;
     case 'P':
         o->placement = v;

@@ -9,7 +9,7 @@
 
 #include "daemon.h"
 #include "model/cluster_int.h"
-#include "nvml.h"
+#include "model/tput.h"
 
 void berth__daemon_opts_init(struct berth__daemon_opts *o)
 {
@@ -18,6 +18,7 @@ void berth__daemon_opts_init(struct berth__daemon_opts *o)
     o->port = 8470;
     o->state_dir = "berthd-state";
     o->policy = "fifo";
+    o->executor = "local";
     o->max_body = 1 << 20;
     o->tick_us = 50000;
     o->quantum_us = 60 * BERTH_US_PER_S;
@@ -29,6 +30,13 @@ berth_us berth__wall_us(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
+    return (berth_us)ts.tv_sec * BERTH_US_PER_S + ts.tv_nsec / 1000;
+}
+
+berth_us berth__mono_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
     return (berth_us)ts.tv_sec * BERTH_US_PER_S + ts.tv_nsec / 1000;
 }
 
@@ -73,6 +81,8 @@ int berth__daemon_enqueue(struct berth__daemon *d, struct berth__ljob *j, berth_
         ej->done = (double)(j->step < j->spec.total_steps ? j->step : j->spec.total_steps);
     }
     ej->progress_at = now;
+    if (d->tput && j->spec.job_type[0]) /* a type the model knows: policies see its rates */
+        ej->cls = berth__tput_class_find(d->tput, j->spec.job_type);
     if (j->state == BERTH_L_RUNNING) /* adoption: the caller places it */
         return 0;
     if ((rc = berth__engine_arrive(d->engine, idx, now, err)))
@@ -81,23 +91,10 @@ int berth__daemon_enqueue(struct berth__daemon *d, struct berth__ljob *j, berth_
     return 0;
 }
 
+/* The executor builds the inventory; berthd keeps the map of each server's first GPU. */
 static int load_cluster(struct berth__daemon *d, struct berth_err *err)
 {
-    char spec[512];
-    const char *s = d->o.gpus;
-    if (!s) {
-        int rc = berth__nvml_inventory(NULL, spec, sizeof spec, err);
-        if (rc) {
-            char msg[BERTH_ERR_MSG_MAX];
-            snprintf(msg, sizeof msg, "%s", err->msg);
-            return berth_err_set(err, BERTH_EINPUT,
-                                 "%s; give --gpus NxG:type for a fake inventory (for example "
-                                 "--gpus 1x4:a100)",
-                                 msg);
-        }
-        s = spec;
-    }
-    int rc = berth_cluster_parse(s, &d->cluster, err);
+    int rc = d->xo->open(d, err);
     if (rc)
         return rc;
     d->gpu_base = calloc(d->cluster->nsrv + 1, sizeof *d->gpu_base);
@@ -131,6 +128,7 @@ int berth__daemon_create(const struct berth__daemon_opts *o, struct berth__daemo
     d->o = *o;
     d->log = stderr;
     d->next_id = 1;
+    d->next_pass = BERTH_TIME_NONE;
     pthread_mutex_init(&d->mu, NULL);
     pthread_cond_init(&d->wake, NULL);
     snprintf(d->self_exe, sizeof d->self_exe, "%s", o->self_exe ? o->self_exe : "");
@@ -139,17 +137,27 @@ int berth__daemon_create(const struct berth__daemon_opts *o, struct berth__daemo
     struct berth_exec exec = {d, berth__daemon_on_start, berth__daemon_on_stop,
                               berth__daemon_on_migrate};
     char jpath[4200];
+    d->xo = berth__executor_find(o->executor ? o->executor : "local");
+    if (!d->xo) {
+        rc =
+            berth_err_set(err, BERTH_EINPUT, "--executor %s: expected local or slurm", o->executor);
+        goto fail;
+    }
     if (!o->tokens) {
         rc = berth_err_set(err, BERTH_EINPUT,
                            "--tokens: required (a file of lines TOKEN USER [admin])");
         goto fail;
     }
-    if ((rc = berth__auth_load(o->tokens, &d->auth, err)) || (rc = load_cluster(d, err)) ||
+    if ((rc = berth__auth_load(o->tokens, &d->auth, err)) || (rc = make_dirs(d, err)) ||
+        (rc = load_cluster(d, err)) ||
         (rc = berth__engine_create(d->cluster, o->policy, o->placement, &params, &exec, &d->engine,
-                                   err)) ||
-        (rc = make_dirs(d, err)))
+                                   err)))
         goto fail;
     d->engine->check = 1;
+    if ((rc = o->throughputs ? berth_tput_load_gavel(o->throughputs, &d->tput, err)
+                             : berth_tput_builtin(&d->tput, err)) ||
+        (rc = berth__engine_set_tput(d->engine, d->tput, err)))
+        goto fail;
     snprintf(jpath, sizeof jpath, "%s/journal.db", d->state_dir);
     if ((rc = berth__journal_open(jpath, &d->jn, err)))
         goto fail;
@@ -167,6 +175,9 @@ void berth__daemon_destroy(struct berth__daemon *d)
         return;
     berth__journal_close(d->jn);
     berth__engine_destroy(d->engine);
+    berth_tput_free(d->tput);
+    if (d->xo)
+        d->xo->close(d);
     for (size_t i = 0; i < d->njobs; i++)
         berth__ljob_free(d->jobs[i]);
     free(d->jobs);
@@ -207,14 +218,17 @@ int berth__daemon_run(struct berth__daemon *d, struct berth_err *err)
     fflush(d->log);
     pthread_mutex_lock(&d->mu);
     while (!d->stop && !rc) {
-        berth_us now = berth__wall_us();
+        berth_us now = berth__wall_us(), t0 = berth__mono_us();
         rc = berth__daemon_tick(d, now, err);
+        berth_us took = berth__mono_us() - t0;
+        d->ticks++;
+        d->tick_sum_us += took;
+        d->tick_max_us = took > d->tick_max_us ? took : d->tick_max_us;
         if (rc)
             break;
         berth_us until = now + d->o.tick_us;
-        berth_us np = berth__engine_next_pass(d->engine, now);
-        if (np != BERTH_TIME_NONE && np > now && np < until)
-            until = np;
+        if (d->next_pass != BERTH_TIME_NONE && d->next_pass > now && d->next_pass < until)
+            until = d->next_pass;
         if (!d->dirty && !d->nincoming) {
             struct timespec ts = {(time_t)(until / BERTH_US_PER_S),
                                   (long)(until % BERTH_US_PER_S) * 1000};

@@ -13,6 +13,7 @@
 #include "auth.h"
 #include "engine/engine.h"
 #include "exec_local.h"
+#include "executor.h"
 #include "journal.h"
 #include "ljob.h"
 
@@ -29,7 +30,10 @@ struct berth__daemon_opts {
     berth_us tick_us;      /* scheduler loop period */
     berth_us quantum_us;
     uint64_t seed;
-    int threads; /* HTTP worker threads */
+    int threads;             /* HTTP worker threads */
+    const char *executor;    /* "local" (default) or "slurm" */
+    const char *slurm_conf;  /* slurm: the slurm.conf (NULL: $SLURM_CONF or Slurm's default) */
+    const char *throughputs; /* Gavel throughput JSON for the policies (NULL: the built-in) */
 };
 
 void berth__daemon_opts_init(struct berth__daemon_opts *o);
@@ -40,9 +44,12 @@ struct berth__daemon {
     pthread_cond_t wake;
     struct berth_cluster *cluster;
     struct berth_engine *engine;
+    struct berth_tput *tput; /* the throughput model elastic policies value sizes with */
     struct berth__journal *jn;
     struct berth__auth *auth;
-    struct berth__lexec ex;
+    struct berth__lexec ex; /* the local executor's paths (job files live there for both) */
+    const struct berth__executor *xo;
+    void *xs; /* the executor's own state */
     char api_url[128];
     char state_dir[4096];
     char self_exe[4096];
@@ -55,14 +62,18 @@ struct berth__daemon {
     size_t nactive, active_cap;
     uint32_t *incoming; /* ids committed, not yet in the engine */
     size_t nincoming, incoming_cap;
-    uint16_t *drain;  /* per (server, GPU): processes still holding it after the engine let go */
-    size_t *gpu_base; /* per server: index of its GPU 0 among this machine's devices */
-    int dirty;        /* a pass is due */
+    uint16_t *drain;    /* per (server, GPU): processes still holding it after the engine let go */
+    size_t *gpu_base;   /* per server: index of its GPU 0 among this machine's devices */
+    int dirty;          /* a pass is due */
+    berth_us next_pass; /* when the policy wants its next pass (asked after each pass) */
     volatile sig_atomic_t stop;
     int bound_port;
     void *http; /* struct MHD_Daemon */
     FILE *log;
     uint64_t submitted;
+    /* the scheduler loop's cost (CLOCK_MONOTONIC), for /v1/health */
+    uint64_t ticks, sync_reads; /* reads: syncs that read a changed job list (slurm) */
+    berth_us tick_sum_us, tick_max_us, sync_sum_us, sync_max_us, pass_sum_us, pass_max_us;
 };
 
 int berth__daemon_create(const struct berth__daemon_opts *o, struct berth__daemon **out,
@@ -72,6 +83,7 @@ int berth__daemon_run(struct berth__daemon *d, struct berth_err *err);
 void berth__daemon_destroy(struct berth__daemon *d);
 
 berth_us berth__wall_us(void);
+berth_us berth__mono_us(void); /* for measuring */
 
 /* Under d->mu: */
 struct berth__ljob *berth__daemon_job(struct berth__daemon *d, uint64_t id);
@@ -86,12 +98,27 @@ int berth__daemon_enqueue(struct berth__daemon *d, struct berth__ljob *j, berth_
 /* One scheduler tick: exits, kills after grace, arrivals, a pass when due, launches,
  * progress files. */
 int berth__daemon_tick(struct berth__daemon *d, berth_us now, struct berth_err *err);
+/* The job's environment: its own, then berthd's variables (which win). devices = 1 adds
+ * those of one attempt on this machine (BERTH_RESUME, BERTH_ATTEMPT, CUDA_*, WORLD_SIZE,
+ * RANK, MASTER_*). NULL-terminated and malloc'd, each string too; NULL when out of memory. */
+char **berth__daemon_job_env(struct berth__daemon *d, const struct berth__ljob *j, int devices);
 /* Puts j on the scheduler loop's work list (a process to watch or a launch due). */
 void berth__daemon_activate(struct berth__daemon *d, struct berth__ljob *j);
 /* Counts j's process's GPUs as draining (on = 1) or not: no launch uses a draining GPU. */
 void berth__daemon_drain(struct berth__daemon *d, struct berth__ljob *j, int on);
 /* Why j waits, in a sentence. */
 void berth__daemon_why(struct berth__daemon *d, struct berth__ljob *j, char *buf, size_t len);
+
+/* Under d->mu: nonzero, err saying why (naming the field), when j could never run here
+ * (more GPUs than the cluster has, a type it lacks, or the policy's check hook). */
+int berth__daemon_refuses(struct berth__daemon *d, const struct berth__ljob *j,
+                          struct berth_err *err);
+/* Under d->mu: puts j (its id set to id) into the job table and the loop's incoming list. */
+int berth__daemon_insert(struct berth__daemon *d, struct berth__ljob *j, uint64_t id,
+                         struct berth_err *err);
+/* Cancels j under d->mu (see berth__daemon_cancel). */
+int berth__daemon_cancel_locked(struct berth__daemon *d, struct berth__ljob *j, berth_us now,
+                                struct berth_err *err);
 
 /* Actions. Each returns 0 or an HTTP status with err filled. submit takes d->mu itself;
  * cancel and hold are called with it held. */

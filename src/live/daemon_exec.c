@@ -50,8 +50,8 @@ static void ask_to_stop(struct berth__daemon *d, struct berth__ljob *j, int then
     j->then = (uint8_t)then;
     berth__daemon_drain(d, j, 1);
     if (!j->kill_at) {
-        berth__lexec_signal(&d->ex, j, j->ckpt_sig);
         j->kill_at = now + (j->grace_us > 0 ? j->grace_us : 1);
+        d->xo->stop(d, j, 0);
     }
 }
 
@@ -144,8 +144,7 @@ static int add_env(char ***v, size_t *n, size_t *cap, const char *k, const char 
     return 0;
 }
 
-/* The job's environment: its own, then berthd's variables (which win). */
-static char **job_env(struct berth__daemon *d, const struct berth__ljob *j)
+char **berth__daemon_job_env(struct berth__daemon *d, const struct berth__ljob *j, int devices)
 {
     static const char *const ours[] = {"BERTH_JOB_ID",
                                        "BERTH_API",
@@ -183,6 +182,8 @@ static char **job_env(struct berth__daemon *d, const struct berth__ljob *j)
          !add_env(&v, &n, &cap, "BERTH_JOB_TOKEN", j->token);
     berth__lexec_path(&d->ex, j->id, "progress.jsonl", val, sizeof val);
     ok = ok && !add_env(&v, &n, &cap, "BERTH_PROGRESS_FILE", val);
+    if (!devices)
+        goto done;
     if (j->resume)
         ok = ok && !add_env(&v, &n, &cap, "BERTH_RESUME", "1");
     ok = ok && !add_env(&v, &n, &cap, "BERTH_CHECKPOINT_SIGNAL", berth__signal_name(j->ckpt_sig));
@@ -215,6 +216,7 @@ static char **job_env(struct berth__daemon *d, const struct berth__ljob *j)
          !add_env(&v, &n, &cap, "MASTER_ADDR", "127.0.0.1");
     snprintf(val, sizeof val, "%d", free_port());
     ok = ok && !add_env(&v, &n, &cap, "MASTER_PORT", val);
+done:
     if (!ok) {
         for (size_t i = 0; i < n; i++)
             free(v[i]);
@@ -224,9 +226,9 @@ static char **job_env(struct berth__daemon *d, const struct berth__ljob *j)
     return v;
 }
 
-static int clear_to_launch(struct berth__daemon *d, const struct berth__ljob *j)
+static int clear_to_launch(struct berth__daemon *d, const struct berth__ljob *j, berth_us now)
 {
-    if (j->proc)
+    if (j->proc || now < j->launch_at)
         return 0;
     for (int32_t i = 0; i < j->nslots; i++)
         if (j->slots[i].gpu != BERTH_NO_GPU &&
@@ -249,13 +251,13 @@ static int launch(struct berth__daemon *d, struct berth__ljob *j, berth_us now,
     int rc = berth__daemon_save(d, j, 1, err);
     if (rc)
         return rc;
-    char **env = job_env(d, j);
-    if (!env)
-        return berth_err_set(err, BERTH_ENOMEM, "out of memory");
-    rc = berth__lexec_launch(&d->ex, j, env, err);
-    for (size_t i = 0; env[i]; i++)
-        free(env[i]);
-    free(env);
+    rc = d->xo->launch(d, j, now, err);
+    if (rc == BERTH_EAGAIN) { /* not yet: the same attempt again at j->launch_at */
+        j->attempt--;
+        j->launched = j->attempt;
+        j->launch = 1;
+        return 0;
+    }
     if (rc) { /* the job goes back to the queue */
         fprintf(d->log, "berthd: job %s: %s\n", j->idstr, err->msg);
         berth__ljob_note(j, now, BERTH_L_PENDING, "launch failed: %.80s", err->msg);
@@ -267,8 +269,9 @@ static int launch(struct berth__daemon *d, struct berth__ljob *j, berth_us now,
     j->npslots = j->nslots;
     memcpy(j->pslots, j->slots, (size_t)j->nslots * sizeof *j->slots);
     j->resume = 0;
-    berth__ljob_note(j, now, BERTH_L_RUNNING, "attempt %d started (pid %d)", j->attempt,
-                     j->shim_pid);
+    if (d->xo == &berth__exec_local)
+        berth__ljob_note(j, now, BERTH_L_RUNNING, "attempt %d started (pid %d)", j->attempt,
+                         j->shim_pid);
     return berth__daemon_save(d, j, 0, err);
 }
 
@@ -323,9 +326,6 @@ static int on_exit_(struct berth__daemon *d, struct berth__ljob *j, int lost, be
     return rc ? rc : src;
 }
 
-/* Cancels j under d->mu (see berth__daemon_cancel). */
-int berth__daemon_cancel_locked(struct berth__daemon *d, struct berth__ljob *j, berth_us now,
-                                struct berth_err *err);
 int berth__daemon_cancel_locked(struct berth__daemon *d, struct berth__ljob *j, berth_us now,
                                 struct berth_err *err)
 {
@@ -350,7 +350,13 @@ int berth__daemon_cancel_locked(struct berth__daemon *d, struct berth__ljob *j, 
 
 static int processes(struct berth__daemon *d, berth_us now, struct berth_err *err)
 {
-    berth__lexec_reap();
+    berth_us t0 = berth__mono_us();
+    int rc = d->xo->sync ? d->xo->sync(d, now, err) : 0;
+    berth_us took = berth__mono_us() - t0;
+    d->sync_sum_us += took;
+    d->sync_max_us = took > d->sync_max_us ? took : d->sync_max_us;
+    if (rc)
+        return rc;
     for (size_t i = 0; i < d->nactive; i++) {
         struct berth__ljob *j = berth__daemon_job(d, d->active[i]);
         if (!j->proc)
@@ -361,14 +367,12 @@ static int processes(struct berth__daemon *d, berth_us now, struct berth_err *er
             berth__lexec_path(&d->ex, j->id, "progress.jsonl", path, sizeof path);
             berth__report_tail(path, j, ej, now, d->log);
         }
-        int st = berth__lexec_poll(&d->ex, j);
+        int st = d->xo->poll(d, j);
         if (st) {
-            int rc = on_exit_(d, j, st == 2, now, err);
-            if (rc)
+            if ((rc = on_exit_(d, j, st == 2, now, err)))
                 return rc;
         } else if (j->kill_at && now >= j->kill_at) {
-            berth__lexec_signal(&d->ex, j, SIGKILL);
-            berth__ljob_note(j, now, j->state, "grace period over: SIGKILL sent");
+            d->xo->stop(d, j, 1);
             j->kill_at = INT64_MAX;
         }
     }
@@ -380,19 +384,27 @@ int berth__daemon_tick(struct berth__daemon *d, berth_us now, struct berth_err *
     int rc = processes(d, now, err);
     for (size_t i = 0; !rc && i < d->nincoming; i++) {
         struct berth__ljob *j = berth__daemon_job(d, d->incoming[i]);
-        if (j->state == BERTH_L_PENDING)
+        if (d->xo->admit && !berth__lstate_final(j->state))
+            rc = d->xo->admit(d, j, now, err);
+        if (!rc && j->state == BERTH_L_PENDING)
             rc = berth__daemon_enqueue(d, j, now, err);
     }
     d->nincoming = 0;
-    berth_us np = berth__engine_next_pass(d->engine, now);
-    if (!rc && (d->dirty || (np != BERTH_TIME_NONE && np <= now))) {
+    /* the policy's next pass is asked after each pass, as the simulator does: asked anew
+     * at every tick, a time slice's end would always lie ahead */
+    if (!rc && (d->dirty || (d->next_pass != BERTH_TIME_NONE && d->next_pass <= now))) {
         d->dirty = 0;
+        berth_us t0 = berth__mono_us();
         rc = berth__engine_pass(d->engine, now, err);
+        d->next_pass = berth__engine_next_pass(d->engine, now);
+        berth_us took = berth__mono_us() - t0;
+        d->pass_sum_us += took;
+        d->pass_max_us = took > d->pass_max_us ? took : d->pass_max_us;
     }
     size_t w = 0;
     for (size_t i = 0; i < d->nactive; i++) { /* launches, and the list kept to what is due */
         struct berth__ljob *j = berth__daemon_job(d, d->active[i]);
-        if (!rc && j->launch && clear_to_launch(d, j))
+        if (!rc && j->launch && clear_to_launch(d, j, now))
             rc = launch(d, j, now, err);
         if (j->proc || j->launch)
             d->active[w++] = d->active[i];

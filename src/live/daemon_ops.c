@@ -8,9 +8,6 @@
 #include "model/cluster_int.h"
 #include "report.h"
 
-int berth__daemon_cancel_locked(struct berth__daemon *d, struct berth__ljob *j, berth_us now,
-                                struct berth_err *err);
-
 /* 400 when the job could never run on this cluster. */
 static int check_fits(struct berth__daemon *d, const struct berth__ljob *j, struct berth_err *err)
 {
@@ -47,11 +44,9 @@ static int check_policy(struct berth__daemon *d, const struct berth__ljob *j, st
     if (!ops->check)
         return 0;
     struct berth_job tmp;
-    pthread_mutex_lock(&d->mu);
     int rc = berth__job_init(&tmp, &j->spec, 0, d->engine->cluster)
                  ? BERTH_EINPUT
                  : ops->check(d->engine->self, d->engine->cluster, &tmp, err);
-    pthread_mutex_unlock(&d->mu);
     if (rc) {
         char why[BERTH_ERR_MSG_MAX];
         snprintf(why, sizeof why, "%s", err->msg);
@@ -60,9 +55,34 @@ static int check_policy(struct berth__daemon *d, const struct berth__ljob *j, st
     return rc;
 }
 
+int berth__daemon_refuses(struct berth__daemon *d, const struct berth__ljob *j,
+                          struct berth_err *err)
+{
+    return check_fits(d, j, err) || check_policy(d, j, err);
+}
+
+int berth__daemon_insert(struct berth__daemon *d, struct berth__ljob *j, uint64_t id,
+                         struct berth_err *err)
+{
+    if (BERTH_GROW(d->jobs, d->cap, (size_t)id) ||
+        BERTH_GROW(d->incoming, d->incoming_cap, d->nincoming + 1))
+        return berth_err_set(err, BERTH_ENOMEM, "out of memory");
+    for (size_t i = d->njobs; i < id; i++)
+        d->jobs[i] = NULL;
+    if (id > d->njobs)
+        d->njobs = (size_t)id;
+    d->jobs[id - 1] = j;
+    d->incoming[d->nincoming++] = (uint32_t)id;
+    d->submitted++; /* the loop takes it at its next tick */
+    return 0;
+}
+
 int berth__daemon_submit(struct berth__daemon *d, struct berth__ljob *j, struct berth_err *err)
 {
-    if (check_fits(d, j, err) || check_policy(d, j, err))
+    pthread_mutex_lock(&d->mu); /* a policy's check may set the policy up */
+    int refused = berth__daemon_refuses(d, j, err);
+    pthread_mutex_unlock(&d->mu);
+    if (refused)
         return 400;
     if (berth__auth_new_token(j->token, sizeof j->token)) {
         berth_err_set(err, BERTH_EIO, "no randomness for the job token");
@@ -76,20 +96,7 @@ int berth__daemon_submit(struct berth__daemon *d, struct berth__ljob *j, struct 
         berth__daemon_save(d, j, 1, err)) /* on disk before the answer */
         return 500;
     pthread_mutex_lock(&d->mu);
-    int rc = 0;
-    if (BERTH_GROW(d->jobs, d->cap, (size_t)id) ||
-        BERTH_GROW(d->incoming, d->incoming_cap, d->nincoming + 1)) {
-        rc = 500;
-        berth_err_set(err, BERTH_ENOMEM, "out of memory");
-    } else {
-        for (size_t i = d->njobs; i < id; i++)
-            d->jobs[i] = NULL;
-        if (id > d->njobs)
-            d->njobs = (size_t)id;
-        d->jobs[id - 1] = j;
-        d->incoming[d->nincoming++] = (uint32_t)id;
-        d->submitted++; /* the loop takes it at its next tick */
-    }
+    int rc = berth__daemon_insert(d, j, id, err) ? 500 : 0;
     pthread_mutex_unlock(&d->mu);
     return rc;
 }

@@ -73,6 +73,7 @@ void berth__ljob_free(struct berth__ljob *j)
     free_strv(j->env);
     free((char *)j->spec.queue);
     free((char *)j->spec.gpu_type);
+    free((char *)j->spec.job_type);
     free(j->hist);
     free(j);
 }

@@ -77,6 +77,18 @@ struct berth__ljob {
     int draining; /* pslots are counted in the daemon's drain map */
     int32_t shim_pid, job_pgid;
     uint64_t shim_start;
+    berth_us launch_at; /* no launch before (an executor said "not yet") */
+
+    /* the slurm executor: the Slurm job and what the last poll of slurmctld said of it */
+    uint32_t slurm_id; /* 0: none yet (or it must be submitted again) */
+    uint8_t foreign;   /* submitted to Slurm directly (sbatch), adopted by berthd */
+    uint8_t sl_state;  /* enum berth__slurm_job_state */
+    uint8_t sl_held, sl_completing, sl_gone, sl_stop_due, sl_seen_run;
+    uint8_t sl_bad; /* pending held with Reason=BadConstraints */
+    uint32_t sl_restarts, sl_placed_restarts;
+    int sl_exit_code, sl_exit_signal;
+    uint64_t sl_gen;       /* the poll that last saw it */
+    berth_us sl_placed_at; /* when berthd placed it (decision-to-running latency) */
 
     /* progress */
     int64_t step;

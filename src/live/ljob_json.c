@@ -44,6 +44,7 @@ json_t *berth__ljob_json(const struct berth__ljob *j, int full)
     json_object_set_new(o, "min_gpus", json_integer(s->min_gpus));
     json_object_set_new(o, "max_gpus", json_integer(s->max_gpus));
     json_object_set_new(o, "gpu_type", json_string(s->gpu_type));
+    json_object_set_new(o, "job_type", json_string(s->job_type));
     json_object_set_new(o, "gpu_share", json_real(s->gpu_share_milli / 1000.0));
     json_object_set_new(o, "gpu_mem_mib", json_integer(s->gpu_mem_mib));
     json_object_set_new(o, "queue", json_string(s->queue));
@@ -62,6 +63,10 @@ json_t *berth__ljob_json(const struct berth__ljob *j, int full)
                         j->exit_signal >= 0 ? json_integer(j->exit_signal) : json_null());
     json_object_set_new(o, "attempt", json_integer(j->attempt));
     json_object_set_new(o, "resume", json_boolean(j->resume));
+    if (j->slurm_id)
+        json_object_set_new(o, "slurm_job", json_integer(j->slurm_id));
+    if (j->foreign)
+        json_object_set_new(o, "foreign", json_true());
     json_object_set_new(o, "slots",
                         slots_json(j->slots, j->state == BERTH_L_RUNNING ? j->nslots : 0));
     json_t *p = json_object();
@@ -135,16 +140,17 @@ int berth__ljob_from_journal(const json_t *d, struct berth__ljob **out, struct b
     j->env = strv_from(json_object_get(d, "env"), &j->nenv);
     j->spec.queue = strdup(gets_(d, "queue"));
     j->spec.gpu_type = strdup(gets_(d, "gpu_type"));
+    j->spec.job_type = strdup(gets_(d, "job_type"));
     int st = berth__lstate_find(gets_(d, "state"));
     if (!j->user || !j->name || !j->cwd || !j->argv || !j->env || !j->spec.queue ||
-        !j->spec.gpu_type || st < 0 || !j->argc) {
+        !j->spec.gpu_type || !j->spec.job_type || st < 0 || !j->argc) {
         berth__ljob_free(j);
         return berth_err_set(err, BERTH_EINPUT, "journal: job %lld: a damaged record",
                              (long long)geti(d, "id"));
     }
     berth__ljob_set_id(j, (uint64_t)geti(d, "id"));
     struct berth_jobspec *s = &j->spec;
-    s->job_type = s->status = "";
+    s->status = "";
     s->num_gpus = (int32_t)geti(d, "gpus");
     s->min_gpus = (int32_t)geti(d, "min_gpus");
     s->max_gpus = (int32_t)geti(d, "max_gpus");
@@ -165,6 +171,8 @@ int berth__ljob_from_journal(const json_t *d, struct berth__ljob **out, struct b
     j->exit_signal = json_is_integer(es) ? (int)json_integer_value(es) : -1;
     j->attempt = (int)geti(d, "attempt");
     j->resume = json_is_true(json_object_get(d, "resume"));
+    j->slurm_id = (uint32_t)geti(d, "slurm_job");
+    j->foreign = json_is_true(json_object_get(d, "foreign"));
     j->launched = (int)geti(d, "launched");
     j->then = (uint8_t)geti(d, "then");
     j->proc = json_is_true(json_object_get(d, "proc"));

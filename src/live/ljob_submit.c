@@ -16,7 +16,7 @@
 static const char *const known[] = {
     "argv",        "cwd",      "env",   "gpus",     "gpu_type",          "gpu_share", "gpu_mem_mib",
     "min_gpus",    "max_gpus", "queue", "priority", "checkpoint_signal", "grace_s",   "est_s",
-    "total_steps", "name",     "hold",  "shell",    "single_server"};
+    "total_steps", "name",     "hold",  "shell",    "single_server",     "job_type"};
 
 static int bad(struct berth_err *err, const char *field, const char *what)
 {
@@ -198,13 +198,14 @@ int berth__ljob_from_submit(const json_t *body, const char *user, struct berth__
     int shell = 0, hold = 0, single = 0, rc;
     int64_t prio = 0, steps = 0;
     double grace = 30, est = 3600;
-    const char *cwd = NULL, *queue = NULL, *gtype = NULL, *name = NULL, *sig = NULL;
+    const char *cwd = NULL, *queue = NULL, *gtype = NULL, *name = NULL, *sig = NULL, *jtype = NULL;
     if ((rc = get_bool(body, "shell", &shell, err)) || (rc = get_bool(body, "hold", &hold, err)) ||
         (rc = get_bool(body, "single_server", &single, err)) ||
         (rc = read_argv(body, j, shell, err)) || (rc = read_env(body, j, err)) ||
         (rc = read_gpus(body, j, err)) || (rc = get_str(body, "cwd", MAX_STR, &cwd, err)) ||
         (rc = get_str(body, "queue", MAX_NAME, &queue, err)) ||
         (rc = get_str(body, "gpu_type", MAX_NAME, &gtype, err)) ||
+        (rc = get_str(body, "job_type", MAX_NAME, &jtype, err)) ||
         (rc = get_str(body, "name", MAX_NAME, &name, err)) ||
         (rc = get_str(body, "checkpoint_signal", 16, &sig, err)) ||
         (rc = get_int(body, "priority", -1000000, 1000000, &prio, err)) ||
@@ -226,12 +227,14 @@ int berth__ljob_from_submit(const json_t *body, const char *user, struct berth__
     j->name = dup_str(name ? name : j->argv[shell ? 2 : 0]);
     j->spec.queue = dup_str(queue);
     j->spec.gpu_type = dup_str(gtype);
-    if (!j->cwd || !j->user || !j->name || !j->spec.queue || !j->spec.gpu_type) {
+    j->spec.job_type = dup_str(jtype);
+    if (!j->cwd || !j->user || !j->name || !j->spec.queue || !j->spec.gpu_type ||
+        !j->spec.job_type) {
         rc = berth_err_set(err, BERTH_ENOMEM, "out of memory");
         goto fail;
     }
     j->spec.user = j->user;
-    j->spec.job_type = j->spec.status = "";
+    j->spec.status = "";
     j->spec.priority = (int32_t)prio;
     j->spec.total_steps = steps;
     j->spec.duration_us = (berth_us)(est * 1e6);

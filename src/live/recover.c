@@ -35,19 +35,11 @@ static int load_one(void *ctx, uint64_t id, const char *doc, struct berth_err *e
     return 0;
 }
 
-static int attempt_started(struct berth__daemon *d, const struct berth__ljob *j)
-{
-    char f[64], path[4200];
-    snprintf(f, sizeof f, "a%d.pid", j->attempt);
-    berth__lexec_path(&d->ex, j->id, f, path, sizeof path);
-    return access(path, F_OK) == 0;
-}
-
 /* A job whose last attempt may still be alive. */
 static int check_attempt(struct berth__daemon *d, struct berth__ljob *j, berth_us now,
                          struct berth_err *err)
 {
-    int st = berth__lexec_poll(&d->ex, j);
+    int st = d->xo->poll(d, j);
     if (st == 0) { /* its shim lives */
         j->proc = 1;
         berth__daemon_activate(d, j);
@@ -74,8 +66,8 @@ static int check_attempt(struct berth__daemon *d, struct berth__ljob *j, berth_u
         }
         /* it was being stopped (preempted, moved, cancelled): let it finish stopping */
         berth__daemon_drain(d, j, 1);
-        berth__lexec_signal(&d->ex, j, j->ckpt_sig);
         j->kill_at = now + (j->grace_us > 0 ? j->grace_us : 1);
+        d->xo->stop(d, j, 0);
         if (j->state == BERTH_L_RUNNING && j->then != BERTH_THEN_CANCEL) {
             j->then = BERTH_THEN_REQUEUE; /* its restart goes through the queue again */
             return berth__ljob_note(j, now, BERTH_L_PENDING, "requeued after a restart");
@@ -94,7 +86,7 @@ static int check_attempt(struct berth__daemon *d, struct berth__ljob *j, berth_u
         j->end_us = now;
         return berth__ljob_note(j, now, BERTH_L_CANCELLED, "ended while berthd was down");
     }
-    if (st == 2 && !attempt_started(d, j)) /* journaled, never forked */
+    if (st == 2 && !d->xo->started(d, j)) /* journaled, never forked */
         return berth__ljob_note(j, now, j->state == BERTH_L_HELD ? BERTH_L_HELD : BERTH_L_PENDING,
                                 "attempt %d never started: requeued", j->attempt);
     j->resume = 1;
@@ -107,6 +99,8 @@ int berth__daemon_recover(struct berth__daemon *d, struct berth_err *err)
 {
     int rc = berth__journal_load(d->jn, load_one, d, err);
     berth_us now = berth__wall_us();
+    if (!rc && d->xo->sync) /* what the executor says of the journaled attempts */
+        rc = d->xo->sync(d, now, err);
     size_t adopted = 0, queued = 0;
     /* running attempts first, so their GPUs are taken before any pass */
     for (size_t i = 0; !rc && i < d->njobs; i++) {

@@ -71,12 +71,15 @@ static void submit(struct berth__daemon *d, const struct berth__hreq *r, struct 
 static json_t *summary(const struct berth__ljob *j)
 {
     const struct berth_jobspec *s = &j->spec;
-    return json_pack(
+    json_t *o = json_pack(
         "{s:I,s:s,s:s,s:s,s:i,s:f,s:s,s:s,s:i,s:I,s:I,s:I,s:i}", "id", (json_int_t)j->id, "name",
         j->name, "user", j->user, "state", berth__lstate_name(j->state), "gpus", s->num_gpus,
         "gpu_share", s->gpu_share_milli / 1000.0, "gpu_type", s->gpu_type, "queue", s->queue,
         "priority", s->priority, "submit_us", (json_int_t)j->submit_us, "start_us",
         (json_int_t)j->start_us, "end_us", (json_int_t)j->end_us, "attempt", j->attempt);
+    if (o && j->slurm_id) /* the Slurm job behind it (--executor slurm) */
+        json_object_set_new(o, "slurm_job", json_integer(j->slurm_id));
+    return o;
 }
 
 static void list(struct berth__daemon *d, const struct berth__hreq *r, struct berth__hresp *out)
@@ -300,12 +303,17 @@ static void health(struct berth__daemon *d, const struct berth__hreq *r, struct 
     uint64_t commits, docs;
     berth__journal_stats(d->jn, &commits, &docs);
     pthread_mutex_lock(&d->mu);
-    out->json = json_pack("{s:s,s:s,s:I,s:I,s:I,s:I,s:I,s:{s:I,s:I}}", "status", "ok", "policy",
-                          d->engine->ops->name, "jobs", (json_int_t)d->njobs, "pending",
-                          (json_int_t)d->engine->npending, "running",
-                          (json_int_t)d->engine->nrunning, "passes", (json_int_t)d->engine->passes,
-                          "preemptions", (json_int_t)d->engine->preemptions, "journal", "commits",
-                          (json_int_t)commits, "documents", (json_int_t)docs);
+    out->json = json_pack(
+        "{s:s,s:s,s:s,s:I,s:I,s:I,s:I,s:I,s:{s:I,s:I},s:{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}}",
+        "status", "ok", "policy", d->engine->ops->name, "executor", d->xo->name, "jobs",
+        (json_int_t)d->njobs, "pending", (json_int_t)d->engine->npending, "running",
+        (json_int_t)d->engine->nrunning, "passes", (json_int_t)d->engine->passes, "preemptions",
+        (json_int_t)d->engine->preemptions, "journal", "commits", (json_int_t)commits, "documents",
+        (json_int_t)docs, "loop", "ticks", (json_int_t)d->ticks, "tick_us_sum",
+        (json_int_t)d->tick_sum_us, "tick_us_max", (json_int_t)d->tick_max_us, "sync_us_sum",
+        (json_int_t)d->sync_sum_us, "sync_us_max", (json_int_t)d->sync_max_us, "sync_reads",
+        (json_int_t)d->sync_reads, "pass_us_sum", (json_int_t)d->pass_sum_us, "pass_us_max",
+        (json_int_t)d->pass_max_us);
     pthread_mutex_unlock(&d->mu);
 }
 

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -202,6 +203,17 @@ int berth__slurm_nodes(struct berth__slurm *s, struct berth__slurm_node **nodes,
     return 0;
 }
 
+int berth__slurm_kill_wait(struct berth__slurm *s, uint32_t *secs, struct berth_err *e)
+{
+    slurm_conf_t *conf = NULL;
+    *secs = 0;
+    if (slurm_load_ctl_conf(0, &conf) != SLURM_SUCCESS || !conf)
+        return fail(s, e, 0, "reading the configuration", 0);
+    *secs = conf->kill_wait;
+    slurm_free_ctl_conf(conf);
+    return 0;
+}
+
 /* ---- jobs ---- */
 
 static void user_name(struct berth__slurm *s, uid_t uid, char *out)
@@ -231,7 +243,8 @@ static int fill_job(struct berth__slurm *s, const slurm_job_info_t *j, struct be
         copy_str(o->partition, sizeof o->partition, j->partition, "partition", j->job_id, e) < 0 ||
         copy_str(o->nodes, sizeof o->nodes, j->nodes, "nodes", j->job_id, e) < 0 ||
         copy_str(o->req_nodes, sizeof o->req_nodes, j->req_nodes, "req_nodes", j->job_id, e) < 0 ||
-        copy_str(o->features, sizeof o->features, j->features, "features", j->job_id, e) < 0)
+        copy_str(o->features, sizeof o->features, j->features, "features", j->job_id, e) < 0 ||
+        copy_str(o->comment, sizeof o->comment, j->comment, "comment", j->job_id, e) < 0)
         return e ? e->code : BERTH_EINPUT;
     uint32_t base = j->job_state & JOB_STATE_BASE;
     switch (base) {
@@ -275,6 +288,13 @@ static int fill_job(struct berth__slurm *s, const slurm_job_info_t *j, struct be
              j->tres_per_job ? ";" : "", j->tres_per_job ? j->tres_per_job : "",
              j->tres_per_task ? ";" : "", j->tres_per_task ? j->tres_per_task : "");
     o->restarts = j->restart_cnt;
+    o->exit_code = o->exit_signal = -1;
+    if (base > JOB_SUSPENDED && j->exit_code != NO_VAL) {
+        if (WIFSIGNALED(j->exit_code))
+            o->exit_signal = WTERMSIG(j->exit_code);
+        else
+            o->exit_code = WEXITSTATUS(j->exit_code);
+    }
     o->submit_us = secs_us(j->submit_time);
     o->start_us = secs_us(j->start_time);
     o->end_us = secs_us(j->end_time);
@@ -401,6 +421,8 @@ int berth__slurm_submit_held(struct berth__slurm *s, const struct berth__slurm_s
         d.std_out = (char *)sub->output;
     if (sub->partition)
         d.partition = (char *)sub->partition;
+    if (sub->comment)
+        d.comment = (char *)sub->comment;
     d.min_nodes = d.max_nodes = sub->nodes ? sub->nodes : 1;
     if (gres[0])
         d.tres_per_node = gres;
@@ -480,6 +502,13 @@ int berth__slurm_place(struct berth__slurm *s, uint32_t id, const struct berth__
                                   j.ask.gpu_type[0] ? j.ask.gpu_type : NULL, p->shards_per_node, e);
     if (rc < 0)
         return rc;
+    char job_gres[BERTH_SLURM_NAME_MAX * 2] = "";
+    if (p->gpus_per_job && p->gpus_per_node)
+        return berth_err_set(e, BERTH_EINPUT, "slurm: place job %u: GPUs per node or per job", id);
+    if (p->gpus_per_job &&
+        (rc = berth__slurm_format_gres(job_gres, sizeof job_gres, p->gpus_per_job,
+                                       j.ask.gpu_type[0] ? j.ask.gpu_type : NULL, 0, e)) < 0)
+        return rc;
     if (j.state != BERTH_SLURM_JOB_PENDING)
         return berth_err_set(e, BERTH_EINPUT, "slurm: place job %u: it is %s, not pending", id,
                              j.state_name);
@@ -510,6 +539,11 @@ int berth__slurm_place(struct berth__slurm *s, uint32_t id, const struct berth__
         d.features = (char *)want;
     if (gres[0])
         d.tres_per_node = gres;
+    if (job_gres[0]) { /* the per-node ask of its submission must go, or both apply */
+        d.tres_per_job = job_gres;
+        if (!gres[0])
+            d.tres_per_node = "";
+    }
     d.begin_time = (time_t)(now / BERTH_US_PER_S); /* no 121-s wait after a requeue */
     d.priority = INFINITE;                         /* the release, in the same update */
     if (slurm_update_job(&d) != SLURM_SUCCESS)

@@ -38,6 +38,9 @@ struct berth__slurm; /* one connection context (libslurm itself is process-globa
  * slurmctld answers. */
 int berth__slurm_open(struct berth__slurm **out, const char *conf, struct berth_err *e);
 void berth__slurm_close(struct berth__slurm *s);
+/* slurmctld's KillWait: seconds between the SIGTERM of a cancel or requeue and its SIGKILL
+ * (the checkpoint grace a job gets under Slurm). */
+int berth__slurm_kill_wait(struct berth__slurm *s, uint32_t *secs, struct berth_err *e);
 /* The Slurm error number behind the last failed call (0 when it was not Slurm's). */
 int berth__slurm_errno(const struct berth__slurm *s);
 
@@ -114,8 +117,10 @@ struct berth__slurm_job {
     char nodes[BERTH_SLURM_LIST_MAX];     /* allocated (or last allocated) nodes */
     char req_nodes[BERTH_SLURM_LIST_MAX]; /* nodes it was pinned to */
     char features[BERTH_SLURM_LIST_MAX];
-    char gres[BERTH_SLURM_LIST_MAX]; /* the raw tres_per_node/job/task strings, joined */
+    char gres[BERTH_SLURM_LIST_MAX];    /* the raw tres_per_node/job/task strings, joined */
+    char comment[BERTH_SLURM_NAME_MAX]; /* the job's comment (berthd marks its own jobs) */
     struct berth__slurm_ask ask;
+    int exit_code, exit_signal; /* of a finished job's batch script; -1 when none */
     uint32_t restarts;
     berth_us submit_us, start_us, end_us; /* 0 when Slurm has none; for a pending or
                                              running job end is Slurm's expected end */
@@ -152,6 +157,7 @@ struct berth__slurm_submit {
     berth_us time_limit_us; /* 0: the partition's; rounded up to whole minutes */
     uint32_t uid, gid;      /* the job's owner; used when set_owner (root only) */
     bool set_owner;
+    const char *comment; /* NULL or a comment Slurm keeps with the job */
 };
 
 /* Submits a batch job that waits held (priority 0) until berth__slurm_place; *id is its
@@ -164,7 +170,9 @@ struct berth__slurm_place {
     uint32_t num_nodes;
     const char *features; /* NULL: gpu_type when given, else leave as is */
     uint32_t gpus_per_node;
-    const char *gpu_type; /* NULL or "": any; a job submitted typed must keep its type */
+    uint32_t gpus_per_job; /* instead of gpus_per_node: an uneven gang over the nodes (Slurm
+                              splits the count among them, at least one GPU each) */
+    const char *gpu_type;  /* NULL or "": any; a job submitted typed must keep its type */
     uint32_t shards_per_node;
 };
 

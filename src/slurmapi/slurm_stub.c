@@ -105,3 +105,10 @@ int berth__slurm_cancel(struct berth__slurm *s, uint32_t id, struct berth_err *e
     (void)s, (void)id;
     return berth_err_set(e, BERTH_EUNSUPPORTED, NO_SLURM);
 }
+
+int berth__slurm_kill_wait(struct berth__slurm *s, uint32_t *secs, struct berth_err *e)
+{
+    (void)s;
+    *secs = 0;
+    return berth_err_set(e, BERTH_EUNSUPPORTED, NO_SLURM);
+}
