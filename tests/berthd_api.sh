@@ -43,6 +43,7 @@ v400 '{"argv":["true"],"cwd":"relative"}' cwd
 v400 '{"argv":["true"],"env":{"A":1}}' env.A
 v400 '{"argv":["true"],"min_gpus":2}' min_gpus
 v400 '{"argv":["true"],"frobnicate":1}' frobnicate
+v400 '{"argv":["true"],"job_type":5}' job_type
 v400 '{"argv":["true"]' body
 v400 '[1,2]' body
 python3 -c 'print("{\"argv\":[\"true\"],\"name\":\"" + "x"*2000000 + "\"}")' >"$W/big.json"
@@ -222,6 +223,14 @@ expect_rc 2 "berthd with a bad port" -- "$BERTHD" --tokens "$W/tokens" --port 70
 printf 'policy\n' >"$W/bad.conf"
 expect_rc 2 "berthd with a bad config line" -- "$BERTHD" --config "$W/bad.conf"
 has "$W/err" "bad.conf:1:" "it names FILE:LINE"
+expect_rc 2 "berthd with an unknown executor" -- "$BERTHD" --tokens "$W/tokens" --gpus 1x1:a100 --executor nope --state-dir "$W/st2"
+has "$W/err" "--executor nope: expected local or slurm" "it names --executor and the choices"
+expect_rc 2 "berthd --executor slurm with --gpus" -- "$BERTHD" --tokens "$W/tokens" --gpus 1x1:a100 --executor slurm --state-dir "$W/st2"
+has "$W/err" "--gpus: the slurm executor takes its GPUs from slurmctld" "it says --gpus is for the local executor"
+expect_rc 2 "berthd --executor slurm without a reachable slurmctld" -- env SLURM_CONF="$W/no-such-slurm.conf" "$BERTHD" --tokens "$W/tokens" --executor slurm --state-dir "$W/st2"
+grep -qi "slurm" "$W/err" && ok "it says why: $(head -c 160 "$W/err")" || bad "slurm without slurmctld: $(cat "$W/err")"
+expect_rc 2 "berthd with a missing --throughputs file" -- "$BERTHD" --tokens "$W/tokens" --gpus 1x1:a100 --throughputs "$W/none.json" --state-dir "$W/st2"
+has "$W/err" "none.json" "it names the file"
 if ! ldconfig -p 2>/dev/null | grep -q libnvidia-ml.so.1; then
     expect_rc 2 "berthd without --gpus on a machine without NVML" -- "$BERTHD" --tokens "$W/tokens" --state-dir "$W/st2"
     has "$W/err" "libnvidia-ml.so.1 not found" "it says NVML is absent"

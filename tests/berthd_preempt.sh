@@ -57,4 +57,21 @@ grep -q "C checkpointed" "$M" && grep -q "C resumed" "$M" && ok "checkpoint then
 api GET "/v1/jobs/$C" >/dev/null
 grep -q "SIGKILL" "$W/body" && bad "C was SIGKILLed" || ok "no SIGKILL for a job that stopped in time"
 stop_berthd
+
+# las time slices: with nothing else happening, the quantum's end alone preempts the job that
+# has had more service (the policy's next pass is kept from pass to pass, not asked anew)
+rm -rf "$W/st"
+start_berthd --gpus 1x1:a100 --policy las --quantum 1
+api POST /v1/jobs '{"argv":["sleep","30"],"grace_s":1,"job_type":"ResNet-50 (batch size 64)"}' >/dev/null
+E=$(jf id)
+wait_state "$E" running
+[ "$(jf job_type)" = "ResNet-50 (batch size 64)" ] && ok "job_type is kept" || bad "job_type: $(jf job_type)"
+sleep 1.2
+api POST /v1/jobs '{"argv":["true"]}' >/dev/null
+F=$(jf id)
+wait_state "$F" completed 6 && ok "las: the quantum's end preempts the longer-served job; the newcomer runs"
+api GET "/v1/jobs/$E" >/dev/null
+has "$W/body" "preempted by the las policy" "the long job's history says so"
+api POST "/v1/jobs/$E/cancel" >/dev/null
+stop_berthd
 finish

@@ -218,6 +218,11 @@ int berth__daemon_run(struct berth__daemon *d, struct berth_err *err)
     fflush(d->log);
     pthread_mutex_lock(&d->mu);
     while (!d->stop && !rc) {
+        if (d->xo->prefetch) {
+            pthread_mutex_unlock(&d->mu);
+            d->xo->prefetch(d);
+            pthread_mutex_lock(&d->mu);
+        }
         berth_us now = berth__wall_us(), t0 = berth__mono_us();
         rc = berth__daemon_tick(d, now, err);
         berth_us took = berth__mono_us() - t0;

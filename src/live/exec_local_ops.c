@@ -75,9 +75,14 @@ static int local_started(struct berth__daemon *d, const struct berth__ljob *j)
     return access(path, F_OK) == 0;
 }
 
-const struct berth__executor berth__exec_local = {"local",    local_open, local_close,
-                                                  local_sync, NULL,       local_launch,
-                                                  local_poll, local_stop, local_started};
+const struct berth__executor berth__exec_local = {.name = "local",
+                                                  .open = local_open,
+                                                  .close = local_close,
+                                                  .sync = local_sync,
+                                                  .launch = local_launch,
+                                                  .poll = local_poll,
+                                                  .stop = local_stop,
+                                                  .started = local_started};
 
 const struct berth__executor *berth__executor_find(const char *name)
 {

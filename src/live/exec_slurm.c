@@ -19,8 +19,9 @@
 
 #define RETRY_US      (250 * 1000)          /* a "not yet" from Slurm is tried again after */
 #define ERR_LOG_EVERY (10 * BERTH_US_PER_S) /* an unreachable slurmctld is logged this often */
-#define COMMENT       "berth:"              /* comments "berth:TAG:ID" mark berthd's Slurm jobs */
-#define OPT_OUT       "berth:slurm"         /* job_submit.lua marks jobs left to Slurm */
+#define POLL_DUTY     4        /* a read of the job list that took T waits 4 T for the next poll */
+#define COMMENT       "berth:" /* comments "berth:TAG:ID" mark berthd's Slurm jobs */
+#define OPT_OUT       "berth:slurm" /* job_submit.lua marks jobs left to Slurm */
 
 struct xslurm {
     struct berth__slurm *s;
@@ -32,6 +33,13 @@ struct xslurm {
     int mapped;   /* the journal's Slurm ids are in the map */
     char tag[24]; /* this berthd's instance (STATE/slurm-instance): comments "berth:TAG:ID" */
     berth_us err_logged;
+    /* the last poll, made by slurm_fetch and taken in by slurm_sync */
+    int fetched, fetch_rc;
+    bool changed;
+    struct berth__slurm_job *jobs;
+    size_t njobs;
+    struct berth_err fetch_err;
+    berth_us next_poll;
 };
 
 static struct xslurm *xs_of(struct berth__daemon *d)
@@ -187,6 +195,7 @@ static void slurm_close(struct berth__daemon *d)
     free(x->key);
     free(x->val);
     free(x->shards_per_gpu);
+    free(x->jobs);
     free(x);
     d->xs = NULL;
 }
@@ -451,10 +460,15 @@ static void try_stop(struct berth__daemon *d, struct berth__ljob *j, berth_us no
         j->sl_held = 1; /* never started: held again, so it counts as stopped at once */
 }
 
+/* Only marks the stop: it may come from an HTTP thread (a cancel), and the Slurm handle is
+ * the loop's alone; the loop's next sync makes the call. */
 static void slurm_stop(struct berth__daemon *d, struct berth__ljob *j, int force)
 {
-    if (!force || j->sl_stop_due)
-        try_stop(d, j, berth__wall_us());
+    (void)d;
+    if (!force) {
+        j->sl_stop_due = 1;
+        j->launch_at = 0;
+    }
 }
 
 static int slurm_started(struct berth__daemon *d, const struct berth__ljob *j)
@@ -608,26 +622,44 @@ static int update(struct berth__daemon *d, struct berth__ljob *j, const struct b
     return 0;
 }
 
+/* The poll of slurmctld, made by the loop without berthd's lock (it touches only the
+ * Slurm handle and x's buffer: HTTP threads never call Slurm), at most once per
+ * POLL_DUTY times the last read's cost, so a long job list cannot take the loop over. */
+static void slurm_fetch(struct berth__daemon *d, berth_us now)
+{
+    struct xslurm *x = xs_of(d);
+    if (x->fetched || now < x->next_poll)
+        return;
+    berth_us t0 = berth__mono_us();
+    x->fetch_rc = berth__slurm_jobs_poll(x->s, &x->jobs, &x->njobs, &x->changed, &x->fetch_err);
+    x->fetched = 1;
+    if (x->changed)
+        x->next_poll = now + POLL_DUTY * (berth__mono_us() - t0);
+}
+
 static int slurm_sync(struct berth__daemon *d, berth_us now, struct berth_err *err)
 {
     struct xslurm *x = xs_of(d);
-    for (size_t i = 0; i < d->nactive; i++) { /* stops Slurm refused for now */
+    for (size_t i = 0; i < d->nactive; i++) { /* stops asked, or refused for now by Slurm */
         struct berth__ljob *j = berth__daemon_job(d, d->active[i]);
         if (j->proc && j->sl_stop_due && now >= j->launch_at)
             try_stop(d, j, now);
     }
-    struct berth__slurm_job *jobs = NULL;
-    size_t n = 0;
-    bool changed = false;
-    struct berth_err e = {0};
-    if (berth__slurm_jobs_poll(x->s, &jobs, &n, &changed, &e)) {
+    slurm_fetch(d, now); /* unless the loop fetched already */
+    if (!x->fetched)
+        return 0;
+    struct berth__slurm_job *jobs = x->jobs;
+    size_t n = x->njobs;
+    x->jobs = NULL;
+    x->fetched = 0;
+    if (x->fetch_rc) {
         if (now - x->err_logged >= ERR_LOG_EVERY) { /* slurmctld away: keep serving */
-            fprintf(d->log, "berthd: %s\n", e.msg);
+            fprintf(d->log, "berthd: %s\n", x->fetch_err.msg);
             x->err_logged = now;
         }
         return 0;
     }
-    if (!changed)
+    if (!x->changed)
         return 0;
     x->gen++;
     d->sync_reads++;
@@ -668,6 +700,18 @@ static int slurm_sync(struct berth__daemon *d, berth_us now, struct berth_err *e
     return rc;
 }
 
-const struct berth__executor berth__exec_slurm = {"slurm",    slurm_open,  slurm_close,
-                                                  slurm_sync, slurm_admit, slurm_launch,
-                                                  slurm_poll, slurm_stop,  slurm_started};
+static void slurm_prefetch(struct berth__daemon *d)
+{
+    slurm_fetch(d, berth__wall_us());
+}
+
+const struct berth__executor berth__exec_slurm = {.name = "slurm",
+                                                  .open = slurm_open,
+                                                  .close = slurm_close,
+                                                  .prefetch = slurm_prefetch,
+                                                  .sync = slurm_sync,
+                                                  .admit = slurm_admit,
+                                                  .launch = slurm_launch,
+                                                  .poll = slurm_poll,
+                                                  .stop = slurm_stop,
+                                                  .started = slurm_started};

@@ -18,8 +18,12 @@ struct berth__executor {
      * slurmctld's nodes), and whatever the executor keeps in d->xs. */
     int (*open)(struct berth__daemon *d, struct berth_err *err);
     void (*close)(struct berth__daemon *d);
-    /* Once per tick, before the jobs are polled (local: reap shims; slurm: one poll of
-     * slurmctld, adopting sbatch jobs and holding jobs Slurm requeued itself). */
+    /* Before each tick, WITHOUT berthd's lock (so HTTP is served meanwhile): slow reads
+     * (slurm: the poll of slurmctld) whose result sync takes in. Touches nothing but the
+     * executor's own state. NULL: nothing. */
+    void (*prefetch)(struct berth__daemon *d);
+    /* Once per tick, under the lock, before the jobs are polled (local: reap shims; slurm: one poll
+     * of slurmctld, adopting sbatch jobs and holding jobs Slurm requeued itself). */
     int (*sync)(struct berth__daemon *d, berth_us now, struct berth_err *err);
     /* A job entered the queue (slurm: it becomes a held Slurm job). NULL: nothing to do. */
     int (*admit)(struct berth__daemon *d, struct berth__ljob *j, berth_us now,
@@ -32,7 +36,8 @@ struct berth__executor {
      * j->exit_signal set), 2 lost (it ended without a status; the job is requeued). */
     int (*poll)(struct berth__daemon *d, struct berth__ljob *j);
     /* Asks the attempt to stop: force 0 is the checkpoint request, 1 comes when the grace
-     * period is over. j->then says what follows (requeue, restart, cancel). */
+     * period is over. j->then says what follows (requeue, restart, cancel). May be called
+     * from an HTTP thread (a cancel), under the lock. */
     void (*stop)(struct berth__daemon *d, struct berth__ljob *j, int force);
     /* Whether the journaled attempt j->attempt ever started (recovery words its note). */
     int (*started)(struct berth__daemon *d, const struct berth__ljob *j);

@@ -94,6 +94,15 @@ static int open_handles;
 int berth__slurm_open(struct berth__slurm **out, const char *conf, struct berth_err *e)
 {
     *out = NULL;
+    /* libslurm exits the process when it finds no configuration (it falls back to DNS SRV
+     * records, "configless", and gives up fatally): look first */
+    const char *path = conf ? conf : getenv("SLURM_CONF");
+    path = path && *path ? path : "/etc/slurm/slurm.conf";
+    if (open_handles == 0 && access(path, R_OK))
+        return berth_err_set(e, BERTH_EINPUT,
+                             "slurm: cannot read %s (%s): give the cluster's slurm.conf with "
+                             "--slurm-conf FILE or SLURM_CONF",
+                             path, strerror(errno));
     struct berth__slurm *s = calloc(1, sizeof *s);
     if (!s)
         return berth_err_set(e, BERTH_ENOMEM, "slurm: out of memory");
