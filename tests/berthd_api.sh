@@ -165,7 +165,7 @@ api POST "/v1/jobs/$J6/progress" '{"step":43}' "$BOB" >/dev/null
 [ "$(status)" = 403 ] && ok "another user cannot post progress" || bad "bob progress: $(status)"
 
 # --- the client commands
-"$BERTH" submit -g 1 --gpu-type a100 -n hello -- sh -c 'echo client says hi' >"$W/sub" 2>&1
+"$BERTH" submit -g 1 --gpu-type a100 -n hello --job-type "ResNet-50 (batch size 64)" -- sh -c 'echo client says hi' >"$W/sub" 2>&1
 has "$W/sub" "Submitted job" "berth submit"
 J7=$(grep -o '[0-9]*$' "$W/sub")
 wait_state "$J7" completed
@@ -181,6 +181,8 @@ wait "$LP"; ok "berth logs -f returns once the job is over"
 has "$W/queue" "hello" "berth queue --all lists the job by name"
 "$BERTH" show "$J7" >"$W/show" 2>&1
 has "$W/show" "scheduled on a100-0" "berth show: the history names the GPUs"
+api GET "/v1/jobs/$J7" >/dev/null
+[ "$(jf job_type)" = "ResNet-50 (batch size 64)" ] && ok "berth submit --job-type reaches the job" || bad "job_type: $(jf job_type)"
 "$BERTH" nodes >"$W/nodes" 2>&1
 has "$W/nodes" "a100-0" "berth nodes"
 expect_rc 2 "berth submit without a command" -- "$BERTH" submit -g 1

@@ -14,12 +14,20 @@ static const struct option opts[] = {{"json", no_argument, NULL, 'j'},
 
 static void print_job(const json_t *j)
 {
-    const char *keys[] = {
-        "id",     "name",     "user", "state",   "gpus",      "gpu_type",    "gpu_share",
-        "queue",  "priority", "cwd",  "attempt", "exit_code", "exit_signal", "checkpoint_signal",
-        "grace_s"};
+    const char *keys[] = {"id",          "name",
+                          "user",        "state",
+                          "gpus",        "gpu_type",
+                          "gpu_share",   "queue",
+                          "priority",    "cwd",
+                          "attempt",     "exit_code",
+                          "exit_signal", "checkpoint_signal",
+                          "grace_s",     "job_type",
+                          "slurm_job"};
     for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
-        char *s = json_dumps(json_object_get(j, keys[i]), JSON_ENCODE_ANY);
+        const json_t *v = json_object_get(j, keys[i]);
+        if (!v || (json_is_string(v) && !*json_string_value(v) && !strcmp(keys[i], "job_type")))
+            continue; /* only what applies: no Slurm job under the local executor */
+        char *s = json_dumps(v, JSON_ENCODE_ANY);
         printf("%-18s %s\n", keys[i], s ? s : "null");
         free(s);
     }

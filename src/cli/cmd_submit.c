@@ -25,6 +25,8 @@ static void help(void)
            "      --grace S         seconds between that signal and SIGKILL (default 30)\n"
            "      --est S           expected run time in seconds (for sjf, srtf; default 3600)\n"
            "      --steps N         total steps (progress reports then measure work)\n"
+           "      --job-type T      model name in the throughput model (e.g. 'ResNet-50\n"
+           "                        (batch size 64)'): elastic policies value sizes by it\n"
            "  -n, --name NAME       job name (default: the program)\n"
            "      --cwd DIR         working directory (default: the current one)\n"
            "  -e, --env K=V         add a variable (repeatable)\n"
@@ -49,6 +51,7 @@ static const struct option opts[] = {{"gpus", required_argument, NULL, 'g'},
                                      {"grace", required_argument, NULL, 'G'},
                                      {"est", required_argument, NULL, 'E'},
                                      {"steps", required_argument, NULL, 'T'},
+                                     {"job-type", required_argument, NULL, 'J'},
                                      {"name", required_argument, NULL, 'n'},
                                      {"cwd", required_argument, NULL, 'C'},
                                      {"env", required_argument, NULL, 'e'},
@@ -121,6 +124,9 @@ int cmd_submit(int argc, char **argv)
             break;
         case 't':
             json_object_set_new(b, "gpu_type", json_string(optarg));
+            break;
+        case 'J':
+            json_object_set_new(b, "job_type", json_string(optarg));
             break;
         case 'q':
             json_object_set_new(b, "queue", json_string(optarg));
