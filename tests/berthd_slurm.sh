@@ -73,6 +73,8 @@ grep -q '"n3"' "$W/body" && ok "the nodes are slurmctld's" || bad "nodes: $(head
 
 t1=$(submit '{"argv":["sleep","2"],"gpus":4,"gpu_type":"v100","cwd":"'"$J"'"}')
 t2=$(submit '{"argv":["sleep","2"],"gpus":8,"gpu_type":"a100","cwd":"'"$J"'"}')
+# a half GPU: shards where the node has them (n4), MPS where it has MPS (n3)
+f1=$(submit '{"argv":["sh","-c","echo mps=${CUDA_MPS_ACTIVE_THREAD_PERCENTAGE:-} shards=${SLURM_SHARDS_ON_NODE:-}; sleep 1"],"gpus":1,"gpu_share":0.5,"gpu_type":"a100","cwd":"'"$J"'"}')
 check "typed jobs run" wait_state "$t1" running 20
 wait_state "$t2" running 20 >/dev/null
 s1=$(slurm_of "$t1") s2=$(slurm_of "$t2")
@@ -80,7 +82,23 @@ for _ in $(seq 30); do [ "$(sq "$s1" %T)" = RUNNING ] && [ "$(sq "$s2" %T)" = RU
 n1=$(sq "$s1" '%T %N %f') n2=$(sq "$s2" '%T %N %f')
 case $n1 in "RUNNING n1 v100" | "RUNNING n2 v100") ok "a V100 job runs on a V100 node: $n1" ;; *) bad "v100 job: '$n1'" ;; esac
 case $n2 in "RUNNING n3 a100" | "RUNNING n4 a100") ok "an A100 job runs on an A100 node: $n2" ;; *) bad "a100 job: '$n2'" ;; esac
-wait_all_final 30 "$t1" "$t2"
+wait_all_final 30 "$t1" "$t2" "$f1"
+# and again with 7 and 8 A100 taken first (n3, n4), so the half GPU goes to n3's last one
+a7=$(submit '{"argv":["sleep","2"],"gpus":7,"gpu_type":"a100","cwd":"'"$J"'"}')
+a8=$(submit '{"argv":["sleep","2"],"gpus":8,"gpu_type":"a100","cwd":"'"$J"'"}')
+f2=$(submit '{"argv":["sh","-c","echo mps=${CUDA_MPS_ACTIVE_THREAD_PERCENTAGE:-} shards=${SLURM_SHARDS_ON_NODE:-}; sleep 1"],"gpus":1,"gpu_share":0.5,"gpu_type":"a100","cwd":"'"$J"'"}')
+wait_all_final 30 "$a7" "$a8" "$f2"
+kinds=""
+for f in "$f1" "$f2"; do
+    fn=$(notes "$f" | sed -n 's/.*released on \(n[0-9]\) with \(.*\)$/\1 \2/p')
+    case $fn in
+    "n3 MPS 50") has "$W/st/jobs/$f/stdout.log" "mps=50 " "half a GPU on n3 is MPS 50 (Slurm sets the percentage)" ;;
+    "n4 2 shards") has "$W/st/jobs/$f/stdout.log" "shards=2" "half a GPU on n4 is 2 of its 4 shards per GPU" ;;
+    *) bad "the half-GPU job $f was placed as '$fn'" ;;
+    esac
+    kinds="$kinds${fn%% *}"
+done
+[ "$kinds" = n4n3 ] || [ "$kinds" = n3n4 ] && ok "both kinds of GPU sharing used" || bad "half-GPU jobs on $kinds"
 api GET "/v1/jobs/$t1" "" "$ROOT" >/dev/null
 [ "$(jf state)" = completed ] && [ "$(jf exit_code)" = 0 ] && ok "typed job completed, exit 0" || bad "typed job: $(jf state) $(jf exit_code)"
 

@@ -27,8 +27,8 @@ struct xslurm {
     struct berth__slurm *s;
     uint32_t *key, *val; /* Slurm job id -> live id (open addressing; UINT32_MAX: refused) */
     size_t cap, n;
-    uint64_t gen;             /* polls that read the job list */
-    uint32_t *shards_per_gpu; /* per server */
+    uint64_t gen;                           /* polls that read the job list */
+    uint32_t *shards_per_gpu, *mps_per_gpu; /* per server */
     uint32_t kill_wait_s;
     int mapped;   /* the journal's Slurm ids are in the map */
     char tag[24]; /* this berthd's instance (STATE/slurm-instance): comments "berth:TAG:ID" */
@@ -152,7 +152,8 @@ static int slurm_open(struct berth__daemon *d, struct berth_err *err)
     struct berth__cluster_builder b;
     berth__builder_init(&b);
     x->shards_per_gpu = calloc(n + 1, sizeof *x->shards_per_gpu);
-    if (!x->shards_per_gpu)
+    x->mps_per_gpu = calloc(n + 1, sizeof *x->mps_per_gpu);
+    if (!x->shards_per_gpu || !x->mps_per_gpu)
         rc = berth_err_set(err, BERTH_ENOMEM, "out of memory");
     for (size_t i = 0; !rc && i < n; i++) {
         const struct berth__slurm_node *v = &nodes[i];
@@ -172,6 +173,7 @@ static int slurm_open(struct berth__daemon *d, struct berth_err *err)
                                         .mem_mib = (int64_t)v->memory_mb,
                                         .src = i};
         x->shards_per_gpu[i] = gpus ? v->shards / gpus : 0;
+        x->mps_per_gpu[i] = gpus ? v->mps / gpus : 0;
         if (!sp.type || !sp.name || berth__builder_add(&b, &sp))
             rc = berth_err_set(err, BERTH_ENOMEM, "out of memory");
     }
@@ -195,6 +197,7 @@ static void slurm_close(struct berth__daemon *d)
     free(x->key);
     free(x->val);
     free(x->shards_per_gpu);
+    free(x->mps_per_gpu);
     free(x->jobs);
     free(x);
     d->xs = NULL;
@@ -359,12 +362,14 @@ static int slurm_launch(struct berth__daemon *d, struct berth__ljob *j, berth_us
     const struct berth__server *v = &d->cluster->srv[srv[0]];
     struct berth__slurm_place p = {
         .nodes = nodes, .num_nodes = (uint32_t)nsrv, .gpu_type = d->cluster->types[v->type].name};
-    if (total && j->spec.gpu_share_milli < 1000) { /* a share: shards where the node has them */
-        uint32_t spg = x->shards_per_gpu[srv[0]];
+    if (total && j->spec.gpu_share_milli < 1000) { /* a share: shards, or MPS, or a whole GPU */
+        uint32_t spg = x->shards_per_gpu[srv[0]], mpg = x->mps_per_gpu[srv[0]];
         if (spg)
             p.shards_per_node = (uint32_t)((j->spec.gpu_share_milli * spg + 999) / 1000);
+        else if (mpg)
+            p.mps_per_node = (uint32_t)((j->spec.gpu_share_milli * mpg + 999) / 1000);
         else
-            p.gpus_per_node = 1; /* Slurm cannot share this node's GPUs: a whole one */
+            p.gpus_per_node = 1; /* Slurm cannot share this node's GPUs */
     } else if (even)
         p.gpus_per_node = cnt[0];
     else
@@ -383,6 +388,8 @@ static int slurm_launch(struct berth__daemon *d, struct berth__ljob *j, berth_us
     char what[48] = "";
     if (p.shards_per_node)
         snprintf(what, sizeof what, "%u shards", p.shards_per_node);
+    else if (p.mps_per_node)
+        snprintf(what, sizeof what, "MPS %u", p.mps_per_node);
     else if (total)
         snprintf(what, sizeof what, "%u %s GPUs", total, p.gpu_type);
     berth__ljob_note(j, now, BERTH_L_RUNNING, "attempt %d: Slurm job %u released on %s%s%s",
@@ -489,13 +496,13 @@ static int adopt(struct berth__daemon *d, const struct berth__slurm_job *sj, ber
     if (!gpus)
         gpus = (a->gpus_per_node ? a->gpus_per_node : a->gpus_per_task) * nodes;
     double share = 1;
-    if (!gpus && a->shards_per_node) {
-        uint32_t spg = 0;
-        for (size_t i = 0; i < d->cluster->nsrv && !spg; i++)
-            spg = x->shards_per_gpu[i];
+    if (!gpus && (a->shards_per_node || a->mps_per_node)) { /* a share of one GPU */
+        uint32_t per = 0;
+        for (size_t i = 0; i < d->cluster->nsrv && !per; i++)
+            per = a->shards_per_node ? x->shards_per_gpu[i] : x->mps_per_gpu[i];
         gpus = 1;
-        share = spg ? (double)a->shards_per_node / spg : 1;
-        share = share > 1 ? 1 : share;
+        share = per ? (double)(a->shards_per_node ? a->shards_per_node : a->mps_per_node) / per : 1;
+        share = share > 1 ? 1 : share < 0.001 ? 0.001 : share;
     }
     const char *type = a->gpu_type;
     uint64_t mask;

@@ -511,6 +511,10 @@ int berth__slurm_place(struct berth__slurm *s, uint32_t id, const struct berth__
                                   j.ask.gpu_type[0] ? j.ask.gpu_type : NULL, p->shards_per_node, e);
     if (rc < 0)
         return rc;
+    if (p->mps_per_node && (gres[0] || p->gpus_per_job))
+        return berth_err_set(e, BERTH_EINPUT, "slurm: place job %u: MPS or GPUs, not both", id);
+    if (p->mps_per_node)
+        snprintf(gres, sizeof gres, "gres:mps:%u", p->mps_per_node);
     char job_gres[BERTH_SLURM_NAME_MAX * 2] = "";
     if (p->gpus_per_job && p->gpus_per_node)
         return berth_err_set(e, BERTH_EINPUT, "slurm: place job %u: GPUs per node or per job", id);

@@ -174,6 +174,8 @@ struct berth__slurm_place {
                               splits the count among them, at least one GPU each) */
     const char *gpu_type;  /* NULL or "": any; a job submitted typed must keep its type */
     uint32_t shards_per_node;
+    uint32_t mps_per_node; /* instead of GPUs or shards: percent of one GPU through MPS (Slurm
+                              sets CUDA_MPS_ACTIVE_THREAD_PERCENTAGE) */
 };
 
 /* Places a pending held job on exactly p->nodes with its GPU GRES and releases it in ONE
