@@ -157,17 +157,28 @@ static double rt_s(struct aryl *a, const struct berth_view *v, const struct bert
     return (j->work - berth__job_done(j, v->now)) / r;
 }
 
+/* GPUs job j holds on server s. */
+static int32_t held_on(const struct berth_job *j, uint32_t s)
+{
+    int32_t n = 0;
+    for (int32_t k = 0; k < j->gpus; k++)
+        n += j->slots[k].server == s;
+    return n;
+}
+
 /* The largest gang running job j could have on one of its servers: what it holds there
  * plus the room left (a larger gang must spread). */
 static int32_t one_server_most(const struct berth_view *v, const struct berth_job *j)
 {
     int32_t best = 0;
-    for (int32_t k = 0; k < j->gpus;) {
+    for (int32_t k = 0; k < j->gpus; k++) {
         uint32_t s = j->slots[k].server;
-        int32_t here = 0;
-        for (; k < j->gpus && j->slots[k].server == s; k++)
-            here++;
-        int32_t most = here + berth__server_room(v->cluster, s, j);
+        int32_t seen = 0; /* once per server: after an in-place growth its slots interleave */
+        for (int32_t i = 0; i < k && !seen; i++)
+            seen = j->slots[i].server == s;
+        if (seen)
+            continue;
+        int32_t most = held_on(j, s) + berth__server_room(v->cluster, s, j);
         best = most > best ? most : best;
     }
     return best;
@@ -371,14 +382,6 @@ static int32_t shrink_for(struct aryl *a, const struct berth_view *v, struct ber
 }
 
 /* GPUs job j holds on server s. */
-static int32_t held_on(const struct berth_job *j, uint32_t s)
-{
-    int32_t n = 0;
-    for (int32_t k = 0; k < j->gpus; k++)
-        n += j->slots[k].server == s;
-    return n;
-}
-
 /* Adds (sign 1) or removes (-1) running elastic job j's extra workers to a->xs: on each of
  * its servers, as many as it holds there, at most its extras. */
 static void count_extras(struct aryl *a, const struct berth_job *j, int sign)
