@@ -269,9 +269,6 @@ static int launch(struct berth__daemon *d, struct berth__ljob *j, berth_us now,
     j->npslots = j->nslots;
     memcpy(j->pslots, j->slots, (size_t)j->nslots * sizeof *j->slots);
     j->resume = 0;
-    if (d->xo == &berth__exec_local)
-        berth__ljob_note(j, now, BERTH_L_RUNNING, "attempt %d started (pid %d)", j->attempt,
-                         j->shim_pid);
     return berth__daemon_save(d, j, 0, err);
 }
 
@@ -280,7 +277,7 @@ static int on_exit_(struct berth__daemon *d, struct berth__ljob *j, int lost, be
 {
     char how[64];
     if (lost)
-        snprintf(how, sizeof how, "its supervisor vanished");
+        snprintf(how, sizeof how, "%s", d->xo->lost);
     else if (j->exit_signal >= 0)
         snprintf(how, sizeof how, "killed by signal %d", j->exit_signal);
     else

@@ -44,7 +44,6 @@ static int local_sync(struct berth__daemon *d, berth_us now, struct berth_err *e
 static int local_launch(struct berth__daemon *d, struct berth__ljob *j, berth_us now,
                         struct berth_err *err)
 {
-    (void)now;
     char **env = berth__daemon_job_env(d, j, 1);
     if (!env)
         return berth_err_set(err, BERTH_ENOMEM, "out of memory");
@@ -52,6 +51,9 @@ static int local_launch(struct berth__daemon *d, struct berth__ljob *j, berth_us
     for (size_t i = 0; env[i]; i++)
         free(env[i]);
     free(env);
+    if (!rc)
+        berth__ljob_note(j, now, BERTH_L_RUNNING, "attempt %d started (pid %d)", j->attempt,
+                         j->shim_pid);
     return rc;
 }
 
@@ -76,6 +78,7 @@ static int local_started(struct berth__daemon *d, const struct berth__ljob *j)
 }
 
 const struct berth__executor berth__exec_local = {.name = "local",
+                                                  .lost = "its supervisor vanished",
                                                   .open = local_open,
                                                   .close = local_close,
                                                   .sync = local_sync,

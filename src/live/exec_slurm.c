@@ -713,6 +713,7 @@ static void slurm_prefetch(struct berth__daemon *d)
 }
 
 const struct berth__executor berth__exec_slurm = {.name = "slurm",
+                                                  .lost = "Slurm requeued, held or forgot it",
                                                   .open = slurm_open,
                                                   .close = slurm_close,
                                                   .prefetch = slurm_prefetch,

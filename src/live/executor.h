@@ -14,6 +14,7 @@ struct berth__ljob;
 
 struct berth__executor {
     const char *name;
+    const char *lost; /* how an attempt poll calls lost ended, for the job's history */
     /* Builds d->cluster, the inventory the engine schedules (local: --gpus or NVML; slurm:
      * slurmctld's nodes), and whatever the executor keeps in d->xs. */
     int (*open)(struct berth__daemon *d, struct berth_err *err);
