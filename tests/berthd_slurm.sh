@@ -125,6 +125,25 @@ if [ -n "$bid" ]; then
     has "$J/sb.out" "sbatch-ran" "the sbatch job's own output"
 fi
 
+# a drained node takes no job until it is back: n2 drained, an 8-V100 job waits, n1 alone
+# runs a 4-V100 one; when n2 resumes the 8-GPU job runs
+scontrol update nodename=n2 state=drain reason=berth-test
+for _ in $(seq 80); do grep -q "slurm node n2 is.*nothing is placed there" "$W/berthd.log" && break; sleep 0.1; done
+has "$W/berthd.log" "slurm node n2 is" "berthd takes the drained n2 out"
+"$BERTH" nodes >"$W/nodes" 2>&1
+grep -q "^n2 .*(reserved)" "$W/nodes" && ok "berth nodes shows n2 reserved" || bad "berth nodes: $(cat "$W/nodes")"
+d8=$(submit '{"argv":["sleep","1"],"gpus":8,"gpu_type":"v100","cwd":"'"$J"'"}')
+d4=$(submit '{"argv":["sleep","1"],"gpus":4,"gpu_type":"v100","cwd":"'"$J"'"}')
+wait_all_final 20 "$d4"
+notes "$d4" | grep -q "released on n1 " && ok "a 4-V100 job runs on n1 while n2 is drained" || bad "d4: $(notes "$d4" | tr '\n' '|')"
+api GET "/v1/jobs/$d8" "" "$ROOT" >/dev/null
+[ "$(jf state)" = pending ] && ok "the 8-V100 job waits while n2 is drained" || bad "d8: $(jf state)"
+scontrol update nodename=n2 state=resume
+wait_all_final 30 "$d8"
+api GET "/v1/jobs/$d8" "" "$ROOT" >/dev/null
+[ "$(jf state)" = completed ] && ok "it runs once n2 is back" || bad "d8 after resume: $(jf state)"
+has "$W/berthd.log" "slurm node n2 is back" "berthd logs n2's return"
+
 # LAS: A holds all 8 V100; B arrives, has attained less, and takes them at A's quantum end.
 # A checkpoints on the requeue's SIGTERM and resumes from it (BERTH_RESUME=1, attempt 2).
 cat >"$J/count.sh" <<'EOF'

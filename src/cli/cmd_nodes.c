@@ -58,7 +58,8 @@ int cmd_nodes(int argc, char **argv)
                     if (json_integer_value(json_object_get(g, "draining")))
                         printf("(draining)");
                 }
-                printf("\n");
+                /* an inference pool's server, or a Slurm node drained or down */
+                printf("%s\n", json_is_true(json_object_get(n, "reserved")) ? "  (reserved)" : "");
             }
         }
     }

@@ -19,9 +19,10 @@
 
 #define RETRY_US      (250 * 1000)          /* a "not yet" from Slurm is tried again after */
 #define ERR_LOG_EVERY (10 * BERTH_US_PER_S) /* an unreachable slurmctld is logged this often */
-#define POLL_DUTY     4        /* a read of the job list that took T waits 4 T for the next poll */
-#define COMMENT       "berth:" /* comments "berth:TAG:ID" mark berthd's Slurm jobs */
-#define OPT_OUT       "berth:slurm" /* job_submit.lua marks jobs left to Slurm */
+#define POLL_DUTY     4 /* a read of the job list that took T waits 4 T for the next poll */
+#define NODES_EVERY   (5 * BERTH_US_PER_S) /* nodes are read this often (drain, down, back) */
+#define COMMENT       "berth:"             /* comments "berth:TAG:ID" mark berthd's Slurm jobs */
+#define OPT_OUT       "berth:slurm"        /* job_submit.lua marks jobs left to Slurm */
 
 struct xslurm {
     struct berth__slurm *s;
@@ -40,6 +41,13 @@ struct xslurm {
     size_t njobs;
     struct berth_err fetch_err;
     berth_us next_poll;
+    /* the nodes, read every NODES_EVERY by slurm_prefetch: a node drained, down or not
+     * responding is reserved (no placement there) once idle, and given back when it returns */
+    struct berth__slurm_node *nodes;
+    size_t nnodes;
+    int nodes_fetched;
+    berth_us nodes_at;
+    uint8_t *offline; /* per server: reserved by this executor */
 };
 
 static struct xslurm *xs_of(struct berth__daemon *d)
@@ -153,7 +161,8 @@ static int slurm_open(struct berth__daemon *d, struct berth_err *err)
     berth__builder_init(&b);
     x->shards_per_gpu = calloc(n + 1, sizeof *x->shards_per_gpu);
     x->mps_per_gpu = calloc(n + 1, sizeof *x->mps_per_gpu);
-    if (!x->shards_per_gpu || !x->mps_per_gpu)
+    x->offline = calloc(n + 1, sizeof *x->offline);
+    if (!x->shards_per_gpu || !x->mps_per_gpu || !x->offline)
         rc = berth_err_set(err, BERTH_ENOMEM, "out of memory");
     for (size_t i = 0; !rc && i < n; i++) {
         const struct berth__slurm_node *v = &nodes[i];
@@ -198,6 +207,8 @@ static void slurm_close(struct berth__daemon *d)
     free(x->val);
     free(x->shards_per_gpu);
     free(x->mps_per_gpu);
+    free(x->offline);
+    free(x->nodes);
     free(x->jobs);
     free(x);
     d->xs = NULL;
@@ -644,6 +655,34 @@ static void slurm_fetch(struct berth__daemon *d, berth_us now)
         x->next_poll = now + POLL_DUTY * (berth__mono_us() - t0);
 }
 
+/* Nodes that left or came back (read by slurm_prefetch, applied under the lock). Only from
+ * the loop: recovery re-adopts running jobs first, on whatever node they run. */
+static void apply_nodes(struct berth__daemon *d)
+{
+    struct xslurm *x = xs_of(d);
+    struct berth_cluster *c = d->engine->cluster;
+    for (size_t i = 0; i < x->nnodes; i++) {
+        const struct berth__slurm_node *v = &x->nodes[i];
+        size_t sv = i < c->nsrv && !strcmp(c->srv[i].name, v->name) ? i : c->nsrv;
+        for (size_t k = 0; sv == c->nsrv && k < c->nsrv; k++)
+            sv = strcmp(c->srv[k].name, v->name) ? sv : k;
+        if (sv == c->nsrv)
+            continue; /* a node added since berthd started: not scheduled (docs/slurm.md) */
+        int away = v->state == BERTH_SLURM_NODE_DOWN || v->drain || !v->responding;
+        if (away && !x->offline[sv] && !berth__cluster_reserve(c, (uint32_t)sv)) {
+            x->offline[sv] = 1;
+            fprintf(d->log, "berthd: slurm node %s is %s: nothing is placed there\n", v->name,
+                    v->state_name);
+        } else if (!away && x->offline[sv] && !berth__cluster_unreserve(c, (uint32_t)sv)) {
+            x->offline[sv] = 0;
+            fprintf(d->log, "berthd: slurm node %s is back (%s)\n", v->name, v->state_name);
+        } else {
+            continue;
+        }
+        d->dirty = 1;
+    }
+}
+
 static int slurm_sync(struct berth__daemon *d, berth_us now, struct berth_err *err)
 {
     struct xslurm *x = xs_of(d);
@@ -651,6 +690,10 @@ static int slurm_sync(struct berth__daemon *d, berth_us now, struct berth_err *e
         struct berth__ljob *j = berth__daemon_job(d, d->active[i]);
         if (j->proc && j->sl_stop_due && now >= j->launch_at)
             try_stop(d, j, now);
+    }
+    if (x->nodes_fetched) {
+        apply_nodes(d);
+        x->nodes_fetched = 0;
     }
     slurm_fetch(d, now); /* unless the loop fetched already */
     if (!x->fetched)
@@ -709,7 +752,16 @@ static int slurm_sync(struct berth__daemon *d, berth_us now, struct berth_err *e
 
 static void slurm_prefetch(struct berth__daemon *d)
 {
-    slurm_fetch(d, berth__wall_us());
+    struct xslurm *x = xs_of(d);
+    berth_us now = berth__wall_us();
+    slurm_fetch(d, now);
+    if (!x->nodes_fetched && now >= x->nodes_at) {
+        struct berth_err e = {0};
+        free(x->nodes);
+        x->nodes = NULL;
+        x->nodes_fetched = !berth__slurm_nodes(x->s, &x->nodes, &x->nnodes, &e);
+        x->nodes_at = now + NODES_EVERY;
+    }
 }
 
 const struct berth__executor berth__exec_slurm = {.name = "slurm",
