@@ -101,11 +101,43 @@ static void test_adopt(void)
     CHECK(!berth__engine_pass(e, 50, &err));
     CHECK_I64(e->jobs[b].state, BERTH_JOB_RUNNING);
     CHECK(e->jobs[b].slots[0].gpu % 2 == 0 && e->jobs[b].slots[1].gpu % 2 == 0);
-    /* the adopted job finishing is reported to the policy, which never knew it: fine */
+    /* the adopted job finishing is reported to the policy, which took it in as running */
     CHECK(!berth__engine_finish(e, a, 60, &err));
     CHECK(!berth__engine_pass(e, 60, &err));
     CHECK_I64(e->jobs[a].run_us, 10);
     berth__engine_destroy(e);
+}
+
+/* The policy hears of adopted jobs (the view's adopted list) and schedules them as running
+ * jobs: under las (quantum 1 s = min run), j0 adopted on all 4 GPUs at t=0 and j1 (4 GPUs)
+ * arriving at 0 wait together until j0's protection ends; the pass at t=2 s preempts j0
+ * (attained 8 GPU-s against j1's 0) and starts j1. Under tiresias-dlas j0 drops to the
+ * second queue once its service passes 3,250 s and j1, in the first, takes its GPUs. Before
+ * the list existed, j0 was never preempted. */
+static void test_adopt_preemptible(void)
+{
+    const char *pols[] = {"las", "tiresias-dlas"};
+    for (size_t p = 0; p < 2; p++) {
+        struct berth_err err = {0};
+        struct berth_engine *e = mk(pols[p]);
+        uint32_t a = add(e, 0, 4, 10000 * BERTH_US_PER_S), b = add(e, 1, 4, 10000 * BERTH_US_PER_S);
+        struct berth__slot s[4] = {{0, 0}, {0, 1}, {0, 2}, {0, 3}};
+        CHECK(!berth__engine_adopt(e, a, s, 4, 0, &err));
+        CHECK_I64(e->nadopted, 1);
+        CHECK(!berth__engine_arrive(e, b, 0, &err));
+        CHECK(!berth__engine_pass(e, 0, &err));
+        CHECK_I64(e->nadopted, 0);
+        CHECK_I64(e->jobs[a].state, BERTH_JOB_RUNNING);
+        CHECK_I64(e->jobs[b].state, BERTH_JOB_PENDING);
+        berth_us t = 2 * BERTH_US_PER_S;
+        if (p == 1) /* tiresias: j0 must first pass the first queue's limit (3,250 s) */
+            t = 4000 * BERTH_US_PER_S;
+        CHECK(!berth__engine_pass(e, t, &err));
+        CHECK_I64(e->jobs[a].state, BERTH_JOB_PENDING);
+        CHECK_I64(e->jobs[b].state, BERTH_JOB_RUNNING);
+        CHECK_I64(e->preemptions, 1);
+        berth__engine_destroy(e);
+    }
 }
 
 static void test_cleanup(void)
@@ -115,9 +147,8 @@ static void test_cleanup(void)
 }
 
 static const struct check_test tests[] = {
-    {"cancel", test_cancel},
-    {"requeue_and_late_add", test_requeue_and_late_add},
-    {"adopt", test_adopt},
+    {"cancel", test_cancel},   {"requeue_and_late_add", test_requeue_and_late_add},
+    {"adopt", test_adopt},     {"adopt_preemptible", test_adopt_preemptible},
     {"cleanup", test_cleanup},
 };
 

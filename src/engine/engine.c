@@ -61,6 +61,7 @@ void berth__engine_destroy(struct berth_engine *e)
         free(e->jobs[i].slots);
     free(e->jobs);
     free(e->arrived);
+    free(e->adopted);
     free(e->left);
     free(e->requeued);
     free(e->tput_type);
@@ -244,6 +245,8 @@ int berth__engine_adopt(struct berth_engine *e, uint32_t ji, const struct berth_
     j->state = BERTH_JOB_RUNNING;
     j->since = j->first_start = now;
     e->nrunning++;
+    if (push(&e->adopted, &e->nadopted, &e->adopted_cap, ji))
+        return berth_err_set(err, BERTH_ENOMEM, "engine: out of memory");
     return 0;
 }
 
@@ -300,6 +303,8 @@ int berth__engine_pass(struct berth_engine *e, berth_us now, struct berth_err *e
         .nleft = e->nleft,
         .requeued = e->requeued,
         .nrequeued = e->nrequeued,
+        .adopted = e->adopted,
+        .nadopted = e->nadopted,
         .npending = e->npending,
         .nrunning = e->nrunning,
         .tput = e->tput,
@@ -323,7 +328,7 @@ int berth__engine_pass(struct berth_engine *e, berth_us now, struct berth_err *e
         err->code = 0;
         err->msg[0] = '\0';
     }
-    e->narrived = e->nleft = e->nrequeued = 0;
+    e->narrived = e->nleft = e->nrequeued = e->nadopted = 0;
     commit(e, now);
     e->passes++;
     if (e->check)

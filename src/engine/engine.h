@@ -25,8 +25,8 @@ struct berth_engine {
     struct berth_params params;
     struct berth_job *jobs;
     size_t njobs, cap;
-    uint32_t *arrived, *left, *requeued;
-    size_t narrived, nleft, nrequeued, arrived_cap, left_cap, requeued_cap;
+    uint32_t *arrived, *left, *requeued, *adopted;
+    size_t narrived, nleft, nrequeued, nadopted, arrived_cap, left_cap, requeued_cap, adopted_cap;
     size_t npending, nrunning, ndone;
     struct berth_plan plan;
     struct berth_exec exec;
@@ -75,8 +75,8 @@ int berth__engine_finish(struct berth_engine *e, uint32_t j, berth_us now, struc
  * running one frees its GPUs). Requeue: a running job is stopped from outside (its process
  * died, its node went away) and is pending again (the view's requeued list). Adopt: a job
  * registered but not arrived is running already on the given slots (a process that outlived
- * a restart of the daemon); the policy is not told, so it never preempts the job, and learns
- * of it only when it leaves. Fails with BERTH_EINPUT when the slots are not free. */
+ * a restart of the daemon); the policy hears of it in the next pass's adopted list. Fails with
+ * BERTH_EINPUT when the slots are not free. */
 int berth__engine_cancel(struct berth_engine *e, uint32_t j, berth_us now, struct berth_err *err);
 int berth__engine_requeue(struct berth_engine *e, uint32_t j, berth_us now, struct berth_err *err);
 int berth__engine_adopt(struct berth_engine *e, uint32_t j, const struct berth__slot *slots,

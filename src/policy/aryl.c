@@ -644,10 +644,10 @@ static int grow_jobs(struct aryl *a, size_t n)
  * list stays sorted), jobs that left are dropped and their cached rates freed. */
 static int sync_active(struct aryl *a, const struct berth_view *v)
 {
-    if (BERTH_GROW(a->act, a->act_cap, a->nact + v->narrived + 1))
+    if (BERTH_GROW(a->act, a->act_cap, a->nact + v->narrived + v->nadopted + 1))
         return BERTH_ENOMEM;
-    for (size_t i = 0; i < v->narrived; i++) {
-        uint32_t ji = v->arrived[i];
+    for (size_t i = 0; i < v->narrived + v->nadopted; i++) { /* adopted: running already */
+        uint32_t ji = i < v->narrived ? v->arrived[i] : v->adopted[i - v->narrived];
         size_t k = a->nact++;
         for (; k > 0 && a->act[k - 1] > ji; k--) /* out of order: insert (never in the sim) */
             a->act[k] = a->act[k - 1];

@@ -60,6 +60,12 @@ struct berth_view {
     size_t nleft;
     const uint32_t *requeued; /* stopped from outside (executor, node loss): pending again */
     size_t nrequeued;
+    /* running already when the policy first hears of them: jobs berthd re-adopted after a
+     * restart (the simulator never has any). A policy that keeps its own running set takes
+     * them in (prio, tiresias, aryl do); one that does not simply never preempts them. This
+     * list comes before left: a job may be in both. */
+    const uint32_t *adopted;
+    size_t nadopted;
     size_t npending, nrunning;
     /* Servers of the cluster's "inference" pool that inference uses now (the simulator's
      * --inference series, berthd's demand signal); -1 when there is no such signal. The

@@ -337,6 +337,9 @@ static int sync(struct berth__prio *q, const struct berth_view *v)
 {
     if (grow_jobs(q, v->njobs))
         return BERTH_ENOMEM;
+    for (size_t i = 0; i < v->nadopted; i++) /* as if started at adoption */
+        if (push_started(q, &v->jobs[v->adopted[i]]))
+            return BERTH_ENOMEM;
     for (size_t i = 0; i < v->nleft; i++)
         remove_job(q, v->left[i]);
     for (size_t i = 0; i < v->nrequeued; i++) {

@@ -525,6 +525,15 @@ static int sync(struct tiresias *s, const struct berth_view *v)
 {
     if (grow_jobs(s, v->njobs) || init_types(s, v->cluster))
         return BERTH_ENOMEM;
+    for (size_t i = 0; i < v->nadopted; i++) { /* running: in the queue its service earned */
+        const struct berth_job *j = &v->jobs[v->adopted[i]];
+        s->js[j->idx].q = 0;
+        for (; s->js[j->idx].q < s->nq - 1 && attained(s, j) >= s->limit[s->js[j->idx].q];)
+            s->js[j->idx].q++;
+        s->js[j->idx].entry = v->now;
+        if (run_insert(s, j) || schedule_demotion(s, j))
+            return BERTH_ENOMEM;
+    }
     for (size_t i = 0; i < v->nleft + v->nrequeued; i++) {
         int requeued = i >= v->nleft;
         uint32_t j = requeued ? v->requeued[i - v->nleft] : v->left[i];
