@@ -14,7 +14,7 @@ SRC=$(cd "$(dirname "$0")/.." && pwd)
 [ -x "$B/tests/slurm_api_test" ] || { echo "bench/berthd_slurm.sh: $B has no libslurm build"; exit 2; }
 W=$(mktemp -d)
 chmod 0755 "$W"
-export BERTH_SLURM_PORT=$((20000 + ($$ % 6000) * 5))
+export BERTH_SLURM_PORT=auto # five free ports below the ephemeral range
 export SLURM_CONF=$W/cluster/etc/slurm.conf
 pid=""
 trap '[ -n "$pid" ] && kill $pid 2>/dev/null; wait 2>/dev/null; bash "$SRC/tests/slurm/cluster.sh" down "$W/cluster" >/dev/null; rm -rf "$W"' EXIT

@@ -25,8 +25,7 @@ done
 [ -x "$API" ] || skip "$API not built (libslurm 22.05 not found when configuring)"
 [ "$(id -u)" = 0 ] || skip "the mini cluster runs jobs as other users and needs root"
 
-# a port range of its own, so the plain and sanitized runs may overlap
-export BERTH_SLURM_PORT=$((20000 + ($$ % 6000) * 5))
+export BERTH_SLURM_PORT=auto # five free ports below the ephemeral range
 C=$W/cluster
 chmod 0755 "$W" # munged runs as munge and the jobs as nobody: they must reach $C
 trap 'bash "$SRC/tests/slurm/cluster.sh" down "$C" >/dev/null; rm -rf "$W"' EXIT

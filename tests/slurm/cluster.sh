@@ -8,6 +8,8 @@
 #   status  says which daemons run; exit 0 only when all of them do
 # Clients use the cluster with: export SLURM_CONF=BASE_DIR/etc/slurm.conf
 # Env: BERTH_SLURM_PORT (default 26817): slurmctld's port; the nodes use the next four.
+#      "auto": five free consecutive ports from 20000-32000, below Linux's ephemeral range
+#      (a port the kernel gave a client or a listener on port 0 would make slurmctld fail)
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../.." && pwd)
@@ -104,8 +106,34 @@ need() {
     done
 }
 
+# A base port whose five ports nobody holds, from a random start in 20000-32000.
+free_base() {
+    python3 - <<'PY'
+import random, socket
+for _ in range(500):
+    b = random.randrange(20000, 32000 - 5)
+    taken = False
+    for p in range(b, b + 5):
+        s = socket.socket()
+        try:
+            s.bind(("0.0.0.0", p))
+        except OSError:
+            taken = True
+        s.close()
+        if taken:
+            break
+    if not taken:
+        print(b)
+        break
+PY
+}
+
 write_config() {
     local me uid n i proctrack=proctrack/linuxproc
+    if [ "$port" = auto ]; then
+        port=$(free_base)
+        [ -n "$port" ] || die "no five free ports in 20000-32000"
+    fi
     me=$(id -un)
     uid=$(id -u)
     # cgroup v1's freezer kills a job's whole tree; linuxproc lets children forked during a
@@ -228,7 +256,7 @@ up() {
     start_munge
     wait_for 5 "munged did not answer" test -S "$B/munge/munge.socket.2"
     /usr/sbin/slurmctld -c || die "slurmctld did not start (see $B/log/slurmctld.log)"
-    wait_for 10 "slurmctld did not answer" scontrol ping
+    wait_for 30 "slurmctld did not answer" scontrol ping
     local n
     for n in $nodes; do
         /usr/sbin/slurmd -N "$n" || die "slurmd $n did not start (see $B/log/slurmd-$n.log)"
