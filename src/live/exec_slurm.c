@@ -540,8 +540,10 @@ static int adopt(struct berth__daemon *d, const struct berth__slurm_job *sj, ber
         berth__ljob_free(j);
         return rc == BERTH_ENOMEM ? rc : map_put(x, sj->id, UINT32_MAX) ? BERTH_ENOMEM : 0;
     }
-    if (berth__auth_new_token(j->token, sizeof j->token))
+    if (berth__auth_new_token(j->token, sizeof j->token)) {
+        berth__ljob_free(j);
         return berth_err_set(err, BERTH_EIO, "no randomness for the job token");
+    }
     uint64_t id = atomic_fetch_add(&d->next_id, 1);
     berth__ljob_set_id(j, id);
     j->foreign = 1;

@@ -180,6 +180,9 @@ AccountingStorageType=accounting_storage/none
 JobCompType=jobcomp/none
 MaxJobCount=50000
 MinJobAge=300
+# SIGTERM to SIGKILL on a cancel or requeue (Slurm's default is 30 s): the checkpoint grace
+# berthd's slurm executor gives jobs, and the longest a cancelled job may stay COMPLETING
+KillWait=5
 NodeName=n1 NodeHostname=localhost NodeAddr=127.0.0.1 Port=$((port + 1)) CPUs=8 RealMemory=16000 Gres=gpu:v100:4 Features=v100,gpu
 NodeName=n2 NodeHostname=localhost NodeAddr=127.0.0.1 Port=$((port + 2)) CPUs=8 RealMemory=16000 Gres=gpu:v100:4 Features=v100,gpu
 NodeName=n3 NodeHostname=localhost NodeAddr=127.0.0.1 Port=$((port + 3)) CPUs=16 RealMemory=32000 Gres=gpu:a100:8,mps:800 Features=a100,gpu
