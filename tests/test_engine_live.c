@@ -112,12 +112,13 @@ static void test_adopt(void)
  * jobs: under las (quantum 1 s = min run), j0 adopted on all 4 GPUs at t=0 and j1 (4 GPUs)
  * arriving at 0 wait together until j0's protection ends; the pass at t=2 s preempts j0
  * (attained 8 GPU-s against j1's 0) and starts j1. Under tiresias-dlas j0 drops to the
- * second queue once its service passes 3,250 s and j1, in the first, takes its GPUs. Before
- * the list existed, j0 was never preempted. */
+ * second queue once its service passes 3,250 s and j1, in the first, takes its GPUs; under
+ * blox-las j0's rounds of service put it behind j1. Before the list existed, j0 was never
+ * preempted. */
 static void test_adopt_preemptible(void)
 {
-    const char *pols[] = {"las", "tiresias-dlas"};
-    for (size_t p = 0; p < 2; p++) {
+    const char *pols[] = {"las", "tiresias-dlas", "blox-las"};
+    for (size_t p = 0; p < 3; p++) {
         struct berth_err err = {0};
         struct berth_engine *e = mk(pols[p]);
         uint32_t a = add(e, 0, 4, 10000 * BERTH_US_PER_S), b = add(e, 1, 4, 10000 * BERTH_US_PER_S);
@@ -130,7 +131,8 @@ static void test_adopt_preemptible(void)
         CHECK_I64(e->jobs[a].state, BERTH_JOB_RUNNING);
         CHECK_I64(e->jobs[b].state, BERTH_JOB_PENDING);
         berth_us t = 2 * BERTH_US_PER_S;
-        if (p == 1) /* tiresias: j0 must first pass the first queue's limit (3,250 s) */
+        if (p > 0) /* tiresias: j0 must first pass the first queue's limit (3,250 s); blox:
+                      j0 must have attained more rounds than j1 */
             t = 4000 * BERTH_US_PER_S;
         CHECK(!berth__engine_pass(e, t, &err));
         CHECK_I64(e->jobs[a].state, BERTH_JOB_PENDING);

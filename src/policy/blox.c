@@ -266,7 +266,15 @@ static int sync(struct blox *s, const struct berth_view *v)
     if (grow_jobs(s, v->njobs))
         return BERTH_ENOMEM;
     if (s->last_round < 0)
-        s->last_round = v->now / s->round; /* nothing ran before the first pass */
+        s->last_round = v->now / s->round;     /* nothing ran before the first pass */
+    for (size_t i = 0; i < v->nadopted; i++) { /* running already: as if started now */
+        uint32_t j = v->adopted[i];
+        s->js[j].rounds = 0;
+        s->js[j].starved = 0;
+        s->js[j].run_since = v->now;
+        if (hpush(s, &s->run, j))
+            return BERTH_ENOMEM;
+    }
     for (size_t i = 0; i < v->nleft; i++)
         if (s->js[v->left[i]].where != NOWHERE)
             hremove(s, v->left[i]);

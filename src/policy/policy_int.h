@@ -62,7 +62,7 @@ struct berth_view {
     size_t nrequeued;
     /* running already when the policy first hears of them: jobs berthd re-adopted after a
      * restart (the simulator never has any). A policy that keeps its own running set takes
-     * them in (prio, tiresias, aryl do); one that does not simply never preempts them. This
+     * them in (prio, tiresias, blox, aryl do); one that does not simply never preempts them. This
      * list comes before left: a job may be in both. */
     const uint32_t *adopted;
     size_t nadopted;
