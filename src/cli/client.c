@@ -20,6 +20,31 @@ int cli_client_opt(struct cli_client *c, int ch, const char *arg)
     return 1;
 }
 
+int cli_client_flags(struct cli_client *c, int argc, char **argv, const char *cmd,
+                     const char *usage, int *as_json)
+{
+    static const struct option with_json[] = {{"json", no_argument, NULL, 'j'},
+                                              {"help", no_argument, NULL, 'h'},
+                                              CLI_CLIENT_OPTS,
+                                              {NULL, 0, NULL, 0}};
+    const struct option *opts = as_json ? with_json : with_json + 1;
+    int ch;
+    optind = 1;
+    while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        if (cli_client_opt(c, ch, optarg))
+            continue;
+        if (ch == 'j' && as_json) {
+            *as_json = 1;
+        } else if (ch == 'h') {
+            printf("usage: berth %s\n", usage);
+            return EXIT_OK;
+        } else {
+            return cli_flag_error(cmd, cmd, ch, argv);
+        }
+    }
+    return -1;
+}
+
 static void trim(char *s)
 {
     size_t n = strlen(s);

@@ -23,6 +23,11 @@ struct cli_client {
 
 /* Takes a client option; 1 when ch was one. */
 int cli_client_opt(struct cli_client *c, int ch, const char *arg);
+/* Parses the flags of a command that takes nothing but the client options, --help and, when
+ * as_json is not NULL, --json (which sets *as_json). usage is the command's usage line, after
+ * "usage: berth ". Returns -1 to go on (optind at the first operand), else the exit code. */
+int cli_client_flags(struct cli_client *c, int argc, char **argv, const char *cmd,
+                     const char *usage, int *as_json);
 /* Resolves server and token (flag, environment, config file $BERTH_CONFIG or
  * ~/.config/berth/client.conf with lines "server URL" and "token TOKEN"). 0 or exit 2. */
 int cli_client_init(struct cli_client *c, const char *cmd);

@@ -6,23 +6,15 @@
 #include "cli.h"
 #include "client.h"
 
-static const struct option opts[] = {
-    {"help", no_argument, NULL, 'h'}, CLI_CLIENT_OPTS, {NULL, 0, NULL, 0}};
-
 static int act(int argc, char **argv, const char *cmd, const char *done)
 {
     struct cli_client c = {0};
-    int ch, rc = 0;
-    optind = 1;
-    while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-        if (cli_client_opt(&c, ch, optarg))
-            continue;
-        if (ch == 'h') {
-            printf("usage: berth %s ID... [--server URL] [--token TOKEN]\n", cmd);
-            return EXIT_OK;
-        }
-        return cli_flag_error(cmd, cmd, ch, argv);
-    }
+    char usage[96];
+    snprintf(usage, sizeof usage, "%s ID... [--server URL] [--token TOKEN]", cmd);
+    int rc = cli_client_flags(&c, argc, argv, cmd, usage, NULL);
+    if (rc >= 0)
+        return rc;
+    rc = 0;
     if (optind >= argc)
         return cli_usage_error(cmd, "expected at least one job id");
     unsigned long long id;

@@ -6,27 +6,14 @@
 #include "cli.h"
 #include "client.h"
 
-static const struct option opts[] = {{"json", no_argument, NULL, 'j'},
-                                     {"help", no_argument, NULL, 'h'},
-                                     CLI_CLIENT_OPTS,
-                                     {NULL, 0, NULL, 0}};
-
 int cmd_nodes(int argc, char **argv)
 {
     struct cli_client c = {0};
-    int ch, as_json = 0, rc;
-    optind = 1;
-    while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-        if (cli_client_opt(&c, ch, optarg))
-            continue;
-        if (ch == 'j')
-            as_json = 1;
-        else if (ch == 'h') {
-            printf("usage: berth nodes [--json] [--server URL] [--token TOKEN]\n");
-            return EXIT_OK;
-        } else
-            return cli_flag_error("nodes", "nodes", ch, argv);
-    }
+    int as_json = 0,
+        rc = cli_client_flags(&c, argc, argv, "nodes",
+                              "nodes [--json] [--server URL] [--token TOKEN]", &as_json);
+    if (rc >= 0)
+        return rc;
     if (optind < argc)
         return cli_usage_error("nodes", "unexpected argument '%s'", argv[optind]);
     struct cli_reply r;

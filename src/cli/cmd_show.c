@@ -7,11 +7,6 @@
 #include "cli.h"
 #include "client.h"
 
-static const struct option opts[] = {{"json", no_argument, NULL, 'j'},
-                                     {"help", no_argument, NULL, 'h'},
-                                     CLI_CLIENT_OPTS,
-                                     {NULL, 0, NULL, 0}};
-
 static void print_job(const json_t *j)
 {
     const char *keys[] = {"id",          "name",
@@ -55,21 +50,12 @@ static void print_job(const json_t *j)
 static int show_or_why(int argc, char **argv, const char *cmd, int why)
 {
     struct cli_client c = {0};
-    int ch, as_json = 0;
-    optind = 1;
-    while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-        if (cli_client_opt(&c, ch, optarg))
-            continue;
-        if (ch == 'j')
-            as_json = 1;
-        else if (ch == 'h') {
-            printf("usage: berth %s ID [--json] [--server URL] [--token TOKEN]\n", cmd);
-            return EXIT_OK;
-        } else
-            return cli_flag_error(cmd, cmd, ch, argv);
-    }
+    char usage[96];
+    snprintf(usage, sizeof usage, "%s ID [--json] [--server URL] [--token TOKEN]", cmd);
+    int as_json = 0, rc = cli_client_flags(&c, argc, argv, cmd, usage, &as_json);
+    if (rc >= 0)
+        return rc;
     unsigned long long id;
-    int rc;
     if (optind + 1 != argc)
         return cli_usage_error(cmd, "expected one job id");
     if ((rc = cli_job_id(cmd, argv[optind], &id)) || (rc = cli_client_init(&c, cmd)))
