@@ -12,21 +12,8 @@ SRC=${2:?usage: berthd_slurm.sh BERTH SRC SHARED BERTHD}
 . "$SRC/tests/cli_lib.sh"
 . "$SRC/tests/lib_berthd.sh"
 
-skip() {
-    if [ "${BERTH_REQUIRE_SLURM:-0}" = 1 ]; then
-        echo "FAIL berthd_slurm: $* (BERTH_REQUIRE_SLURM=1)"
-        exit 1
-    fi
-    echo "skip berthd_slurm: $*"
-    exit 0
-}
-for c in munged slurmctld slurmd scontrol sbatch; do
-    command -v "$c" >/dev/null 2>&1 || [ -x "/usr/sbin/$c" ] ||
-        skip "$c not installed (apt-get install munge slurmctld slurmd slurm-client libslurm-dev)"
-done
-[ -x "$(dirname "$BERTH")/tests/slurm_api_test" ] ||
-    skip "berth built without libslurm 22.05 (apt-get install libslurm-dev, then rebuild)"
-[ "$(id -u)" = 0 ] || skip "the mini cluster runs jobs as other users and needs root"
+. "$SRC/tests/slurm/require.sh"
+slurm_require berthd_slurm "$(dirname "$BERTH")/tests/slurm_api_test"
 
 export BERTH_SLURM_PORT=auto # five free ports below the ephemeral range
 C=$W/cluster

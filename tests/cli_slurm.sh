@@ -10,20 +10,8 @@ SRC=${2:?usage: cli_slurm.sh BERTH SRC_DIR SHARED_DIR}
 . "$SRC/tests/cli_lib.sh"
 API=$(dirname "$BERTH")/tests/slurm_api_test
 
-skip() {
-    if [ "${BERTH_REQUIRE_SLURM:-0}" = 1 ]; then
-        echo "FAIL cli_slurm: $* (BERTH_REQUIRE_SLURM=1)"
-        exit 1
-    fi
-    echo "skip cli_slurm: $*"
-    exit 0
-}
-for c in munged slurmctld slurmd scontrol sbatch; do
-    command -v "$c" >/dev/null 2>&1 || [ -x "/usr/sbin/$c" ] ||
-        skip "$c not installed (apt-get install munge slurmctld slurmd slurm-client libslurm-dev)"
-done
-[ -x "$API" ] || skip "$API not built (libslurm 22.05 not found when configuring)"
-[ "$(id -u)" = 0 ] || skip "the mini cluster runs jobs as other users and needs root"
+. "$SRC/tests/slurm/require.sh"
+slurm_require cli_slurm "$API"
 
 export BERTH_SLURM_PORT=auto # five free ports below the ephemeral range
 C=$W/cluster

@@ -1,0 +1,24 @@
+# Sourced by the Slurm tests (tests/cli_slurm.sh, tests/berthd_slurm.sh): slurm_require NAME
+# API checks what a mini cluster needs (the Slurm daemons and clients, berth's libslurm build
+# whose test program is API, root) and otherwise skips test NAME saying why, or fails it
+# where BERTH_REQUIRE_SLURM=1 (CI), so that it cannot skip silently there.
+slurm_skip() { # slurm_skip NAME WHY...
+    local name=$1
+    shift
+    if [ "${BERTH_REQUIRE_SLURM:-0}" = 1 ]; then
+        echo "FAIL $name: $* (BERTH_REQUIRE_SLURM=1)"
+        exit 1
+    fi
+    echo "skip $name: $*"
+    exit 0
+}
+slurm_require() { # slurm_require NAME API
+    local c
+    for c in munged slurmctld slurmd scontrol sbatch; do
+        command -v "$c" >/dev/null 2>&1 || [ -x "/usr/sbin/$c" ] ||
+            slurm_skip "$1" "$c not installed (apt-get install munge slurmctld slurmd slurm-client libslurm-dev)"
+    done
+    [ -x "$2" ] ||
+        slurm_skip "$1" "$2 not built (libslurm 22.05 not found when configuring: apt-get install libslurm-dev, then rebuild)"
+    [ "$(id -u)" = 0 ] || slurm_skip "$1" "the mini cluster runs jobs as other users and needs root"
+}
