@@ -102,6 +102,9 @@ int berth__daemon_tick(struct berth__daemon *d, berth_us now, struct berth_err *
  * those of one attempt on this machine (BERTH_RESUME, BERTH_ATTEMPT, CUDA_*, WORLD_SIZE,
  * RANK, MASTER_*). NULL-terminated and malloc'd, each string too; NULL when out of memory. */
 char **berth__daemon_job_env(struct berth__daemon *d, const struct berth__ljob *j, int devices);
+/* Appends "K=V" to the NULL-terminated vector *v of *n strings (capacity *cap). 0, or -1 when
+ * out of memory. */
+int berth__env_add(char ***v, size_t *n, size_t *cap, const char *k, const char *val);
 /* Puts j on the scheduler loop's work list (a process to watch or a launch due). */
 void berth__daemon_activate(struct berth__daemon *d, struct berth__ljob *j);
 /* Counts j's process's GPUs as draining (on = 1) or not: no launch uses a draining GPU. */

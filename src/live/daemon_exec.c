@@ -130,7 +130,7 @@ static int free_port(void)
     return port;
 }
 
-static int add_env(char ***v, size_t *n, size_t *cap, const char *k, const char *val)
+int berth__env_add(char ***v, size_t *n, size_t *cap, const char *k, const char *val)
 {
     size_t len = strlen(k) + strlen(val) + 2;
     char *s = malloc(len);
@@ -174,23 +174,24 @@ char **berth__daemon_job_env(struct berth__daemon *d, const struct berth__ljob *
             continue;
         char *eq = strchr(j->env[i], '=');
         *eq = '\0';
-        ok = !add_env(&v, &n, &cap, j->env[i], eq + 1);
+        ok = !berth__env_add(&v, &n, &cap, j->env[i], eq + 1);
         *eq = '=';
     }
-    ok = ok && !add_env(&v, &n, &cap, "BERTH_JOB_ID", j->idstr) &&
-         !add_env(&v, &n, &cap, "BERTH_API", d->api_url) &&
-         !add_env(&v, &n, &cap, "BERTH_JOB_TOKEN", j->token);
+    ok = ok && !berth__env_add(&v, &n, &cap, "BERTH_JOB_ID", j->idstr) &&
+         !berth__env_add(&v, &n, &cap, "BERTH_API", d->api_url) &&
+         !berth__env_add(&v, &n, &cap, "BERTH_JOB_TOKEN", j->token);
     berth__lexec_path(&d->ex, j->id, "progress.jsonl", val, sizeof val);
-    ok = ok && !add_env(&v, &n, &cap, "BERTH_PROGRESS_FILE", val);
+    ok = ok && !berth__env_add(&v, &n, &cap, "BERTH_PROGRESS_FILE", val);
     if (!devices)
         goto done;
     if (j->resume)
-        ok = ok && !add_env(&v, &n, &cap, "BERTH_RESUME", "1");
-    ok = ok && !add_env(&v, &n, &cap, "BERTH_CHECKPOINT_SIGNAL", berth__signal_name(j->ckpt_sig));
+        ok = ok && !berth__env_add(&v, &n, &cap, "BERTH_RESUME", "1");
+    ok = ok &&
+         !berth__env_add(&v, &n, &cap, "BERTH_CHECKPOINT_SIGNAL", berth__signal_name(j->ckpt_sig));
     snprintf(val, sizeof val, "%g", (double)j->grace_us / 1e6);
-    ok = ok && !add_env(&v, &n, &cap, "BERTH_GRACE_S", val);
+    ok = ok && !berth__env_add(&v, &n, &cap, "BERTH_GRACE_S", val);
     snprintf(val, sizeof val, "%d", j->attempt);
-    ok = ok && !add_env(&v, &n, &cap, "BERTH_ATTEMPT", val);
+    ok = ok && !berth__env_add(&v, &n, &cap, "BERTH_ATTEMPT", val);
     size_t o = 0;
     val[0] = '\0';
     int32_t ngpu = 0;
@@ -200,27 +201,26 @@ char **berth__daemon_job_env(struct berth__daemon *d, const struct berth__ljob *
                                   d->gpu_base[j->slots[i].server] + j->slots[i].gpu);
             ngpu++;
         }
-    ok = ok && !add_env(&v, &n, &cap, "CUDA_VISIBLE_DEVICES", val);
+    ok = ok && !berth__env_add(&v, &n, &cap, "CUDA_VISIBLE_DEVICES", val);
     if (j->spec.gpu_share_milli < 1000 && ngpu == 1) {
         int pct = (j->spec.gpu_share_milli + 9) / 10;
         snprintf(val, sizeof val, "%d", pct < 1 ? 1 : pct);
-        ok = ok && !add_env(&v, &n, &cap, "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE", val);
+        ok = ok && !berth__env_add(&v, &n, &cap, "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE", val);
         if (j->spec.gpu_mem_mib > 0) {
             snprintf(val, sizeof val, "0=%lldM", (long long)j->spec.gpu_mem_mib);
-            ok = ok && !add_env(&v, &n, &cap, "CUDA_MPS_PINNED_DEVICE_MEM_LIMIT", val);
+            ok = ok && !berth__env_add(&v, &n, &cap, "CUDA_MPS_PINNED_DEVICE_MEM_LIMIT", val);
         }
     }
     snprintf(val, sizeof val, "%d", ngpu ? ngpu : 1);
-    ok = ok && !add_env(&v, &n, &cap, "WORLD_SIZE", val) && !add_env(&v, &n, &cap, "RANK", "0") &&
-         !add_env(&v, &n, &cap, "LOCAL_RANK", "0") &&
-         !add_env(&v, &n, &cap, "MASTER_ADDR", "127.0.0.1");
+    ok = ok && !berth__env_add(&v, &n, &cap, "WORLD_SIZE", val) &&
+         !berth__env_add(&v, &n, &cap, "RANK", "0") &&
+         !berth__env_add(&v, &n, &cap, "LOCAL_RANK", "0") &&
+         !berth__env_add(&v, &n, &cap, "MASTER_ADDR", "127.0.0.1");
     snprintf(val, sizeof val, "%d", free_port());
-    ok = ok && !add_env(&v, &n, &cap, "MASTER_PORT", val);
+    ok = ok && !berth__env_add(&v, &n, &cap, "MASTER_PORT", val);
 done:
     if (!ok) {
-        for (size_t i = 0; i < n; i++)
-            free(v[i]);
-        free(v);
+        berth__strv_free(v);
         return NULL;
     }
     return v;

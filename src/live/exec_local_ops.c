@@ -48,9 +48,7 @@ static int local_launch(struct berth__daemon *d, struct berth__ljob *j, berth_us
     if (!env)
         return berth_err_set(err, BERTH_ENOMEM, "out of memory");
     int rc = berth__lexec_launch(&d->ex, j, env, err);
-    for (size_t i = 0; env[i]; i++)
-        free(env[i]);
-    free(env);
+    berth__strv_free(env);
     if (!rc)
         berth__ljob_note(j, now, BERTH_L_RUNNING, "attempt %d started (pid %d)", j->attempt,
                          j->shim_pid);

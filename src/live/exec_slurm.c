@@ -108,7 +108,7 @@ static int bind(struct berth__daemon *d, struct berth__ljob *j, uint32_t slurm_i
     j->sl_gen = xs_of(d)->gen;
     j->sl_state = BERTH_SLURM_JOB_PENDING;
     j->sl_held = 1;
-    j->sl_gone = j->sl_completing = j->sl_bad = 0;
+    j->sl_gone = j->sl_completing = 0;
     j->sl_restarts = 0;
     if (map_put(xs_of(d), slurm_id, (uint32_t)j->id))
         return berth_err_set(err, BERTH_ENOMEM, "out of memory");
@@ -134,7 +134,8 @@ static int read_tag(struct berth__daemon *d, struct xslurm *x, struct berth_err 
         return berth_err_set(err, BERTH_EIO, "no randomness for the instance tag");
     snprintf(x->tag, sizeof x->tag, "%.8s", tok);
     f = fopen(path, "w");
-    if (!f || fprintf(f, "%s\n", x->tag) < 0 || fclose(f))
+    int bad = !f || fprintf(f, "%s\n", x->tag) < 0;
+    if ((f && fclose(f)) || bad)
         return berth_err_set(err, BERTH_EIO, "%s: cannot write", path);
     return 0;
 }
@@ -172,9 +173,6 @@ static int slurm_open(struct berth__daemon *d, struct berth_err *err)
         if (v->n_gpu_types > 1)
             fprintf(d->log, "berthd: slurm node %s: only its %u %s GPUs are scheduled\n", v->name,
                     gpus, type);
-        if (v->state == BERTH_SLURM_NODE_DOWN || v->drain || !v->responding)
-            fprintf(d->log, "berthd: slurm node %s is %s: placements there wait for it\n", v->name,
-                    v->state_name);
         struct berth__server_spec sp = {.type = berth__builder_str(&b, type, 1),
                                         .name = berth__builder_str(&b, v->name, 0),
                                         .gpus = (int32_t)gpus,
@@ -215,25 +213,6 @@ static void slurm_close(struct berth__daemon *d)
 }
 
 /* ---- submitting ---- */
-
-static int add(char ***v, size_t *n, const char *s)
-{
-    char **nv = realloc(*v, (*n + 2) * sizeof *nv);
-    if (!nv)
-        return -1;
-    *v = nv;
-    if (!(nv[*n] = strdup(s)))
-        return -1;
-    nv[++*n] = NULL;
-    return 0;
-}
-
-static void free_strv(char **v)
-{
-    for (size_t i = 0; v && v[i]; i++)
-        free(v[i]);
-    free(v);
-}
 
 /* The batch script: the attempt number and the resume flag from Slurm's restart count, the
  * gang variables from the allocation, then exec of the job's argv. */
@@ -282,14 +261,17 @@ static int submit(struct berth__daemon *d, struct berth__ljob *j, struct berth_e
         return berth_err_set(err, BERTH_ENOMEM, "out of memory");
     while (env[n])
         n++;
+    size_t cap = n + 1;
     int has_path = 0;
     for (size_t i = 0; i < n; i++)
         has_path |= !strncmp(env[i], "PATH=", 5);
     /* under Slurm the checkpoint request is the requeue's SIGTERM, the grace its KillWait */
-    snprintf(buf, sizeof buf, "BERTH_GRACE_S=%u", x->kill_wait_s);
-    int rc = add(&env, &n, "BERTH_CHECKPOINT_SIGNAL=SIGTERM") || add(&env, &n, buf) ||
-                     (!has_path && add(&env, &n, "PATH=/usr/local/bin:/usr/bin:/bin")) ||
-                     (j->resume && add(&env, &n, "BERTH_RESUME=1"))
+    snprintf(buf, sizeof buf, "%u", x->kill_wait_s);
+    int rc = berth__env_add(&env, &n, &cap, "BERTH_CHECKPOINT_SIGNAL", "SIGTERM") ||
+                     berth__env_add(&env, &n, &cap, "BERTH_GRACE_S", buf) ||
+                     (!has_path &&
+                      berth__env_add(&env, &n, &cap, "PATH", "/usr/local/bin:/usr/bin:/bin")) ||
+                     (j->resume && berth__env_add(&env, &n, &cap, "BERTH_RESUME", "1"))
                  ? berth_err_set(err, BERTH_ENOMEM, "out of memory")
                  : job_script(j, &script, err);
     berth__lexec_path(&d->ex, j->id, "", buf, sizeof buf);
@@ -309,7 +291,7 @@ static int submit(struct berth__daemon *d, struct berth__ljob *j, struct berth_e
     if (!rc)
         rc = berth__slurm_submit_held(x->s, &sub, &id, err);
     free(script);
-    free_strv(env);
+    berth__strv_free(env);
     if (!rc)
         rc = bind(d, j, id, err);
     return rc;
@@ -395,7 +377,7 @@ static int slurm_launch(struct berth__daemon *d, struct berth__ljob *j, berth_us
     j->sl_placed_at = now;
     j->sl_placed_restarts = j->sl_restarts;
     j->sl_state = BERTH_SLURM_JOB_PENDING;
-    j->sl_held = j->sl_bad = j->sl_seen_run = j->sl_stop_due = 0;
+    j->sl_held = j->sl_seen_run = j->sl_stop_due = 0;
     char what[48] = "";
     if (p.shards_per_node)
         snprintf(what, sizeof what, "%u shards", p.shards_per_node);
@@ -610,7 +592,6 @@ static int update(struct berth__daemon *d, struct berth__ljob *j, const struct b
     j->sl_state = (uint8_t)sj->state;
     j->sl_held = sj->held;
     j->sl_completing = sj->completing;
-    j->sl_bad = !strcmp(sj->reason, "BadConstraints");
     j->sl_restarts = sj->restarts;
     j->sl_exit_code = sj->exit_code;
     j->sl_exit_signal = sj->exit_signal;

@@ -55,7 +55,7 @@ const char *berth__signal_name(int sig)
     return "SIGTERM";
 }
 
-static void free_strv(char **v)
+void berth__strv_free(char **v)
 {
     for (size_t i = 0; v && v[i]; i++)
         free(v[i]);
@@ -69,8 +69,8 @@ void berth__ljob_free(struct berth__ljob *j)
     free(j->user);
     free(j->name);
     free(j->cwd);
-    free_strv(j->argv);
-    free_strv(j->env);
+    berth__strv_free(j->argv);
+    berth__strv_free(j->env);
     free((char *)j->spec.queue);
     free((char *)j->spec.gpu_type);
     free((char *)j->spec.job_type);

@@ -126,6 +126,9 @@ json_t *berth__ljob_json(const struct berth__ljob *j, int full);
 /* Reads a journal document back. */
 int berth__ljob_from_journal(const json_t *doc, struct berth__ljob **out, struct berth_err *err);
 
+/* Frees a NULL-terminated vector of malloc'd strings and each string (NULL is fine). */
+void berth__strv_free(char **v);
+
 /* Signal names: "SIGTERM" or "TERM" or a number; -1 when unknown. */
 int berth__signal_find(const char *name);
 const char *berth__signal_name(int sig);
