@@ -1,13 +1,21 @@
-# berth's front door. The two quick-start commands:
-#   make demo   install what is missing, build, simulate a generated Philly-like workload
-#   make test   install what is missing, build, run every test (plain and sanitized builds)
-BUILD      ?= build
-ASAN_BUILD ?= build-asan
-JOBS       ?= 2
-MAKEFLAGS  += --no-print-directory
-CMAKE_ARGS ?=
+# berth's developer targets. A newcomer on a bare machine starts with quickstart.sh (README's
+# two commands), which installs make and a compiler and then runs these:
+#   make demo         install what is missing, build, simulate a generated Philly-like workload
+#   make test         install what is missing, build, run every test (plain and sanitized builds)
+#   make test-slurm   install Slurm 22.05, build with libslurm, run the Slurm suite
+# Developer builds treat warnings as errors (BERTH_WERROR); a plain `cmake` build does not.
+BUILD        ?= build
+ASAN_BUILD   ?= build-asan
+JOBS         ?= 2
+PREFIX       ?= /usr/local
+MAKEFLAGS    += --no-print-directory
+CMAKE_ARGS   ?=
+DEV_ARGS      = -DBERTH_WERROR=ON $(CMAKE_ARGS)
+TEST_PACKAGES = python3-torch man-db
+SLURM_PACKAGES = munge slurmctld slurmd slurm-client libslurm-dev
 
-.PHONY: all deps build asan demo test test-plain test-asan test-deps fuzz bench lint format clean
+.PHONY: all deps build asan demo test test-plain test-asan test-deps test-slurm fuzz bench \
+	lint format compilers install uninstall clean
 
 all: build
 
@@ -15,11 +23,11 @@ deps:
 	@sh scripts/install-deps.sh
 
 build: deps
-	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_ARGS) >/dev/null
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(DEV_ARGS) >/dev/null
 	@cmake --build $(BUILD) -j$(JOBS)
 
 asan: deps
-	@cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DBERTH_SANITIZE=ON $(CMAKE_ARGS) >/dev/null
+	@cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DBERTH_SANITIZE=ON $(DEV_ARGS) >/dev/null
 	@cmake --build $(ASAN_BUILD) -j$(JOBS)
 
 demo: build
@@ -27,17 +35,27 @@ demo: build
 	@echo "generated $(BUILD)/demo-philly.csv: 20000 Philly-like jobs at 60 jobs/hour (twice Philly's mean rate)"
 	@$(BUILD)/berth sim --cluster philly --trace $(BUILD)/demo-philly.csv --policy las
 
-# The tests also need PyTorch (python3-torch): tests/cli_jobside.sh runs examples/pytorch.
+# The tests also need PyTorch (python3-torch: tests/cli_jobside.sh and berthd_pytorch.sh run
+# examples/pytorch) and man (the install test reads the installed pages). They are installed
+# here, so under make test their absence is a failure (BERTH_REQUIRE), never a skip.
 test-deps:
-	@BERTH_EXTRA_PACKAGES=python3-torch sh scripts/install-deps.sh
+	@BERTH_EXTRA_PACKAGES="$(TEST_PACKAGES)" sh scripts/install-deps.sh
 
 test-plain: build test-deps
-	@cd $(BUILD) && ctest --output-on-failure -j$(JOBS)
+	@cd $(BUILD) && BERTH_REQUIRE=torch ctest --output-on-failure -j$(JOBS)
 
 test-asan: asan test-deps
-	@cd $(ASAN_BUILD) && ctest --output-on-failure -j$(JOBS)
+	@cd $(ASAN_BUILD) && BERTH_REQUIRE=torch ctest --output-on-failure -j$(JOBS)
 
 test: test-plain test-asan
+
+# The Slurm suite: a mini cluster of slurmctld and four slurmd on this machine (root only),
+# the libslurm wrapper and berthd's slurm executor, in the plain and sanitized builds.
+test-slurm:
+	@BERTH_EXTRA_PACKAGES="$(SLURM_PACKAGES)" sh scripts/install-deps.sh
+	@$(MAKE) build asan
+	@cd $(BUILD) && BERTH_REQUIRE=slurm ctest -L slurm --output-on-failure
+	@cd $(ASAN_BUILD) && BERTH_REQUIRE=slurm ctest -L slurm --output-on-failure
 
 # libFuzzer on every trace loader for FUZZ_SECONDS each (clang; installs it when missing).
 FUZZ_SECONDS ?= 15
@@ -47,8 +65,29 @@ fuzz: build
 	@cmake --build build-fuzz -j$(JOBS)
 	@cd build-fuzz && ctest -R fuzz --output-on-failure
 
+# The compilers and settings users build with, warnings as errors: gcc at -O3 (Release) and
+# clang (RelWithDebInfo). Their new warnings are ours to find, not our users'.
+compilers: deps
+	@BERTH_EXTRA_PACKAGES=clang sh scripts/install-deps.sh
+	@cmake -S . -B build-release -DCMAKE_BUILD_TYPE=Release $(DEV_ARGS) >/dev/null
+	@cmake --build build-release -j$(JOBS)
+	@CC=clang cmake -S . -B build-clang -DCMAKE_BUILD_TYPE=RelWithDebInfo $(DEV_ARGS) >/dev/null
+	@cmake --build build-clang -j$(JOBS)
+	@echo "gcc Release and clang RelWithDebInfo built without warnings"
+
 bench: build
 	@bash bench/run.sh $(BUILD)/berth
+
+# Installs berth, berthd, libberth.a with its headers and pkg-config file, the man pages, the
+# bash completion and the systemd unit under PREFIX (DESTDIR=... for staging); the list of
+# installed files goes to $(BUILD)/install_manifest.txt, which make uninstall reads.
+install: build
+	@cmake --install $(BUILD) --prefix $(PREFIX)
+
+uninstall:
+	@test -f $(BUILD)/install_manifest.txt || { echo "nothing to uninstall: $(BUILD)/install_manifest.txt is missing"; exit 1; }
+	@while IFS= read -r f; do rm -f "$${DESTDIR:-}$$f" && echo "removed $${DESTDIR:-}$$f"; done <$(BUILD)/install_manifest.txt
+	@rm -f $(BUILD)/install_manifest.txt
 
 # Style checked by a machine: clang-format and a short list of banned functions.
 lint:
@@ -61,4 +100,4 @@ format:
 	@clang-format -i src/*/*.c src/*/*.h include/berth/*.h tests/*.c tests/*.h
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) build-fuzz
+	rm -rf $(BUILD) $(ASAN_BUILD) build-fuzz build-release build-clang

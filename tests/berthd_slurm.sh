@@ -5,7 +5,7 @@
 # elastic job resized, berthd killed mid-workload and restarted with no job lost or run
 # twice, and a small trace replayed on Slurm starting jobs in the order `berth sim` starts
 # them. Prints decision-to-running latencies. Skips, saying why, without Slurm or libslurm
-# or root, unless BERTH_REQUIRE_SLURM=1 (CI sets it).
+# or root, unless BERTH_REQUIRE names slurm (make test-slurm and CI set it).
 # Usage: bash tests/berthd_slurm.sh BERTH SRC_DIR SHARED_DIR BERTHD
 set -u
 SRC=${2:?usage: berthd_slurm.sh BERTH SRC SHARED BERTHD}

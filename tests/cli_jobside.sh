@@ -42,7 +42,7 @@ if command -v c++ >/dev/null; then
     check "job_client.h compiles as C++11" \
         c++ -std=c++11 -pedantic -Wall -Wextra -Werror -I"$SRC/include" "$W/jc.cc" -o "$W/jc"
 else
-    echo "skip job_client.h as C++: no c++ compiler here"
+    echo "SKIP job_client.h as C++: no c++ compiler here (apt-get install g++)"
 fi
 
 # --- (b) train.py preempted and resumed as berthd does it
@@ -53,12 +53,8 @@ for py in ${BERTH_PYTHON:-} python3 /usr/bin/python3; do
         break
     fi
 done
-if [ -z "$TPY" ]; then
-    bad "python3-torch is missing, so train.py cannot be tested: apt-get install python3-torch" \
-        "(make test installs it)"
-    finish
-    exit
-fi
+[ -n "$TPY" ] ||
+    skip_test torch "train.py: python3-torch is not installed (make test installs it; apt-get install python3-torch)"
 TRAIN="$SRC/examples/pytorch/train.py"
 N=300
 ARGS=(--steps "$N" --hidden 64 --report-every 10 --log-every 100000)

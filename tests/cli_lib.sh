@@ -16,6 +16,25 @@ check() {
     shift
     if "$@"; then ok "$name"; else bad "$name"; fi
 }
+# Optional parts (Slurm, PyTorch, a GPU): a test that lacks one says so on a line starting
+# "SKIP", never fails for it, and never skips it silently. BERTH_REQUIRE (a comma list such
+# as "torch" or "slurm,torch") names the parts that must be here: make test installs PyTorch
+# and sets torch, make test-slurm installs Slurm and sets slurm; there an absence fails.
+required() { case ",${BERTH_REQUIRE:-}," in *",$1,"*) return 0 ;; esac; return 1; }
+# absent PART WHY...: one part of this test cannot run here
+absent() {
+    local part=$1
+    shift
+    if required "$part"; then bad "$* (BERTH_REQUIRE names $part)"; else echo "SKIP $*"; fi
+}
+# skip_test PART WHY...: the rest of this test needs PART: it ends here, reported to CTest as
+# skipped (exit 77) when nothing failed before
+skip_test() {
+    absent "$@"
+    echo "$pass passed, $failn failed, the rest skipped"
+    [ "$failn" = 0 ] && exit 77
+    exit 1
+}
 # the summary: exits 1 when a check failed
 finish() {
     echo "$pass passed, $failn failed"

@@ -50,7 +50,7 @@ if [ -n "$SHARED" ] && [ -r "$D/openb_pod_list_default.csv" ]; then
     check "openb default, fgd" bash -c "'$BERTH' pack --cluster '$D/openb_node_list_gpu_node.csv' \
         --trace '$D/openb_pod_list_default.csv' --json | grep -q '\"pods\":8152'"
 else
-    echo "note: openb traces not found, skipped"
+    echo "SKIP openb traces not found, skipped"
 fi
 
 finish

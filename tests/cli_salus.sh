@@ -69,7 +69,7 @@ PY
             bad "philly under $p: $(cat "$W/err")"
     done
 else
-    echo "note: $PHILLY absent; real-trace checks skipped"
+    echo "SKIP $PHILLY absent; real-trace checks skipped"
 fi
 
 finish

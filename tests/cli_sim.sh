@@ -99,7 +99,7 @@ if [ -x "$SHARED/tools/check-sim-contract.sh" ]; then
     bash "$SHARED/tools/check-sim-contract.sh" "$BERTH" >"$W/contract" 2>&1 && ok "check-sim-contract.sh passes" \
         || bad "check-sim-contract.sh: $(grep FAIL "$W/contract" | head -3)"
 else
-    echo "note: $SHARED/tools/check-sim-contract.sh absent; contract check skipped"
+    echo "SKIP $SHARED/tools/check-sim-contract.sh absent; contract check skipped"
 fi
 if [ -f "$PHILLY" ]; then
     for p in fifo fifo-skip sjf srtf las; do
@@ -119,7 +119,7 @@ PY
     "$BERTH" sim --cluster 64x8:v100 --trace "$PHILLY" --policy sjf --json >"$W/p2.json" 2>&1 \
         && grep -q '"completed": 82247' "$W/p2.json" && ok "philly format detected from the header" || bad "philly auto-detect"
 else
-    echo "note: $PHILLY absent; real-trace checks skipped"
+    echo "SKIP $PHILLY absent; real-trace checks skipped"
 fi
 
 finish

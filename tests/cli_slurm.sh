@@ -2,7 +2,7 @@
 # The Slurm layer (src/slurmapi) against a live mini cluster (tests/slurm/cluster.sh): every
 # wrapper call, the job_submit.lua hold (sbatch jobs wait held; a user's release is refused),
 # decision-to-running latency and the cost of reading 10,000 held jobs. Skips, saying why,
-# where Slurm or libslurm is absent, unless BERTH_REQUIRE_SLURM=1 (CI sets it).
+# where Slurm or libslurm is absent, unless BERTH_REQUIRE names slurm (make test-slurm and CI set it).
 # Usage: bash tests/cli_slurm.sh PATH/TO/berth SRC_DIR SHARED_DIR
 set -u
 BERTH=${1:?usage: cli_slurm.sh BERTH SRC_DIR SHARED_DIR}

@@ -187,7 +187,7 @@ if [ -n "$SHARED" ] && [ -r "$P" ]; then
     expect "philly slice stats" 0 trace stats "$W/ps.csv"
     has "$W/out" "6214e9      1,000" "philly slice: 1,000 jobs of 6214e9"
 else
-    echo "note: $P not found; skipping the Philly checks"
+    echo "SKIP $P not found; skipping the Philly checks"
 fi
 
 # --- the openb default pod list (research/trace-formats.md section 4) --------------------
@@ -206,7 +206,7 @@ if [ -n "$SHARED" ] && [ -r "$O" ]; then
         has "$W/out" "$q" "openb: $q"
     done
 else
-    echo "note: $O absent; openb figures skipped"
+    echo "SKIP $O absent; openb figures skipped"
 fi
 
 finish

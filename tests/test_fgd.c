@@ -386,14 +386,14 @@ static void test_openb_end_to_end(void)
     const char *shared = getenv("BERTH_SHARED");
     char nodes[512], pods[512];
     if (!shared) {
-        printf("note: BERTH_SHARED not set, openb packing skipped\n");
+        printf("SKIP BERTH_SHARED not set, openb packing skipped\n");
         return;
     }
     snprintf(nodes, sizeof nodes, "%s/traces/alibaba-openb-2023/openb_node_list_gpu_node.csv",
              shared);
     snprintf(pods, sizeof pods, "%s/traces/alibaba-openb-2023/openb_pod_list_default.csv", shared);
     if (access(nodes, R_OK) || access(pods, R_OK)) {
-        printf("note: openb traces not in %s, skipped\n", shared);
+        printf("SKIP openb traces not in %s, skipped\n", shared);
         return;
     }
     struct berth_err err = {0};

@@ -788,12 +788,12 @@ static int cmp_i32(const void *a, const void *b)
 static int have(const char *path)
 {
     if (!getenv("BERTH_SHARED")) {
-        printf("note: BERTH_SHARED not set, %s skipped\n", strrchr(path, '/') + 1);
+        printf("SKIP BERTH_SHARED not set, %s skipped\n", strrchr(path, '/') + 1);
         return 0;
     }
     if (access(path, R_OK) == 0)
         return 1;
-    printf("note: %s absent, skipped\n", path);
+    printf("SKIP %s absent, skipped\n", path);
     return 0;
 }
 

@@ -9,7 +9,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "berth/berth.h"
 #include "live/daemon.h"
+#include "slurmapi/slurm_api.h"
 
 static struct berth__daemon *running;
 
@@ -26,7 +28,8 @@ static void usage(FILE *f)
                "              [--listen ADDR] [--port N] [--state-dir DIR] [--config FILE]\n"
                "              [--port-file FILE] [--max-body BYTES] [--tick S] [--quantum S]\n"
                "              [--seed N] [--executor local|slurm] [--slurm-conf FILE]\n"
-               "              [--throughputs FILE]\n\n"
+               "              [--throughputs FILE]\n"
+               "       berthd --version | --help\n\n"
                "  --tokens FILE     bearer tokens, lines 'TOKEN USER [admin]' (required)\n"
                "  --executor E      local: jobs run on this machine (default); slurm: jobs are\n"
                "                    Slurm jobs berth places on slurmctld's nodes\n"
@@ -45,7 +48,19 @@ static void usage(FILE *f)
                "  --max-body BYTES  request body limit (default 1048576)\n"
                "  --tick S          scheduler loop period in seconds (default 0.05)\n"
                "  --quantum S       time slice of time-sliced policies such as las (default 60)\n"
-               "  --seed N          seed of the policies' random draws (default 1)\n");
+               "  --seed N          seed of the policies' random draws (default 1)\n"
+               "  --version         print the version and the executors this build has\n");
+}
+
+/* The version, and what this build can do: tests and operators check it before they rely on
+ * an optional part (the slurm executor needs libslurm at build time). */
+static void version(void)
+{
+    printf("berthd %s\n", BERTH_VERSION);
+    if (berth__slurm_built())
+        printf("executors: local slurm\n");
+    else
+        printf("executors: local (slurm: not built, libslurm 22.05 was not found)\n");
 }
 
 static const struct option longopts[] = {{"tokens", required_argument, NULL, 't'},
@@ -65,6 +80,7 @@ static const struct option longopts[] = {{"tokens", required_argument, NULL, 't'
                                          {"slurm-conf", required_argument, NULL, 'C'},
                                          {"throughputs", required_argument, NULL, 'T'},
                                          {"help", no_argument, NULL, 'h'},
+                                         {"version", no_argument, NULL, 'V'},
                                          {NULL, 0, NULL, 0}};
 
 static int number(const char *flag, const char *v, double lo, double hi, double *out)
@@ -178,7 +194,8 @@ static int read_config(struct berth__daemon_opts *o, const char *path, char **ke
         while (end > val && (end[-1] == ' ' || end[-1] == '\r' || end[-1] == '\t'))
             *--end = '\0';
         const struct option *opt = longopts;
-        while (opt->name && (strcmp(opt->name, l) || opt->val == 'c' || opt->val == 'h'))
+        while (opt->name &&
+               (strcmp(opt->name, l) || opt->val == 'c' || opt->val == 'h' || opt->val == 'V'))
             opt++;
         if (!opt->name || !*val) {
             fprintf(stderr, "berthd: %s:%u: expected 'NAME VALUE' with a flag's name, found '%s'\n",
@@ -206,6 +223,10 @@ int main(int argc, char **argv)
     while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         if (ch == 'h') {
             usage(stdout);
+            goto out;
+        }
+        if (ch == 'V') {
+            version();
             goto out;
         }
         if (ch == 'c')
@@ -236,7 +257,9 @@ int main(int argc, char **argv)
     struct berth__daemon *d = NULL;
     if (berth__daemon_create(&o, &d, &err)) {
         fprintf(stderr, "berthd: %s\n", err.msg);
-        rc = err.code == BERTH_EINPUT || err.code == BERTH_EIO ? 2 : 1;
+        rc = err.code == BERTH_EINPUT || err.code == BERTH_EIO || err.code == BERTH_EUNSUPPORTED
+                 ? 2
+                 : 1;
         goto out;
     }
     running = d;

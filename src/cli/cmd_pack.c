@@ -112,7 +112,7 @@ int cmd_pack(int argc, char **argv)
     berth_pack_opts_init(&o);
     const char *cluster = NULL, *trace = NULL, *format = NULL, *out = NULL;
     int json = 0, c, rc;
-    double v;
+    double v = 0;
     opterr = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {

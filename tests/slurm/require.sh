@@ -1,16 +1,12 @@
-# Sourced by the Slurm tests (tests/cli_slurm.sh, tests/berthd_slurm.sh): slurm_require NAME
-# API checks what a mini cluster needs (the Slurm daemons and clients, berth's libslurm build
-# whose test program is API, root) and otherwise skips test NAME saying why, or fails it
-# where BERTH_REQUIRE_SLURM=1 (CI), so that it cannot skip silently there.
+# Sourced by the Slurm tests (tests/cli_slurm.sh, tests/berthd_slurm.sh) after cli_lib.sh:
+# slurm_require NAME API checks what a mini cluster needs (the Slurm daemons and clients,
+# berth's libslurm build whose test program is API, root) and otherwise skips test NAME
+# saying why (CTest: skipped), or fails it where BERTH_REQUIRE names slurm (make test-slurm,
+# CI), so that it cannot skip silently there.
 slurm_skip() { # slurm_skip NAME WHY...
     local name=$1
     shift
-    if [ "${BERTH_REQUIRE_SLURM:-0}" = 1 ]; then
-        echo "FAIL $name: $* (BERTH_REQUIRE_SLURM=1)"
-        exit 1
-    fi
-    echo "skip $name: $*"
-    exit 0
+    skip_test slurm "$name: $*"
 }
 slurm_require() { # slurm_require NAME API
     local c
