@@ -41,11 +41,15 @@ demo: build
 test-deps:
 	@BERTH_EXTRA_PACKAGES="$(TEST_PACKAGES)" sh scripts/install-deps.sh
 
+# ctest, then every SKIP line the tests printed (CTest shows a skipped test's output nowhere)
+ctest = ctest --output-on-failure $(1); rc=$$?; \
+	grep -h '^SKIP' Testing/Temporary/LastTest.log 2>/dev/null | sort -u; exit $$rc
+
 test-plain: build test-deps
-	@cd $(BUILD) && BERTH_REQUIRE=torch ctest --output-on-failure -j$(JOBS)
+	@cd $(BUILD) && BERTH_REQUIRE=torch $(call ctest,-j$(JOBS))
 
 test-asan: asan test-deps
-	@cd $(ASAN_BUILD) && BERTH_REQUIRE=torch ctest --output-on-failure -j$(JOBS)
+	@cd $(ASAN_BUILD) && BERTH_REQUIRE=torch $(call ctest,-j$(JOBS))
 
 test: test-plain test-asan
 
@@ -54,8 +58,8 @@ test: test-plain test-asan
 test-slurm:
 	@BERTH_EXTRA_PACKAGES="$(SLURM_PACKAGES)" sh scripts/install-deps.sh
 	@$(MAKE) build asan
-	@cd $(BUILD) && BERTH_REQUIRE=slurm ctest -L slurm --output-on-failure
-	@cd $(ASAN_BUILD) && BERTH_REQUIRE=slurm ctest -L slurm --output-on-failure
+	@cd $(BUILD) && BERTH_REQUIRE=slurm $(call ctest,-L slurm)
+	@cd $(ASAN_BUILD) && BERTH_REQUIRE=slurm $(call ctest,-L slurm)
 
 # libFuzzer on every trace loader for FUZZ_SECONDS each (clang; installs it when missing).
 FUZZ_SECONDS ?= 15
@@ -86,7 +90,7 @@ install: build
 
 uninstall:
 	@test -f $(BUILD)/install_manifest.txt || { echo "nothing to uninstall: $(BUILD)/install_manifest.txt is missing"; exit 1; }
-	@while IFS= read -r f; do rm -f "$${DESTDIR:-}$$f" && echo "removed $${DESTDIR:-}$$f"; done <$(BUILD)/install_manifest.txt
+	@while IFS= read -r f || [ -n "$$f" ]; do rm -f "$${DESTDIR:-}$$f" && echo "removed $${DESTDIR:-}$$f"; done <$(BUILD)/install_manifest.txt
 	@rm -f $(BUILD)/install_manifest.txt
 
 # Style checked by a machine: clang-format and a short list of banned functions.
