@@ -1,6 +1,7 @@
 /* berthd: the live scheduler daemon (see README.md, docs/api.md). Flags, or a config file
  * of "name value" lines with the same names; `berthd --shim SPEC FD` is the per-attempt
  * supervisor berthd starts itself. */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
@@ -125,9 +126,15 @@ static int apply(struct berth__daemon_opts *o, int ch, const char *v)
     case 'P':
         o->placement = v;
         break;
-    case 'l':
+    case 'l': {
+        struct in_addr a;
+        if (inet_pton(AF_INET, v, &a) != 1) {
+            fprintf(stderr, "berthd: --listen: expected an IPv4 address, found '%s'\n", v);
+            return 2;
+        }
         o->addr = v;
         break;
+    }
     case 's':
         o->state_dir = v;
         break;
@@ -217,9 +224,15 @@ int main(int argc, char **argv)
     char *cfgbuf = NULL;
     int ch, rc = 0;
     /* the config file first, so flags win whatever their order */
-    for (int i = 1; i + 1 < argc; i++)
-        if (!strcmp(argv[i], "--config") && (rc = read_config(&o, argv[i + 1], &cfgbuf)))
-            goto out;
+    const char *config = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--config") && i + 1 < argc)
+            config = argv[++i];
+        else if (!strncmp(argv[i], "--config=", 9))
+            config = argv[i] + 9;
+    }
+    if (config && (rc = read_config(&o, config, &cfgbuf)))
+        goto out;
     while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         if (ch == 'h') {
             usage(stdout);
@@ -229,8 +242,15 @@ int main(int argc, char **argv)
             version();
             goto out;
         }
-        if (ch == 'c')
+        if (ch == 'c') { /* read above; an abbreviation (--conf) would have been missed */
+            if (optarg != config) {
+                fprintf(stderr, "berthd: write --config FILE in full (the file is read before "
+                                "the other flags, so that they win)\n");
+                rc = 2;
+                goto out;
+            }
             continue;
+        }
         if (ch == '?' || ch == ':') {
             fprintf(stderr, "berthd: see berthd --help\n");
             rc = 2;

@@ -43,7 +43,7 @@ static void usage(FILE *f)
 
 static int cmd_help(int argc, char **argv)
 {
-    if (argc > 1) {
+    if (argc > 1 && strcmp(argv[1], "--help") && strcmp(argv[1], "-h")) {
         for (size_t i = 0; i < NCOMMANDS; i++)
             if (!strcmp(argv[1], commands[i].name) && commands[i].run != cmd_help) {
                 char *args[] = {argv[1], "--help", NULL};
