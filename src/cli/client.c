@@ -99,8 +99,9 @@ int cli_client_init(struct cli_client *c, const char *cmd)
     while (n && c->server[n - 1] == '/')
         c->server[--n] = '\0';
     if (!c->token[0])
-        return cli_usage_error(cmd, "no token: give --token, set BERTH_TOKEN, or put 'token "
-                                    "TOKEN' in %s",
+        return cli_usage_error(cmd,
+                               "no token: give --token, set BERTH_TOKEN, or put 'token "
+                               "TOKEN' in %s",
                                getenv("BERTH_CONFIG") ? getenv("BERTH_CONFIG")
                                                       : "~/.config/berth/client.conf");
     return 0;

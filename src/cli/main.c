@@ -43,7 +43,11 @@ static void usage(FILE *f)
 
 static int cmd_help(int argc, char **argv)
 {
-    if (argc > 1 && strcmp(argv[1], "--help") && strcmp(argv[1], "-h")) {
+    if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+        printf("usage: berth help [COMMAND]\n\nShows berth's commands, or COMMAND's flags.\n");
+        return EXIT_OK;
+    }
+    if (argc > 1) {
         for (size_t i = 0; i < NCOMMANDS; i++)
             if (!strcmp(argv[1], commands[i].name) && commands[i].run != cmd_help) {
                 char *args[] = {argv[1], "--help", NULL};
