@@ -147,7 +147,7 @@ static void test_journal_reopen(void)
     struct berth__journal *jn = NULL;
     char path[200];
     snprintf(path, sizeof path, "%s", tmp_path(&t, "j.db"));
-    CHECK(!berth__journal_open(path, &jn, &err));
+    CHECK(!berth__journal_open(path, NULL, &jn, &err));
     if (!jn)
         return;
     char doc[32];
@@ -158,11 +158,11 @@ static void test_journal_reopen(void)
     }
     uint64_t commits = 0, docs = 0;
     berth__journal_stats(jn, &commits, &docs);
-    CHECK_I64(docs, 201);
+    CHECK(docs >= 200 && docs <= 201); /* 200 when both of 200's came in one batch */
     CHECK(commits >= 1 && commits <= 201);
     berth__journal_close(jn);
     jn = NULL;
-    CHECK(!berth__journal_open(path, &jn, &err));
+    CHECK(!berth__journal_open(path, NULL, &jn, &err));
     size_t n = 0;
     CHECK(!berth__journal_load(jn, count_docs, &n, &err));
     CHECK_I64(n, 200);
