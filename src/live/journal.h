@@ -24,7 +24,8 @@
  * document that fails takes nothing with it: an older pending non-waited document for the
  * same job (the state the caller's memory still holds) stays pending and is retried, and a
  * newer one (queued after it) stays too. A pending document leaves the journal only by
- * committing or by being replaced by a newer non-waited document for the same job.
+ * committing, by being replaced by a newer non-waited document for the same job, or by a
+ * close whose last try fails.
  *
  * Health: degraded from a failed transaction until the next one commits. While degraded the
  * writer keeps trying with the backoff even with nothing pending (a transaction that only
@@ -34,14 +35,16 @@
  * SQLite's quick_check, and lost commits. For the last, the database keeps a commit counter
  * (one row of table meta, updated in every transaction) and the writer keeps a mark file
  * beside it, PATH.mark, holding the counter as of its last write (temp file, fsync, rename:
- * at most once a second while commits go on, and at close). At open, a mark with a higher
- * count than the database's counter, or a mark without a database, means the database or
- * its WAL was truncated, lost or replaced by an older copy: open refuses (restore a backup,
- * or remove the mark to accept the loss). It cannot see commits made within the last second
- * before a crash that also lost the WAL's tail (the mark did not yet count them), nor a
- * database replaced together with its mark. Its cost: one small file written and fsynced
+ * at most once a second while commits go on, at close, and at open when it is missing or
+ * behind). At open, a mark with a higher count than the database's counter, or a mark
+ * counting commits without a database, means the database or its WAL was truncated, lost
+ * or replaced by an older copy: open refuses (restore a backup, or remove the mark to
+ * accept the loss). It cannot see commits made within the last second before a crash that
+ * also lost the WAL's tail (the mark did not yet count them), nor a database replaced
+ * together with its mark. Its cost: one small file written and fsynced
  * per second at most, and one row updated per transaction. A brand-new state (neither the
- * database nor the mark) opens empty.
+ * database nor the mark) opens empty; a crash within the very first open, before SQLite
+ * wrote the new database's first page, leaves a zero-length file that must be removed.
  *
  * A failed fsync leaves the disk's content unknown: if the process dies before the next
  * commit, a document whose put failed may still be found at restart (every later commit
