@@ -1,12 +1,11 @@
 /* berthd's pieces on their own: reading a submission field by field, the journal document
- * round trip, group-committed journal writes surviving a reopen, progress-file tailing
- * (partial and malformed lines), the token file, signal names and the NVML-absent path. */
+ * round trip (the journal itself: test_journal.c), progress-file tailing (partial and
+ * malformed lines), the token file, signal names and the NVML-absent path. */
 #include <signal.h>
 #include <stdlib.h>
 
 #include "check.h"
 #include "live/auth.h"
-#include "live/journal.h"
 #include "live/ljob.h"
 #include "live/nvml.h"
 #include "live/report.h"
@@ -125,51 +124,6 @@ static void test_journal_doc_roundtrip(void)
     berth__ljob_free(j);
 }
 
-static int count_docs(void *ctx, uint64_t id, const char *doc, struct berth_err *err)
-{
-    (void)err;
-    size_t *n = ctx;
-    char want[32];
-    snprintf(want, sizeof want, "{\"n\":%llu}", (unsigned long long)id);
-    CHECK_STR(doc, want);
-    CHECK_I64(id, *n + 1); /* in id order */
-    (*n)++;
-    return 0;
-}
-
-/* 200 writes, only the last waited for; reopened, all 200 are there, the last one's second
- * version replacing its first. */
-static void test_journal_reopen(void)
-{
-    struct tmp t;
-    tmp_open(&t);
-    struct berth_err err = {0};
-    struct berth__journal *jn = NULL;
-    char path[200];
-    snprintf(path, sizeof path, "%s", tmp_path(&t, "j.db"));
-    CHECK(!berth__journal_open(path, &jn, &err));
-    if (!jn)
-        return;
-    char doc[32];
-    CHECK(!berth__journal_put(jn, 200, "{\"n\":0}", 0, &err));
-    for (uint64_t i = 1; i <= 200; i++) {
-        snprintf(doc, sizeof doc, "{\"n\":%llu}", (unsigned long long)i);
-        CHECK(!berth__journal_put(jn, i, doc, i == 200, &err));
-    }
-    uint64_t commits = 0, docs = 0;
-    berth__journal_stats(jn, &commits, &docs);
-    CHECK_I64(docs, 201);
-    CHECK(commits >= 1 && commits <= 201);
-    berth__journal_close(jn);
-    jn = NULL;
-    CHECK(!berth__journal_open(path, &jn, &err));
-    size_t n = 0;
-    CHECK(!berth__journal_load(jn, count_docs, &n, &err));
-    CHECK_I64(n, 200);
-    berth__journal_close(jn);
-    tmp_close(&t);
-}
-
 /* Lines: a good one, a malformed one (logged as FILE:2), one with a bad step (FILE:3), a good
  * one, then a partial last line that counts only once finished. Work is in steps (100). */
 static void test_progress_tail(void)
@@ -272,7 +226,6 @@ static void test_signals_and_nvml(void)
 static const struct check_test tests[] = {
     {"submit_fields", test_submit_fields},
     {"journal_doc_roundtrip", test_journal_doc_roundtrip},
-    {"journal_reopen", test_journal_reopen},
     {"progress_tail", test_progress_tail},
     {"tokens", test_tokens},
     {"signals_and_nvml", test_signals_and_nvml},

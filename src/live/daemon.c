@@ -159,7 +159,7 @@ int berth__daemon_create(const struct berth__daemon_opts *o, struct berth__daemo
         (rc = berth__engine_set_tput(d->engine, d->tput, err)))
         goto fail;
     snprintf(jpath, sizeof jpath, "%s/journal.db", d->state_dir);
-    if ((rc = berth__journal_open(jpath, &d->jn, err)))
+    if ((rc = berth__journal_open(jpath, NULL, &d->jn, err)))
         goto fail;
     d->ex = (struct berth__lexec){d->state_dir, d->self_exe, d->api_url};
     *out = d;
