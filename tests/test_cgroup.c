@@ -380,8 +380,13 @@ static void test_create_limits(void)
 
 /* ---- kill, populated, remove -------------------------------------------------------------- */
 
-/* A child in g with a setsid grandchild; kill (or kill_frozen) ends both. */
-static void kill_escape(const struct berth__iso *in, const char *name, int frozen)
+/* How kill_escape kills. */
+enum { BY_KILL, BY_FREEZING, BY_PIDS_ONLY };
+
+/* A child in g with a setsid grandchild; berth__iso_kill, berth__iso_kill_frozen, or
+ * berth__iso_kill of a copy of g that has only its v1 pids directory (SIGKILL passes, no
+ * freezer) ends both. */
+static void kill_escape(const struct berth__iso *in, const char *name, int by)
 {
     struct berth_err err = {0};
     struct berth__iso_group g;
@@ -399,7 +404,13 @@ static void kill_escape(const struct berth__iso *in, const char *name, int froze
     CHECK_I64(berth__iso_remove(&g, &err), BERTH_EAGAIN);
     CHECK_HAS(err.msg, "not empty");
     CHECK(is_dir(g.dir[BERTH__ISO_H_V2][0] ? g.dir[BERTH__ISO_H_V2] : g.dir[BERTH__ISO_H_FREEZER]));
-    CHECK(!(frozen ? berth__iso_kill_frozen(&g, &err) : berth__iso_kill(&g, &err)));
+    struct berth__iso_group pids_only;
+    memset(&pids_only, 0, sizeof pids_only);
+    memcpy(pids_only.dir[BERTH__ISO_H_PIDS], g.dir[BERTH__ISO_H_PIDS], BERTH__ISO_PATH_MAX);
+    CHECK(by != BY_PIDS_ONLY || pids_only.dir[BERTH__ISO_H_PIDS][0]);
+    CHECK(!(by == BY_FREEZING    ? berth__iso_kill_frozen(&g, &err)
+            : by == BY_PIDS_ONLY ? berth__iso_kill(&pids_only, &err)
+                                 : berth__iso_kill(&g, &err)));
     CHECK(killed(c));
     CHECK(gc > 0 && killed(gc)); /* an orphan, reparented to us (subreaper) */
     CHECK(!berth__iso_wait_empty(&g, WAIT_MS, &err));
@@ -419,12 +430,12 @@ static void kill_escape(const struct berth__iso *in, const char *name, int froze
 
 static void test_kill_setsid(void)
 {
-    kill_escape(iso, "kill", 0);
+    kill_escape(iso, "kill", BY_KILL);
 }
 
 static void test_kill_frozen(void)
 {
-    kill_escape(iso, "frozen", 1);
+    kill_escape(iso, "frozen", BY_FREEZING);
 }
 
 /* A child that exits by itself: populated 1 -> 0; remove then works. */
@@ -623,8 +634,8 @@ static void test_override_v2(void)
     }
     cleanup_group(&g);
     /* tracking and kill (cgroup.kill where there is one; the freezer either way) */
-    kill_escape(v, "k1", 0);
-    kill_escape(v, "k2", 1);
+    kill_escape(v, "k1", BY_KILL);
+    kill_escape(v, "k2", BY_FREEZING);
     CHECK(!berth__iso_remove_base(v, &err));
     berth__iso_close(v);
     CHECK(!rmdir(dir));
@@ -723,7 +734,9 @@ static void test_v1_layout(void)
     if (berth__iso_enforced(v) & BERTH_ISO_ENF_PIDS)
         CHECK_STR(read_text(g.dir[BERTH__ISO_H_PIDS], "pids.max"), "5");
     cleanup_group(&g);
-    kill_escape(v, "k", 0); /* kill: freeze, SIGKILL, thaw */
+    kill_escape(v, "k", BY_KILL); /* kill: freeze, SIGKILL, thaw */
+    if (l.dir[BERTH__ISO_H_PIDS][0])
+        kill_escape(v, "p", BY_PIDS_ONLY);
     CHECK(!berth__iso_remove_base(v, &err));
     berth__iso_close(v);
 }

@@ -138,7 +138,7 @@ static int make_dir(const char *path)
     return -(e == EEXIST ? ENOTDIR : e);
 }
 
-/* Whether comma list holds tok; space-separated with sep = ' '. */
+/* Whether list (tokens separated by sep, up to a newline or the end) holds tok. */
 static int has_token(const char *list, const char *tok, char sep)
 {
     size_t n = strlen(tok);
@@ -178,7 +178,8 @@ __attribute__((format(printf, 3, 4))) static void addf(char *buf, size_t len, co
 }
 
 /* A single path component of letters, digits, '-', '_', '.' that starts with a letter or
- * digit (so never ".", "..", nor a cgroup's own "cgroup.*" files' neighbours by accident). */
+ * digit: never ".", "..", a hidden name or a path. (A name that is an interface file's, such
+ * as "memory.max", fails at mkdir: make_dir wants a directory.) */
 static int valid_name(const char *s)
 {
     size_t n = s ? strlen(s) : 0;
@@ -204,7 +205,7 @@ static int each_pid(const char *dir, pid_fn fn, void *arg)
     int fd = open(p, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return -errno;
-    long cur = -1;
+    int64_t cur = -1;
     int count = 0, stop = 0;
     ssize_t r;
     while (!stop && (r = read(fd, buf, sizeof buf)) != 0) {
@@ -434,17 +435,14 @@ static const struct want limit_ctrls[] = {
 };
 #define NLIMIT (sizeof limit_ctrls / sizeof *limit_ctrls)
 
-/* After a restart in the same cgroup, or a second open in one process, berthd already sits
- * in ROOT/daemon: then the subtree is ROOT (when ROOT/instance exists). */
-static void climb_daemon(char *root, const char *instance)
+/* A berthd that starts in a cgroup named "daemon" already sits in the leaf of its subtree
+ * (systemd's DelegateSubgroup=daemon, a re-exec, a second open in one process): the subtree
+ * is its parent. */
+static void climb_daemon(char *root)
 {
-    char *slash = strrchr(root, '/'), probe[FILE_PATH_MAX];
-    struct stat st;
-    if (!slash || slash == root || strcmp(slash + 1, "daemon"))
-        return;
-    *slash = '\0';
-    if (join(probe, sizeof probe, root, instance) || stat(probe, &st) || !S_ISDIR(st.st_mode))
-        *slash = '/';
+    char *slash = strrchr(root, '/');
+    if (slash && slash != root && !strcmp(slash + 1, "daemon"))
+        *slash = '\0';
 }
 
 /* V2: moves berthd into ROOT/daemon when it is in ROOT itself (no internal processes). */
@@ -500,12 +498,14 @@ static void enable_controllers(struct berth__iso *iso)
         addf(iso->desc, sizeof iso->desc, "; cannot enable:%s", failed);
 }
 
-static int open_v2(struct berth__iso *iso, const char *instance, const char *dir, char *why,
-                   size_t wl)
+/* V2 in dir, berthd's own cgroup (detected) or a directory given to open. */
+static int open_v2(struct berth__iso *iso, const char *instance, const char *dir, int given,
+                   char *why, size_t wl)
 {
     char *base = iso->base[BERTH__ISO_H_V2];
     snprintf(iso->root, sizeof iso->root, "%s", dir);
-    climb_daemon(iso->root, instance);
+    if (!given)
+        climb_daemon(iso->root);
     int e = join(base, BERTH__ISO_PATH_MAX, iso->root, instance) ? -ENAMETOOLONG : make_dir(base);
     if (e) {
         addf(why, wl, "%scgroup2 %s/%s: %s", *why ? "; " : "", iso->root, instance, strerror(-e));
@@ -535,15 +535,16 @@ static void open_v1_limits(struct berth__iso *iso, const struct berth__iso_layou
                 : join(base, BERTH__ISO_PATH_MAX, lay->dir[w->hier], instance) ? -ENAMETOOLONG
                                                                                : make_dir(base);
         if (!lay->dir[w->hier][0]) {
-            addf(iso->desc, sizeof iso->desc, " %s not mounted (not enforced)", w->name);
+            addf(iso->desc, sizeof iso->desc, "%s %s not mounted (not enforced)", i ? "," : "",
+                 w->name);
         } else if (e) {
-            addf(iso->desc, sizeof iso->desc, " %s %s: %s (not enforced)", w->name, base,
-                 strerror(-e));
+            addf(iso->desc, sizeof iso->desc, "%s %s %s: %s (not enforced)", i ? "," : "", w->name,
+                 base, strerror(-e));
         } else if (!has(base, limit_file[i])) {
-            addf(iso->desc, sizeof iso->desc, " %s %s: no %s (not enforced)", w->name, base,
-                 limit_file[i]);
+            addf(iso->desc, sizeof iso->desc, "%s %s %s: no %s (not enforced)", i ? "," : "",
+                 w->name, base, limit_file[i]);
         } else {
-            addf(iso->desc, sizeof iso->desc, " %s %s", w->name, base);
+            addf(iso->desc, sizeof iso->desc, "%s %s %s", i ? "," : "", w->name, base);
             iso->enforced |= w->bit;
             if (w->bit == BERTH_ISO_ENF_MEM && has(base, "memory.memsw.limit_in_bytes"))
                 iso->enforced |= BERTH_ISO_ENF_SWAP;
@@ -618,8 +619,8 @@ static void add_enforced(struct berth__iso *iso)
          *no ? "; not enforced:" : "", no);
 }
 
-static int open_with(const char *instance, const struct berth__iso_layout *lay, const char *why0,
-                     struct berth__iso **out, struct berth_err *err)
+static int open_with(const char *instance, const struct berth__iso_layout *lay, int given,
+                     const char *why0, struct berth__iso **out, struct berth_err *err)
 {
     *out = NULL;
     if (!valid_name(instance) || !strcmp(instance, "daemon"))
@@ -635,7 +636,7 @@ static int open_with(const char *instance, const struct berth__iso_layout *lay, 
     int v1 = lay->dir[BERTH__ISO_H_MEMORY][0] || lay->dir[BERTH__ISO_H_CPU][0] ||
              lay->dir[BERTH__ISO_H_PIDS][0];
     int any_v1 = v1 || lay->dir[BERTH__ISO_H_FREEZER][0];
-    if (v2[0] && !v1 && open_v2(iso, instance, v2, why, sizeof why) == 0)
+    if (v2[0] && !v1 && open_v2(iso, instance, v2, given, why, sizeof why) == 0)
         iso->kind = BERTH_ISO_V2;
     else if (v2[0] && v1 && open_hybrid(iso, lay, instance, why, sizeof why) == 0)
         iso->kind = BERTH_ISO_HYBRID;
@@ -658,7 +659,7 @@ static int open_with(const char *instance, const struct berth__iso_layout *lay, 
 int berth__iso_open_layout(const char *instance, const struct berth__iso_layout *lay,
                            struct berth__iso **out, struct berth_err *err)
 {
-    return open_with(instance, lay, "", out, err);
+    return open_with(instance, lay, 0, "", out, err);
 }
 
 int berth__iso_open(const char *instance, const char *v2_root, struct berth__iso **out,
@@ -689,7 +690,7 @@ int berth__iso_open(const char *instance, const char *v2_root, struct berth__iso
         if (berth__iso_layout_read(lay, &e))
             snprintf(why, sizeof why, "%s", e.msg);
     }
-    rc = open_with(instance, lay, why, out, err);
+    rc = open_with(instance, lay, v2_root != NULL, why, out, err);
     free(lay);
     return rc;
 }

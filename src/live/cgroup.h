@@ -10,7 +10,9 @@
  *     rule a cgroup that hands controllers to children holds no process, so open moves
  *     berthd (its pid into cgroup.procs: every thread) into the leaf PATH/daemon, enables in
  *     PATH/cgroup.subtree_control those of memory, cpu, pids that PATH/cgroup.controllers
- *     lists, and creates PATH/INSTANCE with the same subtree_control. Attempt NAME is
+ *     lists, and creates PATH/INSTANCE with the same subtree_control. (A berthd that starts in
+ *     a cgroup named "daemon", e.g. under systemd's DelegateSubgroup=daemon, takes its parent
+ *     for PATH.) Attempt NAME is
  *     PATH/INSTANCE/NAME: memory.max (+ memory.swap.max 0, memory.oom.group 1), cpu.max,
  *     pids.max; kill by cgroup.kill (Linux >= 5.14), else freeze + SIGKILL + thaw until empty.
  *   - HYBRID (cgroup2 without controllers beside cgroup v1 controller hierarchies, e.g. at
@@ -24,8 +26,8 @@
  *     kill = freeze, SIGKILL every task, thaw, until empty; CPU accounting by cpuacct.
  *   - NONE (nothing writable: not root, /sys read-only as in a chroot, no cgroup mounted).
  *     berthd falls back to process groups: a process that calls setsid escapes cancel, and
- *     cpus/mem requests are not enforced. Every call but open/close/kind/describe then does
- *     nothing and returns BERTH_EUNSUPPORTED.
+ *     cpus/mem requests are not enforced. Every group call (group_of, create, enter, kill,
+ *     signal, populated, remove, usage) then does nothing and returns BERTH_EUNSUPPORTED.
  * A layout that is detected but not writable falls through to the next one.
  *
  * Why a delegated subtree and not systemd transient scopes (StartTransientUnit): scopes need
