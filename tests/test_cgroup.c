@@ -62,11 +62,23 @@ static int wait_exit(pid_t pid, int *st)
     }
 }
 
-/* Whether a process we are the (sub)reaper of ends within the deadline; SIGKILL by signal. */
-static int killed(pid_t pid)
+/* Whether a process we are the (sub)reaper of ends by SIGKILL within the deadline; *reaped
+ * says whether it ended at all. */
+static int killed(pid_t pid, int *reaped)
 {
     int st = 0;
-    return wait_exit(pid, &st) == 0 && WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL;
+    *reaped = pid > 0 && wait_exit(pid, &st) == 0;
+    return *reaped && WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL;
+}
+
+/* A failure path's last step: a process the module should have ended but did not is killed
+ * here, so that no test leaves a process behind (holding the output pipe of whoever runs
+ * it). */
+static void stop(pid_t pid, int reaped)
+{
+    int st;
+    if (pid > 0 && !reaped && kill(pid, SIGKILL) == 0)
+        wait_exit(pid, &st);
 }
 
 /* Collects every exited child (orphans come to us: we are a subreaper). */
@@ -151,22 +163,30 @@ static void body_touch(int fd, void *arg)
     _exit(0);
 }
 
-/* Forks up to 16 children that pause; exits with how many forks succeeded. */
+/* Forks up to 16 children that pause (and die with it), reports how many forks succeeded
+ * and pauses. */
 static void body_forks(int fd, void *arg)
 {
-    (void)fd;
     (void)arg;
+    pid_t me = getpid();
     int n = 0;
     for (int i = 0; i < 16; i++) {
         pid_t c = fork();
-        if (c == 0)
+        if (c == 0) {
+            prctl(PR_SET_PDEATHSIG, SIGKILL);
+            if (getppid() != me)
+                _exit(0);
             for (;;)
                 pause();
+        }
         if (c < 0)
             break;
         n++;
     }
-    _exit(n);
+    if (write(fd, &n, sizeof n) != (ssize_t)sizeof n)
+        _exit(1);
+    for (;;)
+        pause();
 }
 
 /* Kills what is left in g, waits for it to empty, reaps, removes it: every test's last step,
@@ -411,8 +431,9 @@ static void kill_escape(const struct berth__iso *in, const char *name, int by)
     CHECK(!(by == BY_FREEZING    ? berth__iso_kill_frozen(&g, &err)
             : by == BY_PIDS_ONLY ? berth__iso_kill(&pids_only, &err)
                                  : berth__iso_kill(&g, &err)));
-    CHECK(killed(c));
-    CHECK(gc > 0 && killed(gc)); /* an orphan, reparented to us (subreaper) */
+    int rc_c, rc_gc;
+    CHECK(killed(c, &rc_c));
+    CHECK(killed(gc, &rc_gc)); /* an orphan, reparented to us (subreaper) */
     CHECK(!berth__iso_wait_empty(&g, WAIT_MS, &err));
     CHECK_I64(berth__iso_populated(&g, &err), 0);
     CHECK_I64(berth__iso_signal(&g, 0, &err), 0);
@@ -425,6 +446,8 @@ static void kill_escape(const struct berth__iso *in, const char *name, int by)
     CHECK_I64(berth__iso_populated(&g, &err), 0);
     if (fd >= 0)
         close(fd);
+    stop(c, rc_c);
+    stop(gc, rc_gc);
     cleanup_group(&g);
 }
 
@@ -452,12 +475,13 @@ static void test_populated(void)
     CHECK_I64(berth__iso_wait_empty(&g, 50, &err), BERTH_EAGAIN);
     CHECK_HAS(err.msg, "still populated");
     CHECK_I64(berth__iso_signal(&g, SIGTERM, &err), 1);
-    int st = 0;
-    CHECK(!wait_exit(c, &st) && WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM);
+    int st = 0, reaped = c > 0 && !wait_exit(c, &st);
+    CHECK(reaped && WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM);
     CHECK(!berth__iso_wait_empty(&g, WAIT_MS, &err));
     CHECK(!berth__iso_remove(&g, &err));
     if (fd >= 0)
         close(fd);
+    stop(c, reaped);
     cleanup_group(&g);
 }
 
@@ -510,19 +534,19 @@ static void test_pids_limit(void)
     struct berth_err err = {0};
     struct berth__iso_group g;
     struct berth__iso_limits lim = {0, 0, 4};
-    int fd = -1, st = 0;
+    int fd = -1, reaped = 0;
     CHECK(berth__iso_enforced(iso) & BERTH_ISO_ENF_PIDS);
     CHECK(!berth__iso_create(iso, "pids", &lim, &g, &err));
     pid_t c = spawn_in(&g, body_forks, NULL, &fd);
-    CHECK(!wait_exit(c, &st));
-    CHECK(WIFEXITED(st));
-    CHECK_I64(WEXITSTATUS(st), 3); /* the child is the fourth */
-    CHECK_I64(berth__iso_signal(&g, 0, &err), 3);
+    CHECK_I64(read_int(fd), 3);                   /* the child is the fourth */
+    CHECK_I64(berth__iso_signal(&g, 0, &err), 4); /* it and its three */
     CHECK(!berth__iso_kill(&g, &err));
+    CHECK(killed(c, &reaped));
     CHECK(!berth__iso_wait_empty(&g, WAIT_MS, &err));
     reap_all();
     CHECK(!berth__iso_remove(&g, &err));
     close(fd);
+    stop(c, reaped); /* its children die with it */
     cleanup_group(&g);
 }
 
