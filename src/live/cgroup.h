@@ -12,9 +12,9 @@
  *     PATH/cgroup.subtree_control those of memory, cpu, pids that PATH/cgroup.controllers
  *     lists, and creates PATH/INSTANCE with the same subtree_control. (A berthd that starts in
  *     a cgroup named "daemon", e.g. under systemd's DelegateSubgroup=daemon, takes its parent
- *     for PATH.) Attempt NAME is
- *     PATH/INSTANCE/NAME: memory.max (+ memory.swap.max 0, memory.oom.group 1), cpu.max,
- *     pids.max; kill by cgroup.kill (Linux >= 5.14), else freeze + SIGKILL + thaw until empty.
+ *     for PATH.) Attempt NAME is PATH/INSTANCE/NAME: memory.max (+ memory.swap.max 0,
+ *     memory.oom.group 1), cpu.max, pids.max; kill by cgroup.kill (Linux >= 5.14), else
+ *     freeze + SIGKILL + thaw until empty.
  *   - HYBRID (cgroup2 without controllers beside cgroup v1 controller hierarchies, e.g. at
  *     /sys/fs/cgroup/unified). Tracking, kill and CPU accounting in cgroup2
  *     (UNIFIED/PATH/INSTANCE/NAME: children of a cgroup with processes are allowed when no
@@ -33,7 +33,8 @@
  * Why a delegated subtree and not systemd transient scopes (StartTransientUnit): scopes need
  * systemd and its D-Bus, absent in containers, chroots and CI; a subtree of cgroupfs works
  * wherever a cgroup directory is writable, with plain open/write/mkdir/rmdir. (Under systemd,
- * run berthd with Delegate=yes, and KillMode=process so jobs outlive a berthd restart.)
+ * run berthd with Delegate=yes, DelegateSubgroup=daemon where systemd >= 254 has it, and
+ * KillMode=process so jobs outlive a berthd restart.)
  *
  * An attempt's cgroups are a struct berth__iso_group: plain NUL-terminated absolute paths,
  * one per hierarchy, so another process (the shim, started by exec) can get them from its
@@ -61,7 +62,7 @@ enum berth__iso_hier {
 
 #define BERTH__ISO_PATH_MAX 1024
 #define BERTH__ISO_NAME_MAX 128
-/* How long a kill by freezing (or berth__iso_open's wait for a freeze) may take. */
+/* How long berth__iso_kill_frozen may take before it gives up with BERTH_EAGAIN. */
 #define BERTH__ISO_KILL_DEADLINE_MS 5000
 
 /* What berth__iso_enforced reports. */
