@@ -62,6 +62,7 @@ void berth__engine_destroy(struct berth_engine *e)
     free(e->jobs);
     free(e->arrived);
     free(e->adopted);
+    free(e->reestimated);
     free(e->left);
     free(e->requeued);
     free(e->tput_type);
@@ -250,6 +251,24 @@ int berth__engine_adopt(struct berth_engine *e, uint32_t ji, const struct berth_
     return 0;
 }
 
+int berth__engine_reestimate(struct berth_engine *e, uint32_t ji, berth_us est_us, berth_us now,
+                             struct berth_err *err)
+{
+    struct berth_job *j = &e->jobs[ji];
+    if (est_us < 1 || (j->state != BERTH_JOB_RUNNING && j->state != BERTH_JOB_PENDING))
+        return berth_err_set(err, BERTH_EINTERNAL, "engine: job %s cannot be re-estimated",
+                             j->spec->id);
+    if (j->work == (double)j->est_us) { /* fixed speed: the work is the run time itself */
+        j->done = berth__job_done(j, now);
+        j->progress_at = now;
+        j->work = (double)est_us;
+    }
+    j->est_us = est_us;
+    if (push(&e->reestimated, &e->nreestimated, &e->reestimated_cap, ji))
+        return berth_err_set(err, BERTH_ENOMEM, "engine: out of memory");
+    return 0;
+}
+
 static void commit(struct berth_engine *e, berth_us now)
 {
     struct berth_plan *p = &e->plan;
@@ -305,6 +324,8 @@ int berth__engine_pass(struct berth_engine *e, berth_us now, struct berth_err *e
         .nrequeued = e->nrequeued,
         .adopted = e->adopted,
         .nadopted = e->nadopted,
+        .reestimated = e->reestimated,
+        .nreestimated = e->nreestimated,
         .npending = e->npending,
         .nrunning = e->nrunning,
         .tput = e->tput,
@@ -328,7 +349,7 @@ int berth__engine_pass(struct berth_engine *e, berth_us now, struct berth_err *e
         err->code = 0;
         err->msg[0] = '\0';
     }
-    e->narrived = e->nleft = e->nrequeued = e->nadopted = 0;
+    e->narrived = e->nleft = e->nrequeued = e->nadopted = e->nreestimated = 0;
     commit(e, now);
     e->passes++;
     if (e->check)

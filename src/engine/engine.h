@@ -25,8 +25,9 @@ struct berth_engine {
     struct berth_params params;
     struct berth_job *jobs;
     size_t njobs, cap;
-    uint32_t *arrived, *left, *requeued, *adopted;
+    uint32_t *arrived, *left, *requeued, *adopted, *reestimated;
     size_t narrived, nleft, nrequeued, nadopted, arrived_cap, left_cap, requeued_cap, adopted_cap;
+    size_t nreestimated, reestimated_cap;
     size_t npending, nrunning, ndone;
     struct berth_plan plan;
     struct berth_exec exec;
@@ -81,6 +82,11 @@ int berth__engine_cancel(struct berth_engine *e, uint32_t j, berth_us now, struc
 int berth__engine_requeue(struct berth_engine *e, uint32_t j, berth_us now, struct berth_err *err);
 int berth__engine_adopt(struct berth_engine *e, uint32_t j, const struct berth__slot *slots,
                         int32_t n, berth_us now, struct berth_err *err);
+/* A job's expected run time becomes est_us (berthd: the job ran past the estimate its user
+ * gave); policies that order by expected time re-key it at the next pass (the view's
+ * reestimated list). The simulator never calls it. */
+int berth__engine_reestimate(struct berth_engine *e, uint32_t j, berth_us est_us, berth_us now,
+                             struct berth_err *err);
 /* One scheduling pass at time now. */
 int berth__engine_pass(struct berth_engine *e, berth_us now, struct berth_err *err);
 /* When the policy wants its next pass with no event (BERTH_TIME_NONE if never). */

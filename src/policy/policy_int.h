@@ -66,6 +66,10 @@ struct berth_view {
      * list comes before left: a job may be in both. */
     const uint32_t *adopted;
     size_t nadopted;
+    /* jobs whose expected run time (est_us) changed (berthd: a job ran past its user's
+     * estimate): a policy that keys jobs on it re-keys them (prio does). */
+    const uint32_t *reestimated;
+    size_t nreestimated;
     size_t npending, nrunning;
     /* Servers of the cluster's "inference" pool that inference uses now (the simulator's
      * --inference series, berthd's demand signal); -1 when there is no such signal. The

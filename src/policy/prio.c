@@ -350,6 +350,15 @@ static int sync(struct berth__prio *q, const struct berth_view *v)
     for (size_t i = 0; i < v->narrived; i++)
         if (push_pending(q, v, v->arrived[i]))
             return BERTH_ENOMEM;
+    for (size_t i = 0; i < v->nreestimated; i++) { /* a new estimate, a new key */
+        uint32_t j = v->reestimated[i];
+        int where = q->where[j];
+        if (where != RUNNING && where != PENDING)
+            continue; /* protected jobs are keyed when their protection ends */
+        remove_job(q, j);
+        if (where == RUNNING ? push_preemptible(q, &v->jobs[j]) : push_pending(q, v, j))
+            return BERTH_ENOMEM;
+    }
     return expire_protection(q, v);
 }
 
