@@ -27,6 +27,10 @@ int cli_parse_u64(const char *cmd, const char *flag, const char *s, uint64_t *ou
 /* Parses a number of seconds (> 0) into microseconds; 0 or 2 as above. */
 int cli_parse_seconds(const char *cmd, const char *flag, const char *s, berth_us *out);
 
+/* s with terminal control characters and bidirectional overrides escaped (\x1b, \u202e),
+ * in buf (truncated to len); what every table prints from berthd goes through it. */
+const char *cli_clean(const char *s, char *buf, size_t len);
+
 /* Prints on stderr what a trace load left out (nothing when it left nothing out). */
 void cli_report_load(const char *path, const struct berth_load_report *rep);
 

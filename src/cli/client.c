@@ -5,6 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "client.h"
@@ -15,6 +18,8 @@ int cli_client_opt(struct cli_client *c, int ch, const char *arg)
         c->server_flag = arg;
     else if (ch == 0x102)
         c->token_flag = arg;
+    else if (ch == 0x103)
+        c->socket_flag = arg;
     else
         return 0;
     return 1;
@@ -52,7 +57,7 @@ static void trim(char *s)
         s[--n] = '\0';
 }
 
-static void read_config(struct cli_client *c, int want_server, int want_token)
+static void read_config(struct cli_client *c, int want_server, int want_token, int want_socket)
 {
     char path[1024];
     const char *p = getenv("BERTH_CONFIG"), *home = getenv("HOME");
@@ -75,8 +80,24 @@ static void read_config(struct cli_client *c, int want_server, int want_token)
             snprintf(c->server, sizeof c->server, "%s", v);
         else if (want_token && !strcmp(line, "token"))
             snprintf(c->token, sizeof c->token, "%s", v);
+        else if (want_socket && !strcmp(line, "socket"))
+            snprintf(c->socket, sizeof c->socket, "%s", v);
     }
     fclose(f);
+}
+
+/* 1 when something listens on the Unix socket at path. */
+static int socket_answers(const char *path)
+{
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    if (!*path || strlen(path) >= sizeof sa.sun_path)
+        return 0;
+    snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    int ok = fd >= 0 && !connect(fd, (struct sockaddr *)&sa, sizeof sa);
+    if (fd >= 0)
+        close(fd);
+    return ok;
 }
 
 int cli_client_init(struct cli_client *c, const char *cmd)
@@ -84,15 +105,30 @@ int cli_client_init(struct cli_client *c, const char *cmd)
     c->cmd = cmd;
     const char *s = c->server_flag ? c->server_flag : getenv("BERTH_SERVER");
     const char *t = c->token_flag ? c->token_flag : getenv("BERTH_TOKEN");
+    const char *k = c->socket_flag ? c->socket_flag : getenv("BERTH_SOCKET");
     s = s && *s ? s : NULL; /* an empty variable counts as unset */
     t = t && *t ? t : NULL;
-    c->server[0] = c->token[0] = '\0';
+    k = k && *k ? k : NULL;
+    c->server[0] = c->token[0] = c->socket[0] = '\0';
     if (s)
         snprintf(c->server, sizeof c->server, "%s", s);
     if (t)
         snprintf(c->token, sizeof c->token, "%s", t);
-    if (!s || !t)
-        read_config(c, !s, !t);
+    if (k)
+        snprintf(c->socket, sizeof c->socket, "%s", k);
+    read_config(c, !s, !t, !k);
+    if (!s) { /* no explicit server: the socket, when berthd answers there */
+        if (!c->socket[0])
+            snprintf(c->socket, sizeof c->socket, "%s", CLI_DEFAULT_SOCKET);
+        if (socket_answers(c->socket)) {
+            snprintf(c->server, sizeof c->server, "http://localhost");
+            return 0;
+        }
+        if (c->socket_flag)
+            return cli_usage_error(cmd, "--socket %s: berthd does not answer there",
+                                   c->socket_flag);
+    }
+    c->socket[0] = '\0';
     if (!c->server[0])
         snprintf(c->server, sizeof c->server, "http://127.0.0.1:8470");
     size_t n = strlen(c->server);
@@ -101,7 +137,7 @@ int cli_client_init(struct cli_client *c, const char *cmd)
     if (!c->token[0])
         return cli_usage_error(cmd,
                                "no token: give --token, set BERTH_TOKEN, or put 'token "
-                               "TOKEN' in %s",
+                               "TOKEN' in %s (or reach berthd's Unix socket: --socket)",
                                getenv("BERTH_CONFIG") ? getenv("BERTH_CONFIG")
                                                       : "~/.config/berth/client.conf");
     return 0;
@@ -151,7 +187,9 @@ int cli_call(const struct cli_client *c, const char *method, const char *path, c
     char url[2048], auth[600];
     snprintf(url, sizeof url, "%s%s", c->server, path);
     snprintf(auth, sizeof auth, "Authorization: Bearer %s", c->token);
-    struct curl_slist *hdr = curl_slist_append(NULL, auth);
+    struct curl_slist *hdr = c->token[0] ? curl_slist_append(NULL, auth) : NULL;
+    if (c->socket[0])
+        curl_easy_setopt(h, CURLOPT_UNIX_SOCKET_PATH, c->socket);
     hdr = curl_slist_append(hdr, "Content-Type: application/json");
     char *text = body ? json_dumps(body, JSON_COMPACT) : NULL;
     struct sink s = {NULL, 0, -1, 0};
@@ -173,8 +211,8 @@ int cli_call(const struct cli_client *c, const char *method, const char *path, c
     CURLcode cc = curl_easy_perform(h);
     int rc = 0;
     if (cc != CURLE_OK) {
-        fprintf(stderr, "berth %s: cannot reach berthd at %s: %s\n", c->cmd, c->server,
-                curl_easy_strerror(cc));
+        fprintf(stderr, "berth %s: cannot reach berthd at %s: %s\n", c->cmd,
+                c->socket[0] ? c->socket : c->server, curl_easy_strerror(cc));
         free(s.buf);
         rc = 1;
     } else {

@@ -11,15 +11,19 @@ struct cli_client {
     const char *cmd; /* for messages: "berth queue: ..." */
     char server[512];
     char token[512];
-    const char *server_flag, *token_flag;
+    char socket[512]; /* berthd's Unix socket, when the call goes there */
+    const char *server_flag, *token_flag, *socket_flag;
 };
 
-/* The long options every client command takes (--server, --token), for its table. */
+/* The long options every client command takes (--server, --token, --socket), for its table. */
 #define CLI_CLIENT_OPTS                                                                            \
-    {"server", required_argument, NULL, 0x101},                                                    \
+    {"server", required_argument, NULL, 0x101}, {"token", required_argument, NULL, 0x102},         \
     {                                                                                              \
-        "token", required_argument, NULL, 0x102                                                    \
+        "socket", required_argument, NULL, 0x103                                                   \
     }
+
+/* Where berthd's Unix socket is when nothing says otherwise (the systemd unit's state dir). */
+#define CLI_DEFAULT_SOCKET "/var/lib/berthd/berthd.sock"
 
 /* Takes a client option; 1 when ch was one. */
 int cli_client_opt(struct cli_client *c, int ch, const char *arg);
@@ -28,8 +32,12 @@ int cli_client_opt(struct cli_client *c, int ch, const char *arg);
  * "usage: berth ". Returns -1 to go on (optind at the first operand), else the exit code. */
 int cli_client_flags(struct cli_client *c, int argc, char **argv, const char *cmd,
                      const char *usage, int *as_json);
-/* Resolves server and token (flag, environment, config file $BERTH_CONFIG or
- * ~/.config/berth/client.conf with lines "server URL" and "token TOKEN"). 0 or exit 2. */
+/* Resolves where to call. An explicit server (--server, $BERTH_SERVER) is called over HTTP
+ * with a token (flag, $BERTH_TOKEN, config file). Otherwise berthd's Unix socket (--socket,
+ * $BERTH_SOCKET, the config file's "socket PATH", else CLI_DEFAULT_SOCKET) when it answers:
+ * berthd knows the caller by its account, no token needed. Else the config file's server, or
+ * http://127.0.0.1:8470, with a token. The config file is $BERTH_CONFIG or
+ * ~/.config/berth/client.conf, lines "server URL", "token TOKEN", "socket PATH". 0 or exit 2. */
 int cli_client_init(struct cli_client *c, const char *cmd);
 
 struct cli_reply {

@@ -10,7 +10,7 @@ static int act(int argc, char **argv, const char *cmd, const char *done)
 {
     struct cli_client c = {0};
     char usage[96];
-    snprintf(usage, sizeof usage, "%s ID... [--server URL] [--token TOKEN]", cmd);
+    snprintf(usage, sizeof usage, "%s ID... [--server URL] [--token TOKEN] [--socket PATH]", cmd);
     int rc = cli_client_flags(&c, argc, argv, cmd, usage, NULL);
     if (rc >= 0)
         return rc;

@@ -28,7 +28,7 @@ int cmd_logs(int argc, char **argv)
             stream = "stderr";
         else if (ch == 'h') {
             printf("usage: berth logs ID [-f|--follow] [-e|--stderr] [--server URL] "
-                   "[--token TOKEN]\n");
+                   "[--token TOKEN] [--socket PATH]\n");
             return EXIT_OK;
         } else
             return cli_flag_error("logs", "logs", ch, argv);

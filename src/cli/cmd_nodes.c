@@ -9,9 +9,9 @@
 int cmd_nodes(int argc, char **argv)
 {
     struct cli_client c = {0};
-    int as_json = 0,
-        rc = cli_client_flags(&c, argc, argv, "nodes",
-                              "nodes [--json] [--server URL] [--token TOKEN]", &as_json);
+    int as_json = 0, rc = cli_client_flags(
+                         &c, argc, argv, "nodes",
+                         "nodes [--json] [--server URL] [--token TOKEN] [--socket PATH]", &as_json);
     if (rc >= 0)
         return rc;
     if (optind < argc)

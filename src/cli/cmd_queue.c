@@ -60,7 +60,7 @@ int cmd_queue(int argc, char **argv)
             break;
         case 'h':
             printf("usage: berth queue [--all] [--state S[,S...]] [--user U] [--queue Q] [--json]\n"
-                   "                   [--server URL] [--token TOKEN]\n\n"
+                   "                   [--server URL] [--token TOKEN] [--socket PATH]\n\n"
                    "Lists pending, held and running jobs (--all: finished ones too).\n");
             return EXIT_OK;
         default:
@@ -95,12 +95,14 @@ int cmd_queue(int argc, char **argv)
                              (long long)json_integer_value(json_object_get(j, "gpus")));
                 const char *t = json_string_value(json_object_get(j, "gpu_type"));
                 const char *q = json_string_value(json_object_get(j, "queue"));
+                char cn[64], cu[64], ct[64], cq[64];
                 printf("%8lld %-16.16s %-10.10s %-9s %5s %-8.8s %-10.10s %5lld %9s\n",
                        (long long)json_integer_value(json_object_get(j, "id")),
-                       json_string_value(json_object_get(j, "name")),
-                       json_string_value(json_object_get(j, "user")),
-                       json_string_value(json_object_get(j, "state")), g, t && *t ? t : "any",
-                       q && *q ? q : "-",
+                       cli_clean(json_string_value(json_object_get(j, "name")), cn, sizeof cn),
+                       cli_clean(json_string_value(json_object_get(j, "user")), cu, sizeof cu),
+                       json_string_value(json_object_get(j, "state")), g,
+                       t && *t ? cli_clean(t, ct, sizeof ct) : "any",
+                       q && *q ? cli_clean(q, cq, sizeof cq) : "-",
                        (long long)json_integer_value(json_object_get(j, "priority")), a);
             }
         }

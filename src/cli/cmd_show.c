@@ -22,12 +22,12 @@ static void print_job(const json_t *j)
         const json_t *v = json_object_get(j, keys[i]);
         if (!v || (json_is_string(v) && !*json_string_value(v) && !strcmp(keys[i], "job_type")))
             continue; /* only what applies: no Slurm job under the local executor */
-        char *s = json_dumps(v, JSON_ENCODE_ANY);
-        printf("%-18s %s\n", keys[i], s ? s : "null");
+        char *s = json_dumps(v, JSON_ENCODE_ANY), clean[1024];
+        printf("%-18s %s\n", keys[i], s ? cli_clean(s, clean, sizeof clean) : "null");
         free(s);
     }
-    char *argv = json_dumps(json_object_get(j, "argv"), JSON_COMPACT);
-    printf("%-18s %s\n", "argv", argv ? argv : "[]");
+    char *argv = json_dumps(json_object_get(j, "argv"), JSON_COMPACT), clean[8192];
+    printf("%-18s %s\n", "argv", argv ? cli_clean(argv, clean, sizeof clean) : "[]");
     free(argv);
     const json_t *a = json_object_get(j, "allocation"), *e;
     size_t i;
@@ -40,18 +40,20 @@ static void print_job(const json_t *j)
         printf("%-18s step %lld%s\n", "progress",
                (long long)json_integer_value(json_object_get(p, "step")),
                json_is_number(json_object_get(p, "metric")) ? " (metric reported)" : "");
-    printf("%-18s %s\nhistory:\n", "why", json_string_value(json_object_get(j, "why")));
+    printf("%-18s %s\nhistory:\n", "why",
+           cli_clean(json_string_value(json_object_get(j, "why")), clean, sizeof clean));
     json_array_foreach(json_object_get(j, "history"), i, e)
         printf("  %.3f  %-9s %s\n", (double)json_integer_value(json_object_get(e, "time_us")) / 1e6,
                json_string_value(json_object_get(e, "state")),
-               json_string_value(json_object_get(e, "note")));
+               cli_clean(json_string_value(json_object_get(e, "note")), clean, sizeof clean));
 }
 
 static int show_or_why(int argc, char **argv, const char *cmd, int why)
 {
     struct cli_client c = {0};
     char usage[96];
-    snprintf(usage, sizeof usage, "%s ID [--json] [--server URL] [--token TOKEN]", cmd);
+    snprintf(usage, sizeof usage, "%s ID [--json] [--server URL] [--token TOKEN] [--socket PATH]",
+             cmd);
     int as_json = 0, rc = cli_client_flags(&c, argc, argv, cmd, usage, &as_json);
     if (rc >= 0)
         return rc;

@@ -18,6 +18,9 @@ static void help(void)
            "  -t, --gpu-type T      GPU type (a100, or a100|v100 for either)\n"
            "      --share F         fraction of one GPU, 0 < F <= 1 (MPS share)\n"
            "      --gpu-mem MIB     GPU memory per GPU\n"
+           "      --cpus N          CPU cores for the job (a cgroup limit where berthd has\n"
+           "                        cgroups)\n"
+           "      --mem MIB         host memory for the job (a cgroup limit likewise)\n"
            "      --min N --max N   elastic range of GPUs\n"
            "  -q, --queue Q         queue (partition)\n"
            "  -p, --priority N      priority (larger = more important)\n"
@@ -34,15 +37,21 @@ static void help(void)
            "      --shell           run COMMAND (one string) with /bin/sh -c\n"
            "  -H, --hold            submit held (berth release ID starts it)\n"
            "      --single-server   keep the gang on one server\n"
-           "      --server URL      berthd (default $BERTH_SERVER, then the config file, then\n"
+           "      --server URL      berthd over HTTP (default $BERTH_SERVER; else its Unix\n"
+           "                        socket when it answers; else the config file, then\n"
            "                        http://127.0.0.1:8470)\n"
-           "      --token TOKEN     bearer token (default $BERTH_TOKEN, then the config file)\n");
+           "      --token TOKEN     bearer token (default $BERTH_TOKEN, then the config file)\n"
+           "      --socket PATH     berthd's Unix socket: the job is your account's, no token\n"
+           "                        (default $BERTH_SOCKET, the config file, then\n"
+           "                        /var/lib/berthd/berthd.sock)\n");
 }
 
 static const struct option opts[] = {{"gpus", required_argument, NULL, 'g'},
                                      {"gpu-type", required_argument, NULL, 't'},
                                      {"share", required_argument, NULL, 'S'},
                                      {"gpu-mem", required_argument, NULL, 'M'},
+                                     {"cpus", required_argument, NULL, 'c' + 256},
+                                     {"mem", required_argument, NULL, 'M' + 256},
                                      {"min", required_argument, NULL, 'm'},
                                      {"max", required_argument, NULL, 'x'},
                                      {"queue", required_argument, NULL, 'q'},
@@ -103,6 +112,12 @@ int cmd_submit(int argc, char **argv)
             break;
         case 'M':
             rc = num(b, "gpu_mem_mib", "--gpu-mem", optarg, 1);
+            break;
+        case 'c' + 256:
+            rc = num(b, "cpus", "--cpus", optarg, 0);
+            break;
+        case 'M' + 256:
+            rc = num(b, "mem_mib", "--mem", optarg, 1);
             break;
         case 'm':
             rc = num(b, "min_gpus", "--min", optarg, 1);

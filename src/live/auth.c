@@ -9,25 +9,55 @@
 #include "util/mem.h"
 
 struct tok {
-    char *token, *user;
+    char *token;
+    struct berth__account acct;
     int admin;
 };
 
 struct berth__auth {
     struct tok *t;
     size_t n, cap;
+    struct berth__auth_opts o;
+    struct berth__account self;
 };
 
 void berth__auth_free(struct berth__auth *a)
 {
     if (!a)
         return;
-    for (size_t i = 0; i < a->n; i++) {
+    for (size_t i = 0; i < a->n; i++)
         free(a->t[i].token);
-        free(a->t[i].user);
-    }
     free(a->t);
     free(a);
+}
+
+size_t berth__auth_count(const struct berth__auth *a)
+{
+    return a->n;
+}
+
+/* The USER of a line: an account, and berthd's own in single-user mode. */
+static int line_account(struct berth__auth *a, const char *user, const char *path, unsigned no,
+                        struct berth__account *acct, struct berth_err *err)
+{
+    struct berth_err e = {0};
+    if (!a->o.multi_user) {
+        if (strcmp(user, a->self.name))
+            return berth_err_set(
+                err, BERTH_EINPUT,
+                "%s:%u: user '%.64s': berthd runs as '%s', not root, so it can run jobs only as "
+                "'%s': every token must name '%s' (or start berthd as root to run jobs as "
+                "their users)",
+                path, no, user, a->self.name, a->self.name, a->self.name);
+        *acct = a->self;
+        return 0;
+    }
+    if (berth__account_by_name(user, acct, &e))
+        return berth_err_set(err, BERTH_EINPUT,
+                             "%s:%u: user %s: jobs run as their token's account, so every USER "
+                             "must be one (useradd it, or fix the line)",
+                             path, no, e.msg);
+    return 0;
 }
 
 static int parse_line(struct berth__auth *a, char *line, const char *path, unsigned no,
@@ -52,23 +82,30 @@ static int parse_line(struct berth__auth *a, char *line, const char *path, unsig
     for (size_t i = 0; i < a->n; i++)
         if (!strcmp(a->t[i].token, f[0]))
             return berth_err_set(err, BERTH_EINPUT, "%s:%u: token repeated", path, no);
+    struct berth__account acct;
+    int rc = line_account(a, f[1], path, no, &acct, err);
+    if (rc)
+        return rc;
     if (BERTH_GROW(a->t, a->cap, a->n + 1))
         return berth_err_set(err, BERTH_ENOMEM, "out of memory");
     struct tok *t = &a->t[a->n];
     t->token = strdup(f[0]);
-    t->user = strdup(f[1]);
+    t->acct = acct;
     t->admin = n == 3;
-    if (!t->token || !t->user) {
-        free(t->token);
-        free(t->user);
+    if (!t->token)
         return berth_err_set(err, BERTH_ENOMEM, "out of memory");
-    }
     a->n++;
     return 0;
 }
 
-int berth__auth_load(const char *path, struct berth__auth **out, struct berth_err *err)
+int berth__auth_load(const char *path, const struct berth__auth_opts *o, struct berth__auth **out,
+                     struct berth_err *err)
 {
+    if (o->check_perms) {
+        int rc = berth__secret_file_check(path, "--tokens", err);
+        if (rc)
+            return rc;
+    }
     FILE *f = fopen(path, "r");
     if (!f)
         return berth_err_set(err, BERTH_EIO, "--tokens %s: cannot open", path);
@@ -76,6 +113,12 @@ int berth__auth_load(const char *path, struct berth__auth **out, struct berth_er
     char line[1024];
     unsigned no = 0;
     int rc = a ? 0 : berth_err_set(err, BERTH_ENOMEM, "out of memory");
+    if (a) {
+        a->o = *o;
+        if (o->self)
+            a->self = *o->self;
+        a->o.self = &a->self;
+    }
     while (!rc && fgets(line, sizeof line, f)) {
         no++;
         rc = parse_line(a, line, path, no, err);
@@ -100,14 +143,44 @@ int berth__auth_same(const char *a, const char *b)
     return d == 0;
 }
 
+static void set_caller(struct berth__caller *who, const struct berth__account *acct, int admin,
+                       int local)
+{
+    memset(who, 0, sizeof *who);
+    snprintf(who->user, sizeof who->user, "%s", acct->name);
+    who->uid = acct->uid;
+    who->gid = acct->gid;
+    who->admin = admin;
+    who->local = local;
+}
+
 int berth__auth_user(const struct berth__auth *a, const char *token, struct berth__caller *who)
 {
-    for (size_t i = 0; i < a->n; i++)
-        if (berth__auth_same(a->t[i].token, token)) {
-            *who = (struct berth__caller){a->t[i].user, a->t[i].admin, 0};
-            return 0;
-        }
-    return -1;
+    int found = -1;
+    for (size_t i = 0; i < a->n; i++) /* every token compared: the time says nothing */
+        if (berth__auth_same(a->t[i].token, token) && found < 0)
+            found = (int)i;
+    if (found < 0)
+        return -1;
+    set_caller(who, &a->t[found].acct, a->t[found].admin, 0);
+    return 0;
+}
+
+int berth__auth_peer(const struct berth__auth *a, uid_t uid, struct berth__caller *who)
+{
+    struct berth__account acct;
+    if (!a->o.multi_user) {
+        if (uid != a->self.uid && uid != 0)
+            return -1;
+        acct = a->self;
+    } else if (berth__account_by_uid(uid, &acct, NULL)) {
+        return -1;
+    }
+    int admin = uid == 0;
+    for (size_t i = 0; i < a->n && !admin; i++)
+        admin = a->t[i].admin && a->t[i].acct.uid == acct.uid;
+    set_caller(who, &acct, admin, 1);
+    return 0;
 }
 
 int berth__auth_new_token(char *buf, size_t len)

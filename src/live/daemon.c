@@ -1,13 +1,17 @@
 /* berthd's life: create (inventory, engine, journal, recovery), the scheduler loop, and
  * teardown (see daemon.h). */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "cgroup.h"
 #include "daemon.h"
+#include "options.h"
+#include "util/hash.h"
 #include "model/cluster_int.h"
 #include "model/tput.h"
 
@@ -24,6 +28,16 @@ void berth__daemon_opts_init(struct berth__daemon_opts *o)
     o->quantum_us = 60 * BERTH_US_PER_S;
     o->seed = 1;
     o->threads = 0;
+    o->isolation = "auto";
+    o->log_cap = INT64_C(256) << 20;
+    o->min_free = INT64_C(512) << 20;
+    o->est_overrun = 2;
+    o->job_pids_max = 4096;
+    o->header_timeout_us = 10 * BERTH_US_PER_S;
+    o->body_timeout_us = 60 * BERTH_US_PER_S;
+    o->max_connections = 1000;
+    o->max_conn_per_addr = 64;
+    berth__limits_init(&o->limits);
 }
 
 berth_us berth__wall_us(void)
@@ -63,8 +77,22 @@ int berth__daemon_save(struct berth__daemon *d, struct berth__ljob *j, int wait,
     return rc;
 }
 
-int berth__daemon_enqueue(struct berth__daemon *d, struct berth__ljob *j, berth_us now,
-                          struct berth_err *err)
+/* The GPUs a job counts against its user's max_gpus: the most it may hold. */
+static int64_t limit_gpus(const struct berth__ljob *j)
+{
+    return j->spec.max_gpus > j->spec.num_gpus ? j->spec.max_gpus : j->spec.num_gpus;
+}
+
+/* 1 when j must wait outside the scheduler for its user's GPU limit. */
+static int over_gpu_limit(struct berth__daemon *d, const struct berth__ljob *j)
+{
+    struct berth__limit_set lim;
+    berth__limits_for(&d->o.limits, j->user, &lim);
+    return j->usage && lim.max_gpus > 0 && j->usage->sched_gpus + limit_gpus(j) > lim.max_gpus;
+}
+
+static int engine_add(struct berth__daemon *d, struct berth__ljob *j, berth_us now,
+                      struct berth_err *err)
 {
     uint32_t idx;
     int rc = berth__engine_add(d->engine, &j->spec, &idx, err);
@@ -75,6 +103,11 @@ int berth__daemon_enqueue(struct berth__daemon *d, struct berth__ljob *j, berth_
     d->by_eidx[idx] = (uint32_t)j->id;
     j->eidx = idx;
     j->in_engine = 1;
+    j->held_back = 0;
+    if (j->usage && !j->sched_counted) {
+        j->usage->sched_gpus += limit_gpus(j);
+        j->sched_counted = 1;
+    }
     struct berth_job *ej = &d->engine->jobs[idx];
     if (j->spec.total_steps > 0) { /* work in steps, as reports give it */
         ej->work = (double)j->spec.total_steps;
@@ -89,6 +122,50 @@ int berth__daemon_enqueue(struct berth__daemon *d, struct berth__ljob *j, berth_
         return rc;
     d->dirty = 1;
     return 0;
+}
+
+int berth__daemon_enqueue(struct berth__daemon *d, struct berth__ljob *j, berth_us now,
+                          struct berth_err *err)
+{
+    if (j->state != BERTH_L_RUNNING && over_gpu_limit(d, j)) {
+        struct berth__usage *u = j->usage;
+        if (BERTH_GROW(u->held_back, u->held_cap, u->nheld + 1))
+            return berth_err_set(err, BERTH_ENOMEM, "out of memory");
+        u->held_back[u->nheld++] = (uint32_t)j->id;
+        j->held_back = 1;
+        return 0;
+    }
+    return engine_add(d, j, now, err);
+}
+
+void berth__daemon_unhold_back(struct berth__daemon *d, struct berth__ljob *j)
+{
+    (void)d;
+    j->held_back = 0; /* its entry in the user's list is skipped when reached */
+}
+
+void berth__daemon_left_sched(struct berth__daemon *d, struct berth__ljob *j, berth_us now)
+{
+    struct berth__usage *u = j->usage;
+    if (!u || !j->sched_counted)
+        return;
+    j->sched_counted = 0;
+    u->sched_gpus -= limit_gpus(j);
+    while (u->held_head < u->nheld) { /* the user's held-back jobs, in submission order */
+        struct berth__ljob *h = berth__daemon_job(d, u->held_back[u->held_head]);
+        if (h && h->held_back && h->state == BERTH_L_PENDING) {
+            if (over_gpu_limit(d, h))
+                break;
+            struct berth_err e = {0};
+            if (engine_add(d, h, now, &e)) {
+                fprintf(d->log, "berthd: job %s: %s\n", h->idstr, e.msg);
+                break;
+            }
+        }
+        u->held_head++;
+    }
+    if (u->held_head == u->nheld)
+        u->held_head = u->nheld = 0;
 }
 
 /* The executor builds the inventory; berthd keeps the map of each server's first GPU. */
@@ -106,16 +183,87 @@ static int load_cluster(struct berth__daemon *d, struct berth_err *err)
     return 0;
 }
 
+/* A folder of berthd's own with exactly mode: made, or an existing one checked (another
+ * account's folder, or a link, is refused: it could read or swap what berthd writes). */
+static int own_dir(const char *path, mode_t mode, struct berth_err *err)
+{
+    if (mkdir(path, mode) && errno != EEXIST)
+        return berth_err_set(err, BERTH_EIO, "%s: %s", path, strerror(errno));
+    struct stat st;
+    if (lstat(path, &st) || !S_ISDIR(st.st_mode))
+        return berth_err_set(err, BERTH_EIO, "%s: not a folder", path);
+    if (st.st_uid != geteuid())
+        return berth_err_set(err, BERTH_EINPUT,
+                             "%s: owned by uid %u, not by berthd's account (uid %u): berthd "
+                             "keeps its journal and job files only in folders of its own",
+                             path, (unsigned)st.st_uid, (unsigned)geteuid());
+    if ((st.st_mode & 07777) != mode && chmod(path, mode))
+        return berth_err_set(err, BERTH_EIO, "%s: chmod %o: %s", path, (unsigned)mode,
+                             strerror(errno));
+    return 0;
+}
+
+/* STATE (0700; 0711 in multi-user mode, so that each account reaches the socket and its
+ * own jobs' spool folders without listing anything), STATE/jobs (0700: control files),
+ * STATE/spool (0711 or 0700: a folder per job, its account's). */
 static int make_dirs(struct berth__daemon *d, struct berth_err *err)
 {
-    char jobs[4200];
-    if (mkdir(d->o.state_dir, 0700) && errno != EEXIST)
-        return berth_err_set(err, BERTH_EIO, "--state-dir %s: %s", d->o.state_dir, strerror(errno));
+    char path[4200];
+    mode_t traverse = d->multi_user ? 0711 : 0700;
+    int rc = own_dir(d->o.state_dir, traverse, err);
+    if (rc)
+        return rc;
     if (!realpath(d->o.state_dir, d->state_dir))
         return berth_err_set(err, BERTH_EIO, "--state-dir %s: %s", d->o.state_dir, strerror(errno));
-    snprintf(jobs, sizeof jobs, "%s/jobs", d->state_dir);
-    if (mkdir(jobs, 0700) && errno != EEXIST)
-        return berth_err_set(err, BERTH_EIO, "%s: %s", jobs, strerror(errno));
+    snprintf(path, sizeof path, "%s/jobs", d->state_dir);
+    if ((rc = own_dir(path, 0700, err)))
+        return rc;
+    snprintf(d->spool_dir, sizeof d->spool_dir, "%s/spool", d->state_dir);
+    if ((rc = own_dir(d->spool_dir, traverse, err)))
+        return rc;
+    if (!d->o.socket)
+        snprintf(d->socket_path, sizeof d->socket_path, "%s/berthd.sock", d->state_dir);
+    else if (strcmp(d->o.socket, "none"))
+        snprintf(d->socket_path, sizeof d->socket_path, "%s", d->o.socket);
+    return 0;
+}
+
+/* Who jobs run as: multi-user mode when berthd is root, else every job is berthd's own. */
+static int load_identity(struct berth__daemon *d, struct berth_err *err)
+{
+    d->multi_user = berth__ident_multi_user();
+    int rc = berth__account_self(&d->self, err);
+    if (rc)
+        return rc;
+    struct berth__auth_opts ao = {d->multi_user, &d->self, 1};
+    return berth__auth_load(d->o.tokens, &ao, &d->auth, err);
+}
+
+/* Cgroups where writable (--isolation auto), else process groups, said at start. */
+static int load_isolation(struct berth__daemon *d, struct berth_err *err)
+{
+    if (strcmp(d->o.isolation, "auto") && strcmp(d->o.isolation, "none"))
+        return berth_err_set(err, BERTH_EINPUT, "--isolation %s: expected auto or none",
+                             d->o.isolation);
+    if (!strcmp(d->o.isolation, "auto")) {
+        /* one subtree per state dir: two berthds on a machine never share attempt groups */
+        char instance[32];
+        snprintf(instance, sizeof instance, "berth-%012llx",
+                 (unsigned long long)(berth__hash_str(d->state_dir) & 0xffffffffffffULL));
+        struct berth_err e = {0};
+        if (berth__iso_open(instance, NULL, &d->iso, &e))
+            fprintf(d->log, "berthd: cgroups: %s\n", e.msg);
+    }
+    if (d->iso && berth__iso_kind(d->iso) != BERTH_ISO_NONE) {
+        fprintf(d->log, "berthd: isolation: %s\n", berth__iso_describe(d->iso));
+        return 0;
+    }
+    fprintf(d->log,
+            "berthd: isolation: WARNING: no writable cgroup%s: each attempt is only a process "
+            "group, so a process that calls setsid escapes cancel and the end of its job, and "
+            "cpus and mem_mib are not enforced (docs/security.md)\n",
+            strcmp(d->o.isolation, "none") ? "" : " (--isolation none)");
+    (void)err;
     return 0;
 }
 
@@ -148,7 +296,9 @@ int berth__daemon_create(const struct berth__daemon_opts *o, struct berth__daemo
                            "--tokens: required (a file of lines TOKEN USER [admin])");
         goto fail;
     }
-    if ((rc = berth__auth_load(o->tokens, &d->auth, err)) || (rc = make_dirs(d, err)) ||
+    if ((rc = load_identity(d, err)) || (rc = make_dirs(d, err)) || (rc = load_isolation(d, err)) ||
+        (rc = berth__usage_create(&d->usage) ? berth_err_set(err, BERTH_ENOMEM, "out of memory")
+                                             : 0) ||
         (rc = load_cluster(d, err)) ||
         (rc = berth__engine_create(d->cluster, o->policy, o->placement, &params, &exec, &d->engine,
                                    err)))
@@ -161,7 +311,18 @@ int berth__daemon_create(const struct berth__daemon_opts *o, struct berth__daemo
     snprintf(jpath, sizeof jpath, "%s/journal.db", d->state_dir);
     if ((rc = berth__journal_open(jpath, NULL, &d->jn, err)))
         goto fail;
-    d->ex = (struct berth__lexec){d->state_dir, d->self_exe, d->api_url};
+    /* it holds every job's token: berthd's alone (an older berthd made it 0644) */
+    static const char *const sfx[] = {"", "-wal", "-shm"};
+    for (size_t i = 0; i < 3; i++) {
+        char p[4300];
+        snprintf(p, sizeof p, "%s%s", jpath, sfx[i]);
+        if (chmod(p, 0600) && errno != ENOENT) {
+            rc = berth_err_set(err, BERTH_EIO, "%s: chmod 600: %s", p, strerror(errno));
+            goto fail;
+        }
+    }
+    d->ex = (struct berth__lexec){d->state_dir,  d->self_exe, d->api_url,      d->spool_dir,
+                                  d->multi_user, o->log_cap,  o->job_pids_max, d->iso};
     *out = d;
     return 0;
 fail:
@@ -188,9 +349,42 @@ void berth__daemon_destroy(struct berth__daemon *d)
     free(d->gpu_base);
     berth_cluster_free(d->cluster);
     berth__auth_free(d->auth);
+    berth__usage_free(d->usage);
+    berth__iso_close(d->iso);
+    berth__limits_free(&d->o.limits);
     pthread_mutex_destroy(&d->mu);
     pthread_cond_destroy(&d->wake);
     free(d);
+}
+
+void berth__daemon_reload(struct berth__daemon *d)
+{
+    struct berth_err err = {0};
+    struct berth__auth *auth = NULL;
+    struct berth__auth_opts ao = {d->multi_user, &d->self, 1};
+    struct berth__daemon_opts tmp = d->o;
+    if (berth__auth_load(d->o.tokens, &ao, &auth, &err)) {
+        fprintf(d->log, "berthd: SIGHUP: token file not reloaded, the old one stays: %s\n",
+                err.msg);
+        return;
+    }
+    if (berth__opts_reload(&tmp, d->o.argc, d->o.argv, &err)) {
+        fprintf(d->log, "berthd: SIGHUP: limits not reloaded, the old ones stay: %s\n", err.msg);
+        berth__auth_free(auth);
+        return;
+    }
+    pthread_mutex_lock(&d->mu);
+    struct berth__auth *old = d->auth;
+    struct berth__limits old_limits = d->o.limits;
+    d->auth = auth;
+    d->o.limits = tmp.limits;
+    size_t ntok = berth__auth_count(auth), nlim = d->o.limits.nper;
+    pthread_mutex_unlock(&d->mu);
+    berth__auth_free(old);
+    berth__limits_free(&old_limits);
+    fprintf(d->log, "berthd: SIGHUP: reloaded %s (%zu tokens) and the limits (%zu per-user)\n",
+            d->o.tokens, ntok, nlim);
+    fflush(d->log);
 }
 
 int berth__daemon_run(struct berth__daemon *d, struct berth_err *err)
@@ -218,11 +412,17 @@ int berth__daemon_run(struct berth__daemon *d, struct berth_err *err)
     fflush(d->log);
     pthread_mutex_lock(&d->mu);
     while (!d->stop && !rc) {
-        if (d->xo->prefetch) {
+        if (d->reload) {
+            d->reload = 0;
             pthread_mutex_unlock(&d->mu);
-            d->xo->prefetch(d);
+            berth__daemon_reload(d);
             pthread_mutex_lock(&d->mu);
         }
+        pthread_mutex_unlock(&d->mu); /* slow reads, without the lock */
+        if (d->xo->prefetch)
+            d->xo->prefetch(d);
+        berth__daemon_progress_sweep(d);
+        pthread_mutex_lock(&d->mu);
         berth_us now = berth__wall_us(), t0 = berth__mono_us();
         rc = berth__daemon_tick(d, now, err);
         berth_us took = berth__mono_us() - t0;

@@ -14,7 +14,9 @@
 #include "engine/engine.h"
 #include "exec_local.h"
 #include "executor.h"
+#include "ident.h"
 #include "journal.h"
+#include "limits.h"
 #include "ljob.h"
 
 struct berth__daemon_opts {
@@ -34,6 +36,18 @@ struct berth__daemon_opts {
     const char *executor;    /* "local" (default) or "slurm" */
     const char *slurm_conf;  /* slurm: the slurm.conf (NULL: $SLURM_CONF or Slurm's default) */
     const char *throughputs; /* Gavel throughput JSON for the policies (NULL: the built-in) */
+    const char *socket;      /* Unix socket path (NULL: STATE/berthd.sock; "none": no socket) */
+    const char *config;      /* the config file, read again on SIGHUP (NULL: none) */
+    const char *isolation;   /* "auto" (cgroups where writable) or "none" (process groups) */
+    int64_t log_cap;         /* bytes kept of each job's stdout and of its stderr */
+    int64_t min_free;        /* bytes the state dir's file system keeps free (507 below) */
+    double est_overrun;   /* a job past this many times its estimate is re-estimated (0: never) */
+    int64_t job_pids_max; /* processes (and threads) one attempt may have */
+    berth_us header_timeout_us, body_timeout_us; /* a request's headers, then its body */
+    int max_connections, max_conn_per_addr;
+    struct berth__limits limits; /* per-user limits (defaults and per-user overrides) */
+    int argc;                    /* berthd's command line, for the reload */
+    char **argv;
 };
 
 void berth__daemon_opts_init(struct berth__daemon_opts *o);
@@ -48,6 +62,14 @@ struct berth__daemon {
     struct berth__journal *jn;
     struct berth__auth *auth;
     struct berth__lexec ex; /* the local executor's paths (job files live there for both) */
+    int multi_user;         /* berthd is root: jobs run as their users' accounts */
+    struct berth__account self;
+    char spool_dir[4200];   /* STATE/spool: one folder per job, its account's */
+    char socket_path[4200]; /* "" when there is none */
+    struct berth__iso *iso; /* cgroups (NULL or kind NONE: process groups only) */
+    struct berth__usage_table *usage;
+    volatile sig_atomic_t reload; /* SIGHUP: read the token file and the limits again */
+    uint64_t refused_limit, refused_space, refused_journal; /* 429, 507, 503 answers */
     const struct berth__executor *xo;
     void *xs; /* the executor's own state */
     char api_url[128];
@@ -68,7 +90,7 @@ struct berth__daemon {
     berth_us next_pass; /* when the policy wants its next pass (asked after each pass) */
     volatile sig_atomic_t stop;
     int bound_port;
-    void *http; /* struct MHD_Daemon */
+    void *http; /* http.c's server */
     FILE *log;
     uint64_t submitted;
     /* the scheduler loop's cost (CLOCK_MONOTONIC), for /v1/health */
@@ -105,6 +127,9 @@ char **berth__daemon_job_env(struct berth__daemon *d, const struct berth__ljob *
 /* Appends "K=V" to the NULL-terminated vector *v of *n strings (capacity *cap). 0, or -1 when
  * out of memory. */
 int berth__env_add(char ***v, size_t *n, size_t *cap, const char *k, const char *val);
+/* Reads the running jobs' progress files without the lock (it takes it to list them and
+ * to apply what they said). */
+void berth__daemon_progress_sweep(struct berth__daemon *d);
 /* Puts j on the scheduler loop's work list (a process to watch or a launch due). */
 void berth__daemon_activate(struct berth__daemon *d, struct berth__ljob *j);
 /* Counts j's process's GPUs as draining (on = 1) or not: no launch uses a draining GPU. */
@@ -119,15 +144,28 @@ int berth__daemon_refuses(struct berth__daemon *d, const struct berth__ljob *j,
 /* Under d->mu: puts j (its id set to id) into the job table and the loop's incoming list. */
 int berth__daemon_insert(struct berth__daemon *d, struct berth__ljob *j, uint64_t id,
                          struct berth_err *err);
-/* Cancels j under d->mu (see berth__daemon_cancel). */
+/* Cancels j under d->mu (see berth__daemon_cancel), without its journal write. */
 int berth__daemon_cancel_locked(struct berth__daemon *d, struct berth__ljob *j, berth_us now,
                                 struct berth_err *err);
+/* What a cancel changes in the record alone (the journal-first copy takes it too). */
+void berth__daemon_cancel_record(struct berth__ljob *j, berth_us now);
 
-/* Actions. Each returns 0 or an HTTP status with err filled. submit takes d->mu itself;
+/* Actions. Each returns 0 or an HTTP status with err filled (and *retry_after, in seconds,
+ * for 429 and 503). Each is durable before it takes effect: its journal write commits
+ * first, and when it fails nothing changed and the answer is 503. submit takes d->mu
+ * itself (400 refused, 429 a user limit, 507 the state dir's disk below --min-free);
  * cancel and hold are called with it held. */
-int berth__daemon_submit(struct berth__daemon *d, struct berth__ljob *j, struct berth_err *err);
-int berth__daemon_cancel(struct berth__daemon *d, uint64_t id, struct berth_err *err);
-int berth__daemon_hold(struct berth__daemon *d, uint64_t id, int hold, struct berth_err *err);
+int berth__daemon_submit(struct berth__daemon *d, struct berth__ljob *j, int *retry_after,
+                         struct berth_err *err);
+int berth__daemon_cancel(struct berth__daemon *d, uint64_t id, int *retry_after,
+                         struct berth_err *err);
+int berth__daemon_hold(struct berth__daemon *d, uint64_t id, int hold, int *retry_after,
+                       struct berth_err *err);
+/* Under d->mu: j leaves the scheduler (it ended, was cancelled or held): its user's GPUs
+ * there shrink, and jobs held back by the user's GPU limit may enter. */
+void berth__daemon_left_sched(struct berth__daemon *d, struct berth__ljob *j, berth_us now);
+/* Under d->mu: j no longer waits for its user's GPU limit (held or cancelled meanwhile). */
+void berth__daemon_unhold_back(struct berth__daemon *d, struct berth__ljob *j);
 
 /* The executor callbacks the engine calls during a pass (ctx = d). */
 void berth__daemon_on_start(void *ctx, struct berth_job *j, berth_us now);
@@ -140,5 +178,12 @@ int berth__daemon_recover(struct berth__daemon *d, struct berth_err *err);
 /* The HTTP server (http.c). */
 int berth__http_start(struct berth__daemon *d, struct berth_err *err);
 void berth__http_stop(struct berth__daemon *d);
+/* Connections open now, and those its watchdog closed for missing a deadline. */
+void berth__http_stats(struct berth__daemon *d, uint64_t *open, uint64_t *cut_headers,
+                       uint64_t *cut_body);
+
+/* Reads the token file and the config file's limits again (SIGHUP), keeping the old ones
+ * when either is bad; says what it did in the log. Takes d->mu. */
+void berth__daemon_reload(struct berth__daemon *d);
 
 #endif

@@ -146,7 +146,10 @@ int berth__env_add(char ***v, size_t *n, size_t *cap, const char *k, const char 
 
 char **berth__daemon_job_env(struct berth__daemon *d, const struct berth__ljob *j, int devices)
 {
-    static const char *const ours[] = {"BERTH_JOB_ID",
+    static const char *const ours[] = {"USER",
+                                       "LOGNAME",
+                                       "HOME",
+                                       "BERTH_JOB_ID",
                                        "BERTH_API",
                                        "BERTH_JOB_TOKEN",
                                        "BERTH_PROGRESS_FILE",
@@ -177,10 +180,17 @@ char **berth__daemon_job_env(struct berth__daemon *d, const struct berth__ljob *
         ok = !berth__env_add(&v, &n, &cap, j->env[i], eq + 1);
         *eq = '=';
     }
+    /* the account the job runs as, whatever the submitter's environment said */
+    struct berth__account acct = {0};
+    if (berth__account_by_uid(j->uid, &acct, NULL))
+        snprintf(acct.home, sizeof acct.home, "/");
+    ok = ok && !berth__env_add(&v, &n, &cap, "USER", j->user) &&
+         !berth__env_add(&v, &n, &cap, "LOGNAME", j->user) &&
+         !berth__env_add(&v, &n, &cap, "HOME", acct.home);
     ok = ok && !berth__env_add(&v, &n, &cap, "BERTH_JOB_ID", j->idstr) &&
          !berth__env_add(&v, &n, &cap, "BERTH_API", d->api_url) &&
          !berth__env_add(&v, &n, &cap, "BERTH_JOB_TOKEN", j->token);
-    berth__lexec_path(&d->ex, j->id, "progress.jsonl", val, sizeof val);
+    berth__lexec_spool(&d->ex, j->id, "progress.jsonl", val, sizeof val);
     ok = ok && !berth__env_add(&v, &n, &cap, "BERTH_PROGRESS_FILE", val);
     if (!devices)
         goto done;
@@ -249,8 +259,14 @@ static int launch(struct berth__daemon *d, struct berth__ljob *j, berth_us now,
     j->then = BERTH_THEN_FINISH;
     j->kill_at = 0;
     int rc = berth__daemon_save(d, j, 1, err);
-    if (rc)
-        return rc;
+    if (rc) { /* not durable, so not forked: the same attempt again in a second */
+        fprintf(d->log, "berthd: job %s: launch put off: %s\n", j->idstr, err->msg);
+        j->attempt--;
+        j->launched = j->attempt;
+        j->launch = 1;
+        j->launch_at = now + BERTH_US_PER_S;
+        return 0;
+    }
     rc = d->xo->launch(d, j, now, err);
     if (rc == BERTH_EAGAIN) { /* not yet: the same attempt again at j->launch_at */
         j->attempt--;
@@ -262,6 +278,7 @@ static int launch(struct berth__daemon *d, struct berth__ljob *j, berth_us now,
         fprintf(d->log, "berthd: job %s: %s\n", j->idstr, err->msg);
         berth__ljob_note(j, now, BERTH_L_PENDING, "launch failed: %.80s", err->msg);
         d->dirty = 1;
+        berth__daemon_save(d, j, 0, NULL);
         return berth__engine_requeue(d->engine, j->eidx, now, err);
     }
     j->proc = 1;
@@ -269,8 +286,12 @@ static int launch(struct berth__daemon *d, struct berth__ljob *j, berth_us now,
     j->npslots = j->nslots;
     memcpy(j->pslots, j->slots, (size_t)j->nslots * sizeof *j->slots);
     j->resume = 0;
-    return berth__daemon_save(d, j, 0, err);
+    j->dropped = 0;
+    berth__daemon_save(d, j, 0, NULL); /* queued: a journal that cannot write retries it */
+    return 0;
 }
+
+static void note_dropped(struct berth__daemon *d, struct berth__ljob *j, berth_us now);
 
 static int on_exit_(struct berth__daemon *d, struct berth__ljob *j, int lost, berth_us now,
                     struct berth_err *err)
@@ -299,6 +320,8 @@ static int on_exit_(struct berth__daemon *d, struct berth__ljob *j, int lost, be
         if (ej)
             berth__report_stopped(ej, now);
         rc = ej ? berth__engine_finish(d->engine, j->eidx, now, err) : 0;
+        if (ej)
+            berth__daemon_left_sched(d, j, now);
         j->end_us = now;
         berth__ljob_note(j, now, j->exit_code == 0 ? BERTH_L_COMPLETED : BERTH_L_FAILED, "%s", how);
         break;
@@ -318,9 +341,10 @@ static int on_exit_(struct berth__daemon *d, struct berth__ljob *j, int lost, be
         berth__ljob_note(j, now, BERTH_L_CANCELLED, "attempt %d ended (%s)", j->attempt, how);
         break;
     }
+    note_dropped(d, j, now);
     d->dirty = 1;
-    int src = berth__daemon_save(d, j, 0, err);
-    return rc ? rc : src;
+    berth__daemon_save(d, j, 0, NULL);
+    return rc;
 }
 
 int berth__daemon_cancel_locked(struct berth__daemon *d, struct berth__ljob *j, berth_us now,
@@ -331,18 +355,62 @@ int berth__daemon_cancel_locked(struct berth__daemon *d, struct berth__ljob *j, 
     if (ej && (ej->state == BERTH_JOB_PENDING || ej->state == BERTH_JOB_RUNNING)) {
         berth__report_stopped(ej, now);
         rc = berth__engine_cancel(d->engine, j->eidx, now, err);
+        berth__daemon_left_sched(d, j, now);
         d->dirty = 1;
     }
-    j->launch = 0;
+    berth__daemon_unhold_back(d, j);
     if (j->proc) {
-        ask_to_stop(d, j, BERTH_THEN_CANCEL, now);
-        berth__ljob_note(j, now, j->state, "cancel asked: %s sent",
-                         berth__signal_name(j->ckpt_sig));
-    } else {
-        j->end_us = now;
-        berth__ljob_note(j, now, BERTH_L_CANCELLED, "cancelled");
+        berth__daemon_drain(d, j, 1);
+        if (!j->kill_at) {
+            j->kill_at = now + (j->grace_us > 0 ? j->grace_us : 1);
+            d->xo->stop(d, j, 0);
+        }
     }
+    berth__daemon_cancel_record(j, now);
     return rc;
+}
+
+/* The log cap dropped output: said once in the job's history per new amount. */
+static void note_dropped(struct berth__daemon *d, struct berth__ljob *j, berth_us now)
+{
+    int64_t out, er;
+    if (d->xo != &berth__exec_local)
+        return;
+    if (j->proc && now - j->drop_checked < BERTH_US_PER_S) /* a look a second is enough */
+        return;
+    j->drop_checked = now;
+    if (berth__lexec_dropped(&d->ex, j, &out, &er) || out + er <= j->dropped)
+        return;
+    j->dropped = out + er;
+    berth__ljob_note(j, now, j->state,
+                     "log cap: %lld bytes of stdout and %lld of stderr dropped (the newest kept)",
+                     (long long)out, (long long)er);
+    berth__daemon_save(d, j, 0, NULL);
+}
+
+/* A job that ran est_overrun times its estimate gets est_overrun times its run time as its
+ * estimate: a false estimate (est_s: 0.001 under srtf) buys a bounded head start, no more. */
+static void overrun(struct berth__daemon *d, struct berth__ljob *j, struct berth_job *ej,
+                    berth_us now)
+{
+    double f = d->o.est_overrun;
+    if (f <= 0 || !ej || ej->state != BERTH_JOB_RUNNING)
+        return;
+    berth_us ran = berth__job_run_us(ej, now);
+    if ((double)ran < f * (double)ej->est_us)
+        return;
+    berth_us est = (berth_us)(f * (double)ran);
+    struct berth_err e = {0};
+    if (berth__engine_reestimate(d->engine, j->eidx, est, now, &e)) {
+        fprintf(d->log, "berthd: job %s: %s\n", j->idstr, e.msg);
+        return;
+    }
+    j->spec.duration_us = est;
+    berth__ljob_note(j, now, j->state,
+                     "ran %.0f s, %g times its estimate: re-estimated at %.0f s (--est-overrun)",
+                     (double)ran / 1e6, f, (double)est / 1e6);
+    d->dirty = 1;
+    berth__daemon_save(d, j, 0, NULL);
 }
 
 static int processes(struct berth__daemon *d, berth_us now, struct berth_err *err)
@@ -359,11 +427,9 @@ static int processes(struct berth__daemon *d, berth_us now, struct berth_err *er
         if (!j->proc)
             continue;
         struct berth_job *ej = berth__daemon_ejob(d, j);
-        if (j->state == BERTH_L_RUNNING && ej && ej->state == BERTH_JOB_RUNNING) {
-            char path[4200];
-            berth__lexec_path(&d->ex, j->id, "progress.jsonl", path, sizeof path);
-            berth__report_tail(path, j, ej, now, d->log);
-        }
+        if (j->state == BERTH_L_RUNNING && j->then == BERTH_THEN_FINISH)
+            overrun(d, j, ej, now);
+        note_dropped(d, j, now);
         int st = d->xo->poll(d, j);
         if (st) {
             if ((rc = on_exit_(d, j, st == 2, now, err)))
@@ -374,6 +440,59 @@ static int processes(struct berth__daemon *d, berth_us now, struct berth_err *er
         }
     }
     return 0;
+}
+
+/* What one progress file gave outside the lock. */
+struct sweep_item {
+    uint64_t id;
+    int attempt;
+    uint32_t uid;
+    struct berth__report_scan scan;
+};
+
+#define SWEEP_BUDGET (4u << 20) /* bytes read of one job's progress file per tick */
+
+void berth__daemon_progress_sweep(struct berth__daemon *d)
+{
+    struct sweep_item *it = NULL;
+    size_t n = 0, cap = 0;
+    pthread_mutex_lock(&d->mu);
+    for (size_t i = 0; i < d->nactive; i++) {
+        struct berth__ljob *j = berth__daemon_job(d, d->active[i]);
+        struct berth_job *ej = berth__daemon_ejob(d, j);
+        if (!j->proc || j->state != BERTH_L_RUNNING || !ej || ej->state != BERTH_JOB_RUNNING)
+            continue;
+        if (BERTH_GROW(it, cap, n + 1))
+            break;
+        it[n++] = (struct sweep_item){
+            j->id,
+            j->attempt,
+            j->uid,
+            {.off = j->prog_off, .line = j->prog_line, .skipping = j->prog_skipping}};
+    }
+    pthread_mutex_unlock(&d->mu);
+    for (size_t i = 0; i < n; i++) { /* files are read without the lock */
+        char path[4200];
+        berth__lexec_spool(&d->ex, it[i].id, "progress.jsonl", path, sizeof path);
+        int fd = berth__lexec_open_job_file(&d->ex, it[i].uid, path);
+        if (fd < 0)
+            continue;
+        berth__report_scan(fd, path, SWEEP_BUDGET, &it[i].scan);
+        close(fd);
+    }
+    pthread_mutex_lock(&d->mu);
+    berth_us now = berth__wall_us();
+    for (size_t i = 0; i < n; i++) {
+        struct berth__ljob *j = berth__daemon_job(d, it[i].id);
+        struct berth_job *ej = j ? berth__daemon_ejob(d, j) : NULL;
+        /* only if nothing moved meanwhile: the same attempt, read from the same place */
+        if (!j || j->attempt != it[i].attempt || j->prog_off >= it[i].scan.off ||
+            j->state != BERTH_L_RUNNING || !ej || ej->state != BERTH_JOB_RUNNING)
+            continue;
+        berth__report_scan_apply(&it[i].scan, j, ej, now, d->log);
+    }
+    pthread_mutex_unlock(&d->mu);
+    free(it);
 }
 
 int berth__daemon_tick(struct berth__daemon *d, berth_us now, struct berth_err *err)

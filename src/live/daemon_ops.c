@@ -3,6 +3,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
 
 #include "daemon.h"
 #include "model/cluster_int.h"
@@ -14,6 +15,25 @@ static int check_fits(struct berth__daemon *d, const struct berth__ljob *j, stru
     const struct berth_cluster *c = d->cluster;
     const struct berth_jobspec *s = &j->spec;
     uint64_t mask = 0;
+    /* every alternative must be a type of the cluster: a typo in "v100|a10O" would otherwise
+     * quietly narrow the job to the alternatives that exist (docs/api.md) */
+    for (const char *p = s->gpu_type; *p;) {
+        size_t n = strcspn(p, "|");
+        char one[256];
+        snprintf(one, sizeof one, "%.*s", (int)(n < sizeof one ? n : sizeof one - 1), p);
+        if (berth_cluster_type_find(c, one) < 0) {
+            char have[256];
+            size_t o = 0;
+            have[0] = '\0';
+            for (size_t t = 0; t < c->ntypes && o < sizeof have; t++)
+                o += (size_t)snprintf(have + o, sizeof have - o, "%s%s", t ? ", " : "",
+                                      c->types[t].name);
+            return berth_err_set(err, BERTH_EINPUT,
+                                 "gpu_type: '%s' is not a GPU type of this cluster (it has %s)",
+                                 one, have);
+        }
+        p += n + (p[n] == '|');
+    }
     if (s->gpu_type[0] && berth__cluster_type_mask(c, s->gpu_type, &mask))
         return berth_err_set(err, BERTH_EINPUT, "gpu_type: '%s' is not a GPU type of this cluster",
                              s->gpu_type);
@@ -77,31 +97,139 @@ int berth__daemon_insert(struct berth__daemon *d, struct berth__ljob *j, uint64_
     return 0;
 }
 
-int berth__daemon_submit(struct berth__daemon *d, struct berth__ljob *j, struct berth_err *err)
+/* 507 when the state dir's file system is below its floor: new jobs would fill it. */
+static int space_left(struct berth__daemon *d, struct berth_err *err)
+{
+    struct statvfs sv;
+    if (d->o.min_free <= 0 || statvfs(d->state_dir, &sv))
+        return 0;
+    int64_t avail = (int64_t)sv.f_bavail * (int64_t)sv.f_frsize;
+    if (avail >= d->o.min_free)
+        return 0;
+    berth_err_set(err, BERTH_EAGAIN,
+                  "state dir: %lld MiB free on the disk of %s, below --min-free %lld MiB: "
+                  "berthd takes no new jobs until space is freed (everything else goes on)",
+                  (long long)(avail >> 20), d->state_dir, (long long)(d->o.min_free >> 20));
+    return 507;
+}
+
+/* Under d->mu: the submitter's limits. A pass reserves the job's place in the count of the
+ * user's waiting jobs (given back if the journal write fails). */
+static int within_limits(struct berth__daemon *d, struct berth__ljob *j, int *retry,
+                         struct berth_err *err)
+{
+    struct berth__limit_set lim;
+    berth__limits_for(&d->o.limits, j->user, &lim);
+    struct berth__usage *u = berth__usage_of(d->usage, j->user);
+    if (!u) {
+        berth_err_set(err, BERTH_ENOMEM, "out of memory");
+        return 500;
+    }
+    int wait = berth__usage_take_token(u, &lim, berth__wall_us());
+    if (wait) {
+        *retry = wait;
+        berth_err_set(err, BERTH_EAGAIN,
+                      "user %s: more than %g submissions per second (bursts of %g): retry in "
+                      "%d s",
+                      j->user, lim.submit_rate, lim.submit_burst, wait);
+        return 429;
+    }
+    if (lim.max_pending > 0 && u->waiting >= lim.max_pending) {
+        *retry = 60;
+        berth_err_set(err, BERTH_EAGAIN,
+                      "user %s: %lld jobs waiting already, the limit (max_pending) is %lld: "
+                      "submit more as they start",
+                      j->user, (long long)u->waiting, (long long)lim.max_pending);
+        return 429;
+    }
+    u->waiting++;
+    return 0;
+}
+
+int berth__daemon_submit(struct berth__daemon *d, struct berth__ljob *j, int *retry,
+                         struct berth_err *err)
 {
     pthread_mutex_lock(&d->mu); /* a policy's check may set the policy up */
-    int refused = berth__daemon_refuses(d, j, err);
+    int st = berth__daemon_refuses(d, j, err) ? 400 : space_left(d, err);
+    if (!st)
+        st = within_limits(d, j, retry, err);
+    if (st == 429)
+        d->refused_limit++;
+    else if (st == 507)
+        d->refused_space++;
     pthread_mutex_unlock(&d->mu);
-    if (refused)
-        return 400;
+    if (st)
+        return st;
     if (berth__auth_new_token(j->token, sizeof j->token)) {
         berth_err_set(err, BERTH_EIO, "no randomness for the job token");
-        return 500;
+        st = 500;
+        goto unreserve;
     }
     uint64_t id = atomic_fetch_add(&d->next_id, 1);
     berth__ljob_set_id(j, id);
     j->submit_us = berth__wall_us();
     if (berth__ljob_note(j, j->submit_us, j->state, "submitted by %s%s", j->user,
-                         j->state == BERTH_L_HELD ? " (held)" : "") ||
-        berth__daemon_save(d, j, 1, err)) /* on disk before the answer */
-        return 500;
+                         j->state == BERTH_L_HELD ? " (held)" : "")) {
+        berth_err_set(err, BERTH_ENOMEM, "out of memory");
+        st = 500;
+        goto unreserve;
+    }
+    if (berth__daemon_save(d, j, 1, err)) { /* on disk before the answer */
+        *retry = 5;
+        st = 503;
+        goto unreserve;
+    }
     pthread_mutex_lock(&d->mu);
-    int rc = berth__daemon_insert(d, j, id, err) ? 500 : 0;
+    j->usage = berth__usage_of(d->usage, j->user); /* its place in the count is reserved */
+    st = berth__daemon_insert(d, j, id, err) ? 500 : 0;
     pthread_mutex_unlock(&d->mu);
-    return rc;
+    return st;
+unreserve:
+    pthread_mutex_lock(&d->mu);
+    struct berth__usage *u = berth__usage_of(d->usage, j->user);
+    if (u)
+        u->waiting--;
+    if (st == 503)
+        d->refused_journal++;
+    pthread_mutex_unlock(&d->mu);
+    return st;
 }
 
-int berth__daemon_cancel(struct berth__daemon *d, uint64_t id, struct berth_err *err)
+/* Writes what change() makes of j's record, durably, before the change is made: a copy of
+ * the record is changed and journaled (waiting for the commit); only then may the caller
+ * change the job itself. 503 (nothing changed) when the journal cannot write. */
+static int journal_first(struct berth__daemon *d, struct berth__ljob *j,
+                         void (*change)(struct berth__ljob *c, berth_us now), berth_us now,
+                         int *retry, struct berth_err *err)
+{
+    struct berth__ljob *c = NULL;
+    if (berth__ljob_clone(j, &c, err))
+        return 500;
+    change(c, now);
+    int rc = berth__daemon_save(d, c, 1, err);
+    berth__ljob_free(c);
+    if (rc) {
+        *retry = 5;
+        d->refused_journal++;
+        return 503;
+    }
+    return 0;
+}
+
+void berth__daemon_cancel_record(struct berth__ljob *j, berth_us now)
+{
+    j->launch = 0;
+    if (j->proc) {
+        j->then = BERTH_THEN_CANCEL;
+        berth__ljob_note(j, now, j->state, "cancel asked: %s sent",
+                         berth__signal_name(j->ckpt_sig));
+    } else {
+        j->end_us = now;
+        berth__ljob_note(j, now, BERTH_L_CANCELLED, "cancelled");
+    }
+}
+
+int berth__daemon_cancel(struct berth__daemon *d, uint64_t id, int *retry, struct berth_err *err)
 {
     struct berth__ljob *j = berth__daemon_job(d, id);
     if (berth__lstate_final(j->state)) {
@@ -110,40 +238,57 @@ int berth__daemon_cancel(struct berth__daemon *d, uint64_t id, struct berth_err 
         return 409;
     }
     berth_us now = berth__wall_us();
-    if (berth__daemon_cancel_locked(d, j, now, err) || berth__daemon_save(d, j, 1, err))
+    int st = journal_first(d, j, berth__daemon_cancel_record, now, retry, err);
+    if (st)
+        return st;
+    if (berth__daemon_cancel_locked(d, j, now, err))
         return 500;
+    berth__daemon_save(d, j, 0, NULL);
     pthread_cond_signal(&d->wake);
     return 0;
 }
 
-int berth__daemon_hold(struct berth__daemon *d, uint64_t id, int hold, struct berth_err *err)
+static void hold_record(struct berth__ljob *j, berth_us now)
+{
+    berth__ljob_note(j, now, BERTH_L_HELD, "held");
+}
+
+static void release_record(struct berth__ljob *j, berth_us now)
+{
+    berth__ljob_note(j, now, BERTH_L_PENDING, "released");
+}
+
+int berth__daemon_hold(struct berth__daemon *d, uint64_t id, int hold, int *retry,
+                       struct berth_err *err)
 {
     struct berth__ljob *j = berth__daemon_job(d, id);
     berth_us now = berth__wall_us();
+    int want = hold ? BERTH_L_PENDING : BERTH_L_HELD;
+    if (j->state != want) {
+        berth_err_set(err, BERTH_EINPUT, "job %llu is %s: only %s jobs can be %s",
+                      (unsigned long long)id, berth__lstate_name(j->state),
+                      hold ? "pending" : "held", hold ? "held" : "released");
+        return 409;
+    }
+    int st = journal_first(d, j, hold ? hold_record : release_record, now, retry, err);
+    if (st)
+        return st;
     if (hold) {
-        if (j->state != BERTH_L_PENDING) {
-            berth_err_set(err, BERTH_EINPUT, "job %llu is %s: only pending jobs can be held",
-                          (unsigned long long)id, berth__lstate_name(j->state));
-            return 409;
-        }
         struct berth_job *ej = berth__daemon_ejob(d, j);
         if (ej && berth__engine_cancel(d->engine, j->eidx, now, err))
             return 500;
+        if (ej)
+            berth__daemon_left_sched(d, j, now);
         j->in_engine = 0;
-        berth__ljob_note(j, now, BERTH_L_HELD, "held");
+        berth__daemon_unhold_back(d, j);
+        hold_record(j, now);
     } else {
-        if (j->state != BERTH_L_HELD) {
-            berth_err_set(err, BERTH_EINPUT, "job %llu is %s: only held jobs can be released",
-                          (unsigned long long)id, berth__lstate_name(j->state));
-            return 409;
-        }
-        berth__ljob_note(j, now, BERTH_L_PENDING, "released");
+        release_record(j, now);
         if (berth__daemon_enqueue(d, j, now, err))
             return 500;
     }
     d->dirty = 1;
-    if (berth__daemon_save(d, j, 1, err))
-        return 500;
+    berth__daemon_save(d, j, 0, NULL);
     pthread_cond_signal(&d->wake);
     return 0;
 }

@@ -274,11 +274,10 @@ static int submit(struct berth__daemon *d, struct berth__ljob *j, struct berth_e
                      (j->resume && berth__env_add(&env, &n, &cap, "BERTH_RESUME", "1"))
                  ? berth_err_set(err, BERTH_ENOMEM, "out of memory")
                  : job_script(j, &script, err);
-    berth__lexec_path(&d->ex, j->id, "", buf, sizeof buf);
-    if (!rc && mkdir(buf, 0700) && errno != EEXIST)
-        rc = berth_err_set(err, BERTH_EIO, "slurm executor: cannot create %s: %s", buf,
-                           strerror(errno));
-    berth__lexec_path(&d->ex, j->id, "stdout.log", buf, sizeof buf);
+    /* the output goes to the job's spool folder, its account's: the Slurm job runs as it */
+    if (!rc)
+        rc = berth__lexec_prepare(&d->ex, j, err);
+    berth__lexec_spool(&d->ex, j->id, "stdout.log", buf, sizeof buf);
     snprintf(comment, sizeof comment, COMMENT "%s:%s", x->tag, j->idstr);
     struct berth__slurm_submit sub = {.name = j->name,
                                       .script = script,
@@ -286,7 +285,10 @@ static int submit(struct berth__daemon *d, struct berth__ljob *j, struct berth_e
                                       .env = (const char *const *)env,
                                       .output = buf,
                                       .nodes = 1,
-                                      .comment = comment};
+                                      .comment = comment,
+                                      .uid = j->uid,
+                                      .gid = j->gid,
+                                      .set_owner = d->multi_user};
     uint32_t id = 0;
     if (!rc)
         rc = berth__slurm_submit_held(x->s, &sub, &id, err);
@@ -511,7 +513,7 @@ static int adopt(struct berth__daemon *d, const struct berth__slurm_job *sj, ber
                   sj->name[0] ? sj->name : "sbatch", "single_server", nodes == 1 && gpus > 0,
                   "est_s", sj->time_limit_us ? (double)sj->time_limit_us / 1e6 : 3600.0);
     struct berth__ljob *j = NULL;
-    int rc = o ? berth__ljob_from_submit(o, sj->user[0] ? sj->user : uid, &j, err)
+    int rc = o ? berth__ljob_from_submit(o, sj->user[0] ? sj->user : uid, sj->uid, sj->gid, &j, err)
                : berth_err_set(err, BERTH_ENOMEM, "out of memory");
     json_decref(o);
     if (!rc && berth__daemon_refuses(d, j, err))
@@ -531,6 +533,9 @@ static int adopt(struct berth__daemon *d, const struct berth__slurm_job *sj, ber
     j->foreign = 1;
     j->grace_us = (berth_us)x->kill_wait_s * BERTH_US_PER_S;
     j->submit_us = sj->submit_us ? sj->submit_us : now;
+    j->usage = berth__usage_of(d->usage, j->user);
+    if (j->usage)
+        j->usage->waiting++;
     if ((rc = berth__ljob_note(j, now, j->state, "submitted to Slurm by %s as job %u: adopted",
                                j->user, sj->id)) ||
         (rc = berth__daemon_insert(d, j, id, err))) {

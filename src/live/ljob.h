@@ -38,12 +38,23 @@ struct berth__lhist {
 };
 
 #define BERTH_L_MAX_SLOTS 64
+#define BERTH_L_MAX_HIST  200
+
+/* 1 for a name the CLI may print as it is: no control characters (C0, DEL, C1) and no
+ * Unicode bidirectional overrides or isolates, which can make a table lie. */
+int berth__name_printable(const char *s);
+
+struct berth__usage;
 
 struct berth__ljob {
     uint64_t id;
     char idstr[24];
     char *user, *name, *cwd;
-    char **argv; /* NULL-terminated */
+    uint32_t uid, gid;          /* the Unix account the job runs as (its user's) */
+    struct berth__usage *usage; /* its user's usage record (limits.h); NULL outside the daemon */
+    uint8_t held_back;          /* waiting outside the scheduler for its user's GPU limit */
+    uint8_t sched_counted;      /* its GPUs count in its user's usage (inside the scheduler) */
+    char **argv;                /* NULL-terminated */
     size_t argc;
     char **env; /* "K=V", NULL-terminated */
     size_t nenv;
@@ -77,7 +88,9 @@ struct berth__ljob {
     int draining; /* pslots are counted in the daemon's drain map */
     int32_t shim_pid, job_pgid;
     uint64_t shim_start;
-    berth_us launch_at; /* no launch before (an executor said "not yet") */
+    berth_us launch_at;    /* no launch before (an executor said "not yet") */
+    int64_t dropped;       /* output bytes the log cap dropped from this attempt (noted) */
+    berth_us drop_checked; /* when the attempt's drop file was last read */
 
     /* the slurm executor: the Slurm job and what the last poll of slurmctld said of it */
     uint32_t slurm_id; /* 0: none yet (or it must be submitted again) */
@@ -99,6 +112,7 @@ struct berth__ljob {
     berth_us prev_at;
     uint64_t prog_off; /* bytes of the progress file read */
     uint32_t prog_line;
+    uint8_t prog_skipping; /* inside a line too long to keep */
 };
 
 const char *berth__lstate_name(int s);
@@ -109,14 +123,20 @@ static inline int berth__lstate_final(int s)
     return s >= BERTH_L_COMPLETED;
 }
 
-/* Builds a job from a submission body (the API's fields; see docs/api.md) for user. On bad
- * input returns BERTH_EINPUT with err naming the field ("gpus: expected ..."). */
-int berth__ljob_from_submit(const json_t *body, const char *user, struct berth__ljob **out,
-                            struct berth_err *err);
+/* Builds a job from a submission body (the API's fields; see docs/api.md) for the account
+ * user (uid, gid). On bad input returns BERTH_EINPUT with err naming the field ("gpus:
+ * expected ..."). */
+int berth__ljob_from_submit(const json_t *body, const char *user, uint32_t uid, uint32_t gid,
+                            struct berth__ljob **out, struct berth_err *err);
+/* A copy made through the journal's document (what a journal write of it would hold), for
+ * changes that must be durable before they are made (usage is not copied). */
+int berth__ljob_clone(const struct berth__ljob *j, struct berth__ljob **out, struct berth_err *err);
 void berth__ljob_free(struct berth__ljob *j);
 /* Sets the id (and the spec's id string). */
 void berth__ljob_set_id(struct berth__ljob *j, uint64_t id);
-/* Records a state change with a note. Returns 0 or BERTH_ENOMEM. */
+/* Records a state change with a note (the history keeps its first entries and its last
+ * ones, at most BERTH_L_MAX_HIST, saying how many it dropped between). Keeps the user's
+ * waiting count (usage) right. Returns 0 or BERTH_ENOMEM (then nothing changed). */
 int berth__ljob_note(struct berth__ljob *j, berth_us t, int state, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
@@ -129,7 +149,8 @@ int berth__ljob_from_journal(const json_t *doc, struct berth__ljob **out, struct
 /* Frees a NULL-terminated vector of malloc'd strings and each string (NULL is fine). */
 void berth__strv_free(char **v);
 
-/* Signal names: "SIGTERM" or "TERM" or a number; -1 when unknown. */
+/* Signal names: "SIGTERM" or "TERM" (numbers are refused: they differ between
+ * architectures); -1 when unknown. */
 int berth__signal_find(const char *name);
 const char *berth__signal_name(int sig);
 

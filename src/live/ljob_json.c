@@ -53,6 +53,8 @@ json_t *berth__ljob_json(const struct berth__ljob *j, int full)
     json_object_set_new(o, "grace_s", json_real((double)j->grace_us / 1e6));
     json_object_set_new(o, "est_s", json_real((double)s->duration_us / 1e6));
     json_object_set_new(o, "total_steps", json_integer(s->total_steps));
+    json_object_set_new(o, "cpus", json_real((double)s->cpu_milli / 1000.0));
+    json_object_set_new(o, "mem_mib", json_integer(s->mem_mib));
     json_object_set_new(o, "single_server", json_boolean(s->single_server));
     json_object_set_new(o, "submit_us", opt_time(j->submit_us));
     json_object_set_new(o, "start_us", opt_time(j->start_us));
@@ -83,6 +85,8 @@ json_t *berth__ljob_json(const struct berth__ljob *j, int full)
     if (!full)
         return o;
     json_object_set_new(o, "env", strv_json(j->env));
+    json_object_set_new(o, "uid", json_integer(j->uid));
+    json_object_set_new(o, "gid", json_integer(j->gid));
     json_object_set_new(o, "token", json_string(j->token));
     json_object_set_new(o, "launched", json_integer(j->launched));
     json_object_set_new(o, "then", json_integer(j->then));
@@ -159,6 +163,8 @@ int berth__ljob_from_journal(const json_t *d, struct berth__ljob **out, struct b
     s->priority = (int32_t)geti(d, "priority");
     s->duration_us = (berth_us)(json_number_value(json_object_get(d, "est_s")) * 1e6 + 0.5);
     s->total_steps = geti(d, "total_steps");
+    s->cpu_milli = (int64_t)(json_number_value(json_object_get(d, "cpus")) * 1000 + 0.5);
+    s->mem_mib = geti(d, "mem_mib");
     s->single_server = json_is_true(json_object_get(d, "single_server"));
     j->ckpt_sig = berth__signal_find(gets_(d, "checkpoint_signal"));
     j->grace_us = (berth_us)(json_number_value(json_object_get(d, "grace_s")) * 1e6 + 0.5);
@@ -180,6 +186,8 @@ int berth__ljob_from_journal(const json_t *d, struct berth__ljob **out, struct b
     j->npslots = slots_from(json_object_get(d, "pslots"), j->pslots);
     j->shim_pid = (int32_t)geti(d, "shim_pid");
     j->shim_start = (uint64_t)geti(d, "shim_start");
+    j->uid = (uint32_t)geti(d, "uid");
+    j->gid = (uint32_t)geti(d, "gid");
     snprintf(j->token, sizeof j->token, "%s", gets_(d, "token"));
     const json_t *h = json_object_get(d, "history"), *e;
     size_t i;

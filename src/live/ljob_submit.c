@@ -14,9 +14,10 @@
 #define MAX_SECONDS 1e9
 
 static const char *const known[] = {
-    "argv",        "cwd",      "env",   "gpus",     "gpu_type",          "gpu_share", "gpu_mem_mib",
-    "min_gpus",    "max_gpus", "queue", "priority", "checkpoint_signal", "grace_s",   "est_s",
-    "total_steps", "name",     "hold",  "shell",    "single_server",     "job_type"};
+    "argv",          "cwd",      "env",         "gpus",   "gpu_type", "gpu_share",
+    "gpu_mem_mib",   "min_gpus", "max_gpus",    "queue",  "priority", "checkpoint_signal",
+    "grace_s",       "est_s",    "total_steps", "name",   "hold",     "shell",
+    "single_server", "job_type", "cpus",        "mem_mib"};
 
 static int bad(struct berth_err *err, const char *field, const char *what)
 {
@@ -174,8 +175,19 @@ static int read_gpus(const json_t *body, struct berth__ljob *j, struct berth_err
     return 0;
 }
 
-int berth__ljob_from_submit(const json_t *body, const char *user, struct berth__ljob **out,
-                            struct berth_err *err)
+/* A name the CLI prints in tables: refused when it holds control characters. */
+static int printable(const char *field, const char *v, struct berth_err *err)
+{
+    if (v && !berth__name_printable(v))
+        return berth_err_set(err, BERTH_EINPUT,
+                             "%s: control characters and bidirectional overrides are not "
+                             "allowed (they would change what a terminal shows)",
+                             field);
+    return 0;
+}
+
+int berth__ljob_from_submit(const json_t *body, const char *user, uint32_t uid, uint32_t gid,
+                            struct berth__ljob **out, struct berth_err *err)
 {
     if (!json_is_object(body))
         return bad(err, "body", "expected a JSON object");
@@ -196,8 +208,8 @@ int berth__ljob_from_submit(const json_t *body, const char *user, struct berth__
     j->ckpt_sig = 15;
     j->grace_us = 30 * BERTH_US_PER_S;
     int shell = 0, hold = 0, single = 0, rc;
-    int64_t prio = 0, steps = 0;
-    double grace = 30, est = 3600;
+    int64_t prio = 0, steps = 0, mem = 0;
+    double grace = 30, est = 3600, cpus = 0;
     const char *cwd = NULL, *queue = NULL, *gtype = NULL, *name = NULL, *sig = NULL, *jtype = NULL;
     if ((rc = get_bool(body, "shell", &shell, err)) || (rc = get_bool(body, "hold", &hold, err)) ||
         (rc = get_bool(body, "single_server", &single, err)) ||
@@ -211,20 +223,35 @@ int berth__ljob_from_submit(const json_t *body, const char *user, struct berth__
         (rc = get_int(body, "priority", -1000000, 1000000, &prio, err)) ||
         (rc = get_int(body, "total_steps", 0, INT64_C(1) << 50, &steps, err)) ||
         (rc = get_num(body, "grace_s", 0, 86400, &grace, err)) ||
-        (rc = get_num(body, "est_s", 0.001, MAX_SECONDS, &est, err)))
+        (rc = get_num(body, "est_s", 0.001, MAX_SECONDS, &est, err)) ||
+        (rc = get_num(body, "cpus", 0.001, 4096, &cpus, err)) ||
+        (rc = get_int(body, "mem_mib", 1, INT64_C(1) << 30, &mem, err)))
+        goto fail;
+    if ((rc = printable("name", name, err)) || (rc = printable("queue", queue, err)) ||
+        (rc = printable("gpu_type", gtype, err)) || (rc = printable("job_type", jtype, err)))
         goto fail;
     if (cwd && cwd[0] != '/') {
         rc = bad(err, "cwd", "expected an absolute path");
         goto fail;
     }
     if (sig && (j->ckpt_sig = berth__signal_find(sig)) < 0) {
-        rc = bad(err, "checkpoint_signal", "expected a signal name such as SIGTERM or SIGUSR1");
+        rc = bad(err, "checkpoint_signal",
+                 "expected a signal name: SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, "
+                 "SIGALRM, SIGXCPU, SIGCONT or SIGKILL (not a number: numbers differ between "
+                 "architectures)");
         goto fail;
     }
     j->grace_us = (berth_us)(grace * 1e6);
     j->cwd = dup_str(cwd ? cwd : "/");
     j->user = dup_str(user);
-    j->name = dup_str(name ? name : j->argv[shell ? 2 : 0]);
+    j->uid = uid;
+    j->gid = gid;
+    /* a name taken from argv may hold anything argv may: then it is just "job" */
+    const char *auto_name = j->argv[shell ? 2 : 0];
+    j->name =
+        dup_str(name                                                                ? name
+                : berth__name_printable(auto_name) && strlen(auto_name) <= MAX_NAME ? auto_name
+                                                                                    : "job");
     j->spec.queue = dup_str(queue);
     j->spec.gpu_type = dup_str(gtype);
     j->spec.job_type = dup_str(jtype);
@@ -237,6 +264,8 @@ int berth__ljob_from_submit(const json_t *body, const char *user, struct berth__
     j->spec.status = "";
     j->spec.priority = (int32_t)prio;
     j->spec.total_steps = steps;
+    j->spec.cpu_milli = (int64_t)llround(cpus * 1000);
+    j->spec.mem_mib = mem;
     j->spec.duration_us = (berth_us)(est * 1e6);
     if (j->spec.duration_us < 1)
         j->spec.duration_us = 1;

@@ -61,6 +61,7 @@ static int check_attempt(struct berth__daemon *d, struct berth__ljob *j, berth_u
             }
             /* its GPUs are gone or taken: stop it and queue it again */
             berth__ljob_note(j, now, BERTH_L_PENDING, "could not re-adopt: %.80s", aerr.msg);
+            berth__daemon_left_sched(d, j, now);
             j->in_engine = 0;
             j->then = BERTH_THEN_REQUEUE;
         }
@@ -99,6 +100,23 @@ int berth__daemon_recover(struct berth__daemon *d, struct berth_err *err)
 {
     int rc = berth__journal_load(d->jn, load_one, d, err);
     berth_us now = berth__wall_us();
+    /* each job's history length before recovery: a longer one means recovery decided */
+    size_t *nhist = calloc(d->njobs + 1, sizeof *nhist);
+    if (!nhist)
+        return berth_err_set(err, BERTH_ENOMEM, "out of memory");
+    for (size_t i = 0; i < d->njobs; i++)
+        nhist[i] = d->jobs[i] ? d->jobs[i]->nhist : 0;
+    /* each user's usage, before any job enters the queue */
+    for (size_t i = 0; !rc && i < d->njobs; i++) {
+        struct berth__ljob *j = d->jobs[i];
+        if (!j)
+            continue;
+        j->usage = berth__usage_of(d->usage, j->user);
+        if (!j->usage)
+            rc = berth_err_set(err, BERTH_ENOMEM, "out of memory");
+        else if (j->state == BERTH_L_PENDING || j->state == BERTH_L_HELD)
+            j->usage->waiting++;
+    }
     if (!rc && d->xo->sync) /* what the executor says of the journaled attempts */
         rc = d->xo->sync(d, now, err);
     size_t adopted = 0, queued = 0;
@@ -124,12 +142,27 @@ int berth__daemon_recover(struct berth__daemon *d, struct berth_err *err)
             queued++;
         }
     }
+    /* every decision recovery made is journaled, final states included (a job that ended
+     * while berthd was down must not be found running again, nor get a new end time, at
+     * the next start), and durably before berthd serves: the last save waits for the
+     * commit that holds them all */
+    size_t last = 0, nsaved = 0;
     for (size_t i = 0; !rc && i < d->njobs; i++)
-        if (d->jobs[i] && !berth__lstate_final(d->jobs[i]->state))
-            rc = berth__daemon_save(d, d->jobs[i], 0, err);
+        if (d->jobs[i] &&
+            (!berth__lstate_final(d->jobs[i]->state) || d->jobs[i]->nhist != nhist[i]))
+            last = i + 1;
+    for (size_t i = 0; !rc && i < last; i++)
+        if (d->jobs[i] &&
+            (!berth__lstate_final(d->jobs[i]->state) || d->jobs[i]->nhist != nhist[i])) {
+            rc = berth__daemon_save(d, d->jobs[i], i + 1 == last, err);
+            nsaved++;
+        }
+    free(nhist);
     if (!rc && d->njobs)
-        fprintf(d->log, "berthd: recovered %zu jobs from the journal: %zu re-adopted, %zu queued\n",
-                d->njobs, adopted, queued);
+        fprintf(d->log,
+                "berthd: recovered %zu jobs from the journal: %zu re-adopted, %zu queued, %zu "
+                "records journaled\n",
+                d->njobs, adopted, queued, nsaved);
     d->dirty = 1;
     return rc;
 }

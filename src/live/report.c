@@ -3,6 +3,8 @@
  * Any other job runs at fixed speed: one microsecond of its estimate per microsecond run,
  * as in the simulator. */
 #include <fcntl.h>
+#include <stdarg.h>
+#include <stdint.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,73 +81,115 @@ void berth__report_stopped(struct berth_job *ej, berth_us now)
     ej->progress_at = now;
 }
 
-static int apply_line(const char *path, char *line, struct berth__ljob *lj, struct berth_job *ej,
-                      berth_us now, FILE *log)
+static void scan_note(struct berth__report_scan *s, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void scan_note(struct berth__report_scan *s, const char *fmt, ...)
 {
-    lj->prog_line++;
+    if (s->nnotes >= sizeof s->notes - 1)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(s->notes + s->nnotes, sizeof s->notes - s->nnotes, fmt, ap);
+    va_end(ap);
+    s->nnotes += n > 0 ? (size_t)n : 0;
+    if (s->nnotes >= sizeof s->notes)
+        s->nnotes = sizeof s->notes - 1;
+}
+
+static void scan_line(struct berth__report_scan *s, const char *path, char *line)
+{
+    s->line++;
     while (*line == ' ' || *line == '\t' || *line == '\r')
         line++;
     if (!*line)
-        return 0;
+        return;
     json_error_t je;
-    json_t *o = json_loads(line, 0, &je);
+    json_t *o = json_loads(line, JSON_REJECT_DUPLICATES, &je);
     struct berth__report r;
     struct berth_err err = {0};
     if (!o) {
-        if (log)
-            fprintf(log, "berthd: %s:%u:%d: malformed progress line skipped: %s\n", path,
-                    lj->prog_line, je.column, je.text);
-        return 0;
+        scan_note(s, "berthd: %s:%u:%d: malformed progress line skipped: %s\n", path, s->line,
+                  je.column, je.text);
+        return;
     }
     int rc = berth__report_parse(o, &r, &err);
     json_decref(o);
     if (rc) {
-        if (log)
-            fprintf(log, "berthd: %s:%u: progress line skipped: %s\n", path, lj->prog_line,
-                    err.msg);
-        return 0;
+        scan_note(s, "berthd: %s:%u: progress line skipped: %s\n", path, s->line, err.msg);
+        return;
     }
-    berth__report_apply(lj, ej, &r, now);
-    return 1;
+    if (s->nlast == 2) {
+        s->last[0] = s->last[1];
+        s->nlast = 1;
+    }
+    s->last[s->nlast++] = r;
+    s->good++;
+}
+
+void berth__report_scan(int fd, const char *path, size_t budget, struct berth__report_scan *s)
+{
+    static char buf[BERTH_REPORT_LINE_MAX + 1]; /* the loop's thread alone scans */
+    size_t used_budget = 0;
+    while (used_budget < budget) {
+        ssize_t n = pread(fd, buf, BERTH_REPORT_LINE_MAX, (off_t)s->off);
+        if (n <= 0)
+            break;
+        used_budget += (size_t)n;
+        buf[n] = '\0';
+        char *p = buf, *end = buf + n, *nl;
+        if (s->skipping) { /* the rest of a line too long to keep */
+            nl = memchr(p, '\n', (size_t)n);
+            if (!nl) {
+                s->off += (uint64_t)n;
+                continue;
+            }
+            s->off += (uint64_t)(nl + 1 - p);
+            s->skipping = 0;
+            s->line++;
+            scan_note(s, "berthd: %s:%u: progress line longer than %d bytes, skipped\n", path,
+                      s->line, BERTH_REPORT_LINE_MAX);
+            continue;
+        }
+        size_t used = 0;
+        while ((nl = memchr(p, '\n', (size_t)(end - p)))) {
+            *nl = '\0';
+            scan_line(s, path, p);
+            used += (size_t)(nl + 1 - p);
+            p = nl + 1;
+        }
+        s->off += used;
+        if (!used) {
+            if (n < BERTH_REPORT_LINE_MAX)
+                break;       /* a partial last line: wait for its end */
+            s->skipping = 1; /* a whole buffer without a newline */
+            s->off += (uint64_t)n;
+        }
+    }
+}
+
+void berth__report_scan_apply(const struct berth__report_scan *s, struct berth__ljob *lj,
+                              struct berth_job *ej, berth_us now, FILE *log)
+{
+    for (int i = 0; i < s->nlast; i++)
+        berth__report_apply(lj, ej, &s->last[i], now);
+    lj->prog_off = s->off;
+    lj->prog_line = s->line;
+    lj->prog_skipping = (uint8_t)s->skipping;
+    if (log && s->nnotes)
+        fwrite(s->notes, 1, s->nnotes, log);
 }
 
 int berth__report_tail(const char *path, struct berth__ljob *lj, struct berth_job *ej, berth_us now,
                        FILE *log)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
     if (fd < 0)
         return 0;
-    int applied = 0;
-    char buf[65536];
-    for (;;) {
-        ssize_t n = pread(fd, buf, sizeof buf - 1, (off_t)lj->prog_off);
-        if (n <= 0)
-            break;
-        buf[n] = '\0';
-        char *p = buf, *nl;
-        size_t used = 0;
-        while ((nl = memchr(p, '\n', (size_t)(buf + n - p)))) {
-            *nl = '\0';
-            applied += apply_line(path, p, lj, ej, now, log);
-            used += (size_t)(nl + 1 - p);
-            p = nl + 1;
-        }
-        if (!used) { /* a line longer than the buffer: skip it whole */
-            if ((size_t)n < sizeof buf - 1)
-                break; /* a partial last line: wait for its end */
-            lj->prog_line++;
-            if (log)
-                fprintf(log, "berthd: %s:%u: progress line too long, skipped\n", path,
-                        lj->prog_line);
-            char c;
-            off_t o = (off_t)lj->prog_off + n;
-            while (pread(fd, &c, 1, o) == 1 && c != '\n')
-                o++;
-            lj->prog_off = (uint64_t)o + 1;
-            continue;
-        }
-        lj->prog_off += used;
-    }
+    struct berth__report_scan s = {
+        .off = lj->prog_off, .line = lj->prog_line, .skipping = lj->prog_skipping};
+    berth__report_scan(fd, path, SIZE_MAX, &s);
     close(fd);
-    return applied;
+    berth__report_scan_apply(&s, lj, ej, now, log);
+    return s.good;
 }

@@ -1,9 +1,12 @@
 /* The HTTP API's routes (see docs/api.md): one table, one small handler each. */
 #include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "cgroup.h"
 #include "model/cluster_int.h"
 #include "report.h"
 #include "routes.h"
@@ -12,7 +15,7 @@
 
 static int may_touch(const struct berth__hreq *r, const struct berth__ljob *j)
 {
-    return r->who->admin || (r->who->user && !strcmp(r->who->user, j->user));
+    return r->who->admin || (r->who->user[0] && !strcmp(r->who->user, j->user));
 }
 
 /* Finds the job of the path under d->mu, or answers 404 / 403 and returns NULL. */
@@ -34,7 +37,7 @@ static struct berth__ljob *own_job(struct berth__daemon *d, const struct berth__
 static json_t *parse_body(const struct berth__hreq *r, struct berth__hresp *out)
 {
     json_error_t je;
-    json_t *o = json_loadb(r->body, r->body_len, 0, &je);
+    json_t *o = json_loadb(r->body, r->body_len, JSON_REJECT_DUPLICATES, &je);
     if (!o) {
         char msg[256];
         snprintf(msg, sizeof msg, "body: not JSON (line %d, column %d: %s)", je.line, je.column,
@@ -51,16 +54,17 @@ static void submit(struct berth__daemon *d, const struct berth__hreq *r, struct 
         return;
     struct berth__ljob *j = NULL;
     struct berth_err err = {0};
-    int rc = berth__ljob_from_submit(body, r->who->user, &j, &err);
+    int rc = berth__ljob_from_submit(body, r->who->user, r->who->uid, r->who->gid, &j, &err);
     json_decref(body);
     if (rc) {
         berth__hresp_error(out, rc == BERTH_EINPUT ? 400 : 500, err.msg);
         return;
     }
-    int st = berth__daemon_submit(d, j, &err);
+    int retry = 0, st = berth__daemon_submit(d, j, &retry, &err);
     if (st) {
         berth__ljob_free(j);
         berth__hresp_error(out, st, err.msg);
+        out->retry_after = retry;
         return;
     }
     out->status = 201;
@@ -157,11 +161,13 @@ static void act(struct berth__daemon *d, const struct berth__hreq *r, struct ber
     struct berth__ljob *j = own_job(d, r, out, 1);
     if (j) {
         struct berth_err err = {0};
-        int st = what == 0 ? berth__daemon_cancel(d, r->id, &err)
-                           : berth__daemon_hold(d, r->id, what == 1, &err);
-        if (st)
+        int retry = 0;
+        int st = what == 0 ? berth__daemon_cancel(d, r->id, &retry, &err)
+                           : berth__daemon_hold(d, r->id, what == 1, &retry, &err);
+        if (st) {
             berth__hresp_error(out, st, err.msg);
-        else
+            out->retry_after = retry;
+        } else
             out->json = json_pack("{s:I,s:s}", "id", (json_int_t)j->id, "state",
                                   berth__lstate_name(j->state));
     }
@@ -224,18 +230,25 @@ static void logs(struct berth__daemon *d, const struct berth__hreq *r, struct be
         }
     }
     char path[4200], f[32];
+    uint32_t uid = 0;
     pthread_mutex_lock(&d->mu);
     struct berth__ljob *j = own_job(d, r, out, 1);
     int over = j && berth__lstate_final(j->state) && !j->proc;
     if (j) {
         snprintf(f, sizeof f, "%s.log", stream ? stream : "stdout");
-        berth__lexec_path(&d->ex, j->id, f, path, sizeof path);
+        berth__lexec_spool(&d->ex, j->id, f, path, sizeof path);
+        uid = j->uid;
     }
     pthread_mutex_unlock(&d->mu);
     if (!j)
         return;
     char *buf = malloc(LOG_CHUNK);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* the job's account owns its spool folder: never a link it put there, nor a file of
+     * another account's (a hard link), is read for it */
+    int fd = berth__lexec_open_job_file(&d->ex, uid, path);
+    struct stat st;
+    if (fd >= 0 && !fstat(fd, &st) && offset > (long long)st.st_size)
+        offset = 0; /* the log was cut to its cap since: from its (new) start */
     ssize_t n = buf && fd >= 0 ? pread(fd, buf, LOG_CHUNK, (off_t)offset) : 0;
     if (fd >= 0)
         close(fd);
@@ -297,23 +310,58 @@ static void policies(struct berth__daemon *d, const struct berth__hreq *r, struc
                           berth_placement_name((size_t)d->engine->params.placement), "policies", a);
 }
 
+/* "degraded" and why, when something that keeps berthd's promises is failing now: the
+ * journal cannot commit (submissions get 503), or the state dir's disk is below its floor
+ * (submissions get 507). Everything else goes on being served. */
+static json_t *health_status(struct berth__daemon *d, const struct berth__journal_health *h)
+{
+    json_t *why = json_array();
+    if (h->degraded)
+        json_array_append_new(why,
+                              json_sprintf("journal: %s (%llu documents waiting to be written)",
+                                           h->last_error, (unsigned long long)h->pending));
+    struct statvfs sv;
+    if (d->o.min_free > 0 && !statvfs(d->state_dir, &sv) &&
+        (int64_t)sv.f_bavail * (int64_t)sv.f_frsize < d->o.min_free)
+        json_array_append_new(
+            why, json_sprintf("state dir: %lld MiB free, below --min-free",
+                              (long long)((int64_t)sv.f_bavail * (int64_t)sv.f_frsize >> 20)));
+    return why;
+}
+
 static void health(struct berth__daemon *d, const struct berth__hreq *r, struct berth__hresp *out)
 {
     (void)r;
-    uint64_t commits, docs;
-    berth__journal_stats(d->jn, &commits, &docs);
+    struct berth__journal_health h;
+    berth__journal_health(d->jn, &h);
+    uint64_t open, cut_h, cut_b;
+    berth__http_stats(d, &open, &cut_h, &cut_b);
+    json_t *why = health_status(d, &h);
     pthread_mutex_lock(&d->mu);
     out->json = json_pack(
-        "{s:s,s:s,s:s,s:I,s:I,s:I,s:I,s:I,s:{s:I,s:I},s:{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}}",
-        "status", "ok", "policy", d->engine->ops->name, "executor", d->xo->name, "jobs",
-        (json_int_t)d->njobs, "pending", (json_int_t)d->engine->npending, "running",
+        "{s:s,s:o,s:s,s:s,s:s,s:s,s:I,s:I,s:I,s:I,s:I,"
+        "s:{s:I,s:I,s:b,s:s,s:I,s:I,s:I,s:I,s:I},"
+        "s:{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I},"
+        "s:{s:I,s:I,s:I},s:{s:I,s:I,s:I}}",
+        "status", json_array_size(why) ? "degraded" : "ok", "why", why, "policy",
+        d->engine->ops->name, "executor", d->xo->name, "mode",
+        d->multi_user ? "multi-user" : "single-user", "isolation",
+        d->iso && berth__iso_kind(d->iso) != BERTH_ISO_NONE ? berth__iso_describe(d->iso)
+                                                            : "process groups",
+        "jobs", (json_int_t)d->njobs, "pending", (json_int_t)d->engine->npending, "running",
         (json_int_t)d->engine->nrunning, "passes", (json_int_t)d->engine->passes, "preemptions",
-        (json_int_t)d->engine->preemptions, "journal", "commits", (json_int_t)commits, "documents",
-        (json_int_t)docs, "loop", "ticks", (json_int_t)d->ticks, "tick_us_sum",
+        (json_int_t)d->engine->preemptions, "journal", "commits", (json_int_t)h.commits,
+        "documents", (json_int_t)h.docs, "degraded", h.degraded, "last_error", h.last_error,
+        "last_error_us", (json_int_t)h.last_error_us, "pending", (json_int_t)h.pending, "failures",
+        (json_int_t)h.failures, "failed_total", (json_int_t)h.failed_total, "waiters",
+        (json_int_t)h.waiters, "loop", "ticks", (json_int_t)d->ticks, "tick_us_sum",
         (json_int_t)d->tick_sum_us, "tick_us_max", (json_int_t)d->tick_max_us, "sync_us_sum",
         (json_int_t)d->sync_sum_us, "sync_us_max", (json_int_t)d->sync_max_us, "sync_reads",
         (json_int_t)d->sync_reads, "pass_us_sum", (json_int_t)d->pass_sum_us, "pass_us_max",
-        (json_int_t)d->pass_max_us);
+        (json_int_t)d->pass_max_us, "http", "open", (json_int_t)open, "cut_headers",
+        (json_int_t)cut_h, "cut_body", (json_int_t)cut_b, "refused", "limit",
+        (json_int_t)d->refused_limit, "space", (json_int_t)d->refused_space, "journal",
+        (json_int_t)d->refused_journal);
     pthread_mutex_unlock(&d->mu);
 }
 

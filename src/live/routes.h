@@ -26,6 +26,7 @@ struct berth__hresp {
     size_t text_len;
     long long offset; /* >= 0: sent as X-Berth-Offset */
     int more;         /* X-Berth-More: 1 while a log may still grow */
+    int retry_after;  /* > 0: sent as Retry-After (seconds), with 429 and 503 */
 };
 
 typedef void (*berth__route_fn)(struct berth__daemon *d, const struct berth__hreq *r,
@@ -44,5 +45,13 @@ extern const size_t berth__nroutes;
 /* An error answer: {"error": MSG, "field": FIELD} (field = the text before the first ':'
  * of msg when it names one). */
 void berth__hresp_error(struct berth__hresp *out, int status, const char *msg);
+
+/* The route of method and url ({id} into *id), or NULL (*path_known says 405 or 404). */
+const struct berth__route *berth__route_find(const char *method, const char *url, uint64_t *id,
+                                             int *path_known);
+/* Answers an authenticated request on its route (http.c calls it once the body is in; the
+ * request fuzzer calls it directly). */
+void berth__http_dispatch(struct berth__daemon *d, const struct berth__route *rt,
+                          const struct berth__hreq *r, struct berth__hresp *out);
 
 #endif

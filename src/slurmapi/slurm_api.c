@@ -283,6 +283,7 @@ static int fill_job(struct berth__slurm *s, const slurm_job_info_t *j, struct be
     snprintf(o->state_name, sizeof o->state_name, "%s", slurm_job_state_string(j->job_state));
     snprintf(o->reason, sizeof o->reason, "%s", slurm_job_reason_string(j->state_reason));
     o->uid = j->user_id;
+    o->gid = j->group_id;
     user_name(s, j->user_id, o->user);
     o->ask.nodes = j->num_nodes;
     int rc = berth__slurm_parse_tres(j->tres_per_node, 'n', &o->ask, e);

@@ -111,7 +111,7 @@ struct berth__slurm_job {
     bool held;       /* pending with priority 0: waits for berth */
     char state_name[32];
     char reason[BERTH_SLURM_NAME_MAX];
-    uint32_t uid;
+    uint32_t uid, gid;
     char user[BERTH_SLURM_NAME_MAX]; /* "" when the uid has no name here */
     char partition[BERTH_SLURM_NAME_MAX];
     char nodes[BERTH_SLURM_LIST_MAX];     /* allocated (or last allocated) nodes */
