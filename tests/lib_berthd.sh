@@ -29,9 +29,14 @@ start_berthd() {
     URL=http://127.0.0.1:$PORT
     export BERTH_SERVER=$URL BERTH_TOKEN=$ALICE
 }
-stop_berthd() { # stop_berthd [SIGNAL]: a TERM stop must exit 0 with no sanitizer report
-    local rc=0
-    [ -n "$BPID" ] && kill -"${1:-TERM}" "$BPID" 2>/dev/null && { wait "$BPID" 2>/dev/null; rc=$?; }
+stop_berthd() { # stop_berthd [SIGNAL]: a TERM stop must exit 0 within 60 s with no sanitizer report
+    local rc=0 end=$((SECONDS + 60))
+    if [ -n "$BPID" ] && kill -"${1:-TERM}" "$BPID" 2>/dev/null; then
+        { while berthd_up && [ "$SECONDS" -lt "$end" ]; do sleep 0.05; done; } 2>/dev/null
+        berthd_up && { bad "berthd still runs 60 s after SIG${1:-TERM}: $(tail -5 "$W/berthd.log")"; kill -KILL "$BPID"; }
+        wait "$BPID" 2>/dev/null
+        rc=$?
+    fi
     if [ -n "$BPID" ] && [ "${1:-TERM}" = TERM ]; then
         [ "$rc" = 0 ] && ok "berthd stopped cleanly" || bad "berthd exited $rc on SIGTERM: $(tail -5 "$W/berthd.log")"
     fi
