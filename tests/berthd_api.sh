@@ -87,7 +87,8 @@ api GET "/v1/jobs/$J3/logs?stream=stderr" >/dev/null
 has "$W/body" "cannot run /no/such/program" "the exec error is in the job's stderr"
 
 # --- ownership: bob sees the queue, but cannot cancel or read alice's job
-api POST /v1/jobs '{"argv":["sleep","30"],"gpus":2}' >/dev/null; J4=$(jf id)
+# (J4 runs until it is cancelled below: the checks up to there need it running)
+api POST /v1/jobs '{"argv":["sleep","600"],"gpus":2}' >/dev/null; J4=$(jf id)
 wait_state "$J4" running && ok "a sleep runs"
 api GET /v1/jobs "" "$BOB" >/dev/null
 has "$W/body" "\"id\":$J4" "another user sees the queue"
@@ -135,19 +136,21 @@ api GET /v1/policies >/dev/null
 
 # --- progress: file and HTTP, job token only for its own job
 cat >"$W/prog.sh" <<'SH'
+echo prog started
 echo '{"step": 1, "metric": 0.5}' >> "$BERTH_PROGRESS_FILE"
 echo 'not json' >> "$BERTH_PROGRESS_FILE"
 echo '{"step": 7, "metric": 0.25}' >> "$BERTH_PROGRESS_FILE"
 printf '{"step": 9' >> "$BERTH_PROGRESS_FILE"
 echo "$BERTH_JOB_TOKEN" > "$1"
-sleep 30
+sleep 600
 SH
 api POST /v1/jobs '{"argv":["sh","'"$W/prog.sh"'","'"$W/jobtoken"'"],"total_steps":100}' >/dev/null; J6=$(jf id)
 wait_state "$J6" running
-for _ in $(seq 100); do api GET "/v1/jobs/$J6" >/dev/null; [ "$(jf progress.step)" = 7 ] && break; sleep 0.05; done
+step_is() { api GET "/v1/jobs/$1" >/dev/null && [ "$(jf progress.step)" = "$2" ]; }
+wait_for 30 "berthd to read job $J6's progress file up to step 7" step_is "$J6" 7
 [ "$(jf progress.step)" = 7 ] && [ "$(jf progress.metric)" = 0.25 ] && ok "progress file: step 7, metric 0.25 (bad line skipped, partial line ignored)" || bad "progress file: $(jf progress)"
 grep -q "progress.jsonl:2" "$W/berthd.log" && ok "the malformed line is logged with file:line" || bad "no file:line log for the bad progress line"
-for _ in $(seq 100); do [ -s "$W/jobtoken" ] && break; sleep 0.05; done
+wait_for 30 "job $J6 to write its job token" test -s "$W/jobtoken"
 JT=$(cat "$W/jobtoken")
 api POST "/v1/jobs/$J6/progress" '{"step":42,"metric":1.5}' "$JT" >/dev/null
 [ "$(status)" = 204 ] && ok "progress over HTTP with the job token: 204" || bad "progress: $(status) $(cat "$W/body")"
@@ -173,10 +176,16 @@ wait_state "$J7" completed
 has "$W/logs" "client says hi" "berth logs"
 "$BERTH" logs -f "$J6" >"$W/logsf" 2>&1 &
 LP=$!
-sleep 0.5
+# the cancel comes while logs -f follows the running job (it has printed the job's output)
+wait_for 30 "berth logs -f to print job $J6's output" grep -q "prog started" "$W/logsf"
 "$BERTH" cancel "$J6" >"$W/cancel" 2>&1
 has "$W/cancel" "cancelled job $J6" "berth cancel"
-wait "$LP"; ok "berth logs -f returns once the job is over"
+gone() { ! kill -0 "$1" 2>/dev/null; }
+if wait_for 30 "berth logs -f to return after the cancel" gone "$LP"; then
+    wait "$LP" && ok "berth logs -f returns once the job is over" || bad "berth logs -f exited $?: $(tail -3 "$W/logsf")"
+else
+    kill "$LP" 2>/dev/null
+fi
 "$BERTH" queue --all >"$W/queue" 2>&1
 has "$W/queue" "hello" "berth queue --all lists the job by name"
 "$BERTH" show "$J7" >"$W/show" 2>&1

@@ -11,14 +11,14 @@ M=$W/markers
 cat >"$W/a.sh" <<SH
 echo "start resume=\${BERTH_RESUME:-0} attempt=\$BERTH_ATTEMPT sig=\$BERTH_CHECKPOINT_SIGNAL grace=\$BERTH_GRACE_S" >> $M
 [ "\${BERTH_RESUME:-0}" = 1 ] && exit 0
-echo \$\$ > $W/apid
 trap 'echo "got USR1" >> $M' USR1
+echo \$\$ > $W/apid
 while :; do sleep 0.05; done
 SH
 api POST /v1/jobs '{"argv":["sh","'"$W/a.sh"'"],"est_s":1000,"checkpoint_signal":"SIGUSR1","grace_s":1}' >/dev/null
 A=$(jf id)
 wait_state "$A" running && ok "the long job runs"
-for _ in $(seq 100); do [ -s "$W/apid" ] && break; sleep 0.05; done
+wait_for 30 "the long job to set its USR1 trap" test -s "$W/apid"
 api POST /v1/jobs '{"argv":["sh","-c","kill -0 $(cat '"$W/apid"') 2>/dev/null && echo overlap >> '"$M"' || echo B clean >> '"$M"'"],"est_s":1}' >/dev/null
 B=$(jf id)
 wait_state "$B" completed && ok "the short job preempted it and completed"
@@ -45,13 +45,13 @@ trap 'echo "C checkpointed" >> $M; exit 0' TERM
 echo \$\$ > $W/cpid
 while :; do sleep 0.05; done
 SH
-api POST /v1/jobs '{"argv":["sh","'"$W/c.sh"'"],"est_s":1000,"grace_s":30}' >/dev/null
+api POST /v1/jobs '{"argv":["sh","'"$W/c.sh"'"],"est_s":1000,"grace_s":300}' >/dev/null
 C=$(jf id)
 wait_state "$C" running
-for _ in $(seq 100); do [ -s "$W/cpid" ] && break; sleep 0.05; done
+wait_for 30 "job C to set its TERM trap" test -s "$W/cpid"
 api POST /v1/jobs '{"argv":["true"],"est_s":1}' >/dev/null
 D=$(jf id)
-wait_state "$D" completed 10 && ok "a job that checkpoints on SIGTERM frees its GPU at once (no 30 s grace)"
+wait_state "$D" completed 60 && ok "a job that checkpoints on SIGTERM frees its GPU at once (no 300 s grace)"
 wait_state "$C" completed && ok "and resumes afterwards"
 grep -q "C checkpointed" "$M" && grep -q "C resumed" "$M" && ok "checkpoint then resume" || bad "C: $(cat "$M")"
 api GET "/v1/jobs/$C" >/dev/null
@@ -59,17 +59,19 @@ grep -q "SIGKILL" "$W/body" && bad "C was SIGKILLed" || ok "no SIGKILL for a job
 stop_berthd
 
 # las time slices: with nothing else happening, the quantum's end alone preempts the job that
-# has had more service (the policy's next pass is kept from pass to pass, not asked anew)
+# has had more service (the policy's next pass is kept from pass to pass, not asked anew).
+# The newcomer arrives after E's first quantum (the sleep is the scenario, not a wait); E
+# would run 600 s, so a newcomer done within 60 s was started by a quantum's end
 rm -rf "$W/st"
 start_berthd --gpus 1x1:a100 --policy las --quantum 1
-api POST /v1/jobs '{"argv":["sleep","30"],"grace_s":1,"job_type":"ResNet-50 (batch size 64)"}' >/dev/null
+api POST /v1/jobs '{"argv":["sleep","600"],"grace_s":1,"job_type":"ResNet-50 (batch size 64)"}' >/dev/null
 E=$(jf id)
 wait_state "$E" running
 [ "$(jf job_type)" = "ResNet-50 (batch size 64)" ] && ok "job_type is kept" || bad "job_type: $(jf job_type)"
 sleep 1.2
 api POST /v1/jobs '{"argv":["true"]}' >/dev/null
 F=$(jf id)
-wait_state "$F" completed 6 && ok "las: the quantum's end preempts the longer-served job; the newcomer runs"
+wait_state "$F" completed 60 && ok "las: the quantum's end preempts the longer-served job; the newcomer runs"
 api GET "/v1/jobs/$E" >/dev/null
 has "$W/body" "preempted by the las policy" "the long job's history says so"
 api POST "/v1/jobs/$E/cancel" >/dev/null

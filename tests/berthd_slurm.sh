@@ -38,15 +38,17 @@ notes() {
     api GET "/v1/jobs/$1" "" "$ROOT" >/dev/null
     python3 -c 'import json,sys; [print(h["note"]) for h in json.load(open(sys.argv[1]))["history"]]' "$W/body"
 }
-wait_all_final() { # wait_all_final SECONDS ID...
+# final ID: the job is over (completed, failed or cancelled)
+final() {
+    api GET "/v1/jobs/$1" "" "$ROOT" >/dev/null
+    case $(jf state) in completed | failed | cancelled) return 0 ;; esac
+    return 1
+}
+wait_all_final() { # wait_all_final SECONDS ID...: each job's wait has a deadline of SECONDS
     local t=$1
     shift
     for id in "$@"; do
-        for _ in $(seq $((t * 10))); do
-            api GET "/v1/jobs/$id" "" "$ROOT" >/dev/null
-            case $(jf state) in completed | failed | cancelled) break ;; esac
-            sleep 0.1
-        done
+        wait_for "$t" "job $id to end" final "$id" || echo "  job $id is $(jf state)"
     done
 }
 
@@ -58,23 +60,31 @@ api GET /v1/health "" >/dev/null
 api GET /v1/nodes "" >/dev/null
 grep -q '"n3"' "$W/body" && ok "the nodes are slurmctld's" || bad "nodes: $(head -c 300 "$W/body")"
 
-t1=$(submit '{"argv":["sleep","2"],"gpus":4,"gpu_type":"v100","cwd":"'"$J"'"}')
-t2=$(submit '{"argv":["sleep","2"],"gpus":8,"gpu_type":"a100","cwd":"'"$J"'"}')
+# t1 and t2 run until $J/go.t exists, so that squeue shows them RUNNING when it is asked (a
+# job that had ended would show COMPLETING or nothing)
+until_go() { echo '"argv":["sh","-c","until [ -e '"$J/$1"' ]; do sleep 0.1; done"]'; }
+t1=$(submit '{'"$(until_go go.t)"',"gpus":4,"gpu_type":"v100","cwd":"'"$J"'"}')
+t2=$(submit '{'"$(until_go go.t)"',"gpus":8,"gpu_type":"a100","cwd":"'"$J"'"}')
 # a half GPU: shards where the node has them (n4), MPS where it has MPS (n3)
 f1=$(submit '{"argv":["sh","-c","echo mps=${CUDA_MPS_ACTIVE_THREAD_PERCENTAGE:-} shards=${SLURM_SHARDS_ON_NODE:-}; sleep 1"],"gpus":1,"gpu_share":0.5,"gpu_type":"a100","cwd":"'"$J"'"}')
-check "typed jobs run" wait_state "$t1" running 20
-wait_state "$t2" running 20 >/dev/null
+wait_state "$t1" running && wait_state "$t2" running && ok "typed jobs run"
 s1=$(slurm_of "$t1") s2=$(slurm_of "$t2")
-for _ in $(seq 30); do [ "$(sq "$s1" %T)" = RUNNING ] && [ "$(sq "$s2" %T)" = RUNNING ] && break; sleep 0.1; done
+both_running() { [ "$(sq "$s1" %T)" = RUNNING ] && [ "$(sq "$s2" %T)" = RUNNING ]; }
+wait_for 60 "Slurm jobs $s1 and $s2 to be RUNNING" both_running
 n1=$(sq "$s1" '%T %N %f') n2=$(sq "$s2" '%T %N %f')
 case $n1 in "RUNNING n1 v100" | "RUNNING n2 v100") ok "a V100 job runs on a V100 node: $n1" ;; *) bad "v100 job: '$n1'" ;; esac
 case $n2 in "RUNNING n3 a100" | "RUNNING n4 a100") ok "an A100 job runs on an A100 node: $n2" ;; *) bad "a100 job: '$n2'" ;; esac
-wait_all_final 30 "$t1" "$t2" "$f1"
+wait_all_final 60 "$f1"
+touch "$J/go.t"
+wait_all_final 60 "$t1" "$t2"
 # and again with 7 and 8 A100 taken first (n3, n4), so the half GPU goes to n3's last one
-a7=$(submit '{"argv":["sleep","2"],"gpus":7,"gpu_type":"a100","cwd":"'"$J"'"}')
-a8=$(submit '{"argv":["sleep","2"],"gpus":8,"gpu_type":"a100","cwd":"'"$J"'"}')
+# (they hold them until f2 is over)
+a7=$(submit '{'"$(until_go go.a)"',"gpus":7,"gpu_type":"a100","cwd":"'"$J"'"}')
+a8=$(submit '{'"$(until_go go.a)"',"gpus":8,"gpu_type":"a100","cwd":"'"$J"'"}')
 f2=$(submit '{"argv":["sh","-c","echo mps=${CUDA_MPS_ACTIVE_THREAD_PERCENTAGE:-} shards=${SLURM_SHARDS_ON_NODE:-}; sleep 1"],"gpus":1,"gpu_share":0.5,"gpu_type":"a100","cwd":"'"$J"'"}')
-wait_all_final 30 "$a7" "$a8" "$f2"
+wait_all_final 60 "$f2"
+touch "$J/go.a"
+wait_all_final 60 "$a7" "$a8"
 kinds=""
 for f in "$f1" "$f2"; do
     fn=$(notes "$f" | sed -n 's/.*released on \(n[0-9]\) with \(.*\)$/\1 \2/p')
@@ -115,18 +125,18 @@ fi
 # a drained node takes no job until it is back: n2 drained, an 8-V100 job waits, n1 alone
 # runs a 4-V100 one; when n2 resumes the 8-GPU job runs
 scontrol update nodename=n2 state=drain reason=berth-test
-for _ in $(seq 80); do grep -q "slurm node n2 is.*nothing is placed there" "$W/berthd.log" && break; sleep 0.1; done
-has "$W/berthd.log" "slurm node n2 is" "berthd takes the drained n2 out"
+wait_for 60 "berthd to take the drained n2 out" grep -q "slurm node n2 is.*nothing is placed there" "$W/berthd.log" &&
+    ok "berthd takes the drained n2 out"
 "$BERTH" nodes >"$W/nodes" 2>&1
 grep -q "^n2 .*(reserved)" "$W/nodes" && ok "berth nodes shows n2 reserved" || bad "berth nodes: $(cat "$W/nodes")"
 d8=$(submit '{"argv":["sleep","1"],"gpus":8,"gpu_type":"v100","cwd":"'"$J"'"}')
 d4=$(submit '{"argv":["sleep","1"],"gpus":4,"gpu_type":"v100","cwd":"'"$J"'"}')
-wait_all_final 20 "$d4"
+wait_all_final 60 "$d4"
 notes "$d4" | grep -q "released on n1 " && ok "a 4-V100 job runs on n1 while n2 is drained" || bad "d4: $(notes "$d4" | tr '\n' '|')"
 api GET "/v1/jobs/$d8" "" "$ROOT" >/dev/null
 [ "$(jf state)" = pending ] && ok "the 8-V100 job waits while n2 is drained" || bad "d8: $(jf state)"
 scontrol update nodename=n2 state=resume
-wait_all_final 30 "$d8"
+wait_all_final 60 "$d8"
 api GET "/v1/jobs/$d8" "" "$ROOT" >/dev/null
 [ "$(jf state)" = completed ] && ok "it runs once n2 is back" || bad "d8 after resume: $(jf state)"
 has "$W/berthd.log" "slurm node n2 is back" "berthd logs n2's return"
@@ -145,11 +155,12 @@ echo "$n" >"$2"
 echo "done at $n"
 EOF
 chmod +x "$J/count.sh"
-a=$(submit '{"argv":["'"$J"'/count.sh","40","'"$J"'/a.ck"],"gpus":8,"gpu_type":"v100","cwd":"'"$J"'","name":"A"}')
-wait_state "$a" running 20 >/dev/null
-sleep 3
+# A counts to 75 (15 s): its 4-s quantum ends well before it would finish on a loaded machine
+a=$(submit '{"argv":["'"$J"'/count.sh","75","'"$J"'/a.ck"],"gpus":8,"gpu_type":"v100","cwd":"'"$J"'","name":"A"}')
+wait_state "$a" running
+sleep 3 # the scenario: B arrives once A has run a while, not a wait for a state
 b=$(submit '{"argv":["'"$J"'/count.sh","10","'"$J"'/b.ck"],"gpus":8,"gpu_type":"v100","cwd":"'"$J"'","name":"B"}')
-wait_all_final 90 "$b" "$a"
+wait_all_final 120 "$b" "$a"
 api GET "/v1/jobs/$a" "" "$ROOT" >/dev/null
 sa=$(jf slurm_job)
 [ "$(jf state)" = completed ] && ok "A completed" || bad "A: $(jf state)"
@@ -157,7 +168,7 @@ notes "$a" >"$W/a.notes"
 has "$W/a.notes" "preempted by the las policy" "A was preempted by las"
 has "$W/st/jobs/$a/stdout.log" "checkpoint at" "A checkpointed on the requeue's SIGTERM"
 has "$W/st/jobs/$a/stdout.log" "start attempt=2 resume=1" "A resumed: attempt 2, BERTH_RESUME=1"
-has "$W/st/jobs/$a/stdout.log" "done at 40" "A counted to the end"
+has "$W/st/jobs/$a/stdout.log" "done at 75" "A counted to the end"
 from=$(sed -n 's/.*attempt=2 resume=1 from=\([0-9]*\).*/\1/p' "$W/st/jobs/$a/stdout.log")
 [ "${from:-0}" -gt 0 ] && ok "A resumed from its checkpoint ($from)" || bad "A resumed from '$from'"
 rs=$(scontrol show job "$sa" 2>/dev/null | sed -n 's/.*Restarts=\([0-9]*\).*/\1/p')
@@ -175,13 +186,14 @@ stop_berthd
 
 # ---- 2. an elastic job resized: X holds 6 V100 (n1 and half of n2); E (2 to 4 V100 on one
 # server, a ResNet-50 of the throughput model) starts with 2 on n2 and aryl-elastic grows it
-# to 4 when X ends: a requeue-and-hold, then a placement with 4 GPUs, resuming E ----
+# to 4 when X ends: a requeue-and-hold, then a placement with 4 GPUs, resuming E. E counts
+# to 100 (20 s), X to 25 (5 s): E is still running when X ends, even on a loaded machine ----
 rm -rf "$W/st"
 start_berthd --executor slurm --policy aryl-elastic
 x=$(submit '{"argv":["'"$J"'/count.sh","25","'"$J"'/x.ck"],"gpus":6,"gpu_type":"v100","cwd":"'"$J"'","name":"X"}')
-wait_state "$x" running 20 >/dev/null
-e=$(submit '{"argv":["'"$J"'/count.sh","60","'"$J"'/e.ck"],"gpus":2,"min_gpus":2,"max_gpus":4,"gpu_type":"v100","single_server":true,"job_type":"ResNet-50 (batch size 64)","total_steps":1000000,"cwd":"'"$J"'","name":"E"}')
-wait_all_final 60 "$x" "$e"
+wait_state "$x" running
+e=$(submit '{"argv":["'"$J"'/count.sh","100","'"$J"'/e.ck"],"gpus":2,"min_gpus":2,"max_gpus":4,"gpu_type":"v100","single_server":true,"job_type":"ResNet-50 (batch size 64)","total_steps":1000000,"cwd":"'"$J"'","name":"E"}')
+wait_all_final 120 "$x" "$e"
 notes "$e" >"$W/e.notes"
 if grep -q "^resized to n2:.*,.*,.*," "$W/e.notes"; then
     ok "E was resized: $(grep -m1 '^resized' "$W/e.notes")"
@@ -203,7 +215,7 @@ for i in 1 2 3 4 5 6 7 8; do
     ids="$ids $(submit '{"argv":["'"$J"'/count.sh","15","'"$J"'/r'"$i"'.ck"],"gpus":'"$g"',"cwd":"'"$J"'","name":"R'"$i"'"}')"
 done
 sbr=$(cd "$J" && sbatch --parsable -D "$J" -o "$J/sbr.out" --gres=gpu:4 --wrap 'echo once >>'"$J"'/sbr.count; sleep 2')
-sleep 2.5
+sleep 2.5 # the scenario: the kills come mid-workload; no check depends on when
 stop_berthd KILL
 sleep 1
 start_berthd --executor slurm --policy fifo
@@ -224,7 +236,8 @@ for id in $ids; do
 done
 [ "$n_done" = 8 ] && ok "all 8 jobs completed, each finished once, across two berthd kills" ||
     bad "$n_done of 8 jobs completed exactly once"
-for _ in $(seq 100); do [ -s "$J/sbr.count" ] && [ -z "$(sq "$sbr" %T)" ] && break; sleep 0.2; done
+sbr_over() { [ -s "$J/sbr.count" ] && [ -z "$(sq "$sbr" %T)" ]; }
+wait_for 60 "the sbatch job $sbr to run and leave squeue" sbr_over
 [ "$(cat "$J/sbr.count" 2>/dev/null)" = once ] && ok "the sbatch job pending at the kill ran once" ||
     bad "sbatch job across the kill: '$(cat "$J/sbr.count" 2>/dev/null)' $(sq "$sbr" '%T %r')"
 lat=$(python3 - "$W/st" "$URL" <<'EOF'

@@ -73,12 +73,13 @@ expect_rc 0 "train.py runs outside berth" -- "$TPY" "$TRAIN" "${ARGS[@]}" --ckpt
 cp "$W/out" "$W/ref.out"
 check "outside berth it writes only its checkpoint" [ "$(ls "$W/ref")" = "ckpt.pt" ]
 
-# first run, under berth's variables, slowed so that the signal lands halfway
+# first run, under berth's variables, slowed so that the signal lands halfway (0.04 s a
+# step: 6 s from halfway to the end, for the signal to land on a loaded machine)
 export BERTH_JOB_ID=t1 BERTH_PROGRESS_FILE="$W/progress.jsonl" BERTH_CHECKPOINT_SIGNAL=SIGUSR1 \
     BERTH_GRACE_S=20 WORLD_SIZE=1 RANK=0 LOCAL_RANK=0
 cd "$W" || exit 1
 t0=$(date +%s)
-setsid "$TPY" "$TRAIN" "${ARGS[@]}" --ckpt "$W/ckpt.pt" --step-time 0.02 >"$W/run1.out" 2>&1 &
+setsid "$TPY" "$TRAIN" "${ARGS[@]}" --ckpt "$W/ckpt.pt" --step-time 0.04 >"$W/run1.out" 2>&1 &
 pid=$!
 reached=0
 while kill -0 "$pid" 2>/dev/null && [ $(($(date +%s) - t0)) -lt 90 ]; do

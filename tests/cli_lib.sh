@@ -1,5 +1,6 @@
 # Helpers shared by the tests/cli_*.sh end-to-end tests (sourced, not run): a scratch
-# folder $W removed on exit, pass/fail counters, and checks of exit codes and messages.
+# folder $W removed on exit, pass/fail counters, checks of exit codes and messages, and waits
+# for a condition with a deadline.
 W=$(mktemp -d); trap 'rm -rf "$W"' EXIT
 pass=0 failn=0
 ok() { echo "ok   $*"; pass=$((pass + 1)); }
@@ -15,6 +16,20 @@ check() {
     local name=$1
     shift
     if "$@"; then ok "$name"; else bad "$name"; fi
+}
+# wait_for SECONDS WHAT COMMAND...: polls COMMAND every 0.05 s until it succeeds; after
+# SECONDS (a deadline, generous for a loaded machine and a sanitized build) it fails the check
+# "waiting for WHAT" and returns 1. Never a fixed sleep before an assertion: wait for it.
+wait_for() {
+    local t=$1 what=$2 end=$((SECONDS + $1))
+    shift 2
+    until "$@"; do
+        [ "$SECONDS" -lt "$end" ] || {
+            bad "timed out after $t s waiting for $what"
+            return 1
+        }
+        sleep 0.05
+    done
 }
 # Optional parts (Slurm, PyTorch, a GPU): a test that lacks one says so on a line starting
 # "SKIP", never fails for it, and never skips it silently. BERTH_REQUIRE (a comma list such

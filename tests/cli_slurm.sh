@@ -27,34 +27,36 @@ jobs=$C/jobs
 # every wrapper call against the cluster (prints the latencies)
 "$API" all "$jobs" && ok "slurm_api_test all" || bad "slurm_api_test all"
 
+# held ID: the job waits held by job_submit.lua ($st: its state and reason)
+held() {
+    st=$(squeue -h -j "$1" -o '%T %r')
+    [ "$st" = "PENDING JobHeldUser" ]
+}
+# state_is ID STATE FORMAT: the job's squeue state is STATE ($st: the fields of FORMAT)
+state_is() {
+    st=$(squeue -h -j "$1" -o "$3")
+    [ "${st%% *}" = "$2" ]
+}
+
 # a plain sbatch job of another user waits held; his release is refused; berth places it
 id=$(cd "$jobs" && runuser -u nobody -- sbatch --parsable -D "$jobs" -o /dev/null \
     --gres=gpu:1 --wrap 'sleep 600' 2>"$W/err")
 if [ -n "$id" ]; then ok "sbatch as nobody: job $id"; else bad "sbatch as nobody: $(cat "$W/err")"; fi
-sleep 2
-st=$(squeue -h -j "$id" -o '%T %r')
-[ "$st" = "PENDING JobHeldUser" ] && ok "sbatch job waits held" || bad "sbatch job: '$st'"
+wait_for 30 "sbatch job $id to show held" held "$id"
+sleep 2 # a check that nothing happens: Slurm's scheduler gets 2 s to start it (it must not)
+held "$id" && ok "sbatch job waits held" || bad "sbatch job: '$st'"
 expect_rc 1 "user release refused by job_submit.lua" -- runuser -u nobody -- scontrol release "$id"
-sleep 1.5
-st=$(squeue -h -j "$id" -o '%T %r')
-[ "$st" = "PENDING JobHeldUser" ] && ok "still held after the user's release" || bad "after release: '$st'"
+sleep 1.5 # the same: time for a release that got through to start the job
+held "$id" && ok "still held after the user's release" || bad "after release: '$st'"
 expect_rc 0 "berth places the sbatch job on n2" -- "$API" place "$id" n2 1 v100
-for _ in $(seq 100); do
-    st=$(squeue -h -j "$id" -o '%T %N %u')
-    [ "${st%% *}" = RUNNING ] && break
-    sleep 0.1
-done
+wait_for 60 "sbatch job $id to run" state_is "$id" RUNNING '%T %N %u'
 [ "$st" = "RUNNING n2 nobody" ] && ok "sbatch job runs on n2 as nobody" || bad "sbatch job: '$st'"
 
 # a user's own requeue (like Slurm's after a node failure) leaves the job pending unheld,
 # unseen by the lua hook: berth holds it again
-sleep 4 # past the first seconds of its run
+sleep 4 # the scenario: a requeue past the first seconds of its run, not a wait
 expect_rc 0 "user requeues his job" -- runuser -u nobody -- scontrol requeue "$id"
-for _ in $(seq 100); do
-    st=$(squeue -h -j "$id" -o '%T %p')
-    [ "${st%% *}" = PENDING ] && break
-    sleep 0.1
-done
+wait_for 60 "requeued job $id to be pending" state_is "$id" PENDING '%T %p'
 case $st in "PENDING 0.0"*) bad "requeued job already held: '$st'" ;; PENDING*) ok "requeued job pending unheld" ;; *) bad "requeued job: '$st'" ;; esac
 expect_rc 0 "berth holds it" -- "$API" hold "$id"
 st=$(squeue -h -j "$id" -o '%T %r')
@@ -65,17 +67,13 @@ scancel "$id"
 id=$(cd "$jobs" && sbatch --parsable -o /dev/null --gres=gpu:a100:1 --wrap 'sleep 600')
 expect_rc 1 "typed job placed with another type" -- "$API" place "$id" n1 1 v100
 has "$W/err" "cannot change it to v100" "the refusal names the types"
-st=$(squeue -h -j "$id" -o '%T %r')
+wait_for 30 "the refused job $id to show held" held "$id"
 [ "$st" = "PENDING JobHeldUser" ] && ok "refused job stays held" || bad "refused job: '$st'"
 scancel "$id"
 
 # an admin's job with the opt-out marker is left to Slurm
 id=$(cd "$jobs" && sbatch --parsable -o /dev/null --wrap 'sleep 600 #BERTH: slurm-places-this')
-for _ in $(seq 50); do
-    st=$(squeue -h -j "$id" -o '%T')
-    [ "$st" = RUNNING ] && break
-    sleep 0.1
-done
+wait_for 60 "opt-out job $id to run" state_is "$id" RUNNING '%T'
 [ "$st" = RUNNING ] && ok "opt-out job started by Slurm" || bad "opt-out job: '$st'"
 scancel "$id"
 

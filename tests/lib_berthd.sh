@@ -6,20 +6,37 @@ BERTH=$1
 printf 'alicetoken0123456789 alice\nbobtoken0123456789ab bob\nroottoken0123456789a root admin\n' >"$W/tokens"
 ALICE=alicetoken0123456789 BOB=bobtoken0123456789ab ROOT=roottoken0123456789a
 BPID=""
-# start_berthd ARGS...: starts berthd (state in $W/st) and waits until it serves
+# berthd_up: the berthd started last still runs
+berthd_up() { [ -n "$BPID" ] && kill -0 "$BPID" 2>/dev/null; }
+# start_berthd ARGS...: starts berthd (state in $W/st) and waits until it serves (its port
+# file); when it exits or does not serve within 60 s, the test fails and ends here
 start_berthd() {
     rm -f "$W/port"
     "$BERTHD" --tokens "$W/tokens" --port 0 --port-file "$W/port" --state-dir "$W/st" \
         --tick 0.02 "$@" >>"$W/berthd.log" 2>&1 &
     BPID=$!
-    for _ in $(seq 200); do [ -s "$W/port" ] && break; sleep 0.05; done
-    PORT=$(cat "$W/port" 2>/dev/null)
+    local end=$((SECONDS + 60)) why
+    until [ -s "$W/port" ]; do
+        if ! berthd_up || [ "$SECONDS" -ge "$end" ]; then
+            berthd_up && why="did not write its port file within 60 s" || why="exited before serving"
+            bad "berthd $* $why; its log ends: $(tail -15 "$W/berthd.log")"
+            finish
+            exit 1
+        fi
+        sleep 0.05
+    done
+    PORT=$(cat "$W/port")
     URL=http://127.0.0.1:$PORT
     export BERTH_SERVER=$URL BERTH_TOKEN=$ALICE
 }
-stop_berthd() { # stop_berthd [SIGNAL]: a TERM stop must exit 0 with no sanitizer report
-    local rc=0
-    [ -n "$BPID" ] && kill -"${1:-TERM}" "$BPID" 2>/dev/null && { wait "$BPID" 2>/dev/null; rc=$?; }
+stop_berthd() { # stop_berthd [SIGNAL]: a TERM stop must exit 0 within 60 s with no sanitizer report
+    local rc=0 end=$((SECONDS + 60))
+    if [ -n "$BPID" ] && kill -"${1:-TERM}" "$BPID" 2>/dev/null; then
+        { while berthd_up && [ "$SECONDS" -lt "$end" ]; do sleep 0.05; done; } 2>/dev/null
+        berthd_up && { bad "berthd still runs 60 s after SIG${1:-TERM}: $(tail -5 "$W/berthd.log")"; kill -KILL "$BPID"; }
+        wait "$BPID" 2>/dev/null
+        rc=$?
+    fi
     if [ -n "$BPID" ] && [ "${1:-TERM}" = TERM ]; then
         [ "$rc" = 0 ] && ok "berthd stopped cleanly" || bad "berthd exited $rc on SIGTERM: $(tail -5 "$W/berthd.log")"
     fi
@@ -33,9 +50,10 @@ cleanup_jobs() { # kill what jobs are left (their shims live in sessions of thei
     return 0
 }
 trap 'stop_berthd KILL; cleanup_jobs; rm -rf "$W"' EXIT
-# api METHOD PATH [BODY] [TOKEN]: prints the body; the status goes to $W/status
+# api METHOD PATH [BODY] [TOKEN]: prints the body; the status goes to $W/status (000 when
+# berthd does not answer within 60 s)
 api() {
-    curl -s -o "$W/body" -w '%{http_code}' -X "$1" -H "Authorization: Bearer ${4:-$ALICE}" \
+    curl -s --max-time 60 -o "$W/body" -w '%{http_code}' -X "$1" -H "Authorization: Bearer ${4:-$ALICE}" \
         ${3:+-d "$3"} "$URL$2" >"$W/status"
     cat "$W/body"
 }
@@ -48,14 +66,21 @@ for k in sys.argv[1].split("."):
     d=d[int(k)] if isinstance(d,list) else d.get(k)
 print(d if not isinstance(d,(dict,list)) else json.dumps(d))' "$1" "${2:-$W/body}"
 }
-# wait_state ID STATE [SECONDS]: polls the job until it is in STATE
+# wait_state ID STATE [SECONDS]: polls the job until it is in STATE (deadline 60 s unless
+# told); fails the check naming the job, the state and the wait when it is not, and ends the
+# wait early when the job is over in another state or berthd is gone
 wait_state() {
-    local t=$((${3:-20} * 20))
-    for _ in $(seq $t); do
+    local end=$((SECONDS + ${3:-60})) st
+    while :; do
         api GET "/v1/jobs/$1" "" "$ROOT" >/dev/null
-        [ "$(jf state)" = "$2" ] && return 0
+        st=$(jf state 2>/dev/null)
+        [ "$st" = "$2" ] && return 0
+        case $st in completed | failed | cancelled) break ;; esac
+        berthd_up || break
+        [ "$SECONDS" -lt "$end" ] || break
         sleep 0.05
     done
-    echo "job $1 is $(jf state), want $2: $(cat "$W/body" | head -c 600)"
+    berthd_up || st="$st (berthd exited: $(tail -5 "$W/berthd.log"))"
+    bad "waiting for job $1 to be $2 (${3:-60} s at most): it is $st: $(head -c 600 "$W/body")"
     return 1
 }

@@ -257,14 +257,14 @@ up() {
     write_config
     export SLURM_CONF=$conf
     start_munge
-    wait_for 5 "munged did not answer" test -S "$B/munge/munge.socket.2"
+    wait_for 30 "munged did not answer" test -S "$B/munge/munge.socket.2"
     /usr/sbin/slurmctld -c || die "slurmctld did not start (see $B/log/slurmctld.log)"
-    wait_for 30 "slurmctld did not answer" scontrol ping
+    wait_for 60 "slurmctld did not answer" scontrol ping
     local n
     for n in $nodes; do
         /usr/sbin/slurmd -N "$n" || die "slurmd $n did not start (see $B/log/slurmd-$n.log)"
     done
-    wait_for 20 "the four nodes were not idle" all_idle
+    wait_for 60 "the four nodes were not idle" all_idle
     echo "cluster.sh: up in $B (export SLURM_CONF=$conf)"
 }
 
