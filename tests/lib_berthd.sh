@@ -3,7 +3,25 @@
 # read JSON fields with python3, and wait for a job state.
 BERTHD=${4:?usage: TEST.sh BERTH SRC SHARED BERTHD}
 BERTH=$1
-printf 'alicetoken0123456789 alice\nbobtoken0123456789ab bob\nroottoken0123456789a root admin\n' >"$W/tokens"
+# Who jobs run as: berthd started as root runs each job as its token's Unix account, so the
+# tests make three accounts of their own (once; useradd is idempotent here) and open $W to
+# them (their jobs write markers there). Not root, berthd is single-user: every token names
+# the test's own account, and checks that need two accounts say SKIP (absent root ...).
+if [ "$(id -u)" = 0 ]; then
+    MULTI=1
+    for u in berth-t-alice berth-t-bob berth-t-ops; do
+        id -u "$u" >/dev/null 2>&1 || useradd -M -r -s /usr/sbin/nologin "$u" 2>/dev/null ||
+            id -u "$u" >/dev/null 2>&1 || { echo "FAIL cannot create the test account $u"; exit 1; }
+    done
+    ALICE_USER=berth-t-alice BOB_USER=berth-t-bob OPS_USER=berth-t-ops
+    chmod 1777 "$W"
+else
+    MULTI=0
+    ALICE_USER=$(id -un) BOB_USER=$(id -un) OPS_USER=$(id -un)
+fi
+printf 'alicetoken0123456789 %s\nbobtoken0123456789ab %s\nroottoken0123456789a %s admin\n' \
+    "$ALICE_USER" "$BOB_USER" "$OPS_USER" >"$W/tokens"
+chmod 600 "$W/tokens"
 ALICE=alicetoken0123456789 BOB=bobtoken0123456789ab ROOT=roottoken0123456789a
 BPID=""
 # berthd_up: the berthd started last still runs
@@ -44,11 +62,18 @@ stop_berthd() { # stop_berthd [SIGNAL]: a TERM stop must exit 0 within 60 s with
     ! grep -q "Sanitizer" "$W/berthd.log" 2>/dev/null || { bad "sanitizer report: $(grep -A5 Sanitizer "$W/berthd.log" | head -20)"; sed -i 's/Sanitizer/sanitizer (reported)/' "$W/berthd.log"; }
 }
 cleanup_jobs() { # kill what jobs are left (their shims live in sessions of their own)
+    local f pid start
     for f in "$W"/st*/jobs/*/a*.pid; do
-        [ -f "$f" ] && kill -KILL -"$(cut -d' ' -f1 "$f")" 2>/dev/null
+        [ -f "$f" ] || continue
+        read -r pid start <"$f"
+        # only while that pid is still the job's (its start time): never a recycled one
+        [ "$(awk '{ sub(/^.*\) /, ""); print $20 }' "/proc/$pid/stat" 2>/dev/null)" = "$start" ] &&
+            kill -KILL -"$pid" 2>/dev/null
     done
     return 0
 }
+# spool ID FILE: a job's own file (stdout.log, stderr.log, progress.jsonl)
+spool() { echo "$W/st/spool/$1/$2"; }
 trap 'stop_berthd KILL; cleanup_jobs; rm -rf "$W"' EXIT
 # api METHOD PATH [BODY] [TOKEN]: prints the body; the status goes to $W/status (000 when
 # berthd does not answer within 60 s)
