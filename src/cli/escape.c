@@ -1,7 +1,7 @@
 /* What the CLI prints from berthd in a terminal: strings a user chose (job names, queues)
  * could carry escape sequences that repaint the screen, or bidirectional overrides that
  * reorder a table's columns. berthd refuses them at submission; the CLI escapes whatever it
- * still gets (an older journal, another server) rather than trusting it. */
+ * receives from elsewhere (an older journal, another server) rather than trust it. */
 #include <stdio.h>
 #include <string.h>
 
