@@ -104,7 +104,9 @@ int cli_client_init(struct cli_client *c, const char *cmd)
 {
     c->cmd = cmd;
     /* flags first, then the environment: a --socket flag beats $BERTH_SERVER */
-    const char *s = c->server_flag ? c->server_flag : c->socket_flag ? NULL : getenv("BERTH_SERVER");
+    const char *s = c->server_flag   ? c->server_flag
+                    : c->socket_flag ? NULL
+                                     : getenv("BERTH_SERVER");
     const char *t = c->token_flag ? c->token_flag : getenv("BERTH_TOKEN");
     const char *k = c->socket_flag ? c->socket_flag : getenv("BERTH_SOCKET");
     s = s && *s ? s : NULL; /* an empty variable counts as unset */
@@ -139,8 +141,9 @@ int cli_client_init(struct cli_client *c, const char *cmd)
     while (n && c->server[n - 1] == '/')
         c->server[--n] = '\0';
     if (!c->token[0])
-        return cli_usage_error(cmd, "no token: give --token, set BERTH_TOKEN, or put 'token "
-                                    "TOKEN' in %s (or reach berthd's Unix socket: --socket)",
+        return cli_usage_error(cmd,
+                               "no token: give --token, set BERTH_TOKEN, or put 'token "
+                               "TOKEN' in %s (or reach berthd's Unix socket: --socket)",
                                getenv("BERTH_CONFIG") ? getenv("BERTH_CONFIG")
                                                       : "~/.config/berth/client.conf");
     return 0;

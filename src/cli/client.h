@@ -35,8 +35,8 @@ int cli_client_flags(struct cli_client *c, int argc, char **argv, const char *cm
 /* Resolves where to call. An explicit server (--server, $BERTH_SERVER) is called over HTTP
  * with a token (flag, $BERTH_TOKEN, config file). Otherwise berthd's Unix socket (--socket,
  * $BERTH_SOCKET, the config file's "socket PATH", else CLI_DEFAULT_SOCKET) when it answers:
- * berthd knows the caller by its account, and only a --token flag is sent there. Else the config file's server, or
- * http://127.0.0.1:8470, with a token. The config file is $BERTH_CONFIG or
+ * berthd knows the caller by its account, and only a --token flag is sent there. Else the config
+ * file's server, or http://127.0.0.1:8470, with a token. The config file is $BERTH_CONFIG or
  * ~/.config/berth/client.conf, lines "server URL", "token TOKEN", "socket PATH". 0 or exit 2. */
 int cli_client_init(struct cli_client *c, const char *cmd);
 
