@@ -104,14 +104,14 @@ sb=$(cd "$J" && sbatch --parsable -D "$J" -o "$J/sb.out" -J fromsbatch --gres=gp
     --wrap 'echo sbatch-ran; sleep 1' 2>"$W/err")
 [ -n "$sb" ] && ok "sbatch job $sb submitted" || bad "sbatch: $(cat "$W/err")"
 bid=""
-for _ in $(seq 100); do
+adopted() { # adopted SLURM_ID: berthd lists the Slurm job as one of its own ($bid: its id)
     api GET "/v1/jobs?all=1" "" "$ROOT" >/dev/null
     bid=$(python3 -c 'import json,sys
 for j in json.load(open(sys.argv[1]))["jobs"]:
-    if j.get("slurm_job") == int(sys.argv[2]): print(j["id"])' "$W/body" "$sb" 2>/dev/null)
-    [ -n "$bid" ] && break
-    sleep 0.1
-done
+    if j.get("slurm_job") == int(sys.argv[2]): print(j["id"])' "$W/body" "$1" 2>/dev/null)
+    [ -n "$bid" ]
+}
+wait_for 60 "berthd to adopt the sbatch job $sb" adopted "$sb"
 [ -n "$bid" ] && ok "the sbatch job is berth job $bid" || bad "sbatch job not adopted: $(tail -3 "$W/berthd.log")"
 if [ -n "$bid" ]; then
     wait_all_final 30 "$bid"
