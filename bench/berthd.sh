@@ -1,19 +1,33 @@
 #!/usr/bin/env bash
 # berthd's benchmarks: scheduling-pass latency with 100,000 pending jobs on 5,000 servers
-# (several policies), then durable submissions per second over HTTP on loopback.
-# Usage: bash bench/berthd.sh [BUILD_DIR]
+# (several policies); durable submissions per second over HTTP on loopback, with each
+# submission's latency (p50/p99); then the journal filled to 100,000 jobs and the time
+# `berth queue` takes to answer. Per-user limits are off (--user-limit 0): one token
+# submits everything. Usage: bash bench/berthd.sh [BUILD_DIR]
 set -eu
 B=${1:-build}
-for p in fifo fifo-skip sjf srtf tiresias-dlas las; do
+for p in ${BENCH_POLICIES:-fifo fifo-skip sjf srtf tiresias-dlas las}; do
     "$B/bench/bench_live_pass" "$p" 5000 100000 2000
 done
 W=$(mktemp -d)
-printf 'benchtoken0123456789 bench\n' >"$W/tokens"
+printf 'benchtoken0123456789 %s\n' "$(id -un)" >"$W/tokens"
+chmod 600 "$W/tokens"
 "$B/berthd" --tokens "$W/tokens" --gpus 1x1:a100 --port 0 --port-file "$W/port" \
-    --state-dir "$W/st" 2>"$W/log" &
+    --state-dir "$W/st" --socket none --user-limit max_pending=0 --user-limit submit_rate=0 --max-conn-per-addr 256 \
+    2>"$W/log" &
 pid=$!
 trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null; for f in "$W"/st/jobs/*/a*.pid; do [ -f "$f" ] && kill -KILL -"$(cut -d" " -f1 "$f")" 2>/dev/null; done; rm -rf "$W"' EXIT
-for _ in $(seq 100); do [ -s "$W/port" ] && break; sleep 0.05; done
+for _ in $(seq 200); do [ -s "$W/port" ] && break; sleep 0.05; done
+URL=http://127.0.0.1:$(cat "$W/port")
 for c in 32 128; do
-    "$B/bench/bench_submit" "http://127.0.0.1:$(cat "$W/port")" benchtoken0123456789 "$c" 5
+    "$B/bench/bench_submit" "$URL" benchtoken0123456789 "$c" 5
+done
+# the journal filled to 100,000 jobs (held: none runs), then berth queue timed
+have=$(curl -s -H "Authorization: Bearer benchtoken0123456789" "$URL/v1/health" |
+    python3 -c 'import json,sys; print(json.load(sys.stdin)["jobs"])')
+"$B/bench/bench_submit" "$URL" benchtoken0123456789 32 600 --held --max $((100000 - have)) >/dev/null
+for i in 1 2 3; do
+    /usr/bin/time -f "berth queue with %e s wall, %M KB peak ($i)" \
+        env BERTH_SERVER="$URL" BERTH_TOKEN=benchtoken0123456789 "$B/berth" queue >"$W/q" 2>"$W/t"
+    echo "$(tail -1 "$W/t"): $(wc -l <"$W/q") lines for $(curl -s -H "Authorization: Bearer benchtoken0123456789" "$URL/v1/health" | python3 -c 'import json,sys; print(json.load(sys.stdin)["jobs"])') jobs in the journal"
 done

@@ -42,18 +42,24 @@ int main(int argc, char **argv)
     /* enough jobs to fill the cluster, the pending ones, and one arrival per pass */
     long fill = servers * 8, total = fill + pending + passes;
     struct berth_jobspec *specs = calloc((size_t)total, sizeof *specs);
-    char (*ids)[24] = calloc((size_t)total, sizeof *ids);
+    char(*ids)[24] = calloc((size_t)total, sizeof *ids);
     double *lat = calloc((size_t)passes, sizeof *lat);
     uint64_t x = 88172645463325252ULL;
     for (long i = 0; i < total; i++) {
         x ^= x << 13, x ^= x >> 7, x ^= x << 17;
         int g = i < fill ? 1 : 1 << (x % 4); /* 1, 2, 4 or 8 GPUs */
         snprintf(ids[i], sizeof ids[i], "%ld", i);
-        specs[i] = (struct berth_jobspec){.id = ids[i], .duration_us = (berth_us)(1 + x % 36000) *
-                                                                         BERTH_US_PER_S,
-                                          .num_gpus = g, .min_gpus = g, .max_gpus = g,
-                                          .gpu_share_milli = 1000, .job_type = "", .user = "",
-                                          .queue = "", .status = "", .gpu_type = ""};
+        specs[i] = (struct berth_jobspec){.id = ids[i],
+                                          .duration_us = (berth_us)(1 + x % 36000) * BERTH_US_PER_S,
+                                          .num_gpus = g,
+                                          .min_gpus = g,
+                                          .max_gpus = g,
+                                          .gpu_share_milli = 1000,
+                                          .job_type = "",
+                                          .user = "",
+                                          .queue = "",
+                                          .status = "",
+                                          .gpu_type = ""};
         uint32_t idx;
         if (berth__engine_add(e, &specs[i], &idx, &err)) {
             fprintf(stderr, "bench_pass: %s\n", err.msg);
@@ -92,8 +98,8 @@ int main(int argc, char **argv)
     qsort(lat, (size_t)passes, sizeof *lat, cmp);
     printf("policy %s, %ld servers (%ld GPUs), %zu pending, %ld passes: first pass %.1f ms; "
            "p50 %.3f ms, p99 %.3f ms, max %.3f ms\n",
-           e->ops->name, servers, fill, e->npending, passes, first * 1e3,
-           lat[passes / 2] * 1e3, lat[passes * 99 / 100] * 1e3, lat[passes - 1] * 1e3);
+           e->ops->name, servers, fill, e->npending, passes, first * 1e3, lat[passes / 2] * 1e3,
+           lat[passes * 99 / 100] * 1e3, lat[passes - 1] * 1e3);
     berth__engine_destroy(e);
     berth_cluster_free(c);
     free(specs);

@@ -6,13 +6,12 @@
  * and a first pass places what fits (timed apart: it starts thousands of jobs at once).
  * Then each step advances the clock by 10 s, finishes one running job chosen by the seeded
  * generator, lets the next job arrive, and runs one pass, timed; a policy's own timer is
- * honoured by the same pass. Times are the thread's CPU time. ELASTIC percent of the jobs get min_gpus = 1 and max_gpus =
- * twice their gang (at most 16). Progress is by steps at the model's V100 rate for the gang, kept
- * by a small executor here as the simulator's executor keeps it (without its spread and
- * restart details, which do not change what a pass costs).
- * ONE_GPU = 1 makes every job a 1-GPU job (the salus policies run only those).
- * Usage: bench_pass POLICY [SERVERS] [GPUS_PER_SERVER] [ACTIVE] [STEPS] [ELASTIC_PCT]
- *        [ONE_GPU] */
+ * honoured by the same pass. Times are the thread's CPU time. ELASTIC percent of the jobs get
+ * min_gpus = 1 and max_gpus = twice their gang (at most 16). Progress is by steps at the model's
+ * V100 rate for the gang, kept by a small executor here as the simulator's executor keeps it
+ * (without its spread and restart details, which do not change what a pass costs). ONE_GPU = 1
+ * makes every job a 1-GPU job (the salus policies run only those). Usage: bench_pass POLICY
+ * [SERVERS] [GPUS_PER_SERVER] [ACTIVE] [STEPS] [ELASTIC_PCT] [ONE_GPU] */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -178,7 +177,8 @@ int main(int argc, char **argv)
         for (long i = 0; i < done_steps; i++)
             sum += lat[i];
         long p99 = (done_steps * 99 + 99) / 100 - 1;
-        printf("%-22s %ld servers x %ld GPUs, %ld active (%ld%% elastic): CPU time of the first pass %.2f ms, "
+        printf("%-22s %ld servers x %ld GPUs, %ld active (%ld%% elastic): CPU time of the first "
+               "pass %.2f ms, "
                "then p50 %.3f ms, p99 %.3f ms, max %.3f ms, mean %.3f ms over %ld passes "
                "(%zu running, %zu pending)\n",
                policy, servers, gpus, active, elastic, first * 1e3, lat[done_steps / 2] * 1e3,

@@ -12,6 +12,7 @@ static const struct option opts[] = {{"all", no_argument, NULL, 'a'},
                                      {"user", required_argument, NULL, 'u'},
                                      {"queue", required_argument, NULL, 'q'},
                                      {"json", no_argument, NULL, 'j'},
+                                     {"limit", required_argument, NULL, 'l'},
                                      {"help", no_argument, NULL, 'h'},
                                      CLI_CLIENT_OPTS,
                                      {NULL, 0, NULL, 0}};
@@ -35,9 +36,10 @@ static void age(long long us, char *buf, size_t len)
 int cmd_queue(int argc, char **argv)
 {
     struct cli_client c = {0};
-    char path[1024] = "/v1/jobs?limit=1000000";
+    char path[1024] = "/v1/jobs?x=1";
     size_t o = strlen(path);
     int ch, as_json = 0;
+    long limit = -1; /* the table shows 1000 rows unless told; --json everything */
     optind = 1;
     while ((ch = getopt_long(argc, argv, "as:u:q:h", opts, NULL)) != -1) {
         if (cli_client_opt(&c, ch, optarg))
@@ -58,10 +60,23 @@ int cmd_queue(int argc, char **argv)
         case 'j':
             as_json = 1;
             break;
+        case 'l': {
+            char *end;
+            limit = strtol(optarg, &end, 10);
+            if (!*optarg || *end || limit < 0 || limit > 1000000)
+                return cli_usage_error("queue",
+                                       "--limit: expected a whole number from 0 (all) "
+                                       "to 1000000, found '%s'",
+                                       optarg);
+            break;
+        }
         case 'h':
-            printf("usage: berth queue [--all] [--state S[,S...]] [--user U] [--queue Q] [--json]\n"
-                   "                   [--server URL] [--token TOKEN] [--socket PATH]\n\n"
-                   "Lists pending, held and running jobs (--all: finished ones too).\n");
+            printf(
+                "usage: berth queue [--all] [--state S[,S...]] [--user U] [--queue Q] [--json]\n"
+                "                   [--limit N] [--server URL] [--token TOKEN] [--socket PATH]\n\n"
+                "Lists pending, held and running jobs (--all: finished ones too), the oldest\n"
+                "first: at most 1000 of them unless --limit N says otherwise (0: all; --json\n"
+                "lists all unless told).\n");
             return EXIT_OK;
         default:
             return cli_flag_error("queue", "queue", ch, argv);
@@ -69,6 +84,11 @@ int cmd_queue(int argc, char **argv)
         if (o >= sizeof path)
             return cli_usage_error("queue", "filters too long");
     }
+    if (limit < 0)
+        limit = as_json ? 0 : 1000;
+    o += (size_t)snprintf(path + o, sizeof path - o, "&limit=%ld", limit ? limit : 1000000);
+    if (o >= sizeof path)
+        return cli_usage_error("queue", "filters too long");
     int rc = cli_client_init(&c, "queue");
     struct cli_reply r;
     if (rc || (rc = cli_call(&c, "GET", path, NULL, &r)))
@@ -105,6 +125,10 @@ int cmd_queue(int argc, char **argv)
                        q && *q ? cli_clean(q, cq, sizeof cq) : "-",
                        (long long)json_integer_value(json_object_get(j, "priority")), a);
             }
+            json_int_t total = json_integer_value(json_object_get(r.json, "total"));
+            if (total > (json_int_t)json_array_size(jobs))
+                fprintf(stderr, "(%zu of %lld jobs shown, the oldest first; --limit 0 lists all)\n",
+                        json_array_size(jobs), (long long)total);
         }
     }
     cli_reply_free(&r);

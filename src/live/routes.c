@@ -119,17 +119,34 @@ static void list(struct berth__daemon *d, const struct berth__hreq *r, struct be
             return;
         }
     }
+    unsigned long long after = 0; /* a page: the jobs whose id is after this one */
+    const char *aft = r->arg(r->conn, "after");
+    if (aft) {
+        char *end;
+        after = strtoull(aft, &end, 10);
+        if (!*aft || *end) {
+            berth__hresp_error(out, 400, "after: expected a job id");
+            return;
+        }
+    }
     json_t *a = json_array();
+    json_int_t total = 0, next = 0; /* matching jobs in all; the last id of this page */
     pthread_mutex_lock(&d->mu);
-    for (size_t i = 0; i < d->njobs && (long)json_array_size(a) < limit; i++) {
+    for (size_t i = after < d->njobs ? (size_t)after : d->njobs; i < d->njobs; i++) {
         const struct berth__ljob *j = d->jobs[i];
         if (!j || !states[j->state] || (user && strcmp(user, j->user)) ||
             (queue && strcmp(queue, j->spec.queue)))
             continue;
-        json_array_append_new(a, summary(j));
+        total++;
+        if ((long)json_array_size(a) < limit) {
+            json_array_append_new(a, summary(j));
+            next = (json_int_t)j->id;
+        }
     }
     pthread_mutex_unlock(&d->mu);
-    out->json = json_pack("{s:o}", "jobs", a);
+    out->json = json_pack("{s:o,s:I}", "jobs", a, "total", total);
+    if (total > (json_int_t)json_array_size(a)) /* more after this page: ?after=next */
+        json_object_set_new(out->json, "next", json_integer(next));
 }
 
 static void show(struct berth__daemon *d, const struct berth__hreq *r, struct berth__hresp *out)
