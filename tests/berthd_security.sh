@@ -153,6 +153,10 @@ done
 wait_state "$G1" running && wait_state "$G2" running
 api GET "/v1/jobs/$G3" >/dev/null
 [ "$(jf state)" = pending ] && ok "the third 1-GPU job waits past max_gpus 2 (GPUs are idle)" || bad "third job: $(jf state)"
+has "$W/body" "UserGPULimit" "why names the user's GPU limit"
+api POST /v1/jobs '{"argv":["true"],"gpus":3}' >/dev/null
+[ "$(status)" = 400 ] && [ "$(jf field)" = gpus ] && ok "a job asking more than max_gpus alone is refused (400 naming gpus)" ||
+    bad "3 GPUs past max_gpus 2: $(status) $(cat "$W/body")"
 api POST "/v1/jobs/$G1/cancel" >/dev/null
 wait_state "$G3" running && ok "when a job of the user's ends, the held-back job enters and starts"
 for i in 2 3; do eval "api POST /v1/jobs/\$G$i/cancel >/dev/null"; done

@@ -144,13 +144,9 @@ void berth__daemon_unhold_back(struct berth__daemon *d, struct berth__ljob *j)
     j->held_back = 0; /* its entry in the user's list is skipped when reached */
 }
 
-void berth__daemon_left_sched(struct berth__daemon *d, struct berth__ljob *j, berth_us now)
+/* The user's jobs held back by the GPU limit enter the scheduler while they fit, in order. */
+static void admit_held(struct berth__daemon *d, struct berth__usage *u, berth_us now)
 {
-    struct berth__usage *u = j->usage;
-    if (!u || !j->sched_counted)
-        return;
-    j->sched_counted = 0;
-    u->sched_gpus -= limit_gpus(j);
     while (u->held_head < u->nheld) { /* the user's held-back jobs, in submission order */
         struct berth__ljob *h = berth__daemon_job(d, u->held_back[u->held_head]);
         if (h && h->held_back && h->state == BERTH_L_PENDING) {
@@ -166,6 +162,22 @@ void berth__daemon_left_sched(struct berth__daemon *d, struct berth__ljob *j, be
     }
     if (u->held_head == u->nheld)
         u->held_head = u->nheld = 0;
+}
+
+void berth__daemon_left_sched(struct berth__daemon *d, struct berth__ljob *j, berth_us now)
+{
+    struct berth__usage *u = j->usage;
+    if (!u || !j->sched_counted)
+        return;
+    j->sched_counted = 0;
+    u->sched_gpus -= limit_gpus(j);
+    admit_held(d, u, now);
+}
+
+static void admit_held_cb(void *ctx, struct berth__usage *u)
+{
+    struct berth__daemon *d = ctx;
+    admit_held(d, u, berth__wall_us());
 }
 
 /* The executor builds the inventory; berthd keeps the map of each server's first GPU. */
@@ -378,6 +390,8 @@ void berth__daemon_reload(struct berth__daemon *d)
     struct berth__limits old_limits = d->o.limits;
     d->auth = auth;
     d->o.limits = tmp.limits;
+    berth__usage_each(d->usage, admit_held_cb, d); /* a raised max_gpus lets jobs in now */
+    d->dirty = 1;
     size_t ntok = berth__auth_count(auth), nlim = d->o.limits.nper;
     pthread_mutex_unlock(&d->mu);
     berth__auth_free(old);

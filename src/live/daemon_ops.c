@@ -134,6 +134,14 @@ static int within_limits(struct berth__daemon *d, struct berth__ljob *j, int *re
                       j->user, lim.submit_rate, lim.submit_burst, wait);
         return 429;
     }
+    int64_t g = j->spec.max_gpus > j->spec.num_gpus ? j->spec.max_gpus : j->spec.num_gpus;
+    if (lim.max_gpus > 0 && g > lim.max_gpus) {
+        berth_err_set(err, BERTH_EINPUT,
+                      "gpus: asks for %lld GPUs, more than user %s may hold at once (max_gpus "
+                      "%lld)",
+                      (long long)g, j->user, (long long)lim.max_gpus);
+        return 400;
+    }
     if (lim.max_pending > 0 && u->waiting >= lim.max_pending) {
         *retry = 60;
         berth_err_set(err, BERTH_EAGAIN,
@@ -319,6 +327,16 @@ void berth__daemon_why(struct berth__daemon *d, struct berth__ljob *j, char *buf
             snprintf(buf, len, "%s: exit %d", berth__lstate_name(j->state), j->exit_code);
         else
             snprintf(buf, len, "%s", berth__lstate_name(j->state));
+        return;
+    }
+    if (!ej && j->held_back) {
+        struct berth__limit_set lim;
+        berth__limits_for(&d->o.limits, j->user, &lim);
+        snprintf(buf, len,
+                 "UserGPULimit: user %s may have jobs for %lld GPUs in the scheduler at once "
+                 "(max_gpus), and has %lld there; it enters, in submission order, as they end",
+                 j->user, (long long)lim.max_gpus,
+                 (long long)(j->usage ? j->usage->sched_gpus : 0));
         return;
     }
     if (!ej) {

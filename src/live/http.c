@@ -444,9 +444,11 @@ static int unix_listen(const char *path, struct berth_err *err)
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0)
         return berth_err_set(err, BERTH_EIO, "--socket %s: %s", path, strerror(errno));
-    mode_t old = umask(berth__ident_multi_user() ? 0 : 077);
+    mode_t old = umask(077); /* made private, then opened as far as the mode says */
     int rc = bind(fd, (struct sockaddr *)&sa, sizeof sa);
     umask(old);
+    if (!rc)
+        rc = chmod(path, berth__ident_multi_user() ? 0666 : 0600);
     if (rc || listen(fd, 128)) {
         rc = berth_err_set(err, BERTH_EIO, "--socket %s: %s", path, strerror(errno));
         close(fd);

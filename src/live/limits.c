@@ -81,7 +81,7 @@ int berth__limits_parse(struct berth__limits *l, const char *spec, struct berth_
         if (BERTH_GROW(l->per, l->cap, l->nper + 1))
             return berth_err_set(err, BERTH_ENOMEM, "out of memory");
         struct berth__user_limit *u = &l->per[l->nper++];
-        snprintf(u->user, sizeof u->user, "%s", user);
+        snprintf(u->user, sizeof u->user, "%.*s", (int)sizeof u->user - 1, user);
         u->set = (struct berth__limit_set){-1, -1, -1, -1};
     }
     return set_key(&l->per[i].set, kv, eq + 1, spec, err);
@@ -171,6 +171,14 @@ struct berth__usage *berth__usage_of(struct berth__usage_table *t, const char *u
         t->n++;
     }
     return t->u[i];
+}
+
+void berth__usage_each(struct berth__usage_table *t, void (*fn)(void *ctx, struct berth__usage *u),
+                       void *ctx)
+{
+    for (size_t i = 0; i < t->cap; i++)
+        if (t->u[i])
+            fn(ctx, t->u[i]);
 }
 
 int berth__usage_take_token(struct berth__usage *u, const struct berth__limit_set *s, berth_us now)

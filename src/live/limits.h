@@ -62,6 +62,9 @@ int berth__usage_create(struct berth__usage_table **out);
 void berth__usage_free(struct berth__usage_table *t);
 /* The record of user (created at first use); NULL when out of memory. */
 struct berth__usage *berth__usage_of(struct berth__usage_table *t, const char *user);
+/* Calls fn for every user's record. */
+void berth__usage_each(struct berth__usage_table *t, void (*fn)(void *ctx, struct berth__usage *u),
+                       void *ctx);
 /* Takes one submission token at now: 0, or the seconds to wait before one is there. */
 int berth__usage_take_token(struct berth__usage *u, const struct berth__limit_set *s, berth_us now);
 

@@ -344,21 +344,20 @@ void berth__opts_usage(FILE *f)
         int col = fprintf(f, "  %-24s", head);
         if (col > 26) {
             fprintf(f, "\n%26s", "");
+            col = 26;
         }
-        col = 26;
+        int first = 1;
         while (*h) {
             size_t w = strcspn(h, " ");
-            if (col + (int)w > 88) {
+            if (!first && col + 1 + (int)w > 88) {
                 fprintf(f, "\n%26s", "");
                 col = 26;
+                first = 1;
             }
-            col += fprintf(f, "%.*s", (int)w, h);
+            col += fprintf(f, "%s%.*s", first ? "" : " ", (int)w, h);
+            first = 0;
             h += w;
-            if (*h == ' ') {
-                h++;
-                if (*h && col + 1 + (int)strcspn(h, " ") <= 88)
-                    col += fprintf(f, " ");
-            }
+            h += strspn(h, " ");
         }
         fprintf(f, "\n");
     }

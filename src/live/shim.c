@@ -238,7 +238,7 @@ static void child(const struct spec *s, const struct berth__iso_group *g, int ou
         dprintf(2, "berth: cannot enter the attempt's cgroup\n");
         _exit(125);
     }
-    if (s->setuid_) { /* the job's account, for good: groups, then gid, then uid */
+    if (s->setuid_ && s->uid != 0) { /* the job's account, for good: groups, gid, uid */
         if (setgroups((size_t)s->ngroups, s->groups) || setgid(s->gid) || setuid(s->uid) ||
             getuid() != s->uid || geteuid() != s->uid || setuid(0) == 0) {
             dprintf(2, "berth: cannot become uid %u: %s\n", (unsigned)s->uid, strerror(errno));
@@ -277,7 +277,7 @@ static int read_spec(json_t *o, struct spec *s)
     if (s->setuid_ && !s->ngroups)
         s->groups[s->ngroups++] = s->gid;
     return s->argv && s->env && s->argv[0] && s->cwd && s->out && s->err && s->pidf && s->exitf &&
-                   s->dropf && (!s->setuid_ || s->uid != 0)
+                   s->dropf
                ? 0
                : -1;
 }
