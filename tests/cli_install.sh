@@ -38,10 +38,13 @@ export PKG_CONFIG_PATH=$P/lib/pkgconfig
 expect_rc 0 "pkg-config --cflags --libs berth" -- pkg-config --cflags --libs berth
 has "$W/out" "-lberth" "pkg-config gives -lberth"
 CC=${CC:-cc}
+# a sanitized build installs a sanitized libberth: a program linking it needs the runtime
+SAN=""
+grep -q '^BERTH_SANITIZE:BOOL=ON' "$B/CMakeCache.txt" 2>/dev/null && SAN="-fsanitize=address,undefined"
 # shellcheck disable=SC2046 # word splitting of pkg-config's flags is wanted
 expect_rc 0 "embed.c compiles and links against the installed libberth" -- \
     "$CC" -std=c11 -Wall -Wextra -Werror "$P/share/doc/berth/examples/embed.c" \
-    $(pkg-config --cflags --libs berth) -o "$W/embed"
+    $SAN $(pkg-config --cflags --libs berth) -o "$W/embed"
 expect_rc 0 "the embedding program runs a simulation" -- "$W/embed" "$SRC/examples/tiny.csv" 4x4:v100 sjf
 has "$W/out" "4 completed" "it simulated every job"
 "$P/bin/berth" sim --cluster 4x4:v100 --trace "$SRC/examples/tiny.csv" --policy sjf --json >"$W/cli.json" 2>&1

@@ -158,7 +158,7 @@ SETTER(set_isolation)
 
 SETTER(set_port)
 {
-    double x;
+    double x = 0;
     int rc = number("port", v, 0, 65535, &x, err);
     o->port = (int)x;
     return rc;
@@ -176,7 +176,7 @@ SETTER(set_max_body)
 
 SETTER(set_tick)
 {
-    double x;
+    double x = 0;
     int rc = number("tick", v, 0.001, 10, &x, err);
     o->tick_us = (berth_us)(x * 1e6);
     return rc;
@@ -184,7 +184,7 @@ SETTER(set_tick)
 
 SETTER(set_quantum)
 {
-    double x;
+    double x = 0;
     int rc = number("quantum", v, 0.001, 1e6, &x, err);
     o->quantum_us = (berth_us)(x * 1e6);
     return rc;
@@ -192,7 +192,7 @@ SETTER(set_quantum)
 
 SETTER(set_seed)
 {
-    double x;
+    double x = 0;
     int rc = number("seed", v, 0, 1e18, &x, err);
     o->seed = (uint64_t)x;
     return rc;
@@ -221,7 +221,7 @@ SETTER(set_est_overrun)
 
 SETTER(set_pids_max)
 {
-    double x;
+    double x = 0;
     int rc = number("job-pids-max", v, 0, 4194304, &x, err);
     o->job_pids_max = (int64_t)x;
     return rc;
@@ -229,7 +229,7 @@ SETTER(set_pids_max)
 
 SETTER(set_header_timeout)
 {
-    double x;
+    double x = 0;
     int rc = number("header-timeout", v, 0.1, 3600, &x, err);
     o->header_timeout_us = (berth_us)(x * 1e6);
     return rc;
@@ -237,7 +237,7 @@ SETTER(set_header_timeout)
 
 SETTER(set_body_timeout)
 {
-    double x;
+    double x = 0;
     int rc = number("body-timeout", v, 0.1, 3600, &x, err);
     o->body_timeout_us = (berth_us)(x * 1e6);
     return rc;
@@ -245,7 +245,7 @@ SETTER(set_body_timeout)
 
 SETTER(set_max_connections)
 {
-    double x;
+    double x = 0;
     int rc = number("max-connections", v, 1, 100000, &x, err);
     o->max_connections = (int)x;
     return rc;
@@ -253,7 +253,7 @@ SETTER(set_max_connections)
 
 SETTER(set_max_conn_per_addr)
 {
-    double x;
+    double x = 0;
     int rc = number("max-conn-per-addr", v, 1, 100000, &x, err);
     o->max_conn_per_addr = (int)x;
     return rc;
