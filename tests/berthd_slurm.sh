@@ -89,8 +89,8 @@ kinds=""
 for f in "$f1" "$f2"; do
     fn=$(notes "$f" | sed -n 's/.*released on \(n[0-9]\) with \(.*\)$/\1 \2/p')
     case $fn in
-    "n3 MPS 50") has "$W/st/jobs/$f/stdout.log" "mps=50 " "half a GPU on n3 is MPS 50 (Slurm sets the percentage)" ;;
-    "n4 2 shards") has "$W/st/jobs/$f/stdout.log" "shards=2" "half a GPU on n4 is 2 of its 4 shards per GPU" ;;
+    "n3 MPS 50") has "$(spool "$f" stdout.log)" "mps=50 " "half a GPU on n3 is MPS 50 (Slurm sets the percentage)" ;;
+    "n4 2 shards") has "$(spool "$f" stdout.log)" "shards=2" "half a GPU on n4 is 2 of its 4 shards per GPU" ;;
     *) bad "the half-GPU job $f was placed as '$fn'" ;;
     esac
     kinds="$kinds${fn%% *}"
@@ -166,10 +166,10 @@ sa=$(jf slurm_job)
 [ "$(jf state)" = completed ] && ok "A completed" || bad "A: $(jf state)"
 notes "$a" >"$W/a.notes"
 has "$W/a.notes" "preempted by the las policy" "A was preempted by las"
-has "$W/st/jobs/$a/stdout.log" "checkpoint at" "A checkpointed on the requeue's SIGTERM"
-has "$W/st/jobs/$a/stdout.log" "start attempt=2 resume=1" "A resumed: attempt 2, BERTH_RESUME=1"
-has "$W/st/jobs/$a/stdout.log" "done at 75" "A counted to the end"
-from=$(sed -n 's/.*attempt=2 resume=1 from=\([0-9]*\).*/\1/p' "$W/st/jobs/$a/stdout.log")
+has "$(spool "$a" stdout.log)" "checkpoint at" "A checkpointed on the requeue's SIGTERM"
+has "$(spool "$a" stdout.log)" "start attempt=2 resume=1" "A resumed: attempt 2, BERTH_RESUME=1"
+has "$(spool "$a" stdout.log)" "done at 75" "A counted to the end"
+from=$(sed -n 's/.*attempt=2 resume=1 from=\([0-9]*\).*/\1/p' "$(spool "$a" stdout.log)")
 [ "${from:-0}" -gt 0 ] && ok "A resumed from its checkpoint ($from)" || bad "A resumed from '$from'"
 rs=$(scontrol show job "$sa" 2>/dev/null | sed -n 's/.*Restarts=\([0-9]*\).*/\1/p')
 [ "$rs" = 1 ] && ok "A's Slurm job $sa was requeued once" || bad "A's Slurm restarts: '$rs'"
@@ -198,7 +198,7 @@ notes "$e" >"$W/e.notes"
 if grep -q "^resized to n2:.*,.*,.*," "$W/e.notes"; then
     ok "E was resized: $(grep -m1 '^resized' "$W/e.notes")"
     has "$W/e.notes" "released on n2 with 4 v100 GPUs" "E runs again with 4 GPUs on n2"
-    has "$W/st/jobs/$e/stdout.log" "start attempt=2 resume=1" "E restarted from its checkpoint after the resize"
+    has "$(spool "$e" stdout.log)" "start attempt=2 resume=1" "E restarted from its checkpoint after the resize"
 else
     bad "E was never resized: $(tr '\n' '|' <"$W/e.notes")"
 fi
@@ -230,7 +230,7 @@ n_done=0
 for id in $ids; do
     api GET "/v1/jobs/$id" "" "$ROOT" >/dev/null
     st=$(jf state)
-    runs=$(grep -c "^done at 15" "$W/st/jobs/$id/stdout.log" 2>/dev/null)
+    runs=$(grep -c "^done at 15" "$(spool "$id" stdout.log)" 2>/dev/null)
     [ "$st" = completed ] && [ "$runs" = 1 ] && n_done=$((n_done + 1)) ||
         echo "  job $id: $st, finished $runs times"
 done
