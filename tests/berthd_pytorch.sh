@@ -8,7 +8,7 @@ set -u
 . "$(dirname "$0")/cli_lib.sh"
 . "$(dirname "$0")/lib_berthd.sh"
 SRC=$2
-TRAIN=$SRC/examples/pytorch/train.py
+TRAIN=$(reach "$SRC/examples/pytorch/train.py")
 # the first python with torch (Debian's python3-torch is for /usr/bin/python3)
 PY=""
 for py in ${BERTH_PYTHON:-} python3 /usr/bin/python3; do

@@ -35,14 +35,15 @@ if [ "$MULTI" = 1 ]; then
     runuser -u "$BOB_USER" -- cat "$OUT" >/dev/null 2>&1 && bad "bob read alice's log" || ok "bob cannot read alice's log file"
     runuser -u "$BOB_USER" -- ls "$W/st" >/dev/null 2>&1 && bad "bob listed the state dir" || ok "bob cannot list the state dir"
     # the socket: no token, the caller's own account
-    runuser -u "$BOB_USER" -- "$BERTH" submit --socket "$SOCK" --cwd / -g 0 -- id -un >"$W/sub" 2>&1 &&
+    UBERTH=$(reach "$BERTH")
+    runuser -u "$BOB_USER" -- "$UBERTH" submit --socket "$SOCK" --cwd / -g 0 -- id -un >"$W/sub" 2>&1 &&
         ok "bob submits through the socket without a token" || bad "socket submit: $(cat "$W/sub")"
     B=$(sed -n 's/Submitted job //p' "$W/sub")
     wait_state "$B" completed
     [ "$(cat "$(spool "$B" stdout.log)")" = "$BOB_USER" ] && ok "the socket's job ran as bob" || bad "socket job ran as $(cat "$(spool "$B" stdout.log)")"
-    runuser -u "$BOB_USER" -- "$BERTH" cancel --socket "$SOCK" "$A" >"$W/c" 2>&1
+    runuser -u "$BOB_USER" -- "$UBERTH" cancel --socket "$SOCK" "$A" >"$W/c" 2>&1
     has "$W/c" "belongs to another user" "bob cannot act on alice's job through the socket"
-    runuser -u "$BOB_USER" -- "$BERTH" logs --socket "$SOCK" "$A" >"$W/c" 2>&1
+    runuser -u "$BOB_USER" -- "$UBERTH" logs --socket "$SOCK" "$A" >"$W/c" 2>&1
     has "$W/c" "belongs to another user" "bob cannot read alice's logs through the socket"
 else
     absent root "multi-user mode (jobs as other accounts) needs berthd to run as root"
@@ -189,7 +190,7 @@ if [ "$MULTI" = 1 ]; then
     # single-user mode: berthd run by alice refuses a token file naming bob
     mkdir -p "$W/alice" && cp "$W/tokens" "$W/alice/tokens" && chown -R "$ALICE_USER" "$W/alice"
     expect_rc 2 "berthd as a plain user refuses tokens naming other accounts" -- \
-        runuser -u "$ALICE_USER" -- "$BERTHD" --tokens "$W/alice/tokens" --gpus 1x1:v100 --state-dir "$W/alice/st" --port 0
+        runuser -u "$ALICE_USER" -- "$(reach "$BERTHD")" --tokens "$W/alice/tokens" --gpus 1x1:v100 --state-dir "$W/alice/st" --port 0
     has "$W/err" "not root, so it can run jobs only as '$ALICE_USER'" "it says why (single-user mode)"
 fi
 finish

@@ -15,10 +15,23 @@ if [ "$(id -u)" = 0 ]; then
     done
     ALICE_USER=berth-t-alice BOB_USER=berth-t-bob OPS_USER=berth-t-ops
     chmod 1777 "$W"
+    # a checkout in a closed home (/root is 700 on Debian) is out of the accounts' reach: the
+    # tests run in $W, so a job submitted from the CLI starts where its account may enter
+    cd "$W" || exit 1
 else
     MULTI=0
     ALICE_USER=$(id -un) BOB_USER=$(id -un) OPS_USER=$(id -un)
 fi
+# reach FILE: FILE when the test accounts may read it, else a copy in $W that they may (the
+# berth binaries and examples of a checkout under /root are closed to them)
+reach() {
+    if [ "$MULTI" = 0 ] || runuser -u "$ALICE_USER" -- test -r "$1" 2>/dev/null; then
+        echo "$1"
+        return
+    fi
+    mkdir -p "$W/reach" && chmod 755 "$W/reach" && cp "$1" "$W/reach/" &&
+        chmod a+r "$W/reach/${1##*/}" && echo "$W/reach/${1##*/}"
+}
 printf 'alicetoken0123456789 %s\nbobtoken0123456789ab %s\nroottoken0123456789a %s admin\n' \
     "$ALICE_USER" "$BOB_USER" "$OPS_USER" >"$W/tokens"
 chmod 600 "$W/tokens"
