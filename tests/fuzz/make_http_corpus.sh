@@ -378,7 +378,7 @@ EOF
 
 if [ -n "$REGRESS" ] && [ -d "$REGRESS" ]; then
     for f in "$REGRESS"/*; do
-        [ -f "$f" ] && cp "$f" "$S/regress-${f##*/}"
+        [ -f "$f" ] && [ "${f##*/}" != README ] && cp "$f" "$S/regress-${f##*/}"
     done
 fi
 
