@@ -181,7 +181,12 @@ int berth__engine_cancel(struct berth_engine *e, uint32_t ji, berth_us now, stru
     if (j->state != BERTH_JOB_PENDING)
         return berth_err_set(err, BERTH_EINTERNAL, "engine: job %s cancelled while not queued",
                              j->spec->id);
-    if (push(&e->left, &e->nleft, &e->left_cap, ji))
+    size_t a = 0;
+    while (a < e->narrived && e->arrived[a] != ji)
+        a++;
+    if (a < e->narrived) /* arrived since the last pass: the policy never heard of it */
+        memmove(e->arrived + a, e->arrived + a + 1, (--e->narrived - a) * sizeof *e->arrived);
+    else if (push(&e->left, &e->nleft, &e->left_cap, ji))
         return berth_err_set(err, BERTH_ENOMEM, "engine: out of memory");
     j->state = BERTH_JOB_DONE;
     j->since = j->finish = now;

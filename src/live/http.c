@@ -66,13 +66,44 @@ static const char *query_arg(void *conn, const char *name)
     return MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, name);
 }
 
-void berth__hresp_error(struct berth__hresp *out, int status, const char *msg)
+/* msg with each byte that is not part of a valid UTF-8 sequence replaced by '?' (messages
+ * quote request bytes, and cut them: jansson refuses invalid UTF-8). */
+static void utf8_clean(char *buf, size_t cap, const char *msg)
+{
+    size_t o = 0;
+    const unsigned char *p = (const unsigned char *)msg;
+    while (*p && o + 1 < cap) {
+        size_t n = *p < 0x80 ? 1 : (*p >> 5) == 6 ? 2 : (*p >> 4) == 14 ? 3 : (*p >> 3) == 30 ? 4 : 0;
+        size_t k = 1;
+        while (n && k < n && (p[k] & 0xc0) == 0x80)
+            k++;
+        if (!n || k < n || o + n >= cap) {
+            buf[o++] = '?';
+            p++;
+            continue;
+        }
+        memcpy(buf + o, p, n);
+        o += n;
+        p += n;
+    }
+    buf[o] = '\0';
+}
+
+void berth__hresp_error(struct berth__hresp *out, int status, const char *msg_in)
 {
     out->status = status;
     json_decref(out->json);
+    char msg[1024];
+    utf8_clean(msg, sizeof msg, msg_in);
     const char *colon = strstr(msg, ": ");
     json_t *o = json_pack("{s:s}", "error", msg);
-    if (colon && colon - msg < 64 && !memchr(msg, ' ', (size_t)(colon - msg)))
+    if (!o) { /* what jansson still refuses (an overlong form, a surrogate): ASCII only */
+        for (char *c = msg; *c; c++)
+            if ((unsigned char)*c >= 0x80)
+                *c = '?';
+        o = json_pack("{s:s}", "error", msg);
+    }
+    if (o && colon && colon - msg < 64 && !memchr(msg, ' ', (size_t)(colon - msg)))
         json_object_set_new(o, "field", json_stringn(msg, (size_t)(colon - msg)));
     out->json = o;
 }

@@ -378,7 +378,7 @@ static int worst_running(const struct berth__prio *q, berth_us now, uint64_t mas
     uint32_t bj = 0;
     for (size_t c = 0; c < q->nslopes; c++) {
         const struct rheap *h = &q->slopes[c];
-        if (!h->n || (mask && !(mask >> h->type & 1)))
+        if (!h->n || (mask && (h->type < 0 || !(mask >> h->type & 1))))
             continue;
         int64_t k = key_now(h, &h->a[0], now);
         if (best < 0 || k > bk || (k == bk && h->a[0].job > bj)) {
@@ -433,7 +433,7 @@ static int admit_preempting(struct berth__prio *q, const struct berth_view *v,
         if (!p->type_mask || (p->type_mask >> t & 1))
             could += v->cluster->types[t].free;
     for (size_t c = 0; c < q->nslopes; c++)
-        if (!p->type_mask || (p->type_mask >> q->slopes[c].type & 1))
+        if (!p->type_mask || (q->slopes[c].type >= 0 && (p->type_mask >> q->slopes[c].type & 1)))
             could += q->slopes[c].gpus;
     if (could < p->gpus)
         return 0;
