@@ -46,6 +46,11 @@ v400 '{"argv":["true"],"frobnicate":1}' frobnicate
 v400 '{"argv":["true"],"job_type":5}' job_type
 v400 '{"argv":["true"]' body
 v400 '[1,2]' body
+# messages that quote (and cut) the request inside a UTF-8 character still carry their JSON
+long=$(printf 'é%.0s' $(seq 40))
+api POST /v1/jobs '{"argv":["true"],"'"$long"'":1}' >/dev/null
+[ "$(status)" = 400 ] || bad "a field name of 40 é: $(status), want 400"
+has "$W/body" "unknown field" "a 400 cut inside a UTF-8 character has its JSON body"
 python3 -c 'print("{\"argv\":[\"true\"],\"name\":\"" + "x"*2000000 + "\"}")' >"$W/big.json"
 curl -s -o "$W/body" -w '%{http_code}' -X POST -H "Authorization: Bearer $ALICE" --data-binary @"$W/big.json" "$URL/v1/jobs" >"$W/status"
 [ "$(status)" = 413 ] && [ "$(jf field)" = body ] && ok "an oversized body gets 413 naming body" || bad "oversized body: $(status)"

@@ -142,6 +142,28 @@ static void test_adopt_preemptible(void)
     }
 }
 
+/* A job that arrives and is cancelled before the pass that would show it to the policy
+ * (berthd: released, then cancelled or held again within one tick) is gone for good: the
+ * next pass neither starts it nor fails, and the job after it runs. Each policy family. */
+static void test_cancel_before_pass(void)
+{
+    static const char *const policies[] = {"fifo", "srtf", "las", "aryl"};
+    for (size_t i = 0; i < sizeof policies / sizeof *policies; i++) {
+        struct berth_err err = {0};
+        struct berth_engine *e = mk(policies[i]);
+        uint32_t a = add(e, 0, 4, 100), b = add(e, 1, 2, 100);
+        CHECK(!berth__engine_arrive(e, a, 0, &err));
+        CHECK(!berth__engine_cancel(e, a, 0, &err));
+        CHECK(!berth__engine_arrive(e, b, 1, &err));
+        CHECK(!berth__engine_pass(e, 1, &err));
+        CHECK_I64(e->jobs[a].state, BERTH_JOB_DONE);
+        CHECK_I64(e->jobs[b].state, BERTH_JOB_RUNNING);
+        CHECK_I64(berth_cluster_free_gpus(e->cluster), 2);
+        CHECK(!berth__engine_pass(e, 2, &err));
+        berth__engine_destroy(e);
+    }
+}
+
 static void test_cleanup(void)
 {
     berth_cluster_free(cl);
@@ -151,7 +173,7 @@ static void test_cleanup(void)
 static const struct check_test tests[] = {
     {"cancel", test_cancel},   {"requeue_and_late_add", test_requeue_and_late_add},
     {"adopt", test_adopt},     {"adopt_preemptible", test_adopt_preemptible},
-    {"cleanup", test_cleanup},
+    {"cancel_before_pass", test_cancel_before_pass}, {"cleanup", test_cleanup},
 };
 
 CHECK_MAIN(tests)
