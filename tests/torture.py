@@ -210,13 +210,13 @@ class Run:
         self.seq += 1
         name = "t-%s-%d" % (client, self.seq)
         mode = rng.choices(["ckpt", "ignore", "plain"], [4, 3, 3])[0]
-        long_ = rng.random() < 0.35
+        long_ = rng.random() < (0.6 if mode == "ignore" else 0.35)
         ticks = rng.randint(15, 50) if long_ else rng.randint(0, 8)
         code = 0 if rng.random() < 0.8 else rng.choice([1, 3, 42])
         sig = rng.choice(["SIGTERM", "SIGTERM", "SIGUSR1"])
         body = {"argv": ["/bin/sh", self.job_sh, mode, str(ticks), str(code), sig[3:]],
                 "name": name,
-                "gpus": rng.choice([1, 1, 2, 2, 3]),
+                "gpus": rng.choice([1, 1, 2, 2, 3, 4]),
                 "checkpoint_signal": sig,
                 # a job that ignores its signal holds its GPUs through the grace: longer ones
                 "grace_s": round(rng.uniform(2.0, 5.0) if mode == "ignore" else
@@ -262,6 +262,10 @@ class Run:
             want = {"cancel": ("pending", "held", "running"), "hold": ("pending",),
                     "release": ("held",)}[kind]
             cands = [j["id"] for j in mine if j["state"] in want]
+            # most often a preempted one, whose attempt may still be stopping (in its grace)
+            back = [j["id"] for j in mine if j["state"] == "pending" and j["attempt"] > 0]
+            if kind != "release" and back and rng.random() < 0.6:
+                cands = back
             if not cands:
                 if not mine or rng.random() < 0.8:
                     continue
@@ -463,8 +467,12 @@ class Check:
                 if ans != "held":
                     p.append("hold of job %d answered state %s" % (jid, ans))
                 if not later(("release", "cancel")) and j["state"] != "held":
-                    p.append("job %d: held (acknowledged at %.3f), never released since, is %s" %
-                             (jid, o["t1"], j["state"]))
+                    c = [x for x in others if x["op"] == "cancel" and acked(x) and
+                         x["t1"] <= o["t0"]]
+                    p.append("job %d: held (acknowledged at %.3f), never released since, is %s%s" %
+                             (jid, o["t1"], j["state"],
+                              ": the hold was acknowledged after its cancel was (at %.3f)" %
+                              c[0]["t1"] if c else ""))
                 if not later(("release",)) and started_after(j, o["t1"]):
                     p.append("job %d: an attempt started after its hold: %s" %
                              (jid, started_after(j, o["t1"])))
