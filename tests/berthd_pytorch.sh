@@ -9,6 +9,8 @@ set -u
 . "$(dirname "$0")/lib_berthd.sh"
 SRC=$2
 TRAIN=$(reach "$SRC/examples/pytorch/train.py")
+# a copy (the checkout is closed to the test accounts) imports its client from beside it
+[ "$TRAIN" = "$SRC/examples/pytorch/train.py" ] || reach "$SRC/clients/python/berth_client.py" >/dev/null
 # the first python with torch (Debian's python3-torch is for /usr/bin/python3)
 PY=""
 for py in ${BERTH_PYTHON:-} python3 /usr/bin/python3; do
