@@ -241,7 +241,7 @@ int berth__ljob_from_submit(const json_t *body, const char *user, uint32_t uid, 
                  "architectures)");
         goto fail;
     }
-    j->grace_us = (berth_us)(grace * 1e6);
+    j->grace_us = (berth_us)llround(grace * 1e6);
     j->cwd = dup_str(cwd ? cwd : "/");
     j->user = dup_str(user);
     j->uid = uid;
@@ -266,7 +266,7 @@ int berth__ljob_from_submit(const json_t *body, const char *user, uint32_t uid, 
     j->spec.total_steps = steps;
     j->spec.cpu_milli = (int64_t)llround(cpus * 1000);
     j->spec.mem_mib = mem;
-    j->spec.duration_us = (berth_us)(est * 1e6);
+    j->spec.duration_us = (berth_us)llround(est * 1e6);
     if (j->spec.duration_us < 1)
         j->spec.duration_us = 1;
     j->spec.single_server = (uint8_t)single;

@@ -2,6 +2,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -178,7 +179,7 @@ SETTER(set_tick)
 {
     double x = 0;
     int rc = number("tick", v, 0.001, 10, &x, err);
-    o->tick_us = (berth_us)(x * 1e6);
+    o->tick_us = (berth_us)llround(x * 1e6);
     return rc;
 }
 
@@ -186,7 +187,7 @@ SETTER(set_quantum)
 {
     double x = 0;
     int rc = number("quantum", v, 0.001, 1e6, &x, err);
-    o->quantum_us = (berth_us)(x * 1e6);
+    o->quantum_us = (berth_us)llround(x * 1e6);
     return rc;
 }
 
@@ -231,7 +232,7 @@ SETTER(set_header_timeout)
 {
     double x = 0;
     int rc = number("header-timeout", v, 0.1, 3600, &x, err);
-    o->header_timeout_us = (berth_us)(x * 1e6);
+    o->header_timeout_us = (berth_us)llround(x * 1e6);
     return rc;
 }
 
@@ -239,7 +240,7 @@ SETTER(set_body_timeout)
 {
     double x = 0;
     int rc = number("body-timeout", v, 0.1, 3600, &x, err);
-    o->body_timeout_us = (berth_us)(x * 1e6);
+    o->body_timeout_us = (berth_us)llround(x * 1e6);
     return rc;
 }
 
