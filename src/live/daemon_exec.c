@@ -337,6 +337,10 @@ static int on_exit_(struct berth__daemon *d, struct berth__ljob *j, int lost, be
                          how);
         break;
     case BERTH_THEN_CANCEL:
+        if (ej && (ej->state == BERTH_JOB_PENDING || ej->state == BERTH_JOB_RUNNING)) {
+            rc = berth__engine_cancel(d->engine, j->eidx, now, err); /* never left it */
+            berth__daemon_left_sched(d, j, now);
+        }
         j->end_us = now;
         berth__ljob_note(j, now, BERTH_L_CANCELLED, "attempt %d ended (%s)", j->attempt, how);
         break;

@@ -137,7 +137,9 @@ int berth__daemon_recover(struct berth__daemon *d, struct berth_err *err)
         struct berth__ljob *j = d->jobs[i];
         if (!j || berth__lstate_final(j->state) || j->in_engine)
             continue;
-        if (j->state == BERTH_L_PENDING) {
+        /* a cancel acknowledged while its attempt was stopping waits for that attempt's
+         * end, outside the queue */
+        if (j->state == BERTH_L_PENDING && j->then != BERTH_THEN_CANCEL) {
             rc = berth__daemon_enqueue(d, j, now, err);
             queued++;
         }
