@@ -136,6 +136,12 @@ SH
     wait_for 30 "job $A to be preempted by job $B" preempted || return
     api POST "/v1/jobs/$A/cancel" >/dev/null
     [ "$(status)" = 200 ] || { bad "cancel of job $A in its grace: $(status) $(cat "$W/body")"; return; }
+    # the cancel is final: no hold or release may bring the job back, a second cancel is a no-op
+    api POST "/v1/jobs/$A/hold" >/dev/null
+    [ "$(status)" = 409 ] && has "$W/body" "is being cancelled" "a hold of a job being cancelled: 409" ||
+        bad "hold of job $A being cancelled: $(status) $(cat "$W/body")"
+    api POST "/v1/jobs/$A/cancel" >/dev/null
+    [ "$(status)" = 200 ] && ok "a second cancel: 200" || bad "second cancel of job $A: $(status) $(cat "$W/body")"
     stop_berthd KILL
     start_berthd --gpus 1x1:v100 --policy srtf --state-dir "$W/st-d"
     touch "$D.go"

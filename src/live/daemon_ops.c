@@ -245,6 +245,8 @@ int berth__daemon_cancel(struct berth__daemon *d, uint64_t id, int *retry, struc
                       berth__lstate_name(j->state));
         return 409;
     }
+    if (j->then == BERTH_THEN_CANCEL) /* asked already: its attempt is stopping */
+        return 0;
     berth_us now = berth__wall_us();
     int st = journal_first(d, j, berth__daemon_cancel_record, now, retry, err);
     if (st)
@@ -272,6 +274,12 @@ int berth__daemon_hold(struct berth__daemon *d, uint64_t id, int hold, int *retr
     struct berth__ljob *j = berth__daemon_job(d, id);
     berth_us now = berth__wall_us();
     int want = hold ? BERTH_L_PENDING : BERTH_L_HELD;
+    if (j->then == BERTH_THEN_CANCEL) { /* a cancel is final once acknowledged */
+        berth_err_set(err, BERTH_EINPUT,
+                      "job %llu is being cancelled (attempt %d is stopping): it cannot be %s",
+                      (unsigned long long)id, j->attempt, hold ? "held" : "released");
+        return 409;
+    }
     if (j->state != want) {
         berth_err_set(err, BERTH_EINPUT, "job %llu is %s: only %s jobs can be %s",
                       (unsigned long long)id, berth__lstate_name(j->state),
