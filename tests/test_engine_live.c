@@ -171,9 +171,12 @@ static void test_cleanup(void)
 }
 
 static const struct check_test tests[] = {
-    {"cancel", test_cancel},   {"requeue_and_late_add", test_requeue_and_late_add},
-    {"adopt", test_adopt},     {"adopt_preemptible", test_adopt_preemptible},
-    {"cancel_before_pass", test_cancel_before_pass}, {"cleanup", test_cleanup},
+    {"cancel", test_cancel},
+    {"requeue_and_late_add", test_requeue_and_late_add},
+    {"adopt", test_adopt},
+    {"adopt_preemptible", test_adopt_preemptible},
+    {"cancel_before_pass", test_cancel_before_pass},
+    {"cleanup", test_cleanup},
 };
 
 CHECK_MAIN(tests)

@@ -73,7 +73,11 @@ static void utf8_clean(char *buf, size_t cap, const char *msg)
     size_t o = 0;
     const unsigned char *p = (const unsigned char *)msg;
     while (*p && o + 1 < cap) {
-        size_t n = *p < 0x80 ? 1 : (*p >> 5) == 6 ? 2 : (*p >> 4) == 14 ? 3 : (*p >> 3) == 30 ? 4 : 0;
+        size_t n = *p < 0x80         ? 1
+                   : (*p >> 5) == 6  ? 2
+                   : (*p >> 4) == 14 ? 3
+                   : (*p >> 3) == 30 ? 4
+                                     : 0;
         size_t k = 1;
         while (n && k < n && (p[k] & 0xc0) == 0x80)
             k++;
