@@ -100,15 +100,19 @@ uninstall:
 	@while IFS= read -r f || [ -n "$$f" ]; do rm -f "$${DESTDIR:-}$$f" && echo "removed $${DESTDIR:-}$$f"; done <$(BUILD)/install_manifest.txt
 	@rm -f $(BUILD)/install_manifest.txt
 
+# every C file of the library, the programs and the tests (layers have rooms: subfolders)
+SRC_FILES = $(shell find src -name '*.[ch]' | sort)
+C_FILES   = $(SRC_FILES) $(wildcard include/berth/*.h) $(shell find tests bench -name '*.[ch]' | sort)
+
 # Style checked by a machine: clang-format and a short list of banned functions.
 lint:
 	@BERTH_EXTRA_PACKAGES=clang-format sh scripts/install-deps.sh
-	@clang-format --dry-run --Werror src/*/*.c src/*/*.h include/berth/*.h tests/*.c tests/*.h
-	@! grep -nE '\b(strcpy|strcat|sprintf|vsprintf|gets|atoi|atol|atof)\s*\(' src/*/*.c src/*/*.h \
+	@clang-format --dry-run --Werror $(C_FILES)
+	@! grep -nE '\b(strcpy|strcat|sprintf|vsprintf|gets|atoi|atol|atof)\s*\(' $(SRC_FILES) \
 		|| (echo "banned function above (use snprintf, strtol and friends)"; exit 1)
 
 format:
-	@clang-format -i src/*/*.c src/*/*.h include/berth/*.h tests/*.c tests/*.h
+	@clang-format -i $(C_FILES)
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) build-fuzz build-release build-clang

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "policy/lp_alloc.h"
+#include "solve/lp_alloc.h"
 #include "util/rng.h"
 
 static double now_s(void)

@@ -11,8 +11,8 @@
 #include <unistd.h>
 
 #include "berth/berth.h"
-#include "live/daemon.h"
-#include "live/options.h"
+#include "live/daemon/daemon.h"
+#include "live/daemon/options.h"
 #include "slurmapi/slurm_api.h"
 
 static struct berth__daemon *running;

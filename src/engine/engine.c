@@ -3,7 +3,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "engine.h"
+#include "engine/engine.h"
 #include "model/alloc.h"
 
 int berth__engine_create(const struct berth_cluster *c, const char *policy, const char *placement,

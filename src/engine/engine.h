@@ -8,7 +8,7 @@
 #ifndef BERTH_ENGINE_H
 #define BERTH_ENGINE_H
 
-#include "policy/plan.h"
+#include "sched/plan.h"
 
 struct berth_exec {
     void *ctx;

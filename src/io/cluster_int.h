@@ -3,7 +3,7 @@
 #ifndef BERTH_IO_CLUSTER_INT_H
 #define BERTH_IO_CLUSTER_INT_H
 
-#include "model/cluster_int.h"
+#include "model/cluster.h"
 
 /* berth's JSON cluster file: {"servers": [...], "gang_span": bool}. */
 int berth__cluster_load_json(const char *path, struct berth__cluster_builder *b,

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cluster_int.h"
-#include "json_load.h"
+#include "io/cluster_int.h"
+#include "io/json_load.h"
 
 static const char *opt_string(json_t *o, const char *key, const char *file, size_t i,
                               struct berth_err *err, int *bad)

@@ -4,9 +4,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cluster_int.h"
-#include "loaders_alibaba.h"
-#include "loaders_peers.h"
+#include "io/cluster_int.h"
+#include "io/loaders_alibaba.h"
+#include "io/loaders_peers.h"
 
 /* Named example clusters, so a demo needs no file. */
 static const struct {

@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cluster_int.h"
-#include "columns.h"
-#include "loaders_alibaba.h"
+#include "io/cluster_int.h"
+#include "io/columns.h"
+#include "io/loaders_alibaba.h"
 #include "util/num.h"
 
 #define MAX_SERVERS 1000000

@@ -11,8 +11,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "columns.h"
-#include "loaders_peers.h"
+#include "io/columns.h"
+#include "io/loaders_peers.h"
 
 enum col { C_SWITCH, C_NODES, C_GPUS, C_CPUS, C_MEM, C_TYPE, NCOLS };
 

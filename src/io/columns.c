@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "columns.h"
+#include "io/columns.h"
 #include "util/num.h"
 
 /* Writes names[0 .. n) joined by ", " into buf (cut to cap); returns buf. */

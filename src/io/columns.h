@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "trace_int.h"
+#include "io/trace_int.h"
 #include "util/csv.h"
 
 #define BERTH__COLS_MAX 24 /* known columns of one format, at most */

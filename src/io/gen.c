@@ -8,7 +8,7 @@
 #include "berth/gen.h"
 #include "model/tput.h"
 #include "model/tput_catalog.h"
-#include "trace_int.h"
+#include "io/trace_int.h"
 #include "util/rng.h"
 
 #define GEN_MAX_JOBS    ((size_t)100000000)

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "columns.h"
+#include "io/columns.h"
 #include "model/infer_int.h"
 #include "util/mem.h"
 #include "util/num.h"

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "json_load.h"
+#include "io/json_load.h"
 
 int berth__json_load(const char *path, json_t **out, struct berth_err *err)
 {

@@ -5,8 +5,8 @@
 #ifndef BERTH_IO_LOADERS_ALIBABA_H
 #define BERTH_IO_LOADERS_ALIBABA_H
 
-#include "cluster_int.h"
-#include "trace_int.h"
+#include "io/cluster_int.h"
+#include "io/trace_int.h"
 
 /* --format pai2020: path is a directory holding pai_job_table.csv and pai_task_table.csv,
  * or "JOBTABLE,TASKTABLE" (trace_pai2020.c). */

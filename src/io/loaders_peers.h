@@ -4,8 +4,8 @@
 #ifndef BERTH_IO_LOADERS_PEERS_H
 #define BERTH_IO_LOADERS_PEERS_H
 
-#include "model/cluster_int.h"
-#include "trace_int.h"
+#include "model/cluster.h"
+#include "io/trace_int.h"
 
 /* Gavel / Shockwave trace TSV (7, 10 or 12 tab-separated fields, no header). */
 int berth__load_gavel(struct berth__load *L, struct berth_err *err);

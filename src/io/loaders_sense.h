@@ -4,7 +4,7 @@
 #ifndef BERTH_IO_LOADERS_SENSE_H
 #define BERTH_IO_LOADERS_SENSE_H
 
-#include "trace_int.h"
+#include "io/trace_int.h"
 
 /* --format philly: cluster_job_log, a JSON array of job objects, streamed (trace_philly.c). */
 int berth__load_philly(struct berth__load *L, struct berth_err *err);

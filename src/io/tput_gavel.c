@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "json_load.h"
+#include "io/json_load.h"
 #include "model/tput.h"
 #include "util/num.h"
 

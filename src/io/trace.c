@@ -6,12 +6,12 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "model/cluster_int.h"
-#include "columns.h"
-#include "loaders_alibaba.h"
-#include "loaders_peers.h"
-#include "loaders_sense.h"
-#include "trace_int.h"
+#include "model/cluster.h"
+#include "io/columns.h"
+#include "io/loaders_alibaba.h"
+#include "io/loaders_peers.h"
+#include "io/loaders_sense.h"
+#include "io/trace_int.h"
 #include "util/csv.h"
 #include "util/hash.h"
 #include "util/num.h"

@@ -32,8 +32,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "columns.h"
-#include "loaders_sense.h"
+#include "io/columns.h"
+#include "io/loaders_sense.h"
 #include "util/num.h"
 
 enum col {

@@ -30,7 +30,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "loaders_peers.h"
+#include "io/loaders_peers.h"
 #include "model/tput_catalog.h"
 #include "util/csv.h"
 #include "util/num.h"

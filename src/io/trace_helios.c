@@ -21,8 +21,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "columns.h"
-#include "loaders_sense.h"
+#include "io/columns.h"
+#include "io/loaders_sense.h"
 #include "util/num.h"
 
 enum col { C_ID, C_GPU, C_SUBMIT, C_DUR, C_USER, C_VC, C_CPU, NCOLS };

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "columns.h"
+#include "io/columns.h"
 #include "util/num.h"
 
 enum col {

@@ -25,8 +25,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "columns.h"
-#include "loaders_alibaba.h"
+#include "io/columns.h"
+#include "io/loaders_alibaba.h"
 #include "util/num.h"
 
 #define MAX_GPUS_PER_JOB 1000000

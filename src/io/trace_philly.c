@@ -32,8 +32,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "loaders_sense.h"
-#include "trace_int.h"
+#include "io/loaders_sense.h"
+#include "io/trace_int.h"
 #include "util/num.h"
 
 #define READ_CHUNK       ((size_t)1 << 20)

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "columns.h"
+#include "io/columns.h"
 #include "util/num.h"
 
 static const char *const cols[] = {"timestamp", "duration", "num_gpus", "gpu_time", "cluster"};

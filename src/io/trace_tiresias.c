@@ -14,8 +14,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "columns.h"
-#include "loaders_peers.h"
+#include "io/columns.h"
+#include "io/loaders_peers.h"
 #include "util/num.h"
 
 #define MAX_GPUS_PER_JOB 1000000

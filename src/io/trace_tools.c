@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "berth/trace_tools.h"
-#include "trace_int.h"
+#include "io/trace_int.h"
 #include "util/hash.h"
 #include "util/num.h"
 #include "util/rng.h"

@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "alloc.h"
+#include "model/alloc.h"
 
 static int64_t per_gpu(int64_t total, int32_t gpus)
 {

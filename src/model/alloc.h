@@ -8,8 +8,8 @@
 #ifndef BERTH_MODEL_ALLOC_H
 #define BERTH_MODEL_ALLOC_H
 
-#include "cluster_int.h"
-#include "job.h"
+#include "model/cluster.h"
+#include "model/job.h"
 
 /* Makes room for fractional jobs: per-GPU share counters on every server and a partial-GPU
  * list per type. Called once, before the first fractional job is charged. */

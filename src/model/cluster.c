@@ -7,7 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "cluster_int.h"
+#include "model/cluster.h"
 #include "util/hash.h"
 #include "util/num.h"
 

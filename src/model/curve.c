@@ -2,7 +2,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "curve.h"
+#include "model/curve.h"
 
 /* Estimates for SpeCon's workload (MNIST-sized CNN/RNN jobs in TensorFlow): plateaus as
  * such models commonly reach, and time constants that put most of the growth in the first

@@ -9,7 +9,7 @@
 #ifndef BERTH_MODEL_CURVE_H
 #define BERTH_MODEL_CURVE_H
 
-#include "job.h"
+#include "model/job.h"
 
 struct berth_curve {
     const char *name; /* job_type it stands for */

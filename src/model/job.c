@@ -2,8 +2,8 @@
 #include <string.h>
 
 #include "berth/sim.h"
-#include "cluster_int.h"
-#include "job.h"
+#include "model/cluster.h"
+#include "model/job.h"
 
 int berth__job_init(struct berth_job *j, const struct berth_jobspec *spec, uint32_t idx,
                     const struct berth_cluster *c)

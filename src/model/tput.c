@@ -6,7 +6,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "tput.h"
+#include "model/tput.h"
 #include "util/hash.h"
 #include "util/mem.h"
 

@@ -5,7 +5,7 @@
  *
  * Every figure is copied exactly from stanford-futuredata/gavel @ c4fa40097339,
  * scheduler/simulation_throughputs.json (the "null" entry of each "('<type>', <sf>)" key);
- * tests/test_tput.c checks each against that file. NA marks a key the file does not have;
+ * tests/model/test_tput.c checks each against that file. NA marks a key the file does not have;
  * 0.0 is the file's own (K80 ResNet-50 at batch size 128 does not run on 2 or more GPUs).
  * Gavel's co-location pairs are left out (load the file for them), and so are GPU types it
  * did not measure (A100, H100, ...): no figure here is made up.
@@ -15,8 +15,8 @@
  * Gavel's figures in berth. Each block is sorted by class name (strcmp) for binary search. */
 #include <string.h>
 
-#include "tput.h"
-#include "tput_catalog.h"
+#include "model/tput.h"
+#include "model/tput_catalog.h"
 
 #define NA (-1.0) /* not in Gavel's file (any negative value) */
 

@@ -19,11 +19,11 @@
 #include <string.h>
 #include <strings.h>
 
-#include "mckp.h"
+#include "solve/mckp.h"
 #include "model/alloc.h"
 #include "model/tput.h"
-#include "plan.h"
-#include "reclaim.h"
+#include "sched/plan.h"
+#include "solve/reclaim.h"
 
 #define HYSTERESIS_US   (300 * BERTH_US_PER_S) /* Δ_min: a job grows at most this often */
 #define DEFAULT_SCALE_S 20.0                   /* c_scale: Lyra's 10-30 s */

@@ -32,8 +32,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "blox.h"
-#include "plan.h"
+#include "policy/blox.h"
+#include "sched/plan.h"
 
 #define STARVE_US (3600LL * 1000 * BERTH_US_PER_S) /* Blox's priority_thresh, 1000 h */
 

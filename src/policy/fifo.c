@@ -1,7 +1,7 @@
 /* fifo and fifo-skip: arrival order. fifo is strict (the head of the queue blocks everyone,
  * as in Tiresias' fifo); fifo-skip is first fit (a job starts whenever it fits, even if an
  * earlier one does not). Neither preempts. */
-#include "prio.h"
+#include "sched/prio.h"
 
 static int64_t key_arrival(const struct berth_job *j)
 {

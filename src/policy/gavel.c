@@ -41,8 +41,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lp_alloc.h"
-#include "plan.h"
+#include "solve/lp_alloc.h"
+#include "sched/plan.h"
 
 enum kind { FIFO, MAX_MIN, MAX_MIN_PERF, FTF };
 

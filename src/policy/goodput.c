@@ -37,9 +37,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mckp.h"
+#include "solve/mckp.h"
 #include "model/alloc.h"
-#include "plan.h"
+#include "sched/plan.h"
 
 #define DEFAULT_ROUND_US (60 * BERTH_US_PER_S)
 #define STARVE_US        (3600 * BERTH_US_PER_S) /* pending this long ... */

@@ -4,7 +4,7 @@
  * preempt it, so jobs of equal service trade places at most once a quantum instead of at
  * every event (continuous LAS otherwise degenerates into processor sharing at the event
  * rate). Preemption is free here (checkpoint costs belong to the throughput model). */
-#include "prio.h"
+#include "sched/prio.h"
 
 static int64_t key_attained(const struct berth_job *j)
 {

@@ -2,7 +2,7 @@
  * here once, found by its exact name (and listed by `berth policies`). */
 #include <string.h>
 
-#include "policy_int.h"
+#include "sched/policy_ops.h"
 
 extern const struct berth_policy_ops berth__policy_fifo;
 extern const struct berth_policy_ops berth__policy_fifo_skip;

@@ -2,7 +2,7 @@
  * expected run time alone (the duration, or a step job's time on its fastest GPU type) and
  * never preempts; srtf orders by the expected time left and preempts a running job whose
  * time left is longer than a waiting job's. */
-#include "prio.h"
+#include "sched/prio.h"
 
 static int64_t key_duration(const struct berth_job *j)
 {

@@ -24,9 +24,9 @@
 
 #include "model/alloc.h"
 #include "model/curve.h"
-#include "plan.h"
-#include "prio.h"
-#include "specon.h"
+#include "sched/plan.h"
+#include "sched/prio.h"
+#include "policy/specon.h"
 
 #define NONE UINT32_MAX
 

@@ -5,7 +5,7 @@
 #ifndef BERTH_POLICY_SPECON_H
 #define BERTH_POLICY_SPECON_H
 
-#include "policy_int.h"
+#include "sched/policy_ops.h"
 
 struct berth__specon_cfg {
     berth_us window_us;   /* growth is measured over one window; one migration per window */

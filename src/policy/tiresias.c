@@ -29,8 +29,8 @@
 #include <string.h>
 
 #include "model/alloc.h"
-#include "plan.h"
-#include "tiresias.h"
+#include "sched/plan.h"
+#include "policy/tiresias.h"
 
 #define MAXQ 9 /* queue_limits_us holds at most 8 thresholds */
 

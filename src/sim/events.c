@@ -1,7 +1,7 @@
 /* The indexed completion heap (see events.h). */
 #include <stdlib.h>
 
-#include "events.h"
+#include "sim/events.h"
 #include "util/mem.h"
 
 static int ev_less(const struct berth__ev *a, const struct berth__ev *b)

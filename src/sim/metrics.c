@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "metrics.h"
+#include "sim/metrics.h"
 #include "util/hash.h"
 #include "util/mem.h"
 

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/cluster_int.h"
-#include "progress.h"
+#include "model/cluster.h"
+#include "sim/progress.h"
 
 #define NONE    UINT32_MAX
 #define FOREVER (INT64_MAX / 4)

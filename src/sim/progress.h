@@ -18,7 +18,7 @@
 
 #include "berth/sim.h"
 #include "engine/engine.h"
-#include "events.h"
+#include "sim/events.h"
 
 struct berth__progress {
     struct berth_job *jobs;

@@ -11,10 +11,10 @@
 #include <time.h>
 
 #include "engine/engine.h"
-#include "metrics.h"
-#include "model/cluster_int.h"
+#include "sim/metrics.h"
+#include "model/cluster.h"
 #include "model/curve.h"
-#include "progress.h"
+#include "sim/progress.h"
 
 void berth_sim_opts_init(struct berth_sim_opts *o)
 {

@@ -1,5 +1,5 @@
 /* Slurm's GRES and TRES strings read and written without libslurm, so that the parsing is
- * unit-tested on every machine (tests/test_slurmapi.c) and shared by the real wrapper. */
+ * unit-tested on every machine (tests/slurmapi/test_slurmapi.c) and shared by the real wrapper. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "csv.h"
-#include "mem.h"
+#include "util/csv.h"
+#include "util/mem.h"
 
 #define BLOCK (1u << 20)
 

@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mem.h"
+#include "util/mem.h"
 
 int berth__grow(void **p, size_t *cap, size_t need, size_t elem)
 {

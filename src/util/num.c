@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "num.h"
+#include "util/num.h"
 
 static void trim(const char **s, size_t *len)
 {

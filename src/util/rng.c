@@ -1,7 +1,7 @@
 /* xoshiro256** (Blackman & Vigna, public domain algorithm) seeded by splitmix64. */
 #include <math.h>
 
-#include "rng.h"
+#include "util/rng.h"
 
 static uint64_t splitmix64(uint64_t *x)
 {

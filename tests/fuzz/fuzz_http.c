@@ -1,5 +1,5 @@
 /* libFuzzer harness for berthd's HTTP request handlers, in process: no socket, no server.
- * Each input gets a daemon of its own (src/live/daemon.c: berth__daemon_create, then the
+ * Each input gets a daemon of its own (src/live/daemon/daemon.c: berth__daemon_create, then the
  * recovery berth__daemon_run does before it serves), made in a scratch state dir (on
  * /dev/shm when there is one, so that journal commits are cheap) with a fake inventory of
  * 2x4:v100, no cgroups, no Unix socket and a small throughput table, and destroyed at the
@@ -57,8 +57,8 @@
 #include <sys/stat.h>
 #include <jansson.h>
 
-#include "live/daemon.h"
-#include "live/routes.h"
+#include "live/daemon/daemon.h"
+#include "live/http/routes.h"
 
 #define FUZZ_WHO "fuzz_http"
 #include "fuzz_util.h"

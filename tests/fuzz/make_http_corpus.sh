@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Makes fuzz_http's seed corpus and dictionary: one valid request per route of
-# src/live/routes.c (each after the submission it needs), sequences that take jobs through
+# src/live/http/routes.c (each after the submission it needs), sequences that take jobs through
 # their states (scheduled, preempted, cancelled while running, ended), and malformed requests
 # (bad JSON, unknown fields, out-of-range values, bad ids, bad query arguments, callers that
 # may not). The input format is fuzz_http.c's: records separated by lines "--", each

@@ -61,8 +61,11 @@ static double wait_state(uint32_t id, enum berth__slurm_job_state state, double 
 static uint32_t submit(const char *name, uint32_t gpus, const char *type)
 {
     const char *argv[] = {"sleep", "600", NULL};
-    struct berth__slurm_submit sub = {.name = name, .argv = argv, .workdir = WORKDIR,
-                                      .gpus_per_node = gpus, .gpu_type = type,
+    struct berth__slurm_submit sub = {.name = name,
+                                      .argv = argv,
+                                      .workdir = WORKDIR,
+                                      .gpus_per_node = gpus,
+                                      .gpu_type = type,
                                       .time_limit_us = 3600 * BERTH_US_PER_S};
     uint32_t id;
     struct berth_err e;
@@ -149,8 +152,8 @@ static void test_life_cycle(void)
     printf("     job %u held %.0f s: %s (%s)\n", id, 3.0, j.state_name, j.reason);
 
     /* place-and-release on n4 with two a100 */
-    struct berth__slurm_place p = {.nodes = "n4", .num_nodes = 1, .features = "a100",
-                                   .gpus_per_node = 2, .gpu_type = "a100"};
+    struct berth__slurm_place p = {
+        .nodes = "n4", .num_nodes = 1, .features = "a100", .gpus_per_node = 2, .gpu_type = "a100"};
     if (berth__slurm_place(S, id, &p, &e) < 0)
         die_err("place", &e);
     double t = wait_state(id, BERTH_SLURM_JOB_RUNNING, 10);
@@ -171,8 +174,7 @@ static void test_life_cycle(void)
         die_err("requeue_hold", &e);
     t = wait_state(id, BERTH_SLURM_JOB_PENDING, 15);
     CHECK(t >= 0);
-    printf("     requeue-and-hold -> PENDING, not completing, in %.0f ms\n",
-           (now_s() - t0) * 1e3);
+    printf("     requeue-and-hold -> PENDING, not completing, in %.0f ms\n", (now_s() - t0) * 1e3);
     j = get(id);
     CHECK(j.held);
     CHECK_I64(j.restarts, 1);
@@ -200,8 +202,11 @@ static void test_life_cycle(void)
 
     /* resize to two v100 nodes with one GPU each (a requeue with the new size) */
     sleep_s((double)(BERTH_SLURM_MIN_RUN_US / BERTH_US_PER_S) + 1.2);
-    struct berth__slurm_place r = {.nodes = "n1,n2", .num_nodes = 2, .features = "v100",
-                                   .gpus_per_node = 1, .gpu_type = "v100"};
+    struct berth__slurm_place r = {.nodes = "n1,n2",
+                                   .num_nodes = 2,
+                                   .features = "v100",
+                                   .gpus_per_node = 1,
+                                   .gpu_type = "v100"};
     t0 = now_s();
     if (berth__slurm_resize(S, id, &r, &e) < 0)
         die_err("resize", &e);
@@ -248,8 +253,8 @@ static void test_latency(void)
      * COMPLETING for many seconds under proctrack/linuxproc and hold its node */
     for (int i = 0; i < K; i++) {
         uint32_t id = submit("berth-latency", 1, types[i % 4]);
-        struct berth__slurm_place p = {.nodes = nodes[i % 4], .gpus_per_node = 1,
-                                       .gpu_type = types[i % 4]};
+        struct berth__slurm_place p = {
+            .nodes = nodes[i % 4], .gpus_per_node = 1, .gpu_type = types[i % 4]};
         double t0 = now_s();
         if (berth__slurm_place(S, id, &p, &e) < 0)
             die_err("place", &e);
@@ -274,8 +279,8 @@ static void test_shards(void)
 {
     struct berth_err e;
     const char *argv[] = {"sleep", "600", NULL};
-    struct berth__slurm_submit sub = {.name = "berth-shards", .argv = argv, .workdir = WORKDIR,
-                                      .shards_per_node = 3};
+    struct berth__slurm_submit sub = {
+        .name = "berth-shards", .argv = argv, .workdir = WORKDIR, .shards_per_node = 3};
     uint32_t id;
     if (berth__slurm_submit_held(S, &sub, &id, &e) < 0)
         die_err("submit shards", &e);
@@ -343,12 +348,8 @@ static void test_open(void)
 }
 
 static const struct check_test tests[] = {
-    {"open", test_open},
-    {"nodes", test_nodes},
-    {"life_cycle", test_life_cycle},
-    {"latency", test_latency},
-    {"shards", test_shards},
-    {"poll", test_poll},
+    {"open", test_open},       {"nodes", test_nodes},   {"life_cycle", test_life_cycle},
+    {"latency", test_latency}, {"shards", test_shards}, {"poll", test_poll},
 };
 
 static int bench(uint32_t n)
@@ -382,7 +383,9 @@ int main(int argc, char **argv)
 {
     struct berth_err e;
     if (argc < 3) {
-        fprintf(stderr, "usage: slurm_api_test all|bench WORKDIR [N] | place ID NODE GPUS TYPE | hold ID\n");
+        fprintf(
+            stderr,
+            "usage: slurm_api_test all|bench WORKDIR [N] | place ID NODE GPUS TYPE | hold ID\n");
         return 2;
     }
     if (berth__slurm_open(&S, NULL, &e) < 0)

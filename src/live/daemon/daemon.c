@@ -1,0 +1,460 @@
+/* berthd's life: create (inventory, engine, journal, recovery), the scheduler loop, and
+ * teardown (see daemon.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "live/exec/cgroup.h"
+#include "live/daemon/daemon.h"
+#include "live/daemon/options.h"
+#include "util/hash.h"
+#include "model/cluster.h"
+#include "model/tput.h"
+
+void berth__daemon_opts_init(struct berth__daemon_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->addr = "127.0.0.1";
+    o->port = 8470;
+    o->state_dir = "berthd-state";
+    o->policy = "fifo";
+    o->executor = "local";
+    o->max_body = 1 << 20;
+    o->tick_us = 50000;
+    o->quantum_us = 60 * BERTH_US_PER_S;
+    o->seed = 1;
+    o->threads = 0;
+    o->isolation = "auto";
+    o->log_cap = INT64_C(256) << 20;
+    o->min_free = INT64_C(512) << 20;
+    o->est_overrun = 2;
+    o->job_pids_max = 4096;
+    o->header_timeout_us = 10 * BERTH_US_PER_S;
+    o->body_timeout_us = 60 * BERTH_US_PER_S;
+    o->max_connections = 1000;
+    o->max_conn_per_addr = 64;
+    berth__limits_init(&o->limits);
+}
+
+berth_us berth__wall_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (berth_us)ts.tv_sec * BERTH_US_PER_S + ts.tv_nsec / 1000;
+}
+
+berth_us berth__mono_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (berth_us)ts.tv_sec * BERTH_US_PER_S + ts.tv_nsec / 1000;
+}
+
+struct berth__ljob *berth__daemon_job(struct berth__daemon *d, uint64_t id)
+{
+    return id >= 1 && id <= d->njobs ? d->jobs[id - 1] : NULL;
+}
+
+struct berth_job *berth__daemon_ejob(struct berth__daemon *d, struct berth__ljob *j)
+{
+    return j->in_engine ? &d->engine->jobs[j->eidx] : NULL;
+}
+
+int berth__daemon_save(struct berth__daemon *d, struct berth__ljob *j, int wait,
+                       struct berth_err *err)
+{
+    json_t *o = berth__ljob_json(j, 1);
+    char *doc = o ? json_dumps(o, JSON_COMPACT) : NULL;
+    json_decref(o);
+    if (!doc)
+        return berth_err_set(err, BERTH_ENOMEM, "out of memory");
+    int rc = berth__journal_put(d->jn, j->id, doc, wait, err);
+    free(doc);
+    return rc;
+}
+
+/* The GPUs a job counts against its user's max_gpus: the most it may hold. */
+static int64_t limit_gpus(const struct berth__ljob *j)
+{
+    return j->spec.max_gpus > j->spec.num_gpus ? j->spec.max_gpus : j->spec.num_gpus;
+}
+
+/* 1 when j must wait outside the scheduler for its user's GPU limit. */
+static int over_gpu_limit(struct berth__daemon *d, const struct berth__ljob *j)
+{
+    struct berth__limit_set lim;
+    berth__limits_for(&d->o.limits, j->user, &lim);
+    return j->usage && lim.max_gpus > 0 && j->usage->sched_gpus + limit_gpus(j) > lim.max_gpus;
+}
+
+static int engine_add(struct berth__daemon *d, struct berth__ljob *j, berth_us now,
+                      struct berth_err *err)
+{
+    uint32_t idx;
+    int rc = berth__engine_add(d->engine, &j->spec, &idx, err);
+    if (rc)
+        return rc;
+    if (BERTH_GROW(d->by_eidx, d->by_eidx_cap, (size_t)idx + 1))
+        return berth_err_set(err, BERTH_ENOMEM, "out of memory");
+    d->by_eidx[idx] = (uint32_t)j->id;
+    j->eidx = idx;
+    j->in_engine = 1;
+    j->held_back = 0;
+    if (j->usage && !j->sched_counted) {
+        j->usage->sched_gpus += limit_gpus(j);
+        j->sched_counted = 1;
+    }
+    struct berth_job *ej = &d->engine->jobs[idx];
+    if (j->spec.total_steps > 0) { /* work in steps, as reports give it */
+        ej->work = (double)j->spec.total_steps;
+        ej->done = (double)(j->step < j->spec.total_steps ? j->step : j->spec.total_steps);
+    }
+    ej->progress_at = now;
+    if (d->tput && j->spec.job_type[0]) /* a type the model knows: policies see its rates */
+        ej->cls = berth__tput_class_find(d->tput, j->spec.job_type);
+    if (j->state == BERTH_L_RUNNING) /* adoption: the caller places it */
+        return 0;
+    if ((rc = berth__engine_arrive(d->engine, idx, now, err)))
+        return rc;
+    d->dirty = 1;
+    return 0;
+}
+
+int berth__daemon_enqueue(struct berth__daemon *d, struct berth__ljob *j, berth_us now,
+                          struct berth_err *err)
+{
+    if (j->state != BERTH_L_RUNNING && over_gpu_limit(d, j)) {
+        struct berth__usage *u = j->usage;
+        if (BERTH_GROW(u->held_back, u->held_cap, u->nheld + 1))
+            return berth_err_set(err, BERTH_ENOMEM, "out of memory");
+        u->held_back[u->nheld++] = (uint32_t)j->id;
+        j->held_back = 1;
+        return 0;
+    }
+    return engine_add(d, j, now, err);
+}
+
+void berth__daemon_unhold_back(struct berth__daemon *d, struct berth__ljob *j)
+{
+    (void)d;
+    j->held_back = 0; /* its entry in the user's list is skipped when reached */
+}
+
+/* The user's jobs held back by the GPU limit enter the scheduler while they fit, in order. */
+static void admit_held(struct berth__daemon *d, struct berth__usage *u, berth_us now)
+{
+    while (u->held_head < u->nheld) { /* the user's held-back jobs, in submission order */
+        struct berth__ljob *h = berth__daemon_job(d, u->held_back[u->held_head]);
+        if (h && h->held_back && h->state == BERTH_L_PENDING) {
+            if (over_gpu_limit(d, h))
+                break;
+            struct berth_err e = {0};
+            if (engine_add(d, h, now, &e)) {
+                fprintf(d->log, "berthd: job %s: %s\n", h->idstr, e.msg);
+                break;
+            }
+        }
+        u->held_head++;
+    }
+    if (u->held_head == u->nheld)
+        u->held_head = u->nheld = 0;
+}
+
+void berth__daemon_left_sched(struct berth__daemon *d, struct berth__ljob *j, berth_us now)
+{
+    struct berth__usage *u = j->usage;
+    if (!u || !j->sched_counted)
+        return;
+    j->sched_counted = 0;
+    u->sched_gpus -= limit_gpus(j);
+    admit_held(d, u, now);
+}
+
+static void admit_held_cb(void *ctx, struct berth__usage *u)
+{
+    struct berth__daemon *d = ctx;
+    admit_held(d, u, berth__wall_us());
+}
+
+/* The executor builds the inventory; berthd keeps the map of each server's first GPU. */
+static int load_cluster(struct berth__daemon *d, struct berth_err *err)
+{
+    int rc = d->xo->open(d, err);
+    if (rc)
+        return rc;
+    d->gpu_base = calloc(d->cluster->nsrv + 1, sizeof *d->gpu_base);
+    d->drain = calloc(d->cluster->nsrv * BERTH_MAX_SERVER_GPUS + 1, sizeof *d->drain);
+    if (!d->gpu_base || !d->drain)
+        return berth_err_set(err, BERTH_ENOMEM, "out of memory");
+    for (size_t i = 0; i < d->cluster->nsrv; i++)
+        d->gpu_base[i + 1] = d->gpu_base[i] + d->cluster->srv[i].ngpus;
+    return 0;
+}
+
+/* A folder of berthd's own with exactly mode: made, or an existing one checked (another
+ * account's folder, or a link, is refused: it could read or swap what berthd writes). */
+static int own_dir(const char *path, mode_t mode, struct berth_err *err)
+{
+    if (mkdir(path, mode) && errno != EEXIST)
+        return berth_err_set(err, BERTH_EIO, "%s: %s", path, strerror(errno));
+    struct stat st;
+    if (lstat(path, &st) || !S_ISDIR(st.st_mode))
+        return berth_err_set(err, BERTH_EIO, "%s: not a folder", path);
+    if (st.st_uid != geteuid())
+        return berth_err_set(err, BERTH_EINPUT,
+                             "%s: owned by uid %u, not by berthd's account (uid %u): berthd "
+                             "keeps its journal and job files only in folders of its own",
+                             path, (unsigned)st.st_uid, (unsigned)geteuid());
+    if ((st.st_mode & 07777) != mode && chmod(path, mode))
+        return berth_err_set(err, BERTH_EIO, "%s: chmod %o: %s", path, (unsigned)mode,
+                             strerror(errno));
+    return 0;
+}
+
+/* STATE (0700; 0711 in multi-user mode, so that each account reaches the socket and its
+ * own jobs' spool folders without listing anything), STATE/jobs (0700: control files),
+ * STATE/spool (0711 or 0700: a folder per job, its account's). */
+static int make_dirs(struct berth__daemon *d, struct berth_err *err)
+{
+    char path[4200];
+    mode_t traverse = d->multi_user ? 0711 : 0700;
+    int rc = own_dir(d->o.state_dir, traverse, err);
+    if (rc)
+        return rc;
+    if (!realpath(d->o.state_dir, d->state_dir))
+        return berth_err_set(err, BERTH_EIO, "--state-dir %s: %s", d->o.state_dir, strerror(errno));
+    snprintf(path, sizeof path, "%s/jobs", d->state_dir);
+    if ((rc = own_dir(path, 0700, err)))
+        return rc;
+    snprintf(d->spool_dir, sizeof d->spool_dir, "%s/spool", d->state_dir);
+    if ((rc = own_dir(d->spool_dir, traverse, err)))
+        return rc;
+    if (!d->o.socket)
+        snprintf(d->socket_path, sizeof d->socket_path, "%s/berthd.sock", d->state_dir);
+    else if (strcmp(d->o.socket, "none"))
+        snprintf(d->socket_path, sizeof d->socket_path, "%s", d->o.socket);
+    return 0;
+}
+
+/* Who jobs run as: multi-user mode when berthd is root, else every job is berthd's own. */
+static int load_identity(struct berth__daemon *d, struct berth_err *err)
+{
+    d->multi_user = berth__ident_multi_user();
+    int rc = berth__account_self(&d->self, err);
+    if (rc)
+        return rc;
+    struct berth__auth_opts ao = {d->multi_user, &d->self, 1};
+    return berth__auth_load(d->o.tokens, &ao, &d->auth, err);
+}
+
+/* Cgroups where writable (--isolation auto), else process groups, said at start. */
+static int load_isolation(struct berth__daemon *d, struct berth_err *err)
+{
+    if (strcmp(d->o.isolation, "auto") && strcmp(d->o.isolation, "none"))
+        return berth_err_set(err, BERTH_EINPUT, "--isolation %s: expected auto or none",
+                             d->o.isolation);
+    if (!strcmp(d->o.isolation, "auto")) {
+        /* one subtree per state dir: two berthds on a machine never share attempt groups */
+        char instance[32];
+        snprintf(instance, sizeof instance, "berth-%012llx",
+                 (unsigned long long)(berth__hash_str(d->state_dir) & 0xffffffffffffULL));
+        struct berth_err e = {0};
+        if (berth__iso_open(instance, NULL, &d->iso, &e))
+            fprintf(d->log, "berthd: cgroups: %s\n", e.msg);
+    }
+    if (d->iso && berth__iso_kind(d->iso) != BERTH_ISO_NONE) {
+        fprintf(d->log, "berthd: isolation: %s\n", berth__iso_describe(d->iso));
+        return 0;
+    }
+    fprintf(d->log,
+            "berthd: isolation: WARNING: no writable cgroup%s: each attempt is only a process "
+            "group, so a process that calls setsid escapes cancel and the end of its job, and "
+            "cpus and mem_mib are not enforced (docs/security.md)\n",
+            strcmp(d->o.isolation, "none") ? "" : " (--isolation none)");
+    (void)err;
+    return 0;
+}
+
+int berth__daemon_create(const struct berth__daemon_opts *o, struct berth__daemon **out,
+                         struct berth_err *err)
+{
+    struct berth__daemon *d = calloc(1, sizeof *d);
+    if (!d)
+        return berth_err_set(err, BERTH_ENOMEM, "out of memory");
+    d->o = *o;
+    d->log = stderr;
+    d->next_id = 1;
+    d->next_pass = BERTH_TIME_NONE;
+    pthread_mutex_init(&d->mu, NULL);
+    pthread_cond_init(&d->wake, NULL);
+    snprintf(d->self_exe, sizeof d->self_exe, "%s", o->self_exe ? o->self_exe : "");
+    int rc;
+    struct berth_params params = {.seed = o->seed, .quantum_us = o->quantum_us};
+    struct berth_exec exec = {d, berth__daemon_on_start, berth__daemon_on_stop,
+                              berth__daemon_on_migrate};
+    char jpath[4200];
+    d->xo = berth__executor_find(o->executor ? o->executor : "local");
+    if (!d->xo) {
+        rc =
+            berth_err_set(err, BERTH_EINPUT, "--executor %s: expected local or slurm", o->executor);
+        goto fail;
+    }
+    if (!o->tokens) {
+        rc = berth_err_set(err, BERTH_EINPUT,
+                           "--tokens: required (a file of lines TOKEN USER [admin])");
+        goto fail;
+    }
+    if ((rc = load_identity(d, err)) || (rc = make_dirs(d, err)) || (rc = load_isolation(d, err)) ||
+        (rc = berth__usage_create(&d->usage) ? berth_err_set(err, BERTH_ENOMEM, "out of memory")
+                                             : 0) ||
+        (rc = load_cluster(d, err)) ||
+        (rc = berth__engine_create(d->cluster, o->policy, o->placement, &params, &exec, &d->engine,
+                                   err)))
+        goto fail;
+    d->engine->check = 1;
+    if ((rc = o->throughputs ? berth_tput_load_gavel(o->throughputs, &d->tput, err)
+                             : berth_tput_builtin(&d->tput, err)) ||
+        (rc = berth__engine_set_tput(d->engine, d->tput, err)))
+        goto fail;
+    snprintf(jpath, sizeof jpath, "%s/journal.db", d->state_dir);
+    if ((rc = berth__journal_open(jpath, NULL, &d->jn, err)))
+        goto fail;
+    /* it holds every job's token: berthd's alone (an older berthd made it 0644) */
+    static const char *const sfx[] = {"", "-wal", "-shm"};
+    for (size_t i = 0; i < 3; i++) {
+        char p[4300];
+        snprintf(p, sizeof p, "%s%s", jpath, sfx[i]);
+        if (chmod(p, 0600) && errno != ENOENT) {
+            rc = berth_err_set(err, BERTH_EIO, "%s: chmod 600: %s", p, strerror(errno));
+            goto fail;
+        }
+    }
+    d->ex = (struct berth__lexec){d->state_dir,  d->self_exe, d->api_url,      d->spool_dir,
+                                  d->multi_user, o->log_cap,  o->job_pids_max, d->iso};
+    *out = d;
+    return 0;
+fail:
+    berth__daemon_destroy(d);
+    return rc;
+}
+
+void berth__daemon_destroy(struct berth__daemon *d)
+{
+    if (!d)
+        return;
+    berth__journal_close(d->jn);
+    berth__engine_destroy(d->engine);
+    berth_tput_free(d->tput);
+    if (d->xo)
+        d->xo->close(d);
+    for (size_t i = 0; i < d->njobs; i++)
+        berth__ljob_free(d->jobs[i]);
+    free(d->jobs);
+    free(d->by_eidx);
+    free(d->incoming);
+    free(d->active);
+    free(d->drain);
+    free(d->gpu_base);
+    berth_cluster_free(d->cluster);
+    berth__auth_free(d->auth);
+    berth__usage_free(d->usage);
+    berth__iso_close(d->iso);
+    berth__limits_free(&d->o.limits);
+    pthread_mutex_destroy(&d->mu);
+    pthread_cond_destroy(&d->wake);
+    free(d);
+}
+
+void berth__daemon_reload(struct berth__daemon *d)
+{
+    struct berth_err err = {0};
+    struct berth__auth *auth = NULL;
+    struct berth__auth_opts ao = {d->multi_user, &d->self, 1};
+    struct berth__daemon_opts tmp = d->o;
+    if (berth__auth_load(d->o.tokens, &ao, &auth, &err)) {
+        fprintf(d->log, "berthd: SIGHUP: token file not reloaded, the old one stays: %s\n",
+                err.msg);
+        return;
+    }
+    if (berth__opts_reload(&tmp, d->o.argc, d->o.argv, &err)) {
+        fprintf(d->log, "berthd: SIGHUP: limits not reloaded, the old ones stay: %s\n", err.msg);
+        berth__auth_free(auth);
+        return;
+    }
+    pthread_mutex_lock(&d->mu);
+    struct berth__auth *old = d->auth;
+    struct berth__limits old_limits = d->o.limits;
+    d->auth = auth;
+    d->o.limits = tmp.limits;
+    berth__usage_each(d->usage, admit_held_cb, d); /* a raised max_gpus lets jobs in now */
+    d->dirty = 1;
+    size_t ntok = berth__auth_count(auth), nlim = d->o.limits.nper;
+    pthread_mutex_unlock(&d->mu);
+    berth__auth_free(old);
+    berth__limits_free(&old_limits);
+    fprintf(d->log, "berthd: SIGHUP: reloaded %s (%zu tokens) and the limits (%zu per-user)\n",
+            d->o.tokens, ntok, nlim);
+    fflush(d->log);
+}
+
+int berth__daemon_run(struct berth__daemon *d, struct berth_err *err)
+{
+    int rc = berth__http_start(d, err);
+    if (rc)
+        return rc;
+    snprintf(d->api_url, sizeof d->api_url, "http://%s:%d", d->o.addr, d->bound_port);
+    pthread_mutex_lock(&d->mu);
+    rc = berth__daemon_recover(d, err);
+    pthread_mutex_unlock(&d->mu);
+    if (rc) {
+        berth__http_stop(d);
+        return rc;
+    }
+    if (d->o.port_file) {
+        FILE *f = fopen(d->o.port_file, "w");
+        if (f) {
+            fprintf(f, "%d\n", d->bound_port);
+            fclose(f);
+        }
+    }
+    fprintf(d->log, "berthd: serving %s (policy %s, %d GPUs), state in %s\n", d->api_url,
+            d->engine->ops->name, berth_cluster_gpus(d->cluster), d->state_dir);
+    fflush(d->log);
+    pthread_mutex_lock(&d->mu);
+    while (!d->stop && !rc) {
+        if (d->reload) {
+            d->reload = 0;
+            pthread_mutex_unlock(&d->mu);
+            berth__daemon_reload(d);
+            pthread_mutex_lock(&d->mu);
+        }
+        pthread_mutex_unlock(&d->mu); /* slow reads, without the lock */
+        if (d->xo->prefetch)
+            d->xo->prefetch(d);
+        berth__daemon_progress_sweep(d);
+        pthread_mutex_lock(&d->mu);
+        berth_us now = berth__wall_us(), t0 = berth__mono_us();
+        rc = berth__daemon_tick(d, now, err);
+        berth_us took = berth__mono_us() - t0;
+        d->ticks++;
+        d->tick_sum_us += took;
+        d->tick_max_us = took > d->tick_max_us ? took : d->tick_max_us;
+        if (rc)
+            break;
+        berth_us until = now + d->o.tick_us;
+        if (d->next_pass != BERTH_TIME_NONE && d->next_pass > now && d->next_pass < until)
+            until = d->next_pass;
+        if (!d->dirty && !d->nincoming) {
+            struct timespec ts = {(time_t)(until / BERTH_US_PER_S),
+                                  (long)(until % BERTH_US_PER_S) * 1000};
+            pthread_cond_timedwait(&d->wake, &d->mu, &ts);
+        }
+    }
+    pthread_mutex_unlock(&d->mu);
+    berth__http_stop(d);
+    return rc;
+}

@@ -1,0 +1,189 @@
+/* berthd's state and its life: the engine driven by the wall clock, the live job table,
+ * the journal, the local executor and the HTTP server. One mutex guards the engine and the
+ * job table; HTTP threads take it for short reads and changes, the scheduler loop for each
+ * tick (events, a pass, launches). Submissions wait for their journal commit outside it. */
+#ifndef BERTH_LIVE_DAEMON_H
+#define BERTH_LIVE_DAEMON_H
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+
+#include "live/daemon/auth.h"
+#include "engine/engine.h"
+#include "live/exec/exec_local.h"
+#include "live/exec/executor.h"
+#include "live/exec/ident.h"
+#include "live/jobs/journal.h"
+#include "live/jobs/limits.h"
+#include "live/jobs/ljob.h"
+
+struct berth__daemon_opts {
+    const char *addr;      /* listen address, default 127.0.0.1 */
+    int port;              /* default 8470; 0 = any free port */
+    const char *state_dir; /* journal, job files */
+    const char *policy, *placement;
+    const char *gpus;   /* fake inventory (cluster shorthand or file); NULL = NVML */
+    const char *tokens; /* token file */
+    const char *self_exe;
+    const char *port_file; /* where to write the port actually bound (tests) */
+    size_t max_body;       /* request body limit in bytes */
+    berth_us tick_us;      /* scheduler loop period */
+    berth_us quantum_us;
+    uint64_t seed;
+    int threads;             /* HTTP worker threads */
+    const char *executor;    /* "local" (default) or "slurm" */
+    const char *slurm_conf;  /* slurm: the slurm.conf (NULL: $SLURM_CONF or Slurm's default) */
+    const char *throughputs; /* Gavel throughput JSON for the policies (NULL: the built-in) */
+    const char *socket;      /* Unix socket path (NULL: STATE/berthd.sock; "none": no socket) */
+    const char *config;      /* the config file, read again on SIGHUP (NULL: none) */
+    const char *isolation;   /* "auto" (cgroups where writable) or "none" (process groups) */
+    int64_t log_cap;         /* bytes kept of each job's stdout and of its stderr */
+    int64_t min_free;        /* bytes the state dir's file system keeps free (507 below) */
+    double est_overrun;   /* a job past this many times its estimate is re-estimated (0: never) */
+    int64_t job_pids_max; /* processes (and threads) one attempt may have */
+    berth_us header_timeout_us, body_timeout_us; /* a request's headers, then its body */
+    int max_connections, max_conn_per_addr;
+    struct berth__limits limits; /* per-user limits (defaults and per-user overrides) */
+    int argc;                    /* berthd's command line, for the reload */
+    char **argv;
+};
+
+void berth__daemon_opts_init(struct berth__daemon_opts *o);
+
+struct berth__daemon {
+    struct berth__daemon_opts o;
+    pthread_mutex_t mu;
+    pthread_cond_t wake;
+    struct berth_cluster *cluster;
+    struct berth_engine *engine;
+    struct berth_tput *tput; /* the throughput model elastic policies value sizes with */
+    struct berth__journal *jn;
+    struct berth__auth *auth;
+    struct berth__lexec ex; /* the local executor's paths (job files live there for both) */
+    int multi_user;         /* berthd is root: jobs run as their users' accounts */
+    struct berth__account self;
+    char spool_dir[4200];   /* STATE/spool: one folder per job, its account's */
+    char socket_path[4200]; /* "" when there is none */
+    struct berth__iso *iso; /* cgroups (NULL or kind NONE: process groups only) */
+    struct berth__usage_table *usage;
+    volatile sig_atomic_t reload; /* SIGHUP: read the token file and the limits again */
+    uint64_t refused_limit, refused_space, refused_journal; /* 429, 507, 503 answers */
+    const struct berth__executor *xo;
+    void *xs; /* the executor's own state */
+    char api_url[128];
+    char state_dir[4096];
+    char self_exe[4096];
+    struct berth__ljob **jobs; /* by id - 1; NULL until committed */
+    size_t njobs, cap;
+    _Atomic uint64_t next_id;
+    uint32_t *by_eidx; /* engine job -> live id */
+    size_t by_eidx_cap;
+    uint32_t *active; /* ids of jobs with a process or a launch due (the loop's work list) */
+    size_t nactive, active_cap;
+    uint32_t *incoming; /* ids committed, not yet in the engine */
+    size_t nincoming, incoming_cap;
+    uint16_t *drain;    /* per (server, GPU): processes still holding it after the engine let go */
+    size_t *gpu_base;   /* per server: index of its GPU 0 among this machine's devices */
+    int dirty;          /* a pass is due */
+    berth_us next_pass; /* when the policy wants its next pass (asked after each pass) */
+    volatile sig_atomic_t stop;
+    int bound_port;
+    void *http; /* http.c's server */
+    FILE *log;
+    uint64_t submitted;
+    /* the scheduler loop's cost (CLOCK_MONOTONIC), for /v1/health */
+    uint64_t ticks, sync_reads; /* reads: syncs that read a changed job list (slurm) */
+    berth_us tick_sum_us, tick_max_us, sync_sum_us, sync_max_us, pass_sum_us, pass_max_us;
+};
+
+int berth__daemon_create(const struct berth__daemon_opts *o, struct berth__daemon **out,
+                         struct berth_err *err);
+/* Serves until stop is set (by a signal handler). */
+int berth__daemon_run(struct berth__daemon *d, struct berth_err *err);
+void berth__daemon_destroy(struct berth__daemon *d);
+
+berth_us berth__wall_us(void);
+berth_us berth__mono_us(void); /* for measuring */
+
+/* Under d->mu: */
+struct berth__ljob *berth__daemon_job(struct berth__daemon *d, uint64_t id);
+/* Journals j's current record (wait = 1: durably). */
+int berth__daemon_save(struct berth__daemon *d, struct berth__ljob *j, int wait,
+                       struct berth_err *err);
+/* The engine's record of j, or NULL when j is not in the engine. */
+struct berth_job *berth__daemon_ejob(struct berth__daemon *d, struct berth__ljob *j);
+/* Puts j into the engine as arrived (pending) now. */
+int berth__daemon_enqueue(struct berth__daemon *d, struct berth__ljob *j, berth_us now,
+                          struct berth_err *err);
+/* One scheduler tick: exits, kills after grace, arrivals, a pass when due, launches,
+ * progress files. */
+int berth__daemon_tick(struct berth__daemon *d, berth_us now, struct berth_err *err);
+/* The job's environment: its own, then berthd's variables (which win). devices = 1 adds
+ * those of one attempt on this machine (BERTH_RESUME, BERTH_ATTEMPT, CUDA_*, WORLD_SIZE,
+ * RANK, MASTER_*). NULL-terminated and malloc'd, each string too; NULL when out of memory. */
+char **berth__daemon_job_env(struct berth__daemon *d, const struct berth__ljob *j, int devices);
+/* Appends "K=V" to the NULL-terminated vector *v of *n strings (capacity *cap). 0, or -1 when
+ * out of memory. */
+int berth__env_add(char ***v, size_t *n, size_t *cap, const char *k, const char *val);
+/* Reads the running jobs' progress files without the lock (it takes it to list them and
+ * to apply what they said). */
+void berth__daemon_progress_sweep(struct berth__daemon *d);
+/* Puts j on the scheduler loop's work list (a process to watch or a launch due). */
+void berth__daemon_activate(struct berth__daemon *d, struct berth__ljob *j);
+/* Counts j's process's GPUs as draining (on = 1) or not: no launch uses a draining GPU. */
+void berth__daemon_drain(struct berth__daemon *d, struct berth__ljob *j, int on);
+/* Why j waits, in a sentence. */
+void berth__daemon_why(struct berth__daemon *d, struct berth__ljob *j, char *buf, size_t len);
+
+/* Under d->mu: nonzero, err saying why (naming the field), when j could never run here
+ * (more GPUs than the cluster has, a type it lacks, or the policy's check hook). */
+int berth__daemon_refuses(struct berth__daemon *d, const struct berth__ljob *j,
+                          struct berth_err *err);
+/* Under d->mu: puts j (its id set to id) into the job table and the loop's incoming list. */
+int berth__daemon_insert(struct berth__daemon *d, struct berth__ljob *j, uint64_t id,
+                         struct berth_err *err);
+/* Cancels j under d->mu (see berth__daemon_cancel), without its journal write. */
+int berth__daemon_cancel_locked(struct berth__daemon *d, struct berth__ljob *j, berth_us now,
+                                struct berth_err *err);
+/* What a cancel changes in the record alone (the journal-first copy takes it too). */
+void berth__daemon_cancel_record(struct berth__ljob *j, berth_us now);
+
+/* Actions. Each returns 0 or an HTTP status with err filled (and *retry_after, in seconds,
+ * for 429 and 503). Each is durable before it takes effect: its journal write commits
+ * first, and when it fails nothing changed and the answer is 503. submit takes d->mu
+ * itself (400 refused, 429 a user limit, 507 the state dir's disk below --min-free);
+ * cancel and hold are called with it held. */
+int berth__daemon_submit(struct berth__daemon *d, struct berth__ljob *j, int *retry_after,
+                         struct berth_err *err);
+int berth__daemon_cancel(struct berth__daemon *d, uint64_t id, int *retry_after,
+                         struct berth_err *err);
+int berth__daemon_hold(struct berth__daemon *d, uint64_t id, int hold, int *retry_after,
+                       struct berth_err *err);
+/* Under d->mu: j leaves the scheduler (it ended, was cancelled or held): its user's GPUs
+ * there shrink, and jobs held back by the user's GPU limit may enter. */
+void berth__daemon_left_sched(struct berth__daemon *d, struct berth__ljob *j, berth_us now);
+/* Under d->mu: j no longer waits for its user's GPU limit (held or cancelled meanwhile). */
+void berth__daemon_unhold_back(struct berth__daemon *d, struct berth__ljob *j);
+
+/* The executor callbacks the engine calls during a pass (ctx = d). */
+void berth__daemon_on_start(void *ctx, struct berth_job *j, berth_us now);
+void berth__daemon_on_stop(void *ctx, struct berth_job *j, berth_us now);
+void berth__daemon_on_migrate(void *ctx, struct berth_job *j, berth_us now);
+
+/* Restores every job from the journal (at create). */
+int berth__daemon_recover(struct berth__daemon *d, struct berth_err *err);
+
+/* The HTTP server (http.c). */
+int berth__http_start(struct berth__daemon *d, struct berth_err *err);
+void berth__http_stop(struct berth__daemon *d);
+/* Connections open now, and those its watchdog closed for missing a deadline. */
+void berth__http_stats(struct berth__daemon *d, uint64_t *open, uint64_t *cut_headers,
+                       uint64_t *cut_body);
+
+/* Reads the token file and the config file's limits again (SIGHUP), keeping the old ones
+ * when either is bad; says what it did in the log. Takes d->mu. */
+void berth__daemon_reload(struct berth__daemon *d);
+
+#endif

@@ -1,0 +1,765 @@
+/* The slurm executor (executor.h): berthd decides, a Slurm cluster runs the jobs. The
+ * inventory is slurmctld's nodes; every job is a Slurm job held at priority 0 (berth's own
+ * are submitted held, sbatch jobs are held by contrib/slurm/job_submit.lua and adopted into
+ * berth's queue); a start is one place-and-release update; a preemption or a resize is a
+ * requeue-and-hold, after which the job is placed again; a cancel is scancel. One poll of
+ * slurmctld per tick ("no change" costs about a millisecond) refreshes what berthd knows of
+ * each job, and the loop's state machine (daemon_exec.c) reads it through poll. The control
+ * model and the pitfalls respected here are in docs/slurm.md. */
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "live/daemon/daemon.h"
+#include "model/cluster.h"
+#include "slurmapi/slurm_api.h"
+
+#define RETRY_US      (250 * 1000)          /* a "not yet" from Slurm is tried again after */
+#define ERR_LOG_EVERY (10 * BERTH_US_PER_S) /* an unreachable slurmctld is logged this often */
+#define POLL_DUTY     4 /* a read of the job list that took T waits 4 T for the next poll */
+#define NODES_EVERY   (5 * BERTH_US_PER_S) /* nodes are read this often (drain, down, back) */
+#define COMMENT       "berth:"             /* comments "berth:TAG:ID" mark berthd's Slurm jobs */
+#define OPT_OUT       "berth:slurm"        /* job_submit.lua marks jobs left to Slurm */
+
+struct xslurm {
+    struct berth__slurm *s;
+    uint32_t *key, *val; /* Slurm job id -> live id (open addressing; UINT32_MAX: refused) */
+    size_t cap, n;
+    uint64_t gen;                           /* polls that read the job list */
+    uint32_t *shards_per_gpu, *mps_per_gpu; /* per server */
+    uint32_t kill_wait_s;
+    int mapped;   /* the journal's Slurm ids are in the map */
+    char tag[24]; /* this berthd's instance (STATE/slurm-instance): comments "berth:TAG:ID" */
+    berth_us err_logged;
+    /* the last poll, made by slurm_fetch and taken in by slurm_sync */
+    int fetched, fetch_rc;
+    bool changed;
+    struct berth__slurm_job *jobs;
+    size_t njobs;
+    struct berth_err fetch_err;
+    berth_us next_poll;
+    /* the nodes, read every NODES_EVERY by slurm_prefetch: a node drained, down or not
+     * responding is reserved (no placement there) once idle, and given back when it returns */
+    struct berth__slurm_node *nodes;
+    size_t nnodes;
+    int nodes_fetched;
+    berth_us nodes_at;
+    uint8_t *offline; /* per server: reserved by this executor */
+};
+
+static struct xslurm *xs_of(struct berth__daemon *d)
+{
+    return d->xs;
+}
+
+/* ---- Slurm job id -> live id ---- */
+
+static size_t slot_of(const struct xslurm *x, uint32_t key)
+{
+    size_t i = (key * 2654435761u) & (x->cap - 1);
+    while (x->key[i] && x->key[i] != key)
+        i = (i + 1) & (x->cap - 1);
+    return i;
+}
+
+static uint32_t map_get(const struct xslurm *x, uint32_t key)
+{
+    return x->cap ? x->val[slot_of(x, key)] : 0;
+}
+
+static int map_put(struct xslurm *x, uint32_t key, uint32_t val)
+{
+    if (2 * (x->n + 1) > x->cap) {
+        struct xslurm old = *x;
+        x->cap = old.cap ? old.cap * 2 : 1024;
+        x->key = calloc(x->cap, sizeof *x->key);
+        x->val = calloc(x->cap, sizeof *x->val);
+        if (!x->key || !x->val) {
+            free(x->key);
+            free(x->val);
+            *x = old;
+            return -1;
+        }
+        x->n = 0;
+        for (size_t i = 0; i < old.cap; i++)
+            if (old.key[i]) {
+                size_t s = slot_of(x, old.key[i]);
+                x->key[s] = old.key[i];
+                x->val[s] = old.val[i];
+                x->n++;
+            }
+        free(old.key);
+        free(old.val);
+    }
+    size_t s = slot_of(x, key);
+    x->n += !x->key[s];
+    x->key[s] = key;
+    x->val[s] = val;
+    return 0;
+}
+
+static int bind(struct berth__daemon *d, struct berth__ljob *j, uint32_t slurm_id,
+                struct berth_err *err)
+{
+    j->slurm_id = slurm_id;
+    j->sl_gen = xs_of(d)->gen;
+    j->sl_state = BERTH_SLURM_JOB_PENDING;
+    j->sl_held = 1;
+    j->sl_gone = j->sl_completing = 0;
+    j->sl_restarts = 0;
+    if (map_put(xs_of(d), slurm_id, (uint32_t)j->id))
+        return berth_err_set(err, BERTH_ENOMEM, "out of memory");
+    return 0;
+}
+
+/* ---- the inventory ---- */
+
+/* The instance tag, made once per state directory, so that two berthds (or a wiped state)
+ * never take each other's Slurm jobs for their own. */
+static int read_tag(struct berth__daemon *d, struct xslurm *x, struct berth_err *err)
+{
+    char path[4200], tok[40];
+    snprintf(path, sizeof path, "%s/slurm-instance", d->state_dir);
+    FILE *f = fopen(path, "r");
+    if (f) {
+        int ok = fscanf(f, "%16[0-9a-zA-Z]", x->tag) == 1;
+        fclose(f);
+        if (ok)
+            return 0;
+    }
+    if (berth__auth_new_token(tok, sizeof tok))
+        return berth_err_set(err, BERTH_EIO, "no randomness for the instance tag");
+    snprintf(x->tag, sizeof x->tag, "%.8s", tok);
+    f = fopen(path, "w");
+    int bad = !f || fprintf(f, "%s\n", x->tag) < 0;
+    if ((f && fclose(f)) || bad)
+        return berth_err_set(err, BERTH_EIO, "%s: cannot write", path);
+    return 0;
+}
+
+static int slurm_open(struct berth__daemon *d, struct berth_err *err)
+{
+    struct xslurm *x = calloc(1, sizeof *x);
+    if (!x)
+        return berth_err_set(err, BERTH_ENOMEM, "out of memory");
+    d->xs = x;
+    if (d->o.gpus)
+        return berth_err_set(err, BERTH_EINPUT,
+                             "--gpus: the slurm executor takes its GPUs from slurmctld's nodes");
+    int rc = berth__slurm_open(&x->s, d->o.slurm_conf, err);
+    if (rc)
+        return rc;
+    if ((rc = berth__slurm_kill_wait(x->s, &x->kill_wait_s, err)) || (rc = read_tag(d, x, err)))
+        return rc;
+    struct berth__slurm_node *nodes = NULL;
+    size_t n = 0;
+    if ((rc = berth__slurm_nodes(x->s, &nodes, &n, err)))
+        return rc;
+    struct berth__cluster_builder b;
+    berth__builder_init(&b);
+    x->shards_per_gpu = calloc(n + 1, sizeof *x->shards_per_gpu);
+    x->mps_per_gpu = calloc(n + 1, sizeof *x->mps_per_gpu);
+    x->offline = calloc(n + 1, sizeof *x->offline);
+    if (!x->shards_per_gpu || !x->mps_per_gpu || !x->offline)
+        rc = berth_err_set(err, BERTH_ENOMEM, "out of memory");
+    for (size_t i = 0; !rc && i < n; i++) {
+        const struct berth__slurm_node *v = &nodes[i];
+        /* one GPU type a server: a node's first typed GPUs (others are left out, said) */
+        const char *type = v->n_gpu_types && v->gpus[0].type[0] ? v->gpus[0].type : "gpu";
+        uint32_t gpus = v->n_gpu_types ? v->gpus[0].count : 0;
+        if (v->n_gpu_types > 1)
+            fprintf(d->log, "berthd: slurm node %s: only its %u %s GPUs are scheduled\n", v->name,
+                    gpus, type);
+        struct berth__server_spec sp = {.type = berth__builder_str(&b, type, 1),
+                                        .name = berth__builder_str(&b, v->name, 0),
+                                        .gpus = (int32_t)gpus,
+                                        .cpu_milli = (int64_t)v->cpus * 1000,
+                                        .mem_mib = (int64_t)v->memory_mb,
+                                        .src = i};
+        x->shards_per_gpu[i] = gpus ? v->shards / gpus : 0;
+        x->mps_per_gpu[i] = gpus ? v->mps / gpus : 0;
+        if (!sp.type || !sp.name || berth__builder_add(&b, &sp))
+            rc = berth_err_set(err, BERTH_ENOMEM, "out of memory");
+    }
+    if (!rc && !n)
+        rc = berth_err_set(err, BERTH_EINPUT, "--executor slurm: slurmctld reports no nodes");
+    if (!rc)
+        rc = berth__builder_build(&b, "slurm", &d->cluster, err);
+    berth__builder_free(&b);
+    free(nodes);
+    if (!rc)
+        fprintf(d->log, "berthd: slurm executor: %zu nodes, KillWait %u s\n", n, x->kill_wait_s);
+    return rc;
+}
+
+static void slurm_close(struct berth__daemon *d)
+{
+    struct xslurm *x = xs_of(d);
+    if (!x)
+        return;
+    berth__slurm_close(x->s);
+    free(x->key);
+    free(x->val);
+    free(x->shards_per_gpu);
+    free(x->mps_per_gpu);
+    free(x->offline);
+    free(x->nodes);
+    free(x->jobs);
+    free(x);
+    d->xs = NULL;
+}
+
+/* ---- submitting ---- */
+
+/* The batch script: the attempt number and the resume flag from Slurm's restart count, the
+ * gang variables from the allocation, then exec of the job's argv. */
+static int job_script(const struct berth__ljob *j, char **out, struct berth_err *err)
+{
+    static const char head[] =
+        "#!/bin/sh\n"
+        "# berth job %s: attempt and resume from Slurm's restart count\n"
+        "BERTH_ATTEMPT=$((${SLURM_RESTART_COUNT:-0} + %d)); export BERTH_ATTEMPT\n"
+        "[ \"${SLURM_RESTART_COUNT:-0}\" -gt 0 ] && BERTH_RESUME=1 && export BERTH_RESUME\n"
+        "WORLD_SIZE=$((${SLURM_GPUS_ON_NODE:-1} * ${SLURM_JOB_NUM_NODES:-1})); RANK=0; "
+        "LOCAL_RANK=0\n"
+        "MASTER_ADDR=$(hostname); MASTER_PORT=$((29500 + ${SLURM_JOB_ID:-0} %% 2000))\n"
+        "export WORLD_SIZE RANK LOCAL_RANK MASTER_ADDR MASTER_PORT\n";
+    size_t cap = 65536;
+    char *s = malloc(cap);
+    if (!s)
+        return berth_err_set(err, BERTH_ENOMEM, "out of memory");
+    int o = snprintf(s, cap, head, j->idstr, j->attempt + 1);
+    /* argv_script writes "#!/bin/sh\nexec ...": keep its exec line */
+    char *body = malloc(cap);
+    int rc = body ? berth__slurm_argv_script(body, cap, (const char *const *)j->argv, err)
+                  : berth_err_set(err, BERTH_ENOMEM, "out of memory");
+    if (!rc) {
+        const char *ex = strchr(body, '\n');
+        if (!ex || (size_t)o + strlen(ex) >= cap)
+            rc = berth_err_set(err, BERTH_EINPUT, "argv: too long for a Slurm batch script");
+        else
+            memcpy(s + o, ex + 1, strlen(ex));
+    }
+    free(body);
+    if (rc) {
+        free(s);
+        return rc;
+    }
+    *out = s;
+    return 0;
+}
+
+static int submit(struct berth__daemon *d, struct berth__ljob *j, struct berth_err *err)
+{
+    struct xslurm *x = xs_of(d);
+    char **env = berth__daemon_job_env(d, j, 0), *script = NULL, buf[4200], comment[64];
+    size_t n = 0;
+    if (!env)
+        return berth_err_set(err, BERTH_ENOMEM, "out of memory");
+    while (env[n])
+        n++;
+    size_t cap = n + 1;
+    int has_path = 0;
+    for (size_t i = 0; i < n; i++)
+        has_path |= !strncmp(env[i], "PATH=", 5);
+    /* under Slurm the checkpoint request is the requeue's SIGTERM, the grace its KillWait */
+    snprintf(buf, sizeof buf, "%u", x->kill_wait_s);
+    int rc = berth__env_add(&env, &n, &cap, "BERTH_CHECKPOINT_SIGNAL", "SIGTERM") ||
+                     berth__env_add(&env, &n, &cap, "BERTH_GRACE_S", buf) ||
+                     (!has_path &&
+                      berth__env_add(&env, &n, &cap, "PATH", "/usr/local/bin:/usr/bin:/bin")) ||
+                     (j->resume && berth__env_add(&env, &n, &cap, "BERTH_RESUME", "1"))
+                 ? berth_err_set(err, BERTH_ENOMEM, "out of memory")
+                 : job_script(j, &script, err);
+    /* the output goes to the job's spool folder, its account's: the Slurm job runs as it */
+    if (!rc)
+        rc = berth__lexec_prepare(&d->ex, j, err);
+    berth__lexec_spool(&d->ex, j->id, "stdout.log", buf, sizeof buf);
+    snprintf(comment, sizeof comment, COMMENT "%s:%s", x->tag, j->idstr);
+    struct berth__slurm_submit sub = {.name = j->name,
+                                      .script = script,
+                                      .workdir = j->cwd,
+                                      .env = (const char *const *)env,
+                                      .output = buf,
+                                      .nodes = 1,
+                                      .comment = comment,
+                                      .uid = j->uid,
+                                      .gid = j->gid,
+                                      .set_owner = d->multi_user};
+    uint32_t id = 0;
+    if (!rc)
+        rc = berth__slurm_submit_held(x->s, &sub, &id, err);
+    free(script);
+    berth__strv_free(env);
+    if (!rc)
+        rc = bind(d, j, id, err);
+    return rc;
+}
+
+static int slurm_admit(struct berth__daemon *d, struct berth__ljob *j, berth_us now,
+                       struct berth_err *err)
+{
+    if (j->slurm_id)
+        return 0;
+    int rc = submit(d, j, err);
+    if (rc == BERTH_ENOMEM)
+        return rc;
+    if (rc) /* the launch submits it again; the queue does not wait for Slurm */
+        fprintf(d->log, "berthd: job %s: %s\n", j->idstr, err->msg);
+    else
+        berth__ljob_note(j, now, j->state, "held in Slurm as job %u", j->slurm_id);
+    return 0;
+}
+
+/* ---- placing ---- */
+
+static int slurm_launch(struct berth__daemon *d, struct berth__ljob *j, berth_us now,
+                        struct berth_err *err)
+{
+    struct xslurm *x = xs_of(d);
+    int rc;
+    if (j->slurm_id && j->sl_state >= BERTH_SLURM_JOB_DONE) /* it ended: a new Slurm job */
+        j->slurm_id = 0;
+    if (!j->slurm_id && j->foreign)
+        return berth_err_set(err, BERTH_EINPUT,
+                             "its Slurm job is gone; berthd cannot resubmit "
+                             "a job it did not submit");
+    if (!j->slurm_id && (rc = submit(d, j, err)))
+        return rc;
+    /* the nodes in the order of the slots, with the GPUs on each */
+    uint32_t srv[BERTH_L_MAX_SLOTS], cnt[BERTH_L_MAX_SLOTS];
+    int32_t nsrv = 0;
+    for (int32_t i = 0; i < j->nslots; i++) {
+        int32_t k = 0;
+        while (k < nsrv && srv[k] != j->slots[i].server)
+            k++;
+        if (k == nsrv) {
+            srv[nsrv] = j->slots[i].server;
+            cnt[nsrv++] = 0;
+        }
+        cnt[k] += j->slots[i].gpu != BERTH_NO_GPU;
+    }
+    char nodes[BERTH_SLURM_LIST_MAX];
+    size_t o = 0;
+    int even = 1;
+    uint32_t total = 0;
+    for (int32_t k = 0; k < nsrv && o < sizeof nodes; k++) {
+        o += (size_t)snprintf(nodes + o, sizeof nodes - o, "%s%s", k ? "," : "",
+                              d->cluster->srv[srv[k]].name);
+        even &= cnt[k] == cnt[0];
+        total += cnt[k];
+    }
+    if (o >= sizeof nodes)
+        return berth_err_set(err, BERTH_EINPUT, "its node list is too long for Slurm");
+    const struct berth__server *v = &d->cluster->srv[srv[0]];
+    struct berth__slurm_place p = {
+        .nodes = nodes, .num_nodes = (uint32_t)nsrv, .gpu_type = d->cluster->types[v->type].name};
+    if (total && j->spec.gpu_share_milli < 1000) { /* a share: shards, or MPS, or a whole GPU */
+        uint32_t spg = x->shards_per_gpu[srv[0]], mpg = x->mps_per_gpu[srv[0]];
+        if (spg)
+            p.shards_per_node = (uint32_t)((j->spec.gpu_share_milli * spg + 999) / 1000);
+        else if (mpg)
+            p.mps_per_node = (uint32_t)((j->spec.gpu_share_milli * mpg + 999) / 1000);
+        else
+            p.gpus_per_node = 1; /* Slurm cannot share this node's GPUs */
+    } else if (even)
+        p.gpus_per_node = cnt[0];
+    else
+        p.gpus_per_job = total;
+    rc = berth__slurm_place(x->s, j->slurm_id, &p, err);
+    if (rc == BERTH_EAGAIN) {
+        j->launch_at = now + RETRY_US;
+        return rc;
+    }
+    if (rc)
+        return rc;
+    j->sl_placed_at = now;
+    j->sl_placed_restarts = j->sl_restarts;
+    j->sl_state = BERTH_SLURM_JOB_PENDING;
+    j->sl_held = j->sl_seen_run = j->sl_stop_due = 0;
+    char what[48] = "";
+    if (p.shards_per_node)
+        snprintf(what, sizeof what, "%u shards", p.shards_per_node);
+    else if (p.mps_per_node)
+        snprintf(what, sizeof what, "MPS %u", p.mps_per_node);
+    else if (total)
+        snprintf(what, sizeof what, "%u %s GPUs", total, p.gpu_type);
+    berth__ljob_note(j, now, BERTH_L_RUNNING, "attempt %d: Slurm job %u released on %s%s%s",
+                     j->attempt, j->slurm_id, nodes, what[0] ? " with " : "", what);
+    return 0;
+}
+
+/* ---- what became of an attempt ---- */
+
+static int slurm_poll(struct berth__daemon *d, struct berth__ljob *j)
+{
+    (void)d;
+    if (j->sl_gone || !j->slurm_id)
+        return 2;
+    switch (j->sl_state) {
+    case BERTH_SLURM_JOB_RUNNING:
+    case BERTH_SLURM_JOB_SUSPENDED:
+        if (!j->sl_seen_run && j->then == BERTH_THEN_FINISH && j->sl_placed_at) {
+            j->sl_seen_run = 1;
+            berth_us now = berth__wall_us();
+            berth__ljob_note(j, now, j->state, "running in Slurm %.3f s after its placement",
+                             (double)(now - j->sl_placed_at) / 1e6);
+        }
+        return 0;
+    case BERTH_SLURM_JOB_PENDING:
+        if (j->sl_completing)
+            return 0;
+        if (j->then != BERTH_THEN_FINISH) { /* stopped by berthd: held again */
+            j->exit_code = -1;
+            j->exit_signal = 15;
+            return j->sl_held ? 1 : 0;
+        }
+        /* held again (BadConstraints, or someone held it), or requeued by Slurm itself */
+        return j->sl_held || j->sl_restarts != j->sl_placed_restarts ? 2 : 0;
+    case BERTH_SLURM_JOB_DONE:
+    case BERTH_SLURM_JOB_FAILED:
+    case BERTH_SLURM_JOB_CANCELLED:
+        if (j->sl_completing)
+            return 0;
+        j->exit_code = j->sl_exit_code;
+        j->exit_signal = j->sl_exit_signal;
+        if (j->sl_state == BERTH_SLURM_JOB_CANCELLED && j->exit_signal < 0)
+            j->exit_signal = 9;
+        if (j->sl_state == BERTH_SLURM_JOB_FAILED && j->exit_code == 0 && j->exit_signal < 0)
+            j->exit_code = 1; /* a node failure or a timeout: failed, whatever the script said */
+        return 1;
+    default: /* preempted by Slurm itself */
+        return 2;
+    }
+}
+
+/* One try at what j->then asks of Slurm; j->sl_stop_due stays set while Slurm says not yet. */
+static void try_stop(struct berth__daemon *d, struct berth__ljob *j, berth_us now)
+{
+    struct xslurm *x = xs_of(d);
+    struct berth_err e = {0};
+    int rc = 0;
+    if (!j->slurm_id || j->sl_gone || j->sl_state >= BERTH_SLURM_JOB_DONE)
+        rc = 0;
+    else if (j->then == BERTH_THEN_CANCEL)
+        rc = berth__slurm_cancel(x->s, j->slurm_id, &e);
+    else if (j->sl_state == BERTH_SLURM_JOB_PENDING)
+        rc = j->sl_held ? 0 : berth__slurm_hold(x->s, j->slurm_id, &e);
+    else
+        rc = berth__slurm_requeue_hold(x->s, j->slurm_id, &e);
+    if (rc == BERTH_EAGAIN || (rc && now - j->sl_placed_at < 60 * BERTH_US_PER_S)) {
+        j->launch_at = now + RETRY_US; /* too early, or Slurm's view is behind: again soon */
+        j->sl_stop_due = 1;
+        return;
+    }
+    j->sl_stop_due = 0;
+    if (rc)
+        fprintf(d->log, "berthd: job %s: %s\n", j->idstr, e.msg);
+    else if (j->sl_state == BERTH_SLURM_JOB_PENDING && j->then != BERTH_THEN_CANCEL)
+        j->sl_held = 1; /* never started: held again, so it counts as stopped at once */
+}
+
+/* Only marks the stop: it may come from an HTTP thread (a cancel), and the Slurm handle is
+ * the loop's alone; the loop's next sync makes the call. */
+static void slurm_stop(struct berth__daemon *d, struct berth__ljob *j, int force)
+{
+    (void)d;
+    if (!force) {
+        j->sl_stop_due = 1;
+        j->launch_at = 0;
+    }
+}
+
+static int slurm_started(struct berth__daemon *d, const struct berth__ljob *j)
+{
+    (void)d;
+    return j->sl_restarts > 0 || j->sl_state != BERTH_SLURM_JOB_PENDING;
+}
+
+/* ---- the poll of slurmctld ---- */
+
+/* An sbatch job (held by job_submit.lua) becomes a berth job of the same shape. */
+static int adopt(struct berth__daemon *d, const struct berth__slurm_job *sj, berth_us now,
+                 struct berth_err *err)
+{
+    struct xslurm *x = xs_of(d);
+    const struct berth__slurm_ask *a = &sj->ask;
+    uint32_t nodes = a->nodes ? a->nodes : 1, gpus = a->gpus_per_job;
+    if (!gpus)
+        gpus = (a->gpus_per_node ? a->gpus_per_node : a->gpus_per_task) * nodes;
+    double share = 1;
+    if (!gpus && (a->shards_per_node || a->mps_per_node)) { /* a share of one GPU */
+        uint32_t per = 0;
+        for (size_t i = 0; i < d->cluster->nsrv && !per; i++)
+            per = a->shards_per_node ? x->shards_per_gpu[i] : x->mps_per_gpu[i];
+        gpus = 1;
+        share = per ? (double)(a->shards_per_node ? a->shards_per_node : a->mps_per_node) / per : 1;
+        share = share > 1 ? 1 : share < 0.001 ? 0.001 : share;
+    }
+    const char *type = a->gpu_type;
+    uint64_t mask;
+    if (!type[0] && sj->features[0] && !berth__cluster_type_mask(d->cluster, sj->features, &mask))
+        type = sj->features;
+    char body[1024], uid[16];
+    snprintf(uid, sizeof uid, "uid%u", sj->uid);
+    char sid[16];
+    snprintf(sid, sizeof sid, "%u", sj->id);
+    json_t *o =
+        json_pack("{s:[s,s,s],s:i,s:f,s:s,s:s,s:b,s:f}", "argv", "sbatch", "job", sid, "gpus",
+                  (int)gpus, "gpu_share", share, "gpu_type", type, "name",
+                  sj->name[0] ? sj->name : "sbatch", "single_server", nodes == 1 && gpus > 0,
+                  "est_s", sj->time_limit_us ? (double)sj->time_limit_us / 1e6 : 3600.0);
+    struct berth__ljob *j = NULL;
+    int rc = o ? berth__ljob_from_submit(o, sj->user[0] ? sj->user : uid, sj->uid, sj->gid, &j, err)
+               : berth_err_set(err, BERTH_ENOMEM, "out of memory");
+    json_decref(o);
+    if (!rc && berth__daemon_refuses(d, j, err))
+        rc = BERTH_EINPUT;
+    if (rc) {
+        snprintf(body, sizeof body, "%s", err->msg);
+        fprintf(d->log, "berthd: Slurm job %u (%s) is left held: %s\n", sj->id, sj->gres, body);
+        berth__ljob_free(j);
+        return rc == BERTH_ENOMEM ? rc : map_put(x, sj->id, UINT32_MAX) ? BERTH_ENOMEM : 0;
+    }
+    if (berth__auth_new_token(j->token, sizeof j->token)) {
+        berth__ljob_free(j);
+        return berth_err_set(err, BERTH_EIO, "no randomness for the job token");
+    }
+    uint64_t id = atomic_fetch_add(&d->next_id, 1);
+    berth__ljob_set_id(j, id);
+    j->foreign = 1;
+    j->grace_us = (berth_us)x->kill_wait_s * BERTH_US_PER_S;
+    j->submit_us = sj->submit_us ? sj->submit_us : now;
+    j->usage = berth__usage_of(d->usage, j->user);
+    if (j->usage)
+        j->usage->waiting++;
+    if ((rc = berth__ljob_note(j, now, j->state, "submitted to Slurm by %s as job %u: adopted",
+                               j->user, sj->id)) ||
+        (rc = berth__daemon_insert(d, j, id, err))) {
+        berth__ljob_free(j);
+        return rc;
+    }
+    if ((rc = bind(d, j, sj->id, err)))
+        return rc;
+    fprintf(d->log, "berthd: Slurm job %u of %s adopted as job %s (%u GPUs%s%s)\n", sj->id, j->user,
+            j->idstr, gpus, type[0] ? " " : "", type);
+    return berth__daemon_save(d, j, 0, err);
+}
+
+/* A Slurm job berthd has no record of: one of its own whose id the journal missed, one left
+ * to Slurm, or an sbatch job to adopt. Returns the live job it belongs to, or 0. */
+static uint32_t claim(struct berth__daemon *d, const struct berth__slurm_job *sj, berth_us now,
+                      struct berth_err *err, int *rc)
+{
+    struct xslurm *x = xs_of(d);
+    if (!strncmp(sj->comment, OPT_OUT, strlen(OPT_OUT)))
+        return 0;
+    size_t tl = strlen(x->tag);
+    if (!strncmp(sj->comment, COMMENT, strlen(COMMENT))) {
+        const char *t = sj->comment + strlen(COMMENT);
+        if (strncmp(t, x->tag, tl) || t[tl] != ':')
+            return 0; /* another berthd's */
+        struct berth__ljob *j = berth__daemon_job(d, strtoull(t + tl + 1, NULL, 10));
+        if (j && !j->slurm_id && !berth__lstate_final(j->state)) { /* the journal missed it */
+            *rc = bind(d, j, sj->id, err);
+            return (uint32_t)j->id;
+        }
+        /* a duplicate (berthd died between a submit and its journal entry): not needed */
+        if (sj->state == BERTH_SLURM_JOB_PENDING) {
+            struct berth_err e = {0};
+            berth__slurm_cancel(x->s, sj->id, &e);
+        }
+        return 0;
+    }
+    if (sj->state != BERTH_SLURM_JOB_PENDING)
+        return 0;    /* finished, or placed by Slurm itself: not berth's to schedule */
+    if (!sj->held) { /* a release or requeue outside berth: hold it, adopt it next poll */
+        struct berth_err e = {0};
+        berth__slurm_hold(x->s, sj->id, &e);
+        return 0;
+    }
+    if (!strcmp(sj->reason, "BadConstraints"))
+        return 0;
+    *rc = adopt(d, sj, now, err);
+    return *rc ? 0 : map_get(x, sj->id);
+}
+
+/* What one Slurm job says of its live job. */
+static int update(struct berth__daemon *d, struct berth__ljob *j, const struct berth__slurm_job *sj,
+                  berth_us now, struct berth_err *err)
+{
+    struct xslurm *x = xs_of(d);
+    j->sl_gen = x->gen;
+    j->sl_gone = 0;
+    j->sl_state = (uint8_t)sj->state;
+    j->sl_held = sj->held;
+    j->sl_completing = sj->completing;
+    j->sl_restarts = sj->restarts;
+    j->sl_exit_code = sj->exit_code;
+    j->sl_exit_signal = sj->exit_signal;
+    struct berth_err e = {0};
+    if (berth__lstate_final(j->state)) { /* over in berth: nothing of it may wait in Slurm */
+        if (sj->state == BERTH_SLURM_JOB_PENDING)
+            berth__slurm_cancel(x->s, sj->id, &e);
+        return 0;
+    }
+    if (sj->state == BERTH_SLURM_JOB_FAILED && berth__slurm_job_failed_restart(sj) && j->proc &&
+        !j->foreign) { /* the credential-revoked race: submit it again */
+        berth__ljob_note(j, now, j->state, "Slurm job %u failed at its restart: resubmitted",
+                         sj->id);
+        j->sl_gone = 1;
+        j->slurm_id = 0;
+        return 0;
+    }
+    if (sj->state == BERTH_SLURM_JOB_CANCELLED && j->then != BERTH_THEN_CANCEL) {
+        int rc = berth__daemon_cancel_locked(d, j, now, err);
+        berth__ljob_note(j, now, j->state, "cancelled in Slurm (job %u)", sj->id);
+        d->dirty = 1;
+        return rc ? rc : berth__daemon_save(d, j, 0, err);
+    }
+    int ours = j->proc && j->then == BERTH_THEN_FINISH && sj->restarts == j->sl_placed_restarts;
+    if (sj->state == BERTH_SLURM_JOB_PENDING && !sj->held && !ours) {
+        berth__slurm_hold(x->s, sj->id, &e); /* requeued or released outside berth */
+        j->sl_held = 1;
+    }
+    return 0;
+}
+
+/* The poll of slurmctld, made by the loop without berthd's lock (it touches only the
+ * Slurm handle and x's buffer: HTTP threads never call Slurm), at most once per
+ * POLL_DUTY times the last read's cost, so a long job list cannot take the loop over. */
+static void slurm_fetch(struct berth__daemon *d, berth_us now)
+{
+    struct xslurm *x = xs_of(d);
+    if (x->fetched || now < x->next_poll)
+        return;
+    berth_us t0 = berth__mono_us();
+    x->fetch_rc = berth__slurm_jobs_poll(x->s, &x->jobs, &x->njobs, &x->changed, &x->fetch_err);
+    x->fetched = 1;
+    if (x->changed)
+        x->next_poll = now + POLL_DUTY * (berth__mono_us() - t0);
+}
+
+/* Nodes that left or came back (read by slurm_prefetch, applied under the lock). Only from
+ * the loop: recovery re-adopts running jobs first, on whatever node they run. */
+static void apply_nodes(struct berth__daemon *d)
+{
+    struct xslurm *x = xs_of(d);
+    struct berth_cluster *c = d->engine->cluster;
+    for (size_t i = 0; i < x->nnodes; i++) {
+        const struct berth__slurm_node *v = &x->nodes[i];
+        size_t sv = i < c->nsrv && !strcmp(c->srv[i].name, v->name) ? i : c->nsrv;
+        for (size_t k = 0; sv == c->nsrv && k < c->nsrv; k++)
+            sv = strcmp(c->srv[k].name, v->name) ? sv : k;
+        if (sv == c->nsrv)
+            continue; /* a node added since berthd started: not scheduled (docs/slurm.md) */
+        int away = v->state == BERTH_SLURM_NODE_DOWN || v->drain || !v->responding;
+        if (away && !x->offline[sv] && !berth__cluster_reserve(c, (uint32_t)sv)) {
+            x->offline[sv] = 1;
+            fprintf(d->log, "berthd: slurm node %s is %s: nothing is placed there\n", v->name,
+                    v->state_name);
+        } else if (!away && x->offline[sv] && !berth__cluster_unreserve(c, (uint32_t)sv)) {
+            x->offline[sv] = 0;
+            fprintf(d->log, "berthd: slurm node %s is back (%s)\n", v->name, v->state_name);
+        } else {
+            continue;
+        }
+        d->dirty = 1;
+    }
+}
+
+static int slurm_sync(struct berth__daemon *d, berth_us now, struct berth_err *err)
+{
+    struct xslurm *x = xs_of(d);
+    for (size_t i = 0; i < d->nactive; i++) { /* stops asked, or refused for now by Slurm */
+        struct berth__ljob *j = berth__daemon_job(d, d->active[i]);
+        if (j->proc && j->sl_stop_due && now >= j->launch_at)
+            try_stop(d, j, now);
+    }
+    if (x->nodes_fetched) {
+        apply_nodes(d);
+        x->nodes_fetched = 0;
+    }
+    slurm_fetch(d, now); /* unless the loop fetched already */
+    if (!x->fetched)
+        return 0;
+    struct berth__slurm_job *jobs = x->jobs;
+    size_t n = x->njobs;
+    x->jobs = NULL;
+    x->fetched = 0;
+    if (x->fetch_rc) {
+        if (now - x->err_logged >= ERR_LOG_EVERY) { /* slurmctld away: keep serving */
+            fprintf(d->log, "berthd: %s\n", x->fetch_err.msg);
+            x->err_logged = now;
+        }
+        return 0;
+    }
+    if (!x->changed)
+        return 0;
+    x->gen++;
+    d->sync_reads++;
+    int rc = 0;
+    for (size_t i = 0; !x->mapped && !rc && i < d->njobs; i++) /* after a restart */
+        if (d->jobs[i] && d->jobs[i]->slurm_id &&
+            map_put(x, d->jobs[i]->slurm_id, (uint32_t)d->jobs[i]->id))
+            rc = berth_err_set(err, BERTH_ENOMEM, "out of memory");
+    x->mapped = 1;
+    for (size_t i = 0; !rc && i < n; i++) {
+        const struct berth__slurm_job *sj = &jobs[i];
+        uint32_t lid = map_get(x, sj->id);
+        if (lid == UINT32_MAX)
+            continue;
+        if (!lid && !(lid = claim(d, sj, now, err, &rc)))
+            continue;
+        struct berth__ljob *j = berth__daemon_job(d, lid);
+        if (j && j->slurm_id == sj->id)
+            rc = update(d, j, sj, now, err);
+    }
+    free(jobs);
+    for (size_t i = 0; !rc && i < d->njobs; i++) { /* jobs Slurm no longer knows */
+        struct berth__ljob *j = d->jobs[i];
+        if (!j || !j->slurm_id || j->sl_gen == x->gen || berth__lstate_final(j->state))
+            continue;
+        j->sl_gone = 1;
+        if (j->proc)
+            continue; /* its attempt is lost: the loop requeues it */
+        if (!j->foreign) {
+            j->slurm_id = 0; /* submitted again when it is placed */
+        } else {             /* nothing left to run: it was cancelled or purged in Slurm */
+            rc = berth__daemon_cancel_locked(d, j, now, err);
+            berth__ljob_note(j, now, j->state, "its Slurm job %u is gone", j->slurm_id);
+            rc = rc ? rc : berth__daemon_save(d, j, 0, err);
+            d->dirty = 1;
+        }
+    }
+    return rc;
+}
+
+static void slurm_prefetch(struct berth__daemon *d)
+{
+    struct xslurm *x = xs_of(d);
+    berth_us now = berth__wall_us();
+    slurm_fetch(d, now);
+    if (!x->nodes_fetched && now >= x->nodes_at) {
+        struct berth_err e = {0};
+        free(x->nodes);
+        x->nodes = NULL;
+        x->nodes_fetched = !berth__slurm_nodes(x->s, &x->nodes, &x->nnodes, &e);
+        x->nodes_at = now + NODES_EVERY;
+    }
+}
+
+const struct berth__executor berth__exec_slurm = {.name = "slurm",
+                                                  .lost = "Slurm requeued, held or forgot it",
+                                                  .open = slurm_open,
+                                                  .close = slurm_close,
+                                                  .prefetch = slurm_prefetch,
+                                                  .sync = slurm_sync,
+                                                  .admit = slurm_admit,
+                                                  .launch = slurm_launch,
+                                                  .poll = slurm_poll,
+                                                  .stop = slurm_stop,
+                                                  .started = slurm_started};

@@ -1,0 +1,575 @@
+/* berthd's HTTP server on libmicrohttpd: one thread per connection (a submission blocks its
+ * thread until its journal commit, while other connections go on), on TCP and on a Unix
+ * socket whose callers are known by their peer credentials.
+ *
+ * Bounds, so that no client can starve another or the daemon: the caller is authenticated
+ * as soon as the headers are in, before any body byte is kept (a bad token, an unknown
+ * route or a Content-Length over the limit is answered at once); bodies are kept up to the
+ * limit; a watchdog closes connections whose headers (or, after them, whose body) do not
+ * arrive within their deadlines, however slowly they trickle in (slowloris); each client
+ * address may hold a bounded number of connections. */
+#define _GNU_SOURCE /* struct ucred, SO_PEERCRED */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <microhttpd.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "live/http/routes.h"
+#include "util/mem.h"
+
+/* One open connection as the watchdog sees it. */
+struct conn {
+    struct conn *prev, *next;
+    int fd;
+    int phase;      /* HEADERS: waiting for a request's headers; BODY; BUSY: being answered */
+    berth_us since; /* when the phase began (monotonic) */
+};
+enum { HEADERS = 0, BODY = 1, BUSY = 2 };
+
+struct listener {
+    struct httpd *h;
+    int local; /* the Unix socket */
+};
+
+struct httpd {
+    struct berth__daemon *d;
+    struct MHD_Daemon *tcp, *unix_;
+    struct listener ltcp, lunix;
+    pthread_mutex_t mu; /* guards the connection list */
+    struct conn *conns;
+    size_t nconns;
+    pthread_t watchdog;
+    pthread_cond_t wake;
+    int stop, watching;
+    uint64_t cut_headers, cut_body; /* connections the watchdog closed */
+};
+
+/* One request's state, from its headers to its answer. */
+struct req {
+    char *body;
+    size_t len, cap;
+    int too_big;
+    struct berth__caller who;
+    const struct berth__route *rt;
+    uint64_t id, job_token_id;
+    struct berth__hresp early; /* an answer decided before the body (status != 0) */
+};
+
+static const char *query_arg(void *conn, const char *name)
+{
+    return MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, name);
+}
+
+/* msg with each byte that is not part of a valid UTF-8 sequence replaced by '?' (messages
+ * quote request bytes, and cut them: jansson refuses invalid UTF-8). */
+static void utf8_clean(char *buf, size_t cap, const char *msg)
+{
+    size_t o = 0;
+    const unsigned char *p = (const unsigned char *)msg;
+    while (*p && o + 1 < cap) {
+        size_t n = *p < 0x80         ? 1
+                   : (*p >> 5) == 6  ? 2
+                   : (*p >> 4) == 14 ? 3
+                   : (*p >> 3) == 30 ? 4
+                                     : 0;
+        size_t k = 1;
+        while (n && k < n && (p[k] & 0xc0) == 0x80)
+            k++;
+        if (!n || k < n || o + n >= cap) {
+            buf[o++] = '?';
+            p++;
+            continue;
+        }
+        memcpy(buf + o, p, n);
+        o += n;
+        p += n;
+    }
+    buf[o] = '\0';
+}
+
+void berth__hresp_error(struct berth__hresp *out, int status, const char *msg_in)
+{
+    out->status = status;
+    json_decref(out->json);
+    char msg[1024];
+    utf8_clean(msg, sizeof msg, msg_in);
+    const char *colon = strstr(msg, ": ");
+    json_t *o = json_pack("{s:s}", "error", msg);
+    if (!o) { /* what jansson still refuses (an overlong form, a surrogate): ASCII only */
+        for (char *c = msg; *c; c++)
+            if ((unsigned char)*c >= 0x80)
+                *c = '?';
+        o = json_pack("{s:s}", "error", msg);
+    }
+    if (o && colon && colon - msg < 64 && !memchr(msg, ' ', (size_t)(colon - msg)))
+        json_object_set_new(o, "field", json_stringn(msg, (size_t)(colon - msg)));
+    out->json = o;
+}
+
+static enum MHD_Result send_resp(struct MHD_Connection *c, struct berth__hresp *r)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    const char *type = "application/json";
+    if (r->json) {
+        buf = json_dumps(r->json, JSON_COMPACT);
+        len = buf ? strlen(buf) : 0;
+        json_decref(r->json);
+        r->json = NULL;
+    } else if (r->text) {
+        buf = r->text;
+        len = r->text_len;
+        type = "text/plain; charset=utf-8";
+        r->text = NULL;
+    }
+    struct MHD_Response *resp = MHD_create_response_from_buffer(
+        len, buf ? buf : (void *)"", buf ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
+    if (!resp) {
+        free(buf);
+        return MHD_NO;
+    }
+    if (len)
+        MHD_add_response_header(resp, "Content-Type", type);
+    if (r->offset >= 0) {
+        char v[32];
+        snprintf(v, sizeof v, "%lld", r->offset);
+        MHD_add_response_header(resp, "X-Berth-Offset", v);
+        MHD_add_response_header(resp, "X-Berth-More", r->more ? "1" : "0");
+    }
+    if (r->retry_after > 0) {
+        char v[32];
+        snprintf(v, sizeof v, "%d", r->retry_after);
+        MHD_add_response_header(resp, "Retry-After", v);
+    }
+    enum MHD_Result ret = MHD_queue_response(c, (unsigned)r->status, resp);
+    MHD_destroy_response(resp);
+    return ret;
+}
+
+/* ---- routes ------------------------------------------------------------------------ */
+
+/* Matches path against pattern; "{id}" takes a whole number >= 1. */
+static int match(const char *pattern, const char *path, uint64_t *id)
+{
+    while (*pattern && *path) {
+        if (!strncmp(pattern, "{id}", 4)) {
+            char *end;
+            if (*path < '1' || *path > '9')
+                return 0;
+            errno = 0;
+            unsigned long long v = strtoull(path, &end, 10);
+            if (errno)
+                return 0;
+            *id = v;
+            path = end;
+            pattern += 4;
+            continue;
+        }
+        if (*pattern++ != *path++)
+            return 0;
+    }
+    return !*pattern && !*path;
+}
+
+const struct berth__route *berth__route_find(const char *method, const char *url, uint64_t *id,
+                                             int *path_known)
+{
+    *path_known = 0;
+    for (size_t i = 0; i < berth__nroutes; i++) {
+        uint64_t v = 0;
+        if (match(berth__routes[i].path, url, &v)) {
+            *path_known = 1;
+            if (!strcmp(berth__routes[i].method, method)) {
+                *id = v;
+                return &berth__routes[i];
+            }
+        }
+    }
+    return NULL;
+}
+
+void berth__http_dispatch(struct berth__daemon *d, const struct berth__route *rt,
+                          const struct berth__hreq *r, struct berth__hresp *out)
+{
+    rt->fn(d, r, out);
+}
+
+/* ---- authentication, before any body byte is kept ----------------------------------- */
+
+static const char *bearer(struct MHD_Connection *c)
+{
+    const char *h = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Authorization");
+    return h && !strncmp(h, "Bearer ", 7) ? h + 7 : NULL;
+}
+
+static int peer_uid(struct MHD_Connection *c, uid_t *uid)
+{
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+    struct ucred cr;
+    socklen_t len = sizeof cr;
+    if (!ci || getsockopt(ci->connect_fd, SOL_SOCKET, SO_PEERCRED, &cr, &len))
+        return -1;
+    *uid = cr.uid;
+    return 0;
+}
+
+#define UNAUTH "Authorization: expected 'Bearer TOKEN' with a valid token"
+
+/* Decides everything that needs no body: who calls, which route, whether the body may come.
+ * Fills q->early with the answer when the request is refused now. */
+static void admit(struct berth__daemon *d, struct MHD_Connection *c, int local, const char *url,
+                  const char *method, struct req *q)
+{
+    const char *tok = bearer(c);
+    int who_ok = 0, job_tok = 0;
+    struct berth__caller *who = &q->who;
+    pthread_mutex_lock(&d->mu); /* the token table may be reloaded (SIGHUP) */
+    if (tok)
+        who_ok = !berth__auth_user(d->auth, tok, who);
+    else if (local) {
+        uid_t uid;
+        who_ok = !peer_uid(c, &uid) && !berth__auth_peer(d->auth, uid, who);
+    }
+    pthread_mutex_unlock(&d->mu);
+    job_tok = tok && !who_ok; /* maybe a job's own token: checked against the path's job */
+    int path_known;
+    q->rt = berth__route_find(method, url, &q->id, &path_known);
+    if (!who_ok && !job_tok) {
+        berth__hresp_error(&q->early, 401,
+                           local ? "caller: this account may not use berthd (peer credentials "
+                                   "of the Unix socket)"
+                                 : UNAUTH);
+        return;
+    }
+    if (!q->rt) {
+        berth__hresp_error(&q->early, path_known ? 405 : 404,
+                           path_known ? "method not allowed" : "no such route");
+        return;
+    }
+    if (job_tok) {
+        pthread_mutex_lock(&d->mu);
+        struct berth__ljob *j = q->id ? berth__daemon_job(d, q->id) : NULL;
+        int mine = j && j->token[0] && berth__auth_same(j->token, tok);
+        pthread_mutex_unlock(&d->mu);
+        if (!mine) {
+            berth__hresp_error(&q->early, 401, UNAUTH);
+            return;
+        }
+        if (!q->rt->job_token_ok) {
+            berth__hresp_error(&q->early, 403, "a job token may only post its own job's progress");
+            return;
+        }
+        memset(who, 0, sizeof *who);
+        who->job_token = 1;
+        q->job_token_id = q->id;
+    }
+    const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Length");
+    if (cl && strtoull(cl, NULL, 10) > d->o.max_body)
+        q->too_big = 1;
+    if (q->too_big) {
+        char msg[96];
+        snprintf(msg, sizeof msg, "body: larger than the limit of %zu bytes", d->o.max_body);
+        berth__hresp_error(&q->early, 413, msg);
+    }
+}
+
+/* ---- the watchdog ------------------------------------------------------------------- */
+
+static void conn_phase(struct httpd *h, struct MHD_Connection *c, int phase)
+{
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    struct conn *k = ci ? ci->socket_context : NULL;
+    if (!k)
+        return;
+    pthread_mutex_lock(&h->mu);
+    k->phase = phase;
+    k->since = berth__mono_us();
+    pthread_mutex_unlock(&h->mu);
+}
+
+static void on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
+                          enum MHD_ConnectionNotificationCode code)
+{
+    struct httpd *h = ((struct listener *)cls)->h;
+    if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+        const union MHD_ConnectionInfo *ci =
+            MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+        struct conn *k = calloc(1, sizeof *k);
+        if (!k || !ci) {
+            free(k);
+            *socket_context = NULL;
+            return;
+        }
+        k->fd = ci->connect_fd;
+        k->phase = HEADERS;
+        k->since = berth__mono_us();
+        pthread_mutex_lock(&h->mu);
+        k->next = h->conns;
+        if (h->conns)
+            h->conns->prev = k;
+        h->conns = k;
+        h->nconns++;
+        pthread_mutex_unlock(&h->mu);
+        *socket_context = k;
+        return;
+    }
+    /* closed: MHD closes the socket only after this returns, so the watchdog, which shuts
+     * sockets down under the same mutex, never touches a descriptor reused by another */
+    struct conn *k = *socket_context;
+    if (!k)
+        return;
+    pthread_mutex_lock(&h->mu);
+    if (k->prev)
+        k->prev->next = k->next;
+    else
+        h->conns = k->next;
+    if (k->next)
+        k->next->prev = k->prev;
+    h->nconns--;
+    pthread_mutex_unlock(&h->mu);
+    free(k);
+    *socket_context = NULL;
+}
+
+static void *watchdog_main(void *arg)
+{
+    struct httpd *h = arg;
+    const struct berth__daemon_opts *o = &h->d->o;
+    pthread_mutex_lock(&h->mu);
+    while (!h->stop) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_nsec += 200 * 1000 * 1000;
+        if (ts.tv_nsec >= 1000000000) {
+            ts.tv_sec++;
+            ts.tv_nsec -= 1000000000;
+        }
+        pthread_cond_timedwait(&h->wake, &h->mu, &ts);
+        berth_us now = berth__mono_us();
+        for (struct conn *k = h->conns; k; k = k->next) {
+            berth_us limit = k->phase == HEADERS ? o->header_timeout_us
+                             : k->phase == BODY  ? o->body_timeout_us
+                                                 : 0;
+            if (limit > 0 && now - k->since > limit && k->fd >= 0) {
+                shutdown(k->fd, SHUT_RDWR); /* its thread sees the end and cleans up */
+                if (k->phase == HEADERS)
+                    h->cut_headers++;
+                else
+                    h->cut_body++;
+                k->fd = -1;
+            }
+        }
+    }
+    pthread_mutex_unlock(&h->mu);
+    return NULL;
+}
+
+/* ---- requests ----------------------------------------------------------------------- */
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
+                                  const char *method, const char *version, const char *upload,
+                                  size_t *upload_size, void **con_cls)
+{
+    (void)version;
+    struct listener *l = cls;
+    struct berth__daemon *d = l->h->d;
+    struct req *q = *con_cls;
+    if (!q) { /* the headers are in: decide what needs no body */
+        q = calloc(1, sizeof *q);
+        if (!q)
+            return MHD_NO;
+        q->early.offset = -1;
+        *con_cls = q;
+        admit(d, c, l->local, url, method, q);
+        if (q->early.status) /* refused: answer now, the body is never read */
+            return send_resp(c, &q->early);
+        conn_phase(l->h, c, BODY);
+        return MHD_YES;
+    }
+    if (*upload_size) {
+        size_t n = *upload_size;
+        if (!q->too_big && q->len + n <= d->o.max_body) {
+            if (BERTH_GROW(q->body, q->cap, q->len + n + 1))
+                return MHD_NO;
+            memcpy(q->body + q->len, upload, n);
+            q->len += n;
+            q->body[q->len] = '\0';
+        } else {
+            q->too_big = 1;
+        }
+        *upload_size = 0;
+        return MHD_YES;
+    }
+    conn_phase(l->h, c, BUSY);
+    struct berth__hresp out = {.status = 200, .offset = -1};
+    if (q->too_big) {
+        char msg[96];
+        snprintf(msg, sizeof msg, "body: larger than the limit of %zu bytes", d->o.max_body);
+        berth__hresp_error(&out, 413, msg);
+    } else {
+        struct berth__hreq r = {method, q->id,     &q->who, q->job_token_id, q->body ? q->body : "",
+                                q->len, query_arg, c};
+        berth__http_dispatch(d, q->rt, &r, &out);
+    }
+    return send_resp(c, &out);
+}
+
+static void on_done(void *cls, struct MHD_Connection *c, void **con_cls,
+                    enum MHD_RequestTerminationCode toe)
+{
+    (void)toe;
+    struct listener *l = cls;
+    struct req *q = *con_cls;
+    if (q) {
+        json_decref(q->early.json);
+        free(q->body);
+        free(q);
+    }
+    *con_cls = NULL;
+    conn_phase(l->h, c, HEADERS); /* keep-alive: the next request's headers have a deadline */
+}
+
+/* ---- start and stop ----------------------------------------------------------------- */
+
+static struct MHD_Daemon *start_mhd(struct httpd *h, struct listener *l, int listen_fd,
+                                    const struct sockaddr_in *sa)
+{
+    const struct berth__daemon_opts *o = &h->d->o;
+    unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL;
+    unsigned idle = (unsigned)((o->header_timeout_us + o->body_timeout_us) / BERTH_US_PER_S + 5);
+    if (listen_fd >= 0)
+        return MHD_start_daemon(flags, 0, NULL, NULL, on_request, l, MHD_OPTION_LISTEN_SOCKET,
+                                listen_fd, MHD_OPTION_NOTIFY_COMPLETED, on_done, l,
+                                MHD_OPTION_NOTIFY_CONNECTION, on_connection, l,
+                                MHD_OPTION_CONNECTION_LIMIT, (unsigned)o->max_connections,
+                                MHD_OPTION_CONNECTION_TIMEOUT, idle, MHD_OPTION_END);
+    return MHD_start_daemon(flags, (uint16_t)o->port, NULL, NULL, on_request, l,
+                            MHD_OPTION_SOCK_ADDR, sa, MHD_OPTION_NOTIFY_COMPLETED, on_done, l,
+                            MHD_OPTION_NOTIFY_CONNECTION, on_connection, l,
+                            MHD_OPTION_CONNECTION_LIMIT, (unsigned)o->max_connections,
+                            MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)o->max_conn_per_addr,
+                            MHD_OPTION_CONNECTION_TIMEOUT, idle, MHD_OPTION_LISTENING_ADDRESS_REUSE,
+                            (unsigned)1, MHD_OPTION_END);
+}
+
+/* The Unix socket: any account may connect (multi-user mode) or only berthd's own; who
+ * calls is its peer credentials. A stale socket file is replaced, anything else refused. */
+static int unix_listen(const char *path, struct berth_err *err)
+{
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    if (strlen(path) >= sizeof sa.sun_path)
+        return berth_err_set(err, BERTH_EINPUT, "--socket %s: longer than %zu bytes", path,
+                             sizeof sa.sun_path - 1);
+    snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path);
+    struct stat st;
+    if (!lstat(path, &st)) {
+        if (!S_ISSOCK(st.st_mode))
+            return berth_err_set(err, BERTH_EINPUT, "--socket %s: exists and is not a socket",
+                                 path);
+        unlink(path);
+    }
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return berth_err_set(err, BERTH_EIO, "--socket %s: %s", path, strerror(errno));
+    mode_t old = umask(077); /* made private, then opened as far as the mode says */
+    int rc = bind(fd, (struct sockaddr *)&sa, sizeof sa);
+    umask(old);
+    if (!rc)
+        rc = chmod(path, berth__ident_multi_user() ? 0666 : 0600);
+    if (rc || listen(fd, 128)) {
+        rc = berth_err_set(err, BERTH_EIO, "--socket %s: %s", path, strerror(errno));
+        close(fd);
+        return rc;
+    }
+    return fd;
+}
+
+int berth__http_start(struct berth__daemon *d, struct berth_err *err)
+{
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)d->o.port)};
+    if (inet_pton(AF_INET, d->o.addr, &sa.sin_addr) != 1)
+        return berth_err_set(err, BERTH_EINPUT, "--listen: expected an IPv4 address, found '%s'",
+                             d->o.addr);
+    struct httpd *h = calloc(1, sizeof *h);
+    if (!h)
+        return berth_err_set(err, BERTH_ENOMEM, "out of memory");
+    h->d = d;
+    h->ltcp = (struct listener){h, 0};
+    h->lunix = (struct listener){h, 1};
+    pthread_mutex_init(&h->mu, NULL);
+    pthread_cond_init(&h->wake, NULL);
+    d->http = h;
+    h->tcp = start_mhd(h, &h->ltcp, -1, &sa);
+    if (!h->tcp) {
+        berth__http_stop(d);
+        return berth_err_set(err, BERTH_EIO, "cannot listen on %s:%d (in use?)", d->o.addr,
+                             d->o.port);
+    }
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(h->tcp, MHD_DAEMON_INFO_BIND_PORT);
+    d->bound_port = info ? info->port : d->o.port;
+    if (d->socket_path[0]) {
+        int fd = unix_listen(d->socket_path, err);
+        if (fd < 0) {
+            berth__http_stop(d);
+            return fd;
+        }
+        h->unix_ = start_mhd(h, &h->lunix, fd, NULL);
+        if (!h->unix_) {
+            close(fd);
+            berth__http_stop(d);
+            return berth_err_set(err, BERTH_EIO, "--socket %s: cannot serve it", d->socket_path);
+        }
+    }
+    if (pthread_create(&h->watchdog, NULL, watchdog_main, h)) {
+        berth__http_stop(d);
+        return berth_err_set(err, BERTH_EIO, "cannot start the HTTP watchdog thread");
+    }
+    h->watching = 1;
+    return 0;
+}
+
+void berth__http_stats(struct berth__daemon *d, uint64_t *open, uint64_t *cut_headers,
+                       uint64_t *cut_body)
+{
+    struct httpd *h = d->http;
+    *open = *cut_headers = *cut_body = 0;
+    if (!h)
+        return;
+    pthread_mutex_lock(&h->mu);
+    *open = h->nconns;
+    *cut_headers = h->cut_headers;
+    *cut_body = h->cut_body;
+    pthread_mutex_unlock(&h->mu);
+}
+
+void berth__http_stop(struct berth__daemon *d)
+{
+    struct httpd *h = d->http;
+    if (!h)
+        return;
+    if (h->watching) {
+        pthread_mutex_lock(&h->mu);
+        h->stop = 1;
+        pthread_cond_signal(&h->wake);
+        pthread_mutex_unlock(&h->mu);
+        pthread_join(h->watchdog, NULL);
+    }
+    if (h->tcp)
+        MHD_stop_daemon(h->tcp);
+    if (h->unix_) {
+        MHD_stop_daemon(h->unix_);
+        unlink(d->socket_path);
+    }
+    pthread_mutex_destroy(&h->mu);
+    pthread_cond_destroy(&h->wake);
+    free(h);
+    d->http = NULL;
+}

@@ -1,0 +1,399 @@
+/* The HTTP API's routes (see docs/api.md): one table, one small handler each. */
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "live/exec/cgroup.h"
+#include "model/cluster.h"
+#include "live/jobs/report.h"
+#include "live/http/routes.h"
+
+#define LOG_CHUNK (1 << 20)
+
+static int may_touch(const struct berth__hreq *r, const struct berth__ljob *j)
+{
+    return r->who->admin || (r->who->user[0] && !strcmp(r->who->user, j->user));
+}
+
+/* Finds the job of the path under d->mu, or answers 404 / 403 and returns NULL. */
+static struct berth__ljob *own_job(struct berth__daemon *d, const struct berth__hreq *r,
+                                   struct berth__hresp *out, int must_own)
+{
+    struct berth__ljob *j = berth__daemon_job(d, r->id);
+    if (!j) {
+        berth__hresp_error(out, 404, "id: no such job");
+        return NULL;
+    }
+    if (r->who->job_token ? r->job_token_id != r->id : must_own && !may_touch(r, j)) {
+        berth__hresp_error(out, 403, "this job belongs to another user");
+        return NULL;
+    }
+    return j;
+}
+
+static json_t *parse_body(const struct berth__hreq *r, struct berth__hresp *out)
+{
+    json_error_t je;
+    json_t *o = json_loadb(r->body, r->body_len, JSON_REJECT_DUPLICATES, &je);
+    if (!o) {
+        char msg[256];
+        snprintf(msg, sizeof msg, "body: not JSON (line %d, column %d: %s)", je.line, je.column,
+                 je.text);
+        berth__hresp_error(out, 400, msg);
+    }
+    return o;
+}
+
+static void submit(struct berth__daemon *d, const struct berth__hreq *r, struct berth__hresp *out)
+{
+    json_t *body = parse_body(r, out);
+    if (!body)
+        return;
+    struct berth__ljob *j = NULL;
+    struct berth_err err = {0};
+    int rc = berth__ljob_from_submit(body, r->who->user, r->who->uid, r->who->gid, &j, &err);
+    json_decref(body);
+    if (rc) {
+        berth__hresp_error(out, rc == BERTH_EINPUT ? 400 : 500, err.msg);
+        return;
+    }
+    int retry = 0, st = berth__daemon_submit(d, j, &retry, &err);
+    if (st) {
+        berth__ljob_free(j);
+        berth__hresp_error(out, st, err.msg);
+        out->retry_after = retry;
+        return;
+    }
+    out->status = 201;
+    out->json =
+        json_pack("{s:I,s:s}", "id", (json_int_t)j->id, "state", berth__lstate_name(j->state));
+}
+
+static json_t *summary(const struct berth__ljob *j)
+{
+    const struct berth_jobspec *s = &j->spec;
+    json_t *o = json_pack(
+        "{s:I,s:s,s:s,s:s,s:i,s:f,s:s,s:s,s:i,s:I,s:I,s:I,s:i}", "id", (json_int_t)j->id, "name",
+        j->name, "user", j->user, "state", berth__lstate_name(j->state), "gpus", s->num_gpus,
+        "gpu_share", s->gpu_share_milli / 1000.0, "gpu_type", s->gpu_type, "queue", s->queue,
+        "priority", s->priority, "submit_us", (json_int_t)j->submit_us, "start_us",
+        (json_int_t)j->start_us, "end_us", (json_int_t)j->end_us, "attempt", j->attempt);
+    if (o && j->slurm_id) /* the Slurm job behind it (--executor slurm) */
+        json_object_set_new(o, "slurm_job", json_integer(j->slurm_id));
+    return o;
+}
+
+static void list(struct berth__daemon *d, const struct berth__hreq *r, struct berth__hresp *out)
+{
+    const char *state = r->arg(r->conn, "state"), *user = r->arg(r->conn, "user");
+    const char *queue = r->arg(r->conn, "queue"), *lim = r->arg(r->conn, "limit");
+    const char *all = r->arg(r->conn, "all");
+    char states[6] = {1, 1, 1, 0, 0, 0}; /* default: jobs not over */
+    if (all && !strcmp(all, "1"))
+        memset(states, 1, sizeof states);
+    if (state) {
+        memset(states, 0, sizeof states);
+        char buf[128];
+        snprintf(buf, sizeof buf, "%s", state);
+        char *save = NULL;
+        for (char *w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+            int s = berth__lstate_find(w);
+            if (s < 0) {
+                berth__hresp_error(out, 400,
+                                   "state: expected pending, held, running, completed, failed "
+                                   "or cancelled (comma-separated)");
+                return;
+            }
+            states[s] = 1;
+        }
+    }
+    long limit = 10000;
+    if (lim) {
+        char *end;
+        limit = strtol(lim, &end, 10);
+        if (*end || limit < 1 || limit > 1000000) {
+            berth__hresp_error(out, 400, "limit: expected a whole number from 1 to 1000000");
+            return;
+        }
+    }
+    unsigned long long after = 0; /* a page: the jobs whose id is after this one */
+    const char *aft = r->arg(r->conn, "after");
+    if (aft) {
+        char *end;
+        after = strtoull(aft, &end, 10);
+        if (!*aft || *end) {
+            berth__hresp_error(out, 400, "after: expected a job id");
+            return;
+        }
+    }
+    json_t *a = json_array();
+    json_int_t total = 0, next = 0; /* matching jobs in all; the last id of this page */
+    pthread_mutex_lock(&d->mu);
+    for (size_t i = after < d->njobs ? (size_t)after : d->njobs; i < d->njobs; i++) {
+        const struct berth__ljob *j = d->jobs[i];
+        if (!j || !states[j->state] || (user && strcmp(user, j->user)) ||
+            (queue && strcmp(queue, j->spec.queue)))
+            continue;
+        total++;
+        if ((long)json_array_size(a) < limit) {
+            json_array_append_new(a, summary(j));
+            next = (json_int_t)j->id;
+        }
+    }
+    pthread_mutex_unlock(&d->mu);
+    out->json = json_pack("{s:o,s:I}", "jobs", a, "total", total);
+    if (total > (json_int_t)json_array_size(a)) /* more after this page: ?after=next */
+        json_object_set_new(out->json, "next", json_integer(next));
+}
+
+static void show(struct berth__daemon *d, const struct berth__hreq *r, struct berth__hresp *out)
+{
+    pthread_mutex_lock(&d->mu);
+    struct berth__ljob *j = own_job(d, r, out, 0);
+    if (j) {
+        char why[512];
+        berth__daemon_why(d, j, why, sizeof why);
+        out->json = berth__ljob_json(j, 0);
+        json_object_set_new(out->json, "why", json_string(why));
+        json_t *al = json_array();
+        for (int32_t i = 0; j->state == BERTH_L_RUNNING && i < j->nslots; i++) {
+            const struct berth__slot *s = &j->slots[i];
+            json_array_append_new(
+                al, json_pack("{s:s,s:i,s:s}", "server", d->cluster->srv[s->server].name, "gpu",
+                              s->gpu == BERTH_NO_GPU ? -1 : (int)s->gpu, "type",
+                              d->cluster->types[d->cluster->srv[s->server].type].name));
+        }
+        json_object_set_new(out->json, "allocation", al);
+    }
+    pthread_mutex_unlock(&d->mu);
+}
+
+static void act(struct berth__daemon *d, const struct berth__hreq *r, struct berth__hresp *out,
+                int what)
+{
+    pthread_mutex_lock(&d->mu);
+    struct berth__ljob *j = own_job(d, r, out, 1);
+    if (j) {
+        struct berth_err err = {0};
+        int retry = 0;
+        int st = what == 0 ? berth__daemon_cancel(d, r->id, &retry, &err)
+                           : berth__daemon_hold(d, r->id, what == 1, &retry, &err);
+        if (st) {
+            berth__hresp_error(out, st, err.msg);
+            out->retry_after = retry;
+        } else
+            out->json = json_pack("{s:I,s:s}", "id", (json_int_t)j->id, "state",
+                                  berth__lstate_name(j->state));
+    }
+    pthread_mutex_unlock(&d->mu);
+}
+
+static void cancel(struct berth__daemon *d, const struct berth__hreq *r, struct berth__hresp *out)
+{
+    act(d, r, out, 0);
+}
+
+static void hold(struct berth__daemon *d, const struct berth__hreq *r, struct berth__hresp *out)
+{
+    act(d, r, out, 1);
+}
+
+static void release(struct berth__daemon *d, const struct berth__hreq *r, struct berth__hresp *out)
+{
+    act(d, r, out, 2);
+}
+
+static void progress(struct berth__daemon *d, const struct berth__hreq *r, struct berth__hresp *out)
+{
+    json_t *body = parse_body(r, out);
+    if (!body)
+        return;
+    struct berth__report rep;
+    struct berth_err err = {0};
+    int rc = berth__report_parse(body, &rep, &err);
+    json_decref(body);
+    if (rc) {
+        berth__hresp_error(out, 400, err.msg);
+        return;
+    }
+    pthread_mutex_lock(&d->mu);
+    struct berth__ljob *j = own_job(d, r, out, 1);
+    if (j && berth__lstate_final(j->state))
+        berth__hresp_error(out, 409, "the job is over");
+    else if (j) {
+        berth__report_apply(j, berth__daemon_ejob(d, j), &rep, berth__wall_us());
+        out->status = 204;
+    }
+    pthread_mutex_unlock(&d->mu);
+}
+
+static void logs(struct berth__daemon *d, const struct berth__hreq *r, struct berth__hresp *out)
+{
+    const char *stream = r->arg(r->conn, "stream"), *off = r->arg(r->conn, "offset");
+    if (stream && strcmp(stream, "stdout") && strcmp(stream, "stderr")) {
+        berth__hresp_error(out, 400, "stream: expected stdout or stderr");
+        return;
+    }
+    long long offset = 0;
+    if (off) {
+        char *end;
+        offset = strtoll(off, &end, 10);
+        if (*end || offset < 0) {
+            berth__hresp_error(out, 400, "offset: expected a whole number >= 0");
+            return;
+        }
+    }
+    char path[4200], f[32];
+    uint32_t uid = 0;
+    pthread_mutex_lock(&d->mu);
+    struct berth__ljob *j = own_job(d, r, out, 1);
+    int over = j && berth__lstate_final(j->state) && !j->proc;
+    if (j) {
+        snprintf(f, sizeof f, "%s.log", stream ? stream : "stdout");
+        berth__lexec_spool(&d->ex, j->id, f, path, sizeof path);
+        uid = j->uid;
+    }
+    pthread_mutex_unlock(&d->mu);
+    if (!j)
+        return;
+    char *buf = malloc(LOG_CHUNK);
+    /* the job's account owns its spool folder: never a link it put there, nor a file of
+     * another account's (a hard link), is read for it */
+    int fd = berth__lexec_open_job_file(&d->ex, uid, path);
+    struct stat st;
+    if (fd >= 0 && !fstat(fd, &st) && offset > (long long)st.st_size)
+        offset = 0; /* the log was cut to its cap since: from its (new) start */
+    ssize_t n = buf && fd >= 0 ? pread(fd, buf, LOG_CHUNK, (off_t)offset) : 0;
+    if (fd >= 0)
+        close(fd);
+    out->text = buf;
+    out->text_len = n > 0 ? (size_t)n : 0;
+    out->offset = offset + (long long)out->text_len;
+    out->more = !over || out->text_len == LOG_CHUNK;
+}
+
+static void nodes(struct berth__daemon *d, const struct berth__hreq *r, struct berth__hresp *out)
+{
+    (void)r;
+    pthread_mutex_lock(&d->mu);
+    const struct berth_cluster *c = d->engine->cluster; /* the live free-GPU state */
+    json_t **gj = calloc(c->nsrv * BERTH_MAX_SERVER_GPUS + 1, sizeof *gj);
+    json_t *a = json_array();
+    for (size_t s = 0; gj && s < c->nsrv; s++)
+        for (int g = 0; g < c->srv[s].ngpus; g++)
+            gj[s * BERTH_MAX_SERVER_GPUS + (size_t)g] = json_array();
+    for (size_t i = 0; gj && i < d->njobs; i++) {
+        const struct berth__ljob *j = d->jobs[i];
+        if (!j || j->state != BERTH_L_RUNNING)
+            continue;
+        for (int32_t k = 0; k < j->nslots; k++)
+            if (j->slots[k].gpu != BERTH_NO_GPU)
+                json_array_append_new(
+                    gj[j->slots[k].server * BERTH_MAX_SERVER_GPUS + j->slots[k].gpu],
+                    json_integer((json_int_t)j->id));
+    }
+    for (size_t s = 0; gj && s < c->nsrv; s++) {
+        const struct berth__server *v = &c->srv[s];
+        json_t *gs = json_array();
+        for (int g = 0; g < v->ngpus; g++) {
+            size_t k = s * BERTH_MAX_SERVER_GPUS + (size_t)g;
+            json_array_append_new(gs, json_pack("{s:i,s:I,s:b,s:i,s:o}", "index", g, "device",
+                                                (json_int_t)(d->gpu_base[s] + (size_t)g), "idle",
+                                                (int)(v->free_mask >> g & 1), "draining",
+                                                d->drain[k], "jobs", gj[k]));
+        }
+        json_array_append_new(a, json_pack("{s:s,s:s,s:i,s:i,s:b,s:o}", "name", v->name, "gpu_type",
+                                           c->types[v->type].name, "gpus", v->ngpus, "idle_gpus",
+                                           v->nfree, "reserved", (int)v->reserved, "gpu_list", gs));
+    }
+    free(gj);
+    pthread_mutex_unlock(&d->mu);
+    out->json = json_pack("{s:o,s:i,s:i}", "nodes", a, "gpus", berth_cluster_gpus(c), "idle_gpus",
+                          berth_cluster_free_gpus(c));
+}
+
+static void policies(struct berth__daemon *d, const struct berth__hreq *r, struct berth__hresp *out)
+{
+    (void)r;
+    json_t *a = json_array();
+    for (size_t i = 0; i < berth_policy_count(); i++)
+        json_array_append_new(a, json_pack("{s:s,s:s,s:s}", "name", berth_policy_name(i), "summary",
+                                           berth_policy_summary(i), "placement",
+                                           berth_policy_default_placement(i)));
+    out->json = json_pack("{s:s,s:s,s:o}", "current", d->engine->ops->name, "placement",
+                          berth_placement_name((size_t)d->engine->params.placement), "policies", a);
+}
+
+/* "degraded" and why, when something that keeps berthd's promises is failing now: the
+ * journal cannot commit (submissions get 503), or the state dir's disk is below its floor
+ * (submissions get 507). Everything else goes on being served. */
+static json_t *health_status(struct berth__daemon *d, const struct berth__journal_health *h)
+{
+    json_t *why = json_array();
+    if (h->degraded)
+        json_array_append_new(why,
+                              json_sprintf("journal: %s (%llu documents waiting to be written)",
+                                           h->last_error, (unsigned long long)h->pending));
+    struct statvfs sv;
+    if (d->o.min_free > 0 && !statvfs(d->state_dir, &sv) &&
+        (int64_t)sv.f_bavail * (int64_t)sv.f_frsize < d->o.min_free)
+        json_array_append_new(
+            why, json_sprintf("state dir: %lld MiB free, below --min-free",
+                              (long long)((int64_t)sv.f_bavail * (int64_t)sv.f_frsize >> 20)));
+    return why;
+}
+
+static void health(struct berth__daemon *d, const struct berth__hreq *r, struct berth__hresp *out)
+{
+    (void)r;
+    struct berth__journal_health h;
+    berth__journal_health(d->jn, &h);
+    uint64_t open, cut_h, cut_b;
+    berth__http_stats(d, &open, &cut_h, &cut_b);
+    json_t *why = health_status(d, &h);
+    pthread_mutex_lock(&d->mu);
+    out->json = json_pack(
+        "{s:s,s:o,s:s,s:s,s:s,s:s,s:I,s:I,s:I,s:I,s:I,"
+        "s:{s:I,s:I,s:b,s:s,s:I,s:I,s:I,s:I,s:I},"
+        "s:{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I},"
+        "s:{s:I,s:I,s:I},s:{s:I,s:I,s:I}}",
+        "status", json_array_size(why) ? "degraded" : "ok", "why", why, "policy",
+        d->engine->ops->name, "executor", d->xo->name, "mode",
+        d->multi_user ? "multi-user" : "single-user", "isolation",
+        d->iso && berth__iso_kind(d->iso) != BERTH_ISO_NONE ? berth__iso_describe(d->iso)
+                                                            : "process groups",
+        "jobs", (json_int_t)d->njobs, "pending", (json_int_t)d->engine->npending, "running",
+        (json_int_t)d->engine->nrunning, "passes", (json_int_t)d->engine->passes, "preemptions",
+        (json_int_t)d->engine->preemptions, "journal", "commits", (json_int_t)h.commits,
+        "documents", (json_int_t)h.docs, "degraded", h.degraded, "last_error", h.last_error,
+        "last_error_us", (json_int_t)h.last_error_us, "pending", (json_int_t)h.pending, "failures",
+        (json_int_t)h.failures, "failed_total", (json_int_t)h.failed_total, "waiters",
+        (json_int_t)h.waiters, "loop", "ticks", (json_int_t)d->ticks, "tick_us_sum",
+        (json_int_t)d->tick_sum_us, "tick_us_max", (json_int_t)d->tick_max_us, "sync_us_sum",
+        (json_int_t)d->sync_sum_us, "sync_us_max", (json_int_t)d->sync_max_us, "sync_reads",
+        (json_int_t)d->sync_reads, "pass_us_sum", (json_int_t)d->pass_sum_us, "pass_us_max",
+        (json_int_t)d->pass_max_us, "http", "open", (json_int_t)open, "cut_headers",
+        (json_int_t)cut_h, "cut_body", (json_int_t)cut_b, "refused", "limit",
+        (json_int_t)d->refused_limit, "space", (json_int_t)d->refused_space, "journal",
+        (json_int_t)d->refused_journal);
+    pthread_mutex_unlock(&d->mu);
+}
+
+const struct berth__route berth__routes[] = {
+    {"POST", "/v1/jobs", submit, 0},
+    {"GET", "/v1/jobs", list, 0},
+    {"GET", "/v1/jobs/{id}", show, 0},
+    {"POST", "/v1/jobs/{id}/cancel", cancel, 0},
+    {"POST", "/v1/jobs/{id}/hold", hold, 0},
+    {"POST", "/v1/jobs/{id}/release", release, 0},
+    {"POST", "/v1/jobs/{id}/progress", progress, 1},
+    {"GET", "/v1/jobs/{id}/logs", logs, 0},
+    {"GET", "/v1/nodes", nodes, 0},
+    {"GET", "/v1/policies", policies, 0},
+    {"GET", "/v1/health", health, 0},
+};
+
+const size_t berth__nroutes = sizeof berth__routes / sizeof *berth__routes;

@@ -1,0 +1,57 @@
+/* The HTTP API's one table of routes and what a handler sees (http.c parses, authenticates
+ * and dispatches; routes.c answers). */
+#ifndef BERTH_LIVE_ROUTES_H
+#define BERTH_LIVE_ROUTES_H
+
+#include <jansson.h>
+
+#include "live/daemon/auth.h"
+#include "live/daemon/daemon.h"
+
+struct berth__hreq {
+    const char *method;
+    uint64_t id; /* the {id} of the path, 0 when none */
+    const struct berth__caller *who;
+    uint64_t job_token_id; /* the job a job token belongs to (who->job_token) */
+    const char *body;      /* NUL-terminated, may be empty */
+    size_t body_len;
+    const char *(*arg)(void *conn, const char *name); /* query arguments */
+    void *conn;
+};
+
+struct berth__hresp {
+    int status;
+    json_t *json; /* the body (owned), or NULL */
+    char *text;   /* a plain-text body (owned), when json is NULL */
+    size_t text_len;
+    long long offset; /* >= 0: sent as X-Berth-Offset */
+    int more;         /* X-Berth-More: 1 while a log may still grow */
+    int retry_after;  /* > 0: sent as Retry-After (seconds), with 429 and 503 */
+};
+
+typedef void (*berth__route_fn)(struct berth__daemon *d, const struct berth__hreq *r,
+                                struct berth__hresp *out);
+
+struct berth__route {
+    const char *method;
+    const char *path; /* "/v1/jobs/{id}/cancel" */
+    berth__route_fn fn;
+    int job_token_ok; /* a job's own token may call it (progress only) */
+};
+
+extern const struct berth__route berth__routes[];
+extern const size_t berth__nroutes;
+
+/* An error answer: {"error": MSG, "field": FIELD} (field = the text before the first ':'
+ * of msg when it names one). */
+void berth__hresp_error(struct berth__hresp *out, int status, const char *msg);
+
+/* The route of method and url ({id} into *id), or NULL (*path_known says 405 or 404). */
+const struct berth__route *berth__route_find(const char *method, const char *url, uint64_t *id,
+                                             int *path_known);
+/* Answers an authenticated request on its route (http.c calls it once the body is in; the
+ * request fuzzer calls it directly). */
+void berth__http_dispatch(struct berth__daemon *d, const struct berth__route *rt,
+                          const struct berth__hreq *r, struct berth__hresp *out);
+
+#endif

@@ -1,0 +1,157 @@
+/* The live job record: its life cycle helpers, signal names and freeing. Reading a
+ * submission and the JSON forms live in ljob_submit.c and ljob_json.c. */
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "live/jobs/limits.h"
+#include "live/jobs/ljob.h"
+#include "util/mem.h"
+
+static const char *const state_names[] = {"pending",   "held",   "running",
+                                          "completed", "failed", "cancelled"};
+
+const char *berth__lstate_name(int s)
+{
+    return s >= 0 && s < 6 ? state_names[s] : "unknown";
+}
+
+int berth__lstate_find(const char *name)
+{
+    for (int i = 0; i < 6; i++)
+        if (!strcmp(name, state_names[i]))
+            return i;
+    return -1;
+}
+
+static const struct {
+    const char *name;
+    int sig;
+} sigs[] = {{"HUP", SIGHUP},   {"INT", SIGINT},   {"QUIT", SIGQUIT}, {"KILL", SIGKILL},
+            {"USR1", SIGUSR1}, {"USR2", SIGUSR2}, {"TERM", SIGTERM}, {"CONT", SIGCONT},
+            {"ALRM", SIGALRM}, {"XCPU", SIGXCPU}};
+
+int berth__signal_find(const char *name)
+{
+    if (!strncasecmp(name, "SIG", 3))
+        name += 3;
+    for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++)
+        if (!strcasecmp(name, sigs[i].name))
+            return sigs[i].sig;
+    return -1;
+}
+
+const char *berth__signal_name(int sig)
+{
+    static const char *const full[] = {"SIGHUP",  "SIGINT",  "SIGQUIT", "SIGKILL", "SIGUSR1",
+                                       "SIGUSR2", "SIGTERM", "SIGCONT", "SIGALRM", "SIGXCPU"};
+    for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++)
+        if (sigs[i].sig == sig)
+            return full[i];
+    return "SIGTERM"; /* unreachable: only signals of the table are ever stored */
+}
+
+int berth__name_printable(const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    for (; *p; p++) {
+        if (*p < 0x20 || *p == 0x7f)
+            return 0;
+        if (p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f) /* C1 controls, U+0080..U+009F */
+            return 0;
+        /* U+200E/F marks, U+202A..U+202E embeddings and overrides, U+2066..U+2069 isolates */
+        if (p[0] == 0xe2 && p[1] == 0x80 &&
+            (p[2] == 0x8e || p[2] == 0x8f || (p[2] >= 0xaa && p[2] <= 0xae)))
+            return 0;
+        if (p[0] == 0xe2 && p[1] == 0x81 && p[2] >= 0xa6 && p[2] <= 0xa9)
+            return 0;
+    }
+    return 1;
+}
+
+void berth__strv_free(char **v)
+{
+    for (size_t i = 0; v && v[i]; i++)
+        free(v[i]);
+    free(v);
+}
+
+void berth__ljob_free(struct berth__ljob *j)
+{
+    if (!j)
+        return;
+    free(j->user);
+    free(j->name);
+    free(j->cwd);
+    berth__strv_free(j->argv);
+    berth__strv_free(j->env);
+    free((char *)j->spec.queue);
+    free((char *)j->spec.gpu_type);
+    free((char *)j->spec.job_type);
+    free(j->hist);
+    free(j);
+}
+
+void berth__ljob_set_id(struct berth__ljob *j, uint64_t id)
+{
+    j->id = id;
+    snprintf(j->idstr, sizeof j->idstr, "%llu", (unsigned long long)id);
+    j->spec.id = j->idstr;
+    j->spec.user = j->user;
+}
+
+/* The first entries and the newest ones are kept; those between go, counted in one entry
+ * (a job preempted a million times must not hold a million notes). */
+#define HIST_KEEP_FIRST 8
+#define HIST_DROP       64
+
+static void hist_trim(struct berth__ljob *j)
+{
+    struct berth__lhist *mark = &j->hist[HIST_KEEP_FIRST];
+    unsigned long long dropped = HIST_DROP;
+    if (!strncmp(mark->note, "... ", 4)) /* an earlier trim: its count grows */
+        dropped += strtoull(mark->note + 4, NULL, 10) - 1;
+    memmove(j->hist + HIST_KEEP_FIRST + 1, j->hist + HIST_KEEP_FIRST + HIST_DROP,
+            (j->nhist - HIST_KEEP_FIRST - HIST_DROP) * sizeof *j->hist);
+    j->nhist -= HIST_DROP - 1;
+    mark->t = j->hist[HIST_KEEP_FIRST + 1].t;
+    mark->state = j->hist[HIST_KEEP_FIRST + 1].state;
+    snprintf(mark->note, sizeof mark->note, "... %llu entries dropped (history kept to %d)",
+             dropped, BERTH_L_MAX_HIST);
+}
+
+static int waiting(int s)
+{
+    return s == BERTH_L_PENDING || s == BERTH_L_HELD;
+}
+
+int berth__ljob_note(struct berth__ljob *j, berth_us t, int state, const char *fmt, ...)
+{
+    if (j->nhist >= BERTH_L_MAX_HIST)
+        hist_trim(j);
+    if (BERTH_GROW(j->hist, j->hcap, j->nhist + 1))
+        return BERTH_ENOMEM;
+    struct berth__lhist *h = &j->hist[j->nhist++];
+    h->t = t;
+    h->state = (uint8_t)state;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(h->note, sizeof h->note, fmt, ap);
+    va_end(ap);
+    if (j->usage && waiting(j->state) != waiting(state))
+        j->usage->waiting += waiting(state) ? 1 : -1;
+    j->state = (uint8_t)state;
+    return 0;
+}
+
+int berth__ljob_clone(const struct berth__ljob *j, struct berth__ljob **out, struct berth_err *err)
+{
+    json_t *o = berth__ljob_json(j, 1);
+    int rc = o ? berth__ljob_from_journal(o, out, err)
+               : berth_err_set(err, BERTH_ENOMEM, "out of memory");
+    json_decref(o);
+    return rc;
+}

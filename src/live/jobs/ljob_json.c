@@ -1,0 +1,205 @@
+/* The live job record as JSON: the API's view of a job and the journal's document, and
+ * reading a journal document back after a restart. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "live/jobs/ljob.h"
+
+static json_t *strv_json(char **v)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; a && v && v[i]; i++)
+        json_array_append_new(a, json_string(v[i]));
+    return a;
+}
+
+static json_t *slots_json(const struct berth__slot *s, int32_t n)
+{
+    json_t *a = json_array();
+    for (int32_t i = 0; a && i < n; i++)
+        json_array_append_new(
+            a, json_pack("[I,I]", (json_int_t)s[i].server,
+                         s[i].gpu == BERTH_NO_GPU ? (json_int_t)-1 : (json_int_t)s[i].gpu));
+    return a;
+}
+
+static json_t *opt_time(berth_us t)
+{
+    return t ? json_integer(t) : json_null();
+}
+
+json_t *berth__ljob_json(const struct berth__ljob *j, int full)
+{
+    const struct berth_jobspec *s = &j->spec;
+    json_t *o = json_object();
+    if (!o)
+        return NULL;
+    json_object_set_new(o, "id", json_integer((json_int_t)j->id));
+    json_object_set_new(o, "name", json_string(j->name));
+    json_object_set_new(o, "user", json_string(j->user));
+    json_object_set_new(o, "state", json_string(berth__lstate_name(j->state)));
+    json_object_set_new(o, "argv", strv_json(j->argv));
+    json_object_set_new(o, "cwd", json_string(j->cwd));
+    json_object_set_new(o, "gpus", json_integer(s->num_gpus));
+    json_object_set_new(o, "min_gpus", json_integer(s->min_gpus));
+    json_object_set_new(o, "max_gpus", json_integer(s->max_gpus));
+    json_object_set_new(o, "gpu_type", json_string(s->gpu_type));
+    json_object_set_new(o, "job_type", json_string(s->job_type));
+    json_object_set_new(o, "gpu_share", json_real(s->gpu_share_milli / 1000.0));
+    json_object_set_new(o, "gpu_mem_mib", json_integer(s->gpu_mem_mib));
+    json_object_set_new(o, "queue", json_string(s->queue));
+    json_object_set_new(o, "priority", json_integer(s->priority));
+    json_object_set_new(o, "checkpoint_signal", json_string(berth__signal_name(j->ckpt_sig)));
+    json_object_set_new(o, "grace_s", json_real((double)j->grace_us / 1e6));
+    json_object_set_new(o, "est_s", json_real((double)s->duration_us / 1e6));
+    json_object_set_new(o, "total_steps", json_integer(s->total_steps));
+    json_object_set_new(o, "cpus", json_real((double)s->cpu_milli / 1000.0));
+    json_object_set_new(o, "mem_mib", json_integer(s->mem_mib));
+    json_object_set_new(o, "single_server", json_boolean(s->single_server));
+    json_object_set_new(o, "submit_us", opt_time(j->submit_us));
+    json_object_set_new(o, "start_us", opt_time(j->start_us));
+    json_object_set_new(o, "end_us", opt_time(j->end_us));
+    json_object_set_new(o, "exit_code",
+                        j->exit_code >= 0 ? json_integer(j->exit_code) : json_null());
+    json_object_set_new(o, "exit_signal",
+                        j->exit_signal >= 0 ? json_integer(j->exit_signal) : json_null());
+    json_object_set_new(o, "attempt", json_integer(j->attempt));
+    json_object_set_new(o, "resume", json_boolean(j->resume));
+    if (j->slurm_id)
+        json_object_set_new(o, "slurm_job", json_integer(j->slurm_id));
+    if (j->foreign)
+        json_object_set_new(o, "foreign", json_true());
+    json_object_set_new(o, "slots",
+                        slots_json(j->slots, j->state == BERTH_L_RUNNING ? j->nslots : 0));
+    json_t *p = json_object();
+    json_object_set_new(p, "step", j->step_at ? json_integer(j->step) : json_null());
+    json_object_set_new(p, "metric", j->has_metric ? json_real(j->metric) : json_null());
+    json_object_set_new(p, "time_us", opt_time(j->step_at));
+    json_object_set_new(o, "progress", p);
+    json_t *h = json_array();
+    for (size_t i = 0; i < j->nhist; i++)
+        json_array_append_new(h, json_pack("{s:I,s:s,s:s}", "time_us", (json_int_t)j->hist[i].t,
+                                           "state", berth__lstate_name(j->hist[i].state), "note",
+                                           j->hist[i].note));
+    json_object_set_new(o, "history", h);
+    if (!full)
+        return o;
+    json_object_set_new(o, "env", strv_json(j->env));
+    json_object_set_new(o, "uid", json_integer(j->uid));
+    json_object_set_new(o, "gid", json_integer(j->gid));
+    json_object_set_new(o, "token", json_string(j->token));
+    json_object_set_new(o, "launched", json_integer(j->launched));
+    json_object_set_new(o, "then", json_integer(j->then));
+    json_object_set_new(o, "proc", json_boolean(j->proc));
+    json_object_set_new(o, "pslots", slots_json(j->pslots, j->proc ? j->npslots : 0));
+    json_object_set_new(o, "shim_pid", json_integer(j->shim_pid));
+    json_object_set_new(o, "shim_start", json_integer((json_int_t)j->shim_start));
+    json_object_set_new(o, "all_slots", slots_json(j->slots, j->nslots));
+    return o;
+}
+
+static char **strv_from(const json_t *a, size_t *n)
+{
+    size_t k = json_array_size(a);
+    char **v = calloc(k + 1, sizeof *v);
+    for (size_t i = 0; v && i < k; i++)
+        v[i] = strdup(
+            json_string_value(json_array_get(a, i)) ? json_string_value(json_array_get(a, i)) : "");
+    *n = k;
+    return v;
+}
+
+static int32_t slots_from(const json_t *a, struct berth__slot *s)
+{
+    int32_t n = 0;
+    for (size_t i = 0; i < json_array_size(a) && n < BERTH_L_MAX_SLOTS; i++) {
+        const json_t *e = json_array_get(a, i);
+        json_int_t g = json_integer_value(json_array_get(e, 1));
+        s[n++] = (struct berth__slot){(uint32_t)json_integer_value(json_array_get(e, 0)),
+                                      g < 0 ? BERTH_NO_GPU : (uint32_t)g};
+    }
+    return n;
+}
+
+static int64_t geti(const json_t *o, const char *k)
+{
+    return (int64_t)json_integer_value(json_object_get(o, k));
+}
+
+static const char *gets_(const json_t *o, const char *k)
+{
+    const char *s = json_string_value(json_object_get(o, k));
+    return s ? s : "";
+}
+
+int berth__ljob_from_journal(const json_t *d, struct berth__ljob **out, struct berth_err *err)
+{
+    struct berth__ljob *j = calloc(1, sizeof *j);
+    if (!j)
+        return berth_err_set(err, BERTH_ENOMEM, "out of memory");
+    j->user = strdup(gets_(d, "user"));
+    j->name = strdup(gets_(d, "name"));
+    j->cwd = strdup(gets_(d, "cwd"));
+    j->argv = strv_from(json_object_get(d, "argv"), &j->argc);
+    j->env = strv_from(json_object_get(d, "env"), &j->nenv);
+    j->spec.queue = strdup(gets_(d, "queue"));
+    j->spec.gpu_type = strdup(gets_(d, "gpu_type"));
+    j->spec.job_type = strdup(gets_(d, "job_type"));
+    int st = berth__lstate_find(gets_(d, "state"));
+    if (!j->user || !j->name || !j->cwd || !j->argv || !j->env || !j->spec.queue ||
+        !j->spec.gpu_type || !j->spec.job_type || st < 0 || !j->argc) {
+        berth__ljob_free(j);
+        return berth_err_set(err, BERTH_EINPUT, "journal: job %lld: a damaged record",
+                             (long long)geti(d, "id"));
+    }
+    berth__ljob_set_id(j, (uint64_t)geti(d, "id"));
+    struct berth_jobspec *s = &j->spec;
+    s->status = "";
+    s->num_gpus = (int32_t)geti(d, "gpus");
+    s->min_gpus = (int32_t)geti(d, "min_gpus");
+    s->max_gpus = (int32_t)geti(d, "max_gpus");
+    s->gpu_share_milli = (int32_t)(json_number_value(json_object_get(d, "gpu_share")) * 1000 + 0.5);
+    s->gpu_mem_mib = geti(d, "gpu_mem_mib");
+    s->priority = (int32_t)geti(d, "priority");
+    s->duration_us = (berth_us)(json_number_value(json_object_get(d, "est_s")) * 1e6 + 0.5);
+    s->total_steps = geti(d, "total_steps");
+    s->cpu_milli = (int64_t)(json_number_value(json_object_get(d, "cpus")) * 1000 + 0.5);
+    s->mem_mib = geti(d, "mem_mib");
+    s->single_server = json_is_true(json_object_get(d, "single_server"));
+    j->ckpt_sig = berth__signal_find(gets_(d, "checkpoint_signal"));
+    j->grace_us = (berth_us)(json_number_value(json_object_get(d, "grace_s")) * 1e6 + 0.5);
+    j->state = (uint8_t)st;
+    j->submit_us = geti(d, "submit_us");
+    j->start_us = geti(d, "start_us");
+    j->end_us = geti(d, "end_us");
+    const json_t *ec = json_object_get(d, "exit_code"), *es = json_object_get(d, "exit_signal");
+    j->exit_code = json_is_integer(ec) ? (int)json_integer_value(ec) : -1;
+    j->exit_signal = json_is_integer(es) ? (int)json_integer_value(es) : -1;
+    j->attempt = (int)geti(d, "attempt");
+    j->resume = json_is_true(json_object_get(d, "resume"));
+    j->slurm_id = (uint32_t)geti(d, "slurm_job");
+    j->foreign = json_is_true(json_object_get(d, "foreign"));
+    j->launched = (int)geti(d, "launched");
+    j->then = (uint8_t)geti(d, "then");
+    j->proc = json_is_true(json_object_get(d, "proc"));
+    j->nslots = slots_from(json_object_get(d, "all_slots"), j->slots);
+    j->npslots = slots_from(json_object_get(d, "pslots"), j->pslots);
+    j->shim_pid = (int32_t)geti(d, "shim_pid");
+    j->shim_start = (uint64_t)geti(d, "shim_start");
+    j->uid = (uint32_t)geti(d, "uid");
+    j->gid = (uint32_t)geti(d, "gid");
+    snprintf(j->token, sizeof j->token, "%s", gets_(d, "token"));
+    const json_t *h = json_object_get(d, "history"), *e;
+    size_t i;
+    json_array_foreach(h, i, e)
+    {
+        int hs = berth__lstate_find(gets_(e, "state"));
+        if (berth__ljob_note(j, geti(e, "time_us"), hs < 0 ? st : hs, "%s", gets_(e, "note"))) {
+            berth__ljob_free(j);
+            return berth_err_set(err, BERTH_ENOMEM, "out of memory");
+        }
+    }
+    j->state = (uint8_t)st;
+    *out = j;
+    return 0;
+}

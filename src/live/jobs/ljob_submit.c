@@ -1,0 +1,279 @@
+/* Reading a job submission (POST /v1/jobs) field by field: every field is checked for its
+ * type and range, unknown fields are refused, and the first problem names its field. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "live/jobs/ljob.h"
+
+#define MAX_ARGS    4096
+#define MAX_ENV     4096
+#define MAX_STR     4096
+#define MAX_NAME    255
+#define MAX_GPUS    4096
+#define MAX_SECONDS 1e9
+
+static const char *const known[] = {
+    "argv",          "cwd",      "env",         "gpus",   "gpu_type", "gpu_share",
+    "gpu_mem_mib",   "min_gpus", "max_gpus",    "queue",  "priority", "checkpoint_signal",
+    "grace_s",       "est_s",    "total_steps", "name",   "hold",     "shell",
+    "single_server", "job_type", "cpus",        "mem_mib"};
+
+static int bad(struct berth_err *err, const char *field, const char *what)
+{
+    return berth_err_set(err, BERTH_EINPUT, "%s: %s", field, what);
+}
+
+static char *dup_str(const char *s)
+{
+    return strdup(s ? s : "");
+}
+
+static int get_int(const json_t *body, const char *field, int64_t lo, int64_t hi, int64_t *out,
+                   struct berth_err *err)
+{
+    const json_t *v = json_object_get(body, field);
+    if (!v)
+        return 0;
+    if (!json_is_integer(v) || json_integer_value(v) < lo || json_integer_value(v) > hi)
+        return berth_err_set(err, BERTH_EINPUT, "%s: expected a whole number from %lld to %lld",
+                             field, (long long)lo, (long long)hi);
+    *out = json_integer_value(v);
+    return 0;
+}
+
+static int get_num(const json_t *body, const char *field, double lo, double hi, double *out,
+                   struct berth_err *err)
+{
+    const json_t *v = json_object_get(body, field);
+    if (!v)
+        return 0;
+    if (!json_is_number(v) || !(json_number_value(v) >= lo) || !(json_number_value(v) <= hi))
+        return berth_err_set(err, BERTH_EINPUT, "%s: expected a number from %g to %g", field, lo,
+                             hi);
+    *out = json_number_value(v);
+    return 0;
+}
+
+/* A string field of at most max bytes (no NUL); *out stays NULL when absent. */
+static int get_str(const json_t *body, const char *field, size_t max, const char **out,
+                   struct berth_err *err)
+{
+    const json_t *v = json_object_get(body, field);
+    if (!v)
+        return 0;
+    if (!json_is_string(v) || json_string_length(v) > max ||
+        strlen(json_string_value(v)) != json_string_length(v))
+        return berth_err_set(err, BERTH_EINPUT, "%s: expected a string of at most %zu bytes", field,
+                             max);
+    *out = json_string_value(v);
+    return 0;
+}
+
+static int get_bool(const json_t *body, const char *field, int *out, struct berth_err *err)
+{
+    const json_t *v = json_object_get(body, field);
+    if (!v)
+        return 0;
+    if (!json_is_boolean(v))
+        return bad(err, field, "expected true or false");
+    *out = json_is_true(v);
+    return 0;
+}
+
+static int read_argv(const json_t *body, struct berth__ljob *j, int shell, struct berth_err *err)
+{
+    const json_t *a = json_object_get(body, "argv");
+    if (!a)
+        return bad(err, "argv", "required: the command as an array of strings");
+    if (!json_is_array(a) || json_array_size(a) == 0 || json_array_size(a) > MAX_ARGS)
+        return bad(err, "argv", "expected a non-empty array of strings");
+    if (shell && json_array_size(a) != 1)
+        return bad(err, "argv", "with shell: true, expected exactly one string (the script)");
+    size_t n = json_array_size(a), extra = shell ? 2 : 0;
+    j->argv = calloc(n + extra + 1, sizeof *j->argv);
+    if (!j->argv)
+        return berth_err_set(err, BERTH_ENOMEM, "out of memory");
+    if (shell) {
+        j->argv[0] = strdup("/bin/sh");
+        j->argv[1] = strdup("-c");
+    }
+    for (size_t i = 0; i < n; i++) {
+        const json_t *s = json_array_get(a, i);
+        if (!json_is_string(s) || json_string_length(s) > MAX_STR ||
+            strlen(json_string_value(s)) != json_string_length(s))
+            return berth_err_set(err, BERTH_EINPUT, "argv[%zu]: expected a string without NUL", i);
+        if (i == 0 && !*json_string_value(s))
+            return bad(err, "argv[0]", "expected a program name, found an empty string");
+        j->argv[extra + i] = strdup(json_string_value(s));
+    }
+    j->argc = n + extra;
+    for (size_t i = 0; i < j->argc; i++)
+        if (!j->argv[i])
+            return berth_err_set(err, BERTH_ENOMEM, "out of memory");
+    return 0;
+}
+
+static int read_env(const json_t *body, struct berth__ljob *j, struct berth_err *err)
+{
+    const json_t *e = json_object_get(body, "env");
+    size_t n = e ? json_object_size(e) : 0;
+    if (e && (!json_is_object(e) || n > MAX_ENV))
+        return bad(err, "env", "expected an object of string values");
+    j->env = calloc(n + 1, sizeof *j->env);
+    if (!j->env)
+        return berth_err_set(err, BERTH_ENOMEM, "out of memory");
+    const char *k;
+    const json_t *v;
+    size_t i = 0;
+    json_object_foreach((json_t *)e, k, v)
+    {
+        if (!*k || strchr(k, '=') || strlen(k) > MAX_NAME)
+            return berth_err_set(err, BERTH_EINPUT, "env.%.64s: expected a variable name", k);
+        if (!json_is_string(v) || json_string_length(v) > MAX_STR ||
+            strlen(json_string_value(v)) != json_string_length(v))
+            return berth_err_set(err, BERTH_EINPUT, "env.%.64s: expected a string", k);
+        size_t len = strlen(k) + json_string_length(v) + 2;
+        if (!(j->env[i] = malloc(len)))
+            return berth_err_set(err, BERTH_ENOMEM, "out of memory");
+        snprintf(j->env[i++], len, "%s=%s", k, json_string_value(v));
+    }
+    j->nenv = i;
+    return 0;
+}
+
+static int read_gpus(const json_t *body, struct berth__ljob *j, struct berth_err *err)
+{
+    struct berth_jobspec *s = &j->spec;
+    int64_t g = 1, mn = -1, mx = -1, mem = 0;
+    double share = 1.0;
+    int rc;
+    if ((rc = get_int(body, "gpus", 0, MAX_GPUS, &g, err)) ||
+        (rc = get_int(body, "min_gpus", 1, MAX_GPUS, &mn, err)) ||
+        (rc = get_int(body, "max_gpus", 1, MAX_GPUS, &mx, err)) ||
+        (rc = get_int(body, "gpu_mem_mib", 0, INT64_C(1) << 40, &mem, err)) ||
+        (rc = get_num(body, "gpu_share", 0.001, 1.0, &share, err)))
+        return rc;
+    if (share < 1.0 && g != 1)
+        return bad(err, "gpu_share", "a share below 1 needs gpus: 1");
+    if (g > BERTH_L_MAX_SLOTS || mx > BERTH_L_MAX_SLOTS)
+        return berth_err_set(err, BERTH_EINPUT, "%s: expected at most %d GPUs for one job",
+                             g > BERTH_L_MAX_SLOTS ? "gpus" : "max_gpus", BERTH_L_MAX_SLOTS);
+    mn = mn < 0 ? g : mn;
+    mx = mx < 0 ? g : mx;
+    if (g == 0 && (mn != 0 || mx != 0))
+        return bad(err, mx ? "max_gpus" : "min_gpus", "a CPU-only job (gpus: 0) cannot be elastic");
+    if (mn > g)
+        return bad(err, "min_gpus", "expected at most gpus");
+    if (mx < g)
+        return bad(err, "max_gpus", "expected at least gpus");
+    s->num_gpus = (int32_t)g;
+    s->min_gpus = (int32_t)mn;
+    s->max_gpus = (int32_t)mx;
+    s->gpu_share_milli = (int32_t)lround(share * 1000);
+    s->gpu_mem_mib = mem;
+    return 0;
+}
+
+/* A name the CLI prints in tables: refused when it holds control characters. */
+static int printable(const char *field, const char *v, struct berth_err *err)
+{
+    if (v && !berth__name_printable(v))
+        return berth_err_set(err, BERTH_EINPUT,
+                             "%s: control characters and bidirectional overrides are not "
+                             "allowed (they would change what a terminal shows)",
+                             field);
+    return 0;
+}
+
+int berth__ljob_from_submit(const json_t *body, const char *user, uint32_t uid, uint32_t gid,
+                            struct berth__ljob **out, struct berth_err *err)
+{
+    if (!json_is_object(body))
+        return bad(err, "body", "expected a JSON object");
+    const char *k;
+    const json_t *v;
+    json_object_foreach((json_t *)body, k, v)
+    {
+        size_t i = 0;
+        while (i < sizeof known / sizeof *known && strcmp(k, known[i]))
+            i++;
+        if (i == sizeof known / sizeof *known)
+            return berth_err_set(err, BERTH_EINPUT, "%.64s: unknown field", k);
+    }
+    struct berth__ljob *j = calloc(1, sizeof *j);
+    if (!j)
+        return berth_err_set(err, BERTH_ENOMEM, "out of memory");
+    j->exit_code = j->exit_signal = -1;
+    j->ckpt_sig = 15;
+    j->grace_us = 30 * BERTH_US_PER_S;
+    int shell = 0, hold = 0, single = 0, rc;
+    int64_t prio = 0, steps = 0, mem = 0;
+    double grace = 30, est = 3600, cpus = 0;
+    const char *cwd = NULL, *queue = NULL, *gtype = NULL, *name = NULL, *sig = NULL, *jtype = NULL;
+    if ((rc = get_bool(body, "shell", &shell, err)) || (rc = get_bool(body, "hold", &hold, err)) ||
+        (rc = get_bool(body, "single_server", &single, err)) ||
+        (rc = read_argv(body, j, shell, err)) || (rc = read_env(body, j, err)) ||
+        (rc = read_gpus(body, j, err)) || (rc = get_str(body, "cwd", MAX_STR, &cwd, err)) ||
+        (rc = get_str(body, "queue", MAX_NAME, &queue, err)) ||
+        (rc = get_str(body, "gpu_type", MAX_NAME, &gtype, err)) ||
+        (rc = get_str(body, "job_type", MAX_NAME, &jtype, err)) ||
+        (rc = get_str(body, "name", MAX_NAME, &name, err)) ||
+        (rc = get_str(body, "checkpoint_signal", 16, &sig, err)) ||
+        (rc = get_int(body, "priority", -1000000, 1000000, &prio, err)) ||
+        (rc = get_int(body, "total_steps", 0, INT64_C(1) << 50, &steps, err)) ||
+        (rc = get_num(body, "grace_s", 0, 86400, &grace, err)) ||
+        (rc = get_num(body, "est_s", 0.001, MAX_SECONDS, &est, err)) ||
+        (rc = get_num(body, "cpus", 0.001, 4096, &cpus, err)) ||
+        (rc = get_int(body, "mem_mib", 1, INT64_C(1) << 30, &mem, err)))
+        goto fail;
+    if ((rc = printable("name", name, err)) || (rc = printable("queue", queue, err)) ||
+        (rc = printable("gpu_type", gtype, err)) || (rc = printable("job_type", jtype, err)))
+        goto fail;
+    if (cwd && cwd[0] != '/') {
+        rc = bad(err, "cwd", "expected an absolute path");
+        goto fail;
+    }
+    if (sig && (j->ckpt_sig = berth__signal_find(sig)) < 0) {
+        rc = bad(err, "checkpoint_signal",
+                 "expected a signal name: SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, "
+                 "SIGALRM, SIGXCPU, SIGCONT or SIGKILL (not a number: numbers differ between "
+                 "architectures)");
+        goto fail;
+    }
+    j->grace_us = (berth_us)llround(grace * 1e6);
+    j->cwd = dup_str(cwd ? cwd : "/");
+    j->user = dup_str(user);
+    j->uid = uid;
+    j->gid = gid;
+    /* a name taken from argv may hold anything argv may: then it is just "job" */
+    const char *auto_name = j->argv[shell ? 2 : 0];
+    j->name =
+        dup_str(name                                                                ? name
+                : berth__name_printable(auto_name) && strlen(auto_name) <= MAX_NAME ? auto_name
+                                                                                    : "job");
+    j->spec.queue = dup_str(queue);
+    j->spec.gpu_type = dup_str(gtype);
+    j->spec.job_type = dup_str(jtype);
+    if (!j->cwd || !j->user || !j->name || !j->spec.queue || !j->spec.gpu_type ||
+        !j->spec.job_type) {
+        rc = berth_err_set(err, BERTH_ENOMEM, "out of memory");
+        goto fail;
+    }
+    j->spec.user = j->user;
+    j->spec.status = "";
+    j->spec.priority = (int32_t)prio;
+    j->spec.total_steps = steps;
+    j->spec.cpu_milli = (int64_t)llround(cpus * 1000);
+    j->spec.mem_mib = mem;
+    j->spec.duration_us = (berth_us)llround(est * 1e6);
+    if (j->spec.duration_us < 1)
+        j->spec.duration_us = 1;
+    j->spec.single_server = (uint8_t)single;
+    j->state = hold ? BERTH_L_HELD : BERTH_L_PENDING;
+    *out = j;
+    return 0;
+fail:
+    berth__ljob_free(j);
+    return rc;
+}

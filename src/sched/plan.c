@@ -1,0 +1,384 @@
+/* The plan: validated edits to GPUs and job states during one scheduling pass (plan.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/alloc.h"
+#include "sched/plan.h"
+
+void berth__plan_init(struct berth_plan *p)
+{
+    memset(p, 0, sizeof *p);
+}
+
+void berth__plan_free(struct berth_plan *p)
+{
+    free(p->touched);
+    free(p->touch_of);
+    free(p->snaps);
+    free(p->stamp);
+    free(p->hidden);
+    berth__plan_init(p);
+}
+
+int berth__plan_open(struct berth_plan *p, struct berth_cluster *c, struct berth_job *jobs,
+                     size_t njobs, berth_us now, int placement, size_t npending, size_t nrunning)
+{
+    size_t old = p->touch_cap;
+    if (BERTH_GROW(p->touch_of, p->touch_cap, njobs))
+        return BERTH_ENOMEM;
+    for (size_t i = old; i < p->touch_cap; i++)
+        p->touch_of[i] = -1;
+    for (size_t i = 0; i < p->ntouched; i++)
+        p->touch_of[p->touched[i].job] = -1;
+    if (p->stamp_cap < c->nsrv) {
+        size_t old_cap = p->stamp_cap;
+        if (BERTH_GROW(p->stamp, p->stamp_cap, c->nsrv))
+            return BERTH_ENOMEM;
+        memset(p->stamp + old_cap, 0, (p->stamp_cap - old_cap) * sizeof *p->stamp);
+    }
+    p->ntouched = 0;
+    p->nsnaps = 0;
+    p->nhidden = 0;
+    p->lent = p->reclaimed = 0;
+    p->cluster = c;
+    p->jobs = jobs;
+    p->now = now;
+    p->placement = placement;
+    p->npending = npending;
+    p->nrunning = nrunning;
+    return 0;
+}
+
+int berth__plan_touch(struct berth_plan *p, uint32_t j)
+{
+    if (p->touch_of[j] >= 0)
+        return 0;
+    struct berth_job *job = &p->jobs[j];
+    if (BERTH_GROW(p->touched, p->touched_cap, p->ntouched + 1))
+        return BERTH_ENOMEM;
+    struct berth_plan_touch *t = &p->touched[p->ntouched];
+    t->job = j;
+    t->was_running = job->state == BERTH_JOB_RUNNING;
+    t->was_gpus = job->gpus;
+    t->snap = p->nsnaps;
+    if (t->was_running) {
+        size_t g = (size_t)berth__job_nslots(job);
+        if (BERTH_GROW(p->snaps, p->snaps_cap, p->nsnaps + g))
+            return BERTH_ENOMEM;
+        memcpy(p->snaps + p->nsnaps, job->slots, g * sizeof *job->slots);
+        p->nsnaps += g;
+    }
+    p->touch_of[j] = (int32_t)p->ntouched++;
+    return 0;
+}
+
+/* A quick necessary test of fit on type t, on GPU counts alone (placement, which also sees
+ * CPU and memory, has the last word). */
+static int fits_type(const struct berth_plan *p, const struct berth_job *j, int t)
+{
+    const struct berth__gputype *ty = &p->cluster->types[t];
+    if (berth__job_share(j) < 1000) {
+        if (ty->free >= 1)
+            return 1;
+        for (size_t i = 0; i < ty->npartial; i++) {
+            const struct berth__partial *q = &ty->partial[i];
+            if (p->cluster->srv[q->server].shares->used[q->gpu] + berth__job_share(j) <= 1000)
+                return 1;
+        }
+        return 0;
+    }
+    int32_t g = j->gpus;
+    if (ty->free < g)
+        return 0;
+    if (!j->single)
+        return 1;
+    for (int f = g; f <= ty->max_per_server; f++)
+        if (ty->head[f] >= 0)
+            return 1;
+    return 0;
+}
+
+int berth__plan_fit(const struct berth_plan *p, const struct berth_job *j)
+{
+    if (j->gpus == 0) /* CPU-only: any server with the CPU and memory */
+        return berth__place_cpu_server(p->cluster, j, p->placement) >= 0 ? 0 : -1;
+    if (p->cluster->free < j->gpus && berth__job_share(j) == 1000)
+        return -1;
+    for (size_t t = 0; t < p->cluster->ntypes; t++)
+        if ((!j->type_mask || (j->type_mask >> t & 1)) && fits_type(p, j, (int)t))
+            return (int)t;
+    return -1;
+}
+
+void berth__plan_take(struct berth_plan *p, struct berth_job *j, uint32_t s, int n)
+{
+    uint64_t m = p->cluster->srv[s].free_mask;
+    int32_t k0 = p->filling;
+    for (int k = 0; k < n; k++) {
+        unsigned g = (unsigned)__builtin_ctzll(m);
+        m &= m - 1;
+        j->slots[p->filling++] = (struct berth__slot){s, g};
+    }
+    berth__alloc_take_range(p->cluster, j, k0, p->filling);
+}
+
+void berth__plan_take_share(struct berth_plan *p, struct berth_job *j, uint32_t s, uint32_t g)
+{
+    j->slots[p->filling++] = (struct berth__slot){s, g};
+    berth__alloc_take_range(p->cluster, j, p->filling - 1, p->filling);
+}
+
+int32_t berth__plan_count_servers(struct berth_plan *p, const struct berth_job *j)
+{
+    if (++p->epoch == 0) { /* wrapped: forget every old stamp */
+        memset(p->stamp, 0, p->stamp_cap * sizeof *p->stamp);
+        p->epoch = 1;
+    }
+    int32_t n = 0;
+    for (int32_t k = 0; k < berth__job_nslots(j); k++) {
+        uint32_t s = j->slots[k].server;
+        if (p->stamp[s] != p->epoch) {
+            p->stamp[s] = p->epoch;
+            n++;
+        }
+    }
+    return n;
+}
+
+/* Room in j->slots for the largest gang an elastic start may give it. Returns 0 or -1. */
+static int make_slots(struct berth_job *j)
+{
+    if (j->slots)
+        return 0;
+    int32_t most =
+        j->spec->max_gpus > berth__job_nslots(j) ? j->spec->max_gpus : berth__job_nslots(j);
+    j->slots = malloc((size_t)most * sizeof *j->slots);
+    return j->slots ? 0 : -1;
+}
+
+/* The bookkeeping of a start whose slots are placed and charged, on GPU type t. */
+static void mark_started(struct berth_plan *p, struct berth_job *j, int t)
+{
+    j->type = (int16_t)t;
+    j->servers = berth__plan_count_servers(p, j);
+    j->state = BERTH_JOB_RUNNING;
+    j->since = p->now;
+    p->npending--;
+    p->nrunning++;
+}
+
+/* Starts pending job ji on the first type of mask (in cluster order) where placement works. */
+static int start_in(struct berth_plan *p, uint32_t ji, uint64_t mask, struct berth_err *err)
+{
+    struct berth_job *j = &p->jobs[ji];
+    if (j->state != BERTH_JOB_PENDING)
+        return berth_err_set(err, BERTH_EINTERNAL, "plan: job %s started while not pending",
+                             j->spec->id);
+    if (make_slots(j))
+        return berth_err_set(err, BERTH_ENOMEM, "plan: out of memory");
+    /* every allowed type where the GPU counts fit, in cluster order, until placement (which
+     * also weighs CPU and memory) succeeds */
+    int t = -1;
+    if (j->gpus == 0) { /* CPU-only: one server's CPU and memory, no GPU type */
+        int32_t s = berth__place_cpu_server(p->cluster, j, p->placement);
+        if (s < 0)
+            return berth_err_set(err, BERTH_EINPUT, "plan: job %s does not fit the idle CPUs",
+                                 j->spec->id);
+        j->slots[0] = (struct berth__slot){(uint32_t)s, BERTH_NO_GPU};
+        berth__alloc_take_range(p->cluster, j, 0, 1);
+        p->filling = 1;
+    }
+    for (size_t k = 0; k < p->cluster->ntypes && t < 0 && j->gpus; k++) {
+        if ((mask && !(mask >> k & 1)) || !fits_type(p, j, (int)k))
+            continue;
+        p->filling = 0;
+        if (berth__place(p, j, (int)k, p->placement) == 0)
+            t = (int)k;
+        else /* give back what a partial placement took */
+            berth__alloc_give_range(p->cluster, j, 0, p->filling);
+    }
+    if (t < 0 && j->gpus)
+        return berth_err_set(err, BERTH_EINPUT, "plan: job %s does not fit the idle GPUs",
+                             j->spec->id);
+    if (berth__plan_touch(p, ji))
+        return berth_err_set(err, BERTH_ENOMEM, "plan: out of memory");
+    if (p->filling != berth__job_nslots(j))
+        return berth_err_set(err, BERTH_EINTERNAL,
+                             "plan: placement gave job %s %d GPUs, it asked for %d", j->spec->id,
+                             p->filling, j->gpus);
+    for (int32_t k = 0; k < p->filling && j->gpus; k++)
+        if (p->cluster->srv[j->slots[k].server].type != t ||
+            (j->single && j->slots[k].server != j->slots[0].server))
+            return berth_err_set(err, BERTH_EINTERNAL,
+                                 "plan: placement broke job %s's type or server constraint",
+                                 j->spec->id);
+    mark_started(p, j, t);
+    return 0;
+}
+
+int berth__plan_start(struct berth_plan *p, uint32_t ji, struct berth_err *err)
+{
+    return start_in(p, ji, p->jobs[ji].type_mask, err);
+}
+
+int berth__plan_start_type(struct berth_plan *p, uint32_t ji, int type, struct berth_err *err)
+{
+    const struct berth_job *j = &p->jobs[ji];
+    if (type < 0 || (size_t)type >= p->cluster->ntypes || type >= 64 ||
+        (j->type_mask && !(j->type_mask >> type & 1)))
+        return berth_err_set(err, BERTH_EINTERNAL, "plan: job %s started on a type it may not use",
+                             j->spec->id);
+    return start_in(p, ji, (uint64_t)1 << type, err);
+}
+
+int berth__plan_start_n(struct berth_plan *p, uint32_t ji, int32_t n, struct berth_err *err)
+{
+    struct berth_job *j = &p->jobs[ji];
+    int32_t lo = j->spec->min_gpus > 1 ? j->spec->min_gpus : 1;
+    if (j->gpus == 0 || j->share < 1000 || n < lo || n > j->spec->max_gpus)
+        return berth_err_set(err, BERTH_EINTERNAL,
+                             "plan: job %s cannot run %d GPUs (elastic range %d..%d, whole GPUs)",
+                             j->spec->id, n, lo, j->spec->max_gpus);
+    int32_t old = j->gpus;
+    j->gpus = n;
+    int rc = start_in(p, ji, j->type_mask, err);
+    if (rc)
+        j->gpus = old;
+    return rc;
+}
+
+int berth__plan_start_n_type(struct berth_plan *p, uint32_t ji, int32_t n, int type,
+                             struct berth_err *err)
+{
+    struct berth_job *j = &p->jobs[ji];
+    if (type < 0 || (size_t)type >= p->cluster->ntypes || type >= 64 ||
+        (j->type_mask && !(j->type_mask >> type & 1)))
+        return berth_err_set(err, BERTH_EINTERNAL, "plan: job %s started on a type it may not use",
+                             j->spec->id);
+    uint64_t keep = j->type_mask;
+    j->type_mask = (uint64_t)1 << type;
+    int rc = berth__plan_start_n(p, ji, n, err);
+    j->type_mask = keep;
+    return rc;
+}
+
+int berth__plan_start_on(struct berth_plan *p, uint32_t ji, uint32_t s, struct berth_err *err)
+{
+    struct berth_job *j = &p->jobs[ji];
+    const struct berth_cluster *c = p->cluster;
+    if (j->state != BERTH_JOB_PENDING || s >= c->nsrv)
+        return berth_err_set(err, BERTH_EINTERNAL,
+                             "plan: job %s started on server %u while not "
+                             "pending, or no such server",
+                             j->spec->id, s);
+    int t = j->gpus ? c->srv[s].type : -1;
+    if (t >= 0 && j->type_mask && !(j->type_mask >> t & 1))
+        return berth_err_set(err, BERTH_EINPUT, "plan: job %s may not use server %s's GPUs",
+                             j->spec->id, c->srv[s].name);
+    if (make_slots(j))
+        return berth_err_set(err, BERTH_ENOMEM, "plan: out of memory");
+    int32_t n = berth__job_nslots(j);
+    if (j->gpus == 0) {
+        j->slots[0] = (struct berth__slot){s, BERTH_NO_GPU};
+    } else if (berth__job_share(j) < 1000) {
+        int spread = p->placement == BERTH_PLACE_SPREAD, g;
+        if (spread && c->srv[s].free_mask) /* spread: an idle GPU first */
+            g = __builtin_ctzll(c->srv[s].free_mask);
+        else
+            g = berth__server_pick_share_gpu(c, s, j, spread);
+        if (g < 0)
+            return berth_err_set(err, BERTH_EINPUT, "plan: job %s does not fit server %s",
+                                 j->spec->id, c->srv[s].name);
+        j->slots[0] = (struct berth__slot){s, (uint32_t)g};
+    } else {
+        if (c->srv[s].nfree < n)
+            return berth_err_set(err, BERTH_EINPUT, "plan: job %s does not fit server %s",
+                                 j->spec->id, c->srv[s].name);
+        uint64_t m = c->srv[s].free_mask;
+        for (int32_t k = 0; k < n; k++, m &= m - 1)
+            j->slots[k] = (struct berth__slot){s, (uint32_t)__builtin_ctzll(m)};
+    }
+    if (!berth__alloc_can_take(c, j, j->slots))
+        return berth_err_set(err, BERTH_EINPUT, "plan: job %s does not fit server %s", j->spec->id,
+                             c->srv[s].name);
+    if (berth__plan_touch(p, ji))
+        return berth_err_set(err, BERTH_ENOMEM, "plan: out of memory");
+    berth__alloc_take(p->cluster, j);
+    mark_started(p, j, t);
+    return 0;
+}
+
+int berth__plan_preempt(struct berth_plan *p, uint32_t ji, struct berth_err *err)
+{
+    struct berth_job *j = &p->jobs[ji];
+    if (j->state != BERTH_JOB_RUNNING)
+        return berth_err_set(err, BERTH_EINTERNAL, "plan: job %s preempted while not running",
+                             j->spec->id);
+    if (berth__plan_touch(p, ji))
+        return berth_err_set(err, BERTH_ENOMEM, "plan: out of memory");
+    berth__job_fold(j, p->now);
+    berth__alloc_give(p->cluster, j);
+    j->state = BERTH_JOB_PENDING;
+    p->nrunning--;
+    p->npending++;
+    return 0;
+}
+
+int berth__plan_can_restore(const struct berth_plan *p, uint32_t ji)
+{
+    const struct berth_job *j = &p->jobs[ji];
+    int32_t t = p->touch_of[ji];
+    if (t < 0 || !p->touched[t].was_running || j->state != BERTH_JOB_PENDING ||
+        j->gpus != p->touched[t].was_gpus)
+        return 0;
+    return berth__alloc_can_take(p->cluster, j, p->snaps + p->touched[t].snap);
+}
+
+int berth__plan_restore(struct berth_plan *p, uint32_t ji, struct berth_err *err)
+{
+    if (!berth__plan_can_restore(p, ji))
+        return berth_err_set(err, BERTH_EINTERNAL, "plan: job %s cannot get its GPUs back",
+                             p->jobs[ji].spec->id);
+    struct berth_job *j = &p->jobs[ji];
+    const struct berth__slot *snap = p->snaps + p->touched[p->touch_of[ji]].snap;
+    memcpy(j->slots, snap, (size_t)berth__job_nslots(j) * sizeof *snap);
+    berth__alloc_take(p->cluster, j);
+    j->state = BERTH_JOB_RUNNING;
+    j->since = p->now;
+    p->npending--;
+    p->nrunning++;
+    return 0;
+}
+
+int berth__plan_start_share(struct berth_plan *p, uint32_t ji, uint32_t server, uint32_t gpu,
+                            int32_t milli, struct berth_err *err)
+{
+    struct berth_job *j = &p->jobs[ji];
+    if (j->state != BERTH_JOB_PENDING || j->gpus != 1 || milli < 1 || milli > 1000 ||
+        server >= p->cluster->nsrv || gpu >= (uint32_t)p->cluster->srv[server].ngpus)
+        return berth_err_set(err, BERTH_EINTERNAL,
+                             "plan: job %s cannot start as %d milli of GPU %u of server %u",
+                             j->spec->id, milli, gpu, server);
+    int t = p->cluster->srv[server].type;
+    if (j->type_mask && !(j->type_mask >> t & 1))
+        return berth_err_set(err, BERTH_EINTERNAL, "plan: job %s started on a type it may not use",
+                             j->spec->id);
+    if (make_slots(j) || berth__cluster_enable_shares(p->cluster))
+        return berth_err_set(err, BERTH_ENOMEM, "plan: out of memory");
+    int32_t old = j->share;
+    struct berth__slot at = {server, gpu};
+    j->share = milli;
+    if (!berth__alloc_can_take(p->cluster, j, &at)) {
+        j->share = old;
+        return berth_err_set(err, BERTH_EINPUT, "plan: job %s does not fit GPU %u of server %u",
+                             j->spec->id, gpu, server);
+    }
+    if (berth__plan_touch(p, ji)) {
+        j->share = old;
+        return berth_err_set(err, BERTH_ENOMEM, "plan: out of memory");
+    }
+    j->slots[0] = at;
+    berth__alloc_take(p->cluster, j);
+    mark_started(p, j, t);
+    return 0;
+}

@@ -1,0 +1,117 @@
+/* The policy interface: a const table of functions per policy, registered by name in
+ * registry.c (like a Slurm plugin or a Kubernetes scheduler plugin).
+ *
+ * At every scheduling pass the engine hands the policy a view (the clock, the cluster, the
+ * jobs, and what changed since the last pass) and a plan. The policy edits the plan through
+ * plan.h — start, preempt, restore — and each edit is validated as it is made, so a plan
+ * can never over-commit a GPU or split a gang. The engine then diffs the plan's final state
+ * against the state before the pass and turns the difference into actions. A policy never
+ * knows whether a simulator or the live daemon drives it. */
+#ifndef BERTH_POLICY_INT_H
+#define BERTH_POLICY_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "berth/err.h"
+#include "berth/policy.h"
+#include "model/cluster.h"
+#include "model/job.h"
+#include "model/tput.h"
+
+struct berth_plan;
+
+struct berth_params {
+    int placement; /* enum berth_placement */
+    uint64_t seed;
+    berth_us quantum_us;     /* re-evaluation period of time-sliced policies */
+    berth_us round_us;       /* round length of round-based policies (Gavel 360 s, Blox 300 s) */
+    berth_us min_realloc_us; /* round-based LP policies re-solve at most this often */
+    /* Queue thresholds of multi-level feedback policies (Tiresias: 3250 s, 7200 s), in
+     * attained service (time, or GPU-time for the -gpu variants); nqueue_limits = 0: the
+     * policy's defaults. */
+    berth_us queue_limits_us[8];
+    int nqueue_limits;
+    /* The checkpoint/restore cost a restart will be charged (berth__job_restart_us): a flat
+     * cost and tiers (enum berth_restart_tiers), for policies that weigh resizes. */
+    berth_us restart_us;
+    int restart_tiers;
+    /* SpeCon (specon.c); 0 = its default: growth window, slow-growth threshold alpha
+     * (metric points per second), source utilisation theta, per-job cool-down after a
+     * migration, and the epochs left under which a job is near completion (exempt). */
+    berth_us specon_window_us, specon_cooldown_us;
+    double specon_alpha, specon_theta, specon_near_epochs;
+    /* Aryl: inference servers kept idle when lending, in 1/1000 of the inference pool (0 =
+     * its default, 5 %; negative = none), and the scale cost of a resize when a job gives none (0 =
+     * 20 s). */
+    int32_t loan_headroom_milli;
+    berth_us scale_cost_us;
+};
+
+struct berth_view {
+    berth_us now;
+    const struct berth_cluster *cluster;
+    struct berth_job *jobs; /* indexed by job idx; njobs known so far */
+    size_t njobs;
+    /* What happened since the previous pass (each list in event order): */
+    const uint32_t *arrived; /* became pending */
+    size_t narrived;
+    const uint32_t *left; /* finished or cancelled (were pending or running) */
+    size_t nleft;
+    const uint32_t *requeued; /* stopped from outside (executor, node loss): pending again */
+    size_t nrequeued;
+    /* running already when the policy first hears of them: jobs berthd re-adopted after a
+     * restart (the simulator never has any). A policy that keeps its own running set takes
+     * them in (prio, tiresias, blox, aryl do); one that does not simply never preempts them. This
+     * list comes before left: a job may be in both. */
+    const uint32_t *adopted;
+    size_t nadopted;
+    /* jobs whose expected run time (est_us) changed (berthd: a job ran past its user's
+     * estimate): a policy that keys jobs on it re-keys them (prio does). */
+    const uint32_t *reestimated;
+    size_t nreestimated;
+    size_t npending, nrunning;
+    /* Servers of the cluster's "inference" pool that inference uses now (the simulator's
+     * --inference series, berthd's demand signal); -1 when there is no such signal. The
+     * inference pool's servers start reserved (model/cluster_int.h); a lending policy
+     * unreserves some of them for training and reserves them again when demand rises. */
+    int32_t infer_demand;
+    /* The throughput model, or NULL (jobs run at fixed speed). tput_type maps each cluster
+     * GPU type to the model's type (-1 = the model does not know it). */
+    const struct berth_tput *tput;
+    const int16_t *tput_type;
+    /* A job's progress metric now (higher is better: accuracy in percent), or NULL: the
+     * simulator reads it off the job class's curve (model/curve.h), berthd will take what
+     * jobs report. Policies that watch growth compare it with an earlier reading. */
+    double (*metric)(void *ctx, const struct berth_job *j, berth_us now);
+    void *metric_ctx;
+};
+
+struct berth_policy_ops {
+    const char *name;              /* "las" */
+    const char *summary;           /* one line for `berth policies` */
+    const char *default_placement; /* "consolidate" */
+    int (*create)(const struct berth_params *p, void **self, struct berth_err *err);
+    void (*destroy)(void *self);
+    /* Reads the view, edits the plan. Returns 0 or a BERTH_E* code with err filled. */
+    int (*plan)(void *self, const struct berth_view *v, struct berth_plan *plan,
+                struct berth_err *err);
+    /* When the policy wants its next pass with no event, or BERTH_TIME_NONE. May be NULL. */
+    berth_us (*next_pass)(void *self, const struct berth_view *v);
+    /* May be NULL. Whether the policy can ever run job j on cluster c, asked once per job
+     * before a run: BERTH_EINPUT with err saying why (without the job's name or line: the
+     * caller adds them), so a trace the policy cannot run is bad input, not a failure. */
+    int (*check)(void *self, const struct berth_cluster *c, const struct berth_job *j,
+                 struct berth_err *err);
+};
+
+const struct berth_policy_ops *berth__policy_lookup(const char *name);
+const struct berth_policy_ops *berth__policy_at(size_t i);
+
+enum berth_placement {
+    BERTH_PLACE_CONSOLIDATE = 0,
+    BERTH_PLACE_SPREAD = 1,
+    BERTH_PLACE_BEST_FIT = 2,
+};
+
+#endif

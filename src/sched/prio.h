@@ -1,0 +1,56 @@
+/* The generic "order, then place greedily" scheduler that every ordering policy (fifo,
+ * fifo-skip, sjf, srtf, las) is a few lines on top of.
+ *
+ * A policy gives each job a key; lower keys run first, ties go to the lower job number.
+ * A pending job's key is frozen while it waits; a running job's key moves linearly with
+ * time (key + slope * (now - since)), which covers "remaining time" (slope -1) and
+ * "attained GPU-time" (slope = gang size).
+ *
+ * Semantics of one pass: pending jobs are considered in key order. A job starts when its
+ * gang fits the idle GPUs. Otherwise, under a preemptive policy, it may take the GPUs of
+ * running jobs with strictly worse keys, worst first, as many as it needs (victims it did
+ * not need in the end keep running); if even that is not enough, nothing is preempted. A
+ * job that cannot start blocks only jobs of its own shape (same gang size and constraints,
+ * which could not start either); under a strict policy (fifo) it blocks everyone. With a
+ * minimum run time, a job that (re)started less than that long ago is no victim: it is
+ * protected, and becomes preemptible at the first pass after its protection ends.
+ *
+ * Cost: pending jobs live in one heap per shape, preemptible running jobs in one heap per
+ * slope and protected ones in a queue by start time, so a pass costs
+ * O((starts + preemptions + shapes) * log n), not O(jobs). */
+#ifndef BERTH_POLICY_PRIO_H
+#define BERTH_POLICY_PRIO_H
+
+#include "sched/plan.h"
+
+struct berth__prio_cfg {
+    /* The job's key as of j->since (its folded state). */
+    int64_t (*key)(const struct berth_job *j);
+    /* How fast a running job's key grows per microsecond (0 for non-preemptive). */
+    int64_t (*slope)(const struct berth_job *j);
+    int preemptive;
+    int strict;          /* a head that does not fit blocks every job behind it */
+    berth_us quantum_us; /* > 0: ask for a pass every quantum while jobs wait */
+    berth_us min_run_us; /* a (re)started job cannot be a victim before running this long */
+};
+
+struct berth__prio;
+
+int berth__prio_create(const struct berth__prio_cfg *cfg, struct berth__prio **out,
+                       struct berth_err *err);
+void berth__prio_destroy(struct berth__prio *q);
+int berth__prio_plan(struct berth__prio *q, const struct berth_view *v, struct berth_plan *plan,
+                     struct berth_err *err);
+berth_us berth__prio_next_pass(struct berth__prio *q, const struct berth_view *v);
+
+/* The slope of policies that never preempt (running keys do not move). */
+int64_t berth__prio_slope_none(const struct berth_job *j);
+
+/* The same, shaped for struct berth_policy_ops, so a policy file only supplies its keys. */
+int berth__prio_create_v(const struct berth__prio_cfg *cfg, void **self, struct berth_err *err);
+void berth__prio_destroy_v(void *self);
+int berth__prio_plan_v(void *self, const struct berth_view *v, struct berth_plan *plan,
+                       struct berth_err *err);
+berth_us berth__prio_next_pass_v(void *self, const struct berth_view *v);
+
+#endif

@@ -1,0 +1,268 @@
+/* berthd's pieces on their own: reading a submission field by field, the journal document
+ * round trip (the journal itself: test_journal.c), progress-file tailing (partial and
+ * malformed lines), the token file, signal names and the NVML-absent path. */
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+
+#include "check.h"
+#include "live/daemon/auth.h"
+#include "live/jobs/ljob.h"
+#include "live/exec/nvml.h"
+#include "live/jobs/report.h"
+#include "tmpfile.h"
+
+static struct berth__ljob *submit(const char *body, struct berth_err *err)
+{
+    json_t *o = json_loads(body, 0, NULL);
+    struct berth__ljob *j = NULL;
+    if (berth__ljob_from_submit(o, "alice", 1001, 1001, &j, err))
+        j = NULL;
+    json_decref(o);
+    return j;
+}
+
+static void test_submit_fields(void)
+{
+    static const struct {
+        const char *body, *field;
+    } bad[] = {
+        {"{}", "argv: required"},
+        {"{\"argv\":\"ls\"}", "argv: expected a non-empty array"},
+        {"{\"argv\":[\"\"]}", "argv[0]: expected a program name"},
+        {"{\"argv\":[\"a\",2]}", "argv[1]: expected a string"},
+        {"{\"argv\":[\"a\"],\"gpus\":1.5}", "gpus: expected a whole number"},
+        {"{\"argv\":[\"a\"],\"gpus\":65}", "gpus: expected at most 64"},
+        {"{\"argv\":[\"a\"],\"gpus\":2,\"min_gpus\":3}", "min_gpus: expected at most gpus"},
+        {"{\"argv\":[\"a\"],\"gpus\":2,\"max_gpus\":1}", "max_gpus: expected at least gpus"},
+        {"{\"argv\":[\"a\"],\"gpu_share\":0}", "gpu_share: expected a number"},
+        {"{\"argv\":[\"a\"],\"priority\":\"high\"}", "priority: expected a whole number"},
+        {"{\"argv\":[\"a\"],\"est_s\":0}", "est_s: expected a number"},
+        {"{\"argv\":[\"a\"],\"shell\":1}", "shell: expected true or false"},
+        {"{\"argv\":[\"a\",\"b\"],\"shell\":true}", "argv: with shell: true"},
+        {"{\"argv\":[\"a\"],\"env\":{\"A=B\":\"x\"}}", "env.A=B: expected a variable name"},
+        {"{\"argv\":[\"a\"],\"queue\":7}", "queue: expected a string"},
+        {"{\"argv\":[\"a\"],\"gpus\":0,\"max_gpus\":2}", "max_gpus: a CPU-only job"},
+        {"{\"argv\":[\"a\"],\"nope\":1}", "nope: unknown field"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        struct berth_err err = {0};
+        CHECK(submit(bad[i].body, &err) == NULL);
+        CHECK_I64(err.code, BERTH_EINPUT);
+        CHECK_HAS(err.msg, bad[i].field);
+    }
+    struct berth_err err = {0};
+    struct berth__ljob *j = submit("{\"argv\":[\"echo hi\"],\"shell\":true,\"gpus\":1,"
+                                   "\"gpu_share\":0.25,\"checkpoint_signal\":\"USR1\","
+                                   "\"env\":{\"A\":\"1\"},\"hold\":true}",
+                                   &err);
+    CHECK(j != NULL);
+    if (!j)
+        return;
+    CHECK_STR(j->argv[0], "/bin/sh");
+    CHECK_STR(j->argv[1], "-c");
+    CHECK_STR(j->argv[2], "echo hi");
+    CHECK(j->argv[3] == NULL);
+    CHECK_I64(j->spec.gpu_share_milli, 250);
+    CHECK_I64(j->ckpt_sig, SIGUSR1);
+    CHECK_I64(j->grace_us, 30 * BERTH_US_PER_S); /* the default */
+    CHECK_I64(j->spec.duration_us, 3600 * BERTH_US_PER_S);
+    CHECK_STR(j->env[0], "A=1");
+    CHECK_STR(j->cwd, "/");
+    CHECK_STR(j->name, "echo hi");
+    CHECK_I64(j->state, BERTH_L_HELD);
+    berth__ljob_free(j);
+}
+
+/* The journal document carries everything recovery needs. */
+static void test_journal_doc_roundtrip(void)
+{
+    struct berth_err err = {0};
+    struct berth__ljob *j = submit("{\"argv\":[\"train\",\"--lr\",\"0.1\"],\"gpus\":2,"
+                                   "\"min_gpus\":1,\"max_gpus\":4,\"gpu_type\":\"a100\","
+                                   "\"priority\":5,\"grace_s\":2.5,\"total_steps\":1000,"
+                                   "\"queue\":\"q1\",\"cwd\":\"/tmp\"}",
+                                   &err);
+    CHECK(j != NULL);
+    if (!j)
+        return;
+    berth__ljob_set_id(j, 42);
+    snprintf(j->token, sizeof j->token, "abc");
+    j->attempt = j->launched = 3;
+    j->proc = 1;
+    j->then = BERTH_THEN_REQUEUE;
+    j->nslots = j->npslots = 2;
+    j->slots[0] = j->pslots[0] = (struct berth__slot){0, 1};
+    j->slots[1] = j->pslots[1] = (struct berth__slot){1, 0};
+    CHECK(!berth__ljob_note(j, 7, BERTH_L_RUNNING, "started"));
+    json_t *o = berth__ljob_json(j, 1);
+    struct berth__ljob *k = NULL;
+    CHECK(!berth__ljob_from_journal(o, &k, &err));
+    json_decref(o);
+    if (k) {
+        CHECK_I64(k->id, 42);
+        CHECK_STR(k->argv[2], "0.1");
+        CHECK_I64(k->spec.num_gpus, 2);
+        CHECK_I64(k->spec.min_gpus, 1);
+        CHECK_I64(k->spec.max_gpus, 4);
+        CHECK_STR(k->spec.gpu_type, "a100");
+        CHECK_STR(k->spec.queue, "q1");
+        CHECK_I64(k->spec.priority, 5);
+        CHECK_I64(k->spec.total_steps, 1000);
+        CHECK_I64(k->grace_us, 2500000);
+        CHECK_STR(k->token, "abc");
+        CHECK_I64(k->attempt, 3);
+        CHECK_I64(k->proc, 1);
+        CHECK_I64(k->then, BERTH_THEN_REQUEUE);
+        CHECK_I64(k->nslots, 2);
+        CHECK_I64(k->slots[1].server, 1);
+        CHECK_I64(k->npslots, 2);
+        CHECK_I64(k->nhist, 1);
+        CHECK_STR(k->hist[0].note, "started");
+        CHECK_I64(k->state, BERTH_L_RUNNING);
+    }
+    berth__ljob_free(k);
+    berth__ljob_free(j);
+}
+
+/* Lines: a good one, a malformed one (logged as FILE:2), one with a bad step (FILE:3), a good
+ * one, then a partial last line that counts only once finished. Work is in steps (100). */
+static void test_progress_tail(void)
+{
+    struct tmp t;
+    tmp_open(&t);
+    struct berth__ljob lj = {0};
+    lj.spec.total_steps = 100;
+    struct berth_job ej = {0};
+    ej.state = BERTH_JOB_RUNNING;
+    ej.work = 100;
+    char p[200];
+    snprintf(p, sizeof p, "%s",
+             tmp_write(&t, "progress.jsonl",
+                       "{\"step\": 10, \"time\": 1000}\nnot json\n{\"step\": -4}\n"
+                       "{\"step\": 30, \"metric\": 0.5, \"time\": 1002}\n{\"step\": 4"));
+    char logp[200];
+    snprintf(logp, sizeof logp, "%s", tmp_path(&t, "log"));
+    FILE *log = fopen(logp, "w+");
+    CHECK_I64(berth__report_tail(p, &lj, &ej, 5, log), 2);
+    CHECK_I64(lj.step, 30);
+    CHECK_DBL(lj.metric, 0.5, 0);
+    CHECK_DBL(ej.done, 30, 0);
+    /* 20 steps in 2 s: 1e-5 steps per microsecond */
+    CHECK_DBL(ej.rate, 20.0 / 2e6, 1e-15);
+    CHECK_I64(ej.progress_at, 5);
+    CHECK_I64(lj.prog_line, 4);
+    FILE *f = fopen(p, "a");
+    fputs("5}\n", f);
+    fclose(f);
+    CHECK_I64(berth__report_tail(p, &lj, &ej, 6, log), 1);
+    CHECK_I64(lj.step, 45);
+    CHECK_I64(berth__report_tail(p, &lj, &ej, 7, log), 0); /* nothing new */
+    char text[600] = "";
+    rewind(log);
+    size_t n = fread(text, 1, sizeof text - 1, log);
+    text[n] = '\0';
+    fclose(log);
+    CHECK_HAS(text, "progress.jsonl:2:");
+    CHECK_HAS(text, "progress.jsonl:3: progress line skipped: step: expected a whole number");
+    tmp_close(&t);
+}
+
+static void test_tokens(void)
+{
+    struct tmp t;
+    tmp_open(&t);
+    struct berth_err err = {0};
+    struct berth__auth *a = NULL;
+    /* single-user mode (berthd is not root): every token names berthd's own account */
+    struct berth__account self = {.uid = 4242, .gid = 4343, .name = "alice", .home = "/h"};
+    struct berth__auth_opts single = {0, &self, 0};
+    CHECK(!berth__auth_load(tmp_write(&t, "tok",
+                                      "# users\n0123456789abcdef alice\n"
+                                      "fedcba9876543210 alice admin # boss\n"),
+                            &single, &a, &err));
+    struct berth__caller who = {0};
+    CHECK(!berth__auth_user(a, "fedcba9876543210", &who));
+    CHECK_STR(who.user, "alice");
+    CHECK_I64(who.admin, 1);
+    CHECK_I64(who.uid, 4242);
+    CHECK(!berth__auth_user(a, "0123456789abcdef", &who));
+    CHECK_I64(who.admin, 0);
+    CHECK(berth__auth_user(a, "0123456789abcdeg", &who) < 0);
+    /* the Unix socket: berthd's own account (or root) only, admin when a token line says */
+    CHECK(!berth__auth_peer(a, 4242, &who));
+    CHECK_STR(who.user, "alice");
+    CHECK_I64(who.local, 1);
+    CHECK_I64(who.admin, 1);
+    CHECK(berth__auth_peer(a, 4243, &who) < 0);
+    berth__auth_free(a);
+    a = NULL;
+    CHECK(berth__auth_load(tmp_write(&t, "other", "0123456789abcdef bob\n"), &single, &a, &err) ==
+          BERTH_EINPUT);
+    CHECK_HAS(err.msg, "other:1: user 'bob': berthd runs as 'alice', not root");
+    CHECK(berth__auth_load(tmp_write(&t, "bad", "0123456789abcdef alice\nshort alice\n"), &single,
+                           &a, &err) == BERTH_EINPUT);
+    CHECK_HAS(err.msg, "bad:2: token: expected at least 16 characters");
+    CHECK(berth__auth_load(tmp_write(&t, "bad2", "0123456789abcdef alice root\n"), &single, &a,
+                           &err) == BERTH_EINPUT);
+    CHECK_HAS(err.msg, "bad2:1: expected TOKEN USER [admin]");
+    /* multi-user mode: USERs are accounts of this machine (root always is one) */
+    struct berth__auth_opts multi = {1, &self, 0};
+    CHECK(!berth__auth_load(tmp_write(&t, "multi", "0123456789abcdef root\n"), &multi, &a, &err));
+    CHECK(!berth__auth_user(a, "0123456789abcdef", &who));
+    CHECK_I64(who.uid, 0);
+    CHECK(!berth__auth_peer(a, 0, &who)); /* root on the socket is an admin */
+    CHECK_I64(who.admin, 1);
+    berth__auth_free(a);
+    a = NULL;
+    CHECK(berth__auth_load(tmp_write(&t, "nouser", "0123456789abcdef no-such-user-berth\n"), &multi,
+                           &a, &err) == BERTH_EINPUT);
+    CHECK_HAS(err.msg, "nouser:1: user 'no-such-user-berth' is not a Unix account");
+    /* a token file others may read is refused, as ssh and munge refuse theirs */
+    struct berth__auth_opts strict = {0, &self, 1};
+    const char *loose = tmp_write(&t, "loose", "0123456789abcdef alice\n");
+    chmod(loose, 0644);
+    CHECK(berth__auth_load(loose, &strict, &a, &err) == BERTH_EINPUT);
+    CHECK_HAS(err.msg, "mode 644 lets other accounts read or change it");
+    CHECK_HAS(err.msg, "chmod 600");
+    char tok[40], tok2[40];
+    CHECK(!berth__auth_new_token(tok, sizeof tok));
+    CHECK(!berth__auth_new_token(tok2, sizeof tok2));
+    CHECK_I64(strlen(tok), 32);
+    CHECK(strcmp(tok, tok2) != 0);
+    tmp_close(&t);
+}
+
+static void test_signals_and_nvml(void)
+{
+    CHECK_I64(berth__signal_find("SIGTERM"), SIGTERM);
+    CHECK_I64(berth__signal_find("usr2"), SIGUSR2);
+    CHECK_I64(berth__signal_find("10"), -1); /* numbers differ between architectures */
+    CHECK_I64(berth__signal_find("19"), -1);
+    CHECK_I64(berth__signal_find("SIGFOO"), -1);
+    CHECK_STR(berth__signal_name(SIGUSR1), "SIGUSR1");
+    char spec[64], ty[32];
+    struct berth_err err = {0};
+    CHECK_I64(berth__nvml_inventory("/nonexistent/libnvidia-ml.so.1", spec, sizeof spec, &err),
+              BERTH_EIO);
+    CHECK_HAS(err.msg, "not found");
+    static const char *const models[][2] = {{"NVIDIA A100-SXM4-80GB", "a100"},
+                                            {"Tesla V100-SXM2-16GB", "v100"},
+                                            {"NVIDIA H100 80GB HBM3", "h100"},
+                                            {"NVIDIA GeForce RTX 4090", "4090"},
+                                            {"Graphics Device", "graphics"}};
+    for (size_t i = 0; i < sizeof models / sizeof *models; i++) {
+        berth__nvml_type_name(models[i][0], ty, sizeof ty);
+        CHECK_STR(ty, models[i][1]);
+    }
+}
+
+static const struct check_test tests[] = {
+    {"submit_fields", test_submit_fields},
+    {"journal_doc_roundtrip", test_journal_doc_roundtrip},
+    {"progress_tail", test_progress_tail},
+    {"tokens", test_tokens},
+    {"signals_and_nvml", test_signals_and_nvml},
+};
+
+CHECK_MAIN(tests)
