@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "io/columns.h"
-#include "model/infer_int.h"
+#include "model/infer.h"
 #include "util/mem.h"
 #include "util/num.h"
 

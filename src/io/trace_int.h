@@ -1,28 +1,10 @@
-/* The trace object's insides and the builder every loader and the generator use. */
+/* What every loader and the generator share: the bad-row accounting and the loader table
+ * (the trace object they fill is the model's, model/trace.h). Private to io/. */
 #ifndef BERTH_IO_TRACE_INT_H
 #define BERTH_IO_TRACE_INT_H
 
-#include "berth/trace.h"
-#include "util/mem.h"
+#include "model/trace.h"
 
-#define BERTH_MAX_TEXT    255                          /* bytes in an id or a name */
-#define BERTH_MAX_TIME_US INT64_C(1000000000000000000) /* 10^12 s */
-
-struct berth_trace {
-    struct berth_jobspec *jobs;
-    size_t n, cap;
-    char *path;
-    struct berth__arena strings; /* every string the jobs point to */
-};
-
-/* An empty trace named path (copied). NULL when out of memory. */
-struct berth_trace *berth__trace_new(const char *path);
-/* Appends a copy of js; its strings must already live in t->strings (or be static ""). */
-int berth__trace_push(struct berth_trace *t, const struct berth_jobspec *js);
-/* Copies s[0..len) into the trace's arena; NULL when out of memory. */
-const char *berth__trace_str(struct berth_trace *t, const char *s, size_t len);
-/* A job spec with every optional field at its default (1 GPU, whole GPUs, strings ""). */
-void berth__jobspec_defaults(struct berth_jobspec *js);
 struct berth__load;
 /* Fails with FILE:LINE when two jobs share an id (hash check, O(n)); under --lenient (L
  * given and lenient) keeps the first and counts the others as bad rows. */

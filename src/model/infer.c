@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/infer_int.h"
+#include "model/infer.h"
 #include "util/num.h"
 
 void berth_infer_free(struct berth_infer *s)

@@ -1,7 +1,7 @@
 /* The inference demand series' insides, shared by the model (evaluation, the diurnal
  * curve) and the io layer (the CSV loader). */
-#ifndef BERTH_MODEL_INFER_INT_H
-#define BERTH_MODEL_INFER_INT_H
+#ifndef BERTH_MODEL_INFER_H
+#define BERTH_MODEL_INFER_H
 
 #include <stddef.h>
 

@@ -1,0 +1,160 @@
+/* The trace object: the job specs of a workload, the strings they point to, and the check
+ * every trace passes against a cluster before a run (include/berth/trace.h). It is the
+ * model's so that the simulator, berth pack and the loaders all use it from below; the
+ * loaders that fill it and their format registry are io/'s. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/cluster.h"
+#include "model/trace.h"
+
+struct berth_trace *berth__trace_new(const char *path)
+{
+    struct berth_trace *t = calloc(1, sizeof *t);
+    if (!t)
+        return NULL;
+    t->path = strdup(path ? path : "");
+    if (!t->path) {
+        free(t);
+        return NULL;
+    }
+    berth__arena_init(&t->strings);
+    return t;
+}
+
+int berth__trace_push(struct berth_trace *t, const struct berth_jobspec *js)
+{
+    if (BERTH_GROW(t->jobs, t->cap, t->n + 1))
+        return BERTH_ENOMEM;
+    t->jobs[t->n++] = *js;
+    return 0;
+}
+
+const char *berth__trace_str(struct berth_trace *t, const char *s, size_t len)
+{
+    if (!len)
+        return "";
+    return berth__arena_strndup(&t->strings, s, len);
+}
+
+void berth__jobspec_defaults(struct berth_jobspec *js)
+{
+    memset(js, 0, sizeof *js);
+    js->id = js->job_type = js->user = js->queue = js->gpu_type = js->status = "";
+    js->num_gpus = js->min_gpus = js->max_gpus = 1;
+    js->gpu_share_milli = 1000;
+}
+
+void berth_trace_free(struct berth_trace *t)
+{
+    if (!t)
+        return;
+    free(t->jobs);
+    free(t->path);
+    berth__arena_free(&t->strings);
+    free(t);
+}
+
+size_t berth_trace_count(const struct berth_trace *t)
+{
+    return t->n;
+}
+
+const struct berth_jobspec *berth_trace_jobs(const struct berth_trace *t)
+{
+    return t->jobs;
+}
+
+const char *berth_trace_path(const struct berth_trace *t)
+{
+    return t->path;
+}
+
+/* Simulated time stays below 2^62 us (146,000 years) and so does any job's GPU time: the
+ * last arrival plus all the work run one job after another bounds every instant a run can
+ * reach, so checking that sum keeps the clock and every key free of overflow. */
+#define SIM_TIME_LIMIT (INT64_C(1) << 62)
+
+int berth_trace_check(const struct berth_trace *t, const struct berth_cluster *c,
+                      struct berth_err *err)
+{
+    int64_t work = 0, last = 0;
+    for (size_t i = 0; i < t->n; i++) {
+        const struct berth_jobspec *j = &t->jobs[i];
+        if (j->arrival_us > last)
+            last = j->arrival_us;
+        work += j->duration_us; /* each is at most 10^18, so no overflow before the check */
+        if (work > SIM_TIME_LIMIT - last ||
+            (j->num_gpus && j->duration_us > SIM_TIME_LIMIT / j->num_gpus))
+            return berth_err_set(err, BERTH_EINPUT,
+                                 "%s:%u: column duration_s: expected the trace's arrivals and "
+                                 "work to fit in 146,000 years of simulated time (and each "
+                                 "job's GPU time too), found more by this job",
+                                 t->path, j->line);
+        uint64_t mask;
+        if (berth__cluster_type_mask(c, j->gpu_type, &mask)) {
+            char names[256] = "";
+            size_t o = 0;
+            for (size_t k = 0; k < c->ntypes && o < sizeof names; k++)
+                o += (size_t)snprintf(names + o, sizeof names - o, "%s%s", k ? ", " : "",
+                                      c->types[k].name);
+            return berth_err_set(err, BERTH_EINPUT,
+                                 "%s:%u: column gpu_type: expected a GPU type of the cluster "
+                                 "(%s), found \"%s\"",
+                                 t->path, j->line, names, j->gpu_type);
+        }
+        /* a gang is of one type: the most it can get is the largest allowed type (or, when
+         * it must stay on one server, the largest allowed server) */
+        int32_t cap = 0, srv = 0;
+        size_t allowed = 0;
+        for (size_t k = 0; k < c->ntypes; k++)
+            if (!mask || (mask >> k & 1)) {
+                allowed++;
+                if (c->types[k].total > cap)
+                    cap = c->types[k].total;
+                if (c->types[k].max_per_server > srv)
+                    srv = c->types[k].max_per_server;
+            }
+        char desc[64];
+        const char *what = "the largest GPU type (gangs do not mix types)";
+        if (c->ntypes == 1 && !mask) {
+            what = "the whole cluster";
+        } else if (allowed == 1) {
+            for (size_t k = 0; k < c->ntypes; k++)
+                if (!mask || (mask >> k & 1))
+                    snprintf(desc, sizeof desc, "all %s GPUs", c->types[k].name);
+            what = desc;
+        } else if (mask) {
+            what = "the GPUs of its largest allowed type";
+        }
+        if ((j->single_server || !c->allow_span) && srv < cap) {
+            cap = srv;
+            what = "one server (the gang must not span servers)";
+        }
+        if (c->has_gpu_mem && j->num_gpus && j->gpu_mem_mib) {
+            int64_t most = 0; /* the largest GPU memory among the allowed types' servers */
+            int modelled = 1;
+            for (size_t s = 0; s < c->nsrv; s++) {
+                const struct berth__server *v = &c->srv[s];
+                if (!v->ngpus || (mask && !(mask >> v->type & 1)))
+                    continue;
+                if (!v->gpu_mem_mib)
+                    modelled = 0; /* a server with unknown GPU memory takes any job */
+                else if (v->gpu_mem_mib > most)
+                    most = v->gpu_mem_mib;
+            }
+            if (modelled && j->gpu_mem_mib > most)
+                return berth_err_set(err, BERTH_EINPUT,
+                                     "%s:%u: column gpu_mem_mib: expected at most %lld MiB (the "
+                                     "largest GPU it may use), found %lld",
+                                     t->path, j->line, (long long)most, (long long)j->gpu_mem_mib);
+        }
+        if (j->num_gpus > cap)
+            return berth_err_set(err, BERTH_EINPUT,
+                                 "%s:%u: column num_gpus: expected at most %d GPUs (%s), found "
+                                 "%d",
+                                 t->path, j->line, cap, what, j->num_gpus);
+    }
+    return 0;
+}

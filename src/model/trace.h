@@ -1,0 +1,28 @@
+/* The trace object's insides (the model's API: loaders fill it, the simulator and berth pack
+ * read it, model/trace.c holds it). */
+#ifndef BERTH_MODEL_TRACE_H
+#define BERTH_MODEL_TRACE_H
+
+#include "berth/trace.h"
+#include "util/mem.h"
+
+#define BERTH_MAX_TEXT    255                          /* bytes in an id or a name */
+#define BERTH_MAX_TIME_US INT64_C(1000000000000000000) /* 10^12 s */
+
+struct berth_trace {
+    struct berth_jobspec *jobs;
+    size_t n, cap;
+    char *path;
+    struct berth__arena strings; /* every string the jobs point to */
+};
+
+/* An empty trace named path (copied). NULL when out of memory. */
+struct berth_trace *berth__trace_new(const char *path);
+/* Appends a copy of js; its strings must already live in t->strings (or be static ""). */
+int berth__trace_push(struct berth_trace *t, const struct berth_jobspec *js);
+/* Copies s[0..len) into the trace's arena; NULL when out of memory. */
+const char *berth__trace_str(struct berth_trace *t, const char *s, size_t len);
+/* A job spec with every optional field at its default (1 GPU, whole GPUs, strings ""). */
+void berth__jobspec_defaults(struct berth_jobspec *js);
+
+#endif
