@@ -345,14 +345,10 @@ int berth__engine_pass(struct berth_engine *e, berth_us now, struct berth_err *e
     e->reclaims += (uint64_t)e->plan.reclaimed;
     if (rc) {
         char msg[BERTH_ERR_MSG_MAX];
-        snprintf(msg, sizeof msg, "%s", err->msg);
-        return berth_err_set(err, rc == BERTH_EINPUT ? BERTH_EINTERNAL : rc,
+        snprintf(msg, sizeof msg, "%s",
+                 rc > 0 ? "a plan edit's BERTH_NOFIT came back as an error" : err->msg);
+        return berth_err_set(err, rc == BERTH_EINPUT || rc > 0 ? BERTH_EINTERNAL : rc,
                              "policy %s at t=%lld us: %s", e->ops->name, (long long)now, msg);
-    }
-    /* a start that did not fit is a normal outcome for a policy, but leaves its message */
-    if (err) {
-        err->code = 0;
-        err->msg[0] = '\0';
     }
     e->narrived = e->nleft = e->nrequeued = e->nadopted = e->nreestimated = 0;
     commit(e, now);

@@ -1,5 +1,5 @@
 /* The unique-server-name check that the CSV cluster formats (openb node lists, the PAI
- * machine spec) share; see cluster_int.h. */
+ * machine spec) share; see io/cluster_int.h. */
 #include "io/cluster_int.h"
 
 int berth__cluster_unique_csv_names(const struct berth__cluster_builder *b, size_t from,

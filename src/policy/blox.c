@@ -321,7 +321,7 @@ static int try_start(struct blox *s, const struct berth_view *v, struct berth_pl
     if (berth__plan_fit(plan, &v->jobs[j]) < 0)
         return 0;
     int rc = berth__plan_start(plan, j, err);
-    return rc == BERTH_EINPUT ? 0 : rc ? rc : 1;
+    return rc == BERTH_NOFIT ? 0 : rc ? rc : 1;
 }
 
 /* Evicts running jobs after pending job p in the order, from the tail, until p starts.

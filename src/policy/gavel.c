@@ -388,11 +388,8 @@ static int try_start(struct gavel *g, const struct berth_view *v, struct berth_p
     account(g, v, k);
     int rc = j->gpus > 0 ? berth__plan_start_type(p, g->act[k].job, t, err)
                          : berth__plan_start(p, g->act[k].job, err);
-    if (rc == BERTH_EINPUT) { /* does not fit after all (server, CPU or memory) */
-        err->code = 0;
-        err->msg[0] = 0;
+    if (rc == BERTH_NOFIT) /* does not fit after all (server, CPU or memory) */
         return 0;
-    }
     return rc ? rc : 1;
 }
 

@@ -446,10 +446,8 @@ static int start(struct gp *g, const struct berth_view *v, struct berth_plan *p,
             g->started[job] = v->now;
             return 1;
         }
-        if (rc != BERTH_EINPUT)
+        if (rc != BERTH_NOFIT)
             return -1;
-        err->code = 0;
-        err->msg[0] = 0;
     }
     if (was && berth__plan_can_restore(p, job))
         return berth__plan_restore(p, job, err) ? -1 : 1;
@@ -504,12 +502,8 @@ static int apply(struct gp *g, const struct berth_view *v, struct berth_plan *p,
         if (v->jobs[job].state != BERTH_JOB_PENDING)
             continue;
         rc = berth__plan_start(p, job, err);
-        if (rc == BERTH_EINPUT) {
-            err->code = 0;
-            err->msg[0] = 0;
-        } else if (rc) {
+        if (rc < 0)
             return rc;
-        }
     }
     /* preempted jobs whose GPUs nobody took keep running (only touched jobs can be) */
     for (size_t i = 0; i < p->ntouched; i++)

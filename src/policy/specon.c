@@ -313,7 +313,7 @@ static int move(struct specon *s, const struct berth_view *v, struct berth_plan 
     if (rc)
         return rc;
     rc = berth__plan_start_on(plan, i, to, err);
-    if (rc == BERTH_EINPUT) /* fits_on said yes; give it its place back all the same */
+    if (rc == BERTH_NOFIT) /* fits_on said yes; give it its place back all the same */
         return berth__plan_restore(plan, i, err);
     if (rc)
         return rc;

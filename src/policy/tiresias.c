@@ -713,7 +713,7 @@ static int apply(struct tiresias *s, const struct berth_view *v, struct berth_pl
             continue;
         }
         rc = berth__plan_start(plan, e->job, err);
-        if (rc == BERTH_EINPUT)
+        if (rc == BERTH_NOFIT)
             return FAILED;
         if (rc)
             return rc;

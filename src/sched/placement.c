@@ -2,7 +2,7 @@
  *
  * Placement is a preference, not a constraint: the caller has already checked that the
  * gang fits the idle GPUs of the type (on one server when it must not span servers), and
- * every helper always completes. All three walk the free-GPU buckets of cluster_int.h, so a
+ * every helper always completes. All three walk the free-GPU buckets of model/cluster.h, so a
  * choice costs O(GPUs per server) per server used, never O(servers).
  *
  *   consolidate  fewest servers: one server if any can hold the whole gang (the tightest

@@ -182,8 +182,7 @@ static int start_in(struct berth_plan *p, uint32_t ji, uint64_t mask, struct ber
     if (j->gpus == 0) { /* CPU-only: one server's CPU and memory, no GPU type */
         int32_t s = berth__place_cpu_server(p->cluster, j, p->placement);
         if (s < 0)
-            return berth_err_set(err, BERTH_EINPUT, "plan: job %s does not fit the idle CPUs",
-                                 j->spec->id);
+            return BERTH_NOFIT;
         j->slots[0] = (struct berth__slot){(uint32_t)s, BERTH_NO_GPU};
         berth__alloc_take_range(p->cluster, j, 0, 1);
         p->filling = 1;
@@ -198,8 +197,7 @@ static int start_in(struct berth_plan *p, uint32_t ji, uint64_t mask, struct ber
             berth__alloc_give_range(p->cluster, j, 0, p->filling);
     }
     if (t < 0 && j->gpus)
-        return berth_err_set(err, BERTH_EINPUT, "plan: job %s does not fit the idle GPUs",
-                             j->spec->id);
+        return BERTH_NOFIT;
     if (berth__plan_touch(p, ji))
         return berth_err_set(err, BERTH_ENOMEM, "plan: out of memory");
     if (p->filling != berth__job_nslots(j))
@@ -273,8 +271,7 @@ int berth__plan_start_on(struct berth_plan *p, uint32_t ji, uint32_t s, struct b
                              j->spec->id, s);
     int t = j->gpus ? c->srv[s].type : -1;
     if (t >= 0 && j->type_mask && !(j->type_mask >> t & 1))
-        return berth_err_set(err, BERTH_EINPUT, "plan: job %s may not use server %s's GPUs",
-                             j->spec->id, c->srv[s].name);
+        return BERTH_NOFIT;
     if (make_slots(j))
         return berth_err_set(err, BERTH_ENOMEM, "plan: out of memory");
     int32_t n = berth__job_nslots(j);
@@ -287,20 +284,17 @@ int berth__plan_start_on(struct berth_plan *p, uint32_t ji, uint32_t s, struct b
         else
             g = berth__server_pick_share_gpu(c, s, j, spread);
         if (g < 0)
-            return berth_err_set(err, BERTH_EINPUT, "plan: job %s does not fit server %s",
-                                 j->spec->id, c->srv[s].name);
+            return BERTH_NOFIT;
         j->slots[0] = (struct berth__slot){s, (uint32_t)g};
     } else {
         if (c->srv[s].nfree < n)
-            return berth_err_set(err, BERTH_EINPUT, "plan: job %s does not fit server %s",
-                                 j->spec->id, c->srv[s].name);
+            return BERTH_NOFIT;
         uint64_t m = c->srv[s].free_mask;
         for (int32_t k = 0; k < n; k++, m &= m - 1)
             j->slots[k] = (struct berth__slot){s, (uint32_t)__builtin_ctzll(m)};
     }
     if (!berth__alloc_can_take(c, j, j->slots))
-        return berth_err_set(err, BERTH_EINPUT, "plan: job %s does not fit server %s", j->spec->id,
-                             c->srv[s].name);
+        return BERTH_NOFIT;
     if (berth__plan_touch(p, ji))
         return berth_err_set(err, BERTH_ENOMEM, "plan: out of memory");
     berth__alloc_take(p->cluster, j);
@@ -370,8 +364,7 @@ int berth__plan_start_share(struct berth_plan *p, uint32_t ji, uint32_t server, 
     j->share = milli;
     if (!berth__alloc_can_take(p->cluster, j, &at)) {
         j->share = old;
-        return berth_err_set(err, BERTH_EINPUT, "plan: job %s does not fit GPU %u of server %u",
-                             j->spec->id, gpu, server);
+        return BERTH_NOFIT;
     }
     if (berth__plan_touch(p, ji)) {
         j->share = old;

@@ -11,6 +11,11 @@
 
 #include "sched/policy_ops.h"
 
+/* A plan edit's outcome "the job does not fit there" (the Kubernetes framework's
+ * Unschedulable): positive, with no message, the plan unchanged. Errors stay negative
+ * BERTH_E* codes with err filled (a misuse of the plan is BERTH_EINTERNAL). */
+enum { BERTH_NOFIT = 1 };
+
 struct berth_plan_touch {
     uint32_t job;
     uint8_t was_running;
@@ -53,16 +58,16 @@ int berth__plan_open(struct berth_plan *p, struct berth_cluster *c, struct berth
 /* The GPU type a pending job would get if started now (its required type, else the first
  * type in cluster order where it fits), or -1 when it does not fit the idle GPUs. */
 int berth__plan_fit(const struct berth_plan *p, const struct berth_job *j);
-/* Starts pending job j on idle GPUs chosen by the plan's placement helper. BERTH_EINPUT
- * (with err) when it does not fit; the plan is unchanged then. */
+/* Starts pending job j on idle GPUs chosen by the plan's placement. BERTH_NOFIT when it does
+ * not fit; the plan is unchanged then. */
 int berth__plan_start(struct berth_plan *p, uint32_t j, struct berth_err *err);
-/* The same on GPU type `type` only (one the job may use; a GPU job). BERTH_EINPUT (with err)
- * when it does not fit there. */
+/* The same on GPU type `type` only (one the job may use; a GPU job). BERTH_NOFIT when it
+ * does not fit there. */
 int berth__plan_start_type(struct berth_plan *p, uint32_t j, int type, struct berth_err *err);
 /* Starts pending whole-GPU job j with a gang of n GPUs, n within its elastic range
  * (max(1, min_gpus)..max_gpus); the gang size stays n until the next elastic start.
  * Preempting a running job and starting it again with another n in one pass is a resize:
- * the engine counts it and calls the executor's migrate. BERTH_EINPUT when n GPUs do not
+ * the engine counts it and calls the executor's migrate. BERTH_NOFIT when n GPUs do not
  * fit (the job keeps its size then), BERTH_EINTERNAL when n is outside the range. */
 int berth__plan_start_n(struct berth_plan *p, uint32_t j, int32_t n, struct berth_err *err);
 /* The same on GPU type `type` only (one the job may use): an elastic start on a chosen type. */
@@ -70,16 +75,17 @@ int berth__plan_start_n_type(struct berth_plan *p, uint32_t j, int32_t n, int ty
                              struct berth_err *err);
 /* Starts pending job j with its whole gang on server s (a fractional job on the GPU there
  * with the most room under spread placement, the least that fits otherwise; whole GPUs on
- * the lowest idle ones). BERTH_EINPUT (with err) when it does not fit there or may not use
- * its GPU type; the plan is unchanged then. With a preemption of j earlier in the same pass
+ * the lowest idle ones). BERTH_NOFIT when it does not fit there or may not use its GPU
+ * type; the plan is unchanged then. With a preemption of j earlier in the same pass
  * this is a migration to a server of the policy's choice. */
 int berth__plan_start_on(struct berth_plan *p, uint32_t j, uint32_t s, struct berth_err *err);
 /* Resizes running whole-GPU elastic job j in place (plan_resize.c): grow_on takes n more
  * idle GPUs of its type on server s (which must hold them, with CPU and memory, and be its
  * only server when it must not span); shrink_off gives back every GPU it holds on server
  * s; shrink_to gives back its last-taken GPUs down to n. The job keeps its other GPUs; the
- * engine sees a resize (executor's migrate). BERTH_EINPUT when the GPUs are not there or the
- * size would leave min_gpus..max_gpus (the plan is unchanged then). */
+ * engine sees a resize (executor's migrate). BERTH_NOFIT when grow_on's GPUs are not there;
+ * BERTH_EINTERNAL when a shrink names GPUs the job does not hold or the size would leave
+ * min_gpus..max_gpus (the plan is unchanged then). */
 int berth__plan_grow_on(struct berth_plan *p, uint32_t j, uint32_t s, int32_t n,
                         struct berth_err *err);
 int berth__plan_shrink_off(struct berth_plan *p, uint32_t j, uint32_t s, struct berth_err *err);
@@ -94,7 +100,7 @@ int berth__plan_touch(struct berth_plan *p, uint32_t j);
 /* Starts pending 1-GPU job j on GPU gpu of server server as a share of milli (1..1000) of
  * it, whatever share its spec asked for (the share stays the job's until its next start):
  * for policies that cut GPUs themselves (Salus' lanes). The GPU must have room for the share
- * (1000: be wholly idle). BERTH_EINPUT (with err) when it has not; the plan is unchanged. */
+ * (1000: be wholly idle). BERTH_NOFIT when it has not; the plan is unchanged. */
 int berth__plan_start_share(struct berth_plan *p, uint32_t j, uint32_t server, uint32_t gpu,
                             int32_t milli, struct berth_err *err);
 /* Stops running job j and frees its GPUs (they stay remembered for a restore). */
@@ -106,9 +112,9 @@ int berth__plan_can_restore(const struct berth_plan *p, uint32_t j);
 int berth__plan_restore(struct berth_plan *p, uint32_t j, struct berth_err *err);
 
 /* Pools (plan_pool.c). A reserved server belongs to its pool's owner (an inference pool
- * lending servers to training; model/cluster_int.h). Reserving takes a wholly idle server
- * (BERTH_EINPUT when anything on it is in use or it is reserved already); unreserving lends
- * it to jobs. The plan counts both for the engine. */
+ * lending servers to training; model/cluster.h). Reserving takes a wholly idle server
+ * (BERTH_EINTERNAL when anything on it is in use or it is reserved already); unreserving
+ * lends it to jobs. The plan counts both for the engine. */
 int berth__plan_reserve(struct berth_plan *p, uint32_t s, struct berth_err *err);
 int berth__plan_unreserve(struct berth_plan *p, uint32_t s, struct berth_err *err);
 /* Hides server s's idle GPUs from placement until berth__plan_unhide_all (which the engine

@@ -5,7 +5,7 @@
 int berth__plan_reserve(struct berth_plan *p, uint32_t s, struct berth_err *err)
 {
     if (s >= p->cluster->nsrv || berth__cluster_reserve(p->cluster, s))
-        return berth_err_set(err, BERTH_EINPUT,
+        return berth_err_set(err, BERTH_EINTERNAL,
                              "plan: server %u is not wholly idle or is "
                              "reserved already",
                              s);
@@ -16,7 +16,7 @@ int berth__plan_reserve(struct berth_plan *p, uint32_t s, struct berth_err *err)
 int berth__plan_unreserve(struct berth_plan *p, uint32_t s, struct berth_err *err)
 {
     if (s >= p->cluster->nsrv || berth__cluster_unreserve(p->cluster, s))
-        return berth_err_set(err, BERTH_EINPUT, "plan: server %u is not reserved", s);
+        return berth_err_set(err, BERTH_EINTERNAL, "plan: server %u is not reserved", s);
     p->lent++;
     return 0;
 }

@@ -15,7 +15,7 @@ static int resizable(struct berth_plan *p, uint32_t ji, int32_t n, struct berth_
         return berth_err_set(err, BERTH_EINTERNAL,
                              "plan: job %s resized while not running on whole GPUs", j->spec->id);
     if (n < lo || n > j->spec->max_gpus)
-        return berth_err_set(err, BERTH_EINPUT,
+        return berth_err_set(err, BERTH_EINTERNAL,
                              "plan: job %s cannot run %d GPUs (elastic range %d..%d)", j->spec->id,
                              n, lo, j->spec->max_gpus);
     if (berth__plan_touch(p, ji))
@@ -31,12 +31,12 @@ int berth__plan_grow_on(struct berth_plan *p, uint32_t ji, uint32_t s, int32_t n
     if (rc)
         return rc;
     const struct berth_cluster *c = p->cluster;
-    if (n < 1 || s >= c->nsrv || c->srv[s].type != j->type ||
-        (j->single && s != j->slots[0].server) || berth__server_room(c, s, j) < n)
-        return berth_err_set(err, BERTH_EINPUT,
-                             "plan: job %s cannot take %d more GPUs on server "
-                             "%u",
+    if (n < 1 || s >= c->nsrv)
+        return berth_err_set(err, BERTH_EINTERNAL, "plan: job %s grown by %d GPUs on server %u",
                              j->spec->id, n, s);
+    if (c->srv[s].type != j->type || (j->single && s != j->slots[0].server) ||
+        berth__server_room(c, s, j) < n)
+        return BERTH_NOFIT;
     berth__job_fold(j, p->now);
     int32_t k0 = j->gpus;
     uint64_t m = c->srv[s].free_mask;
@@ -68,8 +68,9 @@ int berth__plan_shrink_on(struct berth_plan *p, uint32_t ji, uint32_t s, int32_t
     for (int32_t k = 0; k < j->gpus; k++)
         on += j->slots[k].server == s;
     if (n < 1 || n > on)
-        return berth_err_set(err, BERTH_EINPUT, "plan: job %s holds %d GPUs on server %u, not %d",
-                             j->spec->id, on, s, n);
+        return berth_err_set(err, BERTH_EINTERNAL,
+                             "plan: job %s holds %d GPUs on server %u, not %d", j->spec->id, on, s,
+                             n);
     int rc = resizable(p, ji, j->gpus - n, err);
     if (rc)
         return rc;
@@ -95,7 +96,7 @@ int berth__plan_shrink_off(struct berth_plan *p, uint32_t ji, uint32_t s, struct
     for (int32_t k = 0; k < j->gpus; k++)
         on += j->slots[k].server == s;
     if (!on)
-        return berth_err_set(err, BERTH_EINPUT, "plan: job %s holds no GPU on server %u",
+        return berth_err_set(err, BERTH_EINTERNAL, "plan: job %s holds no GPU on server %u",
                              j->spec->id, s);
     return berth__plan_shrink_on(p, ji, s, on, err);
 }
@@ -104,7 +105,7 @@ int berth__plan_shrink_to(struct berth_plan *p, uint32_t ji, int32_t n, struct b
 {
     struct berth_job *j = &p->jobs[ji];
     int rc = n < j->gpus ? resizable(p, ji, n, err)
-                         : berth_err_set(err, BERTH_EINPUT,
+                         : berth_err_set(err, BERTH_EINTERNAL,
                                          "plan: job %s shrunk to %d GPUs from "
                                          "%d",
                                          j->spec->id, n, j->gpus);

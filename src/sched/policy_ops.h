@@ -73,7 +73,7 @@ struct berth_view {
     size_t npending, nrunning;
     /* Servers of the cluster's "inference" pool that inference uses now (the simulator's
      * --inference series, berthd's demand signal); -1 when there is no such signal. The
-     * inference pool's servers start reserved (model/cluster_int.h); a lending policy
+     * inference pool's servers start reserved (model/cluster.h); a lending policy
      * unreserves some of them for training and reserves them again when demand rises. */
     int32_t infer_demand;
     /* The throughput model, or NULL (jobs run at fixed speed). tput_type maps each cluster

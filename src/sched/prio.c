@@ -410,7 +410,7 @@ static int try_start(struct berth__prio *q, const struct berth_view *v, struct b
     if (berth__plan_fit(plan, &v->jobs[j]) < 0)
         return 0;
     int rc = berth__plan_start(plan, j, err);
-    if (rc == BERTH_EINPUT)
+    if (rc == BERTH_NOFIT)
         return 0; /* GPU counts fit, CPU or memory did not */
     if (rc)
         return rc;

@@ -760,9 +760,10 @@ static void test_plan_fit(void)
         int32_t free_before = berth_cluster_free_gpus(p.cluster);
         int rc = berth__plan_start(&p, 0, &err);
         if (cases[i].fit < 0) {
-            /* a start that does not fit fails and changes nothing */
-            CHECK_I64(rc, BERTH_EINPUT);
-            CHECK_HAS(err.msg, "does not fit");
+            /* a start that does not fit says so (BERTH_NOFIT, no message) and changes
+             * nothing */
+            CHECK_I64(rc, BERTH_NOFIT);
+            CHECK_STR(err.msg, "");
             CHECK_I64(pj.job.state, BERTH_JOB_PENDING);
             CHECK_I64(berth_cluster_free_gpus(p.cluster), free_before);
             CHECK_I64(p.npending, 1);
@@ -811,7 +812,7 @@ static void test_no_span_cluster(void)
     berth__plan_open(&p, c, jobs, 2, 0, BERTH_PLACE_SPREAD, 2, 0);
     struct berth_err err = {0};
     CHECK_I64(berth__plan_fit(&p, &jobs[1]), -1); /* 11 idle, but 5 on one server never */
-    CHECK_I64(berth__plan_start(&p, 1, &err), BERTH_EINPUT);
+    CHECK_I64(berth__plan_start(&p, 1, &err), BERTH_NOFIT);
     CHECK_I64(berth__plan_start(&p, 0, &err), 0);
     CHECK_STR(slots_of(&jobs[0]), "0:1 0:2 0:3"); /* tightest, even under spread */
     CHECK_I64(jobs[0].servers, 1);

@@ -249,11 +249,9 @@ static int start_on_script(void *self, const struct berth_view *v, struct berth_
 {
     (void)self;
     if (v->now == 0) {
-        CHECK_I64(berth__plan_start_on(p, 0, 2, err), BERTH_EINPUT);
-        CHECK_HAS(err->msg, "may not use");
+        CHECK_I64(berth__plan_start_on(p, 0, 2, err), BERTH_NOFIT); /* a type it may not use */
         CHECK_I64(berth__plan_start_on(p, 0, 1, err), 0);
-        CHECK_I64(berth__plan_start_on(p, 1, 1, err), BERTH_EINPUT);
-        CHECK_HAS(err->msg, "does not fit server");
+        CHECK_I64(berth__plan_start_on(p, 1, 1, err), BERTH_NOFIT); /* no room there */
         CHECK_I64(berth__plan_start_on(p, 1, 0, err), 0);
         CHECK_I64(berth__plan_start_on(p, 1, 9, err), BERTH_EINTERNAL);
         return 0;
@@ -261,7 +259,7 @@ static int start_on_script(void *self, const struct berth_view *v, struct berth_
     if (v->now == 10) {
         if (berth__plan_preempt(p, 0, err))
             return BERTH_EINTERNAL;
-        CHECK_I64(berth__plan_start_on(p, 0, 0, err), BERTH_EINPUT);
+        CHECK_I64(berth__plan_start_on(p, 0, 0, err), BERTH_NOFIT);
         if (berth__plan_restore(p, 0, err) || berth__plan_preempt(p, 1, err))
             return BERTH_EINTERNAL;
         return berth__plan_start_on(p, 1, 2, err);

@@ -53,7 +53,7 @@ static int script(void *self, const struct berth_view *v, struct berth_plan *p,
     case 40: /* J1 takes 3; J0 cannot grow to 2 (1 idle GPU after its own): stays at 1 */
         if (berth__plan_start(p, 1, err) || berth__plan_preempt(p, 0, err))
             return BERTH_EINTERNAL;
-        CHECK_I64(berth__plan_start_n(p, 0, 2, err), BERTH_EINPUT);
+        CHECK_I64(berth__plan_start_n(p, 0, 2, err), BERTH_NOFIT);
         CHECK_I64(p->jobs[0].gpus, 1);
         CHECK(berth__plan_can_restore(p, 0));
         return berth__plan_restore(p, 0, err);
@@ -144,7 +144,7 @@ static int script_in_place(void *self, const struct berth_view *v, struct berth_
         CHECK_I64(p->jobs[0].slots[0].server, 0);
         if (berth__plan_grow_on(p, 0, 1, 2, err))
             return BERTH_EINTERNAL;
-        CHECK_I64(berth__plan_grow_on(p, 0, 1, 3, err), BERTH_EINPUT);
+        CHECK_I64(berth__plan_grow_on(p, 0, 1, 3, err), BERTH_NOFIT);
         CHECK_I64(p->jobs[0].gpus, 4);
         CHECK_I64(p->jobs[0].servers, 2);
         return 0;
@@ -159,9 +159,10 @@ static int script_in_place(void *self, const struct berth_view *v, struct berth_
     case 30:
         return berth__plan_shrink_to(p, 0, 1, err);
     case 40:
-        CHECK_I64(berth__plan_shrink_to(p, 0, 0, err), BERTH_EINPUT);
-        CHECK_I64(berth__plan_shrink_off(p, 0, 0, err), BERTH_EINPUT);
-        CHECK_I64(berth__plan_shrink_to(p, 0, 1, err), BERTH_EINPUT);
+        /* misuses, not "does not fit": below the range, GPUs it does not hold, no change */
+        CHECK_I64(berth__plan_shrink_to(p, 0, 0, err), BERTH_EINTERNAL);
+        CHECK_I64(berth__plan_shrink_off(p, 0, 0, err), BERTH_EINTERNAL);
+        CHECK_I64(berth__plan_shrink_to(p, 0, 1, err), BERTH_EINTERNAL);
         CHECK_I64(p->jobs[0].gpus, 1);
         return 0;
     default:
