@@ -1,5 +1,5 @@
 /* The policy registry as the outside world sees it: names, one-line summaries, default
- * placements. The policy interface itself (view, plan) is internal: src/policy/policy_int.h. */
+ * placements. The policy interface itself (view, plan) is internal: src/sched/policy_ops.h. */
 #ifndef BERTH_POLICY_H
 #define BERTH_POLICY_H
 

@@ -20,29 +20,29 @@ int berth__engine_create(const struct berth_cluster *c, const char *policy, cons
         return berth_err_set(err, BERTH_EINPUT,
                              "--policy: unknown policy '%s' (expected one of: %s)", policy, names);
     }
-    const char *pl = placement ? placement : ops->default_placement;
-    int pi = berth_placement_find(pl);
-    if (pi < 0)
-        return berth_err_set(err, BERTH_EINPUT,
-                             "--placement: unknown placement '%s' (expected consolidate, spread "
-                             "or best-fit)",
-                             pl);
+    struct berth__placement place;
+    int rc = berth__placement_open(placement ? placement : ops->default_placement, &place, err);
+    if (rc)
+        return rc;
     struct berth_engine *e = calloc(1, sizeof *e);
-    if (!e)
+    if (!e) {
+        berth__placement_close(&place);
         return berth_err_set(err, BERTH_ENOMEM, "engine: out of memory");
+    }
+    e->place = place;
     e->cluster = berth__cluster_clone(c);
     if (!e->cluster) {
-        free(e);
+        berth__engine_destroy(e);
         return berth_err_set(err, BERTH_ENOMEM, "engine: out of memory");
     }
     e->ops = ops;
     e->infer_demand = -1;
     e->params = *params;
-    e->params.placement = pi;
+    e->params.placement = place.id;
     if (exec)
         e->exec = *exec;
     berth__plan_init(&e->plan);
-    int rc = ops->create(&e->params, &e->self, err);
+    rc = ops->create(&e->params, &e->self, err);
     if (rc) {
         berth__engine_destroy(e);
         return rc;
@@ -67,6 +67,7 @@ void berth__engine_destroy(struct berth_engine *e)
     free(e->requeued);
     free(e->tput_type);
     berth__plan_free(&e->plan);
+    berth__placement_close(&e->place);
     berth_cluster_free(e->cluster);
     free(e);
 }
@@ -312,10 +313,13 @@ static void commit(struct berth_engine *e, berth_us now)
 
 int berth__engine_pass(struct berth_engine *e, berth_us now, struct berth_err *err)
 {
-    int rc = berth__plan_open(&e->plan, e->cluster, e->jobs, e->njobs, now, e->params.placement,
-                              e->npending, e->nrunning);
+    int rc = berth__plan_open(&e->plan, e->cluster, e->jobs, e->njobs, now, &e->place, e->npending,
+                              e->nrunning);
     if (rc)
         return berth_err_set(err, rc, "engine: out of memory");
+    if (e->place.ops->prepare &&
+        (rc = e->place.ops->prepare(e->place.self, e->cluster, e->jobs, e->njobs, err)))
+        return rc;
     struct berth_view v = {
         .now = now,
         .cluster = e->cluster,

@@ -22,6 +22,7 @@ struct berth_engine {
     struct berth_cluster *cluster; /* the engine's own copy */
     const struct berth_policy_ops *ops;
     void *self;
+    struct berth__placement place; /* who picks the GPUs of every start */
     struct berth_params params;
     struct berth_job *jobs;
     size_t njobs, cap;

@@ -130,6 +130,7 @@ static void charge_cpu_mem(struct berth_cluster *c, uint32_t s, const struct ber
                            int32_t n)
 {
     struct berth__server *v = &c->srv[s];
+    v->gen++; /* every take and give of GPUs, shares, CPU or memory passes here */
     if (v->cpu_milli)
         v->cpu_free -= berth__job_cpu_per_gpu(j) * n;
     if (v->mem_mib)

@@ -114,6 +114,7 @@ void berth__cluster_take_mask(struct berth_cluster *c, uint32_t s, uint64_t mask
     struct berth__server *v = &c->srv[s];
     int n = mask_count(mask);
     bucket_unlink(c, s);
+    v->gen++;
     v->free_mask &= ~mask;
     v->nfree = (uint16_t)(v->nfree - n);
     c->types[v->type].free -= n;
@@ -126,6 +127,7 @@ void berth__cluster_give_mask(struct berth_cluster *c, uint32_t s, uint64_t mask
     struct berth__server *v = &c->srv[s];
     int n = mask_count(mask);
     bucket_unlink(c, s);
+    v->gen++;
     v->free_mask |= mask;
     v->nfree = (uint16_t)(v->nfree + n);
     c->types[v->type].free += n;

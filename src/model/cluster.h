@@ -44,6 +44,7 @@ struct berth__server {
     int32_t rack;       /* index into racks, -1 when unknown */
     int32_t pool;       /* index into pools, -1 when unknown */
     int32_t prev, next; /* links in the bucket (type, nfree); -1 ends */
+    uint32_t gen;       /* bumped by every change of what is taken here (a placement's cache) */
     const char *name;
 };
 

@@ -25,40 +25,6 @@ const char *berth__scorer_name(int scorer)
     return scorer >= 0 && scorer < BERTH_SCORER_COUNT ? names[scorer] : NULL;
 }
 
-static int type_ok(const struct berth_cluster *c, uint32_t s, const struct berth_job *j)
-{
-    return !j->type_mask || ((j->type_mask >> c->srv[s].type) & 1);
-}
-
-/* 1 when GPU g of server s can take sharing pod j's share. */
-static int share_fits(const struct berth_cluster *c, uint32_t s, int g, const struct berth_job *j)
-{
-    const struct berth__server *v = &c->srv[s];
-    int idle = (v->free_mask >> g) & 1;
-    int used = v->shares ? v->shares->used[g] : 0;
-    if (!idle && (used == 0 || used + j->share > 1000))
-        return 0;
-    return berth__gpu_mem_fits(c, s, (uint32_t)g, j);
-}
-
-int berth__pack_feasible(const struct berth_cluster *c, uint32_t s, const struct berth_job *j)
-{
-    const struct berth__server *v = &c->srv[s];
-    if (j->gpus == 0)
-        return berth__server_cpu_mem_fit(c, s, j, 1);
-    if (!v->ngpus || !type_ok(c, s, j))
-        return 0;
-    if (j->share < 1000) {
-        if (!berth__server_cpu_mem_fit(c, s, j, 1))
-            return 0;
-        for (int g = 0; g < v->ngpus; g++)
-            if (share_fits(c, s, g, j))
-                return 1;
-        return 0;
-    }
-    return berth__server_room(c, s, j) >= j->gpus;
-}
-
 static int64_t cpu_left(const struct berth__server *v)
 {
     return v->cpu_milli ? v->cpu_free : 0;
@@ -80,7 +46,7 @@ static int32_t pick_gpu(const struct berth_cluster *c, uint32_t s, const struct 
     int32_t best = -1;
     int best_room = 0;
     for (int g = 0; g < v->ngpus; g++) {
-        if (!share_fits(c, s, g, j))
+        if (!berth__frag_share_fits(c, s, g, j))
             continue;
         int room = ((v->free_mask >> g) & 1) ? 1000 : 1000 - v->shares->used[g];
         if (first)
@@ -88,46 +54,6 @@ static int32_t pick_gpu(const struct berth_cluster *c, uint32_t s, const struct 
         if (best < 0 || room < best_room) {
             best = g;
             best_room = room;
-        }
-    }
-    return best;
-}
-
-/* FGD on server s: the smallest rise of F_n over j's possible GPUs; *gpu gets the GPU of a
- * sharing pod (-1 otherwise). */
-static double fgd_delta(const struct berth__score_ctx *x, const struct berth_cluster *c, uint32_t s,
-                        const struct berth_job *j, int32_t *gpu)
-{
-    struct berth__frag_node n, after;
-    berth__frag_node_view(c, s, &n);
-    double before = x->frag_now[s];
-    int64_t cpu = berth__job_cpu_per_gpu(j) * berth__job_nslots(j);
-    *gpu = -1;
-    if (n.cpu_left != INT64_MAX)
-        n.cpu_left -= cpu;
-    if (j->gpus == 0)
-        return berth__frag_node(x->w, &n) - before;
-    if (j->share >= 1000) {
-        int32_t need = j->gpus;
-        for (int g = 0; g < n.ngpus && need; g++)
-            if (n.left[g] == 1000) {
-                n.left[g] = 0;
-                need--;
-            }
-        return berth__frag_node(x->w, &n) - before;
-    }
-    double best = DBL_MAX;
-    int seen[1001] = {0}; /* GPUs with equal room give equal F_n: try one of each */
-    for (int g = 0; g < n.ngpus; g++) {
-        if (!share_fits(c, s, g, j) || seen[n.left[g]])
-            continue;
-        seen[n.left[g]] = 1;
-        after = n;
-        after.left[g] -= j->share;
-        double d = berth__frag_node(x->w, &after) - before;
-        if (d < best) {
-            best = d;
-            *gpu = g;
         }
     }
     return best;
@@ -142,7 +68,7 @@ int berth__pack_choose(const struct berth__score_ctx *x, const struct berth_clus
     double gpu_req = (double)j->gpus * (double)j->share;
     double cpu_req = (double)j->spec->cpu_milli;
     for (uint32_t s = 0; s < c->nsrv; s++) {
-        if (!berth__pack_feasible(c, s, j))
+        if (!berth__frag_feasible(c, s, j))
             continue;
         nfeasible++;
         double score = 0;
@@ -150,7 +76,7 @@ int berth__pack_choose(const struct berth__score_ctx *x, const struct berth_clus
         const struct berth__server *v = &c->srv[s];
         switch (x->scorer) {
         case BERTH_SCORER_FGD:
-            score = fgd_delta(x, c, s, j, &gpu);
+            score = berth__frag_delta(x->w, c, s, j, x->frag_now[s], &gpu);
             break;
         case BERTH_SCORER_BEST_FIT:
             score = 0.5 * (v->cpu_milli ? ((double)cpu_left(v) - cpu_req) / MAX_SPEC_CPU : 0) +
@@ -167,7 +93,7 @@ int berth__pack_choose(const struct berth__score_ctx *x, const struct berth_clus
         case BERTH_SCORER_FGD_K8S: {
             /* the simulator's integer score, negated (lower wins here); equal scores: each
              * of the k tied servers so far takes the pick with odds 1/k */
-            double d = fgd_delta(x, c, s, j, &gpu);
+            double d = berth__frag_delta(x->w, c, s, j, x->frag_now[s], &gpu);
             score = -(double)(int64_t)(100.0 / (1.0 + exp(d / 1000.0)));
             if (best >= 0 && score == best_score) {
                 if (berth__rng_below(x->rng, ++nties) == 0) {
@@ -207,7 +133,8 @@ int berth__pack_choose(const struct berth__score_ctx *x, const struct berth_clus
             const struct berth__server *v = &c->srv[best];
             uint64_t k = 0;
             for (int g = 0; g < v->ngpus; g++)
-                if (share_fits(c, (uint32_t)best, g, j) && berth__rng_below(x->rng, ++k) == 0)
+                if (berth__frag_share_fits(c, (uint32_t)best, g, j) &&
+                    berth__rng_below(x->rng, ++k) == 0)
                     out->gpu = g;
         } else {
             out->gpu = pick_gpu(c, (uint32_t)best, j, x->scorer == BERTH_SCORER_FIRST_FIT);

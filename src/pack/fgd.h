@@ -56,8 +56,6 @@ struct berth__score_ctx {
     struct berth__rng *rng; /* random only */
 };
 
-/* 1 when server s can host j now. */
-int berth__pack_feasible(const struct berth_cluster *c, uint32_t s, const struct berth_job *j);
 /* Chooses where j goes. Returns 0 with *out filled, or 1 when no server can host j. */
 int berth__pack_choose(const struct berth__score_ctx *x, const struct berth_cluster *c,
                        const struct berth_job *j, struct berth__pick *out);

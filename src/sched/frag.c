@@ -1,8 +1,10 @@
 /* FGD's fragmentation measure F_n(M) and the target workload M built from a trace (see
  * frag.h for the definition and its source). */
+#include <float.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/alloc.h"
 #include "sched/frag.h"
 
 static void key_of(const struct berth_job *j, struct berth__frag_type *k)
@@ -125,4 +127,76 @@ double berth__frag_node(const struct berth__frag_workload *w, const struct berth
         f += m->p * (double)lost;
     }
     return f;
+}
+
+static int type_ok(const struct berth_cluster *c, uint32_t s, const struct berth_job *j)
+{
+    return !j->type_mask || ((j->type_mask >> c->srv[s].type) & 1);
+}
+
+/* 1 when GPU g of server s can take sharing pod j's share. */
+int berth__frag_share_fits(const struct berth_cluster *c, uint32_t s, int g,
+                           const struct berth_job *j)
+{
+    const struct berth__server *v = &c->srv[s];
+    int idle = (v->free_mask >> g) & 1;
+    int used = v->shares ? v->shares->used[g] : 0;
+    if (!idle && (used == 0 || used + j->share > 1000))
+        return 0;
+    return berth__gpu_mem_fits(c, s, (uint32_t)g, j);
+}
+
+int berth__frag_feasible(const struct berth_cluster *c, uint32_t s, const struct berth_job *j)
+{
+    const struct berth__server *v = &c->srv[s];
+    if (j->gpus == 0)
+        return berth__server_cpu_mem_fit(c, s, j, 1);
+    if (!v->ngpus || !type_ok(c, s, j))
+        return 0;
+    if (j->share < 1000) {
+        if (!berth__server_cpu_mem_fit(c, s, j, 1))
+            return 0;
+        for (int g = 0; g < v->ngpus; g++)
+            if (berth__frag_share_fits(c, s, g, j))
+                return 1;
+        return 0;
+    }
+    return berth__server_room(c, s, j) >= j->gpus;
+}
+
+double berth__frag_delta(const struct berth__frag_workload *w, const struct berth_cluster *c,
+                         uint32_t s, const struct berth_job *j, double before, int32_t *gpu)
+{
+    struct berth__frag_node n, after;
+    berth__frag_node_view(c, s, &n);
+    int64_t cpu = berth__job_cpu_per_gpu(j) * berth__job_nslots(j);
+    *gpu = -1;
+    if (n.cpu_left != INT64_MAX)
+        n.cpu_left -= cpu;
+    if (j->gpus == 0)
+        return berth__frag_node(w, &n) - before;
+    if (j->share >= 1000) {
+        int32_t need = j->gpus;
+        for (int g = 0; g < n.ngpus && need; g++)
+            if (n.left[g] == 1000) {
+                n.left[g] = 0;
+                need--;
+            }
+        return berth__frag_node(w, &n) - before;
+    }
+    double best = DBL_MAX;
+    int seen[1001] = {0}; /* GPUs with equal room give equal F_n: try one of each */
+    for (int g = 0; g < n.ngpus; g++) {
+        if (!berth__frag_share_fits(c, s, g, j) || seen[n.left[g]])
+            continue;
+        seen[n.left[g]] = 1;
+        after = n;
+        after.left[g] -= j->share;
+        double d = berth__frag_node(w, &after) - before;
+        if (d < best) {
+            best = d;
+            *gpu = g;
+        }
+    }
+    return best;
 }

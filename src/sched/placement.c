@@ -1,9 +1,9 @@
-/* Placement helpers: which idle GPUs of one type a starting gang gets.
+/* The classic placements, as picks (placement.h), and the table of every placement.
  *
- * Placement is a preference, not a constraint: the caller has already checked that the
- * gang fits the idle GPUs of the type (on one server when it must not span servers), and
- * every helper always completes. All three walk the free-GPU buckets of model/cluster.h, so a
- * choice costs O(GPUs per server) per server used, never O(servers).
+ * Placement is a preference, not a constraint: the plan has already checked that the gang
+ * fits the idle GPUs of the type by count (on one server when it must not span servers),
+ * and checks every pick. All three walk the free-GPU buckets of model/cluster.h, so a pick
+ * costs O(GPUs per server), never O(servers).
  *
  *   consolidate  fewest servers: one server if any can hold the whole gang (the tightest
  *                such server), else whole servers from the emptiest down, the last piece
@@ -11,42 +11,71 @@
  *   best-fit     the tightest server that holds the whole gang; else fill the fullest
  *                servers first (fragments before whole servers), which leaves big holes
  *                for big gangs at the price of spanning more servers.
- *   spread       one GPU at a time, each to the server with the most idle GPUs. */
+ *   spread       one GPU at a time, each to the server with the most idle GPUs.
+ *
+ * FGD (Weng et al., ATC'23) is the fourth, in place_fgd.c. */
+#include <stdio.h>
 #include <string.h>
 
 #include "model/alloc.h"
-#include "sched/plan.h"
+#include "sched/placement.h"
 
-static const struct {
-    const char *name;
-    const char *summary;
-} placements[] = {
-    {"consolidate", "fewest servers; the tightest server that holds the whole gang"},
-    {"spread", "one GPU at a time to the server with the most idle GPUs"},
-    {"best-fit", "the tightest server that holds the gang, else fill fragments first"},
+/* indexed by enum berth_placement */
+static const struct berth__placement_ops *const placements[] = {
+    [BERTH_PLACE_CONSOLIDATE] = &berth__place_consolidate,
+    [BERTH_PLACE_SPREAD] = &berth__place_spread,
+    [BERTH_PLACE_BEST_FIT] = &berth__place_best_fit,
+    [BERTH_PLACE_FGD] = &berth__place_fgd,
 };
+#define NPLACEMENTS (sizeof placements / sizeof *placements)
 
 size_t berth_placement_count(void)
 {
-    return sizeof placements / sizeof *placements;
+    return NPLACEMENTS;
 }
 
 const char *berth_placement_name(size_t i)
 {
-    return i < berth_placement_count() ? placements[i].name : NULL;
+    return i < NPLACEMENTS ? placements[i]->name : NULL;
 }
 
 const char *berth_placement_summary(size_t i)
 {
-    return i < berth_placement_count() ? placements[i].summary : NULL;
+    return i < NPLACEMENTS ? placements[i]->summary : NULL;
 }
 
 int berth_placement_find(const char *name)
 {
-    for (size_t i = 0; i < berth_placement_count(); i++)
-        if (!strcmp(name, placements[i].name))
+    for (size_t i = 0; i < NPLACEMENTS; i++)
+        if (!strcmp(name, placements[i]->name))
             return (int)i;
     return -1;
+}
+
+int berth__placement_open(const char *name, struct berth__placement *out, struct berth_err *err)
+{
+    int i = berth_placement_find(name);
+    if (i < 0) {
+        char names[256] = "";
+        size_t o = 0;
+        for (size_t k = 0; k < NPLACEMENTS && o < sizeof names; k++)
+            o += (size_t)snprintf(names + o, sizeof names - o, "%s%s", k ? ", " : "",
+                                  placements[k]->name);
+        return berth_err_set(err, BERTH_EINPUT,
+                             "--placement: unknown placement '%s' (expected one of: %s)", name,
+                             names);
+    }
+    *out = (struct berth__placement){placements[i], NULL, i};
+    if (out->ops->create && out->ops->create(&out->self, err))
+        return err->code ? err->code : BERTH_ENOMEM;
+    return 0;
+}
+
+void berth__placement_close(struct berth__placement *pl)
+{
+    if (pl->ops && pl->ops->destroy && pl->self)
+        pl->ops->destroy(pl->self);
+    pl->self = NULL;
 }
 
 /* The server with the fewest idle GPUs that can still host need of j's GPUs (CPU and
@@ -78,16 +107,14 @@ static int32_t emptiest(const struct berth_cluster *c, const struct berth__gputy
 /* A fractional job: the partly used GPU it fits most tightly (spread: a wholly idle GPU on
  * the emptiest server first, then the partly used GPU with the most room), else a wholly
  * idle GPU on the tightest server. */
-static int place_share(struct berth_plan *p, struct berth_job *j, const struct berth__gputype *ty,
-                       int placement)
+static int pick_share(const struct berth_cluster *c, const struct berth_job *j,
+                      const struct berth__gputype *ty, int spread, struct berth__place_pick *out)
 {
-    struct berth_cluster *c = p->cluster;
     int32_t share = berth__job_share(j);
-    if (placement == BERTH_PLACE_SPREAD) {
+    if (spread) {
         int32_t s = emptiest(c, ty, j);
         if (s >= 0) {
-            berth__plan_take_share(p, j, (uint32_t)s,
-                                   (uint32_t)__builtin_ctzll(c->srv[s].free_mask));
+            *out = (struct berth__place_pick){(uint32_t)s, __builtin_ctzll(c->srv[s].free_mask), 1};
             return 0;
         }
     }
@@ -98,7 +125,7 @@ static int place_share(struct berth_plan *p, struct berth_job *j, const struct b
         if (room < share || !berth__server_cpu_mem_fit(c, q->server, j, 1) ||
             !berth__gpu_mem_fits(c, q->server, q->gpu, j))
             continue;
-        int better = placement == BERTH_PLACE_SPREAD ? room > best_room : room < best_room;
+        int better = spread ? room > best_room : room < best_room;
         /* ties: the lower server, then GPU, so the choice does not depend on list order */
         if (best < 0 || better ||
             (room == best_room &&
@@ -109,18 +136,19 @@ static int place_share(struct berth_plan *p, struct berth_job *j, const struct b
         }
     }
     if (best >= 0) {
-        berth__plan_take_share(p, j, ty->partial[best].server, ty->partial[best].gpu);
+        *out =
+            (struct berth__place_pick){ty->partial[best].server, (int32_t)ty->partial[best].gpu, 1};
         return 0;
     }
     int32_t s = tightest(c, ty, j, 1);
     if (s < 0)
-        return -1;
-    berth__plan_take_share(p, j, (uint32_t)s, (uint32_t)__builtin_ctzll(c->srv[s].free_mask));
+        return BERTH_NOFIT;
+    *out = (struct berth__place_pick){(uint32_t)s, __builtin_ctzll(c->srv[s].free_mask), 1};
     return 0;
 }
 
 int32_t berth__place_cpu_server(const struct berth_cluster *c, const struct berth_job *j,
-                                int placement)
+                                int spread)
 {
     if (!c->has_cpu_mem)
         return c->nsrv ? 0 : -1;
@@ -128,47 +156,83 @@ int32_t berth__place_cpu_server(const struct berth_cluster *c, const struct bert
     for (size_t s = 0; s < c->nsrv; s++) {
         if (!berth__server_cpu_mem_fit(c, (uint32_t)s, j, 1))
             continue;
-        if (best < 0 ||
-            (placement == BERTH_PLACE_SPREAD ? c->srv[s].cpu_free > c->srv[best].cpu_free
-                                             : c->srv[s].cpu_free < c->srv[best].cpu_free))
+        if (best < 0 || (spread ? c->srv[s].cpu_free > c->srv[best].cpu_free
+                                : c->srv[s].cpu_free < c->srv[best].cpu_free))
             best = (int32_t)s;
     }
     return best;
 }
 
-int berth__place(struct berth_plan *p, struct berth_job *j, int type, int placement)
+/* The next piece under a classic placement: a fractional job's GPU; a gang that must stay
+ * on one server, whole on the tightest server that holds it; otherwise the rest of the
+ * gang on the tightest server that holds it all (consolidate, best-fit), or a piece on the
+ * emptiest server (consolidate: as much as it holds; spread: one GPU) or on the fullest
+ * server with room (best-fit: as much as it holds). */
+static int pick_classic(int placement, const struct berth_cluster *c, const struct berth_job *j,
+                        int type, int32_t need, struct berth__place_pick *out)
 {
-    struct berth_cluster *c = p->cluster;
-    const struct berth__gputype *ty = &c->types[type];
-    if (berth__job_share(j) < 1000)
-        return place_share(p, j, ty, placement);
-    int need = j->gpus;
-    if (j->single) {
-        int32_t s = tightest(c, ty, j, need);
+    int spread = placement == BERTH_PLACE_SPREAD;
+    if (j->gpus == 0) {
+        int32_t s = berth__place_cpu_server(c, j, spread);
         if (s < 0)
-            return -1;
-        berth__plan_take(p, j, (uint32_t)s, need);
+            return BERTH_NOFIT;
+        *out = (struct berth__place_pick){(uint32_t)s, -1, 0};
         return 0;
     }
-    while (need > 0) {
-        int32_t s = tightest(c, ty, j, need);
-        int take;
-        if (s >= 0 && placement != BERTH_PLACE_SPREAD) {
-            take = need; /* the rest fits on one server */
-        } else {
-            if (placement == BERTH_PLACE_SPREAD)
-                s = emptiest(c, ty, j);
-            else if (placement == BERTH_PLACE_BEST_FIT)
-                s = tightest(c, ty, j, 1); /* the fullest server with room */
-            else
-                s = emptiest(c, ty, j);
-            if (s < 0)
-                return -1;
-            int32_t room = berth__server_room(c, (uint32_t)s, j);
-            take = placement == BERTH_PLACE_SPREAD ? 1 : room < need ? room : need;
-        }
-        berth__plan_take(p, j, (uint32_t)s, take);
-        need -= take;
+    const struct berth__gputype *ty = &c->types[type];
+    if (berth__job_share(j) < 1000)
+        return pick_share(c, j, ty, spread, out);
+    int32_t s = tightest(c, ty, j, need), take = need;
+    if (j->single) {
+        if (s < 0)
+            return BERTH_NOFIT;
+    } else if (s < 0 || spread) {
+        s = placement == BERTH_PLACE_BEST_FIT ? tightest(c, ty, j, 1) /* the fullest with room */
+                                              : emptiest(c, ty, j);
+        if (s < 0)
+            return BERTH_NOFIT;
+        int32_t room = berth__server_room(c, (uint32_t)s, j);
+        take = spread ? 1 : room < need ? room : need;
     }
+    *out = (struct berth__place_pick){(uint32_t)s, -1, take};
     return 0;
 }
+
+static int pick_consolidate(void *self, const struct berth_cluster *c, const struct berth_job *j,
+                            int type, int32_t need, struct berth__place_pick *out)
+{
+    (void)self;
+    return pick_classic(BERTH_PLACE_CONSOLIDATE, c, j, type, need, out);
+}
+
+static int pick_spread(void *self, const struct berth_cluster *c, const struct berth_job *j,
+                       int type, int32_t need, struct berth__place_pick *out)
+{
+    (void)self;
+    return pick_classic(BERTH_PLACE_SPREAD, c, j, type, need, out);
+}
+
+static int pick_best_fit(void *self, const struct berth_cluster *c, const struct berth_job *j,
+                         int type, int32_t need, struct berth__place_pick *out)
+{
+    (void)self;
+    return pick_classic(BERTH_PLACE_BEST_FIT, c, j, type, need, out);
+}
+
+const struct berth__placement_ops berth__place_consolidate = {
+    .name = "consolidate",
+    .summary = "fewest servers; the tightest server that holds the whole gang",
+    .pick = pick_consolidate,
+};
+
+const struct berth__placement_ops berth__place_spread = {
+    .name = "spread",
+    .summary = "one GPU at a time to the server with the most idle GPUs",
+    .pick = pick_spread,
+};
+
+const struct berth__placement_ops berth__place_best_fit = {
+    .name = "best-fit",
+    .summary = "the tightest server that holds the gang, else fill fragments first",
+    .pick = pick_best_fit,
+};

@@ -20,8 +20,19 @@ void berth__plan_free(struct berth_plan *p)
     berth__plan_init(p);
 }
 
+const struct berth__placement *berth__placement_stateless(int id)
+{
+    static const struct berth__placement classic[] = {
+        [BERTH_PLACE_CONSOLIDATE] = {&berth__place_consolidate, NULL, BERTH_PLACE_CONSOLIDATE},
+        [BERTH_PLACE_SPREAD] = {&berth__place_spread, NULL, BERTH_PLACE_SPREAD},
+        [BERTH_PLACE_BEST_FIT] = {&berth__place_best_fit, NULL, BERTH_PLACE_BEST_FIT},
+    };
+    return id >= 0 && id <= BERTH_PLACE_BEST_FIT ? &classic[id] : NULL;
+}
+
 int berth__plan_open(struct berth_plan *p, struct berth_cluster *c, struct berth_job *jobs,
-                     size_t njobs, berth_us now, int placement, size_t npending, size_t nrunning)
+                     size_t njobs, berth_us now, const struct berth__placement *pl, size_t npending,
+                     size_t nrunning)
 {
     size_t old = p->touch_cap;
     if (BERTH_GROW(p->touch_of, p->touch_cap, njobs))
@@ -43,7 +54,8 @@ int berth__plan_open(struct berth_plan *p, struct berth_cluster *c, struct berth
     p->cluster = c;
     p->jobs = jobs;
     p->now = now;
-    p->placement = placement;
+    p->place = pl;
+    p->placement = pl->id;
     p->npending = npending;
     p->nrunning = nrunning;
     return 0;
@@ -101,7 +113,8 @@ static int fits_type(const struct berth_plan *p, const struct berth_job *j, int 
 int berth__plan_fit(const struct berth_plan *p, const struct berth_job *j)
 {
     if (j->gpus == 0) /* CPU-only: any server with the CPU and memory */
-        return berth__place_cpu_server(p->cluster, j, p->placement) >= 0 ? 0 : -1;
+        return berth__place_cpu_server(p->cluster, j, p->placement == BERTH_PLACE_SPREAD) >= 0 ? 0
+                                                                                               : -1;
     if (p->cluster->free < j->gpus && berth__job_share(j) == 1000)
         return -1;
     for (size_t t = 0; t < p->cluster->ntypes; t++)
@@ -110,7 +123,8 @@ int berth__plan_fit(const struct berth_plan *p, const struct berth_job *j)
     return -1;
 }
 
-void berth__plan_take(struct berth_plan *p, struct berth_job *j, uint32_t s, int n)
+/* Takes n wholly idle GPUs of server s for job j (lowest GPU indices first). */
+static void take(struct berth_plan *p, struct berth_job *j, uint32_t s, int n)
 {
     uint64_t m = p->cluster->srv[s].free_mask;
     int32_t k0 = p->filling;
@@ -122,10 +136,67 @@ void berth__plan_take(struct berth_plan *p, struct berth_job *j, uint32_t s, int
     berth__alloc_take_range(p->cluster, j, k0, p->filling);
 }
 
-void berth__plan_take_share(struct berth_plan *p, struct berth_job *j, uint32_t s, uint32_t g)
+/* Takes j's one slot: its share of GPU g of server s, or (CPU-only, g = BERTH_NO_GPU) the
+ * server's CPU and memory. */
+static void take_one(struct berth_plan *p, struct berth_job *j, uint32_t s, uint32_t g)
 {
     j->slots[p->filling++] = (struct berth__slot){s, g};
     berth__alloc_take_range(p->cluster, j, p->filling - 1, p->filling);
+}
+
+/* Whether pick k for the next piece of j (type: the gang's type so far, -1 none yet; need
+ * GPUs still to place) is one the plan may apply: a server that exists, of a type the job
+ * may use and the gang's type, the gang's own server when it must not span, and room for
+ * the piece (idle GPUs with CPU and memory; a GPU with room for the share; CPU and memory). */
+static int pick_ok(const struct berth_plan *p, const struct berth_job *j, int type, int32_t need,
+                   const struct berth__place_pick *k)
+{
+    const struct berth_cluster *c = p->cluster;
+    if (k->server >= c->nsrv)
+        return 0;
+    if (j->gpus == 0)
+        return k->n == 0 && berth__server_cpu_mem_fit(c, k->server, j, 1);
+    int t = c->srv[k->server].type;
+    if ((type >= 0 && t != type) || (j->type_mask && !(j->type_mask >> t & 1)) ||
+        (j->single && p->filling > 0 && k->server != j->slots[0].server))
+        return 0;
+    if (berth__job_share(j) < 1000) {
+        struct berth__slot at = {k->server, (uint32_t)k->gpu};
+        return k->n == 1 && k->gpu >= 0 && k->gpu < c->srv[k->server].ngpus &&
+               berth__alloc_can_take(c, j, &at);
+    }
+    return k->n >= 1 && k->n <= need && berth__server_room(c, k->server, j) >= k->n;
+}
+
+/* Places j through the run's placement, piece by piece (placement.h), on GPU type `type`
+ * (-1: the placement chooses). 0 placed (p->filling slots charged); BERTH_NOFIT when a piece
+ * found no server, BERTH_EINTERNAL when the placement picked what it may not — either way
+ * the p->filling slots charged so far are still charged (the caller gives them back). */
+static int place(struct berth_plan *p, struct berth_job *j, int type, struct berth_err *err)
+{
+    const struct berth__placement *pl = p->place;
+    int32_t need = j->gpus == 0 ? 0 : berth__job_share(j) < 1000 ? 1 : j->gpus;
+    p->filling = 0;
+    do {
+        struct berth__place_pick k;
+        if (pl->ops->pick(pl->self, p->cluster, j, type, need, &k))
+            return BERTH_NOFIT;
+        if (!pick_ok(p, j, type, need, &k))
+            return berth_err_set(
+                err, BERTH_EINTERNAL,
+                "plan: placement %s picked server %u (GPU %d, %d GPUs) for job %s, "
+                "which cannot take it",
+                pl->ops->name, k.server, k.gpu, k.n, j->spec->id);
+        if (j->gpus == 0)
+            take_one(p, j, k.server, BERTH_NO_GPU);
+        else if (berth__job_share(j) < 1000)
+            take_one(p, j, k.server, (uint32_t)k.gpu);
+        else
+            take(p, j, k.server, k.n);
+        type = j->gpus ? p->cluster->srv[k.server].type : -1;
+        need -= k.n;
+    } while (need > 0);
+    return 0;
 }
 
 int32_t berth__plan_count_servers(struct berth_plan *p, const struct berth_job *j)
@@ -176,25 +247,31 @@ static int start_in(struct berth_plan *p, uint32_t ji, uint64_t mask, struct ber
                              j->spec->id);
     if (make_slots(j))
         return berth_err_set(err, BERTH_ENOMEM, "plan: out of memory");
-    /* every allowed type where the GPU counts fit, in cluster order, until placement (which
-     * also weighs CPU and memory) succeeds */
-    int t = -1;
-    if (j->gpus == 0) { /* CPU-only: one server's CPU and memory, no GPU type */
-        int32_t s = berth__place_cpu_server(p->cluster, j, p->placement);
-        if (s < 0)
-            return BERTH_NOFIT;
-        j->slots[0] = (struct berth__slot){(uint32_t)s, BERTH_NO_GPU};
-        berth__alloc_take_range(p->cluster, j, 0, 1);
-        p->filling = 1;
+    /* CPU-only jobs and placements that choose the type: one placement; otherwise every
+     * allowed type where the GPU counts fit, in cluster order, until placement (which also
+     * weighs CPU and memory) succeeds */
+    int t = -1, rc = BERTH_NOFIT;
+    if (j->gpus == 0 || p->place->ops->any_type) {
+        uint64_t keep = j->type_mask;
+        j->type_mask = mask; /* start_type's one type */
+        rc = place(p, j, -1, err);
+        j->type_mask = keep;
+        if (rc) {
+            berth__alloc_give_range(p->cluster, j, 0, p->filling);
+            return rc;
+        }
+        t = j->gpus ? p->cluster->srv[j->slots[0].server].type : -1;
     }
     for (size_t k = 0; k < p->cluster->ntypes && t < 0 && j->gpus; k++) {
         if ((mask && !(mask >> k & 1)) || !fits_type(p, j, (int)k))
             continue;
-        p->filling = 0;
-        if (berth__place(p, j, (int)k, p->placement) == 0)
+        rc = place(p, j, (int)k, err);
+        if (rc == 0)
             t = (int)k;
         else /* give back what a partial placement took */
             berth__alloc_give_range(p->cluster, j, 0, p->filling);
+        if (rc < 0)
+            return rc;
     }
     if (t < 0 && j->gpus)
         return BERTH_NOFIT;

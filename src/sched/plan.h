@@ -9,12 +9,8 @@
 #ifndef BERTH_POLICY_PLAN_H
 #define BERTH_POLICY_PLAN_H
 
+#include "sched/placement.h"
 #include "sched/policy_ops.h"
-
-/* A plan edit's outcome "the job does not fit there" (the Kubernetes framework's
- * Unschedulable): positive, with no message, the plan unchanged. Errors stay negative
- * BERTH_E* codes with err filled (a misuse of the plan is BERTH_EINTERNAL). */
-enum { BERTH_NOFIT = 1 };
 
 struct berth_plan_touch {
     uint32_t job;
@@ -27,7 +23,8 @@ struct berth_plan {
     struct berth_cluster *cluster;
     struct berth_job *jobs;
     berth_us now;
-    int placement;
+    const struct berth__placement *place; /* who picks the GPUs of a start */
+    int placement;                        /* its enum berth_placement, for policies */
     struct berth_plan_touch *touched;
     size_t ntouched, touched_cap;
     int32_t *touch_of; /* per job: index into touched, -1 when untouched this pass */
@@ -51,9 +48,14 @@ struct berth_plan_hidden {
 
 void berth__plan_init(struct berth_plan *p);
 void berth__plan_free(struct berth_plan *p);
-/* Starts a new pass over cluster and jobs[0..njobs) at time now. */
+/* Starts a new pass over cluster and jobs[0..njobs) at time now, starts placed by pl (which
+ * must outlive the pass). */
 int berth__plan_open(struct berth_plan *p, struct berth_cluster *c, struct berth_job *jobs,
-                     size_t njobs, berth_us now, int placement, size_t npending, size_t nrunning);
+                     size_t njobs, berth_us now, const struct berth__placement *pl, size_t npending,
+                     size_t nrunning);
+/* A stateless placement by its enum berth_placement (not FGD, which keeps state), for
+ * plans opened outside an engine (tests). */
+const struct berth__placement *berth__placement_stateless(int id);
 
 /* The GPU type a pending job would get if started now (its required type, else the first
  * type in cluster order where it fits), or -1 when it does not fit the idle GPUs. */
@@ -122,20 +124,5 @@ int berth__plan_unreserve(struct berth_plan *p, uint32_t s, struct berth_err *er
  * training servers before loaned ones) with the ordinary placement helpers. */
 int berth__plan_hide(struct berth_plan *p, uint32_t s);
 void berth__plan_unhide_all(struct berth_plan *p);
-
-/* Placement helpers (placement.c): choose GPUs of type t for job j and take them through
- * berth__plan_take / berth__plan_take_share, weighing idle GPUs, fractional room, CPU and
- * memory. Returns 0 when the whole gang is placed, -1 when it cannot be (then the slots
- * taken so far, p->filling of them, are still charged: the caller gives them back). */
-int berth__place(struct berth_plan *p, struct berth_job *j, int type, int placement);
-/* The server for CPU-only job j: the one with the least CPU left that still holds it
- * (spread: the most), ties to the lower index; any server when the cluster does not model
- * CPU or memory; -1 when none can. */
-int32_t berth__place_cpu_server(const struct berth_cluster *c, const struct berth_job *j,
-                                int placement);
-/* Takes n wholly idle GPUs of server s for job j (lowest GPU indices first). */
-void berth__plan_take(struct berth_plan *p, struct berth_job *j, uint32_t s, int n);
-/* Takes fractional job j's share of GPU g of server s. */
-void berth__plan_take_share(struct berth_plan *p, struct berth_job *j, uint32_t s, uint32_t g);
 
 #endif

@@ -22,7 +22,7 @@
 struct berth_plan;
 
 struct berth_params {
-    int placement; /* enum berth_placement */
+    int placement; /* enum berth_placement (sched/placement.h) */
     uint64_t seed;
     berth_us quantum_us;     /* re-evaluation period of time-sliced policies */
     berth_us round_us;       /* round length of round-based policies (Gavel 360 s, Blox 300 s) */
@@ -107,11 +107,5 @@ struct berth_policy_ops {
 
 const struct berth_policy_ops *berth__policy_lookup(const char *name);
 const struct berth_policy_ops *berth__policy_at(size_t i);
-
-enum berth_placement {
-    BERTH_PLACE_CONSOLIDATE = 0,
-    BERTH_PLACE_SPREAD = 1,
-    BERTH_PLACE_BEST_FIT = 2,
-};
 
 #endif

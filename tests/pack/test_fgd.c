@@ -346,7 +346,7 @@ static void test_no_overcommit(void)
             struct berth__pick pk;
             if (berth__pack_choose(&x, c, j, &pk))
                 continue;
-            CHECK(berth__pack_feasible(c, (uint32_t)pk.server, j));
+            CHECK(berth__frag_feasible(c, (uint32_t)pk.server, j));
             uint64_t m = c->srv[pk.server].free_mask;
             for (int32_t k = 0; k < berth__job_nslots(j); k++) {
                 uint32_t g = j->gpus == 0      ? BERTH_NO_GPU
