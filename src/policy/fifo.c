@@ -3,8 +3,9 @@
  * earlier one does not). Neither preempts. */
 #include "sched/prio.h"
 
-static int64_t key_arrival(const struct berth_job *j)
+static int64_t key_arrival(void *ctx, const struct berth_job *j)
 {
+    (void)ctx;
     return (int64_t)j->idx; /* job numbers are given in arrival order */
 }
 

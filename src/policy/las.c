@@ -6,13 +6,15 @@
  * rate). Preemption is free here (checkpoint costs belong to the throughput model). */
 #include "sched/prio.h"
 
-static int64_t key_attained(const struct berth_job *j)
+static int64_t key_attained(void *ctx, const struct berth_job *j)
 {
+    (void)ctx;
     return j->gpu_us; /* folded at j->since */
 }
 
-static int64_t slope_gang(const struct berth_job *j)
+static int64_t slope_gang(void *ctx, const struct berth_job *j)
 {
+    (void)ctx;
     return j->gpus;
 }
 

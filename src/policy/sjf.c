@@ -4,19 +4,22 @@
  * time left is longer than a waiting job's. */
 #include "sched/prio.h"
 
-static int64_t key_duration(const struct berth_job *j)
+static int64_t key_duration(void *ctx, const struct berth_job *j)
 {
+    (void)ctx;
     return j->est_us;
 }
 
-static int64_t key_remaining(const struct berth_job *j)
+static int64_t key_remaining(void *ctx, const struct berth_job *j)
 {
+    (void)ctx;
     /* as of j->since, where the executor has folded the work done */
     return berth__job_left_us(j, j->since);
 }
 
-static int64_t slope_countdown(const struct berth_job *j)
+static int64_t slope_countdown(void *ctx, const struct berth_job *j)
 {
+    (void)ctx;
     (void)j;
     return -1; /* remaining time falls by one microsecond per microsecond run */
 }

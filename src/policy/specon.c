@@ -110,8 +110,9 @@ int berth__specon_label(const struct berth__specon_cfg *cfg, const struct berth_
     return growth < cfg->alpha ? BERTH_SPECON_SLOW : BERTH_SPECON_FAST;
 }
 
-static int64_t key_arrival(const struct berth_job *j)
+static int64_t key_arrival(void *ctx, const struct berth_job *j)
 {
+    (void)ctx;
     return (int64_t)j->idx;
 }
 

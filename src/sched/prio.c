@@ -52,7 +52,7 @@ struct berth__prio {
     uint32_t *pos;
     uint16_t *cls;
     uint8_t *where;
-    size_t njobs, jcap;
+    size_t jcap;
     /* scratch for one admission */
     uint32_t *victims;
     size_t nvictims, vcap;
@@ -208,7 +208,7 @@ static int push_pending(struct berth__prio *q, const struct berth_view *v, uint3
         return BERTH_ENOMEM;
     q->cls[j] = (uint16_t)c;
     q->where[j] = PENDING;
-    pset(q, h, h->n++, (struct pent){q->cfg.key(&v->jobs[j]), j});
+    pset(q, h, h->n++, (struct pent){q->cfg.key(q->cfg.ctx, &v->jobs[j]), j});
     pup(q, h, h->n - 1);
     return 0;
 }
@@ -216,7 +216,7 @@ static int push_pending(struct berth__prio *q, const struct berth_view *v, uint3
 /* Puts running job j into its slope's heap. Its key grows from key(j) at j->since. */
 static int push_preemptible(struct berth__prio *q, const struct berth_job *j)
 {
-    int c = slope_of(q, q->cfg.slope(j), j->type);
+    int c = slope_of(q, q->cfg.slope(q->cfg.ctx, j), j->type);
     if (c < 0)
         return BERTH_ENOMEM;
     struct rheap *h = &q->slopes[c];
@@ -225,7 +225,7 @@ static int push_preemptible(struct berth__prio *q, const struct berth_job *j)
     h->gpus += j->gpus;
     q->cls[j->idx] = (uint16_t)c;
     q->where[j->idx] = RUNNING;
-    __int128 rank = (__int128)q->cfg.key(j) - (__int128)h->slope * j->since;
+    __int128 rank = (__int128)q->cfg.key(q->cfg.ctx, j) - (__int128)h->slope * j->since;
     rset(q, h, h->n++, (struct rent){rank, j->idx, j->gpus});
     rup(q, h, h->n - 1);
     return 0;
@@ -350,16 +350,21 @@ static int sync(struct berth__prio *q, const struct berth_view *v)
     for (size_t i = 0; i < v->narrived; i++)
         if (push_pending(q, v, v->arrived[i]))
             return BERTH_ENOMEM;
-    for (size_t i = 0; i < v->nreestimated; i++) { /* a new estimate, a new key */
-        uint32_t j = v->reestimated[i];
-        int where = q->where[j];
-        if (where != RUNNING && where != PENDING)
-            continue; /* protected jobs are keyed when their protection ends */
-        remove_job(q, j);
-        if (where == RUNNING ? push_preemptible(q, &v->jobs[j]) : push_pending(q, v, j))
+    for (size_t i = 0; i < v->nreestimated; i++) /* a new estimate, a new key */
+        if (berth__prio_rekey(q, v, v->reestimated[i]))
             return BERTH_ENOMEM;
-    }
     return expire_protection(q, v);
+}
+
+int berth__prio_rekey(struct berth__prio *q, const struct berth_view *v, uint32_t j)
+{
+    if (j >= q->jcap)
+        return 0; /* never seen: it is keyed when it arrives */
+    int where = q->where[j];
+    if (where != RUNNING && where != PENDING)
+        return 0; /* protected jobs are keyed when their protection ends */
+    remove_job(q, j);
+    return where == RUNNING ? push_preemptible(q, &v->jobs[j]) : push_pending(q, v, j);
 }
 
 /* ---- the pass ---------------------------------------------------------------------- */
@@ -513,9 +518,9 @@ berth_us berth__prio_next_pass(struct berth__prio *q, const struct berth_view *v
     return (v->now / q->cfg.quantum_us + 1) * q->cfg.quantum_us;
 }
 
-int64_t berth__prio_slope_none(const struct berth_job *j)
+int64_t berth__prio_slope_none(void *ctx, const struct berth_job *j)
 {
-    (void)j;
+    (void)ctx, (void)j;
     return 0;
 }
 

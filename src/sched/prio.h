@@ -24,10 +24,12 @@
 #include "sched/plan.h"
 
 struct berth__prio_cfg {
-    /* The job's key as of j->since (its folded state). */
-    int64_t (*key)(const struct berth_job *j);
+    /* The job's key as of j->since (its folded state). ctx is the policy's own (below): a
+     * key may read the policy's state, such as a user's share of the cluster. */
+    int64_t (*key)(void *ctx, const struct berth_job *j);
     /* How fast a running job's key grows per microsecond (0 for non-preemptive). */
-    int64_t (*slope)(const struct berth_job *j);
+    int64_t (*slope)(void *ctx, const struct berth_job *j);
+    void *ctx;
     int preemptive;
     int strict;          /* a head that does not fit blocks every job behind it */
     berth_us quantum_us; /* > 0: ask for a pass every quantum while jobs wait */
@@ -42,9 +44,17 @@ void berth__prio_destroy(struct berth__prio *q);
 int berth__prio_plan(struct berth__prio *q, const struct berth_view *v, struct berth_plan *plan,
                      struct berth_err *err);
 berth_us berth__prio_next_pass(struct berth__prio *q, const struct berth_view *v);
+/* Job j's key (or slope) changed: it takes its place again by key(ctx, j) now — a pending
+ * job in its shape's heap, a preemptible running job in its slope's; a protected job is
+ * keyed when its protection ends, a job the scheduler does not hold is left alone. A
+ * pending job's key is otherwise read once, when it arrives. The view's reestimated jobs
+ * are re-keyed this way at every pass; a policy whose keys follow its own state (fair
+ * shares) calls it between passes or from its plan before berth__prio_plan. 0 or
+ * BERTH_ENOMEM. */
+int berth__prio_rekey(struct berth__prio *q, const struct berth_view *v, uint32_t j);
 
 /* The slope of policies that never preempt (running keys do not move). */
-int64_t berth__prio_slope_none(const struct berth_job *j);
+int64_t berth__prio_slope_none(void *ctx, const struct berth_job *j);
 
 /* The same, shaped for struct berth_policy_ops, so a policy file only supplies its keys. */
 int berth__prio_create_v(const struct berth__prio_cfg *cfg, void **self, struct berth_err *err);
