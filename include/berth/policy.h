@@ -9,6 +9,11 @@ size_t berth_policy_count(void);
 const char *berth_policy_name(size_t i);
 const char *berth_policy_summary(size_t i);
 const char *berth_policy_default_placement(size_t i);
+/* The settings policy i takes ("KEY=VALUE,..." in berth_sim_opts.policy_settings): how many,
+ * each one's key and a one-line help (unit and default); NULL past the end. */
+size_t berth_policy_setting_count(size_t i);
+const char *berth_policy_setting_key(size_t i, size_t k);
+const char *berth_policy_setting_help(size_t i, size_t k);
 /* Index of a policy by exact name, or -1. */
 int berth_policy_find(const char *name);
 

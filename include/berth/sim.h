@@ -60,13 +60,20 @@ struct berth_sim_opts {
     int round_release; /* a finished job frees its GPUs only at the next boundary */
     int round_jct;     /* a job's finish is recorded at that boundary, not when work ends */
     int flat_progress; /* progress does not depend on the GPUs a job got (Blox) */
-    berth_us queue_limits_us[8]; /* multi-level feedback thresholds (0 of them: defaults) */
+    /* Multi-level feedback thresholds (0 of them: defaults): the tiresias policies' setting
+     * queue_limits, given this way (another policy refuses it). */
+    berth_us queue_limits_us[8];
     int nqueue_limits;
+    /* The policy's own settings, "KEY=VALUE,KEY=VALUE" (a list value separates its items
+     * with ':'): what `berth policies` lists under each policy. NULL = its defaults. */
+    const char *policy_settings;
 
     /* Pools. With an inference demand series, the cluster's "inference" pool starts reserved
      * for inference and a lending policy (aryl) lends what demand leaves idle. */
     const struct berth_infer *infer;
-    int32_t loan_headroom_milli; /* idle inference servers kept back, 1/1000 (0: 5 %, <0: none) */
+    /* Idle inference servers kept back, 1/1000 (0: 5 %, <0: none): the aryl policies'
+     * setting loan_headroom, given this way (another policy refuses it). */
+    int32_t loan_headroom_milli;
 };
 
 /* "des", "rounds", "gavel", "blox" and back (-1 when unknown). */

@@ -20,6 +20,11 @@ int berth__engine_create(const struct berth_cluster *c, const char *policy, cons
         return berth_err_set(err, BERTH_EINPUT,
                              "--policy: unknown policy '%s' (expected one of: %s)", policy, names);
     }
+    if (!ops->nsettings && params->settings && *params->settings) {
+        int rc = berth__settings_parse(ops->name, params->settings, NULL, 0, NULL, err);
+        if (rc)
+            return rc;
+    }
     struct berth__placement place;
     int rc = berth__placement_open(placement ? placement : ops->default_placement, &place, err);
     if (rc)

@@ -15,14 +15,16 @@
  * Four names: aryl (both), aryl-loan (loaning, no elasticity), aryl-elastic (elasticity, no
  * loaning), aryl-base (neither: first fit on the training servers). */
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-#include "solve/mckp.h"
 #include "model/alloc.h"
 #include "model/tput.h"
 #include "sched/plan.h"
+#include "sched/settings.h"
+#include "solve/mckp.h"
 #include "solve/reclaim.h"
 
 #define HYSTERESIS_US   (300 * BERTH_US_PER_S) /* Δ_min: a job grows at most this often */
@@ -53,19 +55,35 @@ struct aryl {
     size_t first_cap, group_cap, choice_cap;
 };
 
+struct aryl_settings {
+    int32_t loan_headroom_milli;
+    berth_us scale_cost_us;
+};
+
+static const struct berth__setting settings[] = {
+    {"loan_headroom", BERTH_SET_PERMILLE, offsetof(struct aryl_settings, loan_headroom_milli), 0,
+     100, "inference servers kept idle when lending, % of the inference pool (default 5)"},
+    {"scale_cost", BERTH_SET_SECONDS, offsetof(struct aryl_settings, scale_cost_us), 0, 1e6,
+     "the cost of a resize for a job that gives none, seconds (default: the restart cost, "
+     "else 20)"},
+};
+
 static int create(const struct berth_params *p, void **self, struct berth_err *err, int loan,
-                  int elastic)
+                  int elastic, const char *name)
 {
+    struct aryl_settings set = {50, p->restart_us};
+    int rc = berth__settings_parse(name, p->settings, settings, sizeof settings / sizeof *settings,
+                                   &set, err);
+    if (rc)
+        return rc;
     struct aryl *a = calloc(1, sizeof *a);
     if (!a)
         return berth_err_set(err, BERTH_ENOMEM, "aryl: out of memory");
     a->loan = loan;
     a->elastic = elastic;
     a->next_t = BERTH_TIME_NONE;
-    a->headroom_milli = p->loan_headroom_milli > 0   ? p->loan_headroom_milli
-                        : p->loan_headroom_milli < 0 ? 0
-                                                     : 50;
-    a->scale_s = p->scale_cost_us > 0 ? (double)p->scale_cost_us / 1e6 : DEFAULT_SCALE_S;
+    a->headroom_milli = set.loan_headroom_milli;
+    a->scale_s = set.scale_cost_us > 0 ? (double)set.scale_cost_us / 1e6 : DEFAULT_SCALE_S;
     *self = a;
     return 0;
 }
@@ -722,52 +740,69 @@ static berth_us next_aryl(void *self, const struct berth_view *v)
 
 static int create_aryl(const struct berth_params *p, void **self, struct berth_err *err)
 {
-    return create(p, self, err, 1, 1);
+    return create(p, self, err, 1, 1, "aryl");
 }
 
 static int create_loan(const struct berth_params *p, void **self, struct berth_err *err)
 {
-    return create(p, self, err, 1, 0);
+    return create(p, self, err, 1, 0, "aryl-loan");
 }
 
 static int create_elastic(const struct berth_params *p, void **self, struct berth_err *err)
 {
-    return create(p, self, err, 0, 1);
+    return create(p, self, err, 0, 1, "aryl-elastic");
 }
 
 static int create_base(const struct berth_params *p, void **self, struct berth_err *err)
 {
-    return create(p, self, err, 0, 0);
+    return create(p, self, err, 0, 0, "aryl-base");
 }
 
 const struct berth_policy_ops berth__policy_aryl = {
-    "aryl",
-    "Aryl/Lyra: lends idle inference servers to training, elastic jobs share GPUs by knapsack",
-    "consolidate",
-    create_aryl,
-    destroy,
-    plan_aryl,
-    next_aryl,
-    NULL,
+    .name = "aryl",
+    .summary =
+        "Aryl/Lyra: lends idle inference servers to training, elastic jobs share GPUs by knapsack",
+    .default_placement = "consolidate",
+    .create = create_aryl,
+    .destroy = destroy,
+    .plan = plan_aryl,
+    .next_pass = next_aryl,
+    .settings = settings,
+    .nsettings = sizeof settings / sizeof *settings,
 };
 
 const struct berth_policy_ops berth__policy_aryl_loan = {
-    "aryl-loan",   "Aryl with capacity loaning only (jobs run at the size they asked for)",
-    "consolidate", create_loan,
-    destroy,       plan_aryl,
-    next_aryl,     NULL,
+    .name = "aryl-loan",
+    .summary = "Aryl with capacity loaning only (jobs run at the size they asked for)",
+    .default_placement = "consolidate",
+    .create = create_loan,
+    .destroy = destroy,
+    .plan = plan_aryl,
+    .next_pass = next_aryl,
+    .settings = settings,
+    .nsettings = sizeof settings / sizeof *settings,
 };
 
 const struct berth_policy_ops berth__policy_aryl_elastic = {
-    "aryl-elastic", "Aryl with elastic scaling only (no loaning)",
-    "consolidate",  create_elastic,
-    destroy,        plan_aryl,
-    next_aryl,      NULL,
+    .name = "aryl-elastic",
+    .summary = "Aryl with elastic scaling only (no loaning)",
+    .default_placement = "consolidate",
+    .create = create_elastic,
+    .destroy = destroy,
+    .plan = plan_aryl,
+    .next_pass = next_aryl,
+    .settings = settings,
+    .nsettings = sizeof settings / sizeof *settings,
 };
 
 const struct berth_policy_ops berth__policy_aryl_base = {
-    "aryl-base",   "Aryl's baseline: first fit on training servers, no loaning, no elasticity",
-    "consolidate", create_base,
-    destroy,       plan_aryl,
-    next_aryl,     NULL,
+    .name = "aryl-base",
+    .summary = "Aryl's baseline: first fit on training servers, no loaning, no elasticity",
+    .default_placement = "consolidate",
+    .create = create_base,
+    .destroy = destroy,
+    .plan = plan_aryl,
+    .next_pass = next_aryl,
+    .settings = settings,
+    .nsettings = sizeof settings / sizeof *settings,
 };

@@ -401,20 +401,22 @@ static berth_us next_pass(void *self, const struct berth_view *v)
 }
 
 const struct berth_policy_ops berth__policy_blox_las = {
-    "blox-las",
-    "Blox's Las: fewest rounds run first, 1000 h starvation guard, evict from the tail, "
-    "no backfill",
-    "consolidate",
-    create_las,
-    destroy,
-    plan,
-    next_pass,
-    NULL,
+    .name = "blox-las",
+    .summary = "Blox's Las: fewest rounds run first, 1000 h starvation guard, evict from the tail, "
+               "no backfill",
+    .default_placement = "consolidate",
+    .create = create_las,
+    .destroy = destroy,
+    .plan = plan,
+    .next_pass = next_pass,
 };
 
 const struct berth_policy_ops berth__policy_blox_fifo = {
-    "blox-fifo",   "Blox's Fifo: submit order, head-of-line blocking, a pass every round",
-    "consolidate", create_fifo,
-    destroy,       plan,
-    next_pass,     NULL,
+    .name = "blox-fifo",
+    .summary = "Blox's Fifo: submit order, head-of-line blocking, a pass every round",
+    .default_placement = "consolidate",
+    .create = create_fifo,
+    .destroy = destroy,
+    .plan = plan,
+    .next_pass = next_pass,
 };

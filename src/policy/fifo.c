@@ -24,23 +24,19 @@ static int create_fifo_skip(const struct berth_params *p, void **self, struct be
 }
 
 const struct berth_policy_ops berth__policy_fifo = {
-    "fifo",
-    "first come first served, strict: the head of the queue blocks everyone",
-    "consolidate",
-    create_fifo,
-    berth__prio_destroy_v,
-    berth__prio_plan_v,
-    NULL,
-    NULL,
+    .name = "fifo",
+    .summary = "first come first served, strict: the head of the queue blocks everyone",
+    .default_placement = "consolidate",
+    .create = create_fifo,
+    .destroy = berth__prio_destroy_v,
+    .plan = berth__prio_plan_v,
 };
 
 const struct berth_policy_ops berth__policy_fifo_skip = {
-    "fifo-skip",
-    "first come first served, first fit: later jobs start when the head does not fit",
-    "consolidate",
-    create_fifo_skip,
-    berth__prio_destroy_v,
-    berth__prio_plan_v,
-    NULL,
-    NULL,
+    .name = "fifo-skip",
+    .summary = "first come first served, first fit: later jobs start when the head does not fit",
+    .default_placement = "consolidate",
+    .create = create_fifo_skip,
+    .destroy = berth__prio_destroy_v,
+    .plan = berth__prio_plan_v,
 };

@@ -652,41 +652,44 @@ static int create_ftf(const struct berth_params *p, void **self, struct berth_er
 }
 
 const struct berth_policy_ops berth__policy_gavel_fifo = {
-    "gavel-fifo",
-    "Gavel rounds, FIFO allocation: arrival order on the fastest type with room, head blocks",
-    "consolidate",
-    create_fifo,
-    gavel_destroy,
-    gavel_plan,
-    gavel_next_pass,
-    NULL,
+    .name = "gavel-fifo",
+    .summary =
+        "Gavel rounds, FIFO allocation: arrival order on the fastest type with room, head blocks",
+    .default_placement = "consolidate",
+    .create = create_fifo,
+    .destroy = gavel_destroy,
+    .plan = gavel_plan,
+    .next_pass = gavel_next_pass,
 };
 
 const struct berth_policy_ops berth__policy_gavel_max_min = {
-    "gavel-max-min", "Gavel rounds, max-min fair shares of GPU time (Gavel's LAS; LP, GLPK)",
-    "consolidate",   create_max_min,
-    gavel_destroy,   gavel_plan,
-    gavel_next_pass, NULL,
+    .name = "gavel-max-min",
+    .summary = "Gavel rounds, max-min fair shares of GPU time (Gavel's LAS; LP, GLPK)",
+    .default_placement = "consolidate",
+    .create = create_max_min,
+    .destroy = gavel_destroy,
+    .plan = gavel_plan,
+    .next_pass = gavel_next_pass,
 };
 
 const struct berth_policy_ops berth__policy_gavel_max_min_perf = {
-    "gavel-max-min-perf",
-    "Gavel rounds, max-min fairness on throughput normalised per job (heterogeneity-aware)",
-    "consolidate",
-    create_max_min_perf,
-    gavel_destroy,
-    gavel_plan,
-    gavel_next_pass,
-    NULL,
+    .name = "gavel-max-min-perf",
+    .summary =
+        "Gavel rounds, max-min fairness on throughput normalised per job (heterogeneity-aware)",
+    .default_placement = "consolidate",
+    .create = create_max_min_perf,
+    .destroy = gavel_destroy,
+    .plan = gavel_plan,
+    .next_pass = gavel_next_pass,
 };
 
 const struct berth_policy_ops berth__policy_themis_ftf = {
-    "themis-ftf",
-    "Gavel rounds, Themis finish-time fairness: minimise the worst finish-time ratio rho",
-    "consolidate",
-    create_ftf,
-    gavel_destroy,
-    gavel_plan,
-    gavel_next_pass,
-    NULL,
+    .name = "themis-ftf",
+    .summary =
+        "Gavel rounds, Themis finish-time fairness: minimise the worst finish-time ratio rho",
+    .default_placement = "consolidate",
+    .create = create_ftf,
+    .destroy = gavel_destroy,
+    .plan = gavel_plan,
+    .next_pass = gavel_next_pass,
 };

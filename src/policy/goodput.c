@@ -612,24 +612,23 @@ static int create_hetero(const struct berth_params *p, void **self, struct berth
 }
 
 const struct berth_policy_ops berth__policy_goodput = {
-    "goodput",
-    "Pollux-like elastic sizes: GPUs where they raise total normalised goodput (knapsack, "
-    "restart costs counted), least attained service admitted first",
-    "consolidate",
-    create_plain,
-    gp_destroy,
-    gp_plan,
-    gp_next_pass,
-    NULL,
+    .name = "goodput",
+    .summary =
+        "Pollux-like elastic sizes: GPUs where they raise total normalised goodput (knapsack, "
+        "restart costs counted), least attained service admitted first",
+    .default_placement = "consolidate",
+    .create = create_plain,
+    .destroy = gp_destroy,
+    .plan = gp_plan,
+    .next_pass = gp_next_pass,
 };
 
 const struct berth_policy_ops berth__policy_goodput_hetero = {
-    "goodput-hetero",
-    "goodput, and each job admitted on the GPU type where it runs fastest (Sia-like)",
-    "consolidate",
-    create_hetero,
-    gp_destroy,
-    gp_plan,
-    gp_next_pass,
-    NULL,
+    .name = "goodput-hetero",
+    .summary = "goodput, and each job admitted on the GPU type where it runs fastest (Sia-like)",
+    .default_placement = "consolidate",
+    .create = create_hetero,
+    .destroy = gp_destroy,
+    .plan = gp_plan,
+    .next_pass = gp_next_pass,
 };

@@ -29,12 +29,11 @@ static int create_las(const struct berth_params *p, void **self, struct berth_er
 }
 
 const struct berth_policy_ops berth__policy_las = {
-    "las",
-    "least attained GPU-time first, preemptive, re-evaluated every --quantum",
-    "consolidate",
-    create_las,
-    berth__prio_destroy_v,
-    berth__prio_plan_v,
-    berth__prio_next_pass_v,
-    NULL,
+    .name = "las",
+    .summary = "least attained GPU-time first, preemptive, re-evaluated every --quantum",
+    .default_placement = "consolidate",
+    .create = create_las,
+    .destroy = berth__prio_destroy_v,
+    .plan = berth__prio_plan_v,
+    .next_pass = berth__prio_next_pass_v,
 };

@@ -4,70 +4,28 @@
 
 #include "sched/policy_ops.h"
 
-extern const struct berth_policy_ops berth__policy_fifo;
-extern const struct berth_policy_ops berth__policy_fifo_skip;
-extern const struct berth_policy_ops berth__policy_sjf;
-extern const struct berth_policy_ops berth__policy_srtf;
-extern const struct berth_policy_ops berth__policy_las;
-/* Gavel family and Themis (gavel.c) */
-extern const struct berth_policy_ops berth__policy_gavel_fifo;
-extern const struct berth_policy_ops berth__policy_gavel_max_min;
-extern const struct berth_policy_ops berth__policy_gavel_max_min_perf;
-extern const struct berth_policy_ops berth__policy_themis_ftf;
-/* Tiresias and Blox (tiresias.c, blox.c) */
-extern const struct berth_policy_ops berth__policy_tiresias_dlas;
-extern const struct berth_policy_ops berth__policy_tiresias_dlas_gpu;
-extern const struct berth_policy_ops berth__policy_blox_las;
-extern const struct berth_policy_ops berth__policy_blox_fifo;
-/* SpeCon and its spread baseline (specon.c) */
-extern const struct berth_policy_ops berth__policy_specon;
-extern const struct berth_policy_ops berth__policy_spread;
-/* Aryl / Lyra (aryl.c) */
-extern const struct berth_policy_ops berth__policy_aryl;
-extern const struct berth_policy_ops berth__policy_aryl_loan;
-extern const struct berth_policy_ops berth__policy_aryl_elastic;
-extern const struct berth_policy_ops berth__policy_aryl_base;
-/* Salus (salus.c) */
-extern const struct berth_policy_ops berth__policy_salus_fifo;
-extern const struct berth_policy_ops berth__policy_salus_srtf;
-extern const struct berth_policy_ops berth__policy_salus_pack;
-extern const struct berth_policy_ops berth__policy_salus_fair;
-/* Elastic goodput (goodput.c) */
-extern const struct berth_policy_ops berth__policy_goodput;
-extern const struct berth_policy_ops berth__policy_goodput_hetero;
+/* Every policy, in the order `berth policies` lists them: one line per ops table (a new
+ * policy is its file and a line here). The ordering family is fifo.c, sjf.c, las.c. */
+#define BERTH_POLICIES(X)                                                                          \
+    X(fifo)                                                                                        \
+    X(fifo_skip) X(sjf) X(srtf) X(las) /* Gavel family and Themis (gavel.c) */                     \
+        X(gavel_fifo) X(gavel_max_min) X(gavel_max_min_perf)                                       \
+            X(themis_ftf) /* Tiresias and Blox (tiresias.c, blox.c) */                             \
+        X(tiresias_dlas) X(tiresias_dlas_gpu) X(blox_las)                                          \
+            X(blox_fifo)    /* SpeCon and its spread baseline (specon.c) */                        \
+        X(specon) X(spread) /* Aryl / Lyra (aryl.c) */                                             \
+        X(aryl) X(aryl_loan) X(aryl_elastic) X(aryl_base)       /* Salus (salus/salus.c) */        \
+        X(salus_fifo) X(salus_srtf) X(salus_pack) X(salus_fair) /* Elastic goodput (goodput.c) */  \
+        X(goodput) X(goodput_hetero)
+
+#define DECLARE(n) extern const struct berth_policy_ops berth__policy_##n;
+BERTH_POLICIES(DECLARE)
+#undef DECLARE
 
 static const struct berth_policy_ops *const registry[] = {
-    &berth__policy_fifo,
-    &berth__policy_fifo_skip,
-    &berth__policy_sjf,
-    &berth__policy_srtf,
-    &berth__policy_las,
-    /* Gavel family and Themis */
-    &berth__policy_gavel_fifo,
-    &berth__policy_gavel_max_min,
-    &berth__policy_gavel_max_min_perf,
-    &berth__policy_themis_ftf,
-    /* Tiresias and Blox (tiresias.c, blox.c) */
-    &berth__policy_tiresias_dlas,
-    &berth__policy_tiresias_dlas_gpu,
-    &berth__policy_blox_las,
-    &berth__policy_blox_fifo,
-    /* SpeCon and its spread baseline (specon.c) */
-    &berth__policy_specon,
-    &berth__policy_spread,
-    /* Aryl / Lyra (aryl.c) */
-    &berth__policy_aryl,
-    &berth__policy_aryl_loan,
-    &berth__policy_aryl_elastic,
-    &berth__policy_aryl_base,
-    /* Salus (salus.c) */
-    &berth__policy_salus_fifo,
-    &berth__policy_salus_srtf,
-    &berth__policy_salus_pack,
-    &berth__policy_salus_fair,
-    /* Elastic goodput (goodput.c) */
-    &berth__policy_goodput,
-    &berth__policy_goodput_hetero,
+#define ENTRY(n) &berth__policy_##n,
+    BERTH_POLICIES(ENTRY)
+#undef ENTRY
 };
 
 #define NPOLICIES (sizeof registry / sizeof *registry)
@@ -109,4 +67,19 @@ int berth_policy_find(const char *name)
         if (!strcmp(name, registry[i]->name))
             return (int)i;
     return -1;
+}
+
+size_t berth_policy_setting_count(size_t i)
+{
+    return i < NPOLICIES ? registry[i]->nsettings : 0;
+}
+
+const char *berth_policy_setting_key(size_t i, size_t k)
+{
+    return k < berth_policy_setting_count(i) ? registry[i]->settings[k].key : NULL;
+}
+
+const char *berth_policy_setting_help(size_t i, size_t k)
+{
+    return k < berth_policy_setting_count(i) ? registry[i]->settings[k].help : NULL;
 }

@@ -39,23 +39,19 @@ static int create_srtf(const struct berth_params *p, void **self, struct berth_e
 }
 
 const struct berth_policy_ops berth__policy_sjf = {
-    "sjf",
-    "shortest job first (oracle duration), non-preemptive, first fit",
-    "consolidate",
-    create_sjf,
-    berth__prio_destroy_v,
-    berth__prio_plan_v,
-    NULL,
-    NULL,
+    .name = "sjf",
+    .summary = "shortest job first (oracle duration), non-preemptive, first fit",
+    .default_placement = "consolidate",
+    .create = create_sjf,
+    .destroy = berth__prio_destroy_v,
+    .plan = berth__prio_plan_v,
 };
 
 const struct berth_policy_ops berth__policy_srtf = {
-    "srtf",
-    "shortest remaining time first (oracle), preemptive",
-    "consolidate",
-    create_srtf,
-    berth__prio_destroy_v,
-    berth__prio_plan_v,
-    NULL,
-    NULL,
+    .name = "srtf",
+    .summary = "shortest remaining time first (oracle), preemptive",
+    .default_placement = "consolidate",
+    .create = create_srtf,
+    .destroy = berth__prio_destroy_v,
+    .plan = berth__prio_plan_v,
 };

@@ -19,6 +19,7 @@
  * A migration is a preemption and a start on the target server in one plan: the engine
  * counts it and the simulator charges the restart cost. Cost per window pass: O(running
  * jobs + servers log servers); other passes cost what the ordering scheduler costs. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,6 +27,7 @@
 #include "model/curve.h"
 #include "sched/plan.h"
 #include "sched/prio.h"
+#include "sched/settings.h"
 #include "policy/specon.h"
 
 #define NONE UINT32_MAX
@@ -83,13 +85,24 @@ struct specon {
     berth_us valid_from; /* readings before this are too old to give a growth */
 };
 
-void berth__specon_cfg(const struct berth_params *p, struct berth__specon_cfg *cfg)
+static const struct berth__setting settings[] = {
+    {"window", BERTH_SET_SECONDS, offsetof(struct berth__specon_cfg, window_us), 1e-3, 1e9,
+     "growth is measured over one window, one migration per window, seconds (default 10)"},
+    {"cooldown", BERTH_SET_SECONDS, offsetof(struct berth__specon_cfg, cooldown_us), 0, 1e9,
+     "a migrated job is not moved again before this, seconds (default 60)"},
+    {"alpha", BERTH_SET_DOUBLE, offsetof(struct berth__specon_cfg, alpha), 0, 1e9,
+     "slow-growing: below alpha metric points per second (default 0.1)"},
+    {"theta", BERTH_SET_DOUBLE, offsetof(struct berth__specon_cfg, theta), 0, 1,
+     "a source server must be busier than this, or jobs pend (default 0.5)"},
+    {"near_epochs", BERTH_SET_DOUBLE, offsetof(struct berth__specon_cfg, near_epochs), 0, 1e9,
+     "fewer epochs left than this: near completion, never moved (default 2)"},
+};
+
+int berth__specon_cfg(const char *policy, const char *s, struct berth__specon_cfg *cfg,
+                      struct berth_err *err)
 {
-    cfg->window_us = p && p->specon_window_us > 0 ? p->specon_window_us : 10 * BERTH_US_PER_S;
-    cfg->cooldown_us = p && p->specon_cooldown_us > 0 ? p->specon_cooldown_us : 60 * BERTH_US_PER_S;
-    cfg->alpha = p && p->specon_alpha > 0 ? p->specon_alpha : 0.1;
-    cfg->theta = p && p->specon_theta > 0 ? p->specon_theta : 0.5;
-    cfg->near_epochs = p && p->specon_near_epochs > 0 ? p->specon_near_epochs : 2.0;
+    *cfg = (struct berth__specon_cfg){10 * BERTH_US_PER_S, 60 * BERTH_US_PER_S, 0.1, 0.5, 2.0};
+    return berth__settings_parse(policy, s, settings, sizeof settings / sizeof *settings, cfg, err);
 }
 
 double berth__specon_growth(double prev, berth_us prev_at, double cur, berth_us t)
@@ -118,17 +131,21 @@ static int64_t key_arrival(void *ctx, const struct berth_job *j)
 
 static int create(const struct berth_params *p, int migrate, void **self, struct berth_err *err)
 {
+    struct berth__specon_cfg sc;
+    int rc = berth__specon_cfg(migrate ? "specon" : "spread", p->settings, &sc, err);
+    if (rc)
+        return rc;
     struct specon *s = calloc(1, sizeof *s);
     if (!s)
         return berth_err_set(err, BERTH_ENOMEM, "policy: out of memory");
     struct berth__prio_cfg cfg = {.key = key_arrival, .slope = berth__prio_slope_none};
-    int rc = berth__prio_create(&cfg, &s->q, err);
+    rc = berth__prio_create(&cfg, &s->q, err);
     if (rc) {
         free(s);
         return rc;
     }
     s->migrate = migrate;
-    berth__specon_cfg(p, &s->cfg);
+    s->cfg = sc;
     s->last_window = BERTH_TIME_NONE;
     *self = s;
     return 0;
@@ -507,25 +524,27 @@ static berth_us next_pass(void *self, const struct berth_view *v)
 }
 
 const struct berth_policy_ops berth__policy_specon = {
-    "specon",
-    "SpeCon: spread placement; each window the slowest-growing job on the most congested "
-    "server moves to the least loaded one",
-    "spread",
-    create_specon,
-    destroy,
-    plan_pass,
-    next_pass,
-    NULL,
+    .name = "specon",
+    .summary =
+        "SpeCon: spread placement; each window the slowest-growing job on the most congested "
+        "server moves to the least loaded one",
+    .default_placement = "spread",
+    .create = create_specon,
+    .destroy = destroy,
+    .plan = plan_pass,
+    .next_pass = next_pass,
+    .settings = settings,
+    .nsettings = sizeof settings / sizeof *settings,
 };
 
 const struct berth_policy_ops berth__policy_spread = {
-    "spread",
-    "Kubernetes-like baseline of specon: first come first served, first fit, spread "
-    "placement, no migration",
-    "spread",
-    create_spread,
-    destroy,
-    plan_pass,
-    NULL,
-    NULL,
+    .name = "spread",
+    .summary = "Kubernetes-like baseline of specon: first come first served, first fit, spread "
+               "placement, no migration",
+    .default_placement = "spread",
+    .create = create_spread,
+    .destroy = destroy,
+    .plan = plan_pass,
+    .settings = settings,
+    .nsettings = sizeof settings / sizeof *settings,
 };

@@ -15,8 +15,11 @@ struct berth__specon_cfg {
     double near_epochs;   /* fewer epochs left than this: near completion, exempt */
 };
 
-/* The configuration of params (0 fields take SpeCon's defaults: 10 s, 60 s, 0.1, 0.5, 2). */
-void berth__specon_cfg(const struct berth_params *p, struct berth__specon_cfg *cfg);
+/* The configuration from policy `policy`'s settings s (sched/settings.h: window, cooldown,
+ * alpha, theta, near_epochs; NULL or "" = SpeCon's defaults: 10 s, 60 s, 0.1, 0.5, 2).
+ * BERTH_EINPUT for a bad setting. */
+int berth__specon_cfg(const char *policy, const char *s, struct berth__specon_cfg *cfg,
+                      struct berth_err *err);
 
 /* Growth in metric points per second from a reading prev at prev_at to cur at t (t >
  * prev_at). */

@@ -1,6 +1,6 @@
 /* tiresias-dlas and tiresias-dlas-gpu: Tiresias' discretised LAS (NSDI'19), a multi-level
  * feedback queue on attained service: run time (dlas) or GPU time = run time x GPUs
- * (dlas-gpu). Queue thresholds come from the parameters' queue_limits_us (n limits, n + 1
+ * (dlas-gpu). Queue thresholds come from the setting queue_limits (n limits, n + 1
  * queues; default 3250 s and 7200 s, three queues: Tiresias' code lists a third limit,
  * 18000 s, but never demotes out of its last queue, so it never matters). A job enters Q0 on
  * arrival and drops one queue at the exact instant its attained service reaches its queue's limit;
@@ -25,14 +25,16 @@
  * per-type sums), a heap whose head does not fit is skipped whole, so a pass costs
  * O(queues x demands x (starts + 1)) plus one sweep of a queue's running jobs when some of
  * them must go. Demotions come from a heap of predicted crossing instants. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "model/alloc.h"
-#include "sched/plan.h"
 #include "policy/tiresias.h"
+#include "sched/plan.h"
+#include "sched/settings.h"
 
-#define MAXQ 9 /* queue_limits_us holds at most 8 thresholds */
+#define MAXQ (BERTH_US_LIST_MAX + 1) /* queue_limits holds at most 8 thresholds */
 
 enum { NOWHERE = 0, PENDING = 1, RUNNING = 2, POPPED = 3 }; /* where a job sits here */
 enum { START = 0, RESTORE = 1 };                            /* desired-set members to run */
@@ -450,18 +452,26 @@ static void destroy(void *self)
     free(s);
 }
 
+struct tiresias_settings {
+    struct berth__us_list queue_limits;
+};
+
+static const struct berth__setting settings[] = {
+    {"queue_limits", BERTH_SET_SECONDS_LIST, offsetof(struct tiresias_settings, queue_limits), 1e-6,
+     1e12,
+     "queue thresholds in attained service (seconds, or GPU-seconds for -gpu), increasing, "
+     "':' between them (default 3250:7200)"},
+};
+
 static int create(const struct berth_params *p, int gpu_time, void **self, struct berth_err *err)
 {
-    static const berth_us defaults[] = {3250 * BERTH_US_PER_S, 7200 * BERTH_US_PER_S};
-    const berth_us *lim = p->nqueue_limits ? p->queue_limits_us : defaults;
-    int n = p->nqueue_limits ? p->nqueue_limits : 2;
-    if (n < 0 || n > MAXQ - 1)
-        return berth_err_set(err, BERTH_EINPUT, "queue limits: 0 to %d limits, not %d", MAXQ - 1,
-                             n);
-    for (int i = 0; i < n; i++)
-        if (lim[i] <= 0 || (i && lim[i] <= lim[i - 1]))
-            return berth_err_set(err, BERTH_EINPUT,
-                                 "queue limits: limits must be positive and increasing");
+    struct tiresias_settings set = {{{3250 * BERTH_US_PER_S, 7200 * BERTH_US_PER_S}, 2}};
+    int rc = berth__settings_parse(gpu_time ? "tiresias-dlas-gpu" : "tiresias-dlas", p->settings,
+                                   settings, sizeof settings / sizeof *settings, &set, err);
+    if (rc)
+        return rc;
+    const berth_us *lim = set.queue_limits.v;
+    int n = set.queue_limits.n;
     struct tiresias *s = calloc(1, sizeof *s);
     if (!s)
         return berth_err_set(err, BERTH_ENOMEM, "policy: out of memory");
@@ -816,23 +826,26 @@ static berth_us next_pass(void *self, const struct berth_view *v)
 }
 
 const struct berth_policy_ops berth__policy_tiresias_dlas = {
-    "tiresias-dlas",
-    "Tiresias' discretised LAS: queues on attained run time (3250 s, 7200 s), skip, preempt",
-    "consolidate",
-    create_dlas,
-    destroy,
-    plan,
-    next_pass,
-    NULL,
+    .name = "tiresias-dlas",
+    .summary =
+        "Tiresias' discretised LAS: queues on attained run time (3250 s, 7200 s), skip, preempt",
+    .default_placement = "consolidate",
+    .create = create_dlas,
+    .destroy = destroy,
+    .plan = plan,
+    .next_pass = next_pass,
+    .settings = settings,
+    .nsettings = sizeof settings / sizeof *settings,
 };
 
 const struct berth_policy_ops berth__policy_tiresias_dlas_gpu = {
-    "tiresias-dlas-gpu",
-    "Tiresias' discretised LAS on attained GPU-time (time x GPUs), skip, preempt",
-    "consolidate",
-    create_dlas_gpu,
-    destroy,
-    plan,
-    next_pass,
-    NULL,
+    .name = "tiresias-dlas-gpu",
+    .summary = "Tiresias' discretised LAS on attained GPU-time (time x GPUs), skip, preempt",
+    .default_placement = "consolidate",
+    .create = create_dlas_gpu,
+    .destroy = destroy,
+    .plan = plan,
+    .next_pass = next_pass,
+    .settings = settings,
+    .nsettings = sizeof settings / sizeof *settings,
 };

@@ -18,6 +18,7 @@
 #include "model/cluster.h"
 #include "model/job.h"
 #include "model/tput.h"
+#include "sched/settings.h"
 
 struct berth_plan;
 
@@ -27,25 +28,14 @@ struct berth_params {
     berth_us quantum_us;     /* re-evaluation period of time-sliced policies */
     berth_us round_us;       /* round length of round-based policies (Gavel 360 s, Blox 300 s) */
     berth_us min_realloc_us; /* round-based LP policies re-solve at most this often */
-    /* Queue thresholds of multi-level feedback policies (Tiresias: 3250 s, 7200 s), in
-     * attained service (time, or GPU-time for the -gpu variants); nqueue_limits = 0: the
-     * policy's defaults. */
-    berth_us queue_limits_us[8];
-    int nqueue_limits;
     /* The checkpoint/restore cost a restart will be charged (berth__job_restart_us): a flat
      * cost and tiers (enum berth_restart_tiers), for policies that weigh resizes. */
     berth_us restart_us;
     int restart_tiers;
-    /* SpeCon (specon.c); 0 = its default: growth window, slow-growth threshold alpha
-     * (metric points per second), source utilisation theta, per-job cool-down after a
-     * migration, and the epochs left under which a job is near completion (exempt). */
-    berth_us specon_window_us, specon_cooldown_us;
-    double specon_alpha, specon_theta, specon_near_epochs;
-    /* Aryl: inference servers kept idle when lending, in 1/1000 of the inference pool (0 =
-     * its default, 5 %; negative = none), and the scale cost of a resize when a job gives none (0 =
-     * 20 s). */
-    int32_t loan_headroom_milli;
-    berth_us scale_cost_us;
+    /* What only one policy family reads: KEY=VALUE pairs it parses in create against its
+     * own table (sched/settings.h), e.g. "queue_limits=3250:7200" for Tiresias; NULL or ""
+     * = its defaults. A key the policy does not have is bad input naming its keys. */
+    const char *settings;
 };
 
 struct berth_view {
@@ -103,6 +93,11 @@ struct berth_policy_ops {
      * caller adds them), so a trace the policy cannot run is bad input, not a failure. */
     int (*check)(void *self, const struct berth_cluster *c, const struct berth_job *j,
                  struct berth_err *err);
+    /* The policy's own settings (sched/settings.h), which its create parses from
+     * berth_params.settings and `berth policies` lists; NULL: it has none, and the engine
+     * refuses any given. */
+    const struct berth__setting *settings;
+    size_t nsettings;
 };
 
 const struct berth_policy_ops *berth__policy_lookup(const char *name);

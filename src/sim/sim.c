@@ -6,6 +6,7 @@
  * round modes passes run only at round boundaries (multiples of the round from time 0);
  * arrivals may wait for the next boundary, finished jobs may hold their GPUs until it, and
  * their finish may be recorded there (the round switches, see sim.h). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -15,6 +16,7 @@
 #include "model/cluster.h"
 #include "model/curve.h"
 #include "sim/progress.h"
+#include "util/num.h"
 
 void berth_sim_opts_init(struct berth_sim_opts *o)
 {
@@ -198,6 +200,27 @@ static berth_us admit_time(const struct berth_engine *e, size_t i, const struct 
     return tm->admit ? boundary_at_or_after(a, tm->round) : a;
 }
 
+/* The policy's settings string: the caller's, then the settings the options carry as fields
+ * (--queue-limits, --loan-headroom), which only their policies take. */
+static int settings_of(const struct berth_sim_opts *o, char *buf, size_t len, struct berth_err *err)
+{
+    size_t n = (size_t)snprintf(buf, len, "%s", o->policy_settings ? o->policy_settings : "");
+    char num[32];
+    if (o->nqueue_limits > 0 && o->nqueue_limits <= 8) {
+        n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%squeue_limits=", n ? "," : "");
+        for (int i = 0; i < o->nqueue_limits; i++)
+            n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%s%s", i ? ":" : "",
+                                  berth__fmt_us(num, o->queue_limits_us[i]));
+    }
+    if (o->loan_headroom_milli)
+        n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%sloan_headroom=%d.%d", n ? "," : "",
+                              o->loan_headroom_milli > 0 ? o->loan_headroom_milli / 10 : 0,
+                              o->loan_headroom_milli > 0 ? o->loan_headroom_milli % 10 : 0);
+    if (n >= len)
+        return berth_err_set(err, BERTH_EINPUT, "policy settings: longer than %zu bytes", len - 1);
+    return 0;
+}
+
 /* Per-job results, FTF and the aggregates, once every job is done. */
 static int finish_results(struct berth_sim_result *out, const struct berth_engine *e,
                           const struct berth__progress *p, const struct timing *tm,
@@ -259,16 +282,16 @@ int berth_sim_run(const struct berth_trace *t, const struct berth_cluster *c,
         rc = berth_err_set(err, BERTH_ENOMEM, "sim: out of memory");
         goto done;
     }
+    char settings[1024];
+    if ((rc = settings_of(o, settings, sizeof settings, err)))
+        goto done;
     struct berth_params params = {.seed = o->seed,
                                   .quantum_us = o->quantum_us,
                                   .round_us = tm.round ? tm.round : o->round_us,
                                   .min_realloc_us = tm.min_realloc,
-                                  .nqueue_limits = o->nqueue_limits,
                                   .restart_us = o->restart_us,
                                   .restart_tiers = o->restart_tiers,
-                                  .loan_headroom_milli = o->loan_headroom_milli,
-                                  .scale_cost_us = o->restart_us};
-    memcpy(params.queue_limits_us, o->queue_limits_us, sizeof params.queue_limits_us);
+                                  .settings = settings};
     if ((rc = berth__engine_create(c, o->policy, o->placement, &params, NULL, &e, err)) ||
         (rc = berth__engine_set_tput(e, o->tput, err)))
         goto done;

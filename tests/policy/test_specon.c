@@ -62,17 +62,22 @@ static void growth_and_labels(void)
               1e-12);
     CHECK_DBL(berth__specon_growth(80, 10 * BERTH_US_PER_S, 79, 30 * BERTH_US_PER_S), -0.05, 1e-12);
     struct berth__specon_cfg cfg;
-    berth__specon_cfg(NULL, &cfg);
+    struct berth_err err = {0};
+    CHECK_I64(berth__specon_cfg("specon", NULL, &cfg, &err), 0);
     CHECK_I64(cfg.window_us, 10 * BERTH_US_PER_S);
     CHECK_I64(cfg.cooldown_us, 60 * BERTH_US_PER_S);
     CHECK_DBL(cfg.alpha, 0.1, 0);
     CHECK_DBL(cfg.theta, 0.5, 0);
     CHECK_DBL(cfg.near_epochs, 2, 0);
-    struct berth_params p = {.specon_window_us = 30 * BERTH_US_PER_S, .specon_alpha = 0.5};
-    berth__specon_cfg(&p, &cfg);
+    CHECK_I64(berth__specon_cfg("specon", "window=30, alpha=0.5", &cfg, &err), 0);
     CHECK_I64(cfg.window_us, 30 * BERTH_US_PER_S);
     CHECK_DBL(cfg.alpha, 0.5, 0);
-    berth__specon_cfg(NULL, &cfg);
+    CHECK_I64(cfg.cooldown_us, 60 * BERTH_US_PER_S); /* the others keep their defaults */
+    CHECK_I64(berth__specon_cfg("specon", "theta=1.5", &cfg, &err), BERTH_EINPUT);
+    CHECK_HAS(err.msg, "policy specon: setting theta: expected a number from 0 to 1");
+    CHECK_I64(berth__specon_cfg("spread", "windows=3", &cfg, &err), BERTH_EINPUT);
+    CHECK_HAS(err.msg, "unknown setting \"windows\" (its settings: window, cooldown, alpha");
+    CHECK_I64(berth__specon_cfg("specon", NULL, &cfg, &err), 0);
 
     struct berth_jobspec spec = lenet_spec();
     struct berth_job j;
@@ -145,7 +150,7 @@ static void migration_choice(void)
                       "J7,0,1000,1,0.25,g0.03\n";
     for (int variant = 0; variant < 2; variant++) {
         struct berth_params p = {.placement = BERTH_PLACE_SPREAD,
-                                 .specon_theta = variant ? 0.3 : 0};
+                                 .settings = variant ? "theta=0.3" : NULL};
         struct berth_exec ex = {.migrate = note_migration};
         struct enginetest et;
         struct berth_err err = {0};
@@ -377,9 +382,7 @@ static void property(void)
             t += berth__rng_exp(&r, 1.0 / 15);
         }
         struct berth_params p = {.placement = BERTH_PLACE_SPREAD,
-                                 .specon_theta = 0.1,
-                                 .specon_alpha = 0.5,
-                                 .specon_cooldown_us = 20 * BERTH_US_PER_S};
+                                 .settings = "theta=0.1,alpha=0.5,cooldown=20"};
         struct berth_exec ex = {.start = prop_start, .migrate = prop_migrate};
         struct enginetest et;
         struct berth_err err = {0};

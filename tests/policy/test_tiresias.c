@@ -105,8 +105,7 @@ static const char *case_custom = "job_id,arrival_s,duration_s,num_gpus\n"
 
 static void custom_limits(void)
 {
-    struct berth_params p = {.queue_limits_us = {100 * BERTH_US_PER_S, 150 * BERTH_US_PER_S},
-                             .nqueue_limits = 2};
+    struct berth_params p = {.settings = "queue_limits=100:150"};
     const struct pt_want w[] = {{"A", 0, 520, 1}, {"B", 100, 130, 0}, {"C", 130, 220, 0}};
     pt_engine(case_custom, "1x1:v100", "tiresias-dlas", &p, w, 3, 230, 1);
     struct enginetest et;
@@ -118,7 +117,7 @@ static void custom_limits(void)
         CHECK_DBL((double)et.passes[i] / 1e6, want[i], 1e-9);
     enginetest_free(&et);
     /* one limit: two queues; A drops at 100 and stays in Q1 (no further drop at 270) */
-    struct berth_params one = {.queue_limits_us = {100 * BERTH_US_PER_S}, .nqueue_limits = 1};
+    struct berth_params one = {.settings = "queue_limits=100"};
     pt_engine(case_custom, "1x1:v100", "tiresias-dlas", &one, w, 3, 230, 1);
     /* the defaults */
     const struct pt_want d[] = {{"A", 0, 400, 0}, {"B", 400, 430, 0}, {"C", 430, 520, 0}};
@@ -127,16 +126,29 @@ static void custom_limits(void)
 
 static void bad_limits(void)
 {
-    struct berth_params p = {.queue_limits_us = {200 * BERTH_US_PER_S, 100 * BERTH_US_PER_S},
-                             .nqueue_limits = 2};
+    struct berth_params p = {.settings = "queue_limits=200:100"};
     struct enginetest et;
     struct berth_err err = {0};
     CHECK_I64(enginetest_run(case_custom, "1x1:v100", "tiresias-dlas-gpu", &p, NULL, &et, &err),
               BERTH_EINPUT);
-    CHECK_HAS(err.msg, "positive and increasing");
-    p.nqueue_limits = 9;
+    CHECK_HAS(err.msg, "policy tiresias-dlas-gpu: setting queue_limits: expected up to 8 "
+                       "increasing numbers of seconds");
+    p.settings = "queue_limits=1:2:3:4:5:6:7:8:9"; /* nine limits: ten queues */
     CHECK_I64(enginetest_run(case_custom, "1x1:v100", "tiresias-dlas", &p, NULL, &et, &err),
               BERTH_EINPUT);
+    p.settings = "queue_limits=0:100";
+    CHECK_I64(enginetest_run(case_custom, "1x1:v100", "tiresias-dlas", &p, NULL, &et, &err),
+              BERTH_EINPUT);
+    p.settings = "queue_limits=100,queue_limits=200";
+    CHECK_I64(enginetest_run(case_custom, "1x1:v100", "tiresias-dlas", &p, NULL, &et, &err),
+              BERTH_EINPUT);
+    CHECK_HAS(err.msg, "setting queue_limits given twice");
+    p.settings = "quantum=5";
+    CHECK_I64(enginetest_run(case_custom, "1x1:v100", "tiresias-dlas", &p, NULL, &et, &err),
+              BERTH_EINPUT);
+    CHECK_HAS(err.msg, "unknown setting \"quantum\" (its settings: queue_limits)");
+    /* a policy without settings refuses any */
+    CHECK_I64(enginetest_run(case_custom, "1x1:v100", "fifo", &p, NULL, &et, &err), BERTH_EINPUT);
 }
 
 /* 2x2, dlas, spread placement. P and Q (1 GPU each, 1000 s) land on different servers. At 10
@@ -296,8 +308,8 @@ static void matches_reference(void)
     enum { N = 500 };
     static const berth_us defaults[] = {3250 * BERTH_US_PER_S, 7200 * BERTH_US_PER_S};
     /* odd microseconds: a gang's GPU time crosses them between two microseconds */
-    struct berth_params custom = {.queue_limits_us = {600000001, 1800000003, 5000000007},
-                                  .nqueue_limits = 3};
+    struct berth_params custom = {.settings = "queue_limits=600.000001:1800.000003:5000.000007"};
+    static const berth_us custom_limits[] = {600000001, 1800000003, 5000000007};
     struct rjob *jobs = malloc(N * sizeof *jobs), *ref = malloc(N * sizeof *ref);
     struct pt_job *pj = malloc(N * sizeof *pj);
     struct pt_got *g = calloc(N, sizeof *g);
@@ -319,7 +331,7 @@ static void matches_reference(void)
             compare(ref, g, N, pol);
             /* custom limits, through the engine driver, with tiny chunks */
             memcpy(ref, jobs, N * sizeof *ref);
-            reference(ref, N, 32, custom.queue_limits_us, custom.nqueue_limits);
+            reference(ref, N, 32, custom_limits, 3);
             CHECK_I64(pt_run_into(csv, "4x8:v100", pol, &custom, chunks_of_2, g), 0);
             compare(ref, g, N, pol);
         }
