@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "berth/sim.h"
+#include "io/json_load.h"
 #include "util/csv.h"
 #include "util/num.h"
 
@@ -144,7 +145,7 @@ char *berth_summary_json(const struct berth_sim_result *r, int with_wall)
         json_object_set_new(o, "events_per_s",
                             json_real(s->wall_s > 0 ? (double)s->events / s->wall_s : 0));
     }
-    char *txt = json_dumps(o, JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));
+    char *txt = berth__json_dumps(o, JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));
     json_decref(o);
     return txt;
 }

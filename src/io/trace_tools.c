@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "berth/trace_tools.h"
+#include "io/json_load.h"
 #include "io/trace_int.h"
 #include "util/hash.h"
 #include "util/num.h"
@@ -355,8 +356,8 @@ char *berth_trace_stats_json(const struct berth_trace_stats *s, const char *path
     bad |=
         json_object_set_new(o, "jobs_without_user", json_integer((json_int_t)s->jobs_without_user));
     char *txt = bad ? NULL
-                    : json_dumps(o, JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12) |
-                                        (pretty ? JSON_INDENT(2) : JSON_COMPACT));
+                    : berth__json_dumps(o, JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12) |
+                                               (pretty ? JSON_INDENT(2) : JSON_COMPACT));
     json_decref(o);
     return txt;
 }
