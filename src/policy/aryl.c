@@ -494,8 +494,13 @@ static int start_packed(struct aryl *a, const struct berth_view *v, struct berth
                         uint32_t ji, struct berth_err *err, int *rc)
 {
     const struct berth_job *j = &v->jobs[ji];
-    int ok = is_elastic(a, j) ? !berth__plan_start_n(plan, ji, min_size(a, j), err)
-                              : !berth__plan_start(plan, ji, err);
+    int st = is_elastic(a, j) ? berth__plan_start_n(plan, ji, min_size(a, j), err)
+                              : berth__plan_start(plan, ji, err);
+    if (st && st != BERTH_EINPUT) { /* out of memory, or a bug: not a job that does not fit */
+        *rc = st;
+        return 0;
+    }
+    int ok = !st;
     if (ok && j->gpus && j->servers > 1 && plan->placement != BERTH_PLACE_SPREAD &&
         j->gpus <= v->cluster->types[j->type].max_per_server) {
         *rc = berth__plan_preempt(plan, ji, err); /* undone: it never ran */
