@@ -135,8 +135,8 @@ static double rate_at(struct aryl *a, const struct berth_view *v, const struct b
     int32_t n = hi - lo + 1;
     double **r = &a->rates[j->idx];
     if (!*r || a->rtype[j->idx] != j->type) {
-        if (!*r && !(*r = malloc(2 * (size_t)n * sizeof **r)))
-            return -1;
+        if (!*r && !(*r = malloc(2 * (size_t)n * sizeof **r))) /* no cache: the same rate */
+            return berth__tput_rate(v->tput, j->cls, v->tput_type[j->type], w, spread);
         for (int32_t g = lo; g <= hi; g++) {
             (*r)[g - lo] = berth__tput_rate(v->tput, j->cls, v->tput_type[j->type], g, 0);
             (*r)[n + g - lo] = berth__tput_rate(v->tput, j->cls, v->tput_type[j->type], g, 1);
