@@ -55,6 +55,7 @@ struct allocfail_case {
     int (*run)(void *ctx, struct berth_err *err);
     void *ctx;
     long stride;  /* fail every stride-th allocation only (0 or 1: every one) */
+    long dense;   /* with a stride: the first dense calls are still failed one by one */
     int also_eio; /* BERTH_EIO is a documented answer to an allocation failure (SQLite's) */
     int benign;   /* the code may absorb a failure (SQLite's benign allocations): success
                      after one is right, as long as run's own checks pass */
@@ -144,7 +145,7 @@ static inline void allocfail_drive(const struct allocfail_case *c, struct allocf
                 t.persistent++;
             else
                 t.points++;
-            n += stride;
+            n += n < c->dense ? 1 : stride;
         }
         if (n > limit)
             fprintf(stderr, "  %s: still failing at call %ld\n", c->name, n);
@@ -155,12 +156,15 @@ static inline void allocfail_drive(const struct allocfail_case *c, struct allocf
         fprintf(stderr, "  %s: LeakSanitizer found leaks (above)\n", c->name);
     CHECK(leaks <= 0);
     allocfail_where("%s: done", c->name);
-    printf("     %s: %ld calls counted, %ld runs with one failing (stride %ld), %ld with every "
-           "one after failing too%s\n",
-           c->name, t.calls, t.points, stride, t.persistent,
-           t.absorbed ? " (some failures absorbed: benign)" : "");
+    char how[64] = "";
+    if (stride > 1)
+        snprintf(how, sizeof how, " (every call up to %ld, then one in %ld)", c->dense, stride);
+    printf("     %s: %ld calls counted; %ld runs with one failing%s, %ld with every one after "
+           "it failing too",
+           c->name, t.calls, t.points, how, t.persistent);
     if (t.absorbed)
-        printf("     %s: %ld failures absorbed\n", c->name, t.absorbed);
+        printf("; %ld failures absorbed (benign)", t.absorbed);
+    printf("\n");
     if (out)
         *out = t;
 }
