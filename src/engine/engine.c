@@ -264,14 +264,14 @@ int berth__engine_reestimate(struct berth_engine *e, uint32_t ji, berth_us est_u
     if (est_us < 1 || (j->state != BERTH_JOB_RUNNING && j->state != BERTH_JOB_PENDING))
         return berth_err_set(err, BERTH_EINTERNAL, "engine: job %s cannot be re-estimated",
                              j->spec->id);
+    if (push(&e->reestimated, &e->nreestimated, &e->reestimated_cap, ji)) /* before any change */
+        return berth_err_set(err, BERTH_ENOMEM, "engine: out of memory");
     if (j->work == (double)j->est_us) { /* fixed speed: the work is the run time itself */
         j->done = berth__job_done(j, now);
         j->progress_at = now;
         j->work = (double)est_us;
     }
     j->est_us = est_us;
-    if (push(&e->reestimated, &e->nreestimated, &e->reestimated_cap, ji))
-        return berth_err_set(err, BERTH_ENOMEM, "engine: out of memory");
     return 0;
 }
 
