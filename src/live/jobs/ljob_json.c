@@ -119,8 +119,12 @@ static char **strv_from(const json_t *a, size_t *n)
     size_t k = json_array_size(a);
     char **v = calloc(k + 1, sizeof *v);
     for (size_t i = 0; v && i < k; i++)
-        v[i] = strdup(
-            json_string_value(json_array_get(a, i)) ? json_string_value(json_array_get(a, i)) : "");
+        if (!(v[i] = strdup(json_string_value(json_array_get(a, i))
+                                ? json_string_value(json_array_get(a, i))
+                                : ""))) {
+            berth__strv_free(v);
+            v = NULL;
+        }
     *n = k;
     return v;
 }
@@ -163,7 +167,12 @@ int berth__ljob_from_journal(const json_t *d, struct berth__ljob **out, struct b
     j->spec.job_type = strdup(gets_(d, "job_type"));
     int st = berth__lstate_find(gets_(d, "state"));
     if (!j->user || !j->name || !j->cwd || !j->argv || !j->env || !j->spec.queue ||
-        !j->spec.gpu_type || !j->spec.job_type || st < 0 || !j->argc) {
+        !j->spec.gpu_type || !j->spec.job_type) { /* not damage: a copy failed */
+        berth__ljob_free(j);
+        return berth_err_set(err, BERTH_ENOMEM, "journal: job %lld: out of memory",
+                             (long long)geti(d, "id"));
+    }
+    if (st < 0 || !j->argc) {
         berth__ljob_free(j);
         return berth_err_set(err, BERTH_EINPUT, "journal: job %lld: a damaged record",
                              (long long)geti(d, "id"));
