@@ -162,7 +162,7 @@ static void test_policies(void)
         if (!strncmp(name, "salus-", 6))
             continue; /* 1-GPU jobs only */
         struct live_case c = {name, "", 0};
-        struct allocfail_case a = {name, run_live, &c, 1, 0, 0, 0};
+        struct allocfail_case a = {name, run_live, &c, 1, 0, 0, NULL};
         allocfail_drive(&a, NULL);
     }
 }

@@ -62,7 +62,7 @@ static int run_load(void *ctx, struct berth_err *err)
 
 static void drive_load(const char *name, const struct load_case *c)
 {
-    struct allocfail_case a = {name, run_load, (void *)c, 1, 0, 0, 0};
+    struct allocfail_case a = {name, run_load, (void *)c, 1, 0, 0, NULL};
     allocfail_drive(&a, NULL);
 }
 
@@ -176,7 +176,7 @@ static void test_native_roundtrip(void)
     struct roundtrip r = {src, fopen(path_of("written.csv"), "w")};
     CHECK(r.out != NULL);
     if (src && r.out) {
-        struct allocfail_case a = {"native write and read back", run_roundtrip, &r, 1, 0, 0, 0};
+        struct allocfail_case a = {"native write and read back", run_roundtrip, &r, 1, 0, 0, NULL};
         allocfail_drive(&a, NULL);
     }
     if (r.out)
@@ -212,7 +212,7 @@ static int run_cluster(void *ctx, struct berth_err *err)
 
 static void drive_cluster(const char *name, const struct cluster_case *c)
 {
-    struct allocfail_case a = {name, run_cluster, (void *)c, 1, 0, 0, 0};
+    struct allocfail_case a = {name, run_cluster, (void *)c, 1, 0, 0, NULL};
     allocfail_drive(&a, NULL);
 }
 
@@ -284,10 +284,10 @@ static int run_infer(void *ctx, struct berth_err *err)
 static void test_models(void)
 {
     struct allocfail_case a[] = {
-        {"tput built-in", run_tput_builtin, NULL, 1, 0, 0, 0},
-        {"tput gavel + lucid pairs", run_tput_gavel, NULL, 1, 0, 0, 0},
-        {"infer diurnal", run_infer, "diurnal:0.8,0.2", 1, 0, 0, 0},
-        {"infer file", run_infer, "infer.csv", 1, 0, 0, 0},
+        {"tput built-in", run_tput_builtin, NULL, 1, 0, 0, NULL},
+        {"tput gavel + lucid pairs", run_tput_gavel, NULL, 1, 0, 0, NULL},
+        {"infer diurnal", run_infer, "diurnal:0.8,0.2", 1, 0, 0, NULL},
+        {"infer file", run_infer, "infer.csv", 1, 0, 0, NULL},
     };
     for (size_t i = 0; i < sizeof a / sizeof *a; i++)
         allocfail_drive(&a[i], NULL);
@@ -335,7 +335,7 @@ static int run_gen_tools(void *ctx, struct berth_err *err)
 
 static void test_gen_tools(void)
 {
-    struct allocfail_case a = {"gen, stats, slice", run_gen_tools, NULL, 1, 0, 0, 0};
+    struct allocfail_case a = {"gen, stats, slice", run_gen_tools, NULL, 1, 0, 0, NULL};
     allocfail_drive(&a, NULL);
 }
 
@@ -394,10 +394,10 @@ static int run_no_message(void *ctx, struct berth_err *err)
 static void test_harness(void)
 {
     const struct allocfail_case bad[] = {
-        {"leaks on its error path", run_leaks, NULL, 1, 0, 0, 0},
-        {"swallows a failure", run_swallows, NULL, 1, 0, 0, 0},
-        {"answers bad input", run_wrong_code, NULL, 1, 0, 0, 0},
-        {"sets no message", run_no_message, NULL, 1, 0, 0, 0},
+        {"leaks on its error path", run_leaks, NULL, 1, 0, 0, NULL},
+        {"swallows a failure", run_swallows, NULL, 1, 0, 0, NULL},
+        {"answers bad input", run_wrong_code, NULL, 1, 0, 0, NULL},
+        {"sets no message", run_no_message, NULL, 1, 0, 0, NULL},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         int before = check_failures;
