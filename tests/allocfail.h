@@ -56,7 +56,7 @@ struct allocfail_case {
     void *ctx;
     long stride;  /* fail every stride-th allocation only (0 or 1: every one) */
     long dense;   /* with a stride: the first dense calls are still failed one by one */
-    int also_eio; /* BERTH_EIO is a documented answer to an allocation failure (SQLite's) */
+    int also_eio; /* BERTH_EIO is the documented answer to SQLite's allocation failures */
     /* A failure the code may absorb, as the calls whose name starts with this ("sqlite3_":
      * SQLite's benign allocations; NULL: none): success after one is right, as long as run's
      * own checks pass. */
@@ -99,7 +99,11 @@ static inline int allocfail_once(const struct allocfail_case *c, long n, int eve
             CHECK(rc != 0);
         }
     } else {
-        int ok = rc == BERTH_ENOMEM || (rc == BERTH_EIO && (c->also_eio || !strcmp(what, "fopen")));
+        /* EIO: a file that could not be opened, or (also_eio) SQLite's failure, which with
+         * every later call failing too may follow a failure of another allocator */
+        int eio = !strcmp(what, "fopen") ||
+                  (c->also_eio && (every_after || !strncmp(what, "sqlite3_", 8)));
+        int ok = rc == BERTH_ENOMEM || (rc == BERTH_EIO && eio);
         if (!ok)
             fprintf(stderr, "  %s: %s failed, the error: %d (%s): %s\n", c->name, what, rc,
                     berth_strerror(rc), err.msg);
