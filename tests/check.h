@@ -1,6 +1,7 @@
 /* berth's tiny test harness: table-driven test functions, CHECK macros that report
- * file:line and both values, and a closing "N passed, M failed" line. Each tests/test_*.c is
- * its own executable, registered with CTest. */
+ * file:line and both values, and a closing "N passed, M failed" line. Each tests/LAYER/test_*.c
+ * is its own executable, registered with CTest; it runs every case, the cases named on its
+ * command line (an unknown name fails), or prints their names (--list). */
 #ifndef BERTH_TESTS_CHECK_H
 #define BERTH_TESTS_CHECK_H
 
@@ -64,9 +65,46 @@ struct check_test {
     void (*fn)(void);
 };
 
-/* Runs every test (or only those named on the command line) and prints the tally. */
+/* Reads the command line before anything runs: no argument selects every case, names select
+ * those cases, and --list prints every case's name. Returns 0 to go on, 1 after --list (the
+ * program exits 0) or -1 after an unknown name, which is reported with the valid names (the
+ * program exits 1: a misspelled case must never pass by running nothing). A program with
+ * setup of its own calls it first, so that --list and a bad name need none of that setup. */
+static inline int check_args(int argc, char **argv, const struct check_test *t, size_t n)
+{
+    for (int a = 1; a < argc; a++)
+        if (!strcmp(argv[a], "--list")) {
+            for (size_t i = 0; i < n; i++)
+                printf("%s\n", t[i].name);
+            return 1;
+        }
+    int bad = 0;
+    for (int a = 1; a < argc; a++) {
+        size_t i = 0;
+        while (i < n && strcmp(argv[a], t[i].name))
+            i++;
+        if (i == n) {
+            fprintf(stderr, "%s: no case named \"%s\"\n", argv[0], argv[a]);
+            bad = 1;
+        }
+    }
+    if (bad) {
+        fprintf(stderr, "usage: %s [--list | CASE...]; the cases:", argv[0]);
+        for (size_t i = 0; i < n; i++)
+            fprintf(stderr, " %s", t[i].name);
+        fprintf(stderr, "\n");
+        return -1;
+    }
+    return 0;
+}
+
+/* Runs every test (or only those named on the command line, see check_args) and prints the
+ * tally. */
 static inline int check_main(int argc, char **argv, const struct check_test *t, size_t n)
 {
+    int args = check_args(argc, argv, t, n);
+    if (args)
+        return args < 0 ? 1 : 0;
     int passed = 0, failed = 0;
     for (size_t i = 0; i < n; i++) {
         int want = argc < 2;

@@ -228,7 +228,9 @@ int berth__engine_adopt(struct berth_engine *e, uint32_t ji, const struct berth_
         (s->num_gpus && n > 1 && j->share < 1000))
         return berth_err_set(err, BERTH_EINPUT, "job %s: %d slots do not fit its gang", s->id, n);
     int32_t most = s->max_gpus > n ? s->max_gpus : n;
-    if (!j->slots && !(j->slots = malloc((size_t)most * sizeof *j->slots)))
+    /* room in the adopted list first: once the GPUs are taken, nothing may fail */
+    if (BERTH_GROW(e->adopted, e->adopted_cap, e->nadopted + 1) ||
+        (!j->slots && !(j->slots = malloc((size_t)most * sizeof *j->slots))))
         return berth_err_set(err, BERTH_ENOMEM, "engine: out of memory");
     j->gpus = s->num_gpus ? n : 0;
     for (int32_t k = 0; k < n; k++) {
@@ -257,8 +259,7 @@ int berth__engine_adopt(struct berth_engine *e, uint32_t ji, const struct berth_
     j->state = BERTH_JOB_RUNNING;
     j->since = j->first_start = now;
     e->nrunning++;
-    if (push(&e->adopted, &e->nadopted, &e->adopted_cap, ji))
-        return berth_err_set(err, BERTH_ENOMEM, "engine: out of memory");
+    e->adopted[e->nadopted++] = ji;
     return 0;
 }
 
@@ -269,14 +270,14 @@ int berth__engine_reestimate(struct berth_engine *e, uint32_t ji, berth_us est_u
     if (est_us < 1 || (j->state != BERTH_JOB_RUNNING && j->state != BERTH_JOB_PENDING))
         return berth_err_set(err, BERTH_EINTERNAL, "engine: job %s cannot be re-estimated",
                              j->spec->id);
+    if (push(&e->reestimated, &e->nreestimated, &e->reestimated_cap, ji)) /* before any change */
+        return berth_err_set(err, BERTH_ENOMEM, "engine: out of memory");
     if (j->work == (double)j->est_us) { /* fixed speed: the work is the run time itself */
         j->done = berth__job_done(j, now);
         j->progress_at = now;
         j->work = (double)est_us;
     }
     j->est_us = est_us;
-    if (push(&e->reestimated, &e->nreestimated, &e->reestimated_cap, ji))
-        return berth_err_set(err, BERTH_ENOMEM, "engine: out of memory");
     return 0;
 }
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "berth/sim.h"
+#include "io/json_load.h"
 #include "util/csv.h"
 #include "util/num.h"
 
@@ -78,17 +79,23 @@ int berth_write_series_csv(const char *path, const struct berth_sim_result *r,
     return close_out(f, path, err);
 }
 
-/* {"NAME": {"jobs": .., "completed": .., "avg_jct_s": .., "gpu_hours": ..}, ...} */
+/* {"NAME": {"jobs": .., "completed": .., "avg_jct_s": .., "gpu_hours": ..}, ...}; NULL when
+ * out of memory (a set that fails: a value could not be made, or the set itself). */
 static json_t *groups_json(const struct berth_group_stat *g, size_t n)
 {
     json_t *o = json_object();
-    for (size_t i = 0; o && i < n; i++) {
+    int bad = 0;
+    for (size_t i = 0; o && !bad && i < n; i++) {
         json_t *e = json_object();
-        json_object_set_new(e, "jobs", json_integer((json_int_t)g[i].jobs));
-        json_object_set_new(e, "completed", json_integer((json_int_t)g[i].completed));
-        json_object_set_new(e, "avg_jct_s", json_real(g[i].avg_jct_s));
-        json_object_set_new(e, "gpu_hours", json_real(g[i].gpu_hours));
-        json_object_set_new(o, g[i].name, e);
+        bad |= json_object_set_new(e, "jobs", json_integer((json_int_t)g[i].jobs));
+        bad |= json_object_set_new(e, "completed", json_integer((json_int_t)g[i].completed));
+        bad |= json_object_set_new(e, "avg_jct_s", json_real(g[i].avg_jct_s));
+        bad |= json_object_set_new(e, "gpu_hours", json_real(g[i].gpu_hours));
+        bad |= json_object_set_new(o, g[i].name, e);
+    }
+    if (bad) {
+        json_decref(o);
+        return NULL;
     }
     return o;
 }
@@ -99,52 +106,56 @@ char *berth_summary_json(const struct berth_sim_result *r, int with_wall)
     json_t *o = json_object();
     if (!o)
         return NULL;
-    json_object_set_new(o, "policy", json_string(r->policy));
-    json_object_set_new(o, "placement", json_string(r->placement));
-    json_object_set_new(o, "jobs", json_integer((json_int_t)s->jobs));
-    json_object_set_new(o, "completed", json_integer((json_int_t)s->completed));
-    json_object_set_new(o, "avg_jct_s", json_real(s->avg_jct_s));
-    json_object_set_new(o, "median_jct_s", json_real(s->median_jct_s));
-    json_object_set_new(o, "p95_jct_s", json_real(s->p95_jct_s));
-    json_object_set_new(o, "p99_jct_s", json_real(s->p99_jct_s));
-    json_object_set_new(o, "avg_queue_s", json_real(s->avg_queue_s));
-    json_object_set_new(o, "median_queue_s", json_real(s->median_queue_s));
-    json_object_set_new(o, "p99_queue_s", json_real(s->p99_queue_s));
-    json_object_set_new(o, "makespan_s", json_real(s->makespan_s));
-    json_object_set_new(o, "gpu_util", json_real(s->gpu_util));
-    json_object_set_new(o, "preemptions", json_integer((json_int_t)s->preemptions));
-    json_object_set_new(o, "migrations", json_integer((json_int_t)s->migrations));
-    json_object_set_new(o, "resizes", json_integer((json_int_t)s->resizes));
-    json_object_set_new(o, "events", json_integer((json_int_t)s->events));
-    json_object_set_new(o, "passes", json_integer((json_int_t)s->passes));
-    json_object_set_new(o, "mode", json_string(r->mode));
-    json_object_set_new(o, "restarts", json_integer((json_int_t)s->restarts));
-    json_object_set_new(o, "restart_lost_s", json_real(s->restart_lost_s));
+    int bad = 0;
+    bad |= json_object_set_new(o, "policy", json_string(r->policy));
+    bad |= json_object_set_new(o, "placement", json_string(r->placement));
+    bad |= json_object_set_new(o, "jobs", json_integer((json_int_t)s->jobs));
+    bad |= json_object_set_new(o, "completed", json_integer((json_int_t)s->completed));
+    bad |= json_object_set_new(o, "avg_jct_s", json_real(s->avg_jct_s));
+    bad |= json_object_set_new(o, "median_jct_s", json_real(s->median_jct_s));
+    bad |= json_object_set_new(o, "p95_jct_s", json_real(s->p95_jct_s));
+    bad |= json_object_set_new(o, "p99_jct_s", json_real(s->p99_jct_s));
+    bad |= json_object_set_new(o, "avg_queue_s", json_real(s->avg_queue_s));
+    bad |= json_object_set_new(o, "median_queue_s", json_real(s->median_queue_s));
+    bad |= json_object_set_new(o, "p99_queue_s", json_real(s->p99_queue_s));
+    bad |= json_object_set_new(o, "makespan_s", json_real(s->makespan_s));
+    bad |= json_object_set_new(o, "gpu_util", json_real(s->gpu_util));
+    bad |= json_object_set_new(o, "preemptions", json_integer((json_int_t)s->preemptions));
+    bad |= json_object_set_new(o, "migrations", json_integer((json_int_t)s->migrations));
+    bad |= json_object_set_new(o, "resizes", json_integer((json_int_t)s->resizes));
+    bad |= json_object_set_new(o, "events", json_integer((json_int_t)s->events));
+    bad |= json_object_set_new(o, "passes", json_integer((json_int_t)s->passes));
+    bad |= json_object_set_new(o, "mode", json_string(r->mode));
+    bad |= json_object_set_new(o, "restarts", json_integer((json_int_t)s->restarts));
+    bad |= json_object_set_new(o, "restart_lost_s", json_real(s->restart_lost_s));
     if (s->has_infer) {
         json_t *inf = json_object();
-        json_object_set_new(inf, "servers", json_integer(s->infer_servers));
-        json_object_set_new(inf, "gpu_hours", json_real(s->infer_gpu_hours));
-        json_object_set_new(inf, "loaned_gpu_hours", json_real(s->loaned_gpu_hours));
-        json_object_set_new(inf, "short_server_hours", json_real(s->infer_short_server_hours));
-        json_object_set_new(inf, "cluster_usage", json_real(s->cluster_usage));
-        json_object_set_new(inf, "lends", json_integer((json_int_t)s->lends));
-        json_object_set_new(inf, "reclaims", json_integer((json_int_t)s->reclaims));
-        json_object_set_new(inf, "reclaim_latency_max_s", json_real(s->reclaim_latency_max_s));
-        json_object_set_new(inf, "reclaim_latency_avg_s", json_real(s->reclaim_latency_avg_s));
-        json_object_set_new(o, "inference", inf);
+        bad |= json_object_set_new(inf, "servers", json_integer(s->infer_servers));
+        bad |= json_object_set_new(inf, "gpu_hours", json_real(s->infer_gpu_hours));
+        bad |= json_object_set_new(inf, "loaned_gpu_hours", json_real(s->loaned_gpu_hours));
+        bad |=
+            json_object_set_new(inf, "short_server_hours", json_real(s->infer_short_server_hours));
+        bad |= json_object_set_new(inf, "cluster_usage", json_real(s->cluster_usage));
+        bad |= json_object_set_new(inf, "lends", json_integer((json_int_t)s->lends));
+        bad |= json_object_set_new(inf, "reclaims", json_integer((json_int_t)s->reclaims));
+        bad |=
+            json_object_set_new(inf, "reclaim_latency_max_s", json_real(s->reclaim_latency_max_s));
+        bad |=
+            json_object_set_new(inf, "reclaim_latency_avg_s", json_real(s->reclaim_latency_avg_s));
+        bad |= json_object_set_new(o, "inference", inf);
     }
-    json_object_set_new(o, "ftf_rho_max", json_real(s->ftf_rho_max));
-    json_object_set_new(o, "ftf_rho_avg", json_real(s->ftf_rho_avg));
-    json_object_set_new(o, "ftf_jain", json_real(s->ftf_jain));
-    json_object_set_new(o, "by_gpu_type", groups_json(r->by_type, r->nby_type));
-    json_object_set_new(o, "by_user", groups_json(r->by_user, r->nby_user));
-    json_object_set_new(o, "by_queue", groups_json(r->by_queue, r->nby_queue));
+    bad |= json_object_set_new(o, "ftf_rho_max", json_real(s->ftf_rho_max));
+    bad |= json_object_set_new(o, "ftf_rho_avg", json_real(s->ftf_rho_avg));
+    bad |= json_object_set_new(o, "ftf_jain", json_real(s->ftf_jain));
+    bad |= json_object_set_new(o, "by_gpu_type", groups_json(r->by_type, r->nby_type));
+    bad |= json_object_set_new(o, "by_user", groups_json(r->by_user, r->nby_user));
+    bad |= json_object_set_new(o, "by_queue", groups_json(r->by_queue, r->nby_queue));
     if (with_wall) {
-        json_object_set_new(o, "wall_s", json_real(s->wall_s));
-        json_object_set_new(o, "events_per_s",
-                            json_real(s->wall_s > 0 ? (double)s->events / s->wall_s : 0));
+        bad |= json_object_set_new(o, "wall_s", json_real(s->wall_s));
+        bad |= json_object_set_new(o, "events_per_s",
+                                   json_real(s->wall_s > 0 ? (double)s->events / s->wall_s : 0));
     }
-    char *txt = json_dumps(o, JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));
+    char *txt = bad ? NULL : berth__json_dumps(o, JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));
     json_decref(o);
     return txt;
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "berth/trace_tools.h"
+#include "io/json_load.h"
 #include "io/trace_int.h"
 #include "util/hash.h"
 #include "util/num.h"
@@ -280,14 +281,20 @@ void berth_trace_stats_free(struct berth_trace_stats *s)
 
 /* ---- rendering -------------------------------------------------------------------------- */
 
+/* NULL when out of memory (a set or an append that fails means a value could not be made). */
 static json_t *names_json(const struct berth_trace_stats_name *v, size_t n)
 {
     json_t *a = json_array();
-    for (size_t i = 0; i < n; i++) {
+    int bad = !a;
+    for (size_t i = 0; i < n && !bad; i++) {
         json_t *o = json_object();
-        json_object_set_new(o, "name", json_string(v[i].name));
-        json_object_set_new(o, "jobs", json_integer((json_int_t)v[i].jobs));
-        json_array_append_new(a, o);
+        bad |= json_object_set_new(o, "name", json_string(v[i].name));
+        bad |= json_object_set_new(o, "jobs", json_integer((json_int_t)v[i].jobs));
+        bad |= json_array_append_new(a, o);
+    }
+    if (bad) {
+        json_decref(a);
+        return NULL;
     }
     return a;
 }
@@ -297,54 +304,60 @@ char *berth_trace_stats_json(const struct berth_trace_stats *s, const char *path
     json_t *o = json_object();
     if (!o)
         return NULL;
+    int bad = 0; /* a failed set: a value (or the set) ran out of memory */
     if (path)
-        json_object_set_new(o, "path", json_string(path));
-    json_object_set_new(o, "jobs", json_integer((json_int_t)s->jobs));
+        bad |= json_object_set_new(o, "path", json_string(path));
+    bad |= json_object_set_new(o, "jobs", json_integer((json_int_t)s->jobs));
     json_t *g = json_array();
     for (size_t i = 0; i < s->ngangs; i++) {
         json_t *b = json_object();
-        json_object_set_new(b, "gpus", json_integer(s->gangs[i].gpus));
-        json_object_set_new(b, "jobs", json_integer((json_int_t)s->gangs[i].jobs));
-        json_array_append_new(g, b);
+        bad |= json_object_set_new(b, "gpus", json_integer(s->gangs[i].gpus));
+        bad |= json_object_set_new(b, "jobs", json_integer((json_int_t)s->gangs[i].jobs));
+        bad |= json_array_append_new(g, b);
     }
-    json_object_set_new(o, "gpus_per_job", g);
-    json_object_set_new(o, "multi_gpu_jobs", json_integer((json_int_t)s->multi_gpu_jobs));
-    json_object_set_new(o, "multi_gpu_fraction", json_real(s->multi_gpu_fraction));
-    json_object_set_new(o, "fractional_jobs", json_integer((json_int_t)s->fractional_jobs));
-    json_object_set_new(o, "fractional_median_share",
-                        s->fractional_jobs ? json_real(s->fractional_median_share) : json_null());
+    bad |= json_object_set_new(o, "gpus_per_job", g);
+    bad |= json_object_set_new(o, "multi_gpu_jobs", json_integer((json_int_t)s->multi_gpu_jobs));
+    bad |= json_object_set_new(o, "multi_gpu_fraction", json_real(s->multi_gpu_fraction));
+    bad |= json_object_set_new(o, "fractional_jobs", json_integer((json_int_t)s->fractional_jobs));
+    bad |= json_object_set_new(o, "fractional_median_share",
+                               s->fractional_jobs ? json_real(s->fractional_median_share)
+                                                  : json_null());
     json_t *d = json_object();
-    json_object_set_new(d, "min", json_real((double)s->duration_min_us / 1e6));
-    json_object_set_new(d, "median", json_real(s->duration_median_s));
-    json_object_set_new(d, "p90", json_real(s->duration_p90_s));
-    json_object_set_new(d, "p99", json_real(s->duration_p99_s));
-    json_object_set_new(d, "max", json_real((double)s->duration_max_us / 1e6));
-    json_object_set_new(d, "mean", json_real(s->duration_mean_s));
-    json_object_set_new(o, "duration_s", d);
+    bad |= json_object_set_new(d, "min", json_real((double)s->duration_min_us / 1e6));
+    bad |= json_object_set_new(d, "median", json_real(s->duration_median_s));
+    bad |= json_object_set_new(d, "p90", json_real(s->duration_p90_s));
+    bad |= json_object_set_new(d, "p99", json_real(s->duration_p99_s));
+    bad |= json_object_set_new(d, "max", json_real((double)s->duration_max_us / 1e6));
+    bad |= json_object_set_new(d, "mean", json_real(s->duration_mean_s));
+    bad |= json_object_set_new(o, "duration_s", d);
     json_t *h = json_object();
-    json_object_set_new(h, "median", json_real(s->gpu_hours_median));
-    json_object_set_new(h, "p99", json_real(s->gpu_hours_p99));
-    json_object_set_new(h, "total", json_real(s->gpu_hours_total));
-    json_object_set_new(o, "gpu_hours", h);
+    bad |= json_object_set_new(h, "median", json_real(s->gpu_hours_median));
+    bad |= json_object_set_new(h, "p99", json_real(s->gpu_hours_p99));
+    bad |= json_object_set_new(h, "total", json_real(s->gpu_hours_total));
+    bad |= json_object_set_new(o, "gpu_hours", h);
     json_t *a = json_object();
-    json_object_set_new(a, "first", json_real((double)s->first_arrival_us / 1e6));
-    json_object_set_new(a, "last", json_real((double)s->last_arrival_us / 1e6));
-    json_object_set_new(a, "span", json_real((double)s->span_us / 1e6));
-    json_object_set_new(o, "arrival_s", a);
-    json_object_set_new(o, "span_days", json_real(s->span_days));
-    json_object_set_new(o, "queues", names_json(s->queues, s->nqueues));
-    json_object_set_new(o, "jobs_without_queue", json_integer((json_int_t)s->jobs_without_queue));
-    json_object_set_new(o, "users", names_json(s->users, s->nusers));
-    json_object_set_new(o, "statuses", names_json(s->statuses, s->nstatuses));
-    json_object_set_new(o, "fractional_p90_share",
-                        s->fractional_jobs ? json_real(s->fractional_p90_share) : json_null());
-    json_object_set_new(o, "fractional_share_range",
-                        s->fractional_jobs
-                            ? json_pack("[ff]", s->fractional_min_share, s->fractional_max_share)
-                            : json_null());
-    json_object_set_new(o, "jobs_without_user", json_integer((json_int_t)s->jobs_without_user));
-    char *txt = json_dumps(o, JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12) |
-                                  (pretty ? JSON_INDENT(2) : JSON_COMPACT));
+    bad |= json_object_set_new(a, "first", json_real((double)s->first_arrival_us / 1e6));
+    bad |= json_object_set_new(a, "last", json_real((double)s->last_arrival_us / 1e6));
+    bad |= json_object_set_new(a, "span", json_real((double)s->span_us / 1e6));
+    bad |= json_object_set_new(o, "arrival_s", a);
+    bad |= json_object_set_new(o, "span_days", json_real(s->span_days));
+    bad |= json_object_set_new(o, "queues", names_json(s->queues, s->nqueues));
+    bad |= json_object_set_new(o, "jobs_without_queue",
+                               json_integer((json_int_t)s->jobs_without_queue));
+    bad |= json_object_set_new(o, "users", names_json(s->users, s->nusers));
+    bad |= json_object_set_new(o, "statuses", names_json(s->statuses, s->nstatuses));
+    bad |=
+        json_object_set_new(o, "fractional_p90_share",
+                            s->fractional_jobs ? json_real(s->fractional_p90_share) : json_null());
+    bad |= json_object_set_new(
+        o, "fractional_share_range",
+        s->fractional_jobs ? json_pack("[ff]", s->fractional_min_share, s->fractional_max_share)
+                           : json_null());
+    bad |=
+        json_object_set_new(o, "jobs_without_user", json_integer((json_int_t)s->jobs_without_user));
+    char *txt = bad ? NULL
+                    : berth__json_dumps(o, JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12) |
+                                               (pretty ? JSON_INDENT(2) : JSON_COMPACT));
     json_decref(o);
     return txt;
 }

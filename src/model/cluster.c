@@ -306,6 +306,7 @@ static int build(struct berth__cluster_builder *b, int allow_span, struct berth_
     racks.tab = pools.tab = NULL;
     free(racks.slot);
     free(pools.slot);
+    racks.slot = pools.slot = NULL; /* nomem below frees them again */
     c->free = c->total;
     for (size_t t = 0; t < c->ntypes; t++) {
         struct berth__gputype *ty = &c->types[t];

@@ -153,8 +153,8 @@ static double rate_at(struct aryl *a, const struct berth_view *v, const struct b
     int32_t n = hi - lo + 1;
     double **r = &a->rates[j->idx];
     if (!*r || a->rtype[j->idx] != j->type) {
-        if (!*r && !(*r = malloc(2 * (size_t)n * sizeof **r)))
-            return -1;
+        if (!*r && !(*r = malloc(2 * (size_t)n * sizeof **r))) /* no cache: the same rate */
+            return berth__tput_rate(v->tput, j->cls, v->tput_type[j->type], w, spread);
         for (int32_t g = lo; g <= hi; g++) {
             (*r)[g - lo] = berth__tput_rate(v->tput, j->cls, v->tput_type[j->type], g, 0);
             (*r)[n + g - lo] = berth__tput_rate(v->tput, j->cls, v->tput_type[j->type], g, 1);
@@ -645,21 +645,30 @@ static int grow(struct aryl *a, const struct berth_view *v, struct berth_plan *p
     return rc;
 }
 
-/* Grows the per-job arrays to n jobs (new entries: never resized, no rates cached). */
+/* Grows the per-job arrays to n jobs (new entries: never resized, no rates cached). Each
+ * array's new entries are set as soon as it grew, so that a later one failing leaves every
+ * array valid (destroy frees the cached rates) and a later call completes the rest. */
 static int grow_jobs(struct aryl *a, size_t n)
 {
-    size_t old = a->njobs_cap, old_rates = a->rates_cap, old_rtype = a->rtype_cap;
-    size_t old_local = a->local_cap;
-    if (n <= old)
+    if (!n)
         return 0;
-    if (BERTH_GROW(a->resized, a->njobs_cap, n) || BERTH_GROW(a->local, a->local_cap, n) ||
-        BERTH_GROW(a->rates, a->rates_cap, n) || BERTH_GROW(a->rtype, a->rtype_cap, n))
+    size_t old = a->njobs_cap;
+    if (BERTH_GROW(a->resized, a->njobs_cap, n))
         return BERTH_ENOMEM;
     for (size_t i = old; i < a->njobs_cap; i++)
         a->resized[i] = BERTH_TIME_NONE;
-    memset(a->local + old_local, 0, (a->local_cap - old_local) * sizeof *a->local);
-    memset(a->rates + old_rates, 0, (a->rates_cap - old_rates) * sizeof *a->rates);
-    memset(a->rtype + old_rtype, 0, (a->rtype_cap - old_rtype) * sizeof *a->rtype);
+    old = a->local_cap;
+    if (BERTH_GROW(a->local, a->local_cap, n))
+        return BERTH_ENOMEM;
+    memset(a->local + old, 0, (a->local_cap - old) * sizeof *a->local);
+    old = a->rates_cap;
+    if (BERTH_GROW(a->rates, a->rates_cap, n))
+        return BERTH_ENOMEM;
+    memset(a->rates + old, 0, (a->rates_cap - old) * sizeof *a->rates);
+    old = a->rtype_cap;
+    if (BERTH_GROW(a->rtype, a->rtype_cap, n))
+        return BERTH_ENOMEM;
+    memset(a->rtype + old, 0, (a->rtype_cap - old) * sizeof *a->rtype);
     return 0;
 }
 

@@ -142,16 +142,14 @@ static int grow_x(struct gavel *g, size_t n)
     size_t cap = g->xcap ? g->xcap : 64;
     while (cap < n * g->nt)
         cap *= 2;
-    double *a[3] = {g->x, g->recv, g->deficit};
+    /* each array is kept as soon as it moved: a later one failing leaves them all valid */
+    double **a[3] = {&g->x, &g->recv, &g->deficit};
     for (int i = 0; i < 3; i++) {
-        double *p = realloc(a[i], cap * sizeof *p);
+        double *p = realloc(*a[i], cap * sizeof *p);
         if (!p)
             return BERTH_ENOMEM;
-        a[i] = p;
+        *a[i] = p;
     }
-    g->x = a[0];
-    g->recv = a[1];
-    g->deficit = a[2];
     g->xcap = cap;
     return 0;
 }

@@ -6,17 +6,34 @@
 
 /* Every policy, in the order `berth policies` lists them: one line per ops table (a new
  * policy is its file and a line here). The ordering family is fifo.c, sjf.c, las.c. */
+/* clang-format off */
 #define BERTH_POLICIES(X)                                                                          \
-    X(fifo)                                                                                        \
-    X(fifo_skip) X(sjf) X(srtf) X(las) /* Gavel family and Themis (gavel.c) */                     \
-        X(gavel_fifo) X(gavel_max_min) X(gavel_max_min_perf)                                       \
-            X(themis_ftf) /* Tiresias and Blox (tiresias.c, blox.c) */                             \
-        X(tiresias_dlas) X(tiresias_dlas_gpu) X(blox_las)                                          \
-            X(blox_fifo)    /* SpeCon and its spread baseline (specon.c) */                        \
-        X(specon) X(spread) /* Aryl / Lyra (aryl.c) */                                             \
-        X(aryl) X(aryl_loan) X(aryl_elastic) X(aryl_base)       /* Salus (salus/salus.c) */        \
-        X(salus_fifo) X(salus_srtf) X(salus_pack) X(salus_fair) /* Elastic goodput (goodput.c) */  \
-        X(goodput) X(goodput_hetero)
+    X(fifo)               /* fifo.c */                                                             \
+    X(fifo_skip)                                                                                   \
+    X(sjf)                /* sjf.c */                                                              \
+    X(srtf)                                                                                        \
+    X(las)                /* las.c */                                                              \
+    X(gavel_fifo)         /* gavel.c: the Gavel family and Themis */                               \
+    X(gavel_max_min)                                                                               \
+    X(gavel_max_min_perf)                                                                          \
+    X(themis_ftf)                                                                                  \
+    X(tiresias_dlas)      /* tiresias.c */                                                         \
+    X(tiresias_dlas_gpu)                                                                           \
+    X(blox_las)           /* blox.c */                                                             \
+    X(blox_fifo)                                                                                   \
+    X(specon)             /* specon.c: SpeCon and its spread baseline */                           \
+    X(spread)                                                                                      \
+    X(aryl)               /* aryl.c: Aryl / Lyra and its variants */                               \
+    X(aryl_loan)                                                                                   \
+    X(aryl_elastic)                                                                                \
+    X(aryl_base)                                                                                   \
+    X(salus_fifo)         /* salus/salus.c */                                                      \
+    X(salus_srtf)                                                                                  \
+    X(salus_pack)                                                                                  \
+    X(salus_fair)                                                                                  \
+    X(goodput)            /* goodput.c: elastic goodput (Pollux-, Sia-like) */                     \
+    X(goodput_hetero)
+/* clang-format on */
 
 #define DECLARE(n) extern const struct berth_policy_ops berth__policy_##n;
 BERTH_POLICIES(DECLARE)

@@ -275,8 +275,10 @@ static int start_in(struct berth_plan *p, uint32_t ji, uint64_t mask, struct ber
     }
     if (t < 0 && j->gpus)
         return BERTH_NOFIT;
-    if (berth__plan_touch(p, ji))
+    if (berth__plan_touch(p, ji)) {
+        berth__alloc_give_range(p->cluster, j, 0, p->filling); /* the plan stays unchanged */
         return berth_err_set(err, BERTH_ENOMEM, "plan: out of memory");
+    }
     if (p->filling != berth__job_nslots(j))
         return berth_err_set(err, BERTH_EINTERNAL,
                              "plan: placement gave job %s %d GPUs, it asked for %d", j->spec->id,

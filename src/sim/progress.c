@@ -165,8 +165,14 @@ static int res_alloc(struct berth__progress *p)
     p->res_next = malloc(m * sizeof *p->res_next);
     p->res_prev = malloc(m * sizeof *p->res_prev);
     p->res_at = malloc(m * sizeof *p->res_at);
-    if (!p->res_head || !p->res_next || !p->res_prev || !p->res_at)
+    if (!p->res_head || !p->res_next || !p->res_prev || !p->res_at) {
+        free(p->res_head); /* all or none: a job's list position is read wherever there is a head */
+        free(p->res_next);
+        free(p->res_prev);
+        free(p->res_at);
+        p->res_head = p->res_at = p->res_next = p->res_prev = NULL;
         return -1;
+    }
     memset(p->res_head, 0xff, keys * sizeof *p->res_head);
     memset(p->res_at, 0xff, m * sizeof *p->res_at);
     return 0;

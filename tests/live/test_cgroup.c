@@ -910,6 +910,9 @@ static int skip(const char *why)
 int main(int argc, char **argv)
 {
     struct berth_err err = {0};
+    int args = check_args(argc, argv, tests, sizeof tests / sizeof *tests);
+    if (args) /* --list and a misspelled case, before the setup that needs root */
+        return args < 0 ? 1 : 0;
     if (geteuid() != 0)
         return skip("not root");
     snprintf(instance, sizeof instance, "berthtest-%d", (int)getpid());

@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "io/json_load.h"
 #include "live/exec/cgroup.h"
 #include "live/daemon/daemon.h"
 #include "live/daemon/options.h"
@@ -68,7 +69,7 @@ int berth__daemon_save(struct berth__daemon *d, struct berth__ljob *j, int wait,
                        struct berth_err *err)
 {
     json_t *o = berth__ljob_json(j, 1);
-    char *doc = o ? json_dumps(o, JSON_COMPACT) : NULL;
+    char *doc = o ? berth__json_dumps(o, JSON_COMPACT) : NULL;
     json_decref(o);
     if (!doc)
         return berth_err_set(err, BERTH_ENOMEM, "out of memory");

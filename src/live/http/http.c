@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "io/json_load.h"
 #include "live/http/routes.h"
 #include "util/mem.h"
 
@@ -118,7 +119,7 @@ static enum MHD_Result send_resp(struct MHD_Connection *c, struct berth__hresp *
     size_t len = 0;
     const char *type = "application/json";
     if (r->json) {
-        buf = json_dumps(r->json, JSON_COMPACT);
+        buf = berth__json_dumps(r->json, JSON_COMPACT);
         len = buf ? strlen(buf) : 0;
         json_decref(r->json);
         r->json = NULL;

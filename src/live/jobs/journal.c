@@ -500,6 +500,17 @@ static void free_journal(struct berth__journal *jn)
     free(jn);
 }
 
+/* Removes what a failed first open made: SQLite creates the file before it writes its first
+ * page, and a journal left empty would be refused at every later open. */
+static void remove_new(const char *path)
+{
+    static const char *const suffixes[] = {"", "-wal", "-shm"};
+    char p[4096];
+    for (size_t i = 0; i < sizeof suffixes / sizeof *suffixes; i++)
+        if (snprintf(p, sizeof p, "%s%s", path, suffixes[i]) < (int)sizeof p)
+            unlink(p);
+}
+
 int berth__journal_open(const char *path, const char *vfs, struct berth__journal **out,
                         struct berth_err *err)
 {
@@ -513,9 +524,13 @@ int berth__journal_open(const char *path, const char *vfs, struct berth__journal
         free_journal(jn);
         return berth_err_set(err, BERTH_ENOMEM, "journal: out of memory");
     }
+    struct stat st;
+    int existed = !stat(path, &st) || errno != ENOENT;
     int rc = open_db(jn, vfs, err);
     if (rc) {
         free_journal(jn);
+        if (!existed)
+            remove_new(path);
         return rc;
     }
     pthread_condattr_t ca;

@@ -44,7 +44,8 @@
  * together with its mark. Its cost: one small file written and fsynced
  * per second at most, and one row updated per transaction. A brand-new state (neither the
  * database nor the mark) opens empty; a crash within the very first open, before SQLite
- * wrote the new database's first page, leaves a zero-length file that must be removed.
+ * wrote the new database's first page, leaves a zero-length file that must be removed (a
+ * first open that fails without a crash removes what it made).
  *
  * A failed fsync leaves the disk's content unknown: if the process dies before the next
  * commit, a document whose put failed may still be found at restart (every later commit

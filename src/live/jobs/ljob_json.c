@@ -5,22 +5,35 @@
 
 #include "live/jobs/ljob.h"
 
+/* The arrays below are NULL when out of memory (an append that fails: a value could not be
+ * made, or the append itself), never short. */
+static json_t *whole(json_t *a, int bad)
+{
+    if (bad) {
+        json_decref(a);
+        return NULL;
+    }
+    return a;
+}
+
 static json_t *strv_json(char **v)
 {
     json_t *a = json_array();
-    for (size_t i = 0; a && v && v[i]; i++)
-        json_array_append_new(a, json_string(v[i]));
-    return a;
+    int bad = !a;
+    for (size_t i = 0; !bad && v && v[i]; i++)
+        bad |= json_array_append_new(a, json_string(v[i]));
+    return whole(a, bad);
 }
 
 static json_t *slots_json(const struct berth__slot *s, int32_t n)
 {
     json_t *a = json_array();
-    for (int32_t i = 0; a && i < n; i++)
-        json_array_append_new(
+    int bad = !a;
+    for (int32_t i = 0; !bad && i < n; i++)
+        bad |= json_array_append_new(
             a, json_pack("[I,I]", (json_int_t)s[i].server,
                          s[i].gpu == BERTH_NO_GPU ? (json_int_t)-1 : (json_int_t)s[i].gpu));
-    return a;
+    return whole(a, bad);
 }
 
 static json_t *opt_time(berth_us t)
@@ -34,77 +47,84 @@ json_t *berth__ljob_json(const struct berth__ljob *j, int full)
     json_t *o = json_object();
     if (!o)
         return NULL;
-    json_object_set_new(o, "id", json_integer((json_int_t)j->id));
-    json_object_set_new(o, "name", json_string(j->name));
-    json_object_set_new(o, "user", json_string(j->user));
-    json_object_set_new(o, "state", json_string(berth__lstate_name(j->state)));
-    json_object_set_new(o, "argv", strv_json(j->argv));
-    json_object_set_new(o, "cwd", json_string(j->cwd));
-    json_object_set_new(o, "gpus", json_integer(s->num_gpus));
-    json_object_set_new(o, "min_gpus", json_integer(s->min_gpus));
-    json_object_set_new(o, "max_gpus", json_integer(s->max_gpus));
-    json_object_set_new(o, "gpu_type", json_string(s->gpu_type));
-    json_object_set_new(o, "job_type", json_string(s->job_type));
-    json_object_set_new(o, "gpu_share", json_real(s->gpu_share_milli / 1000.0));
-    json_object_set_new(o, "gpu_mem_mib", json_integer(s->gpu_mem_mib));
-    json_object_set_new(o, "queue", json_string(s->queue));
-    json_object_set_new(o, "priority", json_integer(s->priority));
-    json_object_set_new(o, "checkpoint_signal", json_string(berth__signal_name(j->ckpt_sig)));
-    json_object_set_new(o, "grace_s", json_real((double)j->grace_us / 1e6));
-    json_object_set_new(o, "est_s", json_real((double)s->duration_us / 1e6));
-    json_object_set_new(o, "total_steps", json_integer(s->total_steps));
-    json_object_set_new(o, "cpus", json_real((double)s->cpu_milli / 1000.0));
-    json_object_set_new(o, "mem_mib", json_integer(s->mem_mib));
-    json_object_set_new(o, "single_server", json_boolean(s->single_server));
-    json_object_set_new(o, "submit_us", opt_time(j->submit_us));
-    json_object_set_new(o, "start_us", opt_time(j->start_us));
-    json_object_set_new(o, "end_us", opt_time(j->end_us));
-    json_object_set_new(o, "exit_code",
-                        j->exit_code >= 0 ? json_integer(j->exit_code) : json_null());
-    json_object_set_new(o, "exit_signal",
-                        j->exit_signal >= 0 ? json_integer(j->exit_signal) : json_null());
-    json_object_set_new(o, "attempt", json_integer(j->attempt));
-    json_object_set_new(o, "resume", json_boolean(j->resume));
+    int bad = 0; /* a set that fails: the document would lack that field */
+    bad |= json_object_set_new(o, "id", json_integer((json_int_t)j->id));
+    bad |= json_object_set_new(o, "name", json_string(j->name));
+    bad |= json_object_set_new(o, "user", json_string(j->user));
+    bad |= json_object_set_new(o, "state", json_string(berth__lstate_name(j->state)));
+    bad |= json_object_set_new(o, "argv", strv_json(j->argv));
+    bad |= json_object_set_new(o, "cwd", json_string(j->cwd));
+    bad |= json_object_set_new(o, "gpus", json_integer(s->num_gpus));
+    bad |= json_object_set_new(o, "min_gpus", json_integer(s->min_gpus));
+    bad |= json_object_set_new(o, "max_gpus", json_integer(s->max_gpus));
+    bad |= json_object_set_new(o, "gpu_type", json_string(s->gpu_type));
+    bad |= json_object_set_new(o, "job_type", json_string(s->job_type));
+    bad |= json_object_set_new(o, "gpu_share", json_real(s->gpu_share_milli / 1000.0));
+    bad |= json_object_set_new(o, "gpu_mem_mib", json_integer(s->gpu_mem_mib));
+    bad |= json_object_set_new(o, "queue", json_string(s->queue));
+    bad |= json_object_set_new(o, "priority", json_integer(s->priority));
+    bad |=
+        json_object_set_new(o, "checkpoint_signal", json_string(berth__signal_name(j->ckpt_sig)));
+    bad |= json_object_set_new(o, "grace_s", json_real((double)j->grace_us / 1e6));
+    bad |= json_object_set_new(o, "est_s", json_real((double)s->duration_us / 1e6));
+    bad |= json_object_set_new(o, "total_steps", json_integer(s->total_steps));
+    bad |= json_object_set_new(o, "cpus", json_real((double)s->cpu_milli / 1000.0));
+    bad |= json_object_set_new(o, "mem_mib", json_integer(s->mem_mib));
+    bad |= json_object_set_new(o, "single_server", json_boolean(s->single_server));
+    bad |= json_object_set_new(o, "submit_us", opt_time(j->submit_us));
+    bad |= json_object_set_new(o, "start_us", opt_time(j->start_us));
+    bad |= json_object_set_new(o, "end_us", opt_time(j->end_us));
+    bad |= json_object_set_new(o, "exit_code",
+                               j->exit_code >= 0 ? json_integer(j->exit_code) : json_null());
+    bad |= json_object_set_new(o, "exit_signal",
+                               j->exit_signal >= 0 ? json_integer(j->exit_signal) : json_null());
+    bad |= json_object_set_new(o, "attempt", json_integer(j->attempt));
+    bad |= json_object_set_new(o, "resume", json_boolean(j->resume));
     if (j->slurm_id)
-        json_object_set_new(o, "slurm_job", json_integer(j->slurm_id));
+        bad |= json_object_set_new(o, "slurm_job", json_integer(j->slurm_id));
     if (j->foreign)
-        json_object_set_new(o, "foreign", json_true());
-    json_object_set_new(o, "slots",
-                        slots_json(j->slots, j->state == BERTH_L_RUNNING ? j->nslots : 0));
+        bad |= json_object_set_new(o, "foreign", json_true());
+    bad |= json_object_set_new(o, "slots",
+                               slots_json(j->slots, j->state == BERTH_L_RUNNING ? j->nslots : 0));
     json_t *p = json_object();
-    json_object_set_new(p, "step", j->step_at ? json_integer(j->step) : json_null());
-    json_object_set_new(p, "metric", j->has_metric ? json_real(j->metric) : json_null());
-    json_object_set_new(p, "time_us", opt_time(j->step_at));
-    json_object_set_new(o, "progress", p);
+    bad |= json_object_set_new(p, "step", j->step_at ? json_integer(j->step) : json_null());
+    bad |= json_object_set_new(p, "metric", j->has_metric ? json_real(j->metric) : json_null());
+    bad |= json_object_set_new(p, "time_us", opt_time(j->step_at));
+    bad |= json_object_set_new(o, "progress", p);
     json_t *h = json_array();
     for (size_t i = 0; i < j->nhist; i++)
-        json_array_append_new(h, json_pack("{s:I,s:s,s:s}", "time_us", (json_int_t)j->hist[i].t,
-                                           "state", berth__lstate_name(j->hist[i].state), "note",
-                                           j->hist[i].note));
-    json_object_set_new(o, "history", h);
+        bad |= json_array_append_new(
+            h, json_pack("{s:I,s:s,s:s}", "time_us", (json_int_t)j->hist[i].t, "state",
+                         berth__lstate_name(j->hist[i].state), "note", j->hist[i].note));
+    bad |= json_object_set_new(o, "history", h);
     if (!full)
-        return o;
-    json_object_set_new(o, "env", strv_json(j->env));
-    json_object_set_new(o, "uid", json_integer(j->uid));
-    json_object_set_new(o, "gid", json_integer(j->gid));
-    json_object_set_new(o, "token", json_string(j->token));
-    json_object_set_new(o, "launched", json_integer(j->launched));
-    json_object_set_new(o, "then", json_integer(j->then));
-    json_object_set_new(o, "proc", json_boolean(j->proc));
-    json_object_set_new(o, "pslots", slots_json(j->pslots, j->proc ? j->npslots : 0));
-    json_object_set_new(o, "shim_pid", json_integer(j->shim_pid));
-    json_object_set_new(o, "shim_start", json_integer((json_int_t)j->shim_start));
-    json_object_set_new(o, "all_slots", slots_json(j->slots, j->nslots));
-    return o;
+        return whole(o, bad);
+    bad |= json_object_set_new(o, "env", strv_json(j->env));
+    bad |= json_object_set_new(o, "uid", json_integer(j->uid));
+    bad |= json_object_set_new(o, "gid", json_integer(j->gid));
+    bad |= json_object_set_new(o, "token", json_string(j->token));
+    bad |= json_object_set_new(o, "launched", json_integer(j->launched));
+    bad |= json_object_set_new(o, "then", json_integer(j->then));
+    bad |= json_object_set_new(o, "proc", json_boolean(j->proc));
+    bad |= json_object_set_new(o, "pslots", slots_json(j->pslots, j->proc ? j->npslots : 0));
+    bad |= json_object_set_new(o, "shim_pid", json_integer(j->shim_pid));
+    bad |= json_object_set_new(o, "shim_start", json_integer((json_int_t)j->shim_start));
+    bad |= json_object_set_new(o, "all_slots", slots_json(j->slots, j->nslots));
+    return whole(o, bad);
 }
 
+/* NULL when out of memory (never a vector cut short at a failed copy). */
 static char **strv_from(const json_t *a, size_t *n)
 {
     size_t k = json_array_size(a);
     char **v = calloc(k + 1, sizeof *v);
     for (size_t i = 0; v && i < k; i++)
-        v[i] = strdup(
-            json_string_value(json_array_get(a, i)) ? json_string_value(json_array_get(a, i)) : "");
+        if (!(v[i] = strdup(json_string_value(json_array_get(a, i))
+                                ? json_string_value(json_array_get(a, i))
+                                : ""))) {
+            berth__strv_free(v);
+            v = NULL;
+        }
     *n = k;
     return v;
 }
@@ -147,7 +167,12 @@ int berth__ljob_from_journal(const json_t *d, struct berth__ljob **out, struct b
     j->spec.job_type = strdup(gets_(d, "job_type"));
     int st = berth__lstate_find(gets_(d, "state"));
     if (!j->user || !j->name || !j->cwd || !j->argv || !j->env || !j->spec.queue ||
-        !j->spec.gpu_type || !j->spec.job_type || st < 0 || !j->argc) {
+        !j->spec.gpu_type || !j->spec.job_type) { /* not damage: a copy failed */
+        berth__ljob_free(j);
+        return berth_err_set(err, BERTH_ENOMEM, "journal: job %lld: out of memory",
+                             (long long)geti(d, "id"));
+    }
+    if (st < 0 || !j->argc) {
         berth__ljob_free(j);
         return berth_err_set(err, BERTH_EINPUT, "journal: job %lld: a damaged record",
                              (long long)geti(d, "id"));

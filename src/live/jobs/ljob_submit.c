@@ -94,10 +94,10 @@ static int read_argv(const json_t *body, struct berth__ljob *j, int shell, struc
     j->argv = calloc(n + extra + 1, sizeof *j->argv);
     if (!j->argv)
         return berth_err_set(err, BERTH_ENOMEM, "out of memory");
-    if (shell) {
-        j->argv[0] = strdup("/bin/sh");
-        j->argv[1] = strdup("-c");
-    }
+    /* each copy is checked at once: the vector ends at its first NULL, so a string after a
+     * failed copy would never be freed */
+    if (shell && (!(j->argv[0] = strdup("/bin/sh")) || !(j->argv[1] = strdup("-c"))))
+        return berth_err_set(err, BERTH_ENOMEM, "out of memory");
     for (size_t i = 0; i < n; i++) {
         const json_t *s = json_array_get(a, i);
         if (!json_is_string(s) || json_string_length(s) > MAX_STR ||
@@ -105,12 +105,10 @@ static int read_argv(const json_t *body, struct berth__ljob *j, int shell, struc
             return berth_err_set(err, BERTH_EINPUT, "argv[%zu]: expected a string without NUL", i);
         if (i == 0 && !*json_string_value(s))
             return bad(err, "argv[0]", "expected a program name, found an empty string");
-        j->argv[extra + i] = strdup(json_string_value(s));
+        if (!(j->argv[extra + i] = strdup(json_string_value(s))))
+            return berth_err_set(err, BERTH_ENOMEM, "out of memory");
     }
     j->argc = n + extra;
-    for (size_t i = 0; i < j->argc; i++)
-        if (!j->argv[i])
-            return berth_err_set(err, BERTH_ENOMEM, "out of memory");
     return 0;
 }
 
