@@ -83,7 +83,7 @@ expect_rc 2 "--spread-penalty for an unknown type" -- "$BERTH" "${A[@]}" --sprea
 has "$W/err" "'Nope' is not in the throughput model" "unknown spread type named"
 expect_rc 0 "--spread-penalty for a known type" -- "$BERTH" "${A[@]}" --spread-penalty "ResNet-50 (batch size 64)=0.5"
 expect_rc 2 "--colocate-speed 0.001" -- "$BERTH" "${A[@]}" --colocate-speed 0.001
-has "$W/err" "expected 0.01 to 100" "colocate speed bounds named"
+has "$W/err" "expected a number from 0.01 to 100" "colocate speed bounds named"
 expect_rc 2 "--restart-cost nope" -- "$BERTH" "${A[@]}" --restart-cost nope
 expect_rc 2 "missing --throughputs file" -- "$BERTH" "${A[@]}" --throughputs "$W/none.json"
 has "$W/err" "none.json" "missing model file named"

@@ -95,6 +95,10 @@ check "berth help gen: exit 0, same help" cmp -s "$TMP/help" "$TMP/help2"
 expect_exit "unknown flag" 2 "unknown flag '--bogus'" --bogus
 expect_exit "unknown short flag" 2 "unknown flag '-x'" -x
 expect_exit "missing value" 2 "--jobs: expected a value" --jobs
+one_error "gen --bogus" "berth gen: unknown flag '--bogus'" -- "$BERTH" gen --out "$TMP/never.csv" --bogus
+check "  ... and nothing written" [ ! -e "$TMP/never.csv" ]
+one_error "gen --jobs without its value" "berth gen: --jobs: expected a value" -- "$BERTH" gen --jobs
+one_error "gen --elastic 2000" "berth gen: --elastic: expected a largest gang of 1 to 1024 GPUs" -- "$BERTH" gen --elastic 2000
 expect_exit "stray argument" 2 "unexpected argument 'extra'" extra
 expect_exit "unknown profile" 2 "--profile: unknown profile 'x' (expected gavel or philly)" --profile x
 expect_exit "--jobs not a number" 2 "--jobs: expected a whole number" --jobs abc

@@ -11,6 +11,19 @@ expect_rc() { # expect_rc WANT DESCRIPTION -- command...
     [ "$rc" = "$want" ] && ok "$what (exit $rc)" || bad "$what: exit $rc, want $want: $(head -c 300 "$W/err")"
 }
 has() { grep -qF -- "$2" "$1" && ok "$3" || bad "$3: '$2' not in: $(head -c 300 "$1")"; }
+# one_error DESCRIPTION WANT -- command...: a bad flag gets one error: exit 2, nothing on
+# stdout, and one line on stderr that says WANT and points at the command's --help
+one_error() {
+    local what=$1 want=$2; shift 3
+    "$@" >"$W/out" 2>"$W/err"; local rc=$? n
+    n=$(wc -l <"$W/err")
+    if [ "$rc" = 2 ] && [ "$n" = 1 ] && [ ! -s "$W/out" ] && grep -qF -- "$want" "$W/err" &&
+        grep -qE -- '\(see berth [a-z]+ --help\)$' "$W/err"; then
+        ok "$what: one error, exit 2"
+    else
+        bad "$what: exit $rc, $n lines on stderr, want one saying '$want': $(head -c 300 "$W/err")"
+    fi
+}
 # check NAME COMMAND...: passes when the command succeeds
 check() {
     local name=$1

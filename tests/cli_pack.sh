@@ -41,6 +41,8 @@ exit2 "bad seed" "--seed: expected a whole number" "${A[@]}" --seed -1
 exit2 "bad tune" "--tune: expected a number" "${A[@]}" --tune x
 exit2 "missing trace" "--trace FILE is required" --cluster "$TMP/nodes.csv"
 exit2 "unknown flag" "unknown flag '--bogus'" "${A[@]}" --bogus
+one_error "pack --bogus" "berth pack: unknown flag '--bogus'" -- "$BERTH" pack "${A[@]}" --bogus
+one_error "pack --tune 200" "berth pack: --tune: expected a number from 0 to 100, found '200'" -- "$BERTH" pack "${A[@]}" --tune 200
 exit2 "missing file" "nope.csv" --cluster "$TMP/nodes.csv" --trace "$TMP/nope.csv"
 printf 'name,cpu_milli,memory_mib,num_gpu,gpu_milli\np1,x,1,1,100\n' >"$TMP/bad.csv"
 exit2 "bad row names file and line" "bad.csv:2" --cluster "$TMP/nodes.csv" --trace "$TMP/bad.csv"

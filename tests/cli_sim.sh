@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # End-to-end tests of `berth sim` and `berth policies` as a user runs them: exit codes and
 # messages for bad input, the table, --json, --out files and their determinism, the shared
-# command-line contract, and the real Philly trace under every baseline policy.
+# command-line contract, and the real Philly trace under every baseline policy; and the
+# one-error rule for bad flags of the commands without a test file of their own (berthd's
+# clients: their flags are read before anything is sent).
 # Usage: cli_sim.sh PATH/TO/berth SRC_DIR SHARED_DIR
 set -u
 BERTH=$1 SRC=$2 SHARED=$3
@@ -38,6 +40,34 @@ has "$W/err" "expected NxG:type" "bad cluster says what was expected"
 expect_rc 2 "missing trace file" -- "$BERTH" sim --cluster 1x4:v100 --trace "$W/none.csv"
 expect_rc 2 "bad --seed" -- "$BERTH" sim --cluster 1x4:v100 --trace "$W/a.csv" --seed -1
 expect_rc 2 "bad --quantum" -- "$BERTH" sim --cluster 1x4:v100 --trace "$W/a.csv" --quantum 0
+
+# --- a bad flag is one error naming it, then the hint to --help ---------------------------
+S=(sim --cluster 1x4:v100 --trace "$W/a.csv")
+one_error "sim --bogus" "berth sim: unknown flag '--bogus'" -- "$BERTH" "${S[@]}" --bogus
+one_error "sim --seed x" "berth sim: --seed: expected a whole number >= 0, found 'x'" -- "$BERTH" "${S[@]}" --seed x
+one_error "sim --json=1" "berth sim: --json: expected no value, found '1'" -- "$BERTH" "${S[@]}" --json=1
+one_error "sim --ro (ambiguous)" "ambiguous flag '--ro': --round, --round-admit, --round-release or --round-jct" -- "$BERTH" "${S[@]}" --ro 1
+one_error "sim --cluster without its value" "berth sim: --cluster: expected a value" -- "$BERTH" sim --cluster
+one_error "sim --mode nope" "berth sim: --mode: expected des, rounds, gavel or blox, found 'nope'" -- "$BERTH" "${S[@]}" --mode nope
+one_error "policies --json" "berth policies: unknown flag '--json'" -- "$BERTH" policies --json
+one_error "help --bogus" "berth help: unknown flag '--bogus'" -- "$BERTH" help --bogus
+# berthd's clients (nothing listens at port 9: a flag that got through would fail to connect)
+export BERTH_SERVER=http://127.0.0.1:9 BERTH_TOKEN=t
+one_error "submit --time 1" "berth submit: unknown flag '--time'" -- "$BERTH" submit --time 1 -- true
+one_error "submit -x" "berth submit: unknown flag '-x'" -- "$BERTH" submit -x -- true
+one_error "submit --gpus without its value" "berth submit: --gpus: expected a value" -- "$BERTH" submit --gpus
+one_error "submit -g abc" "berth submit: -g: expected a number, found 'abc'" -- "$BERTH" submit -g abc -- true
+one_error "submit -e FOO" "berth submit: -e: expected K=V, found 'FOO'" -- "$BERTH" submit -e FOO -- true
+one_error "queue --limit" "berth queue: --limit: expected a value" -- "$BERTH" queue --limit
+one_error "queue --limit 2000000" "berth queue: --limit: expected a whole number from 0 to 1000000, found '2000000'" -- "$BERTH" queue --limit 2000000
+one_error "queue --user twice" "berth queue: --user: given twice; it takes one value" -- "$BERTH" queue --user a -u b
+one_error "show --bogus" "berth show: unknown flag '--bogus'" -- "$BERTH" show --bogus 5
+one_error "nodes --json=1" "berth nodes: --json: expected no value, found '1'" -- "$BERTH" nodes --json=1
+one_error "cancel -x" "berth cancel: unknown flag '-x'" -- "$BERTH" cancel -x 5
+one_error "logs -fx" "berth logs: unknown flag '-x'" -- "$BERTH" logs -fx 5
+expect_rc 1 "a submit whose flags are good goes on (and finds no berthd)" -- "$BERTH" submit -g 1 -Hn x --no-env -- true
+has "$W/err" "cannot reach berthd" "  ... it tried to reach berthd"
+unset BERTH_SERVER BERTH_TOKEN
 for row in "J5,40,abc,1|column duration_s" "J5,40,0,1|column duration_s" "J5,40,10,0|column num_gpus" \
     "J5,-1,10,1|column arrival_s" "J5,40,10|expected 4 fields" "J1,40,10,1|column job_id" \
     "J5,40,10,5|column num_gpus: expected at most 4 GPUs"; do

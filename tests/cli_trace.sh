@@ -91,6 +91,10 @@ expect "stats: a slice flag" 2 trace stats "$W/tiny.csv" --from 3
 has "$W/err" "--from is not a flag of this command" "stats: flag of another subcommand"
 expect "stats: --top needs a value" 2 trace stats "$W/tiny.csv" --top
 expect "stats: --top not a number" 2 trace stats "$W/tiny.csv" --top x
+one_error "stats --bogus" "berth trace stats: unknown flag '--bogus'" -- "$BERTH" trace stats "$W/tiny.csv" --bogus
+one_error "stats --from" "berth trace stats: --from is not a flag of this command" -- "$BERTH" trace stats "$W/tiny.csv" --from 3
+one_error "stats --top x" "berth trace stats: --top: expected a whole number >= 0, found 'x'" -- "$BERTH" trace stats "$W/tiny.csv" --top x
+one_error "slice --count 0" "berth trace slice: --count: expected a whole number >= 1, found '0'" -- "$BERTH" trace slice "$W/tiny.csv" - --count 0
 
 # --- convert --------------------------------------------------------------------------------
 "$BERTH" gen --profile philly --jobs 300 --seed 4 --out "$W/gen.csv"

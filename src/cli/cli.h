@@ -18,15 +18,6 @@ struct cli_cmd {
 int cli_fail(const struct berth_err *err);
 /* Prints "berth CMD: MESSAGE" (printf-style) on stderr and returns 2. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* What getopt_long could not take (it returned ':' for a flag without its value, or '?'):
- * "FLAG: expected a value" or "unknown flag 'FLAG'" (an unknown or ambiguous abbreviation),
- * each pointing at `berth HELP --help`; returns 2. Call right after getopt_long. */
-int cli_flag_error(const char *cmd, const char *help, int ch, char **argv);
-/* Parses a non-negative integer flag value; returns 0 or prints an error and returns 2. */
-int cli_parse_u64(const char *cmd, const char *flag, const char *s, uint64_t *out);
-/* Parses a number of seconds (> 0) into microseconds; 0 or 2 as above. */
-int cli_parse_seconds(const char *cmd, const char *flag, const char *s, berth_us *out);
-
 /* s with terminal control characters and bidirectional overrides escaped (\x1b, \u202e),
  * in buf (truncated to len); what every table prints from berthd goes through it. */
 const char *cli_clean(const char *s, char *buf, size_t len);

@@ -12,43 +12,21 @@
 #include "cli.h"
 #include "client.h"
 
-int cli_client_opt(struct cli_client *c, int ch, const char *arg)
-{
-    if (ch == 0x101)
-        c->server_flag = arg;
-    else if (ch == 0x102)
-        c->token_flag = arg;
-    else if (ch == 0x103)
-        c->socket_flag = arg;
-    else
-        return 0;
-    return 1;
-}
-
-int cli_client_flags(struct cli_client *c, int argc, char **argv, const char *cmd,
-                     const char *usage, int *as_json)
-{
-    static const struct option with_json[] = {{"json", no_argument, NULL, 'j'},
-                                              {"help", no_argument, NULL, 'h'},
-                                              CLI_CLIENT_OPTS,
-                                              {NULL, 0, NULL, 0}};
-    const struct option *opts = as_json ? with_json : with_json + 1;
-    int ch;
-    optind = 1;
-    while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-        if (cli_client_opt(c, ch, optarg))
-            continue;
-        if (ch == 'j' && as_json) {
-            *as_json = 1;
-        } else if (ch == 'h') {
-            printf("usage: berth %s\n", usage);
-            return EXIT_OK;
-        } else {
-            return cli_flag_error(cmd, cmd, ch, argv);
-        }
-    }
-    return -1;
-}
+#define C struct cli_client
+const struct cli_flag cli_client_table[] = {
+    {"server", 0, "URL",
+     "berthd over HTTP (default $BERTH_SERVER; else its Unix socket when it answers; else the "
+     "config file, then http://127.0.0.1:8470)",
+     CLI_STR_AT(C, server_flag)},
+    {"token", 0, "TOKEN", "bearer token (default $BERTH_TOKEN, then the config file)",
+     CLI_STR_AT(C, token_flag)},
+    {"socket", 0, "PATH",
+     "berthd's Unix socket: berthd knows you by your account (your jobs are its), no token "
+     "(default $BERTH_SOCKET, the config file, then " CLI_DEFAULT_SOCKET ")",
+     CLI_STR_AT(C, socket_flag)},
+    {0},
+};
+#undef C
 
 static void trim(char *s)
 {

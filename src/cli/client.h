@@ -4,8 +4,9 @@
 #ifndef BERTH_CLI_CLIENT_H
 #define BERTH_CLI_CLIENT_H
 
-#include <getopt.h>
 #include <jansson.h>
+
+#include "flags.h"
 
 struct cli_client {
     const char *cmd; /* for messages: "berth queue: ..." */
@@ -15,23 +16,13 @@ struct cli_client {
     const char *server_flag, *token_flag, *socket_flag;
 };
 
-/* The long options every client command takes (--server, --token, --socket), for its table. */
-#define CLI_CLIENT_OPTS                                                                            \
-    {"server", required_argument, NULL, 0x101}, {"token", required_argument, NULL, 0x102},         \
-    {                                                                                              \
-        "socket", required_argument, NULL, 0x103                                                   \
-    }
-
 /* Where berthd's Unix socket is when nothing says otherwise (the systemd unit's state dir). */
 #define CLI_DEFAULT_SOCKET "/var/lib/berthd/berthd.sock"
 
-/* Takes a client option; 1 when ch was one. */
-int cli_client_opt(struct cli_client *c, int ch, const char *arg);
-/* Parses the flags of a command that takes nothing but the client options, --help and, when
- * as_json is not NULL, --json (which sets *as_json). usage is the command's usage line, after
- * "usage: berth ". Returns -1 to go on (optind at the first operand), else the exit code. */
-int cli_client_flags(struct cli_client *c, int argc, char **argv, const char *cmd,
-                     const char *usage, int *as_json);
+/* The flags every client command takes (--server, --token, --socket), for a section of its
+ * spec whose `at` is where its struct cli_client is in the command's options. */
+extern const struct cli_flag cli_client_table[];
+
 /* Resolves where to call. An explicit server (--server, $BERTH_SERVER) is called over HTTP
  * with a token (flag, $BERTH_TOKEN, config file). Otherwise berthd's Unix socket (--socket,
  * $BERTH_SOCKET, the config file's "socket PATH", else CLI_DEFAULT_SOCKET) when it answers:

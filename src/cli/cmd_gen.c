@@ -1,7 +1,6 @@
 /* berth gen: the command-line face of berth_gen (include/berth/gen.h). Parses the flags,
  * generates the workload and writes it as native CSV to stdout or --out. */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -9,103 +8,93 @@
 #include <string.h>
 
 #include "cli.h"
+#include "flags.h"
 
-static void gen_usage(FILE *f)
-{
-    fprintf(f,
-            "usage: berth gen [--profile gavel|philly] [--jobs N] [--rate JOBS_PER_HOUR]\n"
-            "                 [--seed N] [--elastic MAX] [--out FILE] [--help]\n"
-            "\n"
-            "Generates a seeded synthetic workload (Poisson arrivals, the first job at time 0)\n"
-            "as berth's native CSV. The same flags give the same bytes.\n"
-            "\n"
-            "  --profile NAME  job shapes (default: philly)\n"
-            "                    gavel   Gavel's generator: 1/2/4/8 GPUs, 60*10^U(1.5,3) s\n"
-            "                            (80%%) or 60*10^U(3,4) s; default rate 3 jobs/hour\n"
-            "                    philly  fitted to the Pollux-prepared Philly trace: GPU counts,\n"
-            "                            durations by gang size, virtual cluster as queue;\n"
-            "                            default rate 31.47 jobs/hour (the trace's average)\n"
-            "  --jobs N        number of jobs, 1 to 100000000 (default: 1000)\n"
-            "  --rate R        arrivals per hour, > 0; 0 = the profile's default (default: 0)\n"
-            "  --seed N        random seed, a whole number >= 0 (default: 1)\n"
-            "  --elastic MAX   make every job elastic: min_gpus 1, max_gpus the larger of MAX\n"
-            "                  and its gang, 1 to 1024 (default: 0, inelastic jobs)\n"
-            "  --out FILE      write to FILE instead of standard output (default: stdout)\n"
-            "  --help          show this help and exit\n");
-}
+/* What the flags fill. */
+struct gen_args {
+    struct berth_gen_opts o;
+    uint64_t jobs;
+    const char *out;
+};
 
-static int parse_rate(const char *s, double *out)
+static int set_rate(const struct cli_flag *f, void *base, const char *v, struct berth_err *err)
 {
+    struct gen_args *a = base;
     char *end;
     errno = 0;
-    double v = strtod(s, &end);
-    if (!*s || *end || errno || !isfinite(v) || v < 0)
-        return cli_usage_error("gen",
-                               "--rate: expected a number of jobs per hour >= 0 (0 = the "
-                               "profile's default), found '%s'",
-                               s);
-    *out = v;
+    double r = strtod(v, &end);
+    (void)f;
+    if (!*v || *end || errno || !isfinite(r) || r < 0)
+        return berth_err_set(err, BERTH_EINPUT,
+                             "expected a number of jobs per hour >= 0 (0 = the profile's "
+                             "default), found '%s'",
+                             v);
+    a->o.rate_per_hour = r;
     return 0;
 }
 
+static int set_elastic(const struct cli_flag *f, void *base, const char *v, struct berth_err *err)
+{
+    struct gen_args *a = base;
+    uint64_t n = 0;
+    (void)f;
+    if (cli_flags_u64(v, 0, 0, &n, err) || n > 1024)
+        return berth_err_set(err, BERTH_EINPUT,
+                             "expected a largest gang of 1 to 1024 GPUs (0 = inelastic), found "
+                             "'%s'",
+                             v);
+    a->o.elastic_max = (int32_t)n;
+    return 0;
+}
+
+#define A struct gen_args
+static const struct cli_flag gen_flags[] = {
+    {"profile", 0, "NAME",
+     "job shapes (default: philly)\n"
+     "  gavel   Gavel's generator: 1/2/4/8 GPUs, 60*10^U(1.5,3) s (80%) or 60*10^U(3,4) s; "
+     "default rate 3 jobs/hour\n"
+     "  philly  fitted to the Pollux-prepared Philly trace: GPU counts, durations by gang "
+     "size, virtual cluster as queue; default rate 31.47 jobs/hour (the trace's average)",
+     CLI_STR_AT(A, o.profile)},
+    {"jobs", 0, "N", "number of jobs, 1 to 100000000 (default: 1000)", CLI_U64_AT(A, jobs)},
+    {"rate", 0, "R", "arrivals per hour, > 0; 0 = the profile's default (default: 0)",
+     CLI_SET(set_rate)},
+    {"seed", 0, "N", "random seed, a whole number >= 0 (default: 1)", CLI_U64_AT(A, o.seed)},
+    {"elastic", 0, "MAX",
+     "make every job elastic: min_gpus 1, max_gpus the larger of MAX and its gang, 1 to 1024 "
+     "(default: 0, inelastic jobs)",
+     CLI_SET(set_elastic)},
+    {"out", 0, "FILE", "write to FILE instead of standard output (default: stdout)",
+     CLI_STR_AT(A, out)},
+    CLI_HELP_FLAG,
+    {0},
+};
+#undef A
+
+static const struct cli_section gen_sections[] = {{NULL, gen_flags, 0}, {0}};
+
+static const struct cli_spec gen_spec = {
+    .cmd = "gen",
+    .usage = "gen [--profile gavel|philly] [--jobs N] [--rate JOBS_PER_HOUR] [--seed N] "
+             "[--elastic MAX] [--out FILE] [--help]",
+    .about = "Generates a seeded synthetic workload (Poisson arrivals, the first job at\n"
+             "time 0) as berth's native CSV. The same flags give the same bytes.",
+    .sections = gen_sections,
+};
+
 int cmd_gen(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"profile", required_argument, NULL, 'p'}, {"jobs", required_argument, NULL, 'n'},
-        {"rate", required_argument, NULL, 'r'},    {"seed", required_argument, NULL, 's'},
-        {"out", required_argument, NULL, 'o'},     {"elastic", required_argument, NULL, 'e'},
-        {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0},
-    };
-    struct berth_gen_opts o;
-    berth_gen_opts_init(&o);
-    const char *out_path = NULL;
-    uint64_t v;
-    int c, rc;
-
-    opterr = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'p':
-            o.profile = optarg;
-            break;
-        case 'n':
-            if ((rc = cli_parse_u64("gen", "--jobs", optarg, &v)))
-                return rc;
-            o.jobs = v > SIZE_MAX ? SIZE_MAX : (size_t)v;
-            break;
-        case 'r':
-            if ((rc = parse_rate(optarg, &o.rate_per_hour)))
-                return rc;
-            break;
-        case 's':
-            if ((rc = cli_parse_u64("gen", "--seed", optarg, &v)))
-                return rc;
-            o.seed = v;
-            break;
-        case 'o':
-            out_path = optarg;
-            break;
-        case 'e':
-            if ((rc = cli_parse_u64("gen", "--elastic", optarg, &v)))
-                return rc;
-            if (v > 1024)
-                return cli_usage_error("gen",
-                                       "--elastic: expected a largest gang of 1 to 1024 GPUs (0 = "
-                                       "inelastic), found '%s'",
-                                       optarg);
-            o.elastic_max = (int32_t)v;
-            break;
-        case 'h':
-            gen_usage(stdout);
-            return EXIT_OK;
-        default:
-            return cli_flag_error("gen", "gen", c, argv);
-        }
-    }
-    if (optind < argc)
-        return cli_usage_error("gen", "unexpected argument '%s' (see berth gen --help)",
-                               argv[optind]);
+    struct gen_args a = {.out = NULL};
+    berth_gen_opts_init(&a.o);
+    a.jobs = a.o.jobs;
+    int nargs, rc = cli_flags_parse(&gen_spec, argc, argv, &a, &nargs);
+    if (rc != CLI_FLAGS_GO)
+        return rc;
+    if (nargs)
+        return cli_usage_error("gen", "unexpected argument '%s' (see berth gen --help)", argv[1]);
+    struct berth_gen_opts o = a.o;
+    o.jobs = a.jobs > SIZE_MAX ? SIZE_MAX : (size_t)a.jobs;
+    const char *out_path = a.out;
 
     struct berth_err err = {0};
     struct berth_trace *t = NULL;

@@ -1,5 +1,5 @@
 /* `berth logs ID [-f] [--stderr]`: a job's output; -f follows it until the job is over. */
-#include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -7,36 +7,46 @@
 #include "cli.h"
 #include "client.h"
 
-static const struct option opts[] = {{"follow", no_argument, NULL, 'f'},
-                                     {"stderr", no_argument, NULL, 'e'},
-                                     {"help", no_argument, NULL, 'h'},
-                                     CLI_CLIENT_OPTS,
-                                     {NULL, 0, NULL, 0}};
+/* What the flags fill. */
+struct logs_args {
+    struct cli_client c;
+    int follow, err;
+};
+
+static const struct cli_flag logs_flags[] = {
+    {"follow", 'f', NULL, "go on printing the output as it grows, until the job is over",
+     CLI_ON_AT(struct logs_args, follow)},
+    {"stderr", 'e', NULL, "the job's standard error instead of its standard output",
+     CLI_ON_AT(struct logs_args, err)},
+    {0},
+};
+
+static const struct cli_section logs_sections[] = {
+    {NULL, logs_flags, 0},
+    {NULL, cli_client_table, offsetof(struct logs_args, c)},
+    {0},
+};
+
+static const struct cli_spec logs_spec = {
+    .cmd = "logs",
+    .usage = "logs ID [-f|--follow] [-e|--stderr] [--server URL] [--token TOKEN] [--socket PATH]",
+    .about = "Prints job ID's output.",
+    .sections = logs_sections,
+};
 
 int cmd_logs(int argc, char **argv)
 {
-    struct cli_client c = {0};
-    int ch, follow = 0, rc;
-    const char *stream = "stdout";
-    optind = 1;
-    while ((ch = getopt_long(argc, argv, "feh", opts, NULL)) != -1) {
-        if (cli_client_opt(&c, ch, optarg))
-            continue;
-        if (ch == 'f')
-            follow = 1;
-        else if (ch == 'e')
-            stream = "stderr";
-        else if (ch == 'h') {
-            printf("usage: berth logs ID [-f|--follow] [-e|--stderr] [--server URL] "
-                   "[--token TOKEN] [--socket PATH]\n");
-            return EXIT_OK;
-        } else
-            return cli_flag_error("logs", "logs", ch, argv);
-    }
+    struct logs_args a = {.follow = 0};
+    int nargs, rc = cli_flags_parse(&logs_spec, argc, argv, &a, &nargs);
+    if (rc != CLI_FLAGS_GO)
+        return rc;
+    struct cli_client c = a.c;
+    int follow = a.follow;
+    const char *stream = a.err ? "stderr" : "stdout";
     unsigned long long id;
-    if (optind + 1 != argc)
+    if (nargs != 1)
         return cli_usage_error("logs", "expected one job id");
-    if ((rc = cli_job_id("logs", argv[optind], &id)) || (rc = cli_client_init(&c, "logs")))
+    if ((rc = cli_job_id("logs", argv[1], &id)) || (rc = cli_client_init(&c, "logs")))
         return rc;
     long long offset = 0;
     for (;;) {

@@ -1,21 +1,47 @@
 /* `berth nodes`: berthd's servers and GPUs, which are idle and which jobs hold them. */
-#include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
 #include "client.h"
 
+/* What the flags fill. */
+struct nodes_args {
+    struct cli_client c;
+    int json;
+};
+
+static const struct cli_flag nodes_flags[] = {
+    {"json", 0, NULL, "print berthd's JSON document of the servers",
+     CLI_ON_AT(struct nodes_args, json)},
+    {0},
+};
+
+static const struct cli_section nodes_sections[] = {
+    {NULL, nodes_flags, 0},
+    {NULL, cli_client_table, offsetof(struct nodes_args, c)},
+    {0},
+};
+
+static const struct cli_spec nodes_spec = {
+    .cmd = "nodes",
+    .usage = "nodes [--json] [--server URL] [--token TOKEN] [--socket PATH]",
+    .about = "Lists berthd's servers and GPUs and the jobs on each GPU; (reserved) marks a "
+             "server nothing is placed on (an inference pool's, or a drained Slurm node).",
+    .sections = nodes_sections,
+};
+
 int cmd_nodes(int argc, char **argv)
 {
-    struct cli_client c = {0};
-    int as_json = 0, rc = cli_client_flags(
-                         &c, argc, argv, "nodes",
-                         "nodes [--json] [--server URL] [--token TOKEN] [--socket PATH]", &as_json);
-    if (rc >= 0)
+    struct nodes_args a = {.json = 0};
+    int nargs, rc = cli_flags_parse(&nodes_spec, argc, argv, &a, &nargs);
+    if (rc != CLI_FLAGS_GO)
         return rc;
-    if (optind < argc)
-        return cli_usage_error("nodes", "unexpected argument '%s'", argv[optind]);
+    if (nargs)
+        return cli_usage_error("nodes", "unexpected argument '%s'", argv[1]);
+    struct cli_client c = a.c;
+    int as_json = a.json;
     struct cli_reply r;
     if ((rc = cli_client_init(&c, "nodes")) || (rc = cli_call(&c, "GET", "/v1/nodes", NULL, &r)))
         return rc;

@@ -2,52 +2,73 @@
  * packing experiment. Prints a summary (text or --json) and writes the 1 % checkpoints as
  * CSV with --out. */
 #include <errno.h>
-#include <getopt.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "berth/pack.h"
 #include "cli.h"
+#include "flags.h"
 
-static void pack_usage(FILE *f)
-{
-    fprintf(f, "usage: berth pack --cluster SPEC --trace FILE [--format F] [--scorer NAME]\n"
-               "                  [--seed N] [--shuffle] [--tune R] [--popularity PCT]\n"
-               "                  [--out FILE.csv] [--json] [--help]\n"
-               "\n"
-               "Places the trace's pods one by one on an empty cluster, none leaving (the FGD\n"
-               "paper's experiment). A pod that fits nowhere fails; the run goes on to the end.\n"
-               "\n"
-               "  --cluster SPEC    cluster: an openb node list, a JSON file or a shorthand\n"
-               "  --trace FILE      pods, e.g. an openb pod list\n"
-               "  --format F        trace format (default: detected)\n"
-               "  --scorer NAME     fgd (default), best-fit, first-fit, dot-product, random,\n"
-               "                    fgd-k8s (FGD's integer score as the paper's simulator\n"
-               "                    computes it, random among ties)\n"
-               "  --seed N          seed for --shuffle, --tune and random (default: 1)\n"
-               "  --shuffle         pods in a seeded random order (default: trace order)\n"
-               "  --tune R          add pods drawn from the trace until the GPUs asked reach\n"
-               "                    R x capacity (the paper uses 1.3; default: 0, none)\n"
-               "  --popularity PCT  typical pods cover PCT %% of the pods (default: 95)\n"
-               "  --out FILE.csv    checkpoints at each 1 %% of capacity asked: pct,tried,placed,\n"
-               "                    failed,requested_gpus,allocated_gpus,alloc_ratio,frag_gpus,\n"
-               "                    frag_ratio (fragmented / idle GPUs)\n"
-               "  --json            print the summary as one JSON object\n");
-}
+/* What the flags fill. */
+struct pack_args {
+    struct berth_pack_opts o;
+    const char *cluster, *trace, *format, *out;
+    int json;
+};
 
-static int parse_ratio(const char *flag, const char *s, double lo, double hi, double *out)
+static int set_popularity(const struct cli_flag *f, void *base, const char *v,
+                          struct berth_err *err)
 {
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (!*s || *end || errno || !isfinite(v) || v < lo || v > hi)
-        return cli_usage_error("pack", "%s: expected a number from %g to %g, found '%s'", flag, lo,
-                               hi, s);
-    *out = v;
+    struct pack_args *a = base;
+    double pct = 0;
+    (void)f;
+    if (cli_flags_num(v, 1, 100, &pct, err))
+        return err->code;
+    a->o.popularity_pct = (int)pct;
     return 0;
 }
+
+#define A struct pack_args
+static const struct cli_flag pack_flags[] = {
+    {"cluster", 0, "SPEC", "cluster: an openb node list, a JSON file or a shorthand",
+     CLI_STR_AT(A, cluster)},
+    {"trace", 0, "FILE", "pods, e.g. an openb pod list", CLI_STR_AT(A, trace)},
+    {"format", 0, "F", "trace format (default: detected)", CLI_STR_AT(A, format)},
+    {"scorer", 0, "NAME",
+     "fgd (default), best-fit, first-fit, dot-product, random, fgd-k8s (FGD's integer score as "
+     "the paper's simulator computes it, random among ties)",
+     CLI_STR_AT(A, o.scorer)},
+    {"seed", 0, "N", "seed for --shuffle, --tune and random (default: 1)", CLI_U64_AT(A, o.seed)},
+    {"shuffle", 0, NULL, "pods in a seeded random order (default: trace order)",
+     CLI_ON_AT(A, o.shuffle)},
+    {"tune", 0, "R",
+     "add pods drawn from the trace until the GPUs asked reach R x capacity (the paper uses "
+     "1.3; default: 0, none)",
+     CLI_NUM_AT(A, o.tune), .lo = 0, .hi = 100},
+    {"popularity", 0, "PCT", "typical pods cover PCT % of the pods (default: 95)",
+     CLI_SET(set_popularity)},
+    {"out", 0, "FILE.csv",
+     "checkpoints at each 1 % of capacity asked, the columns pct, tried, placed, failed, "
+     "requested_gpus, allocated_gpus, alloc_ratio, frag_gpus, frag_ratio (fragmented / idle "
+     "GPUs)",
+     CLI_STR_AT(A, out)},
+    {"json", 0, NULL, "print the summary as one JSON object", CLI_ON_AT(A, json)},
+    CLI_HELP_FLAG,
+    {0},
+};
+#undef A
+
+static const struct cli_section pack_sections[] = {{NULL, pack_flags, 0}, {0}};
+
+static const struct cli_spec pack_spec = {
+    .cmd = "pack",
+    .usage = "pack --cluster SPEC --trace FILE [--format F] [--scorer NAME] [--seed N] "
+             "[--shuffle] [--tune R] [--popularity PCT] [--out FILE.csv] [--json] [--help]",
+    .about = "Places the trace's pods one by one on an empty cluster, none leaving (the FGD "
+             "paper's experiment). A pod that fits nowhere fails; the run goes on to the end.",
+    .sections = pack_sections,
+};
 
 static double unalloc(const struct berth_pack_result *r, const struct berth_pack_point *p)
 {
@@ -100,69 +121,19 @@ static int write_csv(const char *path, const struct berth_pack_result *r)
 
 int cmd_pack(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"cluster", required_argument, NULL, 'c'}, {"trace", required_argument, NULL, 't'},
-        {"format", required_argument, NULL, 'f'},  {"scorer", required_argument, NULL, 'S'},
-        {"seed", required_argument, NULL, 's'},    {"shuffle", no_argument, NULL, 'x'},
-        {"tune", required_argument, NULL, 'u'},    {"popularity", required_argument, NULL, 'p'},
-        {"out", required_argument, NULL, 'o'},     {"json", no_argument, NULL, 'j'},
-        {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0},
-    };
-    struct berth_pack_opts o;
-    berth_pack_opts_init(&o);
-    const char *cluster = NULL, *trace = NULL, *format = NULL, *out = NULL;
-    int json = 0, c, rc;
-    double v = 0;
-    opterr = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'c':
-            cluster = optarg;
-            break;
-        case 't':
-            trace = optarg;
-            break;
-        case 'f':
-            format = optarg;
-            break;
-        case 'S':
-            o.scorer = optarg;
-            break;
-        case 's':
-            if ((rc = cli_parse_u64("pack", "--seed", optarg, &o.seed)))
-                return rc;
-            break;
-        case 'x':
-            o.shuffle = 1;
-            break;
-        case 'u':
-            if ((rc = parse_ratio("--tune", optarg, 0, 100, &o.tune)))
-                return rc;
-            break;
-        case 'p':
-            if ((rc = parse_ratio("--popularity", optarg, 1, 100, &v)))
-                return rc;
-            o.popularity_pct = (int)v;
-            break;
-        case 'o':
-            out = optarg;
-            break;
-        case 'j':
-            json = 1;
-            break;
-        case 'h':
-            pack_usage(stdout);
-            return EXIT_OK;
-        default:
-            return cli_flag_error("pack", "pack", c, argv);
-        }
-    }
-    if (optind < argc)
-        return cli_usage_error("pack", "unexpected argument '%s'", argv[optind]);
-    if (!cluster || !trace)
+    struct pack_args a = {.cluster = NULL};
+    berth_pack_opts_init(&a.o);
+    int nargs, rc = cli_flags_parse(&pack_spec, argc, argv, &a, &nargs);
+    if (rc != CLI_FLAGS_GO)
+        return rc;
+    if (nargs)
+        return cli_usage_error("pack", "unexpected argument '%s'", argv[1]);
+    if (!a.cluster || !a.trace)
         return cli_usage_error("pack", "%s is required (see berth pack --help)",
-                               !cluster ? "--cluster SPEC" : "--trace FILE");
+                               !a.cluster ? "--cluster SPEC" : "--trace FILE");
+    const struct berth_pack_opts o = a.o;
+    const char *cluster = a.cluster, *trace = a.trace, *format = a.format, *out = a.out;
+    int json = a.json;
     static const char *const scorers[] = {"fgd",         "best-fit", "first-fit",
                                           "dot-product", "random",   "fgd-k8s"};
     int known = 0;

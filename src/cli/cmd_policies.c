@@ -3,15 +3,20 @@
 #include <string.h>
 
 #include "cli.h"
+#include "flags.h"
+
+static const struct cli_spec policies_spec = {
+    .cmd = "policies",
+    .usage = "policies",
+    .about = "Lists every policy (with its default placement) and every placement helper.",
+};
 
 int cmd_policies(int argc, char **argv)
 {
-    if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-        printf("usage: berth policies\n\nLists every policy (with its default placement) and "
-               "every placement helper.\n");
-        return EXIT_OK;
-    }
-    if (argc > 1)
+    int nargs, rc = cli_flags_parse(&policies_spec, argc, argv, NULL, &nargs);
+    if (rc != CLI_FLAGS_GO)
+        return rc;
+    if (nargs)
         return cli_usage_error("policies", "unexpected argument '%s'", argv[1]);
     int w = 12; /* the widest name sets the column */
     for (size_t i = 0; i < berth_policy_count(); i++)

@@ -1,5 +1,6 @@
 /* `berth queue`: the jobs berthd knows, one line each, in the habits of squeue. */
-#include <getopt.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -7,15 +8,49 @@
 #include "cli.h"
 #include "client.h"
 
-static const struct option opts[] = {{"all", no_argument, NULL, 'a'},
-                                     {"state", required_argument, NULL, 's'},
-                                     {"user", required_argument, NULL, 'u'},
-                                     {"queue", required_argument, NULL, 'q'},
-                                     {"json", no_argument, NULL, 'j'},
-                                     {"limit", required_argument, NULL, 'l'},
-                                     {"help", no_argument, NULL, 'h'},
-                                     CLI_CLIENT_OPTS,
-                                     {NULL, 0, NULL, 0}};
+/* What the flags fill. */
+struct queue_args {
+    struct cli_client c;
+    int all, json;
+    const char *state, *user, *queue;
+    uint64_t limit; /* UINT64_MAX: not given */
+};
+
+#define Q struct queue_args
+static const struct cli_flag queue_flags[] = {
+    {"all", 'a', NULL, "list finished jobs too (every state)", CLI_ON_AT(Q, all),
+     .bits = CLI_QUIET_LETTER},
+    {"state", 's', "S[,S...]",
+     "only jobs in these states: pending, held, running, completed, failed, cancelled",
+     CLI_STR_AT(Q, state), .bits = CLI_QUIET_LETTER | CLI_ONCE},
+    {"user", 'u', "U", "only the jobs of user U", CLI_STR_AT(Q, user),
+     .bits = CLI_QUIET_LETTER | CLI_ONCE},
+    {"queue", 'q', "Q", "only the jobs of queue Q", CLI_STR_AT(Q, queue),
+     .bits = CLI_QUIET_LETTER | CLI_ONCE},
+    {"json", 0, NULL, "print the jobs as a JSON array (all of them unless --limit is given)",
+     CLI_ON_AT(Q, json)},
+    {"limit", 0, "N",
+     "show at most N jobs, the oldest first (default 1000 for the table; 0 shows all)",
+     CLI_U64_AT(Q, limit), .lo = 0, .hi = 1000000},
+    {0},
+};
+#undef Q
+
+static const struct cli_section queue_sections[] = {
+    {NULL, queue_flags, 0},
+    {NULL, cli_client_table, offsetof(struct queue_args, c)},
+    {0},
+};
+
+static const struct cli_spec queue_spec = {
+    .cmd = "queue",
+    .usage = "queue [--all] [--state S[,S...]] [--user U] [--queue Q] [--json] [--limit N] "
+             "[--server URL] [--token TOKEN] [--socket PATH]",
+    .about = "Lists pending, held and running jobs (--all: finished ones too), the oldest "
+             "first: at most 1000 of them unless --limit N says otherwise (0: all; --json "
+             "lists all unless told).",
+    .sections = queue_sections,
+};
 
 /* "1h02m" style age of a time in microseconds since the epoch. */
 static void age(long long us, char *buf, size_t len)
@@ -35,61 +70,25 @@ static void age(long long us, char *buf, size_t len)
 
 int cmd_queue(int argc, char **argv)
 {
-    struct cli_client c = {0};
-    char path[1024] = "/v1/jobs?x=1";
-    size_t o = strlen(path);
-    int ch, as_json = 0;
-    long limit = -1; /* the table shows 1000 rows unless told; --json everything */
-    optind = 1;
-    while ((ch = getopt_long(argc, argv, "as:u:q:h", opts, NULL)) != -1) {
-        if (cli_client_opt(&c, ch, optarg))
-            continue;
-        switch (ch) {
-        case 'a':
-            o += (size_t)snprintf(path + o, sizeof path - o, "&all=1");
-            break;
-        case 's':
-            o += (size_t)snprintf(path + o, sizeof path - o, "&state=%s", optarg);
-            break;
-        case 'u':
-            o += (size_t)snprintf(path + o, sizeof path - o, "&user=%s", optarg);
-            break;
-        case 'q':
-            o += (size_t)snprintf(path + o, sizeof path - o, "&queue=%s", optarg);
-            break;
-        case 'j':
-            as_json = 1;
-            break;
-        case 'l': {
-            char *end;
-            limit = strtol(optarg, &end, 10);
-            if (!*optarg || *end || limit < 0 || limit > 1000000)
-                return cli_usage_error("queue",
-                                       "--limit: expected a whole number from 0 (all) "
-                                       "to 1000000, found '%s'",
-                                       optarg);
-            break;
-        }
-        case 'h':
-            printf(
-                "usage: berth queue [--all] [--state S[,S...]] [--user U] [--queue Q] [--json]\n"
-                "                   [--limit N] [--server URL] [--token TOKEN] [--socket PATH]\n\n"
-                "Lists pending, held and running jobs (--all: finished ones too), the oldest\n"
-                "first: at most 1000 of them unless --limit N says otherwise (0: all; --json\n"
-                "lists all unless told).\n");
-            return EXIT_OK;
-        default:
-            return cli_flag_error("queue", "queue", ch, argv);
-        }
-        if (o >= sizeof path)
-            return cli_usage_error("queue", "filters too long");
-    }
-    if (limit < 0)
-        limit = as_json ? 0 : 1000;
-    o += (size_t)snprintf(path + o, sizeof path - o, "&limit=%ld", limit ? limit : 1000000);
-    if (o >= sizeof path)
+    struct queue_args qa = {.limit = UINT64_MAX};
+    int nargs, rc = cli_flags_parse(&queue_spec, argc, argv, &qa, &nargs);
+    if (rc != CLI_FLAGS_GO)
+        return rc;
+    if (nargs)
+        return cli_usage_error("queue", "unexpected argument '%s' (see berth queue --help)",
+                               argv[1]);
+    /* the table shows 1000 rows unless told; --json everything */
+    long limit = qa.limit != UINT64_MAX ? (long)qa.limit : qa.json ? 0 : 1000;
+    int as_json = qa.json;
+    char path[1024];
+    int o = snprintf(path, sizeof path, "/v1/jobs?x=1%s%s%s%s%s%s%s&limit=%ld",
+                     qa.all ? "&all=1" : "", qa.state ? "&state=" : "", qa.state ? qa.state : "",
+                     qa.user ? "&user=" : "", qa.user ? qa.user : "", qa.queue ? "&queue=" : "",
+                     qa.queue ? qa.queue : "", limit ? limit : 1000000);
+    if (o < 0 || (size_t)o >= sizeof path)
         return cli_usage_error("queue", "filters too long");
-    int rc = cli_client_init(&c, "queue");
+    struct cli_client c = qa.c;
+    rc = cli_client_init(&c, "queue");
     struct cli_reply r;
     if (rc || (rc = cli_call(&c, "GET", path, NULL, &r)))
         return rc;

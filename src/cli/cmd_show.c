@@ -1,6 +1,6 @@
 /* `berth show ID` (a job's fields, allocation and state history) and `berth why ID` (the
  * one sentence saying why it waits or how it ended). */
-#include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -48,19 +48,51 @@ static void print_job(const json_t *j)
                cli_clean(json_string_value(json_object_get(e, "note")), clean, sizeof clean));
 }
 
-static int show_or_why(int argc, char **argv, const char *cmd, int why)
+/* What the flags fill. */
+struct show_args {
+    struct cli_client c;
+    int json;
+};
+
+static const struct cli_flag show_flags[] = {
+    {"json", 0, NULL, "print berthd's JSON document of the job", CLI_ON_AT(struct show_args, json)},
+    {0},
+};
+
+static const struct cli_section show_sections[] = {
+    {NULL, show_flags, 0},
+    {NULL, cli_client_table, offsetof(struct show_args, c)},
+    {0},
+};
+
+static const struct cli_spec show_spec = {
+    .cmd = "show",
+    .usage = "show ID [--json] [--server URL] [--token TOKEN] [--socket PATH]",
+    .about = "Shows job ID: its fields, argv, allocation, last progress report, why it waits "
+             "(or how it ended) and its state history.",
+    .sections = show_sections,
+};
+
+static const struct cli_spec why_spec = {
+    .cmd = "why",
+    .usage = "why ID [--json] [--server URL] [--token TOKEN] [--socket PATH]",
+    .about = "Says in one sentence why job ID waits, or how it ended.",
+    .sections = show_sections,
+};
+
+static int show_or_why(int argc, char **argv, const struct cli_spec *spec, int why)
 {
-    struct cli_client c = {0};
-    char usage[96];
-    snprintf(usage, sizeof usage, "%s ID [--json] [--server URL] [--token TOKEN] [--socket PATH]",
-             cmd);
-    int as_json = 0, rc = cli_client_flags(&c, argc, argv, cmd, usage, &as_json);
-    if (rc >= 0)
+    const char *cmd = spec->cmd;
+    struct show_args a = {.json = 0};
+    int nargs, rc = cli_flags_parse(spec, argc, argv, &a, &nargs);
+    if (rc != CLI_FLAGS_GO)
         return rc;
+    struct cli_client c = a.c;
+    int as_json = a.json;
     unsigned long long id;
-    if (optind + 1 != argc)
+    if (nargs != 1)
         return cli_usage_error(cmd, "expected one job id");
-    if ((rc = cli_job_id(cmd, argv[optind], &id)) || (rc = cli_client_init(&c, cmd)))
+    if ((rc = cli_job_id(cmd, argv[1], &id)) || (rc = cli_client_init(&c, cmd)))
         return rc;
     char path[64];
     snprintf(path, sizeof path, "/v1/jobs/%llu", id);
@@ -83,10 +115,10 @@ static int show_or_why(int argc, char **argv, const char *cmd, int why)
 
 int cmd_show(int argc, char **argv)
 {
-    return show_or_why(argc, argv, "show", 0);
+    return show_or_why(argc, argv, &show_spec, 0);
 }
 
 int cmd_why(int argc, char **argv)
 {
-    return show_or_why(argc, argv, "why", 1);
+    return show_or_why(argc, argv, &why_spec, 1);
 }

@@ -1,6 +1,5 @@
 /* `berth sim`: replay a trace on a cluster under a policy and report what happened. */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,36 +9,52 @@
 #include "cli.h"
 #include "sim_model_flags.h"
 
-static void help(FILE *f)
-{
-    fprintf(f,
-            "usage: berth sim --cluster SPEC --trace FILE [--format FMT] [--policy NAME]\n"
-            "                 [--placement P] [--seed N] [--quantum S] [--out DIR] [--json]\n"
-            "                 [--check] [--lenient]\n"
-            "\n"
-            "  --cluster SPEC   NxG:type[,NxG:type...] (16x4:v100 = 16 servers with 4 V100\n"
-            "                   each), a JSON cluster file (see README), or a built-in\n"
-            "                   name: philly (64x8:v100), gavel (36x4 each of v100, p100,\n"
-            "                   k80), tiresias (16x4:v100)\n"
-            "  --trace FILE     the workload (berth's native CSV, or --format)\n"
-            "  --format FMT     auto (default: from the header) or a name from\n"
-            "                   `berth trace formats`\n"
-            "  --policy NAME    scheduling policy (default fifo); `berth policies` lists them\n"
-            "  --placement P    consolidate, spread or best-fit (default: the policy's)\n"
-            "  --seed N         seed for every random draw (default 1)\n"
-            "  --quantum S      time slice of las and salus-fair, in seconds (default 60)\n"
-            "  --out DIR        write DIR/jobs.csv, DIR/series.csv and DIR/summary.json\n"
-            "  --json           print exactly one JSON object on stdout instead of the table\n"
-            "  --check          verify every GPU and job after each pass (slow; for tests)\n"
-            "  --lenient        skip bad trace rows (counted per reason on stderr) instead of\n"
-            "                   stopping at the first one\n"
-            "\n"
-            "%s"
-            "\n"
-            "Exit status: 0 done, 2 bad input (message names FILE:LINE and the column),\n"
-            "1 runtime failure.\n",
-            sim_model_help());
-}
+#define A struct sim_args
+static const struct cli_flag sim_flags[] = {
+    {"cluster", 0, "SPEC",
+     "NxG:type[,NxG:type...] (16x4:v100 = 16 servers with 4 V100 each), a JSON cluster file "
+     "(see README), or a built-in name: philly (64x8:v100), gavel (36x4 each of v100, p100, "
+     "k80), tiresias (16x4:v100)",
+     CLI_STR_AT(A, cluster)},
+    {"trace", 0, "FILE", "the workload (berth's native CSV, or --format)", CLI_STR_AT(A, trace)},
+    {"format", 0, "FMT", "auto (default: from the header) or a name from `berth trace formats`",
+     CLI_STR_AT(A, format)},
+    {"policy", 0, "NAME", "scheduling policy (default fifo); `berth policies` lists them",
+     CLI_STR_AT(A, o.policy)},
+    {"placement", 0, "P", "consolidate, spread or best-fit (default: the policy's)",
+     CLI_STR_AT(A, o.placement)},
+    {"seed", 0, "N", "seed for every random draw (default 1)", CLI_U64_AT(A, o.seed)},
+    {"quantum", 0, "S", "time slice of las and salus-fair, in seconds (default 60)",
+     CLI_SECS_AT(A, o.quantum_us)},
+    {"out", 0, "DIR", "write DIR/jobs.csv, DIR/series.csv and DIR/summary.json",
+     CLI_STR_AT(A, out)},
+    {"json", 0, NULL, "print exactly one JSON object on stdout instead of the table",
+     CLI_ON_AT(A, json)},
+    {"check", 0, NULL, "verify every GPU and job after each pass (slow; for tests)",
+     CLI_ON_AT(A, o.check_invariants)},
+    {"lenient", 0, NULL,
+     "skip bad trace rows (counted per reason on stderr) instead of stopping at the first one",
+     CLI_ON_AT(A, lenient)},
+    {0},
+};
+#undef A
+
+static const struct cli_section sim_sections[] = {
+    {NULL, sim_flags, 0},
+    {SIM_PROGRESS_TITLE, sim_progress_flags, 0},
+    {SIM_TIME_TITLE, sim_time_flags, 0},
+    {SIM_POOLS_TITLE, sim_pool_flags, 0},
+    {0},
+};
+
+static const struct cli_spec sim_spec = {
+    .cmd = "sim",
+    .usage = "sim --cluster SPEC --trace FILE [--format FMT] [--policy NAME] [--placement P] "
+             "[--seed N] [--quantum S] [--out DIR] [--json] [--check] [--lenient]",
+    .sections = sim_sections,
+    .epilogue = "Exit status: 0 done, 2 bad input (message names FILE:LINE and the column),\n"
+                "1 runtime failure.",
+};
 
 static void print_table(const struct berth_sim_result *r, const struct berth_cluster *c,
                         const char *trace)
@@ -123,117 +138,47 @@ static int write_outputs(const char *dir, const struct berth_sim_result *r,
 
 int cmd_sim(int argc, char **argv)
 {
-    static const struct option base_longopts[] = {
-        {"cluster", required_argument, 0, 'c'},
-        {"trace", required_argument, 0, 't'},
-        {"format", required_argument, 0, 'f'},
-        {"policy", required_argument, 0, 'p'},
-        {"placement", required_argument, 0, 'P'},
-        {"seed", required_argument, 0, 's'},
-        {"quantum", required_argument, 0, 'q'},
-        {"out", required_argument, 0, 'o'},
-        {"json", no_argument, 0, 'j'},
-        {"check", no_argument, 0, 'k'},
-        {"lenient", no_argument, 0, 'l'},
-        {"help", no_argument, 0, 'h'},
-    };
-    struct option longopts[64];
-    size_t nb = sizeof base_longopts / sizeof *base_longopts;
-    memcpy(longopts, base_longopts, sizeof base_longopts);
-    nb += sim_model_longopts(longopts + nb, 63 - nb);
-    longopts[nb] = (struct option){0, 0, 0, 0};
-    struct berth_sim_opts o;
-    berth_sim_opts_init(&o);
-    struct sim_model_args ma = {0};
-    const char *cluster = NULL, *trace = NULL, *format = NULL, *out = NULL;
-    int json = 0, lenient = 0, ch;
-    optind = 1;
-    opterr = 0;
-    while ((ch = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-        switch (ch) {
-        case 'c':
-            cluster = optarg;
-            break;
-        case 't':
-            trace = optarg;
-            break;
-        case 'f':
-            format = optarg;
-            break;
-        case 'p':
-            o.policy = optarg;
-            break;
-        case 'P':
-            o.placement = optarg;
-            break;
-        case 's':
-            if (cli_parse_u64("sim", "--seed", optarg, &o.seed))
-                return EXIT_BAD_INPUT;
-            break;
-        case 'q':
-            if (cli_parse_seconds("sim", "--quantum", optarg, &o.quantum_us))
-                return EXIT_BAD_INPUT;
-            break;
-        case 'o':
-            out = optarg;
-            break;
-        case 'j':
-            json = 1;
-            break;
-        case 'k':
-            o.check_invariants = 1;
-            break;
-        case 'l':
-            lenient = 1;
-            break;
-        case 'h':
-            help(stdout);
-            return EXIT_OK;
-
-        default:
-            if (ch >= SIMF_THROUGHPUTS && ch < SIMF_END) {
-                if (sim_model_flag(ch, optarg, &ma, &o))
-                    return EXIT_BAD_INPUT;
-                break;
-            }
-            return cli_flag_error("sim", "sim", ch, argv);
-        }
-    }
-    if (optind < argc)
-        return cli_usage_error("sim", "unexpected argument '%s' (see berth sim --help)",
-                               argv[optind]);
-    if (!cluster || !trace)
+    struct sim_args a = {.cluster = NULL};
+    berth_sim_opts_init(&a.o);
+    int nargs, rc = cli_flags_parse(&sim_spec, argc, argv, &a, &nargs);
+    if (rc != CLI_FLAGS_GO)
+        return rc;
+    if (nargs)
+        return cli_usage_error("sim", "unexpected argument '%s' (see berth sim --help)", argv[1]);
+    if (!a.cluster || !a.trace)
         return cli_usage_error("sim", "%s is required (see berth sim --help)",
-                               !cluster ? "--cluster SPEC" : "--trace FILE");
+                               !a.cluster ? "--cluster SPEC" : "--trace FILE");
+    const char *cluster = a.cluster, *trace = a.trace, *format = a.format, *out = a.out;
+    int json = a.json, lenient = a.lenient;
     /* names first: a typo should not cost a trace load */
-    if (berth_policy_find(o.policy) < 0) {
-        fprintf(stderr, "berth sim: --policy: unknown policy '%s' (expected one of:", o.policy);
+    if (berth_policy_find(a.o.policy) < 0) {
+        fprintf(stderr, "berth sim: --policy: unknown policy '%s' (expected one of:", a.o.policy);
         for (size_t i = 0; i < berth_policy_count(); i++)
             fprintf(stderr, "%s %s", i ? "," : "", berth_policy_name(i));
         fprintf(stderr, ")\n");
         return EXIT_BAD_INPUT;
     }
-    if (o.placement && berth_placement_find(o.placement) < 0)
+    if (a.o.placement && berth_placement_find(a.o.placement) < 0)
         return cli_usage_error("sim",
                                "--placement: unknown placement '%s' (expected consolidate, "
                                "spread or best-fit)",
-                               o.placement);
+                               a.o.placement);
     struct berth_err err = {0};
     struct berth_cluster *c = NULL;
     struct berth_trace *t = NULL;
-    int rc = berth_cluster_parse(cluster, &c, &err);
+    rc = berth_cluster_parse(cluster, &c, &err);
     struct berth_load_opts lo = {format, lenient};
     struct berth_load_report rep;
     struct berth_tput *model = NULL;
     if (!rc)
-        rc = sim_model_load(&ma, &o, &model, &err);
+        rc = sim_model_load(&a.ma, &a.o, &model, &err);
     if (!rc) {
         rc = berth_trace_load_opts(trace, &lo, &rep, &t, &err);
         cli_report_load(trace, &rep);
     }
     if (rc) {
         berth_tput_free(model);
-        berth_infer_free(ma.infer);
+        berth_infer_free(a.ma.infer);
         berth_cluster_free(c);
         return cli_fail(&err);
     }
@@ -243,7 +188,7 @@ int cmd_sim(int argc, char **argv)
         berth_trace_free(t);
         berth_cluster_free(c);
         berth_tput_free(model);
-        berth_infer_free(ma.infer);
+        berth_infer_free(a.ma.infer);
         return EXIT_BAD_INPUT;
     }
     if (out && access(out, W_OK)) {
@@ -251,12 +196,12 @@ int cmd_sim(int argc, char **argv)
         berth_trace_free(t);
         berth_cluster_free(c);
         berth_tput_free(model);
-        berth_infer_free(ma.infer);
+        berth_infer_free(a.ma.infer);
         return EXIT_BAD_INPUT;
     }
-    o.record_series = out != NULL;
+    a.o.record_series = out != NULL;
     struct berth_sim_result r;
-    rc = berth_sim_run(t, c, &o, &r, &err);
+    rc = berth_sim_run(t, c, &a.o, &r, &err);
     int code = EXIT_OK;
     if (rc) {
         code = cli_fail(&err);
@@ -278,6 +223,6 @@ int cmd_sim(int argc, char **argv)
     berth_trace_free(t);
     berth_cluster_free(c);
     berth_tput_free(model);
-    berth_infer_free(ma.infer);
+    berth_infer_free(a.ma.infer);
     return code;
 }

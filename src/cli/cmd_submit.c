@@ -1,6 +1,7 @@
 /* `berth submit`: send a job to berthd, in the habits of sbatch (the command after --,
  * run as argv; the caller's environment and working directory go with it). */
-#include <getopt.h>
+#include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,79 +12,120 @@
 
 extern char **environ;
 
-static void help(void)
-{
-    printf("usage: berth submit [FLAGS] -- COMMAND [ARGS...]\n\n"
-           "  -g, --gpus N          GPUs (default 1; 0 = CPU only)\n"
-           "  -t, --gpu-type T      GPU type (a100, or a100|v100 for either)\n"
-           "      --share F         fraction of one GPU, 0 < F <= 1 (MPS share)\n"
-           "      --gpu-mem MIB     GPU memory per GPU\n"
-           "      --cpus N          CPU cores for the job (a cgroup limit where berthd has\n"
-           "                        cgroups)\n"
-           "      --mem MIB         host memory for the job (a cgroup limit likewise)\n"
-           "      --min N --max N   elastic range of GPUs\n"
-           "  -q, --queue Q         queue (partition)\n"
-           "  -p, --priority N      priority (larger = more important)\n"
-           "  -s, --signal SIG      checkpoint signal before preemption (default SIGTERM)\n"
-           "      --grace S         seconds between that signal and SIGKILL (default 30)\n"
-           "      --est S           expected run time in seconds (for sjf, srtf; default 3600)\n"
-           "      --steps N         total steps (progress reports then measure work)\n"
-           "      --job-type T      model name in the throughput model (e.g. 'ResNet-50\n"
-           "                        (batch size 64)'): elastic policies value sizes by it\n"
-           "  -n, --name NAME       job name (default: the program)\n"
-           "      --cwd DIR         working directory (default: the current one)\n"
-           "  -e, --env K=V         add a variable (repeatable)\n"
-           "      --no-env          do not send the current environment\n"
-           "      --shell           run COMMAND (one string) with /bin/sh -c\n"
-           "  -H, --hold            submit held (berth release ID starts it)\n"
-           "      --single-server   keep the gang on one server\n"
-           "      --server URL      berthd over HTTP (default $BERTH_SERVER; else its Unix\n"
-           "                        socket when it answers; else the config file, then\n"
-           "                        http://127.0.0.1:8470)\n"
-           "      --token TOKEN     bearer token (default $BERTH_TOKEN, then the config file)\n"
-           "      --socket PATH     berthd's Unix socket: the job is your account's, no token\n"
-           "                        (default $BERTH_SOCKET, the config file, then\n"
-           "                        /var/lib/berthd/berthd.sock)\n");
-}
+/* What the flags fill: the job's JSON as it grows, the --env pairs, the client. */
+struct submit_args {
+    struct cli_client c;
+    json_t *body, *extra;
+    int no_env;
+};
 
-static const struct option opts[] = {{"gpus", required_argument, NULL, 'g'},
-                                     {"gpu-type", required_argument, NULL, 't'},
-                                     {"share", required_argument, NULL, 'S'},
-                                     {"gpu-mem", required_argument, NULL, 'M'},
-                                     {"cpus", required_argument, NULL, 'c' + 256},
-                                     {"mem", required_argument, NULL, 'M' + 256},
-                                     {"min", required_argument, NULL, 'm'},
-                                     {"max", required_argument, NULL, 'x'},
-                                     {"queue", required_argument, NULL, 'q'},
-                                     {"priority", required_argument, NULL, 'p'},
-                                     {"signal", required_argument, NULL, 's'},
-                                     {"grace", required_argument, NULL, 'G'},
-                                     {"est", required_argument, NULL, 'E'},
-                                     {"steps", required_argument, NULL, 'T'},
-                                     {"job-type", required_argument, NULL, 'J'},
-                                     {"name", required_argument, NULL, 'n'},
-                                     {"cwd", required_argument, NULL, 'C'},
-                                     {"env", required_argument, NULL, 'e'},
-                                     {"no-env", no_argument, NULL, 'N'},
-                                     {"shell", no_argument, NULL, 'h' + 256},
-                                     {"hold", no_argument, NULL, 'H'},
-                                     {"single-server", no_argument, NULL, '1'},
-                                     {"help", no_argument, NULL, 'h'},
-                                     CLI_CLIENT_OPTS,
-                                     {NULL, 0, NULL, 0}};
-
-/* A number flag as JSON (integer when whole is set). */
-static int num(json_t *o, const char *key, const char *flag, const char *v, int whole)
+/* A number flag as the JSON field f->data: whole for set_int, any for set_real. */
+static int num(const struct cli_flag *f, json_t *o, const char *v, int whole, struct berth_err *err)
 {
     char *end;
     double x = strtod(v, &end);
-    if (!*v || *end)
-        return cli_usage_error("submit", "%s: expected a number, found '%s'", flag, v);
-    json_object_set_new(o, key, whole ? json_integer((json_int_t)x) : json_real(x));
-    if (whole && x != (double)(json_int_t)x)
-        return cli_usage_error("submit", "%s: expected a whole number, found '%s'", flag, v);
+    if (!*v || *end || !isfinite(x))
+        return berth_err_set(err, BERTH_EINPUT, "expected a number, found '%s'", v);
+    if (whole && (x != floor(x) || fabs(x) > 9e15))
+        return berth_err_set(err, BERTH_EINPUT, "expected a whole number, found '%s'", v);
+    json_object_set_new(o, f->data, whole ? json_integer((json_int_t)x) : json_real(x));
     return 0;
 }
+
+static int set_int(const struct cli_flag *f, void *base, const char *v, struct berth_err *err)
+{
+    return num(f, ((struct submit_args *)base)->body, v, 1, err);
+}
+
+static int set_real(const struct cli_flag *f, void *base, const char *v, struct berth_err *err)
+{
+    return num(f, ((struct submit_args *)base)->body, v, 0, err);
+}
+
+/* A text flag as the JSON field f->data. */
+static int set_text(const struct cli_flag *f, void *base, const char *v, struct berth_err *err)
+{
+    (void)err;
+    json_object_set_new(((struct submit_args *)base)->body, f->data, json_string(v));
+    return 0;
+}
+
+/* A switch as the JSON field f->data, true. */
+static int set_true(const struct cli_flag *f, void *base, const char *v, struct berth_err *err)
+{
+    (void)v;
+    (void)err;
+    json_object_set_new(((struct submit_args *)base)->body, f->data, json_true());
+    return 0;
+}
+
+static int add_env(const struct cli_flag *f, void *base, const char *v, struct berth_err *err)
+{
+    (void)f;
+    const char *eq = strchr(v, '=');
+    if (!eq || eq == v)
+        return berth_err_set(err, BERTH_EINPUT, "expected K=V, found '%s'", v);
+    json_array_append_new(((struct submit_args *)base)->extra, json_string(v));
+    return 0;
+}
+
+static const struct cli_flag submit_flags[] = {
+    {"gpus", 'g', "N", "GPUs (default 1; 0 = CPU only)", CLI_SET(set_int), .data = "gpus"},
+    {"gpu-type", 't', "T", "GPU type (a100, or a100|v100 for either)", CLI_SET(set_text),
+     .data = "gpu_type"},
+    {"share", 0, "F", "fraction of one GPU, 0 < F <= 1 (MPS share)", CLI_SET(set_real),
+     .data = "gpu_share"},
+    {"gpu-mem", 0, "MIB", "GPU memory per GPU", CLI_SET(set_int), .data = "gpu_mem_mib"},
+    {"cpus", 0, "N", "CPU cores for the job (a cgroup limit where berthd has cgroups)",
+     CLI_SET(set_real), .data = "cpus"},
+    {"mem", 0, "MIB", "host memory for the job (a cgroup limit likewise)", CLI_SET(set_int),
+     .data = "mem_mib"},
+    {"min", 0, "N", "elastic range of GPUs: the smallest gang", CLI_SET(set_int),
+     .data = "min_gpus"},
+    {"max", 0, "N", "elastic range of GPUs: the largest gang", CLI_SET(set_int),
+     .data = "max_gpus"},
+    {"queue", 'q', "Q", "queue (partition)", CLI_SET(set_text), .data = "queue"},
+    {"priority", 'p', "N", "priority (larger = more important)", CLI_SET(set_int),
+     .data = "priority"},
+    {"signal", 's', "SIG", "checkpoint signal before preemption (default SIGTERM)",
+     CLI_SET(set_text), .data = "checkpoint_signal"},
+    {"grace", 0, "S", "seconds between that signal and SIGKILL (default 30)", CLI_SET(set_real),
+     .data = "grace_s"},
+    {"est", 0, "S", "expected run time in seconds (for sjf, srtf; default 3600)", CLI_SET(set_real),
+     .data = "est_s"},
+    {"steps", 0, "N", "total steps (progress reports then measure work)", CLI_SET(set_int),
+     .data = "total_steps"},
+    {"job-type", 0, "T",
+     "model name in the throughput model (e.g. 'ResNet-50 (batch size 64)'): elastic policies "
+     "value sizes by it",
+     CLI_SET(set_text), .data = "job_type"},
+    {"name", 'n', "NAME", "job name (default: the program)", CLI_SET(set_text), .data = "name"},
+    {"cwd", 0, "DIR", "working directory (default: the current one)", CLI_SET(set_text),
+     .data = "cwd"},
+    {"env", 'e', "K=V", "add a variable (repeatable)", CLI_SET(add_env)},
+    {"no-env", 0, NULL, "do not send the current environment",
+     CLI_ON_AT(struct submit_args, no_env)},
+    {"shell", 0, NULL, "run COMMAND (one string) with /bin/sh -c", CLI_SET(set_true),
+     .data = "shell"},
+    {"hold", 'H', NULL, "submit held (berth release ID starts it)", CLI_SET(set_true),
+     .data = "hold"},
+    {"single-server", 0, NULL, "keep the gang on one server", CLI_SET(set_true),
+     .data = "single_server"},
+    {0},
+};
+
+static const struct cli_section submit_sections[] = {
+    {NULL, submit_flags, 0},
+    {NULL, cli_client_table, offsetof(struct submit_args, c)},
+    {0},
+};
+
+static const struct cli_spec submit_spec = {
+    .cmd = "submit",
+    .usage = "submit [FLAGS] -- COMMAND [ARGS...]",
+    .sections = submit_sections,
+    .stop_at_operand = 1, /* the job's own argv follows */
+};
 
 static int set_env(json_t *env, const char *kv)
 {
@@ -96,98 +138,21 @@ static int set_env(json_t *env, const char *kv)
 
 int cmd_submit(int argc, char **argv)
 {
-    struct cli_client c = {0};
-    json_t *b = json_object(), *env = json_object(), *extra = json_array();
-    int ch, rc = 0, send_env = 1;
-    optind = 1;
-    while (!rc && (ch = getopt_long(argc, argv, "+g:t:q:p:s:n:e:Hh", opts, NULL)) != -1) {
-        if (cli_client_opt(&c, ch, optarg))
-            continue;
-        switch (ch) {
-        case 'g':
-            rc = num(b, "gpus", "--gpus", optarg, 1);
-            break;
-        case 'S':
-            rc = num(b, "gpu_share", "--share", optarg, 0);
-            break;
-        case 'M':
-            rc = num(b, "gpu_mem_mib", "--gpu-mem", optarg, 1);
-            break;
-        case 'c' + 256:
-            rc = num(b, "cpus", "--cpus", optarg, 0);
-            break;
-        case 'M' + 256:
-            rc = num(b, "mem_mib", "--mem", optarg, 1);
-            break;
-        case 'm':
-            rc = num(b, "min_gpus", "--min", optarg, 1);
-            break;
-        case 'x':
-            rc = num(b, "max_gpus", "--max", optarg, 1);
-            break;
-        case 'p':
-            rc = num(b, "priority", "--priority", optarg, 1);
-            break;
-        case 'G':
-            rc = num(b, "grace_s", "--grace", optarg, 0);
-            break;
-        case 'E':
-            rc = num(b, "est_s", "--est", optarg, 0);
-            break;
-        case 'T':
-            rc = num(b, "total_steps", "--steps", optarg, 1);
-            break;
-        case 't':
-            json_object_set_new(b, "gpu_type", json_string(optarg));
-            break;
-        case 'J':
-            json_object_set_new(b, "job_type", json_string(optarg));
-            break;
-        case 'q':
-            json_object_set_new(b, "queue", json_string(optarg));
-            break;
-        case 's':
-            json_object_set_new(b, "checkpoint_signal", json_string(optarg));
-            break;
-        case 'n':
-            json_object_set_new(b, "name", json_string(optarg));
-            break;
-        case 'C':
-            json_object_set_new(b, "cwd", json_string(optarg));
-            break;
-        case 'e':
-            json_array_append_new(extra, json_string(optarg));
-            break;
-        case 'N':
-            send_env = 0;
-            break;
-        case 'h' + 256:
-            json_object_set_new(b, "shell", json_true());
-            break;
-        case 'H':
-            json_object_set_new(b, "hold", json_true());
-            break;
-        case '1':
-            json_object_set_new(b, "single_server", json_true());
-            break;
-        case 'h':
-            help();
-            goto out;
-        default:
-            rc = cli_flag_error("submit", "submit", ch, argv);
-        }
-    }
-    if (rc)
+    struct submit_args a = {.body = json_object(), .extra = json_array()};
+    json_t *b = a.body, *env = json_object();
+    int nargs, rc = cli_flags_parse(&submit_spec, argc, argv, &a, &nargs);
+    if (rc != CLI_FLAGS_GO)
         goto out;
-    if (optind >= argc) {
+    rc = 0;
+    if (!nargs) {
         rc = cli_usage_error("submit", "expected a command after the flags (berth submit -g 1 "
                                        "-- python train.py)");
         goto out;
     }
-    if ((rc = cli_client_init(&c, "submit")))
+    if ((rc = cli_client_init(&a.c, "submit")))
         goto out;
     json_t *av = json_array();
-    for (int i = optind; i < argc; i++)
+    for (int i = 1; i <= nargs; i++)
         json_array_append_new(av, json_string(argv[i]));
     json_object_set_new(b, "argv", av);
     if (!json_object_get(b, "cwd")) {
@@ -195,27 +160,23 @@ int cmd_submit(int argc, char **argv)
         if (getcwd(cwd, sizeof cwd))
             json_object_set_new(b, "cwd", json_string(cwd));
     }
-    for (char **e = environ; send_env && e && *e; e++)
+    for (char **e = environ; !a.no_env && e && *e; e++)
         if (strncmp(*e, "BERTH_TOKEN=", 12))
             set_env(env, *e);
     size_t i;
     json_t *kv;
-    json_array_foreach(extra, i, kv) if (set_env(env, json_string_value(kv)))
-    {
-        rc = cli_usage_error("submit", "--env: expected K=V, found '%s'", json_string_value(kv));
-        goto out;
-    }
+    json_array_foreach(a.extra, i, kv) set_env(env, json_string_value(kv));
     json_object_set(b, "env", env);
     struct cli_reply r;
-    if ((rc = cli_call(&c, "POST", "/v1/jobs", b, &r)))
+    if ((rc = cli_call(&a.c, "POST", "/v1/jobs", b, &r)))
         goto out;
-    if (!(rc = cli_reply_check(&c, &r)))
+    if (!(rc = cli_reply_check(&a.c, &r)))
         printf("Submitted job %lld\n",
                (long long)json_integer_value(json_object_get(r.json, "id")));
     cli_reply_free(&r);
 out:
     json_decref(b);
     json_decref(env);
-    json_decref(extra);
+    json_decref(a.extra);
     return rc;
 }

@@ -1,7 +1,6 @@
 /* berth trace: the command-line face of include/berth/trace_tools.h. Looks at a trace
  * (stats), rewrites it as native CSV (convert), cuts it (slice) and lists the formats. */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -11,62 +10,7 @@
 #include "berth/trace_tools.h"
 #include "cli.h"
 #include "cmd_trace.h"
-
-static void trace_usage(FILE *f)
-{
-    fprintf(f,
-            "usage: berth trace stats FILE [--format F] [--lenient] [--json] [--top N]\n"
-            "       berth trace convert IN OUT [--format F] [--lenient]\n"
-            "       berth trace slice IN OUT [--format F] [--lenient] [--from S] [--to S]\n"
-            "                         [--queue Q] [--user U] [--sample FRACTION | --count N]\n"
-            "                         [--seed N] [--rebase]\n"
-            "       berth trace formats\n"
-            "\n"
-            "  stats    summary of a trace: jobs, GPUs per job, durations (min, median, p90,\n"
-            "           p99, max, mean; numpy-style percentiles), GPU-hours, arrival span, jobs\n"
-            "           per queue and per user\n"
-            "  convert  rewrite a trace as berth's native CSV (OUT - = standard output)\n"
-            "  slice    keep the jobs of a time window, queues, users and/or a seeded sample,\n"
-            "           in file order, as native CSV (OUT - = standard output)\n"
-            "  formats  list the trace formats, one a line\n"
-            "\n"
-            "  --format F     the input's format: auto (default: from the header), or a name\n"
-            "                 from 'berth trace formats'\n"
-            "  --lenient      skip bad rows (counted per reason on stderr) instead of stopping\n"
-            "                 at the first one\n"
-            "  --json         stats: print one JSON object (every queue and user) instead of\n"
-            "                 the table\n"
-            "  --top N        stats: queues and users the table shows, 0 = all (default: 20)\n"
-            "  --from S       slice: keep jobs arriving at or after S seconds (the trace's time)\n"
-            "  --to S         slice: keep jobs arriving before S seconds\n"
-            "  --queue Q      slice: keep jobs of queue (virtual cluster) Q; repeat the flag or\n"
-            "                 give a comma list for several\n"
-            "  --user U       slice: keep jobs of user U; repeatable, comma lists\n"
-            "  --sample FRAC  slice: keep a seeded sample of round(FRAC x matched) jobs,\n"
-            "                 0 < FRAC <= 1\n"
-            "  --count N      slice: keep a seeded sample of N jobs (all when fewer match)\n"
-            "  --seed N       slice: seed of the sample, a whole number >= 0 (default: 1)\n"
-            "  --rebase       slice: shift arrivals so the first kept job arrives at 0\n"
-            "  --help         show this help and exit\n"
-            "\n"
-            "Exit status: 0 done, 2 bad input (message names FILE:LINE and the column),\n"
-            "1 runtime failure (such as a failed write).\n");
-}
-
-enum {
-    F_FORMAT = 1 << 0,
-    F_LENIENT = 1 << 1,
-    F_JSON = 1 << 2,
-    F_TOP = 1 << 3,
-    F_FROM = 1 << 4,
-    F_TO = 1 << 5,
-    F_QUEUE = 1 << 6,
-    F_USER = 1 << 7,
-    F_SAMPLE = 1 << 8,
-    F_COUNT = 1 << 9,
-    F_SEED = 1 << 10,
-    F_REBASE = 1 << 11,
-};
+#include "flags.h"
 
 struct names {
     char **v;
@@ -91,9 +35,10 @@ static void names_free(struct names *n)
     free(n->v);
 }
 
-/* Adds the names of a comma list; returns 0, 2 (bad value) or 1 (out of memory). */
-static int names_add(const char *cmd, const char *flag, struct names *n, const char *list)
+/* Adds the names of a comma list: --queue, --user (at: their struct names). */
+static int set_names(const struct cli_flag *f, void *base, const char *list, struct berth_err *err)
 {
+    struct names *n = (struct names *)((char *)base + f->at);
     size_t before = n->n;
     for (const char *p = list; *p;) {
         size_t len = strcspn(p, ",");
@@ -101,18 +46,14 @@ static int names_add(const char *cmd, const char *flag, struct names *n, const c
             if (n->n == n->cap) {
                 size_t cap = n->cap * 2 + 4;
                 char **v = realloc(n->v, cap * sizeof *v);
-                if (!v) {
-                    fprintf(stderr, "berth %s: out of memory\n", cmd);
-                    return EXIT_RUNTIME;
-                }
+                if (!v)
+                    return berth_err_set(err, BERTH_ENOMEM, "out of memory");
                 n->v = v;
                 n->cap = cap;
             }
             char *s = malloc(len + 1);
-            if (!s) {
-                fprintf(stderr, "berth %s: out of memory\n", cmd);
-                return EXIT_RUNTIME;
-            }
+            if (!s)
+                return berth_err_set(err, BERTH_ENOMEM, "out of memory");
             memcpy(s, p, len);
             s[len] = '\0';
             n->v[n->n++] = s;
@@ -120,117 +61,115 @@ static int names_add(const char *cmd, const char *flag, struct names *n, const c
         p += len + (p[len] == ',');
     }
     if (n->n == before)
-        return cli_usage_error(cmd, "%s: expected a name (or a comma list of names), found '%s'",
-                               flag, list);
+        return berth_err_set(err, BERTH_EINPUT,
+                             "expected a name (or a comma list of names), found '%s'", list);
     return 0;
 }
 
-static int parse_time(const char *cmd, const char *flag, const char *s, berth_us *out)
+/* --from, --to (at: their berth_us). */
+static int set_time(const struct cli_flag *f, void *base, const char *s, struct berth_err *err)
 {
-    if (berth_parse_seconds(s, out))
-        return cli_usage_error(cmd, "%s: expected a number of seconds, found '%s'", flag, s);
+    if (berth_parse_seconds(s, (berth_us *)((char *)base + f->at)))
+        return berth_err_set(err, BERTH_EINPUT, "expected a number of seconds, found '%s'", s);
     return 0;
 }
 
-static int parse_fraction(const char *cmd, const char *s, double *out)
+static int set_sample(const struct cli_flag *f, void *base, const char *s, struct berth_err *err)
 {
+    struct opts *o = base;
     char *end;
     errno = 0;
     double v = strtod(s, &end);
+    (void)f;
     if (!*s || *end || errno || !isfinite(v) || !(v > 0) || v > 1)
-        return cli_usage_error(cmd, "--sample: expected a fraction in (0, 1], found '%s'", s);
-    *out = v;
+        return berth_err_set(err, BERTH_EINPUT, "expected a fraction in (0, 1], found '%s'", s);
+    o->sample = v;
     return 0;
 }
 
-/* Parses the flags of one subcommand (argv[0] = its name) into o, allowing those in
- * allowed, and exactly npos positional arguments. Returns 0, -1 (--help shown) or an exit
- * code. */
-static int parse(int argc, char **argv, unsigned allowed, int npos, const char *posnames,
+/* The subcommands: the variants of the flag table (V_READ: those that read a trace). */
+enum { V_STATS = 1, V_CONVERT = 2, V_SLICE = 4, V_FORMATS = 8, V_READ = 7 };
+
+#define O struct opts
+static const struct cli_flag trace_flags[] = {
+    {"format", 0, "F",
+     "the input's format: auto (default: from the header), or a name from 'berth trace "
+     "formats'",
+     CLI_STR_AT(O, format), .only = V_READ},
+    {"lenient", 0, NULL,
+     "skip bad rows (counted per reason on stderr) instead of stopping at the first one",
+     CLI_ON_AT(O, lenient), .only = V_READ},
+    {"json", 0, NULL, "stats: print one JSON object (every queue and user) instead of the table",
+     CLI_ON_AT(O, json), .only = V_STATS},
+    {"top", 0, "N", "stats: queues and users the table shows, 0 = all (default: 20)",
+     CLI_U64_AT(O, top), .only = V_STATS},
+    {"from", 0, "S", "slice: keep jobs arriving at or after S seconds (the trace's time)",
+     CLI_SET(set_time), .at = CLI_AT(O, from, berth_us), .only = V_SLICE},
+    {"to", 0, "S", "slice: keep jobs arriving before S seconds", CLI_SET(set_time),
+     .at = CLI_AT(O, to, berth_us), .only = V_SLICE},
+    {"queue", 0, "Q",
+     "slice: keep jobs of queue (virtual cluster) Q; repeat the flag or give a comma list for "
+     "several",
+     CLI_SET(set_names), .at = CLI_AT(O, queues, struct names), .only = V_SLICE},
+    {"user", 0, "U", "slice: keep jobs of user U; repeatable, comma lists", CLI_SET(set_names),
+     .at = CLI_AT(O, users, struct names), .only = V_SLICE},
+    {"sample", 0, "FRAC",
+     "slice: keep a seeded sample of round(FRAC x matched) jobs,\n0 < FRAC <= 1",
+     CLI_SET(set_sample), .only = V_SLICE},
+    {"count", 0, "N", "slice: keep a seeded sample of N jobs (all when fewer match)",
+     CLI_U64_AT(O, count), .lo = 1, .only = V_SLICE},
+    {"seed", 0, "N", "slice: seed of the sample, a whole number >= 0 (default: 1)",
+     CLI_U64_AT(O, seed), .only = V_SLICE},
+    {"rebase", 0, NULL, "slice: shift arrivals so the first kept job arrives at 0",
+     CLI_ON_AT(O, rebase), .only = V_SLICE},
+    CLI_HELP_FLAG,
+    {0},
+};
+#undef O
+
+static const struct cli_section trace_sections[] = {{NULL, trace_flags, 0}, {0}};
+
+static const struct cli_spec trace_spec = {
+    .cmd = "trace",
+    .usage = "trace stats FILE [--format F] [--lenient] [--json] [--top N]\n"
+             "trace convert IN OUT [--format F] [--lenient]\n"
+             "trace slice IN OUT [--format F] [--lenient] [--from S] [--to S] [--queue Q] "
+             "[--user U] [--sample FRACTION | --count N] [--seed N] [--rebase]\n"
+             "trace formats",
+    .about = "  stats    summary of a trace: jobs, GPUs per job, durations (min, median, p90, "
+             "p99, max, mean; numpy-style percentiles), GPU-hours, arrival span, jobs per queue "
+             "and per user\n"
+             "  convert  rewrite a trace as berth's native CSV (OUT - = standard output)\n"
+             "  slice    keep the jobs of a time window, queues, users and/or a seeded sample, "
+             "in file order, as native CSV (OUT - = standard output)\n"
+             "  formats  list the trace formats, one a line",
+    .sections = trace_sections,
+    .epilogue = "Exit status: 0 done, 2 bad input (message names FILE:LINE and the column),\n"
+                "1 runtime failure (such as a failed write).",
+};
+
+/* Parses the flags of one subcommand (argv[0] = its name, variant its bit) into o, and
+ * exactly npos positional arguments. Returns 0, -1 (--help shown) or an exit code. */
+static int parse(int argc, char **argv, unsigned variant, int npos, const char *posnames,
                  struct opts *o)
 {
-    static const struct option longopts[] = {
-        {"format", required_argument, NULL, F_FORMAT},
-        {"lenient", no_argument, NULL, F_LENIENT},
-        {"json", no_argument, NULL, F_JSON},
-        {"top", required_argument, NULL, F_TOP},
-        {"from", required_argument, NULL, F_FROM},
-        {"to", required_argument, NULL, F_TO},
-        {"queue", required_argument, NULL, F_QUEUE},
-        {"user", required_argument, NULL, F_USER},
-        {"sample", required_argument, NULL, F_SAMPLE},
-        {"count", required_argument, NULL, F_COUNT},
-        {"seed", required_argument, NULL, F_SEED},
-        {"rebase", no_argument, NULL, F_REBASE},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
+    struct cli_spec spec = trace_spec;
+    spec.cmd = o->cmd;
+    spec.help_cmd = "trace";
+    spec.variant = variant;
     const char *cmd = o->cmd;
-    int c, rc = 0;
-    opterr = 0;
-    optind = 1;
-    int li = -1;
-    while ((c = getopt_long(argc, argv, ":h", longopts, &li)) != -1) {
-        if (c > 0 && c != 'h' && c != ':' && c != '?' && !(allowed & (unsigned)c) && li >= 0)
-            return cli_usage_error(cmd,
-                                   "--%s is not a flag of this command (see berth trace --help)",
-                                   longopts[li].name);
-        li = -1;
-        switch (c) {
-        case F_FORMAT:
-            o->format = optarg;
-            break;
-        case F_LENIENT:
-            o->lenient = 1;
-            break;
-        case F_JSON:
-            o->json = 1;
-            break;
-        case F_TOP:
-            rc = cli_parse_u64(cmd, "--top", optarg, &o->top);
-            break;
-        case F_FROM:
-            rc = parse_time(cmd, "--from", optarg, &o->from);
-            break;
-        case F_TO:
-            rc = parse_time(cmd, "--to", optarg, &o->to);
-            break;
-        case F_QUEUE:
-            rc = names_add(cmd, "--queue", &o->queues, optarg);
-            break;
-        case F_USER:
-            rc = names_add(cmd, "--user", &o->users, optarg);
-            break;
-        case F_SAMPLE:
-            rc = parse_fraction(cmd, optarg, &o->sample);
-            break;
-        case F_COUNT:
-            rc = cli_parse_u64(cmd, "--count", optarg, &o->count);
-            if (!rc && !o->count)
-                rc = cli_usage_error(cmd, "--count: expected at least 1 job, found 0");
-            break;
-        case F_SEED:
-            rc = cli_parse_u64(cmd, "--seed", optarg, &o->seed);
-            break;
-        case F_REBASE:
-            o->rebase = 1;
-            break;
-        case 'h':
-            trace_usage(stdout);
-            return -1;
-        default:
-            return cli_flag_error(cmd, "trace", c, argv);
-        }
-        if (rc)
-            return rc;
-    }
-    if (argc - optind > npos)
+    int nargs, rc = cli_flags_parse(&spec, argc, argv, o, &nargs);
+    if (rc == EXIT_OK)
+        return -1;
+    if (rc != CLI_FLAGS_GO)
+        return rc;
+    if (nargs > npos)
         return cli_usage_error(cmd, "unexpected argument '%s' (see berth trace --help)",
-                               argv[optind + npos]);
-    if (argc - optind < npos)
+                               argv[1 + npos]);
+    if (nargs < npos)
         return cli_usage_error(cmd, "expected %s (see berth trace --help)", posnames);
     for (int i = 0; i < npos; i++)
-        o->pos[i] = argv[optind + i];
+        o->pos[i] = argv[1 + i];
     if (o->sample > 0 && o->count)
         return cli_usage_error(cmd, "--sample and --count: expected one of them, found both");
     return 0;
@@ -358,29 +297,26 @@ static int run_formats(struct opts *o)
 
 static const struct {
     const char *name, *cmd;
-    unsigned flags;
+    unsigned variant;
     int npos;
     const char *posnames;
     int (*run)(struct opts *o);
 } subs[] = {
-    {"stats", "trace stats", F_FORMAT | F_LENIENT | F_JSON | F_TOP, 1, "a trace FILE", run_stats},
-    {"convert", "trace convert", F_FORMAT | F_LENIENT, 2, "IN and OUT files", run_convert},
-    {"slice", "trace slice",
-     F_FORMAT | F_LENIENT | F_FROM | F_TO | F_QUEUE | F_USER | F_SAMPLE | F_COUNT | F_SEED |
-         F_REBASE,
-     2, "IN and OUT files", run_slice},
-    {"formats", "trace formats", 0, 0, "", run_formats},
+    {"stats", "trace stats", V_STATS, 1, "a trace FILE", run_stats},
+    {"convert", "trace convert", V_CONVERT, 2, "IN and OUT files", run_convert},
+    {"slice", "trace slice", V_SLICE, 2, "IN and OUT files", run_slice},
+    {"formats", "trace formats", V_FORMATS, 0, "", run_formats},
 };
 
 int cmd_trace(int argc, char **argv)
 {
     if (argc < 2) {
-        trace_usage(stderr);
+        cli_flags_help(&trace_spec, stderr);
         return EXIT_BAD_INPUT;
     }
     const char *sub = argv[1];
     if (!strcmp(sub, "--help") || !strcmp(sub, "-h") || !strcmp(sub, "help")) {
-        trace_usage(stdout);
+        cli_flags_help(&trace_spec, stdout);
         return EXIT_OK;
     }
     for (size_t i = 0; i < sizeof subs / sizeof *subs; i++) {
@@ -388,7 +324,7 @@ int cmd_trace(int argc, char **argv)
             continue;
         struct opts o = {.cmd = subs[i].cmd, .top = 20, .seed = 1};
         o.from = o.to = BERTH_TIME_NONE;
-        int rc = parse(argc - 1, argv + 1, subs[i].flags, subs[i].npos, subs[i].posnames, &o);
+        int rc = parse(argc - 1, argv + 1, subs[i].variant, subs[i].npos, subs[i].posnames, &o);
         if (rc == 0)
             rc = subs[i].run(&o);
         else if (rc < 0)

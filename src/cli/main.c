@@ -1,13 +1,12 @@
 /* The berth command: a table of subcommands, each a small file (cmd_*.c). */
-#include <errno.h>
 #include <stdarg.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "cmd_trace.h"
+#include "flags.h"
 
 static int cmd_help(int argc, char **argv);
 static int cmd_version(int argc, char **argv);
@@ -41,13 +40,20 @@ static void usage(FILE *f)
     fprintf(f, "\n'berth COMMAND --help' shows a command's flags.\n");
 }
 
+static const struct cli_spec help_spec = {
+    .cmd = "help",
+    .usage = "help [COMMAND]",
+    .about = "Shows berth's commands, or COMMAND's flags.",
+};
+
 static int cmd_help(int argc, char **argv)
 {
-    if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-        printf("usage: berth help [COMMAND]\n\nShows berth's commands, or COMMAND's flags.\n");
-        return EXIT_OK;
-    }
-    if (argc > 1) {
+    int nargs, rc = cli_flags_parse(&help_spec, argc, argv, NULL, &nargs);
+    if (rc != CLI_FLAGS_GO)
+        return rc;
+    if (nargs > 1)
+        return cli_usage_error("help", "unexpected argument '%s' (see berth help --help)", argv[2]);
+    if (nargs) {
         for (size_t i = 0; i < NCOMMANDS; i++)
             if (!strcmp(argv[1], commands[i].name) && commands[i].run != cmd_help) {
                 char *args[] = {argv[1], "--help", NULL};
@@ -93,47 +99,6 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
     fputc('\n', stderr);
     va_end(ap);
     return EXIT_BAD_INPUT;
-}
-
-int cli_flag_error(const char *cmd, const char *help, int ch, char **argv)
-{
-    if (ch == ':')
-        return cli_usage_error(cmd, "%s: expected a value (see berth %s --help)", argv[optind - 1],
-                               help);
-    if (optopt > 0 && optopt < 128)
-        return cli_usage_error(cmd, "unknown flag '-%c' (see berth %s --help)", optopt, help);
-    return cli_usage_error(cmd,
-                           "unknown flag '%s' (an unknown or ambiguous name; see berth %s "
-                           "--help)",
-                           argv[optind - 1], help);
-}
-
-int cli_parse_u64(const char *cmd, const char *flag, const char *s, uint64_t *out)
-{
-    char *end;
-    errno = 0;
-    if (!s || !*s || *s == '-')
-        return cli_usage_error(cmd, "%s: expected a whole number >= 0, found '%s'", flag,
-                               s ? s : "");
-    unsigned long long v = strtoull(s, &end, 10);
-    if (*end || errno)
-        return cli_usage_error(cmd, "%s: expected a whole number >= 0, found '%s'", flag, s);
-    *out = v;
-    return 0;
-}
-
-int cli_parse_seconds(const char *cmd, const char *flag, const char *s, berth_us *out)
-{
-    char *end;
-    errno = 0;
-    double v = s ? strtod(s, &end) : 0;
-    if (!s || !*s || *end || errno || !(v > 0) || v > 1e12)
-        return cli_usage_error(cmd, "%s: expected a number of seconds > 0, found '%s'", flag,
-                               s ? s : "");
-    *out = (berth_us)(v * 1e6 + 0.5);
-    if (*out <= 0)
-        return cli_usage_error(cmd, "%s: expected at least 1 microsecond, found '%s'", flag, s);
-    return 0;
 }
 
 int main(int argc, char **argv)

@@ -1,31 +1,10 @@
-/* `berth sim`'s fidelity flags (throughput model, restart cost, time mode): parsing and
- * loading. */
+/* `berth sim`'s flags: what they fill (struct sim_args), the fidelity flags' tables
+ * (throughput model, restart cost, time mode, inference pool) and loading what they name. */
 #ifndef BERTH_CLI_SIM_MODEL_FLAGS_H
 #define BERTH_CLI_SIM_MODEL_FLAGS_H
 
-#include <getopt.h>
-
 #include "cli.h"
-
-enum {
-    SIMF_THROUGHPUTS = 1000,
-    SIMF_COLOCATION,
-    SIMF_FIXED,
-    SIMF_SPREAD,
-    SIMF_COLOCATE,
-    SIMF_RESTART,
-    SIMF_MODE,
-    SIMF_ROUND,
-    SIMF_MIN_REALLOC,
-    SIMF_ROUND_ADMIT,
-    SIMF_ROUND_RELEASE,
-    SIMF_ROUND_JCT,
-    SIMF_FLAT,
-    SIMF_QUEUE_LIMITS,
-    SIMF_INFERENCE,
-    SIMF_LOAN_HEADROOM,
-    SIMF_END,
-};
+#include "flags.h"
 
 #define SIM_MAX_SPREAD 32
 
@@ -43,11 +22,20 @@ struct sim_model_args {
     struct berth_infer *infer; /* loaded by sim_model_load; the caller frees it */
 };
 
-/* Copies the flags' getopt entries into dst (room entries); returns how many. */
-size_t sim_model_longopts(struct option *dst, size_t room);
-const char *sim_model_help(void);
-/* Handles one flag (ch in SIMF_*): 0, or prints the error and returns 2. */
-int sim_model_flag(int ch, const char *arg, struct sim_model_args *a, struct berth_sim_opts *o);
+/* What every flag of `berth sim` fills (cmd_sim.c's table and these). */
+struct sim_args {
+    struct berth_sim_opts o;
+    const char *cluster, *trace, *format, *out;
+    int json, lenient;
+    struct sim_model_args ma;
+};
+
+/* The fidelity flags, three tables under these titles in the help. */
+#define SIM_PROGRESS_TITLE "Progress (see README, \"Throughput model\"):"
+#define SIM_TIME_TITLE     "Time:"
+#define SIM_POOLS_TITLE    "Pools (see README, \"Capacity loaning\"):"
+extern const struct cli_flag sim_progress_flags[], sim_time_flags[], sim_pool_flags[];
+
 /* Loads the model (file or built-in catalog, plus pairs) and applies the spread penalties,
  * and the inference demand series; *model and a->infer are the caller's to free after the
  * run. */
