@@ -124,9 +124,6 @@ int berth__daemon_tick(struct berth__daemon *d, berth_us now, struct berth_err *
  * those of one attempt on this machine (BERTH_RESUME, BERTH_ATTEMPT, CUDA_*, WORLD_SIZE,
  * RANK, MASTER_*). NULL-terminated and malloc'd, each string too; NULL when out of memory. */
 char **berth__daemon_job_env(struct berth__daemon *d, const struct berth__ljob *j, int devices);
-/* Appends "K=V" to the NULL-terminated vector *v of *n strings (capacity *cap). 0, or -1 when
- * out of memory. */
-int berth__env_add(char ***v, size_t *n, size_t *cap, const char *k, const char *val);
 /* Reads the running jobs' progress files without the lock (it takes it to list them and
  * to apply what they said). */
 void berth__daemon_progress_sweep(struct berth__daemon *d);

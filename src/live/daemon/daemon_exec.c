@@ -130,20 +130,6 @@ static int free_port(void)
     return port;
 }
 
-int berth__env_add(char ***v, size_t *n, size_t *cap, const char *k, const char *val)
-{
-    size_t len = strlen(k) + strlen(val) + 2;
-    char *s = malloc(len);
-    if (!s || BERTH_GROW(*v, *cap, *n + 2)) {
-        free(s);
-        return -1;
-    }
-    snprintf(s, len, "%s=%s", k, val);
-    (*v)[(*n)++] = s;
-    (*v)[*n] = NULL;
-    return 0;
-}
-
 char **berth__daemon_job_env(struct berth__daemon *d, const struct berth__ljob *j, int devices)
 {
     static const char *const ours[] = {"USER",
