@@ -107,9 +107,10 @@ static void append_file(const char *path, const void *data, size_t len)
     close(fd);
 }
 
-static int fake_launch(struct berth__daemon *d, struct berth__ljob *j, berth_us now,
-                       struct berth_err *err)
+static int fake_launch(void *self, struct berth__ljob *j, berth_us now, struct berth_err *err)
 {
+    (void)self;
+    struct berth__daemon *d = dmn;
     if (launch_mode == LAUNCH_AGAIN) {
         j->launch_at = now + BERTH_US_PER_S;
         return BERTH_EAGAIN;
@@ -133,9 +134,9 @@ static int fake_launch(struct berth__daemon *d, struct berth__ljob *j, berth_us 
     return 0;
 }
 
-static int fake_poll(struct berth__daemon *d, struct berth__ljob *j)
+static int fake_poll(void *self, struct berth__ljob *j)
 {
-    (void)d;
+    (void)self;
     if (j->id < killed_cap && killed[j->id]) {
         j->exit_code = -1;
         j->exit_signal = 9;
@@ -158,27 +159,28 @@ static int fake_poll(struct berth__daemon *d, struct berth__ljob *j)
     }
 }
 
-static void fake_stop(struct berth__daemon *d, struct berth__ljob *j, int force)
+static void fake_stop(void *self, struct berth__ljob *j, int force)
 {
-    (void)d;
+    (void)self;
     if (force && j->id < killed_cap)
         killed[j->id] = 1;
 }
 
-static int fake_started(struct berth__daemon *d, const struct berth__ljob *j)
+static int fake_started(void *self, const struct berth__ljob *j)
 {
-    (void)d, (void)j;
+    (void)self, (void)j;
     return 1;
 }
 
-static int fake_open(struct berth__daemon *d, struct berth_err *err)
+static int fake_open(const struct berth__exec_host *h, void **self,
+                     struct berth_cluster **inventory, struct berth_err *err)
 {
-    return berth__exec_local.open(d, err);
+    return berth__exec_local.open(h, self, inventory, err);
 }
 
-static void fake_close(struct berth__daemon *d)
+static void fake_close(void *self)
 {
-    berth__exec_local.close(d);
+    berth__exec_local.close(self);
 }
 
 static const struct berth__executor fake_exec = {.name = "fuzz",
