@@ -5,8 +5,8 @@
  * 2x4:v100, no cgroups, no Unix socket and a small throughput table, and destroyed at the
  * input's end: an input means the same whatever ran before it, and libFuzzer's leak check
  * speaks of that input alone. The input is a short sequence of requests that go through
- * berth__route_find and berth__http_dispatch as http.c sends them, after the same
- * authentication decisions (http.c's admit). Beyond crashes, leaks and undefined behaviour
+ * berth__route_find, berth__route_admit and berth__http_dispatch as http.c sends them, after
+ * the same authentication decisions (http.c's admit). Beyond crashes, leaks and undefined behaviour
  * it checks each answer (a status; an error answer is {"error": ...} and never a 500; a body
  * that serializes) and, after each request, the daemon's bookkeeping (each user's count of
  * waiting jobs and of GPUs in the scheduler, held-back jobs, the engine's map back to live
@@ -20,7 +20,8 @@
  *           without (both berthd's own account), another account's caller ("berthfuzz-other",
  *           with limits of its own: max_pending 6, max_gpus 4), a caller on the Unix socket
  *           (peer credentials: berthd's own account), or the job token of the path's job
- *           (refused, as http.c does, unless that job exists and the route takes job tokens);
+ *           (refused by the routes' berth__route_admit, which http.c asks too, unless that job
+ *           exists and the route takes job tokens);
  *           any other word is an unauthenticated caller (401: nothing is dispatched)
  *   TARGET  the path, then optionally "?" and a query string (k=v&k2=v2, %XX and '+'
  *           decoded as libmicrohttpd does; a key without '=' has no value). In the path,
@@ -487,22 +488,34 @@ static void request(const char *method, const char *caller, const char *target, 
     ENSURE(rt || !id, "%s %s: no route, but an id", method, url);
     if (!auth || !rt) /* 401, 404 or 405 before any handler */
         goto done;
-    if (job_tok) { /* http.c's admit: the path's job's own token, on its progress route */
+    /* what the route lets in before the body (http.c asks the same): a job token is the
+     * path's job's own, or one no job has */
+    char tok[64] = "berth-fuzz-no-such-job-token";
+    if (job_tok) {
         pthread_mutex_lock(&dmn->mu);
         struct berth__ljob *j = id ? berth__daemon_job(dmn, id) : NULL;
-        int mine = j && j->token[0];
+        if (j && j->token[0])
+            snprintf(tok, sizeof tok, "%s", j->token);
         pthread_mutex_unlock(&dmn->mu);
-        if (!mine || !rt->job_token_ok)
-            goto done;
-        who.job_token = 1;
     }
+    uint64_t job_id = 0;
+    struct berth__hresp early = {.offset = -1};
+    if (berth__route_admit(dmn, rt, id, job_tok ? tok : NULL, &who, &job_id, &early)) {
+        ENSURE(job_tok && (early.status == 401 || early.status == 403),
+               "%s %s: refused with %d before the body", method, url, early.status);
+        check_answer(method, url, &early);
+        json_decref(early.json);
+        goto done;
+    }
+    ENSURE(!job_tok || (who.job_token && job_id == id && rt->job_token_ok),
+           "%s %s: a job token let in as another caller", method, url);
     if (body_len > dmn->o.max_body) /* 413 */
         goto done;
     char *b = malloc(body_len + 1); /* exactly the body and its NUL, as http.c keeps it */
     ENSURE(b, "out of memory");
     memcpy(b, body, body_len);
     b[body_len] = '\0';
-    struct berth__hreq r = {method, id, &who, job_tok ? id : 0, b, body_len, query_arg, &q};
+    struct berth__hreq r = {method, id, &who, job_id, b, body_len, query_arg, &q};
     struct berth__hresp out = {.status = 200, .offset = -1};
     berth__http_dispatch(dmn, rt, &r, &out);
     check_answer(method, url, &out);
