@@ -653,9 +653,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         daemon_down();
     char pol[64];
     const char *p = policy;
-    if (size > 7 && !memcmp(data, "POLICY ", 7)) { /* the first line names the policy */
-        size_t n = strcspn((const char *)data + 7, "\n");
-        n = n < size - 7 ? n : size - 7;
+    /* the first line names the policy (measured within size: data has no NUL at its end) */
+    if (size > 7 && !memcmp(data, "POLICY ", 7)) {
+        const uint8_t *nl = memchr(data + 7, '\n', size - 7);
+        size_t n = nl ? (size_t)(nl - (data + 7)) : size - 7;
         snprintf(pol, sizeof pol, "%.*s", (int)(n < sizeof pol ? n : sizeof pol - 1), data + 7);
         p = pol;
     }
