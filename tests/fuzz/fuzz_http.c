@@ -5,8 +5,8 @@
  * 2x4:v100, no cgroups, no Unix socket and a small throughput table, and destroyed at the
  * input's end: an input means the same whatever ran before it, and libFuzzer's leak check
  * speaks of that input alone. The input is a short sequence of requests that go through
- * berth__route_find and berth__http_dispatch as http.c sends them, after the same
- * authentication decisions (http.c's admit). Beyond crashes, leaks and undefined behaviour
+ * berth__route_find, berth__route_admit and berth__http_dispatch as http.c sends them, after
+ * the same authentication decisions (http.c's admit). Beyond crashes, leaks and undefined behaviour
  * it checks each answer (a status; an error answer is {"error": ...} and never a 500; a body
  * that serializes) and, after each request, the daemon's bookkeeping (each user's count of
  * waiting jobs and of GPUs in the scheduler, held-back jobs, the engine's map back to live
@@ -20,7 +20,8 @@
  *           without (both berthd's own account), another account's caller ("berthfuzz-other",
  *           with limits of its own: max_pending 6, max_gpus 4), a caller on the Unix socket
  *           (peer credentials: berthd's own account), or the job token of the path's job
- *           (refused, as http.c does, unless that job exists and the route takes job tokens);
+ *           (refused by the routes' berth__route_admit, which http.c asks too, unless that job
+ *           exists and the route takes job tokens);
  *           any other word is an unauthenticated caller (401: nothing is dispatched)
  *   TARGET  the path, then optionally "?" and a query string (k=v&k2=v2, %XX and '+'
  *           decoded as libmicrohttpd does; a key without '=' has no value). In the path,
@@ -107,9 +108,10 @@ static void append_file(const char *path, const void *data, size_t len)
     close(fd);
 }
 
-static int fake_launch(struct berth__daemon *d, struct berth__ljob *j, berth_us now,
-                       struct berth_err *err)
+static int fake_launch(void *self, struct berth__ljob *j, berth_us now, struct berth_err *err)
 {
+    (void)self;
+    struct berth__daemon *d = dmn;
     if (launch_mode == LAUNCH_AGAIN) {
         j->launch_at = now + BERTH_US_PER_S;
         return BERTH_EAGAIN;
@@ -133,9 +135,9 @@ static int fake_launch(struct berth__daemon *d, struct berth__ljob *j, berth_us 
     return 0;
 }
 
-static int fake_poll(struct berth__daemon *d, struct berth__ljob *j)
+static int fake_poll(void *self, struct berth__ljob *j)
 {
-    (void)d;
+    (void)self;
     if (j->id < killed_cap && killed[j->id]) {
         j->exit_code = -1;
         j->exit_signal = 9;
@@ -158,27 +160,28 @@ static int fake_poll(struct berth__daemon *d, struct berth__ljob *j)
     }
 }
 
-static void fake_stop(struct berth__daemon *d, struct berth__ljob *j, int force)
+static void fake_stop(void *self, struct berth__ljob *j, int force)
 {
-    (void)d;
+    (void)self;
     if (force && j->id < killed_cap)
         killed[j->id] = 1;
 }
 
-static int fake_started(struct berth__daemon *d, const struct berth__ljob *j)
+static int fake_started(void *self, const struct berth__ljob *j)
 {
-    (void)d, (void)j;
+    (void)self, (void)j;
     return 1;
 }
 
-static int fake_open(struct berth__daemon *d, struct berth_err *err)
+static int fake_open(const struct berth__exec_host *h, void **self,
+                     struct berth_cluster **inventory, struct berth_err *err)
 {
-    return berth__exec_local.open(d, err);
+    return berth__exec_local.open(h, self, inventory, err);
 }
 
-static void fake_close(struct berth__daemon *d)
+static void fake_close(void *self)
 {
-    berth__exec_local.close(d);
+    berth__exec_local.close(self);
 }
 
 static const struct berth__executor fake_exec = {.name = "fuzz",
@@ -485,22 +488,34 @@ static void request(const char *method, const char *caller, const char *target, 
     ENSURE(rt || !id, "%s %s: no route, but an id", method, url);
     if (!auth || !rt) /* 401, 404 or 405 before any handler */
         goto done;
-    if (job_tok) { /* http.c's admit: the path's job's own token, on its progress route */
+    /* what the route lets in before the body (http.c asks the same): a job token is the
+     * path's job's own, or one no job has */
+    char tok[64] = "berth-fuzz-no-such-job-token";
+    if (job_tok) {
         pthread_mutex_lock(&dmn->mu);
         struct berth__ljob *j = id ? berth__daemon_job(dmn, id) : NULL;
-        int mine = j && j->token[0];
+        if (j && j->token[0])
+            snprintf(tok, sizeof tok, "%s", j->token);
         pthread_mutex_unlock(&dmn->mu);
-        if (!mine || !rt->job_token_ok)
-            goto done;
-        who.job_token = 1;
     }
+    uint64_t job_id = 0;
+    struct berth__hresp early = {.offset = -1};
+    if (berth__route_admit(dmn, rt, id, job_tok ? tok : NULL, &who, &job_id, &early)) {
+        ENSURE(job_tok && (early.status == 401 || early.status == 403),
+               "%s %s: refused with %d before the body", method, url, early.status);
+        check_answer(method, url, &early);
+        json_decref(early.json);
+        goto done;
+    }
+    ENSURE(!job_tok || (who.job_token && job_id == id && rt->job_token_ok),
+           "%s %s: a job token let in as another caller", method, url);
     if (body_len > dmn->o.max_body) /* 413 */
         goto done;
     char *b = malloc(body_len + 1); /* exactly the body and its NUL, as http.c keeps it */
     ENSURE(b, "out of memory");
     memcpy(b, body, body_len);
     b[body_len] = '\0';
-    struct berth__hreq r = {method, id, &who, job_tok ? id : 0, b, body_len, query_arg, &q};
+    struct berth__hreq r = {method, id, &who, job_id, b, body_len, query_arg, &q};
     struct berth__hresp out = {.status = 200, .offset = -1};
     berth__http_dispatch(dmn, rt, &r, &out);
     check_answer(method, url, &out);
@@ -638,9 +653,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         daemon_down();
     char pol[64];
     const char *p = policy;
-    if (size > 7 && !memcmp(data, "POLICY ", 7)) { /* the first line names the policy */
-        size_t n = strcspn((const char *)data + 7, "\n");
-        n = n < size - 7 ? n : size - 7;
+    /* the first line names the policy (measured within size: data has no NUL at its end) */
+    if (size > 7 && !memcmp(data, "POLICY ", 7)) {
+        const uint8_t *nl = memchr(data + 7, '\n', size - 7);
+        size_t n = nl ? (size_t)(nl - (data + 7)) : size - 7;
         snprintf(pol, sizeof pol, "%.*s", (int)(n < sizeof pol ? n : sizeof pol - 1), data + 7);
         p = pol;
     }

@@ -181,10 +181,14 @@ static void admit_held_cb(void *ctx, struct berth__usage *u)
     admit_held(d, u, berth__wall_us());
 }
 
-/* The executor builds the inventory; berthd keeps the map of each server's first GPU. */
+/* The executor, given the host interface (d->host, over d->ex), builds the inventory; berthd
+ * keeps the map of each server's first GPU. */
 static int load_cluster(struct berth__daemon *d, struct berth_err *err)
 {
-    int rc = d->xo->open(d, err);
+    d->ex = (struct berth__lexec){d->state_dir,  d->self_exe,  d->api_url,        d->spool_dir,
+                                  d->multi_user, d->o.log_cap, d->o.job_pids_max, d->iso};
+    berth__daemon_host_init(d);
+    int rc = d->xo->open(&d->host, &d->xs, &d->cluster, err);
     if (rc)
         return rc;
     d->gpu_base = calloc(d->cluster->nsrv + 1, sizeof *d->gpu_base);
@@ -334,8 +338,6 @@ int berth__daemon_create(const struct berth__daemon_opts *o, struct berth__daemo
             goto fail;
         }
     }
-    d->ex = (struct berth__lexec){d->state_dir,  d->self_exe, d->api_url,      d->spool_dir,
-                                  d->multi_user, o->log_cap,  o->job_pids_max, d->iso};
     *out = d;
     return 0;
 fail:
@@ -350,8 +352,8 @@ void berth__daemon_destroy(struct berth__daemon *d)
     berth__journal_close(d->jn);
     berth__engine_destroy(d->engine);
     berth_tput_free(d->tput);
-    if (d->xo)
-        d->xo->close(d);
+    if (d->xo && d->xs)
+        d->xo->close(d->xs);
     for (size_t i = 0; i < d->njobs; i++)
         berth__ljob_free(d->jobs[i]);
     free(d->jobs);
@@ -435,7 +437,7 @@ int berth__daemon_run(struct berth__daemon *d, struct berth_err *err)
         }
         pthread_mutex_unlock(&d->mu); /* slow reads, without the lock */
         if (d->xo->prefetch)
-            d->xo->prefetch(d);
+            d->xo->prefetch(d->xs);
         berth__daemon_progress_sweep(d);
         pthread_mutex_lock(&d->mu);
         berth_us now = berth__wall_us(), t0 = berth__mono_us();

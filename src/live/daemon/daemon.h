@@ -1,7 +1,8 @@
 /* berthd's state and its life: the engine driven by the wall clock, the live job table,
- * the journal, the local executor and the HTTP server. One mutex guards the engine and the
- * job table; HTTP threads take it for short reads and changes, the scheduler loop for each
- * tick (events, a pass, launches). Submissions wait for their journal commit outside it. */
+ * the journal, the executor (seen through the host interface berthd gives it, executor.h)
+ * and the HTTP server. One mutex guards the engine and the job table; HTTP threads take it
+ * for short reads and changes, the scheduler loop for each tick (events, a pass, launches).
+ * Submissions wait for their journal commit outside it. */
 #ifndef BERTH_LIVE_DAEMON_H
 #define BERTH_LIVE_DAEMON_H
 
@@ -61,7 +62,7 @@ struct berth__daemon {
     struct berth_tput *tput; /* the throughput model elastic policies value sizes with */
     struct berth__journal *jn;
     struct berth__auth *auth;
-    struct berth__lexec ex; /* the local executor's paths (job files live there for both) */
+    struct berth__lexec ex; /* where job files live (for every executor: host.files) */
     int multi_user;         /* berthd is root: jobs run as their users' accounts */
     struct berth__account self;
     char spool_dir[4200];   /* STATE/spool: one folder per job, its account's */
@@ -71,7 +72,8 @@ struct berth__daemon {
     volatile sig_atomic_t reload; /* SIGHUP: read the token file and the limits again */
     uint64_t refused_limit, refused_space, refused_journal; /* 429, 507, 503 answers */
     const struct berth__executor *xo;
-    void *xs; /* the executor's own state */
+    void *xs;                     /* the executor's own state (its open made it) */
+    struct berth__exec_host host; /* what the executor may ask of berthd (daemon_host.c) */
     char api_url[128];
     char state_dir[4096];
     char self_exe[4096];
@@ -124,9 +126,8 @@ int berth__daemon_tick(struct berth__daemon *d, berth_us now, struct berth_err *
  * those of one attempt on this machine (BERTH_RESUME, BERTH_ATTEMPT, CUDA_*, WORLD_SIZE,
  * RANK, MASTER_*). NULL-terminated and malloc'd, each string too; NULL when out of memory. */
 char **berth__daemon_job_env(struct berth__daemon *d, const struct berth__ljob *j, int devices);
-/* Appends "K=V" to the NULL-terminated vector *v of *n strings (capacity *cap). 0, or -1 when
- * out of memory. */
-int berth__env_add(char ***v, size_t *n, size_t *cap, const char *k, const char *val);
+/* Fills d->host, the executor's view of berthd (daemon_host.c), from d's settings. */
+void berth__daemon_host_init(struct berth__daemon *d);
 /* Reads the running jobs' progress files without the lock (it takes it to list them and
  * to apply what they said). */
 void berth__daemon_progress_sweep(struct berth__daemon *d);

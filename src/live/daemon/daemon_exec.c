@@ -51,7 +51,7 @@ static void ask_to_stop(struct berth__daemon *d, struct berth__ljob *j, int then
     berth__daemon_drain(d, j, 1);
     if (!j->kill_at) {
         j->kill_at = now + (j->grace_us > 0 ? j->grace_us : 1);
-        d->xo->stop(d, j, 0);
+        d->xo->stop(d->xs, j, 0);
     }
 }
 
@@ -128,20 +128,6 @@ static int free_port(void)
     if (s >= 0)
         close(s);
     return port;
-}
-
-int berth__env_add(char ***v, size_t *n, size_t *cap, const char *k, const char *val)
-{
-    size_t len = strlen(k) + strlen(val) + 2;
-    char *s = malloc(len);
-    if (!s || BERTH_GROW(*v, *cap, *n + 2)) {
-        free(s);
-        return -1;
-    }
-    snprintf(s, len, "%s=%s", k, val);
-    (*v)[(*n)++] = s;
-    (*v)[*n] = NULL;
-    return 0;
 }
 
 char **berth__daemon_job_env(struct berth__daemon *d, const struct berth__ljob *j, int devices)
@@ -267,7 +253,7 @@ static int launch(struct berth__daemon *d, struct berth__ljob *j, berth_us now,
         j->launch_at = now + BERTH_US_PER_S;
         return 0;
     }
-    rc = d->xo->launch(d, j, now, err);
+    rc = d->xo->launch(d->xs, j, now, err);
     if (rc == BERTH_EAGAIN) { /* not yet: the same attempt again at j->launch_at */
         j->attempt--;
         j->launched = j->attempt;
@@ -367,7 +353,7 @@ int berth__daemon_cancel_locked(struct berth__daemon *d, struct berth__ljob *j, 
         berth__daemon_drain(d, j, 1);
         if (!j->kill_at) {
             j->kill_at = now + (j->grace_us > 0 ? j->grace_us : 1);
-            d->xo->stop(d, j, 0);
+            d->xo->stop(d->xs, j, 0);
         }
     }
     berth__daemon_cancel_record(j, now);
@@ -378,12 +364,12 @@ int berth__daemon_cancel_locked(struct berth__daemon *d, struct berth__ljob *j, 
 static void note_dropped(struct berth__daemon *d, struct berth__ljob *j, berth_us now)
 {
     int64_t out, er;
-    if (d->xo != &berth__exec_local)
+    if (!d->xo->dropped) /* its executor caps no logs */
         return;
     if (j->proc && now - j->drop_checked < BERTH_US_PER_S) /* a look a second is enough */
         return;
     j->drop_checked = now;
-    if (berth__lexec_dropped(&d->ex, j, &out, &er) || out + er <= j->dropped)
+    if (d->xo->dropped(d->xs, j, &out, &er) || out + er <= j->dropped)
         return;
     j->dropped = out + er;
     berth__ljob_note(j, now, j->state,
@@ -420,7 +406,7 @@ static void overrun(struct berth__daemon *d, struct berth__ljob *j, struct berth
 static int processes(struct berth__daemon *d, berth_us now, struct berth_err *err)
 {
     berth_us t0 = berth__mono_us();
-    int rc = d->xo->sync ? d->xo->sync(d, now, err) : 0;
+    int rc = d->xo->sync ? d->xo->sync(d->xs, now, err) : 0;
     berth_us took = berth__mono_us() - t0;
     d->sync_sum_us += took;
     d->sync_max_us = took > d->sync_max_us ? took : d->sync_max_us;
@@ -434,12 +420,12 @@ static int processes(struct berth__daemon *d, berth_us now, struct berth_err *er
         if (j->state == BERTH_L_RUNNING && j->then == BERTH_THEN_FINISH)
             overrun(d, j, ej, now);
         note_dropped(d, j, now);
-        int st = d->xo->poll(d, j);
+        int st = d->xo->poll(d->xs, j);
         if (st) {
             if ((rc = on_exit_(d, j, st == 2, now, err)))
                 return rc;
         } else if (j->kill_at && now >= j->kill_at) {
-            d->xo->stop(d, j, 1);
+            d->xo->stop(d->xs, j, 1);
             j->kill_at = INT64_MAX;
         }
     }
@@ -505,7 +491,7 @@ int berth__daemon_tick(struct berth__daemon *d, berth_us now, struct berth_err *
     for (size_t i = 0; !rc && i < d->nincoming; i++) {
         struct berth__ljob *j = berth__daemon_job(d, d->incoming[i]);
         if (d->xo->admit && !berth__lstate_final(j->state))
-            rc = d->xo->admit(d, j, now, err);
+            rc = d->xo->admit(d->xs, j, now, err);
         if (!rc && j->state == BERTH_L_PENDING)
             rc = berth__daemon_enqueue(d, j, now, err);
     }

@@ -39,7 +39,7 @@ static int load_one(void *ctx, uint64_t id, const char *doc, struct berth_err *e
 static int check_attempt(struct berth__daemon *d, struct berth__ljob *j, berth_us now,
                          struct berth_err *err)
 {
-    int st = d->xo->poll(d, j);
+    int st = d->xo->poll(d->xs, j);
     if (st == 0) { /* its shim lives */
         j->proc = 1;
         berth__daemon_activate(d, j);
@@ -68,7 +68,7 @@ static int check_attempt(struct berth__daemon *d, struct berth__ljob *j, berth_u
         /* it was being stopped (preempted, moved, cancelled): let it finish stopping */
         berth__daemon_drain(d, j, 1);
         j->kill_at = now + (j->grace_us > 0 ? j->grace_us : 1);
-        d->xo->stop(d, j, 0);
+        d->xo->stop(d->xs, j, 0);
         if (j->state == BERTH_L_RUNNING && j->then != BERTH_THEN_CANCEL) {
             j->then = BERTH_THEN_REQUEUE; /* its restart goes through the queue again */
             return berth__ljob_note(j, now, BERTH_L_PENDING, "requeued after a restart");
@@ -87,7 +87,7 @@ static int check_attempt(struct berth__daemon *d, struct berth__ljob *j, berth_u
         j->end_us = now;
         return berth__ljob_note(j, now, BERTH_L_CANCELLED, "ended while berthd was down");
     }
-    if (st == 2 && !d->xo->started(d, j)) /* journaled, never forked */
+    if (st == 2 && !d->xo->started(d->xs, j)) /* journaled, never forked */
         return berth__ljob_note(j, now, j->state == BERTH_L_HELD ? BERTH_L_HELD : BERTH_L_PENDING,
                                 "attempt %d never started: requeued", j->attempt);
     j->resume = 1;
@@ -118,7 +118,7 @@ int berth__daemon_recover(struct berth__daemon *d, struct berth_err *err)
             j->usage->waiting++;
     }
     if (!rc && d->xo->sync) /* what the executor says of the journaled attempts */
-        rc = d->xo->sync(d, now, err);
+        rc = d->xo->sync(d->xs, now, err);
     size_t adopted = 0, queued = 0;
     /* running attempts first, so their GPUs are taken before any pass */
     for (size_t i = 0; !rc && i < d->njobs; i++) {

@@ -1,19 +1,26 @@
 /* The local executor's entry in the executor table (executor.h): the inventory from --gpus
  * or NVML, and each attempt run under the shim (exec_local.c) with the CUDA, MPS and gang
- * variables of its GPUs on this machine. */
+ * variables of its GPUs on this machine, which the host's job_env gives. */
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "live/daemon/daemon.h"
-#include "model/cluster.h"
+#include "live/exec/exec_local.h"
+#include "live/exec/executor.h"
 #include "live/exec/nvml.h"
+#include "model/cluster.h"
 
-static int local_open(struct berth__daemon *d, struct berth_err *err)
+/* The local executor's state: its host, whose files say where attempts live. */
+struct xlocal {
+    const struct berth__exec_host *h;
+};
+
+static int local_open(const struct berth__exec_host *h, void **self,
+                      struct berth_cluster **inventory, struct berth_err *err)
 {
     char spec[512];
-    const char *s = d->o.gpus;
+    const char *s = h->gpus;
     if (!s) {
         int rc = berth__nvml_inventory(NULL, spec, sizeof spec, err);
         if (rc) {
@@ -26,28 +33,38 @@ static int local_open(struct berth__daemon *d, struct berth_err *err)
         }
         s = spec;
     }
-    return berth_cluster_parse(s, &d->cluster, err);
+    struct xlocal *x = calloc(1, sizeof *x);
+    if (!x)
+        return berth_err_set(err, BERTH_ENOMEM, "out of memory");
+    x->h = h;
+    int rc = berth_cluster_parse(s, inventory, err);
+    if (rc) {
+        free(x);
+        return rc;
+    }
+    *self = x;
+    return 0;
 }
 
-static void local_close(struct berth__daemon *d)
+static void local_close(void *self)
 {
-    (void)d;
+    free(self);
 }
 
-static int local_sync(struct berth__daemon *d, berth_us now, struct berth_err *err)
+static int local_sync(void *self, berth_us now, struct berth_err *err)
 {
-    (void)d, (void)now, (void)err;
+    (void)self, (void)now, (void)err;
     berth__lexec_reap();
     return 0;
 }
 
-static int local_launch(struct berth__daemon *d, struct berth__ljob *j, berth_us now,
-                        struct berth_err *err)
+static int local_launch(void *self, struct berth__ljob *j, berth_us now, struct berth_err *err)
 {
-    char **env = berth__daemon_job_env(d, j, 1);
+    const struct berth__exec_host *h = ((struct xlocal *)self)->h;
+    char **env = h->job_env(h->ctx, j, 1);
     if (!env)
         return berth_err_set(err, BERTH_ENOMEM, "out of memory");
-    int rc = berth__lexec_launch(&d->ex, j, env, err);
+    int rc = berth__lexec_launch(h->files, j, env, err);
     berth__strv_free(env);
     if (!rc)
         berth__ljob_note(j, now, BERTH_L_RUNNING, "attempt %d started (pid %d)", j->attempt,
@@ -55,24 +72,30 @@ static int local_launch(struct berth__daemon *d, struct berth__ljob *j, berth_us
     return rc;
 }
 
-static int local_poll(struct berth__daemon *d, struct berth__ljob *j)
+static int local_poll(void *self, struct berth__ljob *j)
 {
-    return berth__lexec_poll(&d->ex, j);
+    return berth__lexec_poll(((struct xlocal *)self)->h->files, j);
 }
 
-static void local_stop(struct berth__daemon *d, struct berth__ljob *j, int force)
+static void local_stop(void *self, struct berth__ljob *j, int force)
 {
-    berth__lexec_signal(&d->ex, j, force ? SIGKILL : j->ckpt_sig);
+    const struct berth__exec_host *h = ((struct xlocal *)self)->h;
+    berth__lexec_signal(h->files, j, force ? SIGKILL : j->ckpt_sig);
     if (force)
-        berth__ljob_note(j, berth__wall_us(), j->state, "grace period over: SIGKILL sent");
+        berth__ljob_note(j, h->now(h->ctx), j->state, "grace period over: SIGKILL sent");
 }
 
-static int local_started(struct berth__daemon *d, const struct berth__ljob *j)
+static int local_started(void *self, const struct berth__ljob *j)
 {
     char f[64], path[4200];
     snprintf(f, sizeof f, "a%d.pid", j->attempt);
-    berth__lexec_path(&d->ex, j->id, f, path, sizeof path);
+    berth__lexec_path(((struct xlocal *)self)->h->files, j->id, f, path, sizeof path);
     return access(path, F_OK) == 0;
+}
+
+static int local_dropped(void *self, const struct berth__ljob *j, int64_t *out, int64_t *err_)
+{
+    return berth__lexec_dropped(((struct xlocal *)self)->h->files, j, out, err_);
 }
 
 const struct berth__executor berth__exec_local = {.name = "local",
@@ -83,7 +106,8 @@ const struct berth__executor berth__exec_local = {.name = "local",
                                                   .launch = local_launch,
                                                   .poll = local_poll,
                                                   .stop = local_stop,
-                                                  .started = local_started};
+                                                  .started = local_started,
+                                                  .dropped = local_dropped};
 
 const struct berth__executor *berth__executor_find(const char *name)
 {

@@ -7,13 +7,15 @@
  * each job, and the loop's state machine (daemon_exec.c) reads it through poll. The control
  * model and the pitfalls respected here are in docs/slurm.md. */
 #include <errno.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
+#include <time.h>
 
-#include "live/daemon/daemon.h"
+#include "live/exec/exec_local.h"
+#include "live/exec/executor.h"
 #include "model/cluster.h"
 #include "slurmapi/slurm_api.h"
 
@@ -25,6 +27,8 @@
 #define OPT_OUT       "berth:slurm"        /* job_submit.lua marks jobs left to Slurm */
 
 struct xslurm {
+    const struct berth__exec_host *h;
+    const struct berth_cluster *inv; /* the inventory open made (the host's, kept unchanged) */
     struct berth__slurm *s;
     uint32_t *key, *val; /* Slurm job id -> live id (open addressing; UINT32_MAX: refused) */
     size_t cap, n;
@@ -50,9 +54,12 @@ struct xslurm {
     uint8_t *offline; /* per server: reserved by this executor */
 };
 
-static struct xslurm *xs_of(struct berth__daemon *d)
+/* For measuring the poll's own cost. */
+static berth_us mono_us(void)
 {
-    return d->xs;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (berth_us)ts.tv_sec * BERTH_US_PER_S + ts.tv_nsec / 1000;
 }
 
 /* ---- Slurm job id -> live id ---- */
@@ -101,16 +108,15 @@ static int map_put(struct xslurm *x, uint32_t key, uint32_t val)
     return 0;
 }
 
-static int bind(struct berth__daemon *d, struct berth__ljob *j, uint32_t slurm_id,
-                struct berth_err *err)
+static int bind(struct xslurm *x, struct berth__ljob *j, uint32_t slurm_id, struct berth_err *err)
 {
     j->slurm_id = slurm_id;
-    j->sl_gen = xs_of(d)->gen;
+    j->sl_gen = x->gen;
     j->sl_state = BERTH_SLURM_JOB_PENDING;
     j->sl_held = 1;
     j->sl_gone = j->sl_completing = 0;
     j->sl_restarts = 0;
-    if (map_put(xs_of(d), slurm_id, (uint32_t)j->id))
+    if (map_put(x, slurm_id, (uint32_t)j->id))
         return berth_err_set(err, BERTH_ENOMEM, "out of memory");
     return 0;
 }
@@ -119,10 +125,11 @@ static int bind(struct berth__daemon *d, struct berth__ljob *j, uint32_t slurm_i
 
 /* The instance tag, made once per state directory, so that two berthds (or a wiped state)
  * never take each other's Slurm jobs for their own. */
-static int read_tag(struct berth__daemon *d, struct xslurm *x, struct berth_err *err)
+static int read_tag(struct xslurm *x, struct berth_err *err)
 {
-    char path[4200], tok[40];
-    snprintf(path, sizeof path, "%s/slurm-instance", d->state_dir);
+    char path[4200];
+    unsigned char r[4];
+    snprintf(path, sizeof path, "%s/slurm-instance", x->h->files->state_dir);
     FILE *f = fopen(path, "r");
     if (f) {
         int ok = fscanf(f, "%16[0-9a-zA-Z]", x->tag) == 1;
@@ -130,9 +137,9 @@ static int read_tag(struct berth__daemon *d, struct xslurm *x, struct berth_err 
         if (ok)
             return 0;
     }
-    if (berth__auth_new_token(tok, sizeof tok))
+    if (getrandom(r, sizeof r, 0) != (ssize_t)sizeof r)
         return berth_err_set(err, BERTH_EIO, "no randomness for the instance tag");
-    snprintf(x->tag, sizeof x->tag, "%.8s", tok);
+    snprintf(x->tag, sizeof x->tag, "%02x%02x%02x%02x", r[0], r[1], r[2], r[3]);
     f = fopen(path, "w");
     int bad = !f || fprintf(f, "%s\n", x->tag) < 0;
     if ((f && fclose(f)) || bad)
@@ -140,24 +147,41 @@ static int read_tag(struct berth__daemon *d, struct xslurm *x, struct berth_err 
     return 0;
 }
 
-static int slurm_open(struct berth__daemon *d, struct berth_err *err)
+static void slurm_close(void *self)
+{
+    struct xslurm *x = self;
+    if (!x)
+        return;
+    berth__slurm_close(x->s);
+    free(x->key);
+    free(x->val);
+    free(x->shards_per_gpu);
+    free(x->mps_per_gpu);
+    free(x->offline);
+    free(x->nodes);
+    free(x->jobs);
+    free(x);
+}
+
+static int slurm_open(const struct berth__exec_host *h, void **self,
+                      struct berth_cluster **inventory, struct berth_err *err)
 {
     struct xslurm *x = calloc(1, sizeof *x);
     if (!x)
         return berth_err_set(err, BERTH_ENOMEM, "out of memory");
-    d->xs = x;
-    if (d->o.gpus)
-        return berth_err_set(err, BERTH_EINPUT,
-                             "--gpus: the slurm executor takes its GPUs from slurmctld's nodes");
-    int rc = berth__slurm_open(&x->s, d->o.slurm_conf, err);
-    if (rc)
-        return rc;
-    if ((rc = berth__slurm_kill_wait(x->s, &x->kill_wait_s, err)) || (rc = read_tag(d, x, err)))
-        return rc;
+    x->h = h;
+    int rc = 0;
     struct berth__slurm_node *nodes = NULL;
     size_t n = 0;
-    if ((rc = berth__slurm_nodes(x->s, &nodes, &n, err)))
+    if (h->gpus)
+        rc = berth_err_set(err, BERTH_EINPUT,
+                           "--gpus: the slurm executor takes its GPUs from slurmctld's nodes");
+    if (rc || (rc = berth__slurm_open(&x->s, h->slurm_conf, err)) ||
+        (rc = berth__slurm_kill_wait(x->s, &x->kill_wait_s, err)) || (rc = read_tag(x, err)) ||
+        (rc = berth__slurm_nodes(x->s, &nodes, &n, err))) {
+        slurm_close(x);
         return rc;
+    }
     struct berth__cluster_builder b;
     berth__builder_init(&b);
     x->shards_per_gpu = calloc(n + 1, sizeof *x->shards_per_gpu);
@@ -171,8 +195,8 @@ static int slurm_open(struct berth__daemon *d, struct berth_err *err)
         const char *type = v->n_gpu_types && v->gpus[0].type[0] ? v->gpus[0].type : "gpu";
         uint32_t gpus = v->n_gpu_types ? v->gpus[0].count : 0;
         if (v->n_gpu_types > 1)
-            fprintf(d->log, "berthd: slurm node %s: only its %u %s GPUs are scheduled\n", v->name,
-                    gpus, type);
+            berth__exec_log(h, "berthd: slurm node %s: only its %u %s GPUs are scheduled\n",
+                            v->name, gpus, type);
         struct berth__server_spec sp = {.type = berth__builder_str(&b, type, 1),
                                         .name = berth__builder_str(&b, v->name, 0),
                                         .gpus = (int32_t)gpus,
@@ -187,29 +211,17 @@ static int slurm_open(struct berth__daemon *d, struct berth_err *err)
     if (!rc && !n)
         rc = berth_err_set(err, BERTH_EINPUT, "--executor slurm: slurmctld reports no nodes");
     if (!rc)
-        rc = berth__builder_build(&b, "slurm", &d->cluster, err);
+        rc = berth__builder_build(&b, "slurm", inventory, err);
     berth__builder_free(&b);
     free(nodes);
-    if (!rc)
-        fprintf(d->log, "berthd: slurm executor: %zu nodes, KillWait %u s\n", n, x->kill_wait_s);
-    return rc;
-}
-
-static void slurm_close(struct berth__daemon *d)
-{
-    struct xslurm *x = xs_of(d);
-    if (!x)
-        return;
-    berth__slurm_close(x->s);
-    free(x->key);
-    free(x->val);
-    free(x->shards_per_gpu);
-    free(x->mps_per_gpu);
-    free(x->offline);
-    free(x->nodes);
-    free(x->jobs);
-    free(x);
-    d->xs = NULL;
+    if (rc) {
+        slurm_close(x);
+        return rc;
+    }
+    x->inv = *inventory;
+    *self = x;
+    berth__exec_log(h, "berthd: slurm executor: %zu nodes, KillWait %u s\n", n, x->kill_wait_s);
+    return 0;
 }
 
 /* ---- submitting ---- */
@@ -252,10 +264,10 @@ static int job_script(const struct berth__ljob *j, char **out, struct berth_err 
     return 0;
 }
 
-static int submit(struct berth__daemon *d, struct berth__ljob *j, struct berth_err *err)
+static int submit(struct xslurm *x, struct berth__ljob *j, struct berth_err *err)
 {
-    struct xslurm *x = xs_of(d);
-    char **env = berth__daemon_job_env(d, j, 0), *script = NULL, buf[4200], comment[64];
+    const struct berth__exec_host *h = x->h;
+    char **env = h->job_env(h->ctx, j, 0), *script = NULL, buf[4200], comment[64];
     size_t n = 0;
     if (!env)
         return berth_err_set(err, BERTH_ENOMEM, "out of memory");
@@ -276,8 +288,8 @@ static int submit(struct berth__daemon *d, struct berth__ljob *j, struct berth_e
                  : job_script(j, &script, err);
     /* the output goes to the job's spool folder, its account's: the Slurm job runs as it */
     if (!rc)
-        rc = berth__lexec_prepare(&d->ex, j, err);
-    berth__lexec_spool(&d->ex, j->id, "stdout.log", buf, sizeof buf);
+        rc = berth__lexec_prepare(h->files, j, err);
+    berth__lexec_spool(h->files, j->id, "stdout.log", buf, sizeof buf);
     snprintf(comment, sizeof comment, COMMENT "%s:%s", x->tag, j->idstr);
     struct berth__slurm_submit sub = {.name = j->name,
                                       .script = script,
@@ -288,27 +300,27 @@ static int submit(struct berth__daemon *d, struct berth__ljob *j, struct berth_e
                                       .comment = comment,
                                       .uid = j->uid,
                                       .gid = j->gid,
-                                      .set_owner = d->multi_user};
+                                      .set_owner = h->files->multi_user};
     uint32_t id = 0;
     if (!rc)
         rc = berth__slurm_submit_held(x->s, &sub, &id, err);
     free(script);
     berth__strv_free(env);
     if (!rc)
-        rc = bind(d, j, id, err);
+        rc = bind(x, j, id, err);
     return rc;
 }
 
-static int slurm_admit(struct berth__daemon *d, struct berth__ljob *j, berth_us now,
-                       struct berth_err *err)
+static int slurm_admit(void *self, struct berth__ljob *j, berth_us now, struct berth_err *err)
 {
+    struct xslurm *x = self;
     if (j->slurm_id)
         return 0;
-    int rc = submit(d, j, err);
+    int rc = submit(x, j, err);
     if (rc == BERTH_ENOMEM)
         return rc;
     if (rc) /* the launch submits it again; the queue does not wait for Slurm */
-        fprintf(d->log, "berthd: job %s: %s\n", j->idstr, err->msg);
+        berth__exec_log(x->h, "berthd: job %s: %s\n", j->idstr, err->msg);
     else
         berth__ljob_note(j, now, j->state, "held in Slurm as job %u", j->slurm_id);
     return 0;
@@ -316,10 +328,9 @@ static int slurm_admit(struct berth__daemon *d, struct berth__ljob *j, berth_us 
 
 /* ---- placing ---- */
 
-static int slurm_launch(struct berth__daemon *d, struct berth__ljob *j, berth_us now,
-                        struct berth_err *err)
+static int slurm_launch(void *self, struct berth__ljob *j, berth_us now, struct berth_err *err)
 {
-    struct xslurm *x = xs_of(d);
+    struct xslurm *x = self;
     int rc;
     if (j->slurm_id && j->sl_state >= BERTH_SLURM_JOB_DONE) /* it ended: a new Slurm job */
         j->slurm_id = 0;
@@ -327,7 +338,7 @@ static int slurm_launch(struct berth__daemon *d, struct berth__ljob *j, berth_us
         return berth_err_set(err, BERTH_EINPUT,
                              "its Slurm job is gone; berthd cannot resubmit "
                              "a job it did not submit");
-    if (!j->slurm_id && (rc = submit(d, j, err)))
+    if (!j->slurm_id && (rc = submit(x, j, err)))
         return rc;
     /* the nodes in the order of the slots, with the GPUs on each */
     uint32_t srv[BERTH_L_MAX_SLOTS], cnt[BERTH_L_MAX_SLOTS];
@@ -348,15 +359,15 @@ static int slurm_launch(struct berth__daemon *d, struct berth__ljob *j, berth_us
     uint32_t total = 0;
     for (int32_t k = 0; k < nsrv && o < sizeof nodes; k++) {
         o += (size_t)snprintf(nodes + o, sizeof nodes - o, "%s%s", k ? "," : "",
-                              d->cluster->srv[srv[k]].name);
+                              x->inv->srv[srv[k]].name);
         even &= cnt[k] == cnt[0];
         total += cnt[k];
     }
     if (o >= sizeof nodes)
         return berth_err_set(err, BERTH_EINPUT, "its node list is too long for Slurm");
-    const struct berth__server *v = &d->cluster->srv[srv[0]];
+    const struct berth__server *v = &x->inv->srv[srv[0]];
     struct berth__slurm_place p = {
-        .nodes = nodes, .num_nodes = (uint32_t)nsrv, .gpu_type = d->cluster->types[v->type].name};
+        .nodes = nodes, .num_nodes = (uint32_t)nsrv, .gpu_type = x->inv->types[v->type].name};
     if (total && j->spec.gpu_share_milli < 1000) { /* a share: shards, or MPS, or a whole GPU */
         uint32_t spg = x->shards_per_gpu[srv[0]], mpg = x->mps_per_gpu[srv[0]];
         if (spg)
@@ -394,9 +405,9 @@ static int slurm_launch(struct berth__daemon *d, struct berth__ljob *j, berth_us
 
 /* ---- what became of an attempt ---- */
 
-static int slurm_poll(struct berth__daemon *d, struct berth__ljob *j)
+static int slurm_poll(void *self, struct berth__ljob *j)
 {
-    (void)d;
+    const struct berth__exec_host *h = ((struct xslurm *)self)->h;
     if (j->sl_gone || !j->slurm_id)
         return 2;
     switch (j->sl_state) {
@@ -404,7 +415,7 @@ static int slurm_poll(struct berth__daemon *d, struct berth__ljob *j)
     case BERTH_SLURM_JOB_SUSPENDED:
         if (!j->sl_seen_run && j->then == BERTH_THEN_FINISH && j->sl_placed_at) {
             j->sl_seen_run = 1;
-            berth_us now = berth__wall_us();
+            berth_us now = h->now(h->ctx);
             berth__ljob_note(j, now, j->state, "running in Slurm %.3f s after its placement",
                              (double)(now - j->sl_placed_at) / 1e6);
         }
@@ -437,9 +448,8 @@ static int slurm_poll(struct berth__daemon *d, struct berth__ljob *j)
 }
 
 /* One try at what j->then asks of Slurm; j->sl_stop_due stays set while Slurm says not yet. */
-static void try_stop(struct berth__daemon *d, struct berth__ljob *j, berth_us now)
+static void try_stop(struct xslurm *x, struct berth__ljob *j, berth_us now)
 {
-    struct xslurm *x = xs_of(d);
     struct berth_err e = {0};
     int rc = 0;
     if (!j->slurm_id || j->sl_gone || j->sl_state >= BERTH_SLURM_JOB_DONE)
@@ -457,35 +467,35 @@ static void try_stop(struct berth__daemon *d, struct berth__ljob *j, berth_us no
     }
     j->sl_stop_due = 0;
     if (rc)
-        fprintf(d->log, "berthd: job %s: %s\n", j->idstr, e.msg);
+        berth__exec_log(x->h, "berthd: job %s: %s\n", j->idstr, e.msg);
     else if (j->sl_state == BERTH_SLURM_JOB_PENDING && j->then != BERTH_THEN_CANCEL)
         j->sl_held = 1; /* never started: held again, so it counts as stopped at once */
 }
 
 /* Only marks the stop: it may come from an HTTP thread (a cancel), and the Slurm handle is
  * the loop's alone; the loop's next sync makes the call. */
-static void slurm_stop(struct berth__daemon *d, struct berth__ljob *j, int force)
+static void slurm_stop(void *self, struct berth__ljob *j, int force)
 {
-    (void)d;
+    (void)self;
     if (!force) {
         j->sl_stop_due = 1;
         j->launch_at = 0;
     }
 }
 
-static int slurm_started(struct berth__daemon *d, const struct berth__ljob *j)
+static int slurm_started(void *self, const struct berth__ljob *j)
 {
-    (void)d;
+    (void)self;
     return j->sl_restarts > 0 || j->sl_state != BERTH_SLURM_JOB_PENDING;
 }
 
 /* ---- the poll of slurmctld ---- */
 
 /* An sbatch job (held by job_submit.lua) becomes a berth job of the same shape. */
-static int adopt(struct berth__daemon *d, const struct berth__slurm_job *sj, berth_us now,
+static int adopt(struct xslurm *x, const struct berth__slurm_job *sj, berth_us now,
                  struct berth_err *err)
 {
-    struct xslurm *x = xs_of(d);
+    const struct berth__exec_host *h = x->h;
     const struct berth__slurm_ask *a = &sj->ask;
     uint32_t nodes = a->nodes ? a->nodes : 1, gpus = a->gpus_per_job;
     if (!gpus)
@@ -493,7 +503,7 @@ static int adopt(struct berth__daemon *d, const struct berth__slurm_job *sj, ber
     double share = 1;
     if (!gpus && (a->shards_per_node || a->mps_per_node)) { /* a share of one GPU */
         uint32_t per = 0;
-        for (size_t i = 0; i < d->cluster->nsrv && !per; i++)
+        for (size_t i = 0; i < x->inv->nsrv && !per; i++)
             per = a->shards_per_node ? x->shards_per_gpu[i] : x->mps_per_gpu[i];
         gpus = 1;
         share = per ? (double)(a->shards_per_node ? a->shards_per_node : a->mps_per_node) / per : 1;
@@ -501,7 +511,7 @@ static int adopt(struct berth__daemon *d, const struct berth__slurm_job *sj, ber
     }
     const char *type = a->gpu_type;
     uint64_t mask;
-    if (!type[0] && sj->features[0] && !berth__cluster_type_mask(d->cluster, sj->features, &mask))
+    if (!type[0] && sj->features[0] && !berth__cluster_type_mask(x->inv, sj->features, &mask))
         type = sj->features;
     char body[1024], uid[16];
     snprintf(uid, sizeof uid, "uid%u", sj->uid);
@@ -516,45 +526,35 @@ static int adopt(struct berth__daemon *d, const struct berth__slurm_job *sj, ber
     int rc = o ? berth__ljob_from_submit(o, sj->user[0] ? sj->user : uid, sj->uid, sj->gid, &j, err)
                : berth_err_set(err, BERTH_ENOMEM, "out of memory");
     json_decref(o);
-    if (!rc && berth__daemon_refuses(d, j, err))
+    if (!rc && h->refuses(h->ctx, j, err))
         rc = BERTH_EINPUT;
     if (rc) {
         snprintf(body, sizeof body, "%s", err->msg);
-        fprintf(d->log, "berthd: Slurm job %u (%s) is left held: %s\n", sj->id, sj->gres, body);
+        berth__exec_log(h, "berthd: Slurm job %u (%s) is left held: %s\n", sj->id, sj->gres, body);
         berth__ljob_free(j);
         return rc == BERTH_ENOMEM ? rc : map_put(x, sj->id, UINT32_MAX) ? BERTH_ENOMEM : 0;
     }
-    if (berth__auth_new_token(j->token, sizeof j->token)) {
-        berth__ljob_free(j);
-        return berth_err_set(err, BERTH_EIO, "no randomness for the job token");
-    }
-    uint64_t id = atomic_fetch_add(&d->next_id, 1);
-    berth__ljob_set_id(j, id);
     j->foreign = 1;
     j->grace_us = (berth_us)x->kill_wait_s * BERTH_US_PER_S;
     j->submit_us = sj->submit_us ? sj->submit_us : now;
-    j->usage = berth__usage_of(d->usage, j->user);
-    if (j->usage)
-        j->usage->waiting++;
     if ((rc = berth__ljob_note(j, now, j->state, "submitted to Slurm by %s as job %u: adopted",
                                j->user, sj->id)) ||
-        (rc = berth__daemon_insert(d, j, id, err))) {
+        (rc = h->adopt(h->ctx, j, err))) { /* its token, its id, its user's count */
         berth__ljob_free(j);
         return rc;
     }
-    if ((rc = bind(d, j, sj->id, err)))
+    if ((rc = bind(x, j, sj->id, err)))
         return rc;
-    fprintf(d->log, "berthd: Slurm job %u of %s adopted as job %s (%u GPUs%s%s)\n", sj->id, j->user,
-            j->idstr, gpus, type[0] ? " " : "", type);
-    return berth__daemon_save(d, j, 0, err);
+    berth__exec_log(h, "berthd: Slurm job %u of %s adopted as job %s (%u GPUs%s%s)\n", sj->id,
+                    j->user, j->idstr, gpus, type[0] ? " " : "", type);
+    return h->save(h->ctx, j, err);
 }
 
 /* A Slurm job berthd has no record of: one of its own whose id the journal missed, one left
  * to Slurm, or an sbatch job to adopt. Returns the live job it belongs to, or 0. */
-static uint32_t claim(struct berth__daemon *d, const struct berth__slurm_job *sj, berth_us now,
+static uint32_t claim(struct xslurm *x, const struct berth__slurm_job *sj, berth_us now,
                       struct berth_err *err, int *rc)
 {
-    struct xslurm *x = xs_of(d);
     if (!strncmp(sj->comment, OPT_OUT, strlen(OPT_OUT)))
         return 0;
     size_t tl = strlen(x->tag);
@@ -562,9 +562,9 @@ static uint32_t claim(struct berth__daemon *d, const struct berth__slurm_job *sj
         const char *t = sj->comment + strlen(COMMENT);
         if (strncmp(t, x->tag, tl) || t[tl] != ':')
             return 0; /* another berthd's */
-        struct berth__ljob *j = berth__daemon_job(d, strtoull(t + tl + 1, NULL, 10));
+        struct berth__ljob *j = x->h->job(x->h->ctx, strtoull(t + tl + 1, NULL, 10));
         if (j && !j->slurm_id && !berth__lstate_final(j->state)) { /* the journal missed it */
-            *rc = bind(d, j, sj->id, err);
+            *rc = bind(x, j, sj->id, err);
             return (uint32_t)j->id;
         }
         /* a duplicate (berthd died between a submit and its journal entry): not needed */
@@ -583,15 +583,15 @@ static uint32_t claim(struct berth__daemon *d, const struct berth__slurm_job *sj
     }
     if (!strcmp(sj->reason, "BadConstraints"))
         return 0;
-    *rc = adopt(d, sj, now, err);
+    *rc = adopt(x, sj, now, err);
     return *rc ? 0 : map_get(x, sj->id);
 }
 
 /* What one Slurm job says of its live job. */
-static int update(struct berth__daemon *d, struct berth__ljob *j, const struct berth__slurm_job *sj,
+static int update(struct xslurm *x, struct berth__ljob *j, const struct berth__slurm_job *sj,
                   berth_us now, struct berth_err *err)
 {
-    struct xslurm *x = xs_of(d);
+    const struct berth__exec_host *h = x->h;
     j->sl_gen = x->gen;
     j->sl_gone = 0;
     j->sl_state = (uint8_t)sj->state;
@@ -615,10 +615,10 @@ static int update(struct berth__daemon *d, struct berth__ljob *j, const struct b
         return 0;
     }
     if (sj->state == BERTH_SLURM_JOB_CANCELLED && j->then != BERTH_THEN_CANCEL) {
-        int rc = berth__daemon_cancel_locked(d, j, now, err);
+        int rc = h->cancel(h->ctx, j, now, err);
         berth__ljob_note(j, now, j->state, "cancelled in Slurm (job %u)", sj->id);
-        d->dirty = 1;
-        return rc ? rc : berth__daemon_save(d, j, 0, err);
+        h->pass_due(h->ctx);
+        return rc ? rc : h->save(h->ctx, j, err);
     }
     int ours = j->proc && j->then == BERTH_THEN_FINISH && sj->restarts == j->sl_placed_restarts;
     if (sj->state == BERTH_SLURM_JOB_PENDING && !sj->held && !ours) {
@@ -631,24 +631,23 @@ static int update(struct berth__daemon *d, struct berth__ljob *j, const struct b
 /* The poll of slurmctld, made by the loop without berthd's lock (it touches only the
  * Slurm handle and x's buffer: HTTP threads never call Slurm), at most once per
  * POLL_DUTY times the last read's cost, so a long job list cannot take the loop over. */
-static void slurm_fetch(struct berth__daemon *d, berth_us now)
+static void slurm_fetch(struct xslurm *x, berth_us now)
 {
-    struct xslurm *x = xs_of(d);
     if (x->fetched || now < x->next_poll)
         return;
-    berth_us t0 = berth__mono_us();
+    berth_us t0 = mono_us();
     x->fetch_rc = berth__slurm_jobs_poll(x->s, &x->jobs, &x->njobs, &x->changed, &x->fetch_err);
     x->fetched = 1;
     if (x->changed)
-        x->next_poll = now + POLL_DUTY * (berth__mono_us() - t0);
+        x->next_poll = now + POLL_DUTY * (mono_us() - t0);
 }
 
 /* Nodes that left or came back (read by slurm_prefetch, applied under the lock). Only from
  * the loop: recovery re-adopts running jobs first, on whatever node they run. */
-static void apply_nodes(struct berth__daemon *d)
+static void apply_nodes(struct xslurm *x)
 {
-    struct xslurm *x = xs_of(d);
-    struct berth_cluster *c = d->engine->cluster;
+    const struct berth__exec_host *h = x->h;
+    const struct berth_cluster *c = x->inv; /* the engine's copy has the same servers */
     for (size_t i = 0; i < x->nnodes; i++) {
         const struct berth__slurm_node *v = &x->nodes[i];
         size_t sv = i < c->nsrv && !strcmp(c->srv[i].name, v->name) ? i : c->nsrv;
@@ -657,33 +656,34 @@ static void apply_nodes(struct berth__daemon *d)
         if (sv == c->nsrv)
             continue; /* a node added since berthd started: not scheduled (docs/slurm.md) */
         int away = v->state == BERTH_SLURM_NODE_DOWN || v->drain || !v->responding;
-        if (away && !x->offline[sv] && !berth__cluster_reserve(c, (uint32_t)sv)) {
+        if (away && !x->offline[sv] && !h->reserve(h->ctx, (uint32_t)sv, 1)) {
             x->offline[sv] = 1;
-            fprintf(d->log, "berthd: slurm node %s is %s: nothing is placed there\n", v->name,
-                    v->state_name);
-        } else if (!away && x->offline[sv] && !berth__cluster_unreserve(c, (uint32_t)sv)) {
+            berth__exec_log(h, "berthd: slurm node %s is %s: nothing is placed there\n", v->name,
+                            v->state_name);
+        } else if (!away && x->offline[sv] && !h->reserve(h->ctx, (uint32_t)sv, 0)) {
             x->offline[sv] = 0;
-            fprintf(d->log, "berthd: slurm node %s is back (%s)\n", v->name, v->state_name);
+            berth__exec_log(h, "berthd: slurm node %s is back (%s)\n", v->name, v->state_name);
         } else {
             continue;
         }
-        d->dirty = 1;
+        h->pass_due(h->ctx);
     }
 }
 
-static int slurm_sync(struct berth__daemon *d, berth_us now, struct berth_err *err)
+static int slurm_sync(void *self, berth_us now, struct berth_err *err)
 {
-    struct xslurm *x = xs_of(d);
-    for (size_t i = 0; i < d->nactive; i++) { /* stops asked, or refused for now by Slurm */
-        struct berth__ljob *j = berth__daemon_job(d, d->active[i]);
+    struct xslurm *x = self;
+    const struct berth__exec_host *h = x->h;
+    struct berth__ljob *j;
+    size_t at = 0;
+    while ((j = h->next_job(h->ctx, BERTH_EXEC_BUSY, &at))) /* stops asked, or refused for now */
         if (j->proc && j->sl_stop_due && now >= j->launch_at)
-            try_stop(d, j, now);
-    }
+            try_stop(x, j, now);
     if (x->nodes_fetched) {
-        apply_nodes(d);
+        apply_nodes(x);
         x->nodes_fetched = 0;
     }
-    slurm_fetch(d, now); /* unless the loop fetched already */
+    slurm_fetch(x, now); /* unless the loop fetched already */
     if (!x->fetched)
         return 0;
     struct berth__slurm_job *jobs = x->jobs;
@@ -692,7 +692,7 @@ static int slurm_sync(struct berth__daemon *d, berth_us now, struct berth_err *e
     x->fetched = 0;
     if (x->fetch_rc) {
         if (now - x->err_logged >= ERR_LOG_EVERY) { /* slurmctld away: keep serving */
-            fprintf(d->log, "berthd: %s\n", x->fetch_err.msg);
+            berth__exec_log(h, "berthd: %s\n", x->fetch_err.msg);
             x->err_logged = now;
         }
         return 0;
@@ -700,11 +700,10 @@ static int slurm_sync(struct berth__daemon *d, berth_us now, struct berth_err *e
     if (!x->changed)
         return 0;
     x->gen++;
-    d->sync_reads++;
+    h->counted_read(h->ctx);
     int rc = 0;
-    for (size_t i = 0; !x->mapped && !rc && i < d->njobs; i++) /* after a restart */
-        if (d->jobs[i] && d->jobs[i]->slurm_id &&
-            map_put(x, d->jobs[i]->slurm_id, (uint32_t)d->jobs[i]->id))
+    for (at = 0; !x->mapped && !rc && (j = h->next_job(h->ctx, BERTH_EXEC_ALL, &at));)
+        if (j->slurm_id && map_put(x, j->slurm_id, (uint32_t)j->id)) /* after a restart */
             rc = berth_err_set(err, BERTH_ENOMEM, "out of memory");
     x->mapped = 1;
     for (size_t i = 0; !rc && i < n; i++) {
@@ -712,16 +711,15 @@ static int slurm_sync(struct berth__daemon *d, berth_us now, struct berth_err *e
         uint32_t lid = map_get(x, sj->id);
         if (lid == UINT32_MAX)
             continue;
-        if (!lid && !(lid = claim(d, sj, now, err, &rc)))
+        if (!lid && !(lid = claim(x, sj, now, err, &rc)))
             continue;
-        struct berth__ljob *j = berth__daemon_job(d, lid);
+        j = h->job(h->ctx, lid);
         if (j && j->slurm_id == sj->id)
-            rc = update(d, j, sj, now, err);
+            rc = update(x, j, sj, now, err);
     }
     free(jobs);
-    for (size_t i = 0; !rc && i < d->njobs; i++) { /* jobs Slurm no longer knows */
-        struct berth__ljob *j = d->jobs[i];
-        if (!j || !j->slurm_id || j->sl_gen == x->gen || berth__lstate_final(j->state))
+    for (at = 0; !rc && (j = h->next_job(h->ctx, BERTH_EXEC_ALL, &at));) { /* Slurm forgot */
+        if (!j->slurm_id || j->sl_gen == x->gen || berth__lstate_final(j->state))
             continue;
         j->sl_gone = 1;
         if (j->proc)
@@ -729,20 +727,20 @@ static int slurm_sync(struct berth__daemon *d, berth_us now, struct berth_err *e
         if (!j->foreign) {
             j->slurm_id = 0; /* submitted again when it is placed */
         } else {             /* nothing left to run: it was cancelled or purged in Slurm */
-            rc = berth__daemon_cancel_locked(d, j, now, err);
+            rc = h->cancel(h->ctx, j, now, err);
             berth__ljob_note(j, now, j->state, "its Slurm job %u is gone", j->slurm_id);
-            rc = rc ? rc : berth__daemon_save(d, j, 0, err);
-            d->dirty = 1;
+            rc = rc ? rc : h->save(h->ctx, j, err);
+            h->pass_due(h->ctx);
         }
     }
     return rc;
 }
 
-static void slurm_prefetch(struct berth__daemon *d)
+static void slurm_prefetch(void *self)
 {
-    struct xslurm *x = xs_of(d);
-    berth_us now = berth__wall_us();
-    slurm_fetch(d, now);
+    struct xslurm *x = self;
+    berth_us now = x->h->now(x->h->ctx);
+    slurm_fetch(x, now);
     if (!x->nodes_fetched && now >= x->nodes_at) {
         struct berth_err e = {0};
         free(x->nodes);

@@ -2,46 +2,136 @@
  * (exec_local_ops.c: processes on this machine under the shim) and the slurm executor
  * (exec_slurm.c: Slurm jobs held until berth places them). The scheduler loop
  * (daemon_exec.c) and recovery (recover.c) drive both through it, so preemption, restart,
- * cancel and re-adoption follow one state machine whatever runs the job. */
+ * cancel and re-adoption follow one state machine whatever runs the job.
+ *
+ * An executor never sees the daemon. Each op gets the executor's own state (self, made by
+ * open, as a Slurm plugin's ops or a libuv handle do) and the job record it works on
+ * (live/jobs/ljob.h); whatever it must ask of berthd goes through the host interface below,
+ * which berthd fills (daemon/daemon_host.c) and a test can fake (tests/live/test_exec_local.c).
+ * exec/ sits below daemon/ and http/: no file here includes their headers. */
 #ifndef BERTH_LIVE_EXECUTOR_H
 #define BERTH_LIVE_EXECUTOR_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #include "berth/err.h"
 #include "berth/time.h"
 
-struct berth__daemon;
+struct berth_cluster;
+struct berth__lexec;
 struct berth__ljob;
+
+/* Which jobs berth__exec_host.next_job walks. */
+enum berth__exec_walk {
+    BERTH_EXEC_ALL = 0,  /* every job the host knows, by id */
+    BERTH_EXEC_BUSY = 1, /* those with an attempt or a launch due (the loop's work list) */
+};
+
+/* What berthd gives its executor, and what it promises.
+ *
+ * The host fills this before open and keeps it, unchanged, until close has returned; the
+ * executor may keep the pointer. Every callback is passed ctx.
+ *
+ * Threads and the lock: open and close are called with nothing else running (before berthd
+ * serves, after it stopped); prefetch from the scheduler loop's thread WITHOUT berthd's lock
+ * (so HTTP is served meanwhile); every other op under berthd's lock (the one mutex that
+ * guards the job table and the engine), from the loop's thread, except stop, which an HTTP
+ * thread may call too (a cancel), and which cancel below may call back. So an executor's
+ * state needs no lock of its own, as long as prefetch touches only what the ops under the
+ * lock take in from it at sync. The callbacks log and now may be called from any op; the
+ * others only from ops called under the lock, and only from the op's own thread. */
+struct berth__exec_host {
+    void *ctx;
+    /* where the job files live and how attempts run on this machine (exec_local.h): the
+     * state dir (control files in STATE/jobs/ID/), the spool dir (each job's own files),
+     * berthd's binary, multi-user mode, the log cap, the pids limit, cgroups */
+    const struct berth__lexec *files;
+    const char *gpus;       /* --gpus: a fake inventory (local); NULL: NVML. Slurm refuses it */
+    const char *slurm_conf; /* --slurm-conf (slurm); NULL: $SLURM_CONF or Slurm's default */
+
+    /* Writes one line of berthd's log (fmt ends with its newline). */
+    void (*log)(void *ctx, const char *fmt, va_list ap);
+    /* The wall clock: microseconds since the Unix epoch. */
+    berth_us (*now)(void *ctx);
+    /* The job's environment: its own, then berthd's variables (which win); devices = 1 adds
+     * those of one attempt on this machine (BERTH_ATTEMPT, CUDA_*, WORLD_SIZE, ...).
+     * NULL-terminated and malloc'd (berth__strv_free), NULL when out of memory. */
+    char **(*job_env)(void *ctx, const struct berth__ljob *j, int devices);
+    /* The job of id, or NULL. */
+    struct berth__ljob *(*job)(void *ctx, uint64_t id);
+    /* Walks the jobs walk names (enum berth__exec_walk), in id order or the work list's:
+     * the one after *cursor (0 starts), or NULL at the end. The walk may go on after the
+     * executor called cancel or save. */
+    struct berth__ljob *(*next_job)(void *ctx, int walk, size_t *cursor);
+    /* Nonzero, err saying why (naming the field), when j could never run here (more GPUs
+     * than the cluster has, a type it lacks, the policy's check). */
+    int (*refuses)(void *ctx, const struct berth__ljob *j, struct berth_err *err);
+    /* A job found outside berthd (an sbatch job) joins it: the host gives it a job token, an
+     * id and its user's accounting, and takes it into its table, to enter the queue at the
+     * next tick. Not journaled yet (save follows). On failure j is still the caller's. */
+    int (*adopt)(void *ctx, struct berth__ljob *j, struct berth_err *err);
+    /* j was cancelled outside berthd: it leaves the scheduler as a cancel makes it (an
+     * attempt that runs is asked to stop: stop is called back). Not journaled (save). */
+    int (*cancel)(void *ctx, struct berth__ljob *j, berth_us now, struct berth_err *err);
+    /* Journals j's current record (queued: a journal that cannot write retries it). */
+    int (*save)(void *ctx, struct berth__ljob *j, struct berth_err *err);
+    /* Takes server (an index of the inventory) out of placement (on = 1) or gives it back
+     * (0): 0 done, -1 not now (only an idle server is taken; one not taken is not given). */
+    int (*reserve)(void *ctx, uint32_t server, int on);
+    /* Something the policy sees changed: a scheduling pass is due. */
+    void (*pass_due)(void *ctx);
+    /* A sync read a changed list of the executor's jobs (counted for /v1/health). */
+    void (*counted_read)(void *ctx);
+};
+
+/* Logs through h (fmt ends with its newline). */
+static inline void berth__exec_log(const struct berth__exec_host *h, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static inline void berth__exec_log(const struct berth__exec_host *h, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    h->log(h->ctx, fmt, ap);
+    va_end(ap);
+}
 
 struct berth__executor {
     const char *name;
     const char *lost; /* how an attempt poll calls lost ended, for the job's history */
-    /* Builds d->cluster, the inventory the engine schedules (local: --gpus or NVML; slurm:
-     * slurmctld's nodes), and whatever the executor keeps in d->xs. */
-    int (*open)(struct berth__daemon *d, struct berth_err *err);
-    void (*close)(struct berth__daemon *d);
-    /* Before each tick, WITHOUT berthd's lock (so HTTP is served meanwhile): slow reads
-     * (slurm: the poll of slurmctld) whose result sync takes in. Touches nothing but the
-     * executor's own state. NULL: nothing. */
-    void (*prefetch)(struct berth__daemon *d);
-    /* Once per tick, under the lock, before the jobs are polled (local: reap shims; slurm: one poll
-     * of slurmctld, adopting sbatch jobs and holding jobs Slurm requeued itself). */
-    int (*sync)(struct berth__daemon *d, berth_us now, struct berth_err *err);
+    /* Makes the executor's state (*self) and the inventory the engine schedules
+     * (*inventory; local: --gpus or NVML; slurm: slurmctld's nodes), which is the host's from
+     * then on: it keeps it, unchanged, until after close. On failure nothing is left to
+     * close or free (*self and *inventory stay NULL). */
+    int (*open)(const struct berth__exec_host *h, void **self, struct berth_cluster **inventory,
+                struct berth_err *err);
+    void (*close)(void *self);
+    /* Before each tick, WITHOUT berthd's lock: slow reads (slurm: the poll of slurmctld)
+     * whose result sync takes in. Touches nothing but self. NULL: nothing. */
+    void (*prefetch)(void *self);
+    /* Once per tick, and once in recovery before the journaled attempts are polled (local:
+     * reap shims; slurm: one poll of slurmctld, adopting sbatch jobs and holding jobs Slurm
+     * requeued itself). NULL: nothing. */
+    int (*sync)(void *self, berth_us now, struct berth_err *err);
     /* A job entered the queue (slurm: it becomes a held Slurm job). NULL: nothing to do. */
-    int (*admit)(struct berth__daemon *d, struct berth__ljob *j, berth_us now,
-                 struct berth_err *err);
-    /* Starts attempt j->attempt on j->slots: 0 started; BERTH_EAGAIN not yet (j->launch_at
-     * says when to try again); any other code failed, err says why (the job is requeued). */
-    int (*launch)(struct berth__daemon *d, struct berth__ljob *j, berth_us now,
-                  struct berth_err *err);
+    int (*admit)(void *self, struct berth__ljob *j, berth_us now, struct berth_err *err);
+    /* Starts attempt j->attempt on j->slots (its record is journaled durably before):
+     * 0 started; BERTH_EAGAIN not yet (j->launch_at says when to try again); any other code
+     * failed, err says why (the job is requeued). */
+    int (*launch)(void *self, struct berth__ljob *j, berth_us now, struct berth_err *err);
     /* What became of the attempt: 0 still running (or starting), 1 ended (j->exit_code or
      * j->exit_signal set), 2 lost (it ended without a status; the job is requeued). */
-    int (*poll)(struct berth__daemon *d, struct berth__ljob *j);
+    int (*poll)(void *self, struct berth__ljob *j);
     /* Asks the attempt to stop: force 0 is the checkpoint request, 1 comes when the grace
      * period is over. j->then says what follows (requeue, restart, cancel). May be called
      * from an HTTP thread (a cancel), under the lock. */
-    void (*stop)(struct berth__daemon *d, struct berth__ljob *j, int force);
+    void (*stop)(void *self, struct berth__ljob *j, int force);
     /* Whether the journaled attempt j->attempt ever started (recovery words its note). */
-    int (*started)(struct berth__daemon *d, const struct berth__ljob *j);
+    int (*started)(void *self, const struct berth__ljob *j);
+    /* Bytes the log cap dropped from the attempt's stdout and its stderr so far: 0, or -1
+     * when there is nothing to say. NULL: the executor caps no logs. */
+    int (*dropped)(void *self, const struct berth__ljob *j, int64_t *out, int64_t *err_);
 };
 
 extern const struct berth__executor berth__exec_local, berth__exec_slurm;

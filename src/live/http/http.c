@@ -221,10 +221,9 @@ static int peer_uid(struct MHD_Connection *c, uid_t *uid)
     return 0;
 }
 
-#define UNAUTH "Authorization: expected 'Bearer TOKEN' with a valid token"
-
-/* Decides everything that needs no body: who calls, which route, whether the body may come.
- * Fills q->early with the answer when the request is refused now. */
+/* Decides everything that needs no body: who calls, which route, whether the route lets that
+ * caller in (the routes' berth__route_admit: what a job token may do), whether the body may
+ * come. Fills q->early with the answer when the request is refused now. */
 static void admit(struct berth__daemon *d, struct MHD_Connection *c, int local, const char *url,
                   const char *method, struct req *q)
 {
@@ -239,14 +238,14 @@ static void admit(struct berth__daemon *d, struct MHD_Connection *c, int local, 
         who_ok = !peer_uid(c, &uid) && !berth__auth_peer(d->auth, uid, who);
     }
     pthread_mutex_unlock(&d->mu);
-    job_tok = tok && !who_ok; /* maybe a job's own token: checked against the path's job */
+    job_tok = tok && !who_ok; /* maybe a job's own token: the route checks it */
     int path_known;
     q->rt = berth__route_find(method, url, &q->id, &path_known);
     if (!who_ok && !job_tok) {
         berth__hresp_error(&q->early, 401,
                            local ? "caller: this account may not use berthd (peer credentials "
                                    "of the Unix socket)"
-                                 : UNAUTH);
+                                 : BERTH_HTTP_UNAUTH);
         return;
     }
     if (!q->rt) {
@@ -254,23 +253,8 @@ static void admit(struct berth__daemon *d, struct MHD_Connection *c, int local, 
                            path_known ? "method not allowed" : "no such route");
         return;
     }
-    if (job_tok) {
-        pthread_mutex_lock(&d->mu);
-        struct berth__ljob *j = q->id ? berth__daemon_job(d, q->id) : NULL;
-        int mine = j && j->token[0] && berth__auth_same(j->token, tok);
-        pthread_mutex_unlock(&d->mu);
-        if (!mine) {
-            berth__hresp_error(&q->early, 401, UNAUTH);
-            return;
-        }
-        if (!q->rt->job_token_ok) {
-            berth__hresp_error(&q->early, 403, "a job token may only post its own job's progress");
-            return;
-        }
-        memset(who, 0, sizeof *who);
-        who->job_token = 1;
-        q->job_token_id = q->id;
-    }
+    if (berth__route_admit(d, q->rt, q->id, job_tok ? tok : NULL, who, &q->job_token_id, &q->early))
+        return;
     const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Length");
     if (cl && strtoull(cl, NULL, 10) > d->o.max_body)
         q->too_big = 1;

@@ -1,4 +1,5 @@
-/* The HTTP API's routes (see docs/api.md): one table, one small handler each. */
+/* The HTTP API's routes (see docs/api.md): one table, one small handler each, and what a
+ * job's own token may do on them. */
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -12,6 +13,30 @@
 #include "live/http/routes.h"
 
 #define LOG_CHUNK (1 << 20)
+
+int berth__route_admit(struct berth__daemon *d, const struct berth__route *rt, uint64_t id,
+                       const char *job_token, struct berth__caller *who, uint64_t *job_id,
+                       struct berth__hresp *out)
+{
+    if (!job_token)
+        return 0;
+    pthread_mutex_lock(&d->mu);
+    struct berth__ljob *j = id ? berth__daemon_job(d, id) : NULL;
+    int mine = j && j->token[0] && berth__auth_same(j->token, job_token);
+    pthread_mutex_unlock(&d->mu);
+    if (!mine) {
+        berth__hresp_error(out, 401, BERTH_HTTP_UNAUTH);
+        return 401;
+    }
+    if (!rt->job_token_ok) {
+        berth__hresp_error(out, 403, "a job token may only post its own job's progress");
+        return 403;
+    }
+    memset(who, 0, sizeof *who);
+    who->job_token = 1;
+    *job_id = id;
+    return 0;
+}
 
 static int may_touch(const struct berth__hreq *r, const struct berth__ljob *j)
 {

@@ -1,5 +1,5 @@
 /* The HTTP API's one table of routes and what a handler sees (http.c parses, authenticates
- * and dispatches; routes.c answers). */
+ * the caller and dispatches; routes.c decides what a job token may do and answers). */
 #ifndef BERTH_LIVE_ROUTES_H
 #define BERTH_LIVE_ROUTES_H
 
@@ -39,6 +39,9 @@ struct berth__route {
     int job_token_ok; /* a job's own token may call it (progress only) */
 };
 
+/* The answer to a bearer token that is no valid token (401). */
+#define BERTH_HTTP_UNAUTH "Authorization: expected 'Bearer TOKEN' with a valid token"
+
 extern const struct berth__route berth__routes[];
 extern const size_t berth__nroutes;
 
@@ -49,6 +52,17 @@ void berth__hresp_error(struct berth__hresp *out, int status, const char *msg);
 /* The route of method and url ({id} into *id), or NULL (*path_known says 405 or 404). */
 const struct berth__route *berth__route_find(const char *method, const char *url, uint64_t *id,
                                              int *path_known);
+/* Whether the caller may call rt, decided from the headers alone, before any body byte is
+ * kept (docs/api.md "Authentication", step 3): 0, or the refusal in out (its status set,
+ * and returned). job_token NULL: the caller is a user (who, authenticated by http.c); what
+ * it may touch is its handler's to say. Else the bearer token is no user token and is taken
+ * for the token of the job of the path's {id}: 401 when the route has no {id}, there is no
+ * such job, or the token is not that job's; 403 when it is, but the route does not take job
+ * tokens; else *who becomes that job's caller (who->job_token) and *job_id its id. Takes
+ * d->mu for the look-up. */
+int berth__route_admit(struct berth__daemon *d, const struct berth__route *rt, uint64_t id,
+                       const char *job_token, struct berth__caller *who, uint64_t *job_id,
+                       struct berth__hresp *out);
 /* Answers an authenticated request on its route (http.c calls it once the body is in; the
  * request fuzzer calls it directly). */
 void berth__http_dispatch(struct berth__daemon *d, const struct berth__route *rt,

@@ -79,6 +79,20 @@ void berth__strv_free(char **v)
     free(v);
 }
 
+int berth__env_add(char ***v, size_t *n, size_t *cap, const char *k, const char *val)
+{
+    size_t len = strlen(k) + strlen(val) + 2;
+    char *s = malloc(len);
+    if (!s || BERTH_GROW(*v, *cap, *n + 2)) {
+        free(s);
+        return -1;
+    }
+    snprintf(s, len, "%s=%s", k, val);
+    (*v)[(*n)++] = s;
+    (*v)[*n] = NULL;
+    return 0;
+}
+
 void berth__ljob_free(struct berth__ljob *j)
 {
     if (!j)

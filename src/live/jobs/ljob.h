@@ -148,6 +148,9 @@ int berth__ljob_from_journal(const json_t *doc, struct berth__ljob **out, struct
 
 /* Frees a NULL-terminated vector of malloc'd strings and each string (NULL is fine). */
 void berth__strv_free(char **v);
+/* Appends "K=V" to the NULL-terminated vector *v of *n strings (capacity *cap). 0, or -1 when
+ * out of memory. */
+int berth__env_add(char ***v, size_t *n, size_t *cap, const char *k, const char *val);
 
 /* Signal names: "SIGTERM" or "TERM" (numbers are refused: they differ between
  * architectures); -1 when unknown. */
