@@ -15,7 +15,7 @@ TEST_PACKAGES = python3-torch man-db
 SLURM_PACKAGES = munge slurmctld slurmd slurm-client libslurm-dev
 
 .PHONY: all deps build asan demo test test-plain test-asan test-deps test-slurm test-isolation fuzz bench \
-	lint format compilers install uninstall clean
+	lint layers format compilers install uninstall clean
 
 all: build
 
@@ -110,6 +110,10 @@ lint:
 	@clang-format --dry-run --Werror $(C_FILES)
 	@! grep -nE '\b(strcpy|strcat|sprintf|vsprintf|gets|atoi|atol|atof)\s*\(' $(SRC_FILES) \
 		|| (echo "banned function above (use snprintf, strtol and friends)"; exit 1)
+
+# The layer rule (docs/design.md, "Layers") on the built objects' symbols and the includes.
+layers: build
+	@python3 scripts/check-layers.py $(BUILD)
 
 format:
 	@clang-format -i $(C_FILES)

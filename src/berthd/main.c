@@ -13,6 +13,7 @@
 #include "berth/berth.h"
 #include "live/daemon/daemon.h"
 #include "live/daemon/options.h"
+#include "live/http/http.h"
 #include "slurmapi/slurm_api.h"
 
 static struct berth__daemon *running;
@@ -90,7 +91,8 @@ int main(int argc, char **argv)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
-    if (berth__daemon_run(d, &err)) {
+    static const struct berth__daemon_server http = {berth__http_start, berth__http_stop};
+    if (berth__daemon_run(d, &http, &err)) {
         fprintf(stderr, "berthd: %s\n", err.msg);
         rc = 1;
     } else {

@@ -21,7 +21,7 @@ static const struct cli_flag sim_flags[] = {
      CLI_STR_AT(A, format)},
     {"policy", 0, "NAME", "scheduling policy (default fifo); `berth policies` lists them",
      CLI_STR_AT(A, o.policy)},
-    {"placement", 0, "P", "consolidate, spread or best-fit (default: the policy's)",
+    {"placement", 0, "P", "consolidate, spread, best-fit or fgd (default: the policy's)",
      CLI_STR_AT(A, o.placement)},
     {"seed", 0, "N", "seed for every random draw (default 1)", CLI_U64_AT(A, o.seed)},
     {"quantum", 0, "S", "time slice of las and salus-fair, in seconds (default 60)",
@@ -158,11 +158,15 @@ int cmd_sim(int argc, char **argv)
         fprintf(stderr, ")\n");
         return EXIT_BAD_INPUT;
     }
-    if (a.o.placement && berth_placement_find(a.o.placement) < 0)
-        return cli_usage_error("sim",
-                               "--placement: unknown placement '%s' (expected consolidate, "
-                               "spread or best-fit)",
-                               a.o.placement);
+    if (a.o.placement && berth_placement_find(a.o.placement) < 0) {
+        char names[256] = "";
+        size_t o = 0;
+        for (size_t i = 0; i < berth_placement_count() && o < sizeof names; i++)
+            o += (size_t)snprintf(names + o, sizeof names - o, "%s%s", i ? ", " : "",
+                                  berth_placement_name(i));
+        return cli_usage_error("sim", "--placement: unknown placement '%s' (expected one of: %s)",
+                               a.o.placement, names);
+    }
     struct berth_err err = {0};
     struct berth_cluster *c = NULL;
     struct berth_trace *t = NULL;

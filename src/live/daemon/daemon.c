@@ -404,9 +404,10 @@ void berth__daemon_reload(struct berth__daemon *d)
     fflush(d->log);
 }
 
-int berth__daemon_run(struct berth__daemon *d, struct berth_err *err)
+int berth__daemon_run(struct berth__daemon *d, const struct berth__daemon_server *srv,
+                      struct berth_err *err)
 {
-    int rc = berth__http_start(d, err);
+    int rc = srv->start(d, err);
     if (rc)
         return rc;
     snprintf(d->api_url, sizeof d->api_url, "http://%s:%d", d->o.addr, d->bound_port);
@@ -414,7 +415,7 @@ int berth__daemon_run(struct berth__daemon *d, struct berth_err *err)
     rc = berth__daemon_recover(d, err);
     pthread_mutex_unlock(&d->mu);
     if (rc) {
-        berth__http_stop(d);
+        srv->stop(d);
         return rc;
     }
     if (d->o.port_file) {
@@ -458,6 +459,6 @@ int berth__daemon_run(struct berth__daemon *d, struct berth_err *err)
         }
     }
     pthread_mutex_unlock(&d->mu);
-    berth__http_stop(d);
+    srv->stop(d);
     return rc;
 }

@@ -100,10 +100,19 @@ struct berth__daemon {
     berth_us tick_sum_us, tick_max_us, sync_sum_us, sync_max_us, pass_sum_us, pass_max_us;
 };
 
+/* The front end the daemon serves through, started once recovery can begin (so the bound
+ * port is known) and stopped after the loop: the HTTP server (http/http.h), handed in by
+ * berthd's main, so the daemon room never calls up into http/. */
+struct berth__daemon_server {
+    int (*start)(struct berth__daemon *d, struct berth_err *err);
+    void (*stop)(struct berth__daemon *d);
+};
+
 int berth__daemon_create(const struct berth__daemon_opts *o, struct berth__daemon **out,
                          struct berth_err *err);
 /* Serves until stop is set (by a signal handler). */
-int berth__daemon_run(struct berth__daemon *d, struct berth_err *err);
+int berth__daemon_run(struct berth__daemon *d, const struct berth__daemon_server *srv,
+                      struct berth_err *err);
 void berth__daemon_destroy(struct berth__daemon *d);
 
 berth_us berth__wall_us(void);
@@ -175,13 +184,6 @@ void berth__daemon_on_migrate(void *ctx, struct berth_job *j, berth_us now);
 
 /* Restores every job from the journal (at create). */
 int berth__daemon_recover(struct berth__daemon *d, struct berth_err *err);
-
-/* The HTTP server (http.c). */
-int berth__http_start(struct berth__daemon *d, struct berth_err *err);
-void berth__http_stop(struct berth__daemon *d);
-/* Connections open now, and those its watchdog closed for missing a deadline. */
-void berth__http_stats(struct berth__daemon *d, uint64_t *open, uint64_t *cut_headers,
-                       uint64_t *cut_body);
 
 /* Reads the token file and the config file's limits again (SIGHUP), keeping the old ones
  * when either is bad; says what it did in the log. Takes d->mu. */

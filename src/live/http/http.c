@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "io/json_load.h"
+#include "live/http/http.h"
 #include "live/http/routes.h"
 #include "util/mem.h"
 

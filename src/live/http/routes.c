@@ -10,6 +10,7 @@
 #include "live/exec/cgroup.h"
 #include "model/cluster.h"
 #include "live/jobs/report.h"
+#include "live/http/http.h"
 #include "live/http/routes.h"
 
 #define LOG_CHUNK (1 << 20)

@@ -1,0 +1,18 @@
+/* berthd's HTTP server (http.c, on libmicrohttpd): TCP and the Unix socket, the caller
+ * authenticated before any body byte is kept, deadlines and per-address caps, requests
+ * handed to the routes (routes.h). berthd's main gives start and stop to the daemon's run
+ * (daemon.h's berth__daemon_server). */
+#ifndef BERTH_LIVE_HTTP_HTTP_H
+#define BERTH_LIVE_HTTP_HTTP_H
+
+#include <stdint.h>
+
+#include "live/daemon/daemon.h"
+
+int berth__http_start(struct berth__daemon *d, struct berth_err *err);
+void berth__http_stop(struct berth__daemon *d);
+/* Connections open now, and those its watchdog closed for missing a deadline. */
+void berth__http_stats(struct berth__daemon *d, uint64_t *open, uint64_t *cut_headers,
+                       uint64_t *cut_body);
+
+#endif
