@@ -32,8 +32,8 @@ int main(int argc, char **argv)
     snprintf(spec, sizeof spec, "%ldx8:a100", servers);
     struct berth_err err = {0};
     struct berth_cluster *c = NULL;
-    struct berth_engine *e = NULL;
-    struct berth_params p = {.quantum_us = 60 * BERTH_US_PER_S};
+    struct berth__engine *e = NULL;
+    struct berth__params p = {.quantum_us = 60 * BERTH_US_PER_S};
     if (berth_cluster_parse(spec, &c, &err) ||
         berth__engine_create(c, policy, NULL, &p, NULL, &e, &err)) {
         fprintf(stderr, "bench_pass: %s\n", err.msg);

@@ -32,21 +32,21 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static void fold(struct berth_job *j, berth_us now)
+static void fold(struct berth__job *j, berth_us now)
 {
     j->done = berth__job_done(j, now);
     j->progress_at = now;
 }
 
 /* a step job runs at the model's rate for its gang on V100s (type 0), consolidated */
-static void on_start(void *ctx, struct berth_job *j, berth_us now)
+static void on_start(void *ctx, struct berth__job *j, berth_us now)
 {
-    const struct berth_engine *e = ctx;
+    const struct berth__engine *e = ctx;
     fold(j, now);
     j->rate = berth__tput_rate(e->tput, j->cls, e->tput_type[0], j->gpus, 0) / 1e6;
 }
 
-static void on_stop(void *ctx, struct berth_job *j, berth_us now)
+static void on_stop(void *ctx, struct berth__job *j, berth_us now)
 {
     (void)ctx;
     fold(j, now);
@@ -90,7 +90,7 @@ int main(int argc, char **argv)
     struct berth_trace *t = NULL;
     struct berth_cluster *c = NULL;
     struct berth_tput *m = NULL;
-    struct berth_engine *e = NULL;
+    struct berth__engine *e = NULL;
     char spec[64];
     snprintf(spec, sizeof spec, "%ldx%ld:v100", servers, gpus);
     int rc = berth_gen(&go, &t, &err);
@@ -117,8 +117,8 @@ int main(int argc, char **argv)
         }
     }
     /* the simulator's defaults (berth_sim_opts_init): 60 s quantum, policies' own rounds */
-    struct berth_params params = {.seed = 1, .quantum_us = 60 * BERTH_US_PER_S};
-    struct berth_exec ex = {.start = on_start, .stop = on_stop, .migrate = on_start};
+    struct berth__params params = {.seed = 1, .quantum_us = 60 * BERTH_US_PER_S};
+    struct berth__engine_exec ex = {.start = on_start, .stop = on_stop, .migrate = on_start};
     if (!rc)
         rc = berth__engine_create(c, policy, NULL, &params, &ex, &e, &err);
     if (!rc)
@@ -128,7 +128,7 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < n && !rc; i++) {
         uint32_t idx;
         rc = berth__engine_add(e, &specs[i], &idx, &err);
-        struct berth_job *j = rc ? NULL : &e->jobs[idx];
+        struct berth__job *j = rc ? NULL : &e->jobs[idx];
         if (j && (j->cls = berth__tput_class_find(m, specs[i].job_type)) < 0)
             rc = berth_err_set(&err, BERTH_EINPUT, "job type %s not in the model",
                                specs[i].job_type);

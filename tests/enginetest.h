@@ -14,8 +14,8 @@
 struct enginetest {
     struct berth_trace *t;
     struct berth_cluster *c;
-    struct berth_engine *e; /* e->jobs[i] is the trace's i-th job (rows in arrival order) */
-    berth_us *passes;       /* the instant of every pass, in order */
+    struct berth__engine *e; /* e->jobs[i] is the trace's i-th job (rows in arrival order) */
+    berth_us *passes;        /* the instant of every pass, in order */
     size_t npasses;
 };
 
@@ -29,16 +29,16 @@ static inline void enginetest_free(struct enginetest *et)
 }
 
 /* When set, called with the engine after every pass; nonzero fails the run. */
-static int (*enginetest_after_pass)(const struct berth_engine *e);
+static int (*enginetest_after_pass)(const struct berth__engine *e);
 
 /* The next instant something happens: an arrival, a completion or the policy's timer. */
-static inline berth_us enginetest_next(const struct berth_engine *e, size_t next, berth_us tick)
+static inline berth_us enginetest_next(const struct berth__engine *e, size_t next, berth_us tick)
 {
     berth_us t = tick;
     if (next < e->njobs && (t == BERTH_TIME_NONE || e->jobs[next].spec->arrival_us < t))
         t = e->jobs[next].spec->arrival_us;
     for (size_t i = 0; i < e->njobs; i++) {
-        const struct berth_job *j = &e->jobs[i];
+        const struct berth__job *j = &e->jobs[i];
         berth_us f = j->since + j->spec->duration_us - j->run_us;
         if (j->state == BERTH_JOB_RUNNING && (t == BERTH_TIME_NONE || f < t))
             t = f;
@@ -52,9 +52,9 @@ static inline berth_us enginetest_next(const struct berth_engine *e, size_t next
  * policy's view. Returns 0 with et filled (free it with enginetest_free), or the error code
  * with err filled. */
 static inline int enginetest_run_exec(const char *csv, const char *cluster, const char *policy,
-                                      const struct berth_params *params, void (*hook)(void *self),
-                                      const struct berth_exec *exec,
-                                      double (*metric)(void *, const struct berth_job *, berth_us),
+                                      const struct berth__params *params, void (*hook)(void *self),
+                                      const struct berth__engine_exec *exec,
+                                      double (*metric)(void *, const struct berth__job *, berth_us),
                                       struct enginetest *et, struct berth_err *err)
 {
     memset(et, 0, sizeof *et);
@@ -85,7 +85,7 @@ static inline int enginetest_run_exec(const char *csv, const char *cluster, cons
     berth_us now, tick = BERTH_TIME_NONE;
     while ((now = enginetest_next(et->e, next, tick)) != BERTH_TIME_NONE && !rc) {
         for (size_t i = 0; i < n && !rc; i++) {
-            const struct berth_job *j = &et->e->jobs[i];
+            const struct berth__job *j = &et->e->jobs[i];
             if (j->state == BERTH_JOB_RUNNING && j->since + j->spec->duration_us - j->run_us == now)
                 rc = berth__engine_finish(et->e, (uint32_t)i, now, err);
         }
@@ -120,7 +120,7 @@ static inline int enginetest_run_exec(const char *csv, const char *cluster, cons
 
 /* enginetest_run_exec with no executor and no metric. */
 static inline int enginetest_run(const char *csv, const char *cluster, const char *policy,
-                                 const struct berth_params *params, void (*hook)(void *self),
+                                 const struct berth__params *params, void (*hook)(void *self),
                                  struct enginetest *et, struct berth_err *err)
 {
     return enginetest_run_exec(csv, cluster, policy, params, hook, NULL, NULL, et, err);

@@ -34,7 +34,7 @@ static inline void verify_ok(const struct berth_cluster *c)
 
 struct pjob {
     struct berth_jobspec spec;
-    struct berth_job job;
+    struct berth__job job;
 };
 
 static inline void pjob_init(struct pjob *p, uint32_t idx, const char *id, int32_t gpus, int single,
@@ -61,7 +61,7 @@ static inline int cmp_slot(const void *a, const void *b)
 }
 
 /* A job's GPUs, sorted: "2:0 2:1 0:6" style ("server:gpu", by server then GPU). */
-static inline const char *slots_of(const struct berth_job *j)
+static inline const char *slots_of(const struct berth__job *j)
 {
     static char buf[1024];
     struct berth__slot s[128];

@@ -78,10 +78,10 @@ static inline void pt_sim(const char *csv, const char *cluster, const char *poli
 }
 
 /* The jobs of a finished engine run as pt_got rows (g has room for e->njobs). */
-static inline size_t pt_from_engine(const struct berth_engine *e, struct pt_got *g)
+static inline size_t pt_from_engine(const struct berth__engine *e, struct pt_got *g)
 {
     for (size_t i = 0; i < e->njobs; i++) {
-        const struct berth_job *j = &e->jobs[i];
+        const struct berth__job *j = &e->jobs[i];
         g[i] =
             (struct pt_got){j->spec->id, j->spec->arrival_us, j->spec->duration_us, j->first_start,
                             j->finish,   j->run_us,           j->preemptions};
@@ -91,7 +91,7 @@ static inline size_t pt_from_engine(const struct berth_engine *e, struct pt_got 
 
 /* Runs csv under policy with params through the engine driver and checks it against w. */
 static inline void pt_engine(const char *csv, const char *cluster, const char *policy,
-                             const struct berth_params *params, const struct pt_want *w, size_t nw,
+                             const struct berth__params *params, const struct pt_want *w, size_t nw,
                              double avg_jct, int preemptions)
 {
     struct enginetest et;
@@ -130,7 +130,7 @@ static inline int pt_compare(const struct pt_got *got, const struct pt_got *ref,
  * (params and hook), and writes each job's start, finish and preemptions to got (room for
  * every job). Returns 0 or the error code. */
 static inline int pt_run_into(const char *csv, const char *cluster, const char *policy,
-                              const struct berth_params *params, void (*hook)(void *self),
+                              const struct berth__params *params, void (*hook)(void *self),
                               struct pt_got *got)
 {
     struct berth_err err = {0};

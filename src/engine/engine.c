@@ -7,10 +7,10 @@
 #include "model/alloc.h"
 
 int berth__engine_create(const struct berth_cluster *c, const char *policy, const char *placement,
-                         const struct berth_params *params, const struct berth_exec *exec,
-                         struct berth_engine **out, struct berth_err *err)
+                         const struct berth__params *params, const struct berth__engine_exec *exec,
+                         struct berth__engine **out, struct berth_err *err)
 {
-    const struct berth_policy_ops *ops = berth__policy_lookup(policy);
+    const struct berth__policy_ops *ops = berth__policy_lookup(policy);
     if (!ops) {
         char names[512] = "";
         size_t o = 0;
@@ -29,7 +29,7 @@ int berth__engine_create(const struct berth_cluster *c, const char *policy, cons
     int rc = berth__placement_open(placement ? placement : ops->default_placement, &place, err);
     if (rc)
         return rc;
-    struct berth_engine *e = calloc(1, sizeof *e);
+    struct berth__engine *e = calloc(1, sizeof *e);
     if (!e) {
         berth__placement_close(&place);
         return berth_err_set(err, BERTH_ENOMEM, "engine: out of memory");
@@ -56,7 +56,7 @@ int berth__engine_create(const struct berth_cluster *c, const char *policy, cons
     return 0;
 }
 
-void berth__engine_destroy(struct berth_engine *e)
+void berth__engine_destroy(struct berth__engine *e)
 {
     if (!e)
         return;
@@ -77,7 +77,7 @@ void berth__engine_destroy(struct berth_engine *e)
     free(e);
 }
 
-int berth__engine_set_tput(struct berth_engine *e, const struct berth_tput *m,
+int berth__engine_set_tput(struct berth__engine *e, const struct berth_tput *m,
                            struct berth_err *err)
 {
     free(e->tput_type);
@@ -94,7 +94,7 @@ int berth__engine_set_tput(struct berth_engine *e, const struct berth_tput *m,
     return 0;
 }
 
-int berth__engine_reserve_pool(struct berth_engine *e, const char *pool, size_t *n,
+int berth__engine_reserve_pool(struct berth__engine *e, const char *pool, size_t *n,
                                struct berth_err *err)
 {
     struct berth_cluster *c = e->cluster;
@@ -111,7 +111,7 @@ int berth__engine_reserve_pool(struct berth_engine *e, const char *pool, size_t 
     return 0;
 }
 
-int berth__engine_check(struct berth_engine *e, uint32_t *bad, struct berth_err *err)
+int berth__engine_check(struct berth__engine *e, uint32_t *bad, struct berth_err *err)
 {
     for (size_t i = 0; i < e->njobs && e->ops->check; i++) {
         int rc = e->ops->check(e->self, e->cluster, &e->jobs[i], err);
@@ -123,12 +123,12 @@ int berth__engine_check(struct berth_engine *e, uint32_t *bad, struct berth_err 
     return 0;
 }
 
-int berth__engine_add(struct berth_engine *e, const struct berth_jobspec *spec, uint32_t *idx,
+int berth__engine_add(struct berth__engine *e, const struct berth_jobspec *spec, uint32_t *idx,
                       struct berth_err *err)
 {
     if (e->njobs >= UINT32_MAX - 1 || BERTH_GROW(e->jobs, e->cap, e->njobs + 1))
         return berth_err_set(err, BERTH_ENOMEM, "engine: out of memory");
-    struct berth_job *j = &e->jobs[e->njobs];
+    struct berth__job *j = &e->jobs[e->njobs];
     if (berth__job_init(j, spec, (uint32_t)e->njobs, e->cluster))
         return berth_err_set(err, BERTH_EINPUT, "job %s: GPU type '%s' is not in the cluster",
                              spec->id, spec->gpu_type);
@@ -147,9 +147,9 @@ static int push(uint32_t **list, size_t *n, size_t *cap, uint32_t j)
     return 0;
 }
 
-int berth__engine_arrive(struct berth_engine *e, uint32_t ji, berth_us now, struct berth_err *err)
+int berth__engine_arrive(struct berth__engine *e, uint32_t ji, berth_us now, struct berth_err *err)
 {
-    struct berth_job *j = &e->jobs[ji];
+    struct berth__job *j = &e->jobs[ji];
     if (j->state != BERTH_JOB_WAITING)
         return berth_err_set(err, BERTH_EINTERNAL, "engine: job %s arrived twice", j->spec->id);
     if (push(&e->arrived, &e->narrived, &e->arrived_cap, ji))
@@ -160,9 +160,9 @@ int berth__engine_arrive(struct berth_engine *e, uint32_t ji, berth_us now, stru
     return 0;
 }
 
-int berth__engine_finish(struct berth_engine *e, uint32_t ji, berth_us now, struct berth_err *err)
+int berth__engine_finish(struct berth__engine *e, uint32_t ji, berth_us now, struct berth_err *err)
 {
-    struct berth_job *j = &e->jobs[ji];
+    struct berth__job *j = &e->jobs[ji];
     if (j->state != BERTH_JOB_RUNNING)
         return berth_err_set(err, BERTH_EINTERNAL, "engine: job %s finished while not running",
                              j->spec->id);
@@ -179,9 +179,9 @@ int berth__engine_finish(struct berth_engine *e, uint32_t ji, berth_us now, stru
     return 0;
 }
 
-int berth__engine_cancel(struct berth_engine *e, uint32_t ji, berth_us now, struct berth_err *err)
+int berth__engine_cancel(struct berth__engine *e, uint32_t ji, berth_us now, struct berth_err *err)
 {
-    struct berth_job *j = &e->jobs[ji];
+    struct berth__job *j = &e->jobs[ji];
     if (j->state == BERTH_JOB_RUNNING)
         return berth__engine_finish(e, ji, now, err);
     if (j->state != BERTH_JOB_PENDING)
@@ -201,9 +201,9 @@ int berth__engine_cancel(struct berth_engine *e, uint32_t ji, berth_us now, stru
     return 0;
 }
 
-int berth__engine_requeue(struct berth_engine *e, uint32_t ji, berth_us now, struct berth_err *err)
+int berth__engine_requeue(struct berth__engine *e, uint32_t ji, berth_us now, struct berth_err *err)
 {
-    struct berth_job *j = &e->jobs[ji];
+    struct berth__job *j = &e->jobs[ji];
     if (j->state != BERTH_JOB_RUNNING)
         return berth_err_set(err, BERTH_EINTERNAL, "engine: job %s requeued while not running",
                              j->spec->id);
@@ -217,10 +217,10 @@ int berth__engine_requeue(struct berth_engine *e, uint32_t ji, berth_us now, str
     return 0;
 }
 
-int berth__engine_adopt(struct berth_engine *e, uint32_t ji, const struct berth__slot *slots,
+int berth__engine_adopt(struct berth__engine *e, uint32_t ji, const struct berth__slot *slots,
                         int32_t n, berth_us now, struct berth_err *err)
 {
-    struct berth_job *j = &e->jobs[ji];
+    struct berth__job *j = &e->jobs[ji];
     const struct berth_jobspec *s = j->spec;
     if (j->state != BERTH_JOB_WAITING)
         return berth_err_set(err, BERTH_EINTERNAL, "engine: job %s adopted twice", s->id);
@@ -263,10 +263,10 @@ int berth__engine_adopt(struct berth_engine *e, uint32_t ji, const struct berth_
     return 0;
 }
 
-int berth__engine_reestimate(struct berth_engine *e, uint32_t ji, berth_us est_us, berth_us now,
+int berth__engine_reestimate(struct berth__engine *e, uint32_t ji, berth_us est_us, berth_us now,
                              struct berth_err *err)
 {
-    struct berth_job *j = &e->jobs[ji];
+    struct berth__job *j = &e->jobs[ji];
     if (est_us < 1 || (j->state != BERTH_JOB_RUNNING && j->state != BERTH_JOB_PENDING))
         return berth_err_set(err, BERTH_EINTERNAL, "engine: job %s cannot be re-estimated",
                              j->spec->id);
@@ -281,12 +281,12 @@ int berth__engine_reestimate(struct berth_engine *e, uint32_t ji, berth_us est_u
     return 0;
 }
 
-static void commit(struct berth_engine *e, berth_us now)
+static void commit(struct berth__engine *e, berth_us now)
 {
-    struct berth_plan *p = &e->plan;
+    struct berth__plan *p = &e->plan;
     for (size_t i = 0; i < p->ntouched; i++) {
-        const struct berth_plan_touch *t = &p->touched[i];
-        struct berth_job *j = &e->jobs[t->job];
+        const struct berth__touched *t = &p->touched[i];
+        struct berth__job *j = &e->jobs[t->job];
         int running = j->state == BERTH_JOB_RUNNING;
         if (!t->was_running && running) {
             if (j->first_start == BERTH_TIME_NONE)
@@ -317,7 +317,7 @@ static void commit(struct berth_engine *e, berth_us now)
     e->nrunning = p->nrunning;
 }
 
-int berth__engine_pass(struct berth_engine *e, berth_us now, struct berth_err *err)
+int berth__engine_pass(struct berth__engine *e, berth_us now, struct berth_err *err)
 {
     int rc = berth__plan_open(&e->plan, e->cluster, e->jobs, e->njobs, now, &e->place, e->npending,
                               e->nrunning);
@@ -326,7 +326,7 @@ int berth__engine_pass(struct berth_engine *e, berth_us now, struct berth_err *e
     if (e->place.ops->prepare &&
         (rc = e->place.ops->prepare(e->place.self, e->cluster, e->jobs, e->njobs, err)))
         return rc;
-    struct berth_view v = {
+    struct berth__view v = {
         .now = now,
         .cluster = e->cluster,
         .jobs = e->jobs,
@@ -368,25 +368,25 @@ int berth__engine_pass(struct berth_engine *e, berth_us now, struct berth_err *e
     return 0;
 }
 
-berth_us berth__engine_next_pass(struct berth_engine *e, berth_us now)
+berth_us berth__engine_next_pass(struct berth__engine *e, berth_us now)
 {
     if (!e->ops->next_pass)
         return BERTH_TIME_NONE;
-    struct berth_view v = {.now = now,
-                           .cluster = e->cluster,
-                           .jobs = e->jobs,
-                           .njobs = e->njobs,
-                           .npending = e->npending,
-                           .nrunning = e->nrunning,
-                           .tput = e->tput,
-                           .tput_type = e->tput_type,
-                           .metric = e->metric,
-                           .metric_ctx = e->metric_ctx,
-                           .infer_demand = e->infer_demand};
+    struct berth__view v = {.now = now,
+                            .cluster = e->cluster,
+                            .jobs = e->jobs,
+                            .njobs = e->njobs,
+                            .npending = e->npending,
+                            .nrunning = e->nrunning,
+                            .tput = e->tput,
+                            .tput_type = e->tput_type,
+                            .metric = e->metric,
+                            .metric_ctx = e->metric_ctx,
+                            .infer_demand = e->infer_demand};
     return e->ops->next_pass(e->self, &v);
 }
 
-int berth__engine_verify(const struct berth_engine *e, struct berth_err *err)
+int berth__engine_verify(const struct berth__engine *e, struct berth_err *err)
 {
     int rc = berth__cluster_verify(e->cluster, err);
     if (rc)
@@ -406,7 +406,7 @@ int berth__engine_verify(const struct berth_engine *e, struct berth_err *err)
     }
     size_t pending = 0, running = 0, done = 0;
     for (size_t i = 0; i < e->njobs && !rc; i++) {
-        const struct berth_job *j = &e->jobs[i];
+        const struct berth__job *j = &e->jobs[i];
         pending += j->state == BERTH_JOB_PENDING;
         done += j->state == BERTH_JOB_DONE;
         if (j->state != BERTH_JOB_RUNNING)

@@ -10,28 +10,28 @@
 
 #include "sched/plan.h"
 
-struct berth_exec {
+struct berth__engine_exec {
     void *ctx;
-    void (*start)(void *ctx, struct berth_job *j, berth_us now); /* got its GPUs */
-    void (*stop)(void *ctx, struct berth_job *j, berth_us now);  /* preempted: pending */
+    void (*start)(void *ctx, struct berth__job *j, berth_us now); /* got its GPUs */
+    void (*stop)(void *ctx, struct berth__job *j, berth_us now);  /* preempted: pending */
     /* other GPUs (or, after an elastic resize, another gang size), still runs */
-    void (*migrate)(void *ctx, struct berth_job *j, berth_us now);
+    void (*migrate)(void *ctx, struct berth__job *j, berth_us now);
 };
 
-struct berth_engine {
+struct berth__engine {
     struct berth_cluster *cluster; /* the engine's own copy */
-    const struct berth_policy_ops *ops;
+    const struct berth__policy_ops *ops;
     void *self;
     struct berth__placement place; /* who picks the GPUs of every start */
-    struct berth_params params;
-    struct berth_job *jobs;
+    struct berth__params params;
+    struct berth__job *jobs;
     size_t njobs, cap;
     uint32_t *arrived, *left, *requeued, *adopted, *reestimated;
     size_t narrived, nleft, nrequeued, nadopted, arrived_cap, left_cap, requeued_cap, adopted_cap;
     size_t nreestimated, reestimated_cap;
     size_t npending, nrunning, ndone;
-    struct berth_plan plan;
-    struct berth_exec exec;
+    struct berth__plan plan;
+    struct berth__engine_exec exec;
     uint64_t passes, preemptions, migrations, resizes;
     uint64_t lends, reclaims;      /* servers a policy lent from / returned to their pool's owner */
     int32_t infer_demand;          /* inference servers in use now (the view's), -1 = no series */
@@ -39,7 +39,7 @@ struct berth_engine {
     const struct berth_tput *tput; /* NULL: no throughput model */
     int16_t *tput_type;            /* per cluster GPU type: the model's type, -1 */
     /* the jobs' progress metric, passed to policies in the view (NULL: none) */
-    double (*metric)(void *ctx, const struct berth_job *j, berth_us now);
+    double (*metric)(void *ctx, const struct berth__job *j, berth_us now);
     void *metric_ctx;
 };
 
@@ -47,31 +47,31 @@ struct berth_engine {
  * shared) with the named policy and placement (NULL = the policy's default). Unknown names
  * fail with BERTH_EINPUT listing the valid ones. */
 int berth__engine_create(const struct berth_cluster *c, const char *policy, const char *placement,
-                         const struct berth_params *params, const struct berth_exec *exec,
-                         struct berth_engine **out, struct berth_err *err);
-void berth__engine_destroy(struct berth_engine *e);
+                         const struct berth__params *params, const struct berth__engine_exec *exec,
+                         struct berth__engine **out, struct berth_err *err);
+void berth__engine_destroy(struct berth__engine *e);
 
 /* Gives policies the throughput model m (NULL = none; m must outlive the engine) and maps
  * the cluster's GPU types to the model's by name. */
-int berth__engine_set_tput(struct berth_engine *e, const struct berth_tput *m,
+int berth__engine_set_tput(struct berth__engine *e, const struct berth_tput *m,
                            struct berth_err *err);
 
 /* Reserves every server of pool `pool` for its owner (they must all be idle: call before
  * the first pass); *n = how many. Policies that lend (aryl) unreserve them. */
-int berth__engine_reserve_pool(struct berth_engine *e, const char *pool, size_t *n,
+int berth__engine_reserve_pool(struct berth__engine *e, const char *pool, size_t *n,
                                struct berth_err *err);
 
 /* Asks the policy whether it can ever run each registered job (its optional check hook):
  * BERTH_EINPUT with *bad = the first job it refuses and err saying why. */
-int berth__engine_check(struct berth_engine *e, uint32_t *bad, struct berth_err *err);
+int berth__engine_check(struct berth__engine *e, uint32_t *bad, struct berth_err *err);
 
 /* Registers a job (not yet arrived). Its number is the order of registration, so callers
  * register in arrival order. spec must outlive the engine. */
-int berth__engine_add(struct berth_engine *e, const struct berth_jobspec *spec, uint32_t *idx,
+int berth__engine_add(struct berth__engine *e, const struct berth_jobspec *spec, uint32_t *idx,
                       struct berth_err *err);
-int berth__engine_arrive(struct berth_engine *e, uint32_t j, berth_us now, struct berth_err *err);
+int berth__engine_arrive(struct berth__engine *e, uint32_t j, berth_us now, struct berth_err *err);
 /* A running job completed its work: it frees its GPUs and is done. */
-int berth__engine_finish(struct berth_engine *e, uint32_t j, berth_us now, struct berth_err *err);
+int berth__engine_finish(struct berth__engine *e, uint32_t j, berth_us now, struct berth_err *err);
 /* Run-time changes from outside (the live daemon); the simulator never calls them.
  * Cancel: a pending or running job leaves for good (reported in the view's left list; a
  * running one frees its GPUs). Requeue: a running job is stopped from outside (its process
@@ -79,23 +79,23 @@ int berth__engine_finish(struct berth_engine *e, uint32_t j, berth_us now, struc
  * registered but not arrived is running already on the given slots (a process that outlived
  * a restart of the daemon); the policy hears of it in the next pass's adopted list. Fails with
  * BERTH_EINPUT when the slots are not free. */
-int berth__engine_cancel(struct berth_engine *e, uint32_t j, berth_us now, struct berth_err *err);
-int berth__engine_requeue(struct berth_engine *e, uint32_t j, berth_us now, struct berth_err *err);
-int berth__engine_adopt(struct berth_engine *e, uint32_t j, const struct berth__slot *slots,
+int berth__engine_cancel(struct berth__engine *e, uint32_t j, berth_us now, struct berth_err *err);
+int berth__engine_requeue(struct berth__engine *e, uint32_t j, berth_us now, struct berth_err *err);
+int berth__engine_adopt(struct berth__engine *e, uint32_t j, const struct berth__slot *slots,
                         int32_t n, berth_us now, struct berth_err *err);
 /* A job's expected run time becomes est_us (berthd: the job ran past the estimate its user
  * gave); policies that order by expected time re-key it at the next pass (the view's
  * reestimated list). The simulator never calls it. */
-int berth__engine_reestimate(struct berth_engine *e, uint32_t j, berth_us est_us, berth_us now,
+int berth__engine_reestimate(struct berth__engine *e, uint32_t j, berth_us est_us, berth_us now,
                              struct berth_err *err);
 /* One scheduling pass at time now. */
-int berth__engine_pass(struct berth_engine *e, berth_us now, struct berth_err *err);
+int berth__engine_pass(struct berth__engine *e, berth_us now, struct berth_err *err);
 /* When the policy wants its next pass with no event (BERTH_TIME_NONE if never). */
-berth_us berth__engine_next_pass(struct berth_engine *e, berth_us now);
+berth_us berth__engine_next_pass(struct berth__engine *e, berth_us now);
 /* Checks every invariant: no GPU held twice or held and idle, gangs whole, counters right. */
-int berth__engine_verify(const struct berth_engine *e, struct berth_err *err);
+int berth__engine_verify(const struct berth__engine *e, struct berth_err *err);
 
-static inline int32_t berth__engine_busy_gpus(const struct berth_engine *e)
+static inline int32_t berth__engine_busy_gpus(const struct berth__engine *e)
 {
     return e->cluster->total - e->cluster->free;
 }

@@ -9,17 +9,17 @@ static int64_t per_gpu(int64_t total, int32_t gpus)
     return gpus > 0 ? (total + gpus - 1) / gpus : total;
 }
 
-int64_t berth__job_cpu_per_gpu(const struct berth_job *j)
+int64_t berth__job_cpu_per_gpu(const struct berth__job *j)
 {
     return per_gpu(j->spec->cpu_milli, j->gpus);
 }
 
-int64_t berth__job_mem_per_gpu(const struct berth_job *j)
+int64_t berth__job_mem_per_gpu(const struct berth__job *j)
 {
     return per_gpu(j->spec->mem_mib, j->gpus);
 }
 
-int berth__server_cpu_mem_fit(const struct berth_cluster *c, uint32_t s, const struct berth_job *j,
+int berth__server_cpu_mem_fit(const struct berth_cluster *c, uint32_t s, const struct berth__job *j,
                               int32_t n)
 {
     const struct berth__server *v = &c->srv[s];
@@ -31,7 +31,7 @@ int berth__server_cpu_mem_fit(const struct berth_cluster *c, uint32_t s, const s
 }
 
 int berth__gpu_mem_fits(const struct berth_cluster *c, uint32_t s, uint32_t g,
-                        const struct berth_job *j)
+                        const struct berth__job *j)
 {
     const struct berth__server *v = &c->srv[s];
     int64_t need = j->spec->gpu_mem_mib;
@@ -42,7 +42,7 @@ int berth__gpu_mem_fits(const struct berth_cluster *c, uint32_t s, uint32_t g,
 }
 
 int berth__server_pick_share_gpu(const struct berth_cluster *c, uint32_t s,
-                                 const struct berth_job *j, int most)
+                                 const struct berth__job *j, int most)
 {
     const struct berth__server *v = &c->srv[s];
     int32_t share = berth__job_share(j);
@@ -64,7 +64,7 @@ int berth__server_pick_share_gpu(const struct berth_cluster *c, uint32_t s,
     return best;
 }
 
-int32_t berth__server_room(const struct berth_cluster *c, uint32_t s, const struct berth_job *j)
+int32_t berth__server_room(const struct berth_cluster *c, uint32_t s, const struct berth__job *j)
 {
     const struct berth__server *v = &c->srv[s];
     if (berth__job_share(j) < 1000)
@@ -126,7 +126,7 @@ static void partial_remove(struct berth_cluster *c, uint32_t s, uint32_t g)
     c->srv[s].shares->pos[g] = -1;
 }
 
-static void charge_cpu_mem(struct berth_cluster *c, uint32_t s, const struct berth_job *j,
+static void charge_cpu_mem(struct berth_cluster *c, uint32_t s, const struct berth__job *j,
                            int32_t n)
 {
     struct berth__server *v = &c->srv[s];
@@ -137,7 +137,7 @@ static void charge_cpu_mem(struct berth_cluster *c, uint32_t s, const struct ber
         v->mem_free -= berth__job_mem_per_gpu(j) * n;
 }
 
-static void take_share(struct berth_cluster *c, const struct berth_job *j, uint32_t s, uint32_t g)
+static void take_share(struct berth_cluster *c, const struct berth__job *j, uint32_t s, uint32_t g)
 {
     int32_t share = berth__job_share(j);
     struct berth__shares *sh = c->srv[s].shares; /* made by berth__cluster_enable_shares */
@@ -157,7 +157,7 @@ static void take_share(struct berth_cluster *c, const struct berth_job *j, uint3
     charge_cpu_mem(c, s, j, 1);
 }
 
-static void give_share(struct berth_cluster *c, const struct berth_job *j, uint32_t s, uint32_t g)
+static void give_share(struct berth_cluster *c, const struct berth__job *j, uint32_t s, uint32_t g)
 {
     struct berth__shares *sh = c->srv[s].shares;
     int32_t share = berth__job_share(j);
@@ -180,7 +180,7 @@ static void give_share(struct berth_cluster *c, const struct berth_job *j, uint3
 
 /* Charges (or gives back) whole-GPU slots [k0, k1) of j, one bucket move per run of slots
  * on the same server. */
-static void whole_range(struct berth_cluster *c, const struct berth_job *j, int32_t k0, int32_t k1,
+static void whole_range(struct berth_cluster *c, const struct berth__job *j, int32_t k0, int32_t k1,
                         int give)
 {
     const struct berth__slot *sl = j->slots;
@@ -199,7 +199,7 @@ static void whole_range(struct berth_cluster *c, const struct berth_job *j, int3
     }
 }
 
-void berth__alloc_take_range(struct berth_cluster *c, const struct berth_job *j, int32_t k0,
+void berth__alloc_take_range(struct berth_cluster *c, const struct berth__job *j, int32_t k0,
                              int32_t k1)
 {
     if (j->gpus == 0) { /* CPU-only: the server's CPU and memory */
@@ -215,7 +215,7 @@ void berth__alloc_take_range(struct berth_cluster *c, const struct berth_job *j,
     whole_range(c, j, k0, k1, 0);
 }
 
-void berth__alloc_give_range(struct berth_cluster *c, const struct berth_job *j, int32_t k0,
+void berth__alloc_give_range(struct berth_cluster *c, const struct berth__job *j, int32_t k0,
                              int32_t k1)
 {
     if (j->gpus == 0) {
@@ -231,17 +231,17 @@ void berth__alloc_give_range(struct berth_cluster *c, const struct berth_job *j,
     whole_range(c, j, k0, k1, 1);
 }
 
-void berth__alloc_take(struct berth_cluster *c, const struct berth_job *j)
+void berth__alloc_take(struct berth_cluster *c, const struct berth__job *j)
 {
     berth__alloc_take_range(c, j, 0, berth__job_nslots(j));
 }
 
-void berth__alloc_give(struct berth_cluster *c, const struct berth_job *j)
+void berth__alloc_give(struct berth_cluster *c, const struct berth__job *j)
 {
     berth__alloc_give_range(c, j, 0, berth__job_nslots(j));
 }
 
-int berth__alloc_can_take(const struct berth_cluster *c, const struct berth_job *j,
+int berth__alloc_can_take(const struct berth_cluster *c, const struct berth__job *j,
                           const struct berth__slot *slots)
 {
     if (j->gpus == 0)

@@ -16,43 +16,43 @@
 int berth__cluster_enable_shares(struct berth_cluster *c);
 
 /* The job's share of one GPU in milli (1000 for whole-GPU jobs). */
-static inline int32_t berth__job_share(const struct berth_job *j)
+static inline int32_t berth__job_share(const struct berth__job *j)
 {
     return j->share;
 }
 
-int64_t berth__job_cpu_per_gpu(const struct berth_job *j);
-int64_t berth__job_mem_per_gpu(const struct berth_job *j);
+int64_t berth__job_cpu_per_gpu(const struct berth__job *j);
+int64_t berth__job_mem_per_gpu(const struct berth__job *j);
 
 /* How many more of j's GPUs server s could host now, counting idle GPUs, CPU and memory
  * (for a fractional job: 1 when some GPU has room for its share, else 0). */
-int32_t berth__server_room(const struct berth_cluster *c, uint32_t s, const struct berth_job *j);
+int32_t berth__server_room(const struct berth_cluster *c, uint32_t s, const struct berth__job *j);
 /* 1 when server s's CPU and memory can take n more of j's GPUs. */
-int berth__server_cpu_mem_fit(const struct berth_cluster *c, uint32_t s, const struct berth_job *j,
+int berth__server_cpu_mem_fit(const struct berth_cluster *c, uint32_t s, const struct berth__job *j,
                               int32_t n);
 
 /* Charges slots [k0, k1) of j (already written in j->slots) to the cluster / gives them
  * back. A charged GPU must be wholly idle (for a fractional job: have room for its share)
  * and its server must have the CPU and memory. */
-void berth__alloc_take_range(struct berth_cluster *c, const struct berth_job *j, int32_t k0,
+void berth__alloc_take_range(struct berth_cluster *c, const struct berth__job *j, int32_t k0,
                              int32_t k1);
-void berth__alloc_give_range(struct berth_cluster *c, const struct berth_job *j, int32_t k0,
+void berth__alloc_give_range(struct berth_cluster *c, const struct berth__job *j, int32_t k0,
                              int32_t k1);
 /* Charges all of j's slots / gives all of them back. */
-void berth__alloc_take(struct berth_cluster *c, const struct berth_job *j);
-void berth__alloc_give(struct berth_cluster *c, const struct berth_job *j);
+void berth__alloc_take(struct berth_cluster *c, const struct berth__job *j);
+void berth__alloc_give(struct berth_cluster *c, const struct berth__job *j);
 /* 1 when every slot in slots (j's gang) could be charged now. */
-int berth__alloc_can_take(const struct berth_cluster *c, const struct berth_job *j,
+int berth__alloc_can_take(const struct berth_cluster *c, const struct berth__job *j,
                           const struct berth__slot *slots);
 
 /* 1 when GPU g of server s has the memory j needs (for a fractional job: beside the other
  * fractional jobs on it); always 1 when the server or the job gives no GPU memory. */
 int berth__gpu_mem_fits(const struct berth_cluster *c, uint32_t s, uint32_t g,
-                        const struct berth_job *j);
+                        const struct berth__job *j);
 
 /* Best GPU on server s of type t for fractional job j: the partial GPU with the least room
  * that still fits (most room when most is 1), else a wholly idle GPU; -1 when none. */
 int berth__server_pick_share_gpu(const struct berth_cluster *c, uint32_t s,
-                                 const struct berth_job *j, int most);
+                                 const struct berth__job *j, int most);
 
 #endif

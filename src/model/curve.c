@@ -28,13 +28,13 @@ double berth__curve_acc(const struct berth_curve *c, double epochs)
     return epochs > 0 ? c->a_max * (1.0 - exp(-epochs / c->tau)) : 0.0;
 }
 
-double berth__curve_epochs(const struct berth_job *j, berth_us now)
+double berth__curve_epochs(const struct berth__job *j, berth_us now)
 {
     const struct berth_curve *c = berth__curve_find(j->spec->job_type);
     return j->work > 0 ? c->epochs * berth__job_done(j, now) / j->work : c->epochs;
 }
 
-double berth__curve_job_metric(void *ctx, const struct berth_job *j, berth_us now)
+double berth__curve_job_metric(void *ctx, const struct berth__job *j, berth_us now)
 {
     (void)ctx;
     return berth__curve_acc(berth__curve_find(j->spec->job_type), berth__curve_epochs(j, now));

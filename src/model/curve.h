@@ -23,8 +23,8 @@ const struct berth_curve *berth__curve_find(const char *job_type);
 /* acc(e) of curve c after e epochs (e < 0 counts as 0). */
 double berth__curve_acc(const struct berth_curve *c, double epochs);
 /* Epochs job j has done by now: its class's epochs times its share of work done. */
-double berth__curve_epochs(const struct berth_job *j, berth_us now);
+double berth__curve_epochs(const struct berth__job *j, berth_us now);
 /* Job j's metric now from its class's curve (the simulator's metric source; ctx unused). */
-double berth__curve_job_metric(void *ctx, const struct berth_job *j, berth_us now);
+double berth__curve_job_metric(void *ctx, const struct berth__job *j, berth_us now);
 
 #endif

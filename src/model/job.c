@@ -5,7 +5,7 @@
 #include "model/cluster.h"
 #include "model/job.h"
 
-int berth__job_init(struct berth_job *j, const struct berth_jobspec *spec, uint32_t idx,
+int berth__job_init(struct berth__job *j, const struct berth_jobspec *spec, uint32_t idx,
                     const struct berth_cluster *c)
 {
     memset(j, 0, sizeof *j);
@@ -26,7 +26,7 @@ int berth__job_init(struct berth_job *j, const struct berth_jobspec *spec, uint3
     return 0;
 }
 
-berth_us berth__job_restart_us(const struct berth_job *j, int32_t gpus, berth_us flat, int tiers)
+berth_us berth__job_restart_us(const struct berth__job *j, int32_t gpus, berth_us flat, int tiers)
 {
     if (j->spec->restart_us > 0)
         return j->spec->restart_us;

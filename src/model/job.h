@@ -25,7 +25,7 @@ struct berth__slot {
     uint32_t gpu;
 };
 
-struct berth_job {
+struct berth__job {
     const struct berth_jobspec *spec;
     uint32_t idx;              /* berth's job number: arrival order, the tie-breaker everywhere */
     uint8_t state;             /* enum berth_job_state */
@@ -58,7 +58,7 @@ struct berth_job {
 };
 
 /* Work done by now, extrapolating at the current rate. */
-static inline double berth__job_done(const struct berth_job *j, berth_us now)
+static inline double berth__job_done(const struct berth__job *j, berth_us now)
 {
     double d =
         j->done + (j->state == BERTH_JOB_RUNNING ? j->rate * (double)(now - j->progress_at) : 0.0);
@@ -69,7 +69,7 @@ static inline double berth__job_done(const struct berth_job *j, berth_us now)
  * a CPU-only job. */
 #define BERTH_NO_GPU UINT32_MAX
 
-static inline int32_t berth__job_nslots(const struct berth_job *j)
+static inline int32_t berth__job_nslots(const struct berth__job *j)
 {
     return j->gpus ? j->gpus : 1;
 }
@@ -77,27 +77,27 @@ static inline int32_t berth__job_nslots(const struct berth_job *j)
 /* The checkpoint/restore cost of restarting j on a gang of `gpus`: the job's own restart_s,
  * else the run's flat cost or tiers by gang size (enum berth_restart_tiers in berth/sim.h).
  * The simulator charges it; policies use it to weigh a resize. */
-berth_us berth__job_restart_us(const struct berth_job *j, int32_t gpus, berth_us flat, int tiers);
+berth_us berth__job_restart_us(const struct berth__job *j, int32_t gpus, berth_us flat, int tiers);
 
 struct berth_cluster;
 
 /* Fills j for spec as job number idx on cluster c (NULL: gangs may span, no GPU types):
  * waiting, never run. Returns -1 when spec asks for a GPU type c does not have. */
-int berth__job_init(struct berth_job *j, const struct berth_jobspec *spec, uint32_t idx,
+int berth__job_init(struct berth__job *j, const struct berth_jobspec *spec, uint32_t idx,
                     const struct berth_cluster *c);
 
-static inline berth_us berth__job_run_us(const struct berth_job *j, berth_us now)
+static inline berth_us berth__job_run_us(const struct berth__job *j, berth_us now)
 {
     return j->run_us + (j->state == BERTH_JOB_RUNNING ? now - j->since : 0);
 }
 
-static inline int64_t berth__job_gpu_us(const struct berth_job *j, berth_us now)
+static inline int64_t berth__job_gpu_us(const struct berth__job *j, berth_us now)
 {
     return j->gpu_us + (j->state == BERTH_JOB_RUNNING ? (now - j->since) * (int64_t)j->gpus : 0);
 }
 
 /* Folds the service attained since the last change into the counters (now becomes since). */
-static inline void berth__job_fold(struct berth_job *j, berth_us now)
+static inline void berth__job_fold(struct berth__job *j, berth_us now)
 {
     j->gpu_us = berth__job_gpu_us(j, now);
     j->run_us = berth__job_run_us(j, now);
@@ -106,7 +106,7 @@ static inline void berth__job_fold(struct berth_job *j, berth_us now)
 
 /* Expected run time left, as of time t: est_us scaled by the share of work not done (exact
  * for fixed-speed jobs: est_us - done). */
-static inline berth_us berth__job_left_us(const struct berth_job *j, berth_us t)
+static inline berth_us berth__job_left_us(const struct berth__job *j, berth_us t)
 {
     double done = berth__job_done(j, t);
     if (j->work == (double)j->est_us)

@@ -39,7 +39,7 @@ static int64_t gpu_left(const struct berth_cluster *c, uint32_t s)
 
 /* The GPU of sharing pod j on server s with the least room that fits, partly used GPUs
  * before idle ones (lowest index on ties); first = 1: the lowest-index GPU that fits. */
-static int32_t pick_gpu(const struct berth_cluster *c, uint32_t s, const struct berth_job *j,
+static int32_t pick_gpu(const struct berth_cluster *c, uint32_t s, const struct berth__job *j,
                         int first)
 {
     const struct berth__server *v = &c->srv[s];
@@ -60,7 +60,7 @@ static int32_t pick_gpu(const struct berth_cluster *c, uint32_t s, const struct 
 }
 
 int berth__pack_choose(const struct berth__score_ctx *x, const struct berth_cluster *c,
-                       const struct berth_job *j, struct berth__pick *out)
+                       const struct berth__job *j, struct berth__pick *out)
 {
     int32_t best = -1, best_gpu = -1;
     double best_score = DBL_MAX;

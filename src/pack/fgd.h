@@ -58,6 +58,6 @@ struct berth__score_ctx {
 
 /* Chooses where j goes. Returns 0 with *out filled, or 1 when no server can host j. */
 int berth__pack_choose(const struct berth__score_ctx *x, const struct berth_cluster *c,
-                       const struct berth_job *j, struct berth__pick *out);
+                       const struct berth__job *j, struct berth__pick *out);
 
 #endif

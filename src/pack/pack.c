@@ -24,7 +24,7 @@ void berth_pack_result_free(struct berth_pack_result *r)
 
 struct run {
     struct berth_cluster *c;
-    struct berth_job *jobs;
+    struct berth__job *jobs;
     struct berth__slot *slots;
     double *frag;
     size_t *order, n;
@@ -106,7 +106,7 @@ static void snap(const struct run *x, struct berth_pack_point *p, int pct, size_
 }
 
 /* Writes j's slots for pick k and charges them. */
-static void place(struct run *x, struct berth_job *j, const struct berth__pick *k)
+static void place(struct run *x, struct berth__job *j, const struct berth__pick *k)
 {
     const struct berth__server *v = &x->c->srv[k->server];
     if (j->gpus == 0) {
@@ -193,7 +193,7 @@ int berth_pack_run(const struct berth_trace *t, const struct berth_cluster *c0,
     int64_t asked = 0;
     int next_pct = 1;
     for (size_t i = 0; i < x.n; i++) {
-        struct berth_job *j = &x.jobs[i];
+        struct berth__job *j = &x.jobs[i];
         struct berth__pick k;
         asked += request_milli(j->spec);
         if (known[i] && !berth__pack_choose(&ctx, x.c, j, &k)) {

@@ -68,7 +68,7 @@ static const struct berth__setting settings[] = {
      "else 20)"},
 };
 
-static int create(const struct berth_params *p, void **self, struct berth_err *err, int loan,
+static int create(const struct berth__params *p, void **self, struct berth_err *err, int loan,
                   int elastic, const char *name)
 {
     struct aryl_settings set = {50, p->restart_us};
@@ -128,13 +128,13 @@ static int setup(struct aryl *a, const struct berth_cluster *c)
     return 0;
 }
 
-static int is_elastic(const struct aryl *a, const struct berth_job *j)
+static int is_elastic(const struct aryl *a, const struct berth__job *j)
 {
     return a->elastic && j->share == 1000 && j->spec->max_gpus > j->spec->min_gpus &&
            j->spec->max_gpus > 0;
 }
 
-static int32_t min_size(const struct aryl *a, const struct berth_job *j)
+static int32_t min_size(const struct aryl *a, const struct berth__job *j)
 {
     if (!is_elastic(a, j))
         return j->gpus;
@@ -144,7 +144,7 @@ static int32_t min_size(const struct aryl *a, const struct berth_job *j)
 /* The model's rate of job j at w GPUs of its type, consolidated on one server or spread
  * over several (spread), cached per job for its elastic range; 0 without a model rate
  * (fixed-speed jobs run at one speed whatever their gang: growing them gains nothing). */
-static double rate_at(struct aryl *a, const struct berth_view *v, const struct berth_job *j,
+static double rate_at(struct aryl *a, const struct berth__view *v, const struct berth__job *j,
                       int32_t w, int spread)
 {
     if (!v->tput || j->cls < 0 || j->type < 0 || v->tput_type[j->type] < 0)
@@ -166,8 +166,8 @@ static double rate_at(struct aryl *a, const struct berth_view *v, const struct b
 }
 
 /* Seconds to finish the work left with w GPUs of the job's type; -1 without a model rate. */
-static double rt_s(struct aryl *a, const struct berth_view *v, const struct berth_job *j, int32_t w,
-                   int spread)
+static double rt_s(struct aryl *a, const struct berth__view *v, const struct berth__job *j,
+                   int32_t w, int spread)
 {
     double r = rate_at(a, v, j, w, spread);
     if (r <= 0)
@@ -176,7 +176,7 @@ static double rt_s(struct aryl *a, const struct berth_view *v, const struct bert
 }
 
 /* GPUs job j holds on server s. */
-static int32_t held_on(const struct berth_job *j, uint32_t s)
+static int32_t held_on(const struct berth__job *j, uint32_t s)
 {
     int32_t n = 0;
     for (int32_t k = 0; k < j->gpus; k++)
@@ -186,7 +186,7 @@ static int32_t held_on(const struct berth_job *j, uint32_t s)
 
 /* The largest gang running job j could have on one of its servers: what it holds there
  * plus the room left (a larger gang must spread). */
-static int32_t one_server_most(const struct berth_view *v, const struct berth_job *j)
+static int32_t one_server_most(const struct berth__view *v, const struct berth__job *j)
 {
     int32_t best = 0;
     for (int32_t k = 0; k < j->gpus; k++) {
@@ -202,17 +202,17 @@ static int32_t one_server_most(const struct berth_view *v, const struct berth_jo
     return best;
 }
 
-static double scale_s(const struct aryl *a, const struct berth_job *j)
+static double scale_s(const struct aryl *a, const struct berth__job *j)
 {
     return j->spec->restart_us > 0 ? (double)j->spec->restart_us / 1e6 : a->scale_s;
 }
 
 /* Adds up to want GPUs of job j on server s; returns how many. */
-static int32_t take_on(struct berth_plan *plan, uint32_t ji, uint32_t s, int32_t want,
+static int32_t take_on(struct berth__plan *plan, uint32_t ji, uint32_t s, int32_t want,
                        struct berth_err *err, int *rc)
 {
     const struct berth_cluster *c = plan->cluster;
-    const struct berth_job *j = &plan->jobs[ji];
+    const struct berth__job *j = &plan->jobs[ji];
     if (c->srv[s].type != j->type || (j->single && s != j->slots[0].server) || c->srv[s].reserved)
         return 0;
     int32_t room = berth__server_room(c, s, j);
@@ -226,11 +226,11 @@ static int32_t take_on(struct berth_plan *plan, uint32_t ji, uint32_t s, int32_t
  * already uses (a gang across servers runs at the model's slower spread rate), then to
  * loaned servers (so that a reclaim only shrinks it, as in Lyra), then to the servers of its
  * type with the most idle GPUs (found through the free-GPU buckets). Returns the GPUs added. */
-static int32_t grow_by(struct aryl *a, const struct berth_view *v, struct berth_plan *plan,
+static int32_t grow_by(struct aryl *a, const struct berth__view *v, struct berth__plan *plan,
                        uint32_t ji, int32_t d, struct berth_err *err, int *rc)
 {
     const struct berth_cluster *c = v->cluster;
-    const struct berth_job *j = &v->jobs[ji];
+    const struct berth__job *j = &v->jobs[ji];
     int32_t added = 0, held = j->gpus;
     for (int32_t k = 0; k < held && added < d && !*rc; k++)
         if (k == 0 || j->slots[k].server != j->slots[k - 1].server)
@@ -255,7 +255,7 @@ static int32_t grow_by(struct aryl *a, const struct berth_view *v, struct berth_
 }
 
 /* Lends or reclaims inference servers so that L = |S_I| - D - headroom are lent. */
-static int loans(struct aryl *a, const struct berth_view *v, struct berth_plan *plan,
+static int loans(struct aryl *a, const struct berth__view *v, struct berth__plan *plan,
                  struct berth_err *err)
 {
     const struct berth_cluster *c = v->cluster;
@@ -304,7 +304,7 @@ static int loans(struct aryl *a, const struct berth_view *v, struct berth_plan *
     /* every running job with a slot on a candidate server: scan the running jobs once */
     for (size_t q = 0; q < a->nact; q++) {
         size_t ji = a->act[q];
-        const struct berth_job *j = &v->jobs[ji];
+        const struct berth__job *j = &v->jobs[ji];
         if (j->state != BERTH_JOB_RUNNING || !j->gpus)
             continue;
         for (int32_t s = 0; s < j->gpus; s++) {
@@ -347,7 +347,7 @@ static int loans(struct aryl *a, const struct berth_view *v, struct berth_plan *
             continue;
         }
         for (size_t st = 0; st < nsteps && !rc; st++) {
-            const struct berth_job *j = &v->jobs[ji];
+            const struct berth__job *j = &v->jobs[ji];
             int on = 0;
             for (int32_t q = 0; q < j->gpus && !on; q++)
                 on = j->slots[q].server == steps[st].server;
@@ -372,7 +372,7 @@ done:
 
 /* Frees at least need GPUs for an admission by shrinking elastic jobs with the most extra
  * workers first; returns the GPUs freed. */
-static int32_t shrink_for(struct aryl *a, const struct berth_view *v, struct berth_plan *plan,
+static int32_t shrink_for(struct aryl *a, const struct berth__view *v, struct berth__plan *plan,
                           int32_t need, struct berth_err *err, int *rc)
 {
     int32_t freed = 0;
@@ -381,7 +381,7 @@ static int32_t shrink_for(struct aryl *a, const struct berth_view *v, struct ber
         int32_t most = 0;
         for (size_t q = 0; q < a->nact; q++) {
             size_t ji = a->act[q];
-            const struct berth_job *j = &v->jobs[ji];
+            const struct berth__job *j = &v->jobs[ji];
             if (j->state == BERTH_JOB_RUNNING && is_elastic(a, j) &&
                 j->gpus - min_size(a, j) > most) {
                 most = j->gpus - min_size(a, j);
@@ -402,7 +402,7 @@ static int32_t shrink_for(struct aryl *a, const struct berth_view *v, struct ber
 /* GPUs job j holds on server s. */
 /* Adds (sign 1) or removes (-1) running elastic job j's extra workers to a->xs: on each of
  * its servers, as many as it holds there, at most its extras. */
-static void count_extras(struct aryl *a, const struct berth_job *j, int sign)
+static void count_extras(struct aryl *a, const struct berth__job *j, int sign)
 {
     int32_t extra = j->gpus - min_size(a, j);
     for (int32_t k = 0; k < j->gpus; k++) {
@@ -421,13 +421,13 @@ static void count_extras(struct aryl *a, const struct berth_job *j, int sign)
  * workers there: the server of a type ji may use whose idle GPUs plus the extras on it
  * cover b, with the most idle GPUs (fewest shrinks; ties to the lower index). Returns the
  * GPUs freed (0: no such server, nothing changed). */
-static int32_t room_on_one(struct aryl *a, const struct berth_view *v, struct berth_plan *plan,
+static int32_t room_on_one(struct aryl *a, const struct berth__view *v, struct berth__plan *plan,
                            uint32_t ji, int32_t b, struct berth_err *err, int *rc)
 {
     const struct berth_cluster *c = v->cluster;
-    const struct berth_job *p = &v->jobs[ji];
+    const struct berth__job *p = &v->jobs[ji];
     for (size_t q = 0; q < a->nact; q++) {
-        const struct berth_job *j = &v->jobs[a->act[q]];
+        const struct berth__job *j = &v->jobs[a->act[q]];
         if (j->state == BERTH_JOB_RUNNING && is_elastic(a, j) && j->gpus > min_size(a, j))
             count_extras(a, j, 1);
     }
@@ -442,7 +442,7 @@ static int32_t room_on_one(struct aryl *a, const struct berth_view *v, struct be
     int32_t freed = 0, need = best >= 0 ? b - c->srv[best].nfree : 0;
     for (size_t q = 0; q < a->nact; q++) {
         uint32_t k = a->act[q];
-        const struct berth_job *j = &v->jobs[k];
+        const struct berth__job *j = &v->jobs[k];
         if (j->state != BERTH_JOB_RUNNING || !is_elastic(a, j) || j->gpus <= min_size(a, j))
             continue;
         count_extras(a, j, -1); /* back to zero as we go */
@@ -460,12 +460,12 @@ static int32_t room_on_one(struct aryl *a, const struct berth_view *v, struct be
     return freed;
 }
 
-static int32_t extras(const struct aryl *a, const struct berth_view *v)
+static int32_t extras(const struct aryl *a, const struct berth__view *v)
 {
     int32_t x = 0;
     for (size_t q = 0; q < a->nact; q++) {
         size_t ji = a->act[q];
-        const struct berth_job *j = &v->jobs[ji];
+        const struct berth__job *j = &v->jobs[ji];
         if (j->state == BERTH_JOB_RUNNING && is_elastic(a, j))
             x += j->gpus - min_size(a, j);
     }
@@ -482,7 +482,7 @@ struct shape {
 
 #define MAX_SHAPES 32
 
-static struct shape shape_of(const struct aryl *a, const struct berth_job *j)
+static struct shape shape_of(const struct aryl *a, const struct berth__job *j)
 {
     return (struct shape){.gpus = min_size(a, j),
                           .share = j->share,
@@ -508,10 +508,10 @@ static int shape_failed(const struct shape *f, int n, const struct shape *s)
  * model's spread rate, often far slower, so it waits for a server instead (Lyra packs each
  * job onto as few servers as possible), unless the run asked for the spread placement.
  * 1 when started. */
-static int start_packed(struct aryl *a, const struct berth_view *v, struct berth_plan *plan,
+static int start_packed(struct aryl *a, const struct berth__view *v, struct berth__plan *plan,
                         uint32_t ji, struct berth_err *err, int *rc)
 {
-    const struct berth_job *j = &v->jobs[ji];
+    const struct berth__job *j = &v->jobs[ji];
     int got = is_elastic(a, j) ? berth__plan_start_n(plan, ji, min_size(a, j), err)
                                : berth__plan_start(plan, ji, err);
     if (got < 0) {
@@ -530,7 +530,7 @@ static int start_packed(struct aryl *a, const struct berth_view *v, struct berth
 /* Starts pending jobs in arrival order, first fit: base workers on training servers first
  * (loaned servers hidden); then, over all servers, inelastic jobs that did not fit (loaned
  * servers as a last resort) and jobs for which elastic jobs give up extra workers. */
-static int admit(struct aryl *a, const struct berth_view *v, struct berth_plan *plan,
+static int admit(struct aryl *a, const struct berth__view *v, struct berth__plan *plan,
                  struct berth_err *err)
 {
     if (!plan->npending)
@@ -546,7 +546,7 @@ static int admit(struct aryl *a, const struct berth_view *v, struct berth_plan *
      * capacity only shrinks as jobs start), so it costs the jobs visited, not all pending */
     for (size_t q = 0; q < a->nact && !rc && (c->free || c->frac_idle); q++) {
         uint32_t ji = a->act[q];
-        const struct berth_job *j = &v->jobs[ji];
+        const struct berth__job *j = &v->jobs[ji];
         if (j->state != BERTH_JOB_PENDING)
             continue;
         struct shape sh = shape_of(a, j);
@@ -561,7 +561,7 @@ static int admit(struct aryl *a, const struct berth_view *v, struct berth_plan *
     nfailed = 0;
     for (size_t q = 0; q < a->nact && !rc && (c->free || c->frac_idle || spare > 0); q++) {
         uint32_t ji = a->act[q];
-        const struct berth_job *j = &v->jobs[ji];
+        const struct berth__job *j = &v->jobs[ji];
         if (j->state != BERTH_JOB_PENDING)
             continue;
         struct shape sh = shape_of(a, j);
@@ -589,14 +589,14 @@ static int admit(struct aryl *a, const struct berth_view *v, struct berth_plan *
 }
 
 /* Shares the idle GPUs among running elastic jobs by the knapsack on JCT reduction. */
-static int grow(struct aryl *a, const struct berth_view *v, struct berth_plan *plan,
+static int grow(struct aryl *a, const struct berth__view *v, struct berth__plan *plan,
                 struct berth_err *err)
 {
     size_t ng = 0, no = 0;
     int32_t cap = v->cluster->free;
     for (size_t q = 0; q < a->nact; q++) {
         size_t ji = a->act[q];
-        const struct berth_job *j = &v->jobs[ji];
+        const struct berth__job *j = &v->jobs[ji];
         if (j->state != BERTH_JOB_RUNNING || !is_elastic(a, j) || rt_s(a, v, j, j->gpus, 0) < 0)
             continue;
         int32_t lo = min_size(a, j), hi = j->spec->max_gpus;
@@ -630,7 +630,7 @@ static int grow(struct aryl *a, const struct berth_view *v, struct berth_plan *p
     for (int pass = 0; pass < 2 && !rc; pass++)
         for (size_t g = 0; g < ng && !rc; g++) {
             uint32_t ji = a->group[g];
-            const struct berth_job *j = &v->jobs[ji];
+            const struct berth__job *j = &v->jobs[ji];
             int32_t w = min_size(a, j) + a->opts[a->first[g] + a->choice[g]].weight;
             if (w == j->gpus || (pass == 0) != (w < j->gpus))
                 continue;
@@ -674,7 +674,7 @@ static int grow_jobs(struct aryl *a, size_t n)
 
 /* Brings the active list up to date: arrivals join (job numbers grow with arrival, so the
  * list stays sorted), jobs that left are dropped and their cached rates freed. */
-static int sync_active(struct aryl *a, const struct berth_view *v)
+static int sync_active(struct aryl *a, const struct berth__view *v)
 {
     if (BERTH_GROW(a->act, a->act_cap, a->nact + v->narrived + v->nadopted + 1))
         return BERTH_ENOMEM;
@@ -705,14 +705,14 @@ static int sync_active(struct aryl *a, const struct berth_view *v)
 }
 
 /* The earliest instant a running elastic job's hysteresis ends while GPUs are idle. */
-static berth_us next_expiry(const struct aryl *a, const struct berth_view *v)
+static berth_us next_expiry(const struct aryl *a, const struct berth__view *v)
 {
     if (!a->elastic || !v->cluster->free)
         return BERTH_TIME_NONE;
     berth_us next = BERTH_TIME_NONE;
     for (size_t q = 0; q < a->nact; q++) {
         uint32_t ji = a->act[q];
-        const struct berth_job *j = &v->jobs[ji];
+        const struct berth__job *j = &v->jobs[ji];
         if (j->state != BERTH_JOB_RUNNING || !is_elastic(a, j) || a->resized[ji] == BERTH_TIME_NONE)
             continue;
         berth_us t = a->resized[ji] + HYSTERESIS_US;
@@ -722,7 +722,7 @@ static berth_us next_expiry(const struct aryl *a, const struct berth_view *v)
     return next;
 }
 
-static int plan_aryl(void *self, const struct berth_view *v, struct berth_plan *plan,
+static int plan_aryl(void *self, const struct berth__view *v, struct berth__plan *plan,
                      struct berth_err *err)
 {
     struct aryl *a = self;
@@ -741,33 +741,33 @@ static int plan_aryl(void *self, const struct berth_view *v, struct berth_plan *
 }
 
 /* The hysteresis expiry found at the end of the last pass. */
-static berth_us next_aryl(void *self, const struct berth_view *v)
+static berth_us next_aryl(void *self, const struct berth__view *v)
 {
     const struct aryl *a = self;
     return a->next_t != BERTH_TIME_NONE && a->next_t > v->now ? a->next_t : BERTH_TIME_NONE;
 }
 
-static int create_aryl(const struct berth_params *p, void **self, struct berth_err *err)
+static int create_aryl(const struct berth__params *p, void **self, struct berth_err *err)
 {
     return create(p, self, err, 1, 1, "aryl");
 }
 
-static int create_loan(const struct berth_params *p, void **self, struct berth_err *err)
+static int create_loan(const struct berth__params *p, void **self, struct berth_err *err)
 {
     return create(p, self, err, 1, 0, "aryl-loan");
 }
 
-static int create_elastic(const struct berth_params *p, void **self, struct berth_err *err)
+static int create_elastic(const struct berth__params *p, void **self, struct berth_err *err)
 {
     return create(p, self, err, 0, 1, "aryl-elastic");
 }
 
-static int create_base(const struct berth_params *p, void **self, struct berth_err *err)
+static int create_base(const struct berth__params *p, void **self, struct berth_err *err)
 {
     return create(p, self, err, 0, 0, "aryl-base");
 }
 
-const struct berth_policy_ops berth__policy_aryl = {
+const struct berth__policy_ops berth__policy_aryl = {
     .name = "aryl",
     .summary =
         "Aryl/Lyra: lends idle inference servers to training, elastic jobs share GPUs by knapsack",
@@ -780,7 +780,7 @@ const struct berth_policy_ops berth__policy_aryl = {
     .nsettings = sizeof settings / sizeof *settings,
 };
 
-const struct berth_policy_ops berth__policy_aryl_loan = {
+const struct berth__policy_ops berth__policy_aryl_loan = {
     .name = "aryl-loan",
     .summary = "Aryl with capacity loaning only (jobs run at the size they asked for)",
     .default_placement = "consolidate",
@@ -792,7 +792,7 @@ const struct berth_policy_ops berth__policy_aryl_loan = {
     .nsettings = sizeof settings / sizeof *settings,
 };
 
-const struct berth_policy_ops berth__policy_aryl_elastic = {
+const struct berth__policy_ops berth__policy_aryl_elastic = {
     .name = "aryl-elastic",
     .summary = "Aryl with elastic scaling only (no loaning)",
     .default_placement = "consolidate",
@@ -804,7 +804,7 @@ const struct berth_policy_ops berth__policy_aryl_elastic = {
     .nsettings = sizeof settings / sizeof *settings,
 };
 
-const struct berth_policy_ops berth__policy_aryl_base = {
+const struct berth__policy_ops berth__policy_aryl_base = {
     .name = "aryl-base",
     .summary = "Aryl's baseline: first fit on training servers, no loaning, no elasticity",
     .default_placement = "consolidate",

@@ -167,7 +167,7 @@ static void destroy(void *self)
     free(s);
 }
 
-static int create(const struct berth_params *p, int las, void **self, struct berth_err *err)
+static int create(const struct berth__params *p, int las, void **self, struct berth_err *err)
 {
     if (p->round_us < 0)
         return berth_err_set(err, BERTH_EINPUT, "round length: must not be negative");
@@ -183,12 +183,12 @@ static int create(const struct berth_params *p, int las, void **self, struct ber
     return 0;
 }
 
-static int create_las(const struct berth_params *p, void **self, struct berth_err *err)
+static int create_las(const struct berth__params *p, void **self, struct berth_err *err)
 {
     return create(p, 1, self, err);
 }
 
-static int create_fifo(const struct berth_params *p, void **self, struct berth_err *err)
+static int create_fifo(const struct berth__params *p, void **self, struct berth_err *err)
 {
     return create(p, 0, self, err);
 }
@@ -261,7 +261,7 @@ static void starve(struct blox *s, berth_us now)
     }
 }
 
-static int sync(struct blox *s, const struct berth_view *v)
+static int sync(struct blox *s, const struct berth__view *v)
 {
     if (grow_jobs(s, v->njobs))
         return BERTH_ENOMEM;
@@ -311,7 +311,7 @@ static int touch(struct blox *s, uint32_t j)
 
 /* Starts pending job j if it can be placed now (a job evicted in this pass gets its own GPUs
  * back when it can): 1 started, 0 not (nothing changed), < 0 error. */
-static int try_start(struct blox *s, const struct berth_view *v, struct berth_plan *plan,
+static int try_start(struct blox *s, const struct berth__view *v, struct berth__plan *plan,
                      uint32_t j, struct berth_err *err)
 {
     if (s->js[j].victim && berth__plan_can_restore(plan, j)) {
@@ -326,7 +326,7 @@ static int try_start(struct blox *s, const struct berth_view *v, struct berth_pl
 
 /* Evicts running jobs after pending job p in the order, from the tail, until p starts.
  * Returns 1 when p started, 0 when even that did not place it, < 0 on error. */
-static int evict_for(struct blox *s, const struct berth_view *v, struct berth_plan *plan,
+static int evict_for(struct blox *s, const struct berth__view *v, struct berth__plan *plan,
                      uint32_t p, struct berth_err *err)
 {
     struct key kp = key_of(s, p);
@@ -349,7 +349,7 @@ static int evict_for(struct blox *s, const struct berth_view *v, struct berth_pl
 
 /* Settles what the pass did: started jobs begin their run (a victim that got GPUs back
  * ran on without a break), stopped ones begin waiting. */
-static int commit(struct blox *s, const struct berth_view *v)
+static int commit(struct blox *s, const struct berth__view *v)
 {
     for (size_t i = 0; i < s->ntouched; i++) {
         uint32_t j = s->touched[i];
@@ -368,7 +368,7 @@ static int commit(struct blox *s, const struct berth_view *v)
     return 0;
 }
 
-static int plan(void *self, const struct berth_view *v, struct berth_plan *plan,
+static int plan(void *self, const struct berth__view *v, struct berth__plan *plan,
                 struct berth_err *err)
 {
     struct blox *s = self;
@@ -392,7 +392,7 @@ static int plan(void *self, const struct berth_view *v, struct berth_plan *plan,
     return 0;
 }
 
-static berth_us next_pass(void *self, const struct berth_view *v)
+static berth_us next_pass(void *self, const struct berth__view *v)
 {
     struct blox *s = self;
     if (v->npending + v->nrunning == 0)
@@ -400,7 +400,7 @@ static berth_us next_pass(void *self, const struct berth_view *v)
     return (v->now / s->round + 1) * s->round;
 }
 
-const struct berth_policy_ops berth__policy_blox_las = {
+const struct berth__policy_ops berth__policy_blox_las = {
     .name = "blox-las",
     .summary = "Blox's Las: fewest rounds run first, 1000 h starvation guard, evict from the tail, "
                "no backfill",
@@ -411,7 +411,7 @@ const struct berth_policy_ops berth__policy_blox_las = {
     .next_pass = next_pass,
 };
 
-const struct berth_policy_ops berth__policy_blox_fifo = {
+const struct berth__policy_ops berth__policy_blox_fifo = {
     .name = "blox-fifo",
     .summary = "Blox's Fifo: submit order, head-of-line blocking, a pass every round",
     .default_placement = "consolidate",

@@ -99,7 +99,7 @@ struct gavel {
 /* ---- throughputs ------------------------------------------------------------------------ */
 
 /* T of job j on cluster type t (0: it may not or cannot run there). */
-static double tput(const struct berth_view *v, const struct berth_job *j, size_t t)
+static double tput(const struct berth__view *v, const struct berth__job *j, size_t t)
 {
     const struct berth__gputype *ty = &v->cluster->types[t];
     if ((j->type_mask && !(j->type_mask >> t & 1)) || j->gpus > ty->total ||
@@ -112,14 +112,14 @@ static double tput(const struct berth_view *v, const struct berth_job *j, size_t
 }
 
 /* The job's demand in milli-GPUs. */
-static int64_t demand(const struct berth_job *j)
+static int64_t demand(const struct berth__job *j)
 {
     return (int64_t)j->gpus * j->share;
 }
 
 /* Work done by now in the unit of T: steps for a class job, seconds for a fixed-speed one
  * (whose done is its run time, should the executor not report progress). */
-static double work_done(const struct berth_view *v, const struct berth_job *j)
+static double work_done(const struct berth__view *v, const struct berth__job *j)
 {
     double d = berth__job_done(j, v->now);
     if (j->cls >= 0 && v->tput)
@@ -128,7 +128,7 @@ static double work_done(const struct berth_view *v, const struct berth_job *j)
     return fmin(d, j->work) / 1e6;
 }
 
-static double work_total(const struct berth_view *v, const struct berth_job *j)
+static double work_total(const struct berth__view *v, const struct berth__job *j)
 {
     return j->cls >= 0 && v->tput ? j->work : j->work / 1e6;
 }
@@ -175,7 +175,7 @@ static int add_job(struct gavel *g, uint32_t job, int32_t gpus)
 }
 
 /* Drops jobs that left, keeping arrival order. */
-static void compact(struct gavel *g, const struct berth_view *v)
+static void compact(struct gavel *g, const struct berth__view *v)
 {
     size_t w = 0, nt = g->nt;
     g->ncpu = 0;
@@ -201,9 +201,9 @@ static void compact(struct gavel *g, const struct berth_view *v)
 
 /* Counts the run time job k got since last counted into its current (last) type. Called
  * before a job changes type, and for everyone at a round start. */
-static void account(struct gavel *g, const struct berth_view *v, size_t k)
+static void account(struct gavel *g, const struct berth__view *v, size_t k)
 {
-    const struct berth_job *j = &v->jobs[g->act[k].job];
+    const struct berth__job *j = &v->jobs[g->act[k].job];
     int64_t run = berth__job_run_us(j, v->now);
     if (run > g->act[k].run_seen && j->type >= 0 && (size_t)j->type < g->nt)
         g->recv[k * g->nt + (size_t)j->type] += (double)(run - g->act[k].run_seen);
@@ -217,14 +217,14 @@ static void *grow_scratch(void **p, size_t *cap, size_t need, size_t elem)
     return berth__grow(p, cap, need ? need : 1, elem) ? NULL : *p;
 }
 
-static int alloc_fifo(struct gavel *g, const struct berth_view *v)
+static int alloc_fifo(struct gavel *g, const struct berth__view *v)
 {
     int64_t room[64];
     for (size_t t = 0; t < g->nt; t++)
         room[t] = (int64_t)v->cluster->types[t].total * 1000;
     int blocked = 0;
     for (size_t k = 0; k < g->nact; k++) {
-        const struct berth_job *j = &v->jobs[g->act[k].job];
+        const struct berth__job *j = &v->jobs[g->act[k].job];
         double *x = &g->x[k * g->nt];
         for (size_t t = 0; t < g->nt; t++)
             x[t] = 0;
@@ -252,7 +252,7 @@ static int alloc_fifo(struct gavel *g, const struct berth_view *v)
     return 0;
 }
 
-static int alloc_lp(struct gavel *g, const struct berth_view *v, struct berth_err *err)
+static int alloc_lp(struct gavel *g, const struct berth__view *v, struct berth_err *err)
 {
     size_t nt = g->nt, n = 0;
     if (!grow_scratch((void **)&g->lpk, &g->lpk_cap, g->nact, sizeof *g->lpk))
@@ -270,7 +270,7 @@ static int alloc_lp(struct gavel *g, const struct berth_view *v, struct berth_er
         N[t] = v->cluster->types[t].total;
     for (size_t i = 0; i < n; i++) {
         struct act *a = &g->act[g->lpk[i]];
-        const struct berth_job *j = &v->jobs[a->job];
+        const struct berth__job *j = &v->jobs[a->job];
         sf[i] = (double)demand(j) / 1000;
         for (size_t t = 0; t < nt; t++)
             T[i * nt + t] = tput(v, j, t);
@@ -316,7 +316,7 @@ static int alloc_lp(struct gavel *g, const struct berth_view *v, struct berth_er
 
 /* A reset: deficits take what each (job, type) was owed since the last reset minus what it
  * got, received time starts again, and the allocation is recomputed. */
-static int reset(struct gavel *g, const struct berth_view *v, struct berth_err *err)
+static int reset(struct gavel *g, const struct berth__view *v, struct berth_err *err)
 {
     double since = g->solved ? (double)(v->now - g->last_reset) : 0;
     for (size_t k = 0; k < g->nact * g->nt; k++) {
@@ -346,7 +346,7 @@ static int cmp_entry(const void *pa, const void *pb)
 }
 
 /* Ranks every allocated (job, type) by priority. */
-static int rank(struct gavel *g, const struct berth_view *v)
+static int rank(struct gavel *g, const struct berth__view *v)
 {
     size_t nt = g->nt;
     double w[64] = {0}; /* time all jobs ran on each type since the reset */
@@ -355,7 +355,7 @@ static int rank(struct gavel *g, const struct berth_view *v)
             w[t] += g->recv[k * nt + t];
     g->nent = 0;
     for (size_t k = 0; k < g->nact; k++) {
-        const struct berth_job *j = &v->jobs[g->act[k].job];
+        const struct berth__job *j = &v->jobs[g->act[k].job];
         for (size_t t = 0; t < nt; t++) {
             double x = g->x[k * nt + t];
             if (!(x > X_MIN) || j->gpus == 0 || tput(v, j, t) <= 0)
@@ -377,10 +377,10 @@ static int rank(struct gavel *g, const struct berth_view *v)
 }
 
 /* Starts pending job k on type t when it fits there now: 1 started, 0 not, or an error. */
-static int try_start(struct gavel *g, const struct berth_view *v, struct berth_plan *p, size_t k,
+static int try_start(struct gavel *g, const struct berth__view *v, struct berth__plan *p, size_t k,
                      int t, struct berth_err *err)
 {
-    const struct berth_job *j = &v->jobs[g->act[k].job];
+    const struct berth__job *j = &v->jobs[g->act[k].job];
     if (j->gpus > 0 && j->share == 1000 && v->cluster->types[t].free < j->gpus)
         return 0;
     account(g, v, k);
@@ -392,10 +392,10 @@ static int try_start(struct gavel *g, const struct berth_view *v, struct berth_p
 }
 
 /* Starts pending job k on its fastest type with room (any server for a CPU-only job). */
-static int start_best(struct gavel *g, const struct berth_view *v, struct berth_plan *p, size_t k,
+static int start_best(struct gavel *g, const struct berth__view *v, struct berth__plan *p, size_t k,
                       struct berth_err *err)
 {
-    const struct berth_job *j = &v->jobs[g->act[k].job];
+    const struct berth__job *j = &v->jobs[g->act[k].job];
     if (j->gpus == 0)
         return try_start(g, v, p, k, 0, err);
     uint64_t tried = 0;
@@ -421,13 +421,13 @@ static int start_best(struct gavel *g, const struct berth_view *v, struct berth_
 
 /* Idle capacity some job could use: whole GPUs, room on shared GPUs, or CPU for CPU-only
  * jobs (any active one keeps the fill going). */
-static int idle(const struct gavel *g, const struct berth_view *v)
+static int idle(const struct gavel *g, const struct berth__view *v)
 {
     return v->cluster->free > 0 || v->cluster->frac_idle > 0 || g->ncpu > 0;
 }
 
 /* 1 when job j may run on some type (or is CPU-only). */
-static int runnable(const struct gavel *g, const struct berth_view *v, const struct berth_job *j)
+static int runnable(const struct gavel *g, const struct berth__view *v, const struct berth__job *j)
 {
     if (j->gpus == 0)
         return 1;
@@ -438,13 +438,13 @@ static int runnable(const struct gavel *g, const struct berth_view *v, const str
 }
 
 /* Fills idle GPUs without preempting (see the top comment). */
-static int fill(struct gavel *g, const struct berth_view *v, struct berth_plan *p,
+static int fill(struct gavel *g, const struct berth__view *v, struct berth__plan *p,
                 struct berth_err *err)
 {
     int rc;
     if (g->kind == FIFO) {
         for (size_t k = 0; k < g->nact && idle(g, v); k++) {
-            const struct berth_job *j = &v->jobs[g->act[k].job];
+            const struct berth__job *j = &v->jobs[g->act[k].job];
             if (j->state != BERTH_JOB_PENDING || !runnable(g, v, j))
                 continue; /* a job that can run nowhere blocks no one */
             if ((rc = start_best(g, v, p, k, err)) < 0)
@@ -476,7 +476,7 @@ static int cmp_victim(const void *pa, const void *pb)
 
 /* Victims: running jobs not chosen on the type they hold, worst first: jobs outside the
  * ranking (newest first), then ranked jobs by their best rank, from the bottom. */
-static int collect_victims(struct gavel *g, const struct berth_view *v)
+static int collect_victims(struct gavel *g, const struct berth__view *v)
 {
     if (!grow_scratch((void **)&g->key, &g->key_cap, g->nact, sizeof *g->key))
         return BERTH_ENOMEM;
@@ -486,7 +486,7 @@ static int collect_victims(struct gavel *g, const struct berth_view *v)
         g->key[g->ent[e].k] = e; /* ends at each job's best rank */
     g->nvictims = 0;
     for (size_t k = 0; k < g->nact; k++) {
-        const struct berth_job *j = &v->jobs[g->act[k].job];
+        const struct berth__job *j = &v->jobs[g->act[k].job];
         if (j->state == BERTH_JOB_RUNNING && j->gpus > 0 && g->act[k].chosen != j->type) {
             if (BERTH_GROW(g->victims, g->victims_cap, g->nvictims + 1))
                 return BERTH_ENOMEM;
@@ -498,7 +498,7 @@ static int collect_victims(struct gavel *g, const struct berth_view *v)
     return 0;
 }
 
-static int round_start(struct gavel *g, const struct berth_view *v, struct berth_plan *p,
+static int round_start(struct gavel *g, const struct berth__view *v, struct berth__plan *p,
                        struct berth_err *err)
 {
     int rc;
@@ -527,7 +527,7 @@ static int round_start(struct gavel *g, const struct berth_view *v, struct berth
     }
     /* jobs chosen on another type than they run on move */
     for (size_t k = 0; k < g->nact; k++) {
-        const struct berth_job *j = &v->jobs[g->act[k].job];
+        const struct berth__job *j = &v->jobs[g->act[k].job];
         if (j->state == BERTH_JOB_RUNNING && g->act[k].chosen >= 0 && g->act[k].chosen != j->type) {
             account(g, v, k);
             if ((rc = berth__plan_preempt(p, g->act[k].job, err)))
@@ -542,7 +542,7 @@ static int round_start(struct gavel *g, const struct berth_view *v, struct berth
     for (int pass = 0; pass < 2; pass++)
         for (size_t e = 0; e < g->nent; e++) {
             const struct entry *en = &g->ent[e];
-            const struct berth_job *j = &v->jobs[en->job];
+            const struct berth__job *j = &v->jobs[en->job];
             if (g->act[en->k].chosen != en->type || j->state != BERTH_JOB_PENDING)
                 continue;
             const struct berth__gputype *ty = &v->cluster->types[en->type];
@@ -550,7 +550,7 @@ static int round_start(struct gavel *g, const struct berth_view *v, struct berth
             size_t *q = &cursor[en->type];
             for (; pass == 1 && ty->free < need && *q < g->nvictims; ++*q) {
                 size_t vk = g->victims[*q].k;
-                const struct berth_job *vj = &v->jobs[g->act[vk].job];
+                const struct berth__job *vj = &v->jobs[g->act[vk].job];
                 if (vj->state != BERTH_JOB_RUNNING || vj->type != en->type)
                     continue;
                 account(g, v, vk);
@@ -571,7 +571,7 @@ static int round_start(struct gavel *g, const struct berth_view *v, struct berth
 
 /* ---- the policy interface ------------------------------------------------------------------ */
 
-static int gavel_plan(void *self, const struct berth_view *v, struct berth_plan *p,
+static int gavel_plan(void *self, const struct berth__view *v, struct berth__plan *p,
                       struct berth_err *err)
 {
     struct gavel *g = self;
@@ -593,13 +593,13 @@ static int gavel_plan(void *self, const struct berth_view *v, struct berth_plan 
 /* The next round start while jobs run. With nothing running a round changes nothing (no
  * time is received, and the fill has already started whatever could start), so there is no
  * timer then: the next arrival starts a round. */
-static berth_us gavel_next_pass(void *self, const struct berth_view *v)
+static berth_us gavel_next_pass(void *self, const struct berth__view *v)
 {
     struct gavel *g = self;
     return v->nrunning > 0 ? g->next_round : BERTH_TIME_NONE;
 }
 
-static int create(int kind, const struct berth_params *prm, void **self, struct berth_err *err)
+static int create(int kind, const struct berth__params *prm, void **self, struct berth_err *err)
 {
     struct gavel *g = calloc(1, sizeof *g);
     if (!g)
@@ -629,27 +629,27 @@ static void gavel_destroy(void *self)
     free(g);
 }
 
-static int create_fifo(const struct berth_params *p, void **self, struct berth_err *err)
+static int create_fifo(const struct berth__params *p, void **self, struct berth_err *err)
 {
     return create(FIFO, p, self, err);
 }
 
-static int create_max_min(const struct berth_params *p, void **self, struct berth_err *err)
+static int create_max_min(const struct berth__params *p, void **self, struct berth_err *err)
 {
     return create(MAX_MIN, p, self, err);
 }
 
-static int create_max_min_perf(const struct berth_params *p, void **self, struct berth_err *err)
+static int create_max_min_perf(const struct berth__params *p, void **self, struct berth_err *err)
 {
     return create(MAX_MIN_PERF, p, self, err);
 }
 
-static int create_ftf(const struct berth_params *p, void **self, struct berth_err *err)
+static int create_ftf(const struct berth__params *p, void **self, struct berth_err *err)
 {
     return create(FTF, p, self, err);
 }
 
-const struct berth_policy_ops berth__policy_gavel_fifo = {
+const struct berth__policy_ops berth__policy_gavel_fifo = {
     .name = "gavel-fifo",
     .summary =
         "Gavel rounds, FIFO allocation: arrival order on the fastest type with room, head blocks",
@@ -660,7 +660,7 @@ const struct berth_policy_ops berth__policy_gavel_fifo = {
     .next_pass = gavel_next_pass,
 };
 
-const struct berth_policy_ops berth__policy_gavel_max_min = {
+const struct berth__policy_ops berth__policy_gavel_max_min = {
     .name = "gavel-max-min",
     .summary = "Gavel rounds, max-min fair shares of GPU time (Gavel's LAS; LP, GLPK)",
     .default_placement = "consolidate",
@@ -670,7 +670,7 @@ const struct berth_policy_ops berth__policy_gavel_max_min = {
     .next_pass = gavel_next_pass,
 };
 
-const struct berth_policy_ops berth__policy_gavel_max_min_perf = {
+const struct berth__policy_ops berth__policy_gavel_max_min_perf = {
     .name = "gavel-max-min-perf",
     .summary =
         "Gavel rounds, max-min fairness on throughput normalised per job (heterogeneity-aware)",
@@ -681,7 +681,7 @@ const struct berth_policy_ops berth__policy_gavel_max_min_perf = {
     .next_pass = gavel_next_pass,
 };
 
-const struct berth_policy_ops berth__policy_themis_ftf = {
+const struct berth__policy_ops berth__policy_themis_ftf = {
     .name = "themis-ftf",
     .summary =
         "Gavel rounds, Themis finish-time fairness: minimise the worst finish-time ratio rho",

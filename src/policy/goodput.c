@@ -97,7 +97,7 @@ struct gp {
 /* ---- rates ------------------------------------------------------------------------------ */
 
 /* 1 when job j progresses by the model's steps (its speed depends on its gang). */
-static int by_steps(const struct berth_view *v, const struct berth_job *j)
+static int by_steps(const struct berth__view *v, const struct berth__job *j)
 {
     return v->tput && j->cls >= 0 && j->spec->total_steps > 0 &&
            j->work == (double)j->spec->total_steps;
@@ -105,7 +105,7 @@ static int by_steps(const struct berth_view *v, const struct berth_job *j)
 
 /* Rate (work per second) of job j on n GPUs of cluster type t: the model's, across servers when
  * n is more than a server holds; 1 for a job without a class (fixed speed). */
-static double rate(struct gp *g, const struct berth_view *v, const struct berth_job *j, int t,
+static double rate(struct gp *g, const struct berth__view *v, const struct berth__job *j, int t,
                    int32_t n)
 {
     if (!by_steps(v, j))
@@ -123,7 +123,7 @@ static double rate(struct gp *g, const struct berth_view *v, const struct berth_
 }
 
 /* Sizes the rate cache for the model's classes and types (once: the model does not change). */
-static int curves_init(struct gp *g, const struct berth_view *v)
+static int curves_init(struct gp *g, const struct berth__view *v)
 {
     if (!v->tput || g->curves_ready)
         return 0;
@@ -148,7 +148,7 @@ static int curves_init(struct gp *g, const struct berth_view *v)
 }
 
 /* The largest gang job j may get on type t. */
-static int32_t top(const struct berth_view *v, const struct berth_job *j, int t)
+static int32_t top(const struct berth__view *v, const struct berth__job *j, int t)
 {
     const struct berth__gputype *ty = &v->cluster->types[t];
     int32_t hi = j->spec->max_gpus > j->gpus ? j->spec->max_gpus : j->gpus;
@@ -156,13 +156,13 @@ static int32_t top(const struct berth_view *v, const struct berth_job *j, int t)
     return hi < cap ? hi : cap;
 }
 
-static int32_t bottom(const struct berth_job *j)
+static int32_t bottom(const struct berth__job *j)
 {
     return j->spec->min_gpus > 1 ? j->spec->min_gpus : 1;
 }
 
 /* Seconds job j's remaining work takes on n GPUs of type t. */
-static double left_s(struct gp *g, const struct berth_view *v, const struct berth_job *j, int t,
+static double left_s(struct gp *g, const struct berth__view *v, const struct berth__job *j, int t,
                      int32_t n)
 {
     double r = rate(g, v, j, t, n);
@@ -175,9 +175,9 @@ static double left_s(struct gp *g, const struct berth_view *v, const struct bert
 
 /* ---- the active set ----------------------------------------------------------------------- */
 
-static int track(struct gp *g, const struct berth_view *v, uint32_t job)
+static int track(struct gp *g, const struct berth__view *v, uint32_t job)
 {
-    const struct berth_job *j = &v->jobs[job];
+    const struct berth__job *j = &v->jobs[job];
     if (job >= g->started_cap) {
         size_t old = g->started_cap;
         if (BERTH_GROW(g->started, g->started_cap, (size_t)job + 1))
@@ -204,7 +204,7 @@ static int track(struct gp *g, const struct berth_view *v, uint32_t job)
     return 0;
 }
 
-static void drop_left(uint32_t *a, size_t *n, const struct berth_view *v)
+static void drop_left(uint32_t *a, size_t *n, const struct berth__view *v)
 {
     size_t w = 0;
     for (size_t k = 0; k < *n; k++)
@@ -229,13 +229,13 @@ static int cmp_u64(const void *pa, const void *pb)
     return (a > b) - (a < b);
 }
 
-static berth_us restart_of(const struct gp *g, const struct berth_job *j, int32_t n)
+static berth_us restart_of(const struct gp *g, const struct berth__job *j, int32_t n)
 {
     return berth__job_restart_us(j, n, g->restart_us, g->restart_tiers);
 }
 
 /* 1 when running job j is inside its hold: not to be resized or preempted yet. */
-static int holding(const struct gp *g, const struct berth_view *v, const struct berth_job *j)
+static int holding(const struct gp *g, const struct berth__view *v, const struct berth__job *j)
 {
     berth_us s = g->started[j->idx];
     if (s == BERTH_TIME_NONE)
@@ -245,7 +245,7 @@ static int holding(const struct gp *g, const struct berth_view *v, const struct 
 }
 
 /* The type pending job j is admitted on, needing `need` GPUs of room[], or -1. */
-static int pick_type(struct gp *g, const struct berth_view *v, const struct berth_job *j,
+static int pick_type(struct gp *g, const struct berth__view *v, const struct berth__job *j,
                      int32_t need, const int64_t *room)
 {
     int best = -1;
@@ -280,7 +280,7 @@ static int64_t level(int64_t gpu_us)
 
 /* The starvation guard: pending for STARVE_US and for STARVE_RATIO times the time it has
  * run (Tiresias' rule), so that under overload long jobs are not cycled in every hour. */
-static int starving(const struct berth_view *v, const struct berth_job *j)
+static int starving(const struct berth__view *v, const struct berth__job *j)
 {
     berth_us wait = v->now - j->since;
     return j->state == BERTH_JOB_PENDING && wait >= STARVE_US &&
@@ -311,10 +311,10 @@ static void sort_keys(struct gp *g)
     g->ord_tmp_cap = c;
 }
 
-static void admit(struct gp *g, const struct berth_view *v, int64_t *room)
+static void admit(struct gp *g, const struct berth__view *v, int64_t *room)
 {
     for (size_t k = 0; k < g->nact; k++) {
-        const struct berth_job *j = &v->jobs[g->act[k]];
+        const struct berth__job *j = &v->jobs[g->act[k]];
         uint64_t cls, key = 0; /* held: 0; starving: 1 (by job number); the rest: 2 */
         g->sc[k].held = j->state == BERTH_JOB_RUNNING && holding(g, v, j);
         if (g->sc[k].held) {
@@ -332,7 +332,7 @@ static void admit(struct gp *g, const struct berth_view *v, int64_t *room)
     sort_keys(g);
     for (size_t i = 0; i < g->nact; i++) {
         size_t k = (size_t)(g->ord[i] & UINT32_MAX);
-        const struct berth_job *j = &v->jobs[g->act[k]];
+        const struct berth__job *j = &v->jobs[g->act[k]];
         int32_t lo = g->sc[k].held ? j->gpus : bottom(j);
         int t = -1;
         if (j->state == BERTH_JOB_RUNNING)
@@ -361,9 +361,9 @@ static double utility(double s)
 }
 
 /* The options of admitted job k on its type: g = lo..hi. */
-static int options(struct gp *g, const struct berth_view *v, size_t k, size_t *nopts)
+static int options(struct gp *g, const struct berth__view *v, size_t k, size_t *nopts)
 {
-    const struct berth_job *j = &v->jobs[g->act[k]];
+    const struct berth__job *j = &v->jobs[g->act[k]];
     int t = g->sc[k].type;
     int32_t lo = g->sc[k].lo, hi = g->sc[k].hi;
     if (BERTH_GROW(g->opts, g->opts_cap, *nopts + (size_t)(hi - lo + 1)))
@@ -385,7 +385,7 @@ static int options(struct gp *g, const struct berth_view *v, size_t k, size_t *n
     return 0;
 }
 
-static int sizes(struct gp *g, const struct berth_view *v, const int64_t *room,
+static int sizes(struct gp *g, const struct berth__view *v, const int64_t *room,
                  struct berth_err *err)
 {
     int rc;
@@ -427,11 +427,11 @@ static int sizes(struct gp *g, const struct berth_view *v, const int64_t *room,
 /* Starts pending job k at n GPUs of its type, or smaller (down to lo) when n cannot be placed;
  * a job preempted in this pass gets its very GPUs back when its old size comes up. 1 started
  * (or restored), 0 not, or an error. */
-static int start(struct gp *g, const struct berth_view *v, struct berth_plan *p, size_t k,
+static int start(struct gp *g, const struct berth__view *v, struct berth__plan *p, size_t k,
                  int32_t n, struct berth_err *err)
 {
     uint32_t job = g->act[k];
-    struct berth_job *j = &v->jobs[job];
+    struct berth__job *j = &v->jobs[job];
     int t = g->sc[k].type;
     int32_t was = p->touch_of[job] >= 0 && p->touched[p->touch_of[job]].was_running
                       ? p->touched[p->touch_of[job]].was_gpus
@@ -454,14 +454,14 @@ static int start(struct gp *g, const struct berth_view *v, struct berth_plan *p,
     return 0;
 }
 
-static int apply(struct gp *g, const struct berth_view *v, struct berth_plan *p,
+static int apply(struct gp *g, const struct berth__view *v, struct berth__plan *p,
                  struct berth_err *err)
 {
     int rc;
     size_t ns = 0;
     for (size_t k = 0; k < g->nact; k++) {
         uint32_t job = g->act[k];
-        struct berth_job *j = &v->jobs[job];
+        struct berth__job *j = &v->jobs[job];
         if (j->state == BERTH_JOB_RUNNING && g->sc[k].tgt != j->gpus &&
             (rc = berth__plan_preempt(p, job, err)))
             return rc;
@@ -482,7 +482,7 @@ static int apply(struct gp *g, const struct berth_view *v, struct berth_plan *p,
     /* idle GPUs left over: pending jobs at their smallest size, in admission order */
     for (size_t i = 0; i < g->nact && v->cluster->free > 0; i++) {
         size_t k = (size_t)(g->ord[i] & UINT32_MAX);
-        const struct berth_job *j = &v->jobs[g->act[k]];
+        const struct berth__job *j = &v->jobs[g->act[k]];
         int32_t tk = p->touch_of[g->act[k]];
         if (j->state != BERTH_JOB_PENDING || (tk >= 0 && p->touched[tk].was_running))
             continue; /* preempted on purpose: restored below if nobody took its GPUs */
@@ -515,7 +515,7 @@ static int apply(struct gp *g, const struct berth_view *v, struct berth_plan *p,
 
 /* ---- the policy interface ------------------------------------------------------------------ */
 
-static int gp_plan(void *self, const struct berth_view *v, struct berth_plan *p,
+static int gp_plan(void *self, const struct berth__view *v, struct berth__plan *p,
                    struct berth_err *err)
 {
     struct gp *g = self;
@@ -539,7 +539,7 @@ static int gp_plan(void *self, const struct berth_view *v, struct berth_plan *p,
     for (size_t t = 0; t < v->cluster->ntypes; t++)
         room[t] = v->cluster->types[t].free;
     for (size_t k = 0; k < g->nact; k++) {
-        const struct berth_job *j = &v->jobs[g->act[k]];
+        const struct berth__job *j = &v->jobs[g->act[k]];
         if (j->state == BERTH_JOB_RUNNING)
             room[j->type] += j->gpus;
     }
@@ -552,14 +552,14 @@ static int gp_plan(void *self, const struct berth_view *v, struct berth_plan *p,
      * elastic job runs (it may grow once its hold is over) */
     g->rounds = 0;
     for (size_t k = 0; k < g->nact && !g->rounds; k++) {
-        const struct berth_job *j = &v->jobs[g->act[k]];
+        const struct berth__job *j = &v->jobs[g->act[k]];
         g->rounds = j->state == BERTH_JOB_PENDING || bottom(j) < j->spec->max_gpus;
     }
     return 0;
 }
 
 /* The next round boundary (a grid from time 0) while a round can change something. */
-static berth_us gp_next_pass(void *self, const struct berth_view *v)
+static berth_us gp_next_pass(void *self, const struct berth__view *v)
 {
     struct gp *g = self;
     if (!g->rounds || (!v->npending && !v->nrunning))
@@ -567,7 +567,7 @@ static berth_us gp_next_pass(void *self, const struct berth_view *v)
     return (v->now / g->round_us + 1) * g->round_us;
 }
 
-static int create(int kind, const struct berth_params *prm, void **self, struct berth_err *err)
+static int create(int kind, const struct berth__params *prm, void **self, struct berth_err *err)
 {
     struct gp *g = calloc(1, sizeof *g);
     if (!g)
@@ -601,17 +601,17 @@ static void gp_destroy(void *self)
     free(g);
 }
 
-static int create_plain(const struct berth_params *p, void **self, struct berth_err *err)
+static int create_plain(const struct berth__params *p, void **self, struct berth_err *err)
 {
     return create(PLAIN, p, self, err);
 }
 
-static int create_hetero(const struct berth_params *p, void **self, struct berth_err *err)
+static int create_hetero(const struct berth__params *p, void **self, struct berth_err *err)
 {
     return create(HETERO, p, self, err);
 }
 
-const struct berth_policy_ops berth__policy_goodput = {
+const struct berth__policy_ops berth__policy_goodput = {
     .name = "goodput",
     .summary =
         "Pollux-like elastic sizes: GPUs where they raise total normalised goodput (knapsack, "
@@ -623,7 +623,7 @@ const struct berth_policy_ops berth__policy_goodput = {
     .next_pass = gp_next_pass,
 };
 
-const struct berth_policy_ops berth__policy_goodput_hetero = {
+const struct berth__policy_ops berth__policy_goodput_hetero = {
     .name = "goodput-hetero",
     .summary = "goodput, and each job admitted on the GPU type where it runs fastest (Sia-like)",
     .default_placement = "consolidate",

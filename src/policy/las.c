@@ -6,19 +6,19 @@
  * rate). Preemption is free here (checkpoint costs belong to the throughput model). */
 #include "sched/prio.h"
 
-static int64_t key_attained(void *ctx, const struct berth_job *j)
+static int64_t key_attained(void *ctx, const struct berth__job *j)
 {
     (void)ctx;
     return j->gpu_us; /* folded at j->since */
 }
 
-static int64_t slope_gang(void *ctx, const struct berth_job *j)
+static int64_t slope_gang(void *ctx, const struct berth__job *j)
 {
     (void)ctx;
     return j->gpus;
 }
 
-static int create_las(const struct berth_params *p, void **self, struct berth_err *err)
+static int create_las(const struct berth__params *p, void **self, struct berth_err *err)
 {
     struct berth__prio_cfg cfg = {.key = key_attained,
                                   .slope = slope_gang,
@@ -28,7 +28,7 @@ static int create_las(const struct berth_params *p, void **self, struct berth_er
     return berth__prio_create_v(&cfg, self, err);
 }
 
-const struct berth_policy_ops berth__policy_las = {
+const struct berth__policy_ops berth__policy_las = {
     .name = "las",
     .summary = "least attained GPU-time first, preemptive, re-evaluated every --quantum",
     .default_placement = "consolidate",

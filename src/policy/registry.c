@@ -35,11 +35,11 @@
     X(goodput_hetero)
 /* clang-format on */
 
-#define DECLARE(n) extern const struct berth_policy_ops berth__policy_##n;
+#define DECLARE(n) extern const struct berth__policy_ops berth__policy_##n;
 BERTH_POLICIES(DECLARE)
 #undef DECLARE
 
-static const struct berth_policy_ops *const registry[] = {
+static const struct berth__policy_ops *const registry[] = {
 #define ENTRY(n) &berth__policy_##n,
     BERTH_POLICIES(ENTRY)
 #undef ENTRY
@@ -47,12 +47,12 @@ static const struct berth_policy_ops *const registry[] = {
 
 #define NPOLICIES (sizeof registry / sizeof *registry)
 
-const struct berth_policy_ops *berth__policy_at(size_t i)
+const struct berth__policy_ops *berth__policy_at(size_t i)
 {
     return i < NPOLICIES ? registry[i] : NULL;
 }
 
-const struct berth_policy_ops *berth__policy_lookup(const char *name)
+const struct berth__policy_ops *berth__policy_lookup(const char *name)
 {
     int i = berth_policy_find(name);
     return i < 0 ? NULL : registry[i];

@@ -110,7 +110,7 @@ double berth__specon_growth(double prev, berth_us prev_at, double cur, berth_us 
     return (cur - prev) * (double)BERTH_US_PER_S / (double)(t - prev_at);
 }
 
-int berth__specon_label(const struct berth__specon_cfg *cfg, const struct berth_job *j,
+int berth__specon_label(const struct berth__specon_cfg *cfg, const struct berth__job *j,
                         berth_us now, int has_growth, double growth, berth_us cool_until)
 {
     if (!has_growth)
@@ -123,13 +123,13 @@ int berth__specon_label(const struct berth__specon_cfg *cfg, const struct berth_
     return growth < cfg->alpha ? BERTH_SPECON_SLOW : BERTH_SPECON_FAST;
 }
 
-static int64_t key_arrival(void *ctx, const struct berth_job *j)
+static int64_t key_arrival(void *ctx, const struct berth__job *j)
 {
     (void)ctx;
     return (int64_t)j->idx;
 }
 
-static int create(const struct berth_params *p, int migrate, void **self, struct berth_err *err)
+static int create(const struct berth__params *p, int migrate, void **self, struct berth_err *err)
 {
     struct berth__specon_cfg sc;
     int rc = berth__specon_cfg(migrate ? "specon" : "spread", p->settings, &sc, err);
@@ -151,12 +151,12 @@ static int create(const struct berth_params *p, int migrate, void **self, struct
     return 0;
 }
 
-static int create_specon(const struct berth_params *p, void **self, struct berth_err *err)
+static int create_specon(const struct berth__params *p, void **self, struct berth_err *err)
 {
     return create(p, 1, self, err);
 }
 
-static int create_spread(const struct berth_params *p, void **self, struct berth_err *err)
+static int create_spread(const struct berth__params *p, void **self, struct berth_err *err)
 {
     return create(p, 0, self, err);
 }
@@ -217,11 +217,11 @@ static void remove_running(struct specon *s, uint32_t j)
 /* Step 1: every running job's reading now, and its growth since its last reading when that
  * is at least a window old (exactly one window while the timer runs; a round in the round
  * modes). */
-static void read_metrics(struct specon *s, const struct berth_view *v)
+static void read_metrics(struct specon *s, const struct berth__view *v)
 {
     for (size_t k = 0; k < s->nrunning; k++) {
         uint32_t i = s->running[k];
-        const struct berth_job *j = &v->jobs[i];
+        const struct berth__job *j = &v->jobs[i];
         double m = v->metric ? v->metric(v->metric_ctx, j, v->now)
                              : berth__curve_job_metric(NULL, j, v->now);
         if (s->job[i].read_at != BERTH_TIME_NONE && s->job[i].read_at >= s->valid_from &&
@@ -281,7 +281,7 @@ static int cmp_light(const void *a, const void *b)
 }
 
 /* Whether job j (on one server now) could run on server sv alone: its GPU type and room. */
-static int fits_on(const struct berth_cluster *c, const struct berth_job *j, uint32_t sv)
+static int fits_on(const struct berth_cluster *c, const struct berth__job *j, uint32_t sv)
 {
     const struct berth__server *v = &c->srv[sv];
     if (j->gpus == 0)
@@ -324,7 +324,7 @@ static int failed_before(const struct specon *s, const struct shape *sh)
 }
 
 /* Moves job i to server to: a preemption and a start there in one plan. */
-static int move(struct specon *s, const struct berth_view *v, struct berth_plan *plan, uint32_t i,
+static int move(struct specon *s, const struct berth__view *v, struct berth__plan *plan, uint32_t i,
                 uint32_t to, struct berth_err *err)
 {
     int rc = berth__plan_preempt(plan, i, err);
@@ -340,7 +340,7 @@ static int move(struct specon *s, const struct berth_view *v, struct berth_plan 
     return 0;
 }
 
-static struct shape shape_of(const struct berth_job *j)
+static struct shape shape_of(const struct berth__job *j)
 {
     return (struct shape){j->gpus,
                           j->share,
@@ -353,7 +353,7 @@ static struct shape shape_of(const struct berth_job *j)
 /* The least loaded server other than src (in by_target's order) that fits job j and would
  * stay less busy than src is now (util), or -1. */
 static int32_t target_for(const struct specon *s, const struct berth_cluster *c,
-                          const struct berth_job *j, uint32_t src, double util)
+                          const struct berth__job *j, uint32_t src, double util)
 {
     int64_t milli = (int64_t)j->gpus * j->share;
     int64_t cpu = berth__job_cpu_per_gpu(j) * berth__job_nslots(j);
@@ -372,7 +372,7 @@ static int32_t target_for(const struct specon *s, const struct berth_cluster *c,
 }
 
 /* Whether a server may be a source now: busier than theta, or any server while jobs pend. */
-static int is_source(const struct specon *s, const struct berth_view *v, double util)
+static int is_source(const struct specon *s, const struct berth__view *v, double util)
 {
     return util > s->cfg.theta || v->npending > 0;
 }
@@ -381,21 +381,21 @@ static int is_source(const struct specon *s, const struct berth_view *v, double 
  * window can migrate until an arrival, start or completion changes the allocation. Sources
  * are walked from the busiest down, so a shape with no target has none on the servers after
  * (their allowed targets are a subset). More shapes than the memory holds: not sure, 0. */
-static int stuck(struct specon *s, const struct berth_view *v)
+static int stuck(struct specon *s, const struct berth__view *v)
 {
     const struct berth_cluster *c = v->cluster;
     size_t ns = c->nsrv;
     /* the running single-server jobs grouped by server: first[k] .. first[k + 1] in bysrv */
     memset(s->first, 0, (ns + 1) * sizeof *s->first);
     for (size_t k = 0; k < s->nrunning; k++) {
-        const struct berth_job *j = &v->jobs[s->running[k]];
+        const struct berth__job *j = &v->jobs[s->running[k]];
         if (j->servers == 1)
             s->first[j->slots[0].server + 1]++;
     }
     for (size_t k = 0; k < ns; k++)
         s->first[k + 1] += s->first[k];
     for (size_t k = 0; k < s->nrunning; k++) {
-        const struct berth_job *j = &v->jobs[s->running[k]];
+        const struct berth__job *j = &v->jobs[s->running[k]];
         if (j->servers == 1)
             s->bysrv[s->first[j->slots[0].server]++] = s->running[k];
     }
@@ -408,7 +408,7 @@ static int stuck(struct specon *s, const struct berth_view *v)
         if (!is_source(s, v, src->util))
             break;
         for (uint32_t k = s->first[src->server]; k < s->first[src->server + 1]; k++) {
-            const struct berth_job *j = &v->jobs[s->bysrv[k]];
+            const struct berth__job *j = &v->jobs[s->bysrv[k]];
             struct shape sh = shape_of(j);
             if (failed_before(s, &sh))
                 continue;
@@ -421,7 +421,7 @@ static int stuck(struct specon *s, const struct berth_view *v)
 }
 
 /* Steps 2 and 3: at most one migration; with none, whether to pause the window timer. */
-static int migrate_one(struct specon *s, const struct berth_view *v, struct berth_plan *plan,
+static int migrate_one(struct specon *s, const struct berth__view *v, struct berth__plan *plan,
                        struct berth_err *err)
 {
     const struct berth_cluster *c = v->cluster;
@@ -434,7 +434,7 @@ static int migrate_one(struct specon *s, const struct berth_view *v, struct bert
     }
     for (size_t k = 0; k < s->nrunning; k++) {
         uint32_t i = s->running[k];
-        const struct berth_job *j = &v->jobs[i];
+        const struct berth__job *j = &v->jobs[i];
         uint32_t sv = j->slots[0].server;
         s->jobs[sv]++;
         if (j->servers != 1)
@@ -476,7 +476,7 @@ static int migrate_one(struct specon *s, const struct berth_view *v, struct bert
     return 0;
 }
 
-static int plan_pass(void *self, const struct berth_view *v, struct berth_plan *plan,
+static int plan_pass(void *self, const struct berth__view *v, struct berth__plan *plan,
                      struct berth_err *err)
 {
     struct specon *s = self;
@@ -513,7 +513,7 @@ static int plan_pass(void *self, const struct berth_view *v, struct berth_plan *
     return window ? migrate_one(s, v, plan, err) : 0;
 }
 
-static berth_us next_pass(void *self, const struct berth_view *v)
+static berth_us next_pass(void *self, const struct berth__view *v)
 {
     const struct specon *s = self;
     if (!s->migrate || v->nrunning == 0 || s->last_window == BERTH_TIME_NONE ||
@@ -523,7 +523,7 @@ static berth_us next_pass(void *self, const struct berth_view *v)
     return t > v->now ? t : v->now + 1;
 }
 
-const struct berth_policy_ops berth__policy_specon = {
+const struct berth__policy_ops berth__policy_specon = {
     .name = "specon",
     .summary =
         "SpeCon: spread placement; each window the slowest-growing job on the most congested "
@@ -537,7 +537,7 @@ const struct berth_policy_ops berth__policy_specon = {
     .nsettings = sizeof settings / sizeof *settings,
 };
 
-const struct berth_policy_ops berth__policy_spread = {
+const struct berth__policy_ops berth__policy_spread = {
     .name = "spread",
     .summary = "Kubernetes-like baseline of specon: first come first served, first fit, spread "
                "placement, no migration",

@@ -35,7 +35,7 @@ enum berth__specon_label {
 
 /* Job j's label at window pass now: has_growth says whether a reading exactly one window
  * old exists (then growth is the growth since), cool_until when its cool-down ends. */
-int berth__specon_label(const struct berth__specon_cfg *cfg, const struct berth_job *j,
+int berth__specon_label(const struct berth__specon_cfg *cfg, const struct berth__job *j,
                         berth_us now, int has_growth, double growth, berth_us cool_until);
 
 #endif

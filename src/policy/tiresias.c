@@ -134,19 +134,19 @@ struct tiresias {
 
 /* ---- attained service and demotion instants ------------------------------------------ */
 
-static int64_t attained(const struct tiresias *s, const struct berth_job *j)
+static int64_t attained(const struct tiresias *s, const struct berth__job *j)
 {
     return s->gpu_time ? j->gpu_us : j->run_us; /* folded at j->since */
 }
 
-static int64_t rate(const struct tiresias *s, const struct berth_job *j)
+static int64_t rate(const struct tiresias *s, const struct berth__job *j)
 {
     return s->gpu_time ? j->gpus : 1;
 }
 
 /* The first instant a running job's attained service reaches limit (its service is folded
  * at since and grows at rate per microsecond), or BERTH_TIME_NONE when it never grows. */
-static berth_us crossing(const struct tiresias *s, const struct berth_job *j, berth_us limit)
+static berth_us crossing(const struct tiresias *s, const struct berth__job *j, berth_us limit)
 {
     int64_t a = attained(s, j), r = rate(s, j);
     if (r <= 0)
@@ -156,7 +156,7 @@ static berth_us crossing(const struct tiresias *s, const struct berth_job *j, be
     return j->since + (limit - a + r - 1) / r;
 }
 
-static int64_t cost_of(const struct berth_job *j)
+static int64_t cost_of(const struct berth__job *j)
 {
     if (j->gpus == 0)
         return 0;
@@ -208,7 +208,7 @@ static void hremove(struct tiresias *s, struct pheap *h, size_t i)
 }
 
 /* The demand of j: its heap index, or -1 when out of memory. */
-static int demand_of(struct tiresias *s, const struct berth_job *j, const struct berth_cluster *c)
+static int demand_of(struct tiresias *s, const struct berth__job *j, const struct berth_cluster *c)
 {
     struct demand k = {.gpus = j->gpus,
                        .share = berth__job_share(j),
@@ -232,7 +232,7 @@ static int demand_of(struct tiresias *s, const struct berth_job *j, const struct
     return (int)s->ndem++;
 }
 
-static int push_pending(struct tiresias *s, const struct berth_view *v, uint32_t j)
+static int push_pending(struct tiresias *s, const struct berth__view *v, uint32_t j)
 {
     int d = demand_of(s, &v->jobs[j], v->cluster);
     if (d < 0)
@@ -312,7 +312,7 @@ static const struct rent *run_at(const struct runq *r, size_t *pos)
     return ci < r->nc ? &r->c[ci]->a[*pos % r->chunk] : NULL;
 }
 
-static int run_insert(struct tiresias *s, const struct berth_job *j)
+static int run_insert(struct tiresias *s, const struct berth__job *j)
 {
     struct runq *r = &s->run[s->js[j->idx].q];
     struct rent e = {s->js[j->idx].entry, j->idx, (int32_t)cost_of(j), j->gpus ? j->type : -1};
@@ -408,7 +408,7 @@ static struct demote dem_pop(struct tiresias *s)
 }
 
 /* Predicts when running job j leaves its queue (nothing to predict in the last one). */
-static int schedule_demotion(struct tiresias *s, const struct berth_job *j)
+static int schedule_demotion(struct tiresias *s, const struct berth__job *j)
 {
     int q = s->js[j->idx].q;
     if (q >= s->nq - 1)
@@ -417,9 +417,9 @@ static int schedule_demotion(struct tiresias *s, const struct berth_job *j)
     return t == BERTH_TIME_NONE ? 0 : dem_push(s, (struct demote){t, j->idx, (uint8_t)q});
 }
 
-static int stale(const struct tiresias *s, const struct berth_job *jobs, const struct demote *e)
+static int stale(const struct tiresias *s, const struct berth__job *jobs, const struct demote *e)
 {
-    const struct berth_job *j = &jobs[e->job];
+    const struct berth__job *j = &jobs[e->job];
     return s->js[e->job].where != RUNNING || j->state != BERTH_JOB_RUNNING ||
            s->js[e->job].q != e->q || crossing(s, j, s->limit[e->q]) != e->t;
 }
@@ -463,7 +463,7 @@ static const struct berth__setting settings[] = {
      "':' between them (default 3250:7200)"},
 };
 
-static int create(const struct berth_params *p, int gpu_time, void **self, struct berth_err *err)
+static int create(const struct berth__params *p, int gpu_time, void **self, struct berth_err *err)
 {
     struct tiresias_settings set = {{{3250 * BERTH_US_PER_S, 7200 * BERTH_US_PER_S}, 2}};
     int rc = berth__settings_parse(gpu_time ? "tiresias-dlas-gpu" : "tiresias-dlas", p->settings,
@@ -491,12 +491,12 @@ void berth__tiresias_set_chunk(void *self, size_t n)
         s->run[q].chunk = n < 2 ? 2 : n;
 }
 
-static int create_dlas(const struct berth_params *p, void **self, struct berth_err *err)
+static int create_dlas(const struct berth__params *p, void **self, struct berth_err *err)
 {
     return create(p, 0, self, err);
 }
 
-static int create_dlas_gpu(const struct berth_params *p, void **self, struct berth_err *err)
+static int create_dlas_gpu(const struct berth__params *p, void **self, struct berth_err *err)
 {
     return create(p, 1, self, err);
 }
@@ -531,12 +531,12 @@ static int init_types(struct tiresias *s, const struct berth_cluster *c)
 
 /* Brings the queues up to date: jobs that left, were requeued or arrived, and demotions
  * due by now (a job may cross several limits when passes come late). */
-static int sync(struct tiresias *s, const struct berth_view *v)
+static int sync(struct tiresias *s, const struct berth__view *v)
 {
     if (grow_jobs(s, v->njobs) || init_types(s, v->cluster))
         return BERTH_ENOMEM;
     for (size_t i = 0; i < v->nadopted; i++) { /* running: in the queue its service earned */
-        const struct berth_job *j = &v->jobs[v->adopted[i]];
+        const struct berth__job *j = &v->jobs[v->adopted[i]];
         s->js[j->idx].q = 0;
         for (; s->js[j->idx].q < s->nq - 1 && attained(s, j) >= s->limit[s->js[j->idx].q];)
             s->js[j->idx].q++;
@@ -625,7 +625,7 @@ static int push_u32(uint32_t **a, size_t *n, size_t *cap, uint32_t j)
  * job of the queue was preempted earlier in the pass (always, but in a resumed scan), all
  * of them still run: the queue, then each chunk, is taken as a block when it fits, and
  * only the chunks where jobs must go are walked, without reading the jobs' records. */
-static int scan_running(struct tiresias *s, const struct berth_view *v, struct scan *at)
+static int scan_running(struct tiresias *s, const struct berth__view *v, struct scan *at)
 {
     struct runq *r = &s->run[at->q];
     int clean = r->npre == 0;
@@ -693,7 +693,7 @@ static int scan_pending(struct tiresias *s, int q)
 }
 
 /* Scans from at to the end, appending to the preempt and to-run lists. */
-static int scan(struct tiresias *s, const struct berth_view *v, struct scan at)
+static int scan(struct tiresias *s, const struct berth__view *v, struct scan at)
 {
     for (; at.q < s->nq; at.q++, at.phase = 0, at.ri = 0) {
         if (at.phase == 0 && scan_running(s, v, &at))
@@ -706,7 +706,7 @@ static int scan(struct tiresias *s, const struct berth_view *v, struct scan at)
 
 /* Applies preempts from pre0 and to-run entries from tr0. Returns DONE, or FAILED / RETYPED
  * with the entry in *at, or < 0 on error. */
-static int apply(struct tiresias *s, const struct berth_view *v, struct berth_plan *plan,
+static int apply(struct tiresias *s, const struct berth__view *v, struct berth__plan *plan,
                  size_t pre0, size_t tr0, size_t *at, struct berth_err *err)
 {
     int rc;
@@ -734,7 +734,7 @@ static int apply(struct tiresias *s, const struct berth_view *v, struct berth_pl
 }
 
 /* Puts the pending jobs the scan took from entry k on back into their heaps. */
-static int unpop(struct tiresias *s, const struct berth_view *v, size_t k)
+static int unpop(struct tiresias *s, const struct berth__view *v, size_t k)
 {
     for (size_t i = k; i < s->ntr; i++)
         if (s->tr[i].kind == START && push_pending(s, v, s->tr[i].job))
@@ -743,7 +743,7 @@ static int unpop(struct tiresias *s, const struct berth_view *v, size_t k)
 }
 
 /* Moves the jobs the pass changed between the running arrays and the pending heaps. */
-static int commit(struct tiresias *s, const struct berth_view *v)
+static int commit(struct tiresias *s, const struct berth__view *v)
 {
     for (size_t i = 0; i < s->npre; i++) {
         uint32_t j = s->pre[i];
@@ -754,7 +754,7 @@ static int commit(struct tiresias *s, const struct berth_view *v)
         }
     }
     for (size_t k = 0; k < s->ntr; k++) {
-        const struct berth_job *j = &v->jobs[s->tr[k].job];
+        const struct berth__job *j = &v->jobs[s->tr[k].job];
         if (j->state != BERTH_JOB_RUNNING)
             continue;
         if (s->tr[k].kind == RESTORE) /* it may have moved to other GPUs: refresh its type */
@@ -765,7 +765,7 @@ static int commit(struct tiresias *s, const struct berth_view *v)
     return 0;
 }
 
-static int plan(void *self, const struct berth_view *v, struct berth_plan *plan,
+static int plan(void *self, const struct berth__view *v, struct berth__plan *plan,
                 struct berth_err *err)
 {
     struct tiresias *s = self;
@@ -815,7 +815,7 @@ static int plan(void *self, const struct berth_view *v, struct berth_plan *plan,
     return 0;
 }
 
-static berth_us next_pass(void *self, const struct berth_view *v)
+static berth_us next_pass(void *self, const struct berth__view *v)
 {
     struct tiresias *s = self;
     while (s->nheap && stale(s, v->jobs, &s->heap[0]))
@@ -825,7 +825,7 @@ static berth_us next_pass(void *self, const struct berth_view *v)
     return s->heap[0].t > v->now ? s->heap[0].t : v->now + 1;
 }
 
-const struct berth_policy_ops berth__policy_tiresias_dlas = {
+const struct berth__policy_ops berth__policy_tiresias_dlas = {
     .name = "tiresias-dlas",
     .summary =
         "Tiresias' discretised LAS: queues on attained run time (3250 s, 7200 s), skip, preempt",
@@ -838,7 +838,7 @@ const struct berth_policy_ops berth__policy_tiresias_dlas = {
     .nsettings = sizeof settings / sizeof *settings,
 };
 
-const struct berth_policy_ops berth__policy_tiresias_dlas_gpu = {
+const struct berth__policy_ops berth__policy_tiresias_dlas_gpu = {
     .name = "tiresias-dlas-gpu",
     .summary = "Tiresias' discretised LAS on attained GPU-time (time x GPUs), skip, preempt",
     .default_placement = "consolidate",

@@ -7,7 +7,7 @@
 #include "model/alloc.h"
 #include "sched/frag.h"
 
-static void key_of(const struct berth_job *j, struct berth__frag_type *k)
+static void key_of(const struct berth__job *j, struct berth__frag_type *k)
 {
     memset(k, 0, sizeof *k);
     k->cpu_milli = j->spec->cpu_milli;
@@ -42,7 +42,7 @@ static int by_count(const void *x, const void *y)
     return key_cmp(a, b);
 }
 
-int berth__frag_workload_build(const struct berth_job *jobs, size_t n, int threshold_pct,
+int berth__frag_workload_build(const struct berth__job *jobs, size_t n, int threshold_pct,
                                struct berth__frag_workload *w)
 {
     memset(w, 0, sizeof *w);
@@ -129,14 +129,14 @@ double berth__frag_node(const struct berth__frag_workload *w, const struct berth
     return f;
 }
 
-static int type_ok(const struct berth_cluster *c, uint32_t s, const struct berth_job *j)
+static int type_ok(const struct berth_cluster *c, uint32_t s, const struct berth__job *j)
 {
     return !j->type_mask || ((j->type_mask >> c->srv[s].type) & 1);
 }
 
 /* 1 when GPU g of server s can take sharing pod j's share. */
 int berth__frag_share_fits(const struct berth_cluster *c, uint32_t s, int g,
-                           const struct berth_job *j)
+                           const struct berth__job *j)
 {
     const struct berth__server *v = &c->srv[s];
     int idle = (v->free_mask >> g) & 1;
@@ -146,7 +146,7 @@ int berth__frag_share_fits(const struct berth_cluster *c, uint32_t s, int g,
     return berth__gpu_mem_fits(c, s, (uint32_t)g, j);
 }
 
-int berth__frag_feasible(const struct berth_cluster *c, uint32_t s, const struct berth_job *j)
+int berth__frag_feasible(const struct berth_cluster *c, uint32_t s, const struct berth__job *j)
 {
     const struct berth__server *v = &c->srv[s];
     if (j->gpus == 0)
@@ -165,7 +165,7 @@ int berth__frag_feasible(const struct berth_cluster *c, uint32_t s, const struct
 }
 
 double berth__frag_delta(const struct berth__frag_workload *w, const struct berth_cluster *c,
-                         uint32_t s, const struct berth_job *j, double before, int32_t *gpu)
+                         uint32_t s, const struct berth__job *j, double before, int32_t *gpu)
 {
     struct berth__frag_node n, after;
     berth__frag_node_view(c, s, &n);

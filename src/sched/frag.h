@@ -48,7 +48,7 @@ struct berth__frag_node {
  * until they cover threshold_pct % of the pods (the simulator's PodPopularityThreshold, 95
  * in its openb experiments, step 1), then renormalised. threshold_pct >= 100 keeps all.
  * Returns 0 or BERTH_ENOMEM. */
-int berth__frag_workload_build(const struct berth_job *jobs, size_t n, int threshold_pct,
+int berth__frag_workload_build(const struct berth__job *jobs, size_t n, int threshold_pct,
                                struct berth__frag_workload *w);
 void berth__frag_workload_free(struct berth__frag_workload *w);
 
@@ -62,14 +62,14 @@ int64_t berth__frag_node_idle(const struct berth__frag_node *v);
 /* Feasibility as FGD sees it (the model's rules: allowed GPU model, one server, idle GPUs or
  * room on one GPU for a share, GPU memory, CPU and host memory, alloc.h): 1 when server s
  * can host all of j now. */
-int berth__frag_feasible(const struct berth_cluster *c, uint32_t s, const struct berth_job *j);
+int berth__frag_feasible(const struct berth_cluster *c, uint32_t s, const struct berth__job *j);
 /* 1 when GPU g of server s can take fractional job j's share. */
 int berth__frag_share_fits(const struct berth_cluster *c, uint32_t s, int g,
-                           const struct berth_job *j);
+                           const struct berth__job *j);
 /* FGD's score of placing j on server s: the smallest rise of F_n(M) over j's possible GPUs
  * there, given F_n now (`before`); *gpu gets the GPU of a fractional job (-1 otherwise: a
  * whole-GPU job takes the lowest idle GPUs). */
 double berth__frag_delta(const struct berth__frag_workload *w, const struct berth_cluster *c,
-                         uint32_t s, const struct berth_job *j, double before, int32_t *gpu);
+                         uint32_t s, const struct berth__job *j, double before, int32_t *gpu);
 
 #endif

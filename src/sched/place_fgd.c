@@ -53,7 +53,7 @@ static void destroy(void *self)
     free(f);
 }
 
-static int prepare(void *self, const struct berth_cluster *c, const struct berth_job *jobs,
+static int prepare(void *self, const struct berth_cluster *c, const struct berth__job *jobs,
                    size_t njobs, struct berth_err *err)
 {
     struct fgd *f = self;
@@ -101,7 +101,7 @@ static double frag_now(struct fgd *f, const struct berth_cluster *c, uint32_t s)
 /* What FGD does not decide: consolidate's piece, on the given type or the first allowed type
  * in cluster order that holds the rest by count (a gang no one server can hold, or a pick
  * before any pass prepared M). */
-static int spill(const struct berth_cluster *c, const struct berth_job *j, int type, int32_t need,
+static int spill(const struct berth_cluster *c, const struct berth__job *j, int type, int32_t need,
                  struct berth__place_pick *out)
 {
     if (type >= 0 || j->gpus == 0)
@@ -116,7 +116,7 @@ static int spill(const struct berth_cluster *c, const struct berth_job *j, int t
     return BERTH_NOFIT;
 }
 
-static int pick(void *self, const struct berth_cluster *c, const struct berth_job *j, int type,
+static int pick(void *self, const struct berth_cluster *c, const struct berth__job *j, int type,
                 int32_t need, struct berth__place_pick *out)
 {
     struct fgd *f = self;

@@ -81,7 +81,7 @@ void berth__placement_close(struct berth__placement *pl)
 /* The server with the fewest idle GPUs that can still host need of j's GPUs (CPU and
  * memory included), or -1. Without CPU or memory limits that is a bucket head. */
 static int32_t tightest(const struct berth_cluster *c, const struct berth__gputype *ty,
-                        const struct berth_job *j, int need)
+                        const struct berth__job *j, int need)
 {
     for (int f = need < 1 ? 1 : need; f <= ty->max_per_server; f++)
         for (int32_t s = ty->head[f]; s >= 0; s = c->srv[s].next) {
@@ -94,7 +94,7 @@ static int32_t tightest(const struct berth_cluster *c, const struct berth__gputy
 
 /* The server with the most idle GPUs that can host at least one of j's GPUs, or -1. */
 static int32_t emptiest(const struct berth_cluster *c, const struct berth__gputype *ty,
-                        const struct berth_job *j)
+                        const struct berth__job *j)
 {
     for (int f = ty->max_per_server; f >= 1; f--)
         for (int32_t s = ty->head[f]; s >= 0; s = c->srv[s].next) {
@@ -107,7 +107,7 @@ static int32_t emptiest(const struct berth_cluster *c, const struct berth__gputy
 /* A fractional job: the partly used GPU it fits most tightly (spread: a wholly idle GPU on
  * the emptiest server first, then the partly used GPU with the most room), else a wholly
  * idle GPU on the tightest server. */
-static int pick_share(const struct berth_cluster *c, const struct berth_job *j,
+static int pick_share(const struct berth_cluster *c, const struct berth__job *j,
                       const struct berth__gputype *ty, int spread, struct berth__place_pick *out)
 {
     int32_t share = berth__job_share(j);
@@ -147,7 +147,7 @@ static int pick_share(const struct berth_cluster *c, const struct berth_job *j,
     return 0;
 }
 
-int32_t berth__place_cpu_server(const struct berth_cluster *c, const struct berth_job *j,
+int32_t berth__place_cpu_server(const struct berth_cluster *c, const struct berth__job *j,
                                 int spread)
 {
     if (!c->has_cpu_mem)
@@ -168,7 +168,7 @@ int32_t berth__place_cpu_server(const struct berth_cluster *c, const struct bert
  * gang on the tightest server that holds it all (consolidate, best-fit), or a piece on the
  * emptiest server (consolidate: as much as it holds; spread: one GPU) or on the fullest
  * server with room (best-fit: as much as it holds). */
-static int pick_classic(int placement, const struct berth_cluster *c, const struct berth_job *j,
+static int pick_classic(int placement, const struct berth_cluster *c, const struct berth__job *j,
                         int type, int32_t need, struct berth__place_pick *out)
 {
     int spread = placement == BERTH_PLACE_SPREAD;
@@ -198,21 +198,21 @@ static int pick_classic(int placement, const struct berth_cluster *c, const stru
     return 0;
 }
 
-static int pick_consolidate(void *self, const struct berth_cluster *c, const struct berth_job *j,
+static int pick_consolidate(void *self, const struct berth_cluster *c, const struct berth__job *j,
                             int type, int32_t need, struct berth__place_pick *out)
 {
     (void)self;
     return pick_classic(BERTH_PLACE_CONSOLIDATE, c, j, type, need, out);
 }
 
-static int pick_spread(void *self, const struct berth_cluster *c, const struct berth_job *j,
+static int pick_spread(void *self, const struct berth_cluster *c, const struct berth__job *j,
                        int type, int32_t need, struct berth__place_pick *out)
 {
     (void)self;
     return pick_classic(BERTH_PLACE_SPREAD, c, j, type, need, out);
 }
 
-static int pick_best_fit(void *self, const struct berth_cluster *c, const struct berth_job *j,
+static int pick_best_fit(void *self, const struct berth_cluster *c, const struct berth__job *j,
                          int type, int32_t need, struct berth__place_pick *out)
 {
     (void)self;

@@ -51,13 +51,13 @@ struct berth__placement_ops {
     void (*destroy)(void *self);
     /* Optional: before each scheduling pass, with every job the engine knows (FGD builds
      * its target workload from them). */
-    int (*prepare)(void *self, const struct berth_cluster *c, const struct berth_job *jobs,
+    int (*prepare)(void *self, const struct berth_cluster *c, const struct berth__job *jobs,
                    size_t njobs, struct berth_err *err);
     /* The next piece of job j: GPUs of type `type` (-1: any the job may use, for any_type
      * placements; the plan fixes the type after the first piece), `need` whole GPUs still
      * to place (1 for a fractional job, 0 for a CPU-only one). Fills *out and returns 0, or
      * returns BERTH_NOFIT when no server can take a piece. */
-    int (*pick)(void *self, const struct berth_cluster *c, const struct berth_job *j, int type,
+    int (*pick)(void *self, const struct berth_cluster *c, const struct berth__job *j, int type,
                 int32_t need, struct berth__place_pick *out);
 };
 
@@ -75,7 +75,7 @@ void berth__placement_close(struct berth__placement *pl);
 /* The server for CPU-only job j under the classic placements: the one with the least CPU
  * left that still holds it (spread: the most), ties to the lower index; any server when the
  * cluster does not model CPU or memory; -1 when none can. The plan's fit test uses it. */
-int32_t berth__place_cpu_server(const struct berth_cluster *c, const struct berth_job *j,
+int32_t berth__place_cpu_server(const struct berth_cluster *c, const struct berth__job *j,
                                 int spread);
 
 extern const struct berth__placement_ops berth__place_consolidate, berth__place_spread,

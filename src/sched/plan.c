@@ -5,12 +5,12 @@
 #include "model/alloc.h"
 #include "sched/plan.h"
 
-void berth__plan_init(struct berth_plan *p)
+void berth__plan_init(struct berth__plan *p)
 {
     memset(p, 0, sizeof *p);
 }
 
-void berth__plan_free(struct berth_plan *p)
+void berth__plan_free(struct berth__plan *p)
 {
     free(p->touched);
     free(p->touch_of);
@@ -30,7 +30,7 @@ const struct berth__placement *berth__placement_stateless(int id)
     return id >= 0 && id <= BERTH_PLACE_BEST_FIT ? &classic[id] : NULL;
 }
 
-int berth__plan_open(struct berth_plan *p, struct berth_cluster *c, struct berth_job *jobs,
+int berth__plan_open(struct berth__plan *p, struct berth_cluster *c, struct berth__job *jobs,
                      size_t njobs, berth_us now, const struct berth__placement *pl, size_t npending,
                      size_t nrunning)
 {
@@ -61,14 +61,14 @@ int berth__plan_open(struct berth_plan *p, struct berth_cluster *c, struct berth
     return 0;
 }
 
-int berth__plan_touch(struct berth_plan *p, uint32_t j)
+int berth__plan_touch(struct berth__plan *p, uint32_t j)
 {
     if (p->touch_of[j] >= 0)
         return 0;
-    struct berth_job *job = &p->jobs[j];
+    struct berth__job *job = &p->jobs[j];
     if (BERTH_GROW(p->touched, p->touched_cap, p->ntouched + 1))
         return BERTH_ENOMEM;
-    struct berth_plan_touch *t = &p->touched[p->ntouched];
+    struct berth__touched *t = &p->touched[p->ntouched];
     t->job = j;
     t->was_running = job->state == BERTH_JOB_RUNNING;
     t->was_gpus = job->gpus;
@@ -86,7 +86,7 @@ int berth__plan_touch(struct berth_plan *p, uint32_t j)
 
 /* A quick necessary test of fit on type t, on GPU counts alone (placement, which also sees
  * CPU and memory, has the last word). */
-static int fits_type(const struct berth_plan *p, const struct berth_job *j, int t)
+static int fits_type(const struct berth__plan *p, const struct berth__job *j, int t)
 {
     const struct berth__gputype *ty = &p->cluster->types[t];
     if (berth__job_share(j) < 1000) {
@@ -110,7 +110,7 @@ static int fits_type(const struct berth_plan *p, const struct berth_job *j, int 
     return 0;
 }
 
-int berth__plan_fit(const struct berth_plan *p, const struct berth_job *j)
+int berth__plan_fit(const struct berth__plan *p, const struct berth__job *j)
 {
     if (j->gpus == 0) /* CPU-only: any server with the CPU and memory */
         return berth__place_cpu_server(p->cluster, j, p->placement == BERTH_PLACE_SPREAD) >= 0 ? 0
@@ -124,7 +124,7 @@ int berth__plan_fit(const struct berth_plan *p, const struct berth_job *j)
 }
 
 /* Takes n wholly idle GPUs of server s for job j (lowest GPU indices first). */
-static void take(struct berth_plan *p, struct berth_job *j, uint32_t s, int n)
+static void take(struct berth__plan *p, struct berth__job *j, uint32_t s, int n)
 {
     uint64_t m = p->cluster->srv[s].free_mask;
     int32_t k0 = p->filling;
@@ -138,7 +138,7 @@ static void take(struct berth_plan *p, struct berth_job *j, uint32_t s, int n)
 
 /* Takes j's one slot: its share of GPU g of server s, or (CPU-only, g = BERTH_NO_GPU) the
  * server's CPU and memory. */
-static void take_one(struct berth_plan *p, struct berth_job *j, uint32_t s, uint32_t g)
+static void take_one(struct berth__plan *p, struct berth__job *j, uint32_t s, uint32_t g)
 {
     j->slots[p->filling++] = (struct berth__slot){s, g};
     berth__alloc_take_range(p->cluster, j, p->filling - 1, p->filling);
@@ -148,7 +148,7 @@ static void take_one(struct berth_plan *p, struct berth_job *j, uint32_t s, uint
  * GPUs still to place) is one the plan may apply: a server that exists, of a type the job
  * may use and the gang's type, the gang's own server when it must not span, and room for
  * the piece (idle GPUs with CPU and memory; a GPU with room for the share; CPU and memory). */
-static int pick_ok(const struct berth_plan *p, const struct berth_job *j, int type, int32_t need,
+static int pick_ok(const struct berth__plan *p, const struct berth__job *j, int type, int32_t need,
                    const struct berth__place_pick *k)
 {
     const struct berth_cluster *c = p->cluster;
@@ -172,7 +172,7 @@ static int pick_ok(const struct berth_plan *p, const struct berth_job *j, int ty
  * (-1: the placement chooses). 0 placed (p->filling slots charged); BERTH_NOFIT when a piece
  * found no server, BERTH_EINTERNAL when the placement picked what it may not — either way
  * the p->filling slots charged so far are still charged (the caller gives them back). */
-static int place(struct berth_plan *p, struct berth_job *j, int type, struct berth_err *err)
+static int place(struct berth__plan *p, struct berth__job *j, int type, struct berth_err *err)
 {
     const struct berth__placement *pl = p->place;
     int32_t need = j->gpus == 0 ? 0 : berth__job_share(j) < 1000 ? 1 : j->gpus;
@@ -199,7 +199,7 @@ static int place(struct berth_plan *p, struct berth_job *j, int type, struct ber
     return 0;
 }
 
-int32_t berth__plan_count_servers(struct berth_plan *p, const struct berth_job *j)
+int32_t berth__plan_count_servers(struct berth__plan *p, const struct berth__job *j)
 {
     if (++p->epoch == 0) { /* wrapped: forget every old stamp */
         memset(p->stamp, 0, p->stamp_cap * sizeof *p->stamp);
@@ -217,7 +217,7 @@ int32_t berth__plan_count_servers(struct berth_plan *p, const struct berth_job *
 }
 
 /* Room in j->slots for the largest gang an elastic start may give it. Returns 0 or -1. */
-static int make_slots(struct berth_job *j)
+static int make_slots(struct berth__job *j)
 {
     if (j->slots)
         return 0;
@@ -228,7 +228,7 @@ static int make_slots(struct berth_job *j)
 }
 
 /* The bookkeeping of a start whose slots are placed and charged, on GPU type t. */
-static void mark_started(struct berth_plan *p, struct berth_job *j, int t)
+static void mark_started(struct berth__plan *p, struct berth__job *j, int t)
 {
     j->type = (int16_t)t;
     j->servers = berth__plan_count_servers(p, j);
@@ -239,9 +239,9 @@ static void mark_started(struct berth_plan *p, struct berth_job *j, int t)
 }
 
 /* Starts pending job ji on the first type of mask (in cluster order) where placement works. */
-static int start_in(struct berth_plan *p, uint32_t ji, uint64_t mask, struct berth_err *err)
+static int start_in(struct berth__plan *p, uint32_t ji, uint64_t mask, struct berth_err *err)
 {
-    struct berth_job *j = &p->jobs[ji];
+    struct berth__job *j = &p->jobs[ji];
     if (j->state != BERTH_JOB_PENDING)
         return berth_err_set(err, BERTH_EINTERNAL, "plan: job %s started while not pending",
                              j->spec->id);
@@ -293,14 +293,14 @@ static int start_in(struct berth_plan *p, uint32_t ji, uint64_t mask, struct ber
     return 0;
 }
 
-int berth__plan_start(struct berth_plan *p, uint32_t ji, struct berth_err *err)
+int berth__plan_start(struct berth__plan *p, uint32_t ji, struct berth_err *err)
 {
     return start_in(p, ji, p->jobs[ji].type_mask, err);
 }
 
-int berth__plan_start_type(struct berth_plan *p, uint32_t ji, int type, struct berth_err *err)
+int berth__plan_start_type(struct berth__plan *p, uint32_t ji, int type, struct berth_err *err)
 {
-    const struct berth_job *j = &p->jobs[ji];
+    const struct berth__job *j = &p->jobs[ji];
     if (type < 0 || (size_t)type >= p->cluster->ntypes || type >= 64 ||
         (j->type_mask && !(j->type_mask >> type & 1)))
         return berth_err_set(err, BERTH_EINTERNAL, "plan: job %s started on a type it may not use",
@@ -308,9 +308,9 @@ int berth__plan_start_type(struct berth_plan *p, uint32_t ji, int type, struct b
     return start_in(p, ji, (uint64_t)1 << type, err);
 }
 
-int berth__plan_start_n(struct berth_plan *p, uint32_t ji, int32_t n, struct berth_err *err)
+int berth__plan_start_n(struct berth__plan *p, uint32_t ji, int32_t n, struct berth_err *err)
 {
-    struct berth_job *j = &p->jobs[ji];
+    struct berth__job *j = &p->jobs[ji];
     int32_t lo = j->spec->min_gpus > 1 ? j->spec->min_gpus : 1;
     if (j->gpus == 0 || j->share < 1000 || n < lo || n > j->spec->max_gpus)
         return berth_err_set(err, BERTH_EINTERNAL,
@@ -324,10 +324,10 @@ int berth__plan_start_n(struct berth_plan *p, uint32_t ji, int32_t n, struct ber
     return rc;
 }
 
-int berth__plan_start_n_type(struct berth_plan *p, uint32_t ji, int32_t n, int type,
+int berth__plan_start_n_type(struct berth__plan *p, uint32_t ji, int32_t n, int type,
                              struct berth_err *err)
 {
-    struct berth_job *j = &p->jobs[ji];
+    struct berth__job *j = &p->jobs[ji];
     if (type < 0 || (size_t)type >= p->cluster->ntypes || type >= 64 ||
         (j->type_mask && !(j->type_mask >> type & 1)))
         return berth_err_set(err, BERTH_EINTERNAL, "plan: job %s started on a type it may not use",
@@ -339,9 +339,9 @@ int berth__plan_start_n_type(struct berth_plan *p, uint32_t ji, int32_t n, int t
     return rc;
 }
 
-int berth__plan_start_on(struct berth_plan *p, uint32_t ji, uint32_t s, struct berth_err *err)
+int berth__plan_start_on(struct berth__plan *p, uint32_t ji, uint32_t s, struct berth_err *err)
 {
-    struct berth_job *j = &p->jobs[ji];
+    struct berth__job *j = &p->jobs[ji];
     const struct berth_cluster *c = p->cluster;
     if (j->state != BERTH_JOB_PENDING || s >= c->nsrv)
         return berth_err_set(err, BERTH_EINTERNAL,
@@ -381,9 +381,9 @@ int berth__plan_start_on(struct berth_plan *p, uint32_t ji, uint32_t s, struct b
     return 0;
 }
 
-int berth__plan_preempt(struct berth_plan *p, uint32_t ji, struct berth_err *err)
+int berth__plan_preempt(struct berth__plan *p, uint32_t ji, struct berth_err *err)
 {
-    struct berth_job *j = &p->jobs[ji];
+    struct berth__job *j = &p->jobs[ji];
     if (j->state != BERTH_JOB_RUNNING)
         return berth_err_set(err, BERTH_EINTERNAL, "plan: job %s preempted while not running",
                              j->spec->id);
@@ -397,9 +397,9 @@ int berth__plan_preempt(struct berth_plan *p, uint32_t ji, struct berth_err *err
     return 0;
 }
 
-int berth__plan_can_restore(const struct berth_plan *p, uint32_t ji)
+int berth__plan_can_restore(const struct berth__plan *p, uint32_t ji)
 {
-    const struct berth_job *j = &p->jobs[ji];
+    const struct berth__job *j = &p->jobs[ji];
     int32_t t = p->touch_of[ji];
     if (t < 0 || !p->touched[t].was_running || j->state != BERTH_JOB_PENDING ||
         j->gpus != p->touched[t].was_gpus)
@@ -407,12 +407,12 @@ int berth__plan_can_restore(const struct berth_plan *p, uint32_t ji)
     return berth__alloc_can_take(p->cluster, j, p->snaps + p->touched[t].snap);
 }
 
-int berth__plan_restore(struct berth_plan *p, uint32_t ji, struct berth_err *err)
+int berth__plan_restore(struct berth__plan *p, uint32_t ji, struct berth_err *err)
 {
     if (!berth__plan_can_restore(p, ji))
         return berth_err_set(err, BERTH_EINTERNAL, "plan: job %s cannot get its GPUs back",
                              p->jobs[ji].spec->id);
-    struct berth_job *j = &p->jobs[ji];
+    struct berth__job *j = &p->jobs[ji];
     const struct berth__slot *snap = p->snaps + p->touched[p->touch_of[ji]].snap;
     memcpy(j->slots, snap, (size_t)berth__job_nslots(j) * sizeof *snap);
     berth__alloc_take(p->cluster, j);
@@ -423,10 +423,10 @@ int berth__plan_restore(struct berth_plan *p, uint32_t ji, struct berth_err *err
     return 0;
 }
 
-int berth__plan_start_share(struct berth_plan *p, uint32_t ji, uint32_t server, uint32_t gpu,
+int berth__plan_start_share(struct berth__plan *p, uint32_t ji, uint32_t server, uint32_t gpu,
                             int32_t milli, struct berth_err *err)
 {
-    struct berth_job *j = &p->jobs[ji];
+    struct berth__job *j = &p->jobs[ji];
     if (j->state != BERTH_JOB_PENDING || j->gpus != 1 || milli < 1 || milli > 1000 ||
         server >= p->cluster->nsrv || gpu >= (uint32_t)p->cluster->srv[server].ngpus)
         return berth_err_set(err, BERTH_EINTERNAL,

@@ -12,20 +12,20 @@
 #include "sched/placement.h"
 #include "sched/policy_ops.h"
 
-struct berth_plan_touch {
+struct berth__touched {
     uint32_t job;
     uint8_t was_running;
     int32_t was_gpus; /* gang size when the plan opened (an elastic start may change it) */
     size_t snap;      /* offset of the saved slots in the plan's snapshot buffer */
 };
 
-struct berth_plan {
+struct berth__plan {
     struct berth_cluster *cluster;
-    struct berth_job *jobs;
+    struct berth__job *jobs;
     berth_us now;
     const struct berth__placement *place; /* who picks the GPUs of a start */
     int placement;                        /* its enum berth_placement, for policies */
-    struct berth_plan_touch *touched;
+    struct berth__touched *touched;
     size_t ntouched, touched_cap;
     int32_t *touch_of; /* per job: index into touched, -1 when untouched this pass */
     size_t touch_cap;
@@ -36,21 +36,21 @@ struct berth_plan {
     uint32_t *stamp;           /* per server: last start that counted it (servers spanned) */
     size_t stamp_cap;
     uint32_t epoch;
-    struct berth_plan_hidden *hidden; /* idle GPUs hidden from placement in this pass */
+    struct berth__hidden *hidden; /* idle GPUs hidden from placement in this pass */
     size_t nhidden, hidden_cap;
     int32_t lent, reclaimed; /* servers unreserved / reserved in this pass */
 };
 
-struct berth_plan_hidden {
+struct berth__hidden {
     uint32_t server;
     uint64_t mask;
 };
 
-void berth__plan_init(struct berth_plan *p);
-void berth__plan_free(struct berth_plan *p);
+void berth__plan_init(struct berth__plan *p);
+void berth__plan_free(struct berth__plan *p);
 /* Starts a new pass over cluster and jobs[0..njobs) at time now, starts placed by pl (which
  * must outlive the pass). */
-int berth__plan_open(struct berth_plan *p, struct berth_cluster *c, struct berth_job *jobs,
+int berth__plan_open(struct berth__plan *p, struct berth_cluster *c, struct berth__job *jobs,
                      size_t njobs, berth_us now, const struct berth__placement *pl, size_t npending,
                      size_t nrunning);
 /* A stateless placement by its enum berth_placement (not FGD, which keeps state), for
@@ -59,28 +59,28 @@ const struct berth__placement *berth__placement_stateless(int id);
 
 /* The GPU type a pending job would get if started now (its required type, else the first
  * type in cluster order where it fits), or -1 when it does not fit the idle GPUs. */
-int berth__plan_fit(const struct berth_plan *p, const struct berth_job *j);
+int berth__plan_fit(const struct berth__plan *p, const struct berth__job *j);
 /* Starts pending job j on idle GPUs chosen by the plan's placement. BERTH_NOFIT when it does
  * not fit; the plan is unchanged then. */
-int berth__plan_start(struct berth_plan *p, uint32_t j, struct berth_err *err);
+int berth__plan_start(struct berth__plan *p, uint32_t j, struct berth_err *err);
 /* The same on GPU type `type` only (one the job may use; a GPU job). BERTH_NOFIT when it
  * does not fit there. */
-int berth__plan_start_type(struct berth_plan *p, uint32_t j, int type, struct berth_err *err);
+int berth__plan_start_type(struct berth__plan *p, uint32_t j, int type, struct berth_err *err);
 /* Starts pending whole-GPU job j with a gang of n GPUs, n within its elastic range
  * (max(1, min_gpus)..max_gpus); the gang size stays n until the next elastic start.
  * Preempting a running job and starting it again with another n in one pass is a resize:
  * the engine counts it and calls the executor's migrate. BERTH_NOFIT when n GPUs do not
  * fit (the job keeps its size then), BERTH_EINTERNAL when n is outside the range. */
-int berth__plan_start_n(struct berth_plan *p, uint32_t j, int32_t n, struct berth_err *err);
+int berth__plan_start_n(struct berth__plan *p, uint32_t j, int32_t n, struct berth_err *err);
 /* The same on GPU type `type` only (one the job may use): an elastic start on a chosen type. */
-int berth__plan_start_n_type(struct berth_plan *p, uint32_t j, int32_t n, int type,
+int berth__plan_start_n_type(struct berth__plan *p, uint32_t j, int32_t n, int type,
                              struct berth_err *err);
 /* Starts pending job j with its whole gang on server s (a fractional job on the GPU there
  * with the most room under spread placement, the least that fits otherwise; whole GPUs on
  * the lowest idle ones). BERTH_NOFIT when it does not fit there or may not use its GPU
  * type; the plan is unchanged then. With a preemption of j earlier in the same pass
  * this is a migration to a server of the policy's choice. */
-int berth__plan_start_on(struct berth_plan *p, uint32_t j, uint32_t s, struct berth_err *err);
+int berth__plan_start_on(struct berth__plan *p, uint32_t j, uint32_t s, struct berth_err *err);
 /* Resizes running whole-GPU elastic job j in place (plan_resize.c): grow_on takes n more
  * idle GPUs of its type on server s (which must hold them, with CPU and memory, and be its
  * only server when it must not span); shrink_off gives back every GPU it holds on server
@@ -88,41 +88,41 @@ int berth__plan_start_on(struct berth_plan *p, uint32_t j, uint32_t s, struct be
  * engine sees a resize (executor's migrate). BERTH_NOFIT when grow_on's GPUs are not there;
  * BERTH_EINTERNAL when a shrink names GPUs the job does not hold or the size would leave
  * min_gpus..max_gpus (the plan is unchanged then). */
-int berth__plan_grow_on(struct berth_plan *p, uint32_t j, uint32_t s, int32_t n,
+int berth__plan_grow_on(struct berth__plan *p, uint32_t j, uint32_t s, int32_t n,
                         struct berth_err *err);
-int berth__plan_shrink_off(struct berth_plan *p, uint32_t j, uint32_t s, struct berth_err *err);
+int berth__plan_shrink_off(struct berth__plan *p, uint32_t j, uint32_t s, struct berth_err *err);
 /* shrink_on gives back n of the GPUs it holds on server s (the last taken there first). */
-int berth__plan_shrink_on(struct berth_plan *p, uint32_t j, uint32_t s, int32_t n,
+int berth__plan_shrink_on(struct berth__plan *p, uint32_t j, uint32_t s, int32_t n,
                           struct berth_err *err);
-int berth__plan_shrink_to(struct berth_plan *p, uint32_t j, int32_t n, struct berth_err *err);
+int berth__plan_shrink_to(struct berth__plan *p, uint32_t j, int32_t n, struct berth_err *err);
 /* Distinct servers among j's slots (the plan's stamp; O(gang)). */
-int32_t berth__plan_count_servers(struct berth_plan *p, const struct berth_job *j);
+int32_t berth__plan_count_servers(struct berth__plan *p, const struct berth__job *j);
 /* Records that job j is being edited, saving its allocation the first time (0 or ENOMEM). */
-int berth__plan_touch(struct berth_plan *p, uint32_t j);
+int berth__plan_touch(struct berth__plan *p, uint32_t j);
 /* Starts pending 1-GPU job j on GPU gpu of server server as a share of milli (1..1000) of
  * it, whatever share its spec asked for (the share stays the job's until its next start):
  * for policies that cut GPUs themselves (Salus' lanes). The GPU must have room for the share
  * (1000: be wholly idle). BERTH_NOFIT when it has not; the plan is unchanged. */
-int berth__plan_start_share(struct berth_plan *p, uint32_t j, uint32_t server, uint32_t gpu,
+int berth__plan_start_share(struct berth__plan *p, uint32_t j, uint32_t server, uint32_t gpu,
                             int32_t milli, struct berth_err *err);
 /* Stops running job j and frees its GPUs (they stay remembered for a restore). */
-int berth__plan_preempt(struct berth_plan *p, uint32_t j, struct berth_err *err);
+int berth__plan_preempt(struct berth__plan *p, uint32_t j, struct berth_err *err);
 /* 1 when job j was running when the plan opened, was preempted in this plan, and every GPU
  * it held then is idle again. */
-int berth__plan_can_restore(const struct berth_plan *p, uint32_t j);
+int berth__plan_can_restore(const struct berth__plan *p, uint32_t j);
 /* Gives job j back exactly the GPUs it was preempted from in this plan. */
-int berth__plan_restore(struct berth_plan *p, uint32_t j, struct berth_err *err);
+int berth__plan_restore(struct berth__plan *p, uint32_t j, struct berth_err *err);
 
 /* Pools (plan_pool.c). A reserved server belongs to its pool's owner (an inference pool
  * lending servers to training; model/cluster.h). Reserving takes a wholly idle server
  * (BERTH_EINTERNAL when anything on it is in use or it is reserved already); unreserving
  * lends it to jobs. The plan counts both for the engine. */
-int berth__plan_reserve(struct berth_plan *p, uint32_t s, struct berth_err *err);
-int berth__plan_unreserve(struct berth_plan *p, uint32_t s, struct berth_err *err);
+int berth__plan_reserve(struct berth__plan *p, uint32_t s, struct berth_err *err);
+int berth__plan_unreserve(struct berth__plan *p, uint32_t s, struct berth_err *err);
 /* Hides server s's idle GPUs from placement until berth__plan_unhide_all (which the engine
  * also calls when the policy returns): a policy steers starts to some servers first (Aryl's
  * training servers before loaned ones) with the ordinary placement helpers. */
-int berth__plan_hide(struct berth_plan *p, uint32_t s);
-void berth__plan_unhide_all(struct berth_plan *p);
+int berth__plan_hide(struct berth__plan *p, uint32_t s);
+void berth__plan_unhide_all(struct berth__plan *p);
 
 #endif

@@ -7,9 +7,9 @@
 
 /* The checks every in-place resize shares: a running whole-GPU job, the new size within
  * its elastic range. */
-static int resizable(struct berth_plan *p, uint32_t ji, int32_t n, struct berth_err *err)
+static int resizable(struct berth__plan *p, uint32_t ji, int32_t n, struct berth_err *err)
 {
-    const struct berth_job *j = &p->jobs[ji];
+    const struct berth__job *j = &p->jobs[ji];
     int32_t lo = j->spec->min_gpus > 1 ? j->spec->min_gpus : 1;
     if (j->state != BERTH_JOB_RUNNING || !j->gpus || j->share < 1000)
         return berth_err_set(err, BERTH_EINTERNAL,
@@ -23,10 +23,10 @@ static int resizable(struct berth_plan *p, uint32_t ji, int32_t n, struct berth_
     return 0;
 }
 
-int berth__plan_grow_on(struct berth_plan *p, uint32_t ji, uint32_t s, int32_t n,
+int berth__plan_grow_on(struct berth__plan *p, uint32_t ji, uint32_t s, int32_t n,
                         struct berth_err *err)
 {
-    struct berth_job *j = &p->jobs[ji];
+    struct berth__job *j = &p->jobs[ji];
     int rc = resizable(p, ji, j->gpus + n, err);
     if (rc)
         return rc;
@@ -52,7 +52,7 @@ int berth__plan_grow_on(struct berth_plan *p, uint32_t ji, uint32_t s, int32_t n
 }
 
 /* Gives back slots [n, gpus) and makes n the gang size. */
-static void drop_tail(struct berth_plan *p, struct berth_job *j, int32_t n)
+static void drop_tail(struct berth__plan *p, struct berth__job *j, int32_t n)
 {
     berth__job_fold(j, p->now);
     berth__alloc_give_range(p->cluster, j, n, j->gpus);
@@ -60,10 +60,10 @@ static void drop_tail(struct berth_plan *p, struct berth_job *j, int32_t n)
     j->servers = berth__plan_count_servers(p, j);
 }
 
-int berth__plan_shrink_on(struct berth_plan *p, uint32_t ji, uint32_t s, int32_t n,
+int berth__plan_shrink_on(struct berth__plan *p, uint32_t ji, uint32_t s, int32_t n,
                           struct berth_err *err)
 {
-    struct berth_job *j = &p->jobs[ji];
+    struct berth__job *j = &p->jobs[ji];
     int32_t on = 0;
     for (int32_t k = 0; k < j->gpus; k++)
         on += j->slots[k].server == s;
@@ -89,9 +89,9 @@ int berth__plan_shrink_on(struct berth_plan *p, uint32_t ji, uint32_t s, int32_t
     return 0;
 }
 
-int berth__plan_shrink_off(struct berth_plan *p, uint32_t ji, uint32_t s, struct berth_err *err)
+int berth__plan_shrink_off(struct berth__plan *p, uint32_t ji, uint32_t s, struct berth_err *err)
 {
-    const struct berth_job *j = &p->jobs[ji];
+    const struct berth__job *j = &p->jobs[ji];
     int32_t on = 0;
     for (int32_t k = 0; k < j->gpus; k++)
         on += j->slots[k].server == s;
@@ -101,9 +101,9 @@ int berth__plan_shrink_off(struct berth_plan *p, uint32_t ji, uint32_t s, struct
     return berth__plan_shrink_on(p, ji, s, on, err);
 }
 
-int berth__plan_shrink_to(struct berth_plan *p, uint32_t ji, int32_t n, struct berth_err *err)
+int berth__plan_shrink_to(struct berth__plan *p, uint32_t ji, int32_t n, struct berth_err *err)
 {
-    struct berth_job *j = &p->jobs[ji];
+    struct berth__job *j = &p->jobs[ji];
     int rc = n < j->gpus ? resizable(p, ji, n, err)
                          : berth_err_set(err, BERTH_EINTERNAL,
                                          "plan: job %s shrunk to %d GPUs from "

@@ -20,9 +20,9 @@
 #include "model/tput.h"
 #include "sched/settings.h"
 
-struct berth_plan;
+struct berth__plan;
 
-struct berth_params {
+struct berth__params {
     int placement; /* enum berth_placement (sched/placement.h) */
     uint64_t seed;
     berth_us quantum_us;     /* re-evaluation period of time-sliced policies */
@@ -38,10 +38,10 @@ struct berth_params {
     const char *settings;
 };
 
-struct berth_view {
+struct berth__view {
     berth_us now;
     const struct berth_cluster *cluster;
-    struct berth_job *jobs; /* indexed by job idx; njobs known so far */
+    struct berth__job *jobs; /* indexed by job idx; njobs known so far */
     size_t njobs;
     /* What happened since the previous pass (each list in event order): */
     const uint32_t *arrived; /* became pending */
@@ -73,34 +73,34 @@ struct berth_view {
     /* A job's progress metric now (higher is better: accuracy in percent), or NULL: the
      * simulator reads it off the job class's curve (model/curve.h), berthd will take what
      * jobs report. Policies that watch growth compare it with an earlier reading. */
-    double (*metric)(void *ctx, const struct berth_job *j, berth_us now);
+    double (*metric)(void *ctx, const struct berth__job *j, berth_us now);
     void *metric_ctx;
 };
 
-struct berth_policy_ops {
+struct berth__policy_ops {
     const char *name;              /* "las" */
     const char *summary;           /* one line for `berth policies` */
     const char *default_placement; /* "consolidate" */
-    int (*create)(const struct berth_params *p, void **self, struct berth_err *err);
+    int (*create)(const struct berth__params *p, void **self, struct berth_err *err);
     void (*destroy)(void *self);
     /* Reads the view, edits the plan. Returns 0 or a BERTH_E* code with err filled. */
-    int (*plan)(void *self, const struct berth_view *v, struct berth_plan *plan,
+    int (*plan)(void *self, const struct berth__view *v, struct berth__plan *plan,
                 struct berth_err *err);
     /* When the policy wants its next pass with no event, or BERTH_TIME_NONE. May be NULL. */
-    berth_us (*next_pass)(void *self, const struct berth_view *v);
+    berth_us (*next_pass)(void *self, const struct berth__view *v);
     /* May be NULL. Whether the policy can ever run job j on cluster c, asked once per job
      * before a run: BERTH_EINPUT with err saying why (without the job's name or line: the
      * caller adds them), so a trace the policy cannot run is bad input, not a failure. */
-    int (*check)(void *self, const struct berth_cluster *c, const struct berth_job *j,
+    int (*check)(void *self, const struct berth_cluster *c, const struct berth__job *j,
                  struct berth_err *err);
     /* The policy's own settings (sched/settings.h), which its create parses from
-     * berth_params.settings and `berth policies` lists; NULL: it has none, and the engine
+     * berth__params.settings and `berth policies` lists; NULL: it has none, and the engine
      * refuses any given. */
     const struct berth__setting *settings;
     size_t nsettings;
 };
 
-const struct berth_policy_ops *berth__policy_lookup(const char *name);
-const struct berth_policy_ops *berth__policy_at(size_t i);
+const struct berth__policy_ops *berth__policy_lookup(const char *name);
+const struct berth__policy_ops *berth__policy_at(size_t i);
 
 #endif

@@ -158,7 +158,7 @@ static void rdown(struct berth__prio *q, struct rheap *h, size_t i)
 /* Jobs of one shape ask for exactly the same resources, so when the best of them cannot
  * start, none of them can: GPUs, share, allowed types, span rule, and (when the cluster
  * models them) CPU and memory per GPU. */
-static int shape_of(struct berth__prio *q, const struct berth_job *j, const struct berth_view *v)
+static int shape_of(struct berth__prio *q, const struct berth__job *j, const struct berth__view *v)
 {
     uint8_t single = j->single;
     int32_t share = berth__job_share(j);
@@ -198,7 +198,7 @@ static int slope_of(struct berth__prio *q, int64_t s, int16_t type)
     return (int)q->nslopes++;
 }
 
-static int push_pending(struct berth__prio *q, const struct berth_view *v, uint32_t j)
+static int push_pending(struct berth__prio *q, const struct berth__view *v, uint32_t j)
 {
     int c = shape_of(q, &v->jobs[j], v);
     if (c < 0)
@@ -214,7 +214,7 @@ static int push_pending(struct berth__prio *q, const struct berth_view *v, uint3
 }
 
 /* Puts running job j into its slope's heap. Its key grows from key(j) at j->since. */
-static int push_preemptible(struct berth__prio *q, const struct berth_job *j)
+static int push_preemptible(struct berth__prio *q, const struct berth__job *j)
 {
     int c = slope_of(q, q->cfg.slope(q->cfg.ctx, j), j->type);
     if (c < 0)
@@ -232,7 +232,7 @@ static int push_preemptible(struct berth__prio *q, const struct berth_job *j)
 }
 
 /* A job that has just started: protected for the minimum run time, if there is one. */
-static int push_started(struct berth__prio *q, const struct berth_job *j)
+static int push_started(struct berth__prio *q, const struct berth__job *j)
 {
     if (q->cfg.min_run_us <= 0)
         return push_preemptible(q, j);
@@ -246,11 +246,11 @@ static int push_started(struct berth__prio *q, const struct berth_job *j)
 }
 
 /* Moves jobs whose protection has ended into the preemptible heaps. */
-static int expire_protection(struct berth__prio *q, const struct berth_view *v)
+static int expire_protection(struct berth__prio *q, const struct berth__view *v)
 {
     while (q->prot_head < q->nprot && q->prot[q->prot_head].t + q->cfg.min_run_us <= v->now) {
         struct protect e = q->prot[q->prot_head++];
-        const struct berth_job *j = &v->jobs[e.job];
+        const struct berth__job *j = &v->jobs[e.job];
         /* stale entries: the job finished, was requeued, or restarted later */
         if (q->where[e.job] != PROTECTED || j->since != e.t)
             continue;
@@ -333,7 +333,7 @@ static int grow_jobs(struct berth__prio *q, size_t n)
 }
 
 /* Brings the heaps up to date with what happened since the last pass. */
-static int sync(struct berth__prio *q, const struct berth_view *v)
+static int sync(struct berth__prio *q, const struct berth__view *v)
 {
     if (grow_jobs(q, v->njobs))
         return BERTH_ENOMEM;
@@ -356,7 +356,7 @@ static int sync(struct berth__prio *q, const struct berth_view *v)
     return expire_protection(q, v);
 }
 
-int berth__prio_rekey(struct berth__prio *q, const struct berth_view *v, uint32_t j)
+int berth__prio_rekey(struct berth__prio *q, const struct berth__view *v, uint32_t j)
 {
     if (j >= q->jcap)
         return 0; /* never seen: it is keyed when it arrives */
@@ -409,7 +409,7 @@ static int best_pending(const struct berth__prio *q)
 
 /* Starts pending job j if the plan can place it: 1 started, 0 it does not fit (nothing
  * changed), < 0 error. */
-static int try_start(struct berth__prio *q, const struct berth_view *v, struct berth_plan *plan,
+static int try_start(struct berth__prio *q, const struct berth__view *v, struct berth__plan *plan,
                      uint32_t j, struct berth_err *err)
 {
     if (berth__plan_fit(plan, &v->jobs[j]) < 0)
@@ -427,10 +427,10 @@ static int try_start(struct berth__prio *q, const struct berth_view *v, struct b
 
 /* Tries to start p by preempting running jobs with worse keys. Returns 1 if p started,
  * 0 if it could not (nothing changed), < 0 on error. */
-static int admit_preempting(struct berth__prio *q, const struct berth_view *v,
-                            struct berth_plan *plan, const struct pent *pe, struct berth_err *err)
+static int admit_preempting(struct berth__prio *q, const struct berth__view *v,
+                            struct berth__plan *plan, const struct pent *pe, struct berth_err *err)
 {
-    struct berth_job *p = &v->jobs[pe->job];
+    struct berth__job *p = &v->jobs[pe->job];
     q->nvictims = 0;
     /* give up at once when even every preemptible GPU of the allowed types would not do */
     int64_t could = 0;
@@ -479,7 +479,7 @@ static int admit_preempting(struct berth__prio *q, const struct berth_view *v,
     return fit;
 }
 
-int berth__prio_plan(struct berth__prio *q, const struct berth_view *v, struct berth_plan *plan,
+int berth__prio_plan(struct berth__prio *q, const struct berth__view *v, struct berth__plan *plan,
                      struct berth_err *err)
 {
     int rc = sync(q, v);
@@ -511,14 +511,14 @@ int berth__prio_plan(struct berth__prio *q, const struct berth_view *v, struct b
     return 0;
 }
 
-berth_us berth__prio_next_pass(struct berth__prio *q, const struct berth_view *v)
+berth_us berth__prio_next_pass(struct berth__prio *q, const struct berth__view *v)
 {
     if (q->cfg.quantum_us <= 0 || v->npending == 0)
         return BERTH_TIME_NONE;
     return (v->now / q->cfg.quantum_us + 1) * q->cfg.quantum_us;
 }
 
-int64_t berth__prio_slope_none(void *ctx, const struct berth_job *j)
+int64_t berth__prio_slope_none(void *ctx, const struct berth__job *j)
 {
     (void)ctx, (void)j;
     return 0;
@@ -531,13 +531,13 @@ void berth__prio_destroy_v(void *self)
     berth__prio_destroy(self);
 }
 
-int berth__prio_plan_v(void *self, const struct berth_view *v, struct berth_plan *plan,
+int berth__prio_plan_v(void *self, const struct berth__view *v, struct berth__plan *plan,
                        struct berth_err *err)
 {
     return berth__prio_plan(self, v, plan, err);
 }
 
-berth_us berth__prio_next_pass_v(void *self, const struct berth_view *v)
+berth_us berth__prio_next_pass_v(void *self, const struct berth__view *v)
 {
     return berth__prio_next_pass(self, v);
 }

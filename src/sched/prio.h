@@ -26,9 +26,9 @@
 struct berth__prio_cfg {
     /* The job's key as of j->since (its folded state). ctx is the policy's own (below): a
      * key may read the policy's state, such as a user's share of the cluster. */
-    int64_t (*key)(void *ctx, const struct berth_job *j);
+    int64_t (*key)(void *ctx, const struct berth__job *j);
     /* How fast a running job's key grows per microsecond (0 for non-preemptive). */
-    int64_t (*slope)(void *ctx, const struct berth_job *j);
+    int64_t (*slope)(void *ctx, const struct berth__job *j);
     void *ctx;
     int preemptive;
     int strict;          /* a head that does not fit blocks every job behind it */
@@ -41,9 +41,9 @@ struct berth__prio;
 int berth__prio_create(const struct berth__prio_cfg *cfg, struct berth__prio **out,
                        struct berth_err *err);
 void berth__prio_destroy(struct berth__prio *q);
-int berth__prio_plan(struct berth__prio *q, const struct berth_view *v, struct berth_plan *plan,
+int berth__prio_plan(struct berth__prio *q, const struct berth__view *v, struct berth__plan *plan,
                      struct berth_err *err);
-berth_us berth__prio_next_pass(struct berth__prio *q, const struct berth_view *v);
+berth_us berth__prio_next_pass(struct berth__prio *q, const struct berth__view *v);
 /* Job j's key (or slope) changed: it takes its place again by key(ctx, j) now — a pending
  * job in its shape's heap, a preemptible running job in its slope's; a protected job is
  * keyed when its protection ends, a job the scheduler does not hold is left alone. A
@@ -51,16 +51,16 @@ berth_us berth__prio_next_pass(struct berth__prio *q, const struct berth_view *v
  * are re-keyed this way at every pass; a policy whose keys follow its own state (fair
  * shares) calls it between passes or from its plan before berth__prio_plan. 0 or
  * BERTH_ENOMEM. */
-int berth__prio_rekey(struct berth__prio *q, const struct berth_view *v, uint32_t j);
+int berth__prio_rekey(struct berth__prio *q, const struct berth__view *v, uint32_t j);
 
 /* The slope of policies that never preempt (running keys do not move). */
-int64_t berth__prio_slope_none(void *ctx, const struct berth_job *j);
+int64_t berth__prio_slope_none(void *ctx, const struct berth__job *j);
 
-/* The same, shaped for struct berth_policy_ops, so a policy file only supplies its keys. */
+/* The same, shaped for struct berth__policy_ops, so a policy file only supplies its keys. */
 int berth__prio_create_v(const struct berth__prio_cfg *cfg, void **self, struct berth_err *err);
 void berth__prio_destroy_v(void *self);
-int berth__prio_plan_v(void *self, const struct berth_view *v, struct berth_plan *plan,
+int berth__prio_plan_v(void *self, const struct berth__view *v, struct berth__plan *plan,
                        struct berth_err *err);
-berth_us berth__prio_next_pass_v(void *self, const struct berth_view *v);
+berth_us berth__prio_next_pass_v(void *self, const struct berth__view *v);
 
 #endif

@@ -2,7 +2,7 @@
  * alpha=0.1"; a list value separates its items with ':', "queue_limits=3250:7200"), that
  * a policy parses in its create against a table of its own. So a new setting is a line in
  * the policy's file, not a field threaded through the simulator, berthd and the CLI.
- * berth_params carries the string (`settings`); what every policy shares (seed, quantum,
+ * berth__params carries the string (`settings`); what every policy shares (seed, quantum,
  * rounds, restart costs) stays typed there. */
 #ifndef BERTH_SCHED_SETTINGS_H
 #define BERTH_SCHED_SETTINGS_H

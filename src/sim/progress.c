@@ -15,12 +15,12 @@ static uint32_t gpu_key(const struct berth__slot *s)
     return s->server * BERTH_MAX_SERVER_GPUS + s->gpu;
 }
 
-static int is_fractional(const struct berth_job *j)
+static int is_fractional(const struct berth__job *j)
 {
     return j->gpus == 1 && j->share < 1000;
 }
 
-static double model_rate(const struct berth__progress *p, const struct berth_job *j, int t,
+static double model_rate(const struct berth__progress *p, const struct berth__job *j, int t,
                          int spread)
 {
     if (t < 0)
@@ -30,7 +30,7 @@ static double model_rate(const struct berth__progress *p, const struct berth_job
 
 /* Flat progress's reference: the first cluster type (in cluster order) the model can run j
  * on, whatever j may use. */
-static int first_type(const struct berth__progress *p, const struct berth_job *j)
+static int first_type(const struct berth__progress *p, const struct berth__job *j)
 {
     for (size_t t = 0; t < p->cluster->ntypes; t++)
         if (model_rate(p, j, (int)t, 0) > 0)
@@ -39,7 +39,7 @@ static int first_type(const struct berth__progress *p, const struct berth_job *j
 }
 
 /* Work per microsecond of j on what it holds now, before co-location and restarts. */
-static double base_rate(const struct berth__progress *p, const struct berth_job *j)
+static double base_rate(const struct berth__progress *p, const struct berth__job *j)
 {
     if (p->flat)
         return p->steps[j->idx] ? model_rate(p, j, first_type(p, j), 0) / 1e6 : 1.0;
@@ -64,7 +64,7 @@ static double base_rate(const struct berth__progress *p, const struct berth_job 
 }
 
 /* j's normalised speed next to the other fractional jobs on its GPU. */
-static double colocated(const struct berth__progress *p, const struct berth_job *j)
+static double colocated(const struct berth__progress *p, const struct berth__job *j)
 {
     if (p->flat || !p->res_head || !is_fractional(j) || p->res_at[j->idx] == NONE)
         return 1.0;
@@ -90,7 +90,7 @@ static berth_us ceil_us(double us)
 }
 
 /* Folds the progress made since progress_at into done. */
-static void advance(struct berth__progress *p, struct berth_job *j, berth_us now)
+static void advance(struct berth__progress *p, struct berth__job *j, berth_us now)
 {
     if (now > j->progress_at && j->rate > 0) {
         berth_us dt = now - j->progress_at;
@@ -117,7 +117,7 @@ static berth_us next_boundary(berth_us t, berth_us round)
 }
 
 /* Sets j's rate from its allocation and (re)schedules its completion. */
-static void reschedule(struct berth__progress *p, struct berth_job *j)
+static void reschedule(struct berth__progress *p, struct berth__job *j)
 {
     if (p->work_end[j->idx] != BERTH_TIME_NONE && j->done >= j->work)
         return; /* its work ended; it only waits for the round boundary */
@@ -145,7 +145,7 @@ static void touch_partners(struct berth__progress *p, uint32_t g, uint32_t self,
     for (uint32_t k = p->res_head[g]; k != NONE; k = p->res_next[k]) {
         if (k == self)
             continue;
-        struct berth_job *o = &p->jobs[k];
+        struct berth__job *o = &p->jobs[k];
         advance(p, o, now);
         if (p->work_end[k] != BERTH_TIME_NONE && o->done >= o->work)
             continue; /* its work ended already; it only waits for the round boundary */
@@ -178,7 +178,7 @@ static int res_alloc(struct berth__progress *p)
     return 0;
 }
 
-static void link_gpu(struct berth__progress *p, struct berth_job *j, berth_us now)
+static void link_gpu(struct berth__progress *p, struct berth__job *j, berth_us now)
 {
     if (!is_fractional(j))
         return;
@@ -196,7 +196,7 @@ static void link_gpu(struct berth__progress *p, struct berth_job *j, berth_us no
     touch_partners(p, g, i, now);
 }
 
-static void unlink_gpu(struct berth__progress *p, struct berth_job *j, berth_us now)
+static void unlink_gpu(struct berth__progress *p, struct berth__job *j, berth_us now)
 {
     if (!p->res_head || p->res_at[j->idx] == NONE)
         return;
@@ -211,13 +211,13 @@ static void unlink_gpu(struct berth__progress *p, struct berth_job *j, berth_us 
     touch_partners(p, g, i, now);
 }
 
-static berth_us restart_cost(const struct berth__progress *p, const struct berth_job *j)
+static berth_us restart_cost(const struct berth__progress *p, const struct berth__job *j)
 {
     return berth__job_restart_us(j, j->gpus, p->restart_us, p->tiers);
 }
 
 /* Starts j's progress at now, after a restart cost if it ran before. */
-static void begin(struct berth__progress *p, struct berth_job *j, berth_us now, int restart)
+static void begin(struct berth__progress *p, struct berth__job *j, berth_us now, int restart)
 {
     berth_us cost = restart ? restart_cost(p, j) : 0;
     p->held_since[j->idx] = now;
@@ -234,7 +234,7 @@ static void begin(struct berth__progress *p, struct berth_job *j, berth_us now, 
 }
 
 /* Stops j's progress at now (giving back the restart time it did not spend). */
-static void end(struct berth__progress *p, struct berth_job *j, berth_us now)
+static void end(struct berth__progress *p, struct berth__job *j, berth_us now)
 {
     /* what it held since it began (a resize or migration may have changed it since) */
     if (p->held_type[j->idx] >= 0)
@@ -248,13 +248,13 @@ static void end(struct berth__progress *p, struct berth_job *j, berth_us now)
     unlink_gpu(p, j, now);
 }
 
-void berth__progress_start(void *ctx, struct berth_job *j, berth_us now)
+void berth__progress_start(void *ctx, struct berth__job *j, berth_us now)
 {
     struct berth__progress *p = ctx;
     begin(p, j, now, j->preemptions > 0);
 }
 
-void berth__progress_stop(void *ctx, struct berth_job *j, berth_us now)
+void berth__progress_stop(void *ctx, struct berth__job *j, berth_us now)
 {
     struct berth__progress *p = ctx;
     end(p, j, now);
@@ -262,14 +262,14 @@ void berth__progress_stop(void *ctx, struct berth_job *j, berth_us now)
     berth__events_remove(&p->ev, j->idx);
 }
 
-void berth__progress_migrate(void *ctx, struct berth_job *j, berth_us now)
+void berth__progress_migrate(void *ctx, struct berth__job *j, berth_us now)
 {
     struct berth__progress *p = ctx;
     end(p, j, now);
     begin(p, j, now, 1);
 }
 
-void berth__progress_finish(struct berth__progress *p, struct berth_job *j, berth_us now)
+void berth__progress_finish(struct berth__progress *p, struct berth__job *j, berth_us now)
 {
     berth__events_remove(&p->ev, j->idx);
     end(p, j, now);
@@ -279,7 +279,7 @@ void berth__progress_finish(struct berth__progress *p, struct berth_job *j, bert
 
 /* Decides whether job j runs by steps, and keeps only the GPU types the model can run it
  * on. */
-static int setup_job(struct berth__progress *p, struct berth_job *j, int fixed, const char *path,
+static int setup_job(struct berth__progress *p, struct berth__job *j, int fixed, const char *path,
                      struct berth_err *err)
 {
     const struct berth_jobspec *s = j->spec;
@@ -332,7 +332,7 @@ static int setup_job(struct berth__progress *p, struct berth_job *j, int fixed, 
     return 0;
 }
 
-int berth__progress_init(struct berth__progress *p, struct berth_engine *e,
+int berth__progress_init(struct berth__progress *p, struct berth__engine *e,
                          const struct berth_sim_opts *o, berth_us round_release_us,
                          const char *path, struct berth_err *err)
 {
@@ -372,8 +372,8 @@ int berth__progress_init(struct berth__progress *p, struct berth_engine *e,
     }
     if (shares && res_alloc(p))
         return berth_err_set(err, BERTH_ENOMEM, "sim: out of memory");
-    e->exec = (struct berth_exec){p, berth__progress_start, berth__progress_stop,
-                                  berth__progress_migrate};
+    e->exec = (struct berth__engine_exec){p, berth__progress_start, berth__progress_stop,
+                                          berth__progress_migrate};
     return 0;
 }
 

@@ -21,7 +21,7 @@
 #include "sim/events.h"
 
 struct berth__progress {
-    struct berth_job *jobs;
+    struct berth__job *jobs;
     size_t njobs;
     const struct berth_cluster *cluster;
     const struct berth_tput *m;
@@ -45,15 +45,15 @@ struct berth__progress {
 
 /* Sets every registered job of e up (class, work, allowed GPU types) and hooks the
  * executor. Fails with FILE:LINE on a job the model cannot run. */
-int berth__progress_init(struct berth__progress *p, struct berth_engine *e,
+int berth__progress_init(struct berth__progress *p, struct berth__engine *e,
                          const struct berth_sim_opts *o, berth_us round_release_us,
                          const char *path, struct berth_err *err);
 void berth__progress_free(struct berth__progress *p);
 /* The executor callbacks the engine calls (ctx = p). */
-void berth__progress_start(void *ctx, struct berth_job *j, berth_us now);
-void berth__progress_stop(void *ctx, struct berth_job *j, berth_us now);
-void berth__progress_migrate(void *ctx, struct berth_job *j, berth_us now);
+void berth__progress_start(void *ctx, struct berth__job *j, berth_us now);
+void berth__progress_stop(void *ctx, struct berth__job *j, berth_us now);
+void berth__progress_migrate(void *ctx, struct berth__job *j, berth_us now);
 /* Job j's completion event fired at now: its work is done; call before engine finish. */
-void berth__progress_finish(struct berth__progress *p, struct berth_job *j, berth_us now);
+void berth__progress_finish(struct berth__progress *p, struct berth__job *j, berth_us now);
 
 #endif

@@ -106,7 +106,8 @@ static double wall_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static int record(struct berth_sim_result *r, size_t *cap, berth_us t, const struct berth_engine *e)
+static int record(struct berth_sim_result *r, size_t *cap, berth_us t,
+                  const struct berth__engine *e)
 {
     struct berth_series_row row = {t, berth__engine_busy_gpus(e), (int32_t)e->nrunning,
                                    (int32_t)e->npending};
@@ -134,7 +135,7 @@ struct pools {
     uint64_t episodes;
 };
 
-static int pools_init(struct pools *pl, struct berth_engine *e, const struct berth_infer *s,
+static int pools_init(struct pools *pl, struct berth__engine *e, const struct berth_infer *s,
                       berth_us now, struct berth_err *err)
 {
     size_t ns;
@@ -151,7 +152,7 @@ static int pools_init(struct pools *pl, struct berth_engine *e, const struct ber
     return 0;
 }
 
-static void pools_advance(struct pools *pl, struct berth_engine *e, const struct berth_infer *s,
+static void pools_advance(struct pools *pl, struct berth__engine *e, const struct berth_infer *s,
                           berth_us from, berth_us to)
 {
     const struct berth_cluster *c = e->cluster;
@@ -164,7 +165,7 @@ static void pools_advance(struct pools *pl, struct berth_engine *e, const struct
 }
 
 /* After a pass: a shortfall starts, or one in progress ends (a reclaim gave servers back). */
-static void pools_check(struct pools *pl, const struct berth_engine *e, berth_us now)
+static void pools_check(struct pools *pl, const struct berth__engine *e, berth_us now)
 {
     int short_now = e->infer_demand > e->cluster->reserved_servers;
     if (short_now && pl->short_since == BERTH_TIME_NONE) {
@@ -178,7 +179,7 @@ static void pools_check(struct pools *pl, const struct berth_engine *e, berth_us
     }
 }
 
-static void pools_summarise(const struct pools *pl, const struct berth_engine *e,
+static void pools_summarise(const struct pools *pl, const struct berth__engine *e,
                             const struct berth_cluster *c, struct berth_sim_summary *s)
 {
     s->has_infer = 1;
@@ -194,7 +195,7 @@ static void pools_summarise(const struct pools *pl, const struct berth_engine *e
     s->cluster_usage = span > 0 ? (s->gpu_util * span + pl->used_gpu_us) / span : 0;
 }
 
-static berth_us admit_time(const struct berth_engine *e, size_t i, const struct timing *tm)
+static berth_us admit_time(const struct berth__engine *e, size_t i, const struct timing *tm)
 {
     berth_us a = e->jobs[i].spec->arrival_us;
     return tm->admit ? boundary_at_or_after(a, tm->round) : a;
@@ -222,7 +223,7 @@ static int settings_of(const struct berth_sim_opts *o, char *buf, size_t len, st
 }
 
 /* Per-job results, FTF and the aggregates, once every job is done. */
-static int finish_results(struct berth_sim_result *out, const struct berth_engine *e,
+static int finish_results(struct berth_sim_result *out, const struct berth__engine *e,
                           const struct berth__progress *p, const struct timing *tm,
                           const double *active_at_arrival, const double *active_at_finish,
                           const struct berth_cluster *c)
@@ -231,7 +232,7 @@ static int finish_results(struct berth_sim_result *out, const struct berth_engin
     int32_t total = berth_cluster_gpus(c);
     out->njobs = n;
     for (size_t i = 0; i < n; i++) {
-        const struct berth_job *j = &e->jobs[i];
+        const struct berth__job *j = &e->jobs[i];
         berth_us fin = tm->jct ? j->finish : p->work_end[i];
         if (fin == BERTH_TIME_NONE || fin > j->finish)
             fin = j->finish;
@@ -272,7 +273,7 @@ int berth_sim_run(const struct berth_trace *t, const struct berth_cluster *c,
         return rc;
     size_t n = berth_trace_count(t);
     const struct berth_jobspec *specs = berth_trace_jobs(t);
-    struct berth_engine *e = NULL;
+    struct berth__engine *e = NULL;
     struct berth__progress p = {0};
     struct order *ord = malloc((n ? n : 1) * sizeof *ord);
     double *act_arr = calloc(n ? n : 1, sizeof *act_arr);
@@ -285,13 +286,13 @@ int berth_sim_run(const struct berth_trace *t, const struct berth_cluster *c,
     char settings[1024];
     if ((rc = settings_of(o, settings, sizeof settings, err)))
         goto done;
-    struct berth_params params = {.seed = o->seed,
-                                  .quantum_us = o->quantum_us,
-                                  .round_us = tm.round ? tm.round : o->round_us,
-                                  .min_realloc_us = tm.min_realloc,
-                                  .restart_us = o->restart_us,
-                                  .restart_tiers = o->restart_tiers,
-                                  .settings = settings};
+    struct berth__params params = {.seed = o->seed,
+                                   .quantum_us = o->quantum_us,
+                                   .round_us = tm.round ? tm.round : o->round_us,
+                                   .min_realloc_us = tm.min_realloc,
+                                   .restart_us = o->restart_us,
+                                   .restart_tiers = o->restart_tiers,
+                                   .settings = settings};
     if ((rc = berth__engine_create(c, o->policy, o->placement, &params, NULL, &e, err)) ||
         (rc = berth__engine_set_tput(e, o->tput, err)))
         goto done;

@@ -26,7 +26,7 @@ struct live_case {
 
 /* The engine's state as text to compare: its counts, the lists the next pass shows the
  * policy, the idle GPUs, and every job's state, times, gang and estimate. */
-static void state_of(const struct berth_engine *e, char *out, size_t cap)
+static void state_of(const struct berth__engine *e, char *out, size_t cap)
 {
     size_t n = (size_t)snprintf(
         out, cap,
@@ -35,7 +35,7 @@ static void state_of(const struct berth_engine *e, char *out, size_t cap)
         e->njobs, (unsigned long long)e->passes, (unsigned long long)e->preemptions, e->narrived,
         e->nleft, e->nrequeued, e->nadopted, e->nreestimated, berth_cluster_free_gpus(e->cluster));
     for (size_t i = 0; i < e->njobs && n < cap; i++) {
-        const struct berth_job *j = &e->jobs[i];
+        const struct berth__job *j = &e->jobs[i];
         n += (size_t)snprintf(out + n, cap - n, " %s:%d/%lld/%lld/%d/%d/%lld/%lld/%.0f",
                               j->spec->id, (int)j->state, (long long)j->first_start,
                               (long long)j->finish, (int)j->preemptions, (int)j->gpus,
@@ -44,7 +44,7 @@ static void state_of(const struct berth_engine *e, char *out, size_t cap)
 }
 
 /* The first idle GPU, or 0 when none. */
-static int idle_slot(const struct berth_engine *e, struct berth__slot *s)
+static int idle_slot(const struct berth__engine *e, struct berth__slot *s)
 {
     for (uint32_t v = 0; v < e->cluster->nsrv; v++)
         if (e->cluster->srv[v].free_mask) {
@@ -102,8 +102,8 @@ static int run_live(void *ctx, struct berth_err *err)
 {
     struct live_case *c = ctx;
     struct berth_err e1 = {0}, e2 = {0};
-    struct berth_params p = {.quantum_us = BERTH_US_PER_S, .seed = 1};
-    struct berth_engine *e = NULL;
+    struct berth__params p = {.quantum_us = BERTH_US_PER_S, .seed = 1};
+    struct berth__engine *e = NULL;
     char before[2048], after[2048];
     int paused = 0, first = berth__engine_create(cl, c->policy, NULL, &p, NULL, &e, err);
     if (first)

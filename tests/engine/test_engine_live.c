@@ -10,11 +10,11 @@
 static struct berth_cluster *cl;
 static struct berth_jobspec specs[8];
 
-static struct berth_engine *mk(const char *policy)
+static struct berth__engine *mk(const char *policy)
 {
     struct berth_err err = {0};
-    struct berth_params p = {.quantum_us = BERTH_US_PER_S};
-    struct berth_engine *e = NULL;
+    struct berth__params p = {.quantum_us = BERTH_US_PER_S};
+    struct berth__engine *e = NULL;
     if (!cl)
         CHECK(!berth_cluster_parse("1x4:a100", &cl, &err));
     CHECK(!berth__engine_create(cl, policy, NULL, &p, NULL, &e, &err));
@@ -22,7 +22,7 @@ static struct berth_engine *mk(const char *policy)
     return e;
 }
 
-static uint32_t add(struct berth_engine *e, int i, int gpus, berth_us dur)
+static uint32_t add(struct berth__engine *e, int i, int gpus, berth_us dur)
 {
     struct berth_err err = {0};
     static char ids[8][8];
@@ -37,7 +37,7 @@ static uint32_t add(struct berth_engine *e, int i, int gpus, berth_us dur)
 static void test_cancel(void)
 {
     struct berth_err err = {0};
-    struct berth_engine *e = mk("fifo");
+    struct berth__engine *e = mk("fifo");
     uint32_t a = add(e, 0, 4, 100), b = add(e, 1, 2, 100);
     CHECK(!berth__engine_arrive(e, a, 0, &err));
     CHECK(!berth__engine_arrive(e, b, 0, &err));
@@ -61,7 +61,7 @@ static void test_cancel(void)
 static void test_requeue_and_late_add(void)
 {
     struct berth_err err = {0};
-    struct berth_engine *e = mk("fifo");
+    struct berth__engine *e = mk("fifo");
     uint32_t a = add(e, 0, 2, 100), b = add(e, 1, 2, 100);
     CHECK(!berth__engine_arrive(e, a, 0, &err));
     CHECK(!berth__engine_arrive(e, b, 0, &err));
@@ -85,7 +85,7 @@ static void test_requeue_and_late_add(void)
 static void test_adopt(void)
 {
     struct berth_err err = {0};
-    struct berth_engine *e = mk("las");
+    struct berth__engine *e = mk("las");
     uint32_t a = add(e, 0, 2, 100), b = add(e, 1, 2, 100), c = add(e, 2, 1, 100);
     struct berth__slot s[2] = {{0, 1}, {0, 3}};
     CHECK(!berth__engine_adopt(e, a, s, 2, 50, &err));
@@ -120,7 +120,7 @@ static void test_adopt_preemptible(void)
     const char *pols[] = {"las", "tiresias-dlas", "blox-las"};
     for (size_t p = 0; p < 3; p++) {
         struct berth_err err = {0};
-        struct berth_engine *e = mk(pols[p]);
+        struct berth__engine *e = mk(pols[p]);
         uint32_t a = add(e, 0, 4, 10000 * BERTH_US_PER_S), b = add(e, 1, 4, 10000 * BERTH_US_PER_S);
         struct berth__slot s[4] = {{0, 0}, {0, 1}, {0, 2}, {0, 3}};
         CHECK(!berth__engine_adopt(e, a, s, 4, 0, &err));
@@ -150,7 +150,7 @@ static void test_cancel_before_pass(void)
     static const char *const policies[] = {"fifo", "srtf", "las", "aryl"};
     for (size_t i = 0; i < sizeof policies / sizeof *policies; i++) {
         struct berth_err err = {0};
-        struct berth_engine *e = mk(policies[i]);
+        struct berth__engine *e = mk(policies[i]);
         uint32_t a = add(e, 0, 4, 100), b = add(e, 1, 2, 100);
         CHECK(!berth__engine_arrive(e, a, 0, &err));
         CHECK(!berth__engine_cancel(e, a, 0, &err));

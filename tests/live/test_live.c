@@ -133,7 +133,7 @@ static void test_progress_tail(void)
     tmp_open(&t);
     struct berth__ljob lj = {0};
     lj.spec.total_steps = 100;
-    struct berth_job ej = {0};
+    struct berth__job ej = {0};
     ej.state = BERTH_JOB_RUNNING;
     ej.work = 100;
     char p[200];

@@ -37,7 +37,7 @@ static struct berth_jobspec spec(int32_t gpus, int32_t milli, int64_t cpu)
 }
 
 /* Charges a sharing pod of `milli` to GPU g of server s (j and its slot must outlive c's use). */
-static void hold(struct berth_cluster *c, struct berth_job *j, struct berth__slot *sl,
+static void hold(struct berth_cluster *c, struct berth__job *j, struct berth__slot *sl,
                  const struct berth_jobspec *sp, uint32_t s, uint32_t g)
 {
     CHECK_I64(berth__job_init(j, sp, 0, c), 0);
@@ -53,7 +53,7 @@ static void workload_ab(struct berth_cluster *c, struct berth__frag_workload *w)
     static struct berth_jobspec a, b;
     a = spec(1, 600, 0);
     b = spec(2, 1000, 0);
-    struct berth_job jobs[4];
+    struct berth__job jobs[4];
     for (int i = 0; i < 4; i++)
         CHECK_I64(berth__job_init(&jobs[i], i < 3 ? &a : &b, (uint32_t)i, c), 0);
     CHECK_I64(berth__frag_workload_build(jobs, 4, 100, w), 0);
@@ -78,7 +78,7 @@ static void test_measure_golden(void)
      *   B needs two whole GPUs, one is left: all idle counts: f = 1500
      *   F = 0.75 * 500 + 0.25 * 1500 = 750 */
     struct berth_jobspec p500 = spec(1, 500, 0);
-    struct berth_job j;
+    struct berth__job j;
     struct berth__slot sl;
     hold(c, &j, &sl, &p500, 0, 1);
     berth__frag_node_view(c, 0, &v);
@@ -110,7 +110,7 @@ static void test_fgd_score_golden(void)
     struct berth__frag_workload w;
     workload_ab(c, &w);
     struct berth_jobspec p500 = spec(1, 500, 0), p200 = spec(1, 200, 0);
-    struct berth_job j, k;
+    struct berth__job j, k;
     struct berth__slot sl;
     hold(c, &j, &sl, &p500, 0, 1);
     struct berth__frag_node v;
@@ -152,7 +152,7 @@ static void test_baselines(void)
 {
     struct berth_cluster *c = cluster("2x2:t");
     struct berth_jobspec p200 = spec(1, 200, 0), p300 = spec(1, 300, 0), p700 = spec(1, 700, 0);
-    struct berth_job j, k, m;
+    struct berth__job j, k, m;
     struct berth__slot sl;
     hold(c, &j, &sl, &p200, 0, 1);
     CHECK_I64(berth__job_init(&m, &p700, 0, c), 0);
@@ -217,7 +217,7 @@ static void test_baselines(void)
     CHECK(seen_k8s[0] && seen_k8s[1]);
     /* a pod too big for every GPU fits nowhere */
     struct berth_jobspec p900 = spec(3, 1000, 0);
-    struct berth_job big;
+    struct berth__job big;
     CHECK_I64(berth__job_init(&big, &p900, 2, c), 0);
     struct berth__score_ctx x = {BERTH_SCORER_BEST_FIT, &w, now, NULL};
     struct berth__pick pk;
@@ -323,7 +323,7 @@ static void test_no_overcommit(void)
         CHECK_I64(berth_cluster_parse(nodes, &c, &err), 0);
         CHECK_I64(berth__cluster_enable_shares(c), 0);
         size_t n = berth_trace_count(tr);
-        struct berth_job *jobs = calloc(n, sizeof *jobs);
+        struct berth__job *jobs = calloc(n, sizeof *jobs);
         struct berth__slot *slots = calloc(n * 8, sizeof *slots);
         struct berth__frag_workload w;
         for (size_t i = 0; i < n; i++) {
@@ -342,7 +342,7 @@ static void test_no_overcommit(void)
         struct berth__score_ctx x = {sc, &w, now, &rng};
         size_t placed = 0;
         for (size_t i = 0; i < n; i++) {
-            struct berth_job *j = &jobs[i];
+            struct berth__job *j = &jobs[i];
             struct berth__pick pk;
             if (berth__pack_choose(&x, c, j, &pk))
                 continue;

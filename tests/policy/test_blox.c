@@ -75,7 +75,7 @@ static void starvation_guard(void)
  * 400. */
 static void round_length(void)
 {
-    struct berth_params p = {.round_us = 100 * BERTH_US_PER_S};
+    struct berth__params p = {.round_us = 100 * BERTH_US_PER_S};
     const char *csv = "job_id,arrival_s,duration_s,num_gpus\nA,0,300,1\nB,0,300,1\nC,100,100,1\n";
     const struct pt_want w[] = {{"A", 0, 300, 0}, {"B", 0, 400, 1}, {"C", 100, 200, 0}};
     pt_engine(csv, "1x2:v100", "blox-las", &p, w, 3, 800.0 / 3, 1);
@@ -219,7 +219,7 @@ static void matches_reference(void)
             jobs[i] = (struct bjob){
                 .arr = pj[i].arr, .dur = pj[i].dur, .g = pj[i].g, .first = BERTH_TIME_NONE};
         for (int mode = 0; mode <= 1; mode++) {
-            struct berth_params p = {.round_us = 200 * BERTH_US_PER_S};
+            struct berth__params p = {.round_us = 200 * BERTH_US_PER_S};
             memcpy(ref, jobs, N * sizeof *ref);
             if (mode == 0)
                 breference(ref, N, 32, 300 * BERTH_US_PER_S, 3600LL * 1000 * BERTH_US_PER_S);
@@ -264,7 +264,7 @@ static void random_invariants(void)
     for (uint64_t seed = 1; seed <= 2; seed++) {
         char *csv = pt_random_jobs(seed, 800, 150, 7200, 1, jobs);
         struct berth_err err = {0};
-        struct berth_params p = {.round_us = 120 * BERTH_US_PER_S};
+        struct berth__params p = {.round_us = 120 * BERTH_US_PER_S};
         for (int hook = 0; hook <= 1; hook++) {
             struct enginetest et;
             int rc = enginetest_run(csv, CLUSTER, "blox-las", &p, hook ? short_starvation : NULL,

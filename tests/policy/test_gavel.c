@@ -205,8 +205,8 @@ static void heterogeneous_throughputs(void)
                 {"themis-ftf", 1, 0},
                 {"gavel-max-min", 0, 1}};
     for (size_t w = 0; c && w < sizeof want / sizeof *want; w++) {
-        struct berth_params prm = {0};
-        struct berth_engine *e = NULL;
+        struct berth__params prm = {0};
+        struct berth__engine *e = NULL;
         int rc = berth__engine_create(c, want[w].policy, NULL, &prm, NULL, &e, &err);
         CHECK_I64(rc, 0);
         if (rc)

@@ -12,7 +12,7 @@ static void test_entries(void)
     size_t n = berth_policy_count();
     CHECK(n >= 25);
     for (size_t i = 0; i < n; i++) {
-        const struct berth_policy_ops *o = berth__policy_at(i);
+        const struct berth__policy_ops *o = berth__policy_at(i);
         CHECK(o != NULL);
         if (!o)
             continue;
@@ -46,8 +46,8 @@ static void test_settings_refused(void)
     struct berth_cluster *c = NULL;
     struct berth_err err = {0};
     CHECK_I64(berth_cluster_parse("1x1:v100", &c, &err), 0);
-    struct berth_params p = {.settings = "window=10"};
-    struct berth_engine *e = NULL;
+    struct berth__params p = {.settings = "window=10"};
+    struct berth__engine *e = NULL;
     CHECK_I64(berth__engine_create(c, "fifo", NULL, &p, NULL, &e, &err), BERTH_EINPUT);
     CHECK_HAS(err.msg, "policy fifo: unknown setting \"window\" (its settings: it has none)");
     CHECK(e == NULL);

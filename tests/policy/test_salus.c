@@ -143,7 +143,7 @@ static char *random_trace(uint64_t seed, int n)
 
 #define CLUSTER "2x4:v100,2x2:k80"
 
-static int lanes_hold(const struct berth_engine *e)
+static int lanes_hold(const struct berth__engine *e)
 {
     const struct berth__lanes *L = berth__salus_lanes(e->self);
     if (!L)
@@ -179,7 +179,7 @@ static void properties(void)
             struct berth_err err = {0};
             /* the engine driver: lanes checked after every pass */
             struct enginetest et;
-            struct berth_params params = {.quantum_us = 60 * BERTH_US_PER_S};
+            struct berth__params params = {.quantum_us = 60 * BERTH_US_PER_S};
             enginetest_after_pass = lanes_hold;
             int rc = enginetest_run(csv, CLUSTER, policies[p], &params, NULL, &et, &err);
             enginetest_after_pass = NULL;

@@ -35,7 +35,7 @@ static void curves(void)
     /* a fixed-speed lenet job of 1000 s that has done 250 s by 200 s and runs at speed 1:
      * at 300 s it has done 350 s of 1000, 20 x 0.35 = 7 epochs, acc 99 (1 - e^(-7/1.5)) */
     struct berth_jobspec spec = lenet_spec();
-    struct berth_job j;
+    struct berth__job j;
     CHECK_I64(berth__job_init(&j, &spec, 0, NULL), 0);
     j.state = BERTH_JOB_RUNNING;
     j.done = 250e6;
@@ -80,7 +80,7 @@ static void growth_and_labels(void)
     CHECK_I64(berth__specon_cfg("specon", NULL, &cfg, &err), 0);
 
     struct berth_jobspec spec = lenet_spec();
-    struct berth_job j;
+    struct berth__job j;
     CHECK_I64(berth__job_init(&j, &spec, 0, NULL), 0);
     j.state = BERTH_JOB_RUNNING;
     j.done = 250e6;
@@ -102,7 +102,7 @@ static void growth_and_labels(void)
 
 /* A metric that grows linearly at a rate set per job in its job_type's number ("g0.05"):
  * growth over any window is exactly that rate. */
-static double linear_metric(void *ctx, const struct berth_job *j, berth_us now)
+static double linear_metric(void *ctx, const struct berth__job *j, berth_us now)
 {
     (void)ctx;
     return strtod(j->spec->job_type + 1, NULL) * (double)now / 1e6;
@@ -113,7 +113,7 @@ static int32_t migrated_to = -1;
 static berth_us migrated_at = -1;
 static int nmigrations;
 
-static void note_migration(void *ctx, struct berth_job *j, berth_us now)
+static void note_migration(void *ctx, struct berth__job *j, berth_us now)
 {
     (void)ctx;
     migrated_job = j->idx;
@@ -149,9 +149,9 @@ static void migration_choice(void)
                       "J6,0,15,1,0.25,g0.5\n"
                       "J7,0,1000,1,0.25,g0.03\n";
     for (int variant = 0; variant < 2; variant++) {
-        struct berth_params p = {.placement = BERTH_PLACE_SPREAD,
-                                 .settings = variant ? "theta=0.3" : NULL};
-        struct berth_exec ex = {.migrate = note_migration};
+        struct berth__params p = {.placement = BERTH_PLACE_SPREAD,
+                                  .settings = variant ? "theta=0.3" : NULL};
+        struct berth__engine_exec ex = {.migrate = note_migration};
         struct enginetest et;
         struct berth_err err = {0};
         nmigrations = 0;
@@ -181,7 +181,7 @@ static void migration_choice(void)
         enginetest_free(&et);
     }
     /* the baseline never moves anyone: J4 stays where it started */
-    struct berth_params p = {.placement = BERTH_PLACE_SPREAD};
+    struct berth__params p = {.placement = BERTH_PLACE_SPREAD};
     struct enginetest et;
     struct berth_err err = {0};
     if (!enginetest_run(csv, "3x1:cpu", "spread", &p, NULL, &et, &err)) {
@@ -249,7 +249,7 @@ static void sim_golden(void)
  * At 0: J0 may not use s2's k80s (refused), goes to s1 (GPUs 0 and 1); J1 does not fit s1
  * (no GPU with room), goes to s0's GPU 0; server 9 does not exist. At 10: J0 cannot move to
  * s0 (one idle GPU), gets its own back; J1 moves to s2: one migration, nothing else. */
-static int start_on_script(void *self, const struct berth_view *v, struct berth_plan *p,
+static int start_on_script(void *self, const struct berth__view *v, struct berth__plan *p,
                            struct berth_err *err)
 {
     (void)self;
@@ -285,15 +285,15 @@ static void plan_start_on(void)
     js[1] = lenet_spec();
     js[1].id = "J1";
     js[1].gpu_share_milli = 500;
-    struct berth_params params = {0};
-    struct berth_exec ex = {.migrate = note_migration};
-    struct berth_engine *e = NULL;
+    struct berth__params params = {0};
+    struct berth__engine_exec ex = {.migrate = note_migration};
+    struct berth__engine *e = NULL;
     CHECK_I64(berth__engine_create(c, "fifo", NULL, &params, &ex, &e, &err), 0);
     if (!e) {
         berth_cluster_free(c);
         return;
     }
-    struct berth_policy_ops ops = *e->ops; /* fifo's create/destroy, scripted passes */
+    struct berth__policy_ops ops = *e->ops; /* fifo's create/destroy, scripted passes */
     ops.plan = start_on_script;
     e->ops = &ops;
     e->check = 1;
@@ -326,14 +326,14 @@ static void plan_start_on(void)
 static uint32_t where[512]; /* per job: the server it started on, or last moved to */
 static int moved, stayed;
 
-static void prop_start(void *ctx, struct berth_job *j, berth_us now)
+static void prop_start(void *ctx, struct berth__job *j, berth_us now)
 {
     (void)ctx;
     (void)now;
     where[j->idx] = j->slots[0].server;
 }
 
-static void prop_migrate(void *ctx, struct berth_job *j, berth_us now)
+static void prop_migrate(void *ctx, struct berth__job *j, berth_us now)
 {
     (void)ctx;
     (void)now;
@@ -343,7 +343,7 @@ static void prop_migrate(void *ctx, struct berth_job *j, berth_us now)
 }
 
 /* the curve read off run time (this driver keeps no work done) */
-static double run_metric(void *ctx, const struct berth_job *j, berth_us now)
+static double run_metric(void *ctx, const struct berth__job *j, berth_us now)
 {
     (void)ctx;
     const struct berth_curve *c = berth__curve_find(j->spec->job_type);
@@ -381,9 +381,9 @@ static void property(void)
                                     types[berth__rng_below(&r, 5)]);
             t += berth__rng_exp(&r, 1.0 / 15);
         }
-        struct berth_params p = {.placement = BERTH_PLACE_SPREAD,
-                                 .settings = "theta=0.1,alpha=0.5,cooldown=20"};
-        struct berth_exec ex = {.start = prop_start, .migrate = prop_migrate};
+        struct berth__params p = {.placement = BERTH_PLACE_SPREAD,
+                                  .settings = "theta=0.1,alpha=0.5,cooldown=20"};
+        struct berth__engine_exec ex = {.start = prop_start, .migrate = prop_migrate};
         struct enginetest et;
         struct berth_err err = {0};
         moved = stayed = 0;
@@ -396,7 +396,7 @@ static void property(void)
             CHECK_I64(et.e->migrations, (uint64_t)moved);
             CHECK_I64(stayed, 0);
             for (size_t i = 0; i < et.e->njobs; i++) {
-                const struct berth_job *j = &et.e->jobs[i];
+                const struct berth__job *j = &et.e->jobs[i];
                 CHECK_I64(j->state, BERTH_JOB_DONE);
                 CHECK_I64(j->run_us, j->spec->duration_us);
                 CHECK(j->finish >= j->spec->arrival_us + j->spec->duration_us);

@@ -80,7 +80,7 @@ static void demotion_instants(void)
 {
     const struct pt_want w[] = {{"R", 0, 13600, 1}, {"P", 1625, 20000, 1}};
     pt_sim(case_resumed, "1x2:v100", "tiresias-dlas-gpu", NULL, w, 2, 16800, 2);
-    struct berth_params p = {0};
+    struct berth__params p = {0};
     struct enginetest et;
     struct berth_err err = {0};
     CHECK_I64(enginetest_run(case_resumed, "1x2:v100", "tiresias-dlas-gpu", &p, NULL, &et, &err),
@@ -105,7 +105,7 @@ static const char *case_custom = "job_id,arrival_s,duration_s,num_gpus\n"
 
 static void custom_limits(void)
 {
-    struct berth_params p = {.settings = "queue_limits=100:150"};
+    struct berth__params p = {.settings = "queue_limits=100:150"};
     const struct pt_want w[] = {{"A", 0, 520, 1}, {"B", 100, 130, 0}, {"C", 130, 220, 0}};
     pt_engine(case_custom, "1x1:v100", "tiresias-dlas", &p, w, 3, 230, 1);
     struct enginetest et;
@@ -117,7 +117,7 @@ static void custom_limits(void)
         CHECK_DBL((double)et.passes[i] / 1e6, want[i], 1e-9);
     enginetest_free(&et);
     /* one limit: two queues; A drops at 100 and stays in Q1 (no further drop at 270) */
-    struct berth_params one = {.settings = "queue_limits=100"};
+    struct berth__params one = {.settings = "queue_limits=100"};
     pt_engine(case_custom, "1x1:v100", "tiresias-dlas", &one, w, 3, 230, 1);
     /* the defaults */
     const struct pt_want d[] = {{"A", 0, 400, 0}, {"B", 400, 430, 0}, {"C", 430, 520, 0}};
@@ -126,7 +126,7 @@ static void custom_limits(void)
 
 static void bad_limits(void)
 {
-    struct berth_params p = {.settings = "queue_limits=200:100"};
+    struct berth__params p = {.settings = "queue_limits=200:100"};
     struct enginetest et;
     struct berth_err err = {0};
     CHECK_I64(enginetest_run(case_custom, "1x1:v100", "tiresias-dlas-gpu", &p, NULL, &et, &err),
@@ -308,7 +308,7 @@ static void matches_reference(void)
     enum { N = 500 };
     static const berth_us defaults[] = {3250 * BERTH_US_PER_S, 7200 * BERTH_US_PER_S};
     /* odd microseconds: a gang's GPU time crosses them between two microseconds */
-    struct berth_params custom = {.settings = "queue_limits=600.000001:1800.000003:5000.000007"};
+    struct berth__params custom = {.settings = "queue_limits=600.000001:1800.000003:5000.000007"};
     static const berth_us custom_limits[] = {600000001, 1800000003, 5000000007};
     struct rjob *jobs = malloc(N * sizeof *jobs), *ref = malloc(N * sizeof *ref);
     struct pt_job *pj = malloc(N * sizeof *pj);
@@ -322,7 +322,7 @@ static void matches_reference(void)
             const char *pol = gpu ? "tiresias-dlas-gpu" : "tiresias-dlas";
             rgpu = gpu;
             /* default limits, through the simulator, and with tiny chunks */
-            struct berth_params none = {0};
+            struct berth__params none = {0};
             memcpy(ref, jobs, N * sizeof *ref);
             reference(ref, N, 32, defaults, 2);
             CHECK_I64(pt_run_into(csv, "4x8:v100", pol, NULL, NULL, g), 0);

@@ -10,17 +10,17 @@
 #include "engine/engine.h"
 
 static int migrates, starts, stops;
-static void on_start(void *ctx, struct berth_job *j, berth_us now)
+static void on_start(void *ctx, struct berth__job *j, berth_us now)
 {
     (void)ctx, (void)j, (void)now;
     starts++;
 }
-static void on_stop(void *ctx, struct berth_job *j, berth_us now)
+static void on_stop(void *ctx, struct berth__job *j, berth_us now)
 {
     (void)ctx, (void)j, (void)now;
     stops++;
 }
-static void on_migrate(void *ctx, struct berth_job *j, berth_us now)
+static void on_migrate(void *ctx, struct berth__job *j, berth_us now)
 {
     (void)ctx, (void)j, (void)now;
     migrates++;
@@ -28,7 +28,7 @@ static void on_migrate(void *ctx, struct berth_job *j, berth_us now)
 
 /* The script, one pass per instant. J0: 2 GPUs asked, elastic 1..4; J1: 3 GPUs, inelastic.
  * Cluster: one server of 4 GPUs. */
-static int script(void *self, const struct berth_view *v, struct berth_plan *p,
+static int script(void *self, const struct berth__view *v, struct berth__plan *p,
                   struct berth_err *err)
 {
     (void)self;
@@ -73,15 +73,15 @@ static void resize(void)
     js[1] = js[0];
     js[1].id = "J1";
     js[1].num_gpus = js[1].min_gpus = js[1].max_gpus = 3;
-    struct berth_params params = {0};
-    struct berth_exec exec = {NULL, on_start, on_stop, on_migrate};
-    struct berth_engine *e = NULL;
+    struct berth__params params = {0};
+    struct berth__engine_exec exec = {NULL, on_start, on_stop, on_migrate};
+    struct berth__engine *e = NULL;
     CHECK_I64(berth__engine_create(c, "fifo", NULL, &params, &exec, &e, &err), 0);
     if (!e) {
         berth_cluster_free(c);
         return;
     }
-    struct berth_policy_ops ops = *e->ops; /* keep fifo's create/destroy, script the passes */
+    struct berth__policy_ops ops = *e->ops; /* keep fifo's create/destroy, script the passes */
     ops.plan = script;
     ops.next_pass = NULL;
     e->ops = &ops;
@@ -133,7 +133,7 @@ static void resize(void)
  * grow by 3 more on server 1 is refused (2 idle there); at 20 it gives back server 0 (2 GPUs,
  * all on server 1); at 30 it shrinks to 1; at 40 a shrink below its minimum, a shrink off a
  * server it does not use and a shrink that is no shrink are refused, and nothing changes. */
-static int script_in_place(void *self, const struct berth_view *v, struct berth_plan *p,
+static int script_in_place(void *self, const struct berth__view *v, struct berth__plan *p,
                            struct berth_err *err)
 {
     (void)self;
@@ -176,15 +176,15 @@ static void in_place(void)
     struct berth_cluster *c = NULL;
     CHECK_I64(berth_cluster_parse("2x4:v100", &c, &err), 0);
     struct berth_jobspec js = jobspec_make("J0", 1000, 2, 1, 8);
-    struct berth_params params = {0};
-    struct berth_exec exec = {NULL, on_start, on_stop, on_migrate};
-    struct berth_engine *e = NULL;
+    struct berth__params params = {0};
+    struct berth__engine_exec exec = {NULL, on_start, on_stop, on_migrate};
+    struct berth__engine *e = NULL;
     CHECK_I64(berth__engine_create(c, "fifo", NULL, &params, &exec, &e, &err), 0);
     if (!e) {
         berth_cluster_free(c);
         return;
     }
-    struct berth_policy_ops ops = *e->ops;
+    struct berth__policy_ops ops = *e->ops;
     ops.plan = script_in_place;
     ops.next_pass = NULL;
     e->ops = &ops;

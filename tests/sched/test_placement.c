@@ -52,7 +52,7 @@ static void test_placement(void)
             continue;
         struct pjob pj;
         pjob_init(&pj, 0, "j", cases[i].gpus, cases[i].single, -1);
-        struct berth_plan p;
+        struct berth__plan p;
         berth__plan_init(&p);
         CHECK_I64(berth__plan_open(&p, c, &pj.job, 1, 5 * BERTH_US_PER_S,
                                    berth__placement_stateless(cases[i].placement), 1, 0),
@@ -92,7 +92,7 @@ static void test_spread_even(void)
             continue;
         struct pjob pj;
         pjob_init(&pj, 0, "s", gpus[i], 0, -1);
-        struct berth_plan p;
+        struct berth__plan p;
         berth__plan_init(&p);
         berth__plan_open(&p, c, &pj.job, 1, 0, berth__placement_stateless(BERTH_PLACE_SPREAD), 1,
                          0);
@@ -118,7 +118,7 @@ static void test_spread_even(void)
             continue;
         struct pjob pj;
         pjob_init(&pj, 0, "w", 4, 0, -1);
-        struct berth_plan p;
+        struct berth__plan p;
         berth__plan_init(&p);
         berth__plan_open(&p, c, &pj.job, 1, 0, berth__placement_stateless(others[i]), 1, 0);
         struct berth_err err = {0};
@@ -158,8 +158,8 @@ static void test_table(void)
 }
 
 /* A placement that always answers server 0 with the whole gang, room or not. */
-static int pick_liar(void *self, const struct berth_cluster *c, const struct berth_job *j, int type,
-                     int32_t need, struct berth__place_pick *out)
+static int pick_liar(void *self, const struct berth_cluster *c, const struct berth__job *j,
+                     int type, int32_t need, struct berth__place_pick *out)
 {
     (void)self, (void)c, (void)j, (void)type;
     *out = (struct berth__place_pick){0, -1, need};
@@ -176,7 +176,7 @@ static void test_bad_pick_refused(void)
         return;
     struct pjob pj;
     pjob_init(&pj, 0, "j", 4, 0, -1);
-    struct berth_plan p;
+    struct berth__plan p;
     berth__plan_init(&p);
     CHECK_I64(berth__plan_open(&p, c, &pj.job, 1, 0, &liar, 1, 0), 0);
     struct berth_err err = {0};
@@ -199,7 +199,7 @@ static void fgd_open(struct berth__placement *pl, const struct berth_cluster *c,
 {
     struct berth_err err = {0};
     CHECK_I64(berth__placement_open("fgd", pl, &err), 0);
-    struct berth_job jobs[8];
+    struct berth__job jobs[8];
     for (size_t i = 0; i < n && i < 8; i++)
         jobs[i] = w[i].job;
     CHECK_I64(pl->ops->prepare(pl->self, c, jobs, n, &err), 0);
@@ -209,7 +209,7 @@ static void fgd_open(struct berth__placement *pl, const struct berth_cluster *c,
 static const char *start_with(struct berth_cluster *c, const struct berth__placement *pl,
                               struct pjob *pj, int want_rc)
 {
-    struct berth_plan p;
+    struct berth__plan p;
     berth__plan_init(&p);
     CHECK_I64(berth__plan_open(&p, c, &pj->job, 1, 0, pl, 1, 0), 0);
     struct berth_err err = {0};

@@ -27,7 +27,7 @@ static void test_plan_fit(void)
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         struct pjob pj;
         pjob_init(&pj, 0, "f", cases[i].gpus, cases[i].single, cases[i].want_type);
-        struct berth_plan p;
+        struct berth__plan p;
         berth__plan_init(&p);
         berth__plan_open(&p, cases[i].het ? h : c, &pj.job, 1, 0,
                          berth__placement_stateless(BERTH_PLACE_CONSOLIDATE), 1, 0);
@@ -80,13 +80,13 @@ static void test_no_span_cluster(void)
     struct pjob a, b;
     pjob_init(&a, 0, "a", 3, 0, -1);
     pjob_init(&b, 1, "b", 5, 0, -1);
-    struct berth_job jobs[2];
+    struct berth__job jobs[2];
     /* the engine derives "must stay on one server" from the cluster when it adds a job */
     CHECK_I64(berth__job_init(&jobs[0], &a.spec, 0, c), 0);
     CHECK_I64(berth__job_init(&jobs[1], &b.spec, 1, c), 0);
     CHECK(jobs[0].single && jobs[1].single);
     jobs[0].state = jobs[1].state = BERTH_JOB_PENDING;
-    struct berth_plan p;
+    struct berth__plan p;
     berth__plan_init(&p);
     berth__plan_open(&p, c, jobs, 2, 0, berth__placement_stateless(BERTH_PLACE_SPREAD), 2, 0);
     struct berth_err err = {0};
@@ -113,11 +113,11 @@ static void test_preempt_restore(void)
     pjob_init(&a, 0, "a", 6, 0, -1);
     pjob_init(&b, 1, "b", 2, 0, -1);
     pjob_init(&d, 2, "d", 1, 0, -1);
-    struct berth_job jobs[3] = {a.job, b.job, d.job};
+    struct berth__job jobs[3] = {a.job, b.job, d.job};
     jobs[0].spec = &a.spec;
     jobs[1].spec = &b.spec;
     jobs[2].spec = &d.spec;
-    struct berth_plan p;
+    struct berth__plan p;
     berth__plan_init(&p);
     struct berth_err err = {0};
 
@@ -184,7 +184,7 @@ static void test_preempt_restore(void)
     struct pjob x, y;
     pjob_init(&x, 0, "x", 3, 0, -1);
     pjob_init(&y, 1, "y", 1, 0, -1);
-    struct berth_job j2[2] = {x.job, y.job};
+    struct berth__job j2[2] = {x.job, y.job};
     j2[0].spec = &x.spec;
     j2[1].spec = &y.spec;
     berth__plan_init(&p);

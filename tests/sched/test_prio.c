@@ -10,13 +10,13 @@
 struct fix {
     struct berth_cluster *c;
     struct pjob pj[NJ];
-    struct berth_job jobs[NJ];
+    struct berth__job jobs[NJ];
     int64_t key[NJ]; /* the context: each job's key, set by the test */
     struct berth__prio *q;
-    struct berth_plan plan;
+    struct berth__plan plan;
 };
 
-static int64_t key_of_ctx(void *ctx, const struct berth_job *j)
+static int64_t key_of_ctx(void *ctx, const struct berth__job *j)
 {
     return ((const int64_t *)ctx)[j->idx];
 }
@@ -64,17 +64,17 @@ static int pass(struct fix *f, berth_us now, const uint32_t *arrived, size_t na,
                                berth__placement_stateless(BERTH_PLACE_CONSOLIDATE), npending,
                                nrunning),
               0);
-    struct berth_view v = {.now = now,
-                           .cluster = f->c,
-                           .jobs = f->jobs,
-                           .njobs = NJ,
-                           .arrived = arrived,
-                           .narrived = na,
-                           .left = left,
-                           .nleft = nl,
-                           .npending = npending,
-                           .nrunning = nrunning,
-                           .infer_demand = -1};
+    struct berth__view v = {.now = now,
+                            .cluster = f->c,
+                            .jobs = f->jobs,
+                            .njobs = NJ,
+                            .arrived = arrived,
+                            .narrived = na,
+                            .left = left,
+                            .nleft = nl,
+                            .npending = npending,
+                            .nrunning = nrunning,
+                            .infer_demand = -1};
     struct berth_err err = {0};
     CHECK_I64(berth__prio_plan(f->q, &v, &f->plan, &err), 0);
     verify_ok(f->c);
@@ -92,9 +92,9 @@ static void finish(struct fix *f, int j)
     f->jobs[j].state = BERTH_JOB_DONE;
 }
 
-static struct berth_view view_of(struct fix *f)
+static struct berth__view view_of(struct fix *f)
 {
-    return (struct berth_view){.cluster = f->c, .jobs = f->jobs, .njobs = NJ, .infer_demand = -1};
+    return (struct berth__view){.cluster = f->c, .jobs = f->jobs, .njobs = NJ, .infer_demand = -1};
 }
 
 /* Keys 30, 10, 20: J1 runs first. Then J0's key becomes 5: re-keyed, J0 runs next; not
@@ -111,7 +111,7 @@ static void test_rekey_pending(void)
         static const uint32_t all[] = {0, 1, 2};
         CHECK_I64(pass(&f, 0, all, 3, NULL, 0), 1);
         f.key[0] = 5;
-        struct berth_view v = view_of(&f);
+        struct berth__view v = view_of(&f);
         if (rekey)
             CHECK_I64(berth__prio_rekey(f.q, &v, 0), 0);
         finish(&f, 1);
@@ -136,7 +136,7 @@ static void test_rekey_running(void)
         static const uint32_t first[] = {0}, second[] = {1};
         CHECK_I64(pass(&f, 0, first, 1, NULL, 0), 0);
         f.key[0] = 50;
-        struct berth_view v = view_of(&f);
+        struct berth__view v = view_of(&f);
         if (rekey)
             CHECK_I64(berth__prio_rekey(f.q, &v, 0), 0);
         CHECK_I64(berth__prio_rekey(f.q, &v, 3), 0); /* never arrived: nothing happens */

@@ -60,7 +60,7 @@ struct berth__ljob *berth__daemon_job(struct berth__daemon *d, uint64_t id)
     return id >= 1 && id <= d->njobs ? d->jobs[id - 1] : NULL;
 }
 
-struct berth_job *berth__daemon_ejob(struct berth__daemon *d, struct berth__ljob *j)
+struct berth__job *berth__daemon_ejob(struct berth__daemon *d, struct berth__ljob *j)
 {
     return j->in_engine ? &d->engine->jobs[j->eidx] : NULL;
 }
@@ -109,7 +109,7 @@ static int engine_add(struct berth__daemon *d, struct berth__ljob *j, berth_us n
         j->usage->sched_gpus += limit_gpus(j);
         j->sched_counted = 1;
     }
-    struct berth_job *ej = &d->engine->jobs[idx];
+    struct berth__job *ej = &d->engine->jobs[idx];
     if (j->spec.total_steps > 0) { /* work in steps, as reports give it */
         ej->work = (double)j->spec.total_steps;
         ej->done = (double)(j->step < j->spec.total_steps ? j->step : j->spec.total_steps);
@@ -298,9 +298,9 @@ int berth__daemon_create(const struct berth__daemon_opts *o, struct berth__daemo
     pthread_cond_init(&d->wake, NULL);
     snprintf(d->self_exe, sizeof d->self_exe, "%s", o->self_exe ? o->self_exe : "");
     int rc;
-    struct berth_params params = {.seed = o->seed, .quantum_us = o->quantum_us};
-    struct berth_exec exec = {d, berth__daemon_on_start, berth__daemon_on_stop,
-                              berth__daemon_on_migrate};
+    struct berth__params params = {.seed = o->seed, .quantum_us = o->quantum_us};
+    struct berth__engine_exec exec = {d, berth__daemon_on_start, berth__daemon_on_stop,
+                                      berth__daemon_on_migrate};
     char jpath[4200];
     d->xo = berth__executor_find(o->executor ? o->executor : "local");
     if (!d->xo) {

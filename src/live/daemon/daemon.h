@@ -58,7 +58,7 @@ struct berth__daemon {
     pthread_mutex_t mu;
     pthread_cond_t wake;
     struct berth_cluster *cluster;
-    struct berth_engine *engine;
+    struct berth__engine *engine;
     struct berth_tput *tput; /* the throughput model elastic policies value sizes with */
     struct berth__journal *jn;
     struct berth__auth *auth;
@@ -124,7 +124,7 @@ struct berth__ljob *berth__daemon_job(struct berth__daemon *d, uint64_t id);
 int berth__daemon_save(struct berth__daemon *d, struct berth__ljob *j, int wait,
                        struct berth_err *err);
 /* The engine's record of j, or NULL when j is not in the engine. */
-struct berth_job *berth__daemon_ejob(struct berth__daemon *d, struct berth__ljob *j);
+struct berth__job *berth__daemon_ejob(struct berth__daemon *d, struct berth__ljob *j);
 /* Puts j into the engine as arrived (pending) now. */
 int berth__daemon_enqueue(struct berth__daemon *d, struct berth__ljob *j, berth_us now,
                           struct berth_err *err);
@@ -178,9 +178,9 @@ void berth__daemon_left_sched(struct berth__daemon *d, struct berth__ljob *j, be
 void berth__daemon_unhold_back(struct berth__daemon *d, struct berth__ljob *j);
 
 /* The executor callbacks the engine calls during a pass (ctx = d). */
-void berth__daemon_on_start(void *ctx, struct berth_job *j, berth_us now);
-void berth__daemon_on_stop(void *ctx, struct berth_job *j, berth_us now);
-void berth__daemon_on_migrate(void *ctx, struct berth_job *j, berth_us now);
+void berth__daemon_on_start(void *ctx, struct berth__job *j, berth_us now);
+void berth__daemon_on_stop(void *ctx, struct berth__job *j, berth_us now);
+void berth__daemon_on_migrate(void *ctx, struct berth__job *j, berth_us now);
 
 /* Restores every job from the journal (at create). */
 int berth__daemon_recover(struct berth__daemon *d, struct berth_err *err);

@@ -13,7 +13,7 @@
 #include "model/cluster.h"
 #include "live/jobs/report.h"
 
-static struct berth__ljob *ljob_of(struct berth__daemon *d, const struct berth_job *ej)
+static struct berth__ljob *ljob_of(struct berth__daemon *d, const struct berth__job *ej)
 {
     return berth__daemon_job(d, d->by_eidx[ej->idx]);
 }
@@ -64,7 +64,7 @@ void berth__daemon_activate(struct berth__daemon *d, struct berth__ljob *j)
         d->active[d->nactive++] = (uint32_t)j->id;
 }
 
-static void take_slots(struct berth__ljob *j, const struct berth_job *ej)
+static void take_slots(struct berth__ljob *j, const struct berth__job *ej)
 {
     j->nslots = berth__job_nslots(ej);
     if (j->nslots > BERTH_L_MAX_SLOTS)
@@ -72,7 +72,7 @@ static void take_slots(struct berth__ljob *j, const struct berth_job *ej)
     memcpy(j->slots, ej->slots, (size_t)j->nslots * sizeof *j->slots);
 }
 
-void berth__daemon_on_start(void *ctx, struct berth_job *ej, berth_us now)
+void berth__daemon_on_start(void *ctx, struct berth__job *ej, berth_us now)
 {
     struct berth__daemon *d = ctx;
     struct berth__ljob *j = ljob_of(d, ej);
@@ -87,7 +87,7 @@ void berth__daemon_on_start(void *ctx, struct berth_job *ej, berth_us now)
     berth__report_started(j, ej, now);
 }
 
-void berth__daemon_on_stop(void *ctx, struct berth_job *ej, berth_us now)
+void berth__daemon_on_stop(void *ctx, struct berth__job *ej, berth_us now)
 {
     struct berth__daemon *d = ctx;
     struct berth__ljob *j = ljob_of(d, ej);
@@ -99,7 +99,7 @@ void berth__daemon_on_stop(void *ctx, struct berth_job *ej, berth_us now)
     berth__daemon_save(d, j, 0, NULL);
 }
 
-void berth__daemon_on_migrate(void *ctx, struct berth_job *ej, berth_us now)
+void berth__daemon_on_migrate(void *ctx, struct berth__job *ej, berth_us now)
 {
     struct berth__daemon *d = ctx;
     struct berth__ljob *j = ljob_of(d, ej);
@@ -293,7 +293,7 @@ static int on_exit_(struct berth__daemon *d, struct berth__ljob *j, int lost, be
     j->proc = 0;
     j->kill_at = 0;
     int rc = 0;
-    struct berth_job *ej = berth__daemon_ejob(d, j);
+    struct berth__job *ej = berth__daemon_ejob(d, j);
     switch (j->then) {
     case BERTH_THEN_FINISH:
         if (lost) {
@@ -341,7 +341,7 @@ int berth__daemon_cancel_locked(struct berth__daemon *d, struct berth__ljob *j, 
                                 struct berth_err *err)
 {
     int rc = 0;
-    struct berth_job *ej = berth__daemon_ejob(d, j);
+    struct berth__job *ej = berth__daemon_ejob(d, j);
     if (ej && (ej->state == BERTH_JOB_PENDING || ej->state == BERTH_JOB_RUNNING)) {
         berth__report_stopped(ej, now);
         rc = berth__engine_cancel(d->engine, j->eidx, now, err);
@@ -380,7 +380,7 @@ static void note_dropped(struct berth__daemon *d, struct berth__ljob *j, berth_u
 
 /* A job that ran est_overrun times its estimate gets est_overrun times its run time as its
  * estimate: a false estimate (est_s: 0.001 under srtf) buys a bounded head start, no more. */
-static void overrun(struct berth__daemon *d, struct berth__ljob *j, struct berth_job *ej,
+static void overrun(struct berth__daemon *d, struct berth__ljob *j, struct berth__job *ej,
                     berth_us now)
 {
     double f = d->o.est_overrun;
@@ -416,7 +416,7 @@ static int processes(struct berth__daemon *d, berth_us now, struct berth_err *er
         struct berth__ljob *j = berth__daemon_job(d, d->active[i]);
         if (!j->proc)
             continue;
-        struct berth_job *ej = berth__daemon_ejob(d, j);
+        struct berth__job *ej = berth__daemon_ejob(d, j);
         if (j->state == BERTH_L_RUNNING && j->then == BERTH_THEN_FINISH)
             overrun(d, j, ej, now);
         note_dropped(d, j, now);
@@ -449,7 +449,7 @@ void berth__daemon_progress_sweep(struct berth__daemon *d)
     pthread_mutex_lock(&d->mu);
     for (size_t i = 0; i < d->nactive; i++) {
         struct berth__ljob *j = berth__daemon_job(d, d->active[i]);
-        struct berth_job *ej = berth__daemon_ejob(d, j);
+        struct berth__job *ej = berth__daemon_ejob(d, j);
         if (!j->proc || j->state != BERTH_L_RUNNING || !ej || ej->state != BERTH_JOB_RUNNING)
             continue;
         if (BERTH_GROW(it, cap, n + 1))
@@ -474,7 +474,7 @@ void berth__daemon_progress_sweep(struct berth__daemon *d)
     berth_us now = berth__wall_us();
     for (size_t i = 0; i < n; i++) {
         struct berth__ljob *j = berth__daemon_job(d, it[i].id);
-        struct berth_job *ej = j ? berth__daemon_ejob(d, j) : NULL;
+        struct berth__job *ej = j ? berth__daemon_ejob(d, j) : NULL;
         /* only if nothing moved meanwhile: the same attempt, read from the same place */
         if (!j || j->attempt != it[i].attempt || j->prog_off >= it[i].scan.off ||
             j->state != BERTH_L_RUNNING || !ej || ej->state != BERTH_JOB_RUNNING)

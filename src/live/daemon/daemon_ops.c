@@ -60,10 +60,10 @@ static int check_fits(struct berth__daemon *d, const struct berth__ljob *j, stru
  * simulator asks before a run); under the engine's lock, since a check may set the policy up. */
 static int check_policy(struct berth__daemon *d, const struct berth__ljob *j, struct berth_err *err)
 {
-    const struct berth_policy_ops *ops = d->engine->ops;
+    const struct berth__policy_ops *ops = d->engine->ops;
     if (!ops->check)
         return 0;
-    struct berth_job tmp;
+    struct berth__job tmp;
     int rc = berth__job_init(&tmp, &j->spec, 0, d->engine->cluster)
                  ? BERTH_EINPUT
                  : ops->check(d->engine->self, d->engine->cluster, &tmp, err);
@@ -290,7 +290,7 @@ int berth__daemon_hold(struct berth__daemon *d, uint64_t id, int hold, int *retr
     if (st)
         return st;
     if (hold) {
-        struct berth_job *ej = berth__daemon_ejob(d, j);
+        struct berth__job *ej = berth__daemon_ejob(d, j);
         if (ej && berth__engine_cancel(d->engine, j->eidx, now, err))
             return 500;
         if (ej)
@@ -312,7 +312,7 @@ int berth__daemon_hold(struct berth__daemon *d, uint64_t id, int hold, int *retr
 void berth__daemon_why(struct berth__daemon *d, struct berth__ljob *j, char *buf, size_t len)
 {
     const struct berth_cluster *c = d->engine->cluster; /* the live free-GPU state */
-    struct berth_job *ej = berth__daemon_ejob(d, j);
+    struct berth__job *ej = berth__daemon_ejob(d, j);
     switch (j->state) {
     case BERTH_L_HELD:
         snprintf(buf, len, "held: it waits until released (berth release %s)", j->idstr);

@@ -40,7 +40,7 @@ int berth__report_parse(const json_t *o, struct berth__report *r, struct berth_e
     return 0;
 }
 
-void berth__report_apply(struct berth__ljob *lj, struct berth_job *ej,
+void berth__report_apply(struct berth__ljob *lj, struct berth__job *ej,
                          const struct berth__report *r, berth_us now)
 {
     berth_us t = r->t ? r->t : now;
@@ -63,7 +63,7 @@ void berth__report_apply(struct berth__ljob *lj, struct berth_job *ej,
         ej->rate = 0;
 }
 
-void berth__report_started(struct berth__ljob *lj, struct berth_job *ej, berth_us now)
+void berth__report_started(struct berth__ljob *lj, struct berth__job *ej, berth_us now)
 {
     ej->progress_at = now;
     if (lj->spec.total_steps > 0)
@@ -74,7 +74,7 @@ void berth__report_started(struct berth__ljob *lj, struct berth_job *ej, berth_u
         ej->rate = 1.0;
 }
 
-void berth__report_stopped(struct berth_job *ej, berth_us now)
+void berth__report_stopped(struct berth__job *ej, berth_us now)
 {
     ej->done = berth__job_done(ej, now);
     ej->rate = 0;
@@ -169,7 +169,7 @@ void berth__report_scan(int fd, const char *path, size_t budget, struct berth__r
 }
 
 void berth__report_scan_apply(const struct berth__report_scan *s, struct berth__ljob *lj,
-                              struct berth_job *ej, berth_us now, FILE *log)
+                              struct berth__job *ej, berth_us now, FILE *log)
 {
     for (int i = 0; i < s->nlast; i++)
         berth__report_apply(lj, ej, &s->last[i], now);
@@ -180,8 +180,8 @@ void berth__report_scan_apply(const struct berth__report_scan *s, struct berth__
         fwrite(s->notes, 1, s->nnotes, log);
 }
 
-int berth__report_tail(const char *path, struct berth__ljob *lj, struct berth_job *ej, berth_us now,
-                       FILE *log)
+int berth__report_tail(const char *path, struct berth__ljob *lj, struct berth__job *ej,
+                       berth_us now, FILE *log)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
     if (fd < 0)

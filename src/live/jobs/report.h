@@ -21,7 +21,7 @@ struct berth__report {
  * nothing else allowed). BERTH_EINPUT naming the field. */
 int berth__report_parse(const json_t *o, struct berth__report *r, struct berth_err *err);
 /* Applies r to the live record and, when ej is not NULL, to the engine's record. */
-void berth__report_apply(struct berth__ljob *lj, struct berth_job *ej,
+void berth__report_apply(struct berth__ljob *lj, struct berth__job *ej,
                          const struct berth__report *r, berth_us now);
 /* Reading a progress file, in two steps so that berthd's lock is never held while a file is
  * read: a scan reads and parses (no lock), then its result is applied (under the lock, if
@@ -44,12 +44,12 @@ struct berth__report_scan {
 void berth__report_scan(int fd, const char *path, size_t budget, struct berth__report_scan *s);
 /* Applies a scan's reports to the records and moves lj's file position past it. */
 void berth__report_scan_apply(const struct berth__report_scan *s, struct berth__ljob *lj,
-                              struct berth_job *ej, berth_us now, FILE *log);
+                              struct berth__job *ej, berth_us now, FILE *log);
 /* Both at once, for a file path (tests). Returns the number of reports applied. */
-int berth__report_tail(const char *path, struct berth__ljob *lj, struct berth_job *ej, berth_us now,
-                       FILE *log);
+int berth__report_tail(const char *path, struct berth__ljob *lj, struct berth__job *ej,
+                       berth_us now, FILE *log);
 /* The engine record's progress when its job starts or stops running. */
-void berth__report_started(struct berth__ljob *lj, struct berth_job *ej, berth_us now);
-void berth__report_stopped(struct berth_job *ej, berth_us now);
+void berth__report_started(struct berth__ljob *lj, struct berth__job *ej, berth_us now);
+void berth__report_stopped(struct berth__job *ej, berth_us now);
 
 #endif

@@ -48,7 +48,7 @@ struct salus {
     berth_us fair_last; /* salus-fair: the time of the last pass */
 };
 
-static int create(int kind, const struct berth_params *p, void **self, struct berth_err *err)
+static int create(int kind, const struct berth__params *p, void **self, struct berth_err *err)
 {
     struct salus *s = calloc(1, sizeof *s);
     if (!s)
@@ -151,13 +151,13 @@ static int32_t lane_milli(const struct salus *s, uint32_t l)
     return m < 1 ? 1 : m > 1000 ? 1000 : (int32_t)m;
 }
 
-static int64_t fair_used(const struct salus *s, const struct berth_job *j, berth_us now)
+static int64_t fair_used(const struct salus *s, const struct berth__job *j, berth_us now)
 {
     return s->L.persist[j->idx] * (berth__job_run_us(j, now) - s->fair_base[j->idx]);
 }
 
 /* Who should run in lane l now (NONE when it is empty). cur is its runner, or NONE. */
-static uint32_t choose(const struct salus *s, const struct berth_view *v, uint32_t l, uint32_t cur)
+static uint32_t choose(const struct salus *s, const struct berth__view *v, uint32_t l, uint32_t cur)
 {
     const struct berth__lane *ln = &s->L.lane[l];
     if (s->kind == K_FIFO || s->kind == K_PACK)
@@ -180,8 +180,8 @@ static uint32_t choose(const struct salus *s, const struct berth_view *v, uint32
     return best;
 }
 
-static int decide(struct salus *s, const struct berth_view *v, struct berth_plan *plan, uint32_t l,
-                  struct berth_err *err)
+static int decide(struct salus *s, const struct berth__view *v, struct berth__plan *plan,
+                  uint32_t l, struct berth_err *err)
 {
     struct berth__lane *ln = &s->L.lane[l];
     if (!ln->njobs)
@@ -204,13 +204,13 @@ static int decide(struct salus *s, const struct berth_view *v, struct berth_plan
 }
 
 /* Resets the FAIR counters of lane l's jobs (Salus resets them when a session is added). */
-static void fair_reset(struct salus *s, const struct berth_view *v, uint32_t l)
+static void fair_reset(struct salus *s, const struct berth__view *v, uint32_t l)
 {
     for (uint32_t j = s->L.lane[l].head; j != NONE; j = s->L.next[j])
         s->fair_base[j] = berth__job_run_us(&v->jobs[j], v->now);
 }
 
-static int allowed(const struct salus *s, const struct berth_view *v, const struct berth_job *j,
+static int allowed(const struct salus *s, const struct berth__view *v, const struct berth__job *j,
                    uint32_t g)
 {
     const struct berth__server *sv = &v->cluster->srv[s->gpu_srv[g]];
@@ -224,9 +224,9 @@ static int allowed(const struct salus *s, const struct berth_view *v, const stru
  * GPU is shared, and a shared lane is sought first on the GPU whose lanes have the most
  * room. When that GPU cannot take the job (its type, or a lane's peak), the first GPU with
  * room that can is used. */
-static uint32_t admit(struct salus *s, const struct berth_view *v, uint32_t j)
+static uint32_t admit(struct salus *s, const struct berth__view *v, uint32_t j)
 {
-    const struct berth_job *job = &v->jobs[j];
+    const struct berth__job *job = &v->jobs[j];
     int64_t p, e;
     berth__salus_job_mem(job->spec, &p, &e);
     int last = s->L.share ? BERTH_LANES_ROOM : BERTH_LANES_FREE;
@@ -277,7 +277,7 @@ static int fair_due(struct salus *s, berth_us now)
 }
 
 /* Salus' retry of pending requests: in arrival order, each admitted where it fits. */
-static int admit_all(struct salus *s, const struct berth_view *v, struct berth_err *err)
+static int admit_all(struct salus *s, const struct berth__view *v, struct berth_err *err)
 {
     size_t w = 0;
     int blocked = 0;
@@ -307,7 +307,7 @@ static int admit_all(struct salus *s, const struct berth_view *v, struct berth_e
 /* Whether Salus can ever run job: a 1-GPU job whose memory fits a lane on some GPU it may
  * use (BERTH_EINPUT saying why otherwise). */
 static int admissible(const struct salus *s, const struct berth_cluster *c,
-                      const struct berth_job *job, struct berth_err *err)
+                      const struct berth__job *job, struct berth_err *err)
 {
     if (job->gpus != 1 || job->spec->max_gpus != 1)
         return berth_err_set(err, BERTH_EINPUT,
@@ -327,7 +327,7 @@ static int admissible(const struct salus *s, const struct berth_cluster *c,
 }
 
 /* The policy's check hook: the same rule, before the run. */
-static int check(void *self, const struct berth_cluster *c, const struct berth_job *j,
+static int check(void *self, const struct berth_cluster *c, const struct berth__job *j,
                  struct berth_err *err)
 {
     struct salus *s = self;
@@ -337,9 +337,9 @@ static int check(void *self, const struct berth_cluster *c, const struct berth_j
 }
 
 /* A newly arrived job (berthd has no check before a run: a refusal names the job here). */
-static int arrive(struct salus *s, const struct berth_view *v, uint32_t j, struct berth_err *err)
+static int arrive(struct salus *s, const struct berth__view *v, uint32_t j, struct berth_err *err)
 {
-    const struct berth_job *job = &v->jobs[j];
+    const struct berth__job *job = &v->jobs[j];
     if (admissible(s, v->cluster, job, err)) {
         char why[BERTH_ERR_MSG_MAX];
         snprintf(why, sizeof why, "%s", err->msg);
@@ -352,7 +352,7 @@ static int arrive(struct salus *s, const struct berth_view *v, uint32_t j, struc
     return 0;
 }
 
-static int plan(void *self, const struct berth_view *v, struct berth_plan *pl,
+static int plan(void *self, const struct berth__view *v, struct berth__plan *pl,
                 struct berth_err *err)
 {
     struct salus *s = self;
@@ -401,7 +401,7 @@ static int plan(void *self, const struct berth_view *v, struct berth_plan *pl,
     return 0;
 }
 
-static berth_us next_pass(void *self, const struct berth_view *v)
+static berth_us next_pass(void *self, const struct berth__view *v)
 {
     const struct salus *s = self;
     if (s->kind != K_FAIR || !s->nmulti)
@@ -410,7 +410,7 @@ static berth_us next_pass(void *self, const struct berth_view *v)
 }
 
 #define SALUS_CREATE(fn, k)                                                                        \
-    static int fn(const struct berth_params *p, void **self, struct berth_err *err)                \
+    static int fn(const struct berth__params *p, void **self, struct berth_err *err)               \
     {                                                                                              \
         return create(k, p, self, err);                                                            \
     }
@@ -419,7 +419,7 @@ SALUS_CREATE(create_srtf, K_SRTF)
 SALUS_CREATE(create_pack, K_PACK)
 SALUS_CREATE(create_fair, K_FAIR)
 
-const struct berth_policy_ops berth__policy_salus_fifo = {
+const struct berth__policy_ops berth__policy_salus_fifo = {
     .name = "salus-fifo",
     .summary = "Salus without sharing: one job per GPU (its memory must fit), strict arrival order",
     .default_placement = "consolidate",
@@ -429,7 +429,7 @@ const struct berth_policy_ops berth__policy_salus_fifo = {
     .next_pass = next_pass,
     .check = check,
 };
-const struct berth_policy_ops berth__policy_salus_srtf = {
+const struct berth__policy_ops berth__policy_salus_srtf = {
     .name = "salus-srtf",
     .summary = "Salus: jobs resident in one lane per GPU time-share it, least remaining time runs",
     .default_placement = "consolidate",
@@ -439,7 +439,7 @@ const struct berth_policy_ops berth__policy_salus_srtf = {
     .next_pass = next_pass,
     .check = check,
 };
-const struct berth_policy_ops berth__policy_salus_pack = {
+const struct berth__policy_ops berth__policy_salus_pack = {
     .name = "salus-pack",
     .summary = "Salus: a memory lane per job while GPU memory allows, all lanes run concurrently",
     .default_placement = "consolidate",
@@ -449,7 +449,7 @@ const struct berth_policy_ops berth__policy_salus_pack = {
     .next_pass = next_pass,
     .check = check,
 };
-const struct berth_policy_ops berth__policy_salus_fair = {
+const struct berth__policy_ops berth__policy_salus_fair = {
     .name = "salus-fair",
     .summary =
         "Salus: jobs in one lane per GPU, least persistent-memory x time runs, every --quantum",
