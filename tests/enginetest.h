@@ -77,8 +77,8 @@ static inline int enginetest_run_exec(const char *csv, const char *cluster, cons
         enginetest_free(et);
         return rc;
     }
-    et->e->check = 1;
-    et->e->metric = metric;
+    berth__engine_set_check(et->e, 1);
+    berth__engine_set_metric(et->e, metric, NULL);
     if (hook)
         hook(et->e->self);
     size_t next = 0;

@@ -90,6 +90,28 @@ int berth__engine_reestimate(struct berth__engine *e, uint32_t j, berth_us est_u
                              struct berth_err *err);
 /* One scheduling pass at time now. */
 int berth__engine_pass(struct berth__engine *e, berth_us now, struct berth_err *err);
+/* How the engine runs: re-verify every invariant after each pass (tests, --check); the jobs'
+ * progress metric the view hands policies (NULL: none); the inference servers in use now
+ * (the view's infer_demand; -1: no demand signal). The drivers set these, never the fields. */
+static inline void berth__engine_set_check(struct berth__engine *e, int on)
+{
+    e->check = on;
+}
+
+static inline void berth__engine_set_metric(struct berth__engine *e,
+                                            double (*metric)(void *ctx, const struct berth__job *j,
+                                                             berth_us now),
+                                            void *ctx)
+{
+    e->metric = metric;
+    e->metric_ctx = ctx;
+}
+
+static inline void berth__engine_set_infer_demand(struct berth__engine *e, int32_t servers)
+{
+    e->infer_demand = servers;
+}
+
 /* When the policy wants its next pass with no event (BERTH_TIME_NONE if never). */
 berth_us berth__engine_next_pass(struct berth__engine *e, berth_us now);
 /* Checks every invariant: no GPU held twice or held and idle, gangs whole, counters right. */

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "engine/drive.h"
 #include "engine/engine.h"
 #include "sim/metrics.h"
 #include "model/cluster.h"
@@ -148,7 +149,7 @@ static int pools_init(struct pools *pl, struct berth__engine *e, const struct be
                              "(give servers \"pool\": \"inference\" in a cluster JSON file)");
     pl->servers = (int32_t)ns;
     pl->gpus = e->cluster->reserved_gpus;
-    e->infer_demand = berth_infer_at(s, now, pl->servers);
+    berth__engine_set_infer_demand(e, berth_infer_at(s, now, pl->servers));
     return 0;
 }
 
@@ -161,7 +162,7 @@ static void pools_advance(struct pools *pl, struct berth__engine *e, const struc
     pl->lent_gpu_us += (double)(pl->gpus - c->reserved_gpus) * dt;
     if (e->infer_demand > c->reserved_servers)
         pl->short_server_us += (double)(e->infer_demand - c->reserved_servers) * dt;
-    e->infer_demand = berth_infer_at(s, to, pl->servers);
+    berth__engine_set_infer_demand(e, berth_infer_at(s, to, pl->servers));
 }
 
 /* After a pass: a shortfall starts, or one in progress ends (a reclaim gave servers back). */
@@ -296,8 +297,8 @@ int berth_sim_run(const struct berth_trace *t, const struct berth_cluster *c,
     if ((rc = berth__engine_create(c, o->policy, o->placement, &params, NULL, &e, err)) ||
         (rc = berth__engine_set_tput(e, o->tput, err)))
         goto done;
-    e->check = o->check_invariants;
-    e->metric = berth__curve_job_metric; /* jobs' metric from their class's curve */
+    berth__engine_set_check(e, o->check_invariants);
+    berth__engine_set_metric(e, berth__curve_job_metric, NULL); /* from the class's curve */
     snprintf(out->policy, sizeof out->policy, "%s", e->ops->name);
     snprintf(out->placement, sizeof out->placement, "%s",
              berth_placement_name((size_t)e->params.placement));
@@ -323,7 +324,9 @@ int berth_sim_run(const struct berth_trace *t, const struct berth_cluster *c,
     p.flat = tm.flat;
 
     size_t next = 0, series_cap = 0;
-    berth_us now = n ? admit_time(e, 0, &tm) : 0, tick = BERTH_TIME_NONE;
+    berth_us now = n ? admit_time(e, 0, &tm) : 0;
+    struct berth__drive drive;
+    berth__drive_init(&drive, tm.round);
     double busy_integral = 0, active_integral = 0;
     uint64_t events = 0;
     struct pools pl = {.short_since = BERTH_TIME_NONE};
@@ -336,8 +339,8 @@ int berth_sim_run(const struct berth_trace *t, const struct berth_cluster *c,
             tnext = admit_time(e, next, &tm);
         if (top && (tnext == BERTH_TIME_NONE || top->t < tnext))
             tnext = top->t;
-        if (tick != BERTH_TIME_NONE && (tnext == BERTH_TIME_NONE || tick < tnext))
-            tnext = tick;
+        if (drive.next != BERTH_TIME_NONE && (tnext == BERTH_TIME_NONE || drive.next < tnext))
+            tnext = drive.next;
         berth_us tinf = o->infer && (next < n || e->npending || e->nrunning)
                             ? berth_infer_next(o->infer, now)
                             : BERTH_TIME_NONE;
@@ -353,6 +356,8 @@ int berth_sim_run(const struct berth_trace *t, const struct berth_cluster *c,
             pools_advance(&pl, e, o->infer, now, tnext);
         now = tnext;
         events += tinf == now;
+        if (tinf == now)
+            berth__drive_touch(&drive); /* the inference demand moved */
         while ((top = berth__events_top(&p.ev)) && top->t == now) {
             uint32_t j = top->job;
             events++;
@@ -360,18 +365,18 @@ int berth_sim_run(const struct berth_trace *t, const struct berth_cluster *c,
             act_fin[j] = active_integral;
             if ((rc = berth__engine_finish(e, j, now, err)))
                 goto done;
+            berth__drive_touch(&drive);
         }
         while (next < n && admit_time(e, next, &tm) == now) {
             events++;
             act_arr[next] = active_integral;
             if ((rc = berth__engine_arrive(e, (uint32_t)next++, now, err)))
                 goto done;
+            berth__drive_touch(&drive);
         }
-        events += tick == now;
-        if (!tm.round || now % tm.round == 0) {
-            if ((rc = berth__engine_pass(e, now, err)))
-                goto done;
-        }
+        events += drive.next == now;
+        if ((rc = berth__drive_step(&drive, e, now, NULL, err)))
+            goto done;
         if (o->infer)
             pools_check(&pl, e, now);
         if (p.ev.oom) {
@@ -385,12 +390,6 @@ int berth_sim_run(const struct berth_trace *t, const struct berth_cluster *c,
                                (long long)now);
             goto done;
         }
-        if (!tm.round)
-            tick = berth__engine_next_pass(e, now);
-        else if (e->npending || e->nrunning)
-            tick = boundary_at_or_after(now + 1, tm.round);
-        else
-            tick = BERTH_TIME_NONE; /* idle: the next admission is on a boundary anyway */
         if (o->record_series && record(out, &series_cap, now, e)) {
             rc = berth_err_set(err, BERTH_ENOMEM, "sim: out of memory");
             goto done;

@@ -108,7 +108,7 @@ static int run_live(void *ctx, struct berth_err *err)
     int paused = 0, first = berth__engine_create(cl, c->policy, NULL, &p, NULL, &e, err);
     if (first)
         return first;
-    e->check = 1;
+    berth__engine_set_check(e, 1);
     uint32_t idx[6];
     for (int i = 0; i < 4; i++)
         STEP(berth__engine_add(e, &specs[i], &idx[i], &e1));

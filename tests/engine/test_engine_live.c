@@ -18,7 +18,7 @@ static struct berth__engine *mk(const char *policy)
     if (!cl)
         CHECK(!berth_cluster_parse("1x4:a100", &cl, &err));
     CHECK(!berth__engine_create(cl, policy, NULL, &p, NULL, &e, &err));
-    e->check = 1;
+    berth__engine_set_check(e, 1);
     return e;
 }
 

@@ -211,7 +211,7 @@ static void heterogeneous_throughputs(void)
         CHECK_I64(rc, 0);
         if (rc)
             continue;
-        e->check = 1;
+        berth__engine_set_check(e, 1);
         CHECK_I64(berth__engine_set_tput(e, m, &err), 0);
         for (uint32_t i = 0; i < 2; i++) {
             uint32_t idx;

@@ -296,7 +296,7 @@ static void plan_start_on(void)
     struct berth__policy_ops ops = *e->ops; /* fifo's create/destroy, scripted passes */
     ops.plan = start_on_script;
     e->ops = &ops;
-    e->check = 1;
+    berth__engine_set_check(e, 1);
     uint32_t idx;
     CHECK_I64(berth__engine_add(e, &js[0], &idx, &err), 0);
     CHECK_I64(berth__engine_add(e, &js[1], &idx, &err), 0);

@@ -85,7 +85,7 @@ static void resize(void)
     ops.plan = script;
     ops.next_pass = NULL;
     e->ops = &ops;
-    e->check = 1;
+    berth__engine_set_check(e, 1);
     uint32_t idx;
     CHECK_I64(berth__engine_add(e, &js[0], &idx, &err), 0);
     CHECK_I64(berth__engine_add(e, &js[1], &idx, &err), 0);
@@ -188,7 +188,7 @@ static void in_place(void)
     ops.plan = script_in_place;
     ops.next_pass = NULL;
     e->ops = &ops;
-    e->check = 1; /* every pass re-verifies the GPUs against the slots */
+    berth__engine_set_check(e, 1); /* every pass re-verifies the GPUs against the slots */
     uint32_t idx;
     CHECK_I64(berth__engine_add(e, &js, &idx, &err), 0);
     CHECK_I64(berth__engine_arrive(e, 0, 0, &err), 0);

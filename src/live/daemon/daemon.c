@@ -121,7 +121,7 @@ static int engine_add(struct berth__daemon *d, struct berth__ljob *j, berth_us n
         return 0;
     if ((rc = berth__engine_arrive(d->engine, idx, now, err)))
         return rc;
-    d->dirty = 1;
+    berth__drive_touch(&d->drive);
     return 0;
 }
 
@@ -293,7 +293,7 @@ int berth__daemon_create(const struct berth__daemon_opts *o, struct berth__daemo
     d->o = *o;
     d->log = stderr;
     d->next_id = 1;
-    d->next_pass = BERTH_TIME_NONE;
+    berth__drive_init(&d->drive, 0);
     pthread_mutex_init(&d->mu, NULL);
     pthread_cond_init(&d->wake, NULL);
     snprintf(d->self_exe, sizeof d->self_exe, "%s", o->self_exe ? o->self_exe : "");
@@ -320,7 +320,7 @@ int berth__daemon_create(const struct berth__daemon_opts *o, struct berth__daemo
         (rc = berth__engine_create(d->cluster, o->policy, o->placement, &params, &exec, &d->engine,
                                    err)))
         goto fail;
-    d->engine->check = 1;
+    berth__engine_set_check(d->engine, 1);
     if ((rc = o->throughputs ? berth_tput_load_gavel(o->throughputs, &d->tput, err)
                              : berth_tput_builtin(&d->tput, err)) ||
         (rc = berth__engine_set_tput(d->engine, d->tput, err)))
@@ -394,7 +394,7 @@ void berth__daemon_reload(struct berth__daemon *d)
     d->auth = auth;
     d->o.limits = tmp.limits;
     berth__usage_each(d->usage, admit_held_cb, d); /* a raised max_gpus lets jobs in now */
-    d->dirty = 1;
+    berth__drive_touch(&d->drive);
     size_t ntok = berth__auth_count(auth), nlim = d->o.limits.nper;
     pthread_mutex_unlock(&d->mu);
     berth__auth_free(old);
@@ -450,9 +450,9 @@ int berth__daemon_run(struct berth__daemon *d, const struct berth__daemon_server
         if (rc)
             break;
         berth_us until = now + d->o.tick_us;
-        if (d->next_pass != BERTH_TIME_NONE && d->next_pass > now && d->next_pass < until)
-            until = d->next_pass;
-        if (!d->dirty && !d->nincoming) {
+        if (d->drive.next != BERTH_TIME_NONE && d->drive.next > now && d->drive.next < until)
+            until = d->drive.next;
+        if (!d->drive.dirty && !d->nincoming) {
             struct timespec ts = {(time_t)(until / BERTH_US_PER_S),
                                   (long)(until % BERTH_US_PER_S) * 1000};
             pthread_cond_timedwait(&d->wake, &d->mu, &ts);

@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "live/daemon/auth.h"
+#include "engine/drive.h"
 #include "engine/engine.h"
 #include "live/exec/exec_local.h"
 #include "live/exec/executor.h"
@@ -86,10 +87,9 @@ struct berth__daemon {
     size_t nactive, active_cap;
     uint32_t *incoming; /* ids committed, not yet in the engine */
     size_t nincoming, incoming_cap;
-    uint16_t *drain;    /* per (server, GPU): processes still holding it after the engine let go */
-    size_t *gpu_base;   /* per server: index of its GPU 0 among this machine's devices */
-    int dirty;          /* a pass is due */
-    berth_us next_pass; /* when the policy wants its next pass (asked after each pass) */
+    uint16_t *drain;  /* per (server, GPU): processes still holding it after the engine let go */
+    size_t *gpu_base; /* per server: index of its GPU 0 among this machine's devices */
+    struct berth__drive drive; /* when a pass is due (engine/drive.h: berth sim's rule) */
     volatile sig_atomic_t stop;
     int bound_port;
     void *http; /* http.c's server */

@@ -263,7 +263,7 @@ static int launch(struct berth__daemon *d, struct berth__ljob *j, berth_us now,
     if (rc) { /* the job goes back to the queue */
         fprintf(d->log, "berthd: job %s: %s\n", j->idstr, err->msg);
         berth__ljob_note(j, now, BERTH_L_PENDING, "launch failed: %.80s", err->msg);
-        d->dirty = 1;
+        berth__drive_touch(&d->drive);
         berth__daemon_save(d, j, 0, NULL);
         return berth__engine_requeue(d->engine, j->eidx, now, err);
     }
@@ -332,7 +332,7 @@ static int on_exit_(struct berth__daemon *d, struct berth__ljob *j, int lost, be
         break;
     }
     note_dropped(d, j, now);
-    d->dirty = 1;
+    berth__drive_touch(&d->drive);
     berth__daemon_save(d, j, 0, NULL);
     return rc;
 }
@@ -346,7 +346,7 @@ int berth__daemon_cancel_locked(struct berth__daemon *d, struct berth__ljob *j, 
         berth__report_stopped(ej, now);
         rc = berth__engine_cancel(d->engine, j->eidx, now, err);
         berth__daemon_left_sched(d, j, now);
-        d->dirty = 1;
+        berth__drive_touch(&d->drive);
     }
     berth__daemon_unhold_back(d, j);
     if (j->proc) {
@@ -399,7 +399,7 @@ static void overrun(struct berth__daemon *d, struct berth__ljob *j, struct berth
     berth__ljob_note(j, now, j->state,
                      "ran %.0f s, %g times its estimate: re-estimated at %.0f s (--est-overrun)",
                      (double)ran / 1e6, f, (double)est / 1e6);
-    d->dirty = 1;
+    berth__drive_touch(&d->drive);
     berth__daemon_save(d, j, 0, NULL);
 }
 
@@ -496,13 +496,10 @@ int berth__daemon_tick(struct berth__daemon *d, berth_us now, struct berth_err *
             rc = berth__daemon_enqueue(d, j, now, err);
     }
     d->nincoming = 0;
-    /* the policy's next pass is asked after each pass, as the simulator does: asked anew
-     * at every tick, a time slice's end would always lie ahead */
-    if (!rc && (d->dirty || (d->next_pass != BERTH_TIME_NONE && d->next_pass <= now))) {
-        d->dirty = 0;
+    /* a pass when one is due, by the simulator's rule (engine/drive.h) */
+    if (!rc && berth__drive_due(&d->drive, now)) {
         berth_us t0 = berth__mono_us();
-        rc = berth__engine_pass(d->engine, now, err);
-        d->next_pass = berth__engine_next_pass(d->engine, now);
+        rc = berth__drive_step(&d->drive, d->engine, now, NULL, err);
         berth_us took = berth__mono_us() - t0;
         d->pass_sum_us += took;
         d->pass_max_us = took > d->pass_max_us ? took : d->pass_max_us;

@@ -91,7 +91,7 @@ static int host_reserve(void *ctx, uint32_t server, int on)
 static void host_pass_due(void *ctx)
 {
     struct berth__daemon *d = ctx;
-    d->dirty = 1;
+    berth__drive_touch(&d->drive);
 }
 
 static void host_counted_read(void *ctx)

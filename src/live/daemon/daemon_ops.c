@@ -303,7 +303,7 @@ int berth__daemon_hold(struct berth__daemon *d, uint64_t id, int hold, int *retr
         if (berth__daemon_enqueue(d, j, now, err))
             return 500;
     }
-    d->dirty = 1;
+    berth__drive_touch(&d->drive);
     berth__daemon_save(d, j, 0, NULL);
     pthread_cond_signal(&d->wake);
     return 0;

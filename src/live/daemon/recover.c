@@ -165,6 +165,6 @@ int berth__daemon_recover(struct berth__daemon *d, struct berth_err *err)
                 "berthd: recovered %zu jobs from the journal: %zu re-adopted, %zu queued, %zu "
                 "records journaled\n",
                 d->njobs, adopted, queued, nsaved);
-    d->dirty = 1;
+    berth__drive_touch(&d->drive);
     return rc;
 }
