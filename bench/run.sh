@@ -62,7 +62,7 @@ LPB=$(dirname "$BERTH")/bench/bench_lp
 # 8 GPUs (target < 10 ms), 30 % of the jobs elastic (min 1, max twice their gang)
 PASSB=$(dirname "$BERTH")/bench/bench_pass
 if [ -x "$PASSB" ]; then
-    for p in $("$BERTH" policies | awk '/^placements/ {exit} NR > 1 && NF {print $1}'); do
+    for p in $("$BERTH" policies | awk '/^placements/ {exit} /^  [a-z]/ {print $1}'); do
         case $p in
         salus-*) "$PASSB" "$p" 1000 8 5000 200 0 1 ;; # 1-GPU jobs, none elastic
         *) "$PASSB" "$p" 1000 8 5000 200 30 ;;

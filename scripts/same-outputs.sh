@@ -51,7 +51,7 @@ JSON
 cat >"$I/mem.json" <<'JSON'
 {"servers": [{"gpu_type": "v100", "gpus": 1, "count": 6, "gpu_mem_mib": 16384}]}
 JSON
-POLICIES=$("$OLD" policies | awk '/^placements/ {exit} NR > 1 && NF {print $1}')
+POLICIES=$("$OLD" policies | awk '/^placements/ {exit} /^  [a-z]/ {print $1}')
 NONSALUS=$(printf '%s\n' $POLICIES | grep -v '^salus-')
 PHILLY=$TR/philly-pollux/philly.csv
 TPUT=$TR/gavel/simulation_throughputs.json

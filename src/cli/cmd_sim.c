@@ -21,6 +21,10 @@ static const struct cli_flag sim_flags[] = {
      CLI_STR_AT(A, format)},
     {"policy", 0, "NAME", "scheduling policy (default fifo); `berth policies` lists them",
      CLI_STR_AT(A, o.policy)},
+    {"policy-settings", 0, "K=V,...",
+     "the policy's own settings, KEY=VALUE separated by commas (a list's items by ':'): "
+     "`berth policies` lists each policy's",
+     CLI_STR_AT(A, o.policy_settings)},
     {"placement", 0, "P", "consolidate, spread, best-fit or fgd (default: the policy's)",
      CLI_STR_AT(A, o.placement)},
     {"seed", 0, "N", "seed for every random draw (default 1)", CLI_U64_AT(A, o.seed)},
@@ -49,7 +53,8 @@ static const struct cli_section sim_sections[] = {
 
 static const struct cli_spec sim_spec = {
     .cmd = "sim",
-    .usage = "sim --cluster SPEC --trace FILE [--format FMT] [--policy NAME] [--placement P] "
+    .usage = "sim --cluster SPEC --trace FILE [--format FMT] [--policy NAME] "
+             "[--policy-settings K=V,...] [--placement P] "
              "[--seed N] [--quantum S] [--out DIR] [--json] [--check] [--lenient]",
     .sections = sim_sections,
     .epilogue = "Exit status: 0 done, 2 bad input (message names FILE:LINE and the column),\n"

@@ -13,6 +13,7 @@
     X(sjf)                /* sjf.c */                                                              \
     X(srtf)                                                                                        \
     X(las)                /* las.c */                                                              \
+    X(priority)           /* priority.c */                                                         \
     X(gavel_fifo)         /* gavel.c: the Gavel family and Themis */                               \
     X(gavel_max_min)                                                                               \
     X(gavel_max_min_perf)                                                                          \

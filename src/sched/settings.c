@@ -57,6 +57,16 @@ static int parse_value(const char *policy, const struct berth__setting *t, const
         memcpy(base + t->offset, &m32, sizeof m32);
         return 0;
     }
+    case BERTH_SET_BOOL: {
+        static const char *const words[] = {"0", "off", "no", "false", "1", "on", "yes", "true"};
+        for (int w = 0; w < 8; w++)
+            if (strlen(words[w]) == len && !strncmp(words[w], v, len)) {
+                int on = w >= 4;
+                memcpy(base + t->offset, &on, sizeof on);
+                return 0;
+            }
+        return bad_value(policy, t, v, len, "0/1, off/on, no/yes or false/true", err);
+    }
     case BERTH_SET_SECONDS_LIST: {
         struct berth__us_list l = {{0}, 0};
         snprintf(what, sizeof what,
@@ -82,6 +92,23 @@ static int parse_value(const char *policy, const struct berth__setting *t, const
                          t->key);
 }
 
+/* The bytes a setting of kind k takes in the settings struct. */
+static size_t value_size(int k)
+{
+    switch (k) {
+    case BERTH_SET_SECONDS:
+        return sizeof(berth_us);
+    case BERTH_SET_DOUBLE:
+        return sizeof(double);
+    case BERTH_SET_PERMILLE:
+        return sizeof(int32_t);
+    case BERTH_SET_BOOL:
+        return sizeof(int);
+    default:
+        return sizeof(struct berth__us_list);
+    }
+}
+
 static int is_blank(char c)
 {
     return c == ' ' || c == '\t';
@@ -95,10 +122,7 @@ int berth__settings_parse(const char *policy, const char *s, const struct berth_
     char scratch[512]; /* every policy's settings struct is small; parse into a copy */
     size_t size = 0;
     for (size_t i = 0; i < n; i++) {
-        size_t end =
-            t[i].offset + (t[i].kind == BERTH_SET_SECONDS_LIST ? sizeof(struct berth__us_list)
-                           : t[i].kind == BERTH_SET_PERMILLE   ? sizeof(int32_t)
-                                                               : sizeof(double));
+        size_t end = t[i].offset + value_size(t[i].kind);
         size = end > size ? end : size;
     }
     if (size > sizeof scratch)

@@ -18,6 +18,7 @@ enum berth__setting_kind {
     BERTH_SET_DOUBLE,       /* a finite number within [min, max] */
     BERTH_SET_PERMILLE,     /* a percentage with at most one decimal -> int32_t 1/1000 */
     BERTH_SET_SECONDS_LIST, /* increasing seconds, ':' between them -> struct berth__us_list */
+    BERTH_SET_BOOL,         /* 0/1, off/on, no/yes, false/true -> int */
 };
 
 #define BERTH_US_LIST_MAX 8

@@ -13,6 +13,7 @@ struct set {
     double alpha;
     int32_t headroom;
     struct berth__us_list limits;
+    int on;
 };
 
 static const struct berth__setting table[] = {
@@ -20,12 +21,13 @@ static const struct berth__setting table[] = {
     {"alpha", BERTH_SET_DOUBLE, offsetof(struct set, alpha), 0, 1, "a"},
     {"headroom", BERTH_SET_PERMILLE, offsetof(struct set, headroom), 0, 100, "h"},
     {"limits", BERTH_SET_SECONDS_LIST, offsetof(struct set, limits), 1e-6, 1e12, "l"},
+    {"on", BERTH_SET_BOOL, offsetof(struct set, on), 0, 1, "o"},
 };
 
 static int parse(const char *s, struct set *out, struct berth_err *err)
 {
-    *out = (struct set){10 * BERTH_US_PER_S, 0.5, 50, {{100, 200}, 2}};
-    return berth__settings_parse("p", s, table, 4, out, err);
+    *out = (struct set){10 * BERTH_US_PER_S, 0.5, 50, {{100, 200}, 2}, 0};
+    return berth__settings_parse("p", s, table, 5, out, err);
 }
 
 static void test_ok(void)
@@ -48,6 +50,14 @@ static void test_ok(void)
     CHECK_I64(s.limits.n, 8);
     CHECK_I64(parse("headroom=0,window=1000", &s, &err), 0);
     CHECK_I64(s.headroom, 0);
+    static const char *const yes[] = {"on=1", "on=on", "on=yes", "on=true"};
+    for (int i = 0; i < 4; i++) {
+        CHECK_I64(parse(yes[i], &s, &err), 0);
+        CHECK_I64(s.on, 1);
+    }
+    CHECK_I64(parse("on=1,on=0", &s, &err), BERTH_EINPUT); /* twice */
+    CHECK_I64(parse("on=1,window=2", &s, &err), 0);
+    CHECK_I64(s.on, 1);
 }
 
 static void test_bad(void)
@@ -56,7 +66,9 @@ static void test_bad(void)
         const char *in, *msg;
     } cases[] = {
         {"windows=3", "policy p: unknown setting \"windows\" (its settings: window, alpha, "
-                      "headroom, limits)"},
+                      "headroom, limits, on)"},
+        {"on=2", "setting on: expected 0/1, off/on, no/yes or false/true, found \"2\""},
+        {"on=", "setting on"},
         {"window", "policy p: settings: expected KEY=VALUE, found \"window\""},
         {"=3", "expected KEY=VALUE"},
         {"window=1,,alpha=0", "expected KEY=VALUE, found \"\""},

@@ -298,7 +298,8 @@ int berth__daemon_create(const struct berth__daemon_opts *o, struct berth__daemo
     pthread_cond_init(&d->wake, NULL);
     snprintf(d->self_exe, sizeof d->self_exe, "%s", o->self_exe ? o->self_exe : "");
     int rc;
-    struct berth__params params = {.seed = o->seed, .quantum_us = o->quantum_us};
+    struct berth__params params = {
+        .seed = o->seed, .quantum_us = o->quantum_us, .settings = o->policy_settings};
     struct berth__engine_exec exec = {d, berth__daemon_on_start, berth__daemon_on_stop,
                                       berth__daemon_on_migrate};
     char jpath[4200];

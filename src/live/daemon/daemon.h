@@ -26,8 +26,9 @@ struct berth__daemon_opts {
     int port;              /* default 8470; 0 = any free port */
     const char *state_dir; /* journal, job files */
     const char *policy, *placement;
-    const char *gpus;   /* fake inventory (cluster shorthand or file); NULL = NVML */
-    const char *tokens; /* token file */
+    const char *policy_settings; /* the policy's own KEY=VALUE,... (berth policies lists them) */
+    const char *gpus;            /* fake inventory (cluster shorthand or file); NULL = NVML */
+    const char *tokens;          /* token file */
     const char *self_exe;
     const char *port_file; /* where to write the port actually bound (tests) */
     size_t max_body;       /* request body limit in bytes */

@@ -101,6 +101,12 @@ SETTER(set_policy)
     o->policy = v;
     return 0;
 }
+SETTER(set_policy_settings)
+{
+    (void)err;
+    o->policy_settings = v;
+    return 0;
+}
 SETTER(set_placement)
 {
     (void)err;
@@ -287,7 +293,11 @@ static const struct def defs[] = {
      "built-in name (default: this machine's GPUs from NVML)"},
     {"policy", "NAME", set_policy, ARG,
      "scheduling policy (berth policies lists them; default fifo)"},
-    {"placement", "P", set_placement, ARG, "placement helper (default: the policy's)"},
+    {"policy-settings", "K=V,...", set_policy_settings, ARG,
+     "the policy's own settings, KEY=VALUE separated by commas (a list's items by ':'); "
+     "berth policies lists each policy's"},
+    {"placement", "P", set_placement, ARG,
+     "consolidate, spread, best-fit or fgd (default: the policy's)"},
     {"listen", "ADDR", set_listen, ARG, "IPv4 address to listen on (default 127.0.0.1)"},
     {"port", "N", set_port, ARG, "TCP port (default 8470; 0 = any free port)"},
     {"socket", "PATH", set_socket, ARG,
