@@ -317,6 +317,22 @@ static void commit(struct berth__engine *e, berth_us now)
     e->nrunning = p->nrunning;
 }
 
+/* What a policy sees at now, without the lists of what changed. */
+static struct berth__view view_of(const struct berth__engine *e, berth_us now)
+{
+    return (struct berth__view){.now = now,
+                                .cluster = e->cluster,
+                                .jobs = e->jobs,
+                                .njobs = e->njobs,
+                                .npending = e->npending,
+                                .nrunning = e->nrunning,
+                                .tput = e->tput,
+                                .tput_type = e->tput_type,
+                                .metric = e->metric,
+                                .metric_ctx = e->metric_ctx,
+                                .infer_demand = e->infer_demand};
+}
+
 int berth__engine_pass(struct berth__engine *e, berth_us now, struct berth_err *err)
 {
     int rc = berth__plan_open(&e->plan, e->cluster, e->jobs, e->njobs, now, &e->place, e->npending,
@@ -326,29 +342,12 @@ int berth__engine_pass(struct berth__engine *e, berth_us now, struct berth_err *
     if (e->place.ops->prepare &&
         (rc = e->place.ops->prepare(e->place.self, e->cluster, e->jobs, e->njobs, err)))
         return rc;
-    struct berth__view v = {
-        .now = now,
-        .cluster = e->cluster,
-        .jobs = e->jobs,
-        .njobs = e->njobs,
-        .arrived = e->arrived,
-        .narrived = e->narrived,
-        .left = e->left,
-        .nleft = e->nleft,
-        .requeued = e->requeued,
-        .nrequeued = e->nrequeued,
-        .adopted = e->adopted,
-        .nadopted = e->nadopted,
-        .reestimated = e->reestimated,
-        .nreestimated = e->nreestimated,
-        .npending = e->npending,
-        .nrunning = e->nrunning,
-        .tput = e->tput,
-        .tput_type = e->tput_type,
-        .metric = e->metric,
-        .metric_ctx = e->metric_ctx,
-        .infer_demand = e->infer_demand,
-    };
+    struct berth__view v = view_of(e, now);
+    v.arrived = e->arrived, v.narrived = e->narrived;
+    v.left = e->left, v.nleft = e->nleft;
+    v.requeued = e->requeued, v.nrequeued = e->nrequeued;
+    v.adopted = e->adopted, v.nadopted = e->nadopted;
+    v.reestimated = e->reestimated, v.nreestimated = e->nreestimated;
     rc = e->ops->plan(e->self, &v, &e->plan, err);
     berth__plan_unhide_all(&e->plan);
     e->lends += (uint64_t)e->plan.lent;
@@ -372,17 +371,7 @@ berth_us berth__engine_next_pass(struct berth__engine *e, berth_us now)
 {
     if (!e->ops->next_pass)
         return BERTH_TIME_NONE;
-    struct berth__view v = {.now = now,
-                            .cluster = e->cluster,
-                            .jobs = e->jobs,
-                            .njobs = e->njobs,
-                            .npending = e->npending,
-                            .nrunning = e->nrunning,
-                            .tput = e->tput,
-                            .tput_type = e->tput_type,
-                            .metric = e->metric,
-                            .metric_ctx = e->metric_ctx,
-                            .infer_demand = e->infer_demand};
+    struct berth__view v = view_of(e, now);
     return e->ops->next_pass(e->self, &v);
 }
 

@@ -6,44 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "check.h"
+#include "plantest.h" /* parse_ok, verify_ok, bucket */
 #include "tmpfile.h"
-#include "model/cluster.h"
-
-/* ---- helpers -------------------------------------------------------------------------- */
-
-static struct berth_cluster *parse_ok(const char *spec)
-{
-    struct berth_cluster *c = NULL;
-    struct berth_err err = {0};
-    int rc = berth_cluster_parse(spec, &c, &err);
-    if (rc)
-        fprintf(stderr, "  berth_cluster_parse(%s): %s\n", spec, err.msg);
-    CHECK_I64(rc, 0);
-    return rc ? NULL : c;
-}
-
-static void verify_ok(const struct berth_cluster *c)
-{
-    struct berth_err err = {0};
-    int rc = berth__cluster_verify(c, &err);
-    if (rc)
-        fprintf(stderr, "  verify: %s\n", err.msg);
-    CHECK_I64(rc, 0);
-}
-
-/* The servers in bucket (t, f), in list order: "0,2,3" ("" when empty). */
-static const char *bucket(const struct berth_cluster *c, size_t t, int f)
-{
-    static char buf[256];
-    size_t o = 0;
-    buf[0] = '\0';
-    if (f > c->types[t].max_per_server)
-        return buf;
-    for (int32_t s = c->types[t].head[f]; s >= 0 && o < sizeof buf - 16; s = c->srv[s].next)
-        o += (size_t)snprintf(buf + o, sizeof buf - o, "%s%d", o ? "," : "", (int)s);
-    return buf;
-}
 
 /* ---- shorthand ------------------------------------------------------------------------ */
 
