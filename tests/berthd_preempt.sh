@@ -80,7 +80,7 @@ stop_berthd
 # policy settings reach berthd's policy: priority with preempt=1, a more important job takes
 # the GPU of a running less important one at once
 rm -rf "$W/st"
-start_berthd --gpus 1x1:a100 --policy priority --policy-settings preempt=1
+start_berthd --gpus 1x1:a100 --policy priority --policy-arg preempt=1
 api POST /v1/jobs '{"argv":["sleep","600"],"grace_s":1,"priority":0}' >/dev/null
 L=$(jf id)
 wait_state "$L" running
@@ -91,6 +91,6 @@ api GET "/v1/jobs/$L" >/dev/null
 has "$W/body" "preempted by the priority policy" "the priority-0 job's history says so"
 api POST "/v1/jobs/$L/cancel" >/dev/null
 stop_berthd
-expect_rc 2 "berthd with a setting its policy lacks" -- "$BERTHD" --tokens "$W/tokens" --gpus 1x1:a100 --policy fifo --policy-settings preempt=1 --state-dir "$W/st3" --port 0
+expect_rc 2 "berthd with a setting its policy lacks" -- "$BERTHD" --tokens "$W/tokens" --gpus 1x1:a100 --policy fifo --policy-arg preempt=1 --state-dir "$W/st3" --port 0
 has "$W/err" 'policy fifo: unknown setting "preempt"' "it names the policy and the setting"
 finish

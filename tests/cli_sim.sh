@@ -44,21 +44,26 @@ expect_rc 2 "bad --quantum" -- "$BERTH" sim --cluster 1x4:v100 --trace "$W/a.csv
 # --- policy settings: the policy's own table, refused in any other form --------------------
 printf 'job_id,arrival_s,duration_s,num_gpus\nA,0,400,1\nB,50,30,1\n' >"$W/pri.csv"
 "$BERTH" sim --cluster 1x1:v100 --trace "$W/pri.csv" --policy tiresias-dlas --json >"$W/d.json"
-"$BERTH" sim --cluster 1x1:v100 --trace "$W/pri.csv" --policy tiresias-dlas --policy-settings queue_limits=100 --json >"$W/q.json"
-python3 - "$W/d.json" "$W/q.json" <<'PY' && ok "queue_limits=100 demotes the long job at 100 s: B waits less" || bad "--policy-settings queue_limits had no effect"
+"$BERTH" sim --cluster 1x1:v100 --trace "$W/pri.csv" --policy tiresias-dlas --policy-arg queue_limits=100 --json >"$W/q.json"
+python3 - "$W/d.json" "$W/q.json" <<'PY' && ok "queue_limits=100 demotes the long job at 100 s: B waits less" || bad "--policy-arg queue_limits had no effect"
 import json, sys
 d, q = (json.load(open(p)) for p in sys.argv[1:3])
 sys.exit(0 if q["preemptions"] == 1 and d["preemptions"] == 0 and q["avg_queue_s"] < d["avg_queue_s"] else 1)
 PY
-expect_rc 2 "a setting the policy lacks" -- "$BERTH" sim --cluster 1x1:v100 --trace "$W/pri.csv" --policy fifo --policy-settings window=5
+expect_rc 2 "a setting the policy lacks" -- "$BERTH" sim --cluster 1x1:v100 --trace "$W/pri.csv" --policy fifo --policy-arg window=5
 has "$W/err" 'policy fifo: unknown setting "window" (its settings: it has none)' "it names the policy and the setting"
-expect_rc 2 "a setting out of range" -- "$BERTH" sim --cluster 1x1:v100 --trace "$W/pri.csv" --policy specon --policy-settings theta=2
+expect_rc 2 "a setting out of range" -- "$BERTH" sim --cluster 1x1:v100 --trace "$W/pri.csv" --policy specon --policy-arg theta=2
 has "$W/err" "policy specon: setting theta: expected a number from 0 to 1, found \"2\"" "it names the range"
 expect_rc 2 "--queue-limits with a policy that has no queues" -- "$BERTH" sim --cluster 1x1:v100 --trace "$W/pri.csv" --policy las --queue-limits 100
 has "$W/err" 'policy las: unknown setting "queue_limits"' "it is refused, not ignored"
 "$BERTH" policies >"$W/pol"
 has "$W/pol" "setting queue_limits:" "berth policies lists the settings"
-has "$W/pol" "setting preempt:" "berth policies lists priority's preempt"
+"$BERTH" policies --args priority >"$W/pol"
+has "$W/pol" "preempt" "berth policies --args priority lists preempt"
+"$BERTH" sim --cluster 1x1:v100 --trace "$W/pri.csv" --policy specon --policy-arg window=30 --policy-arg alpha=0.2 --json >/dev/null &&
+    ok "--policy-arg repeats" || bad "two --policy-arg failed"
+expect_rc 2 "policies --args with an unknown policy" -- "$BERTH" policies --args nope
+has "$W/err" "berth policies: --args: unknown policy 'nope'" "it names the policy"
 
 # --- a bad flag is one error naming it, then the hint to --help ---------------------------
 S=(sim --cluster 1x4:v100 --trace "$W/a.csv")

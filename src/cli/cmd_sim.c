@@ -9,6 +9,23 @@
 #include "cli.h"
 #include "sim_model_flags.h"
 
+/* --policy-arg KEY=VALUE: appended to the policy's settings string (sched/settings.h) */
+static int set_policy_arg(const struct cli_flag *f, void *base, const char *arg,
+                          struct berth_err *err)
+{
+    struct sim_args *a = base;
+    (void)f;
+    if (!strchr(arg, '='))
+        return berth_err_set(err, BERTH_EINPUT, "expected KEY=VALUE, found '%s'", arg);
+    size_t n = strlen(a->policy_args);
+    if (n + strlen(arg) + 2 > sizeof a->policy_args)
+        return berth_err_set(err, BERTH_EINPUT, "the policy's settings: more than %zu bytes",
+                             sizeof a->policy_args - 1);
+    snprintf(a->policy_args + n, sizeof a->policy_args - n, "%s%s", n ? "," : "", arg);
+    a->o.policy_settings = a->policy_args;
+    return 0;
+}
+
 #define A struct sim_args
 static const struct cli_flag sim_flags[] = {
     {"cluster", 0, "SPEC",
@@ -21,10 +38,10 @@ static const struct cli_flag sim_flags[] = {
      CLI_STR_AT(A, format)},
     {"policy", 0, "NAME", "scheduling policy (default fifo); `berth policies` lists them",
      CLI_STR_AT(A, o.policy)},
-    {"policy-settings", 0, "K=V,...",
-     "the policy's own settings, KEY=VALUE separated by commas (a list's items by ':'): "
-     "`berth policies` lists each policy's",
-     CLI_STR_AT(A, o.policy_settings)},
+    {"policy-arg", 0, "KEY=VALUE",
+     "one of the policy's own settings (repeatable; a list's items separated by ':'), as "
+     "`berth policies` lists them",
+     CLI_SET(set_policy_arg)},
     {"placement", 0, "P", "consolidate, spread, best-fit or fgd (default: the policy's)",
      CLI_STR_AT(A, o.placement)},
     {"seed", 0, "N", "seed for every random draw (default 1)", CLI_U64_AT(A, o.seed)},
@@ -54,7 +71,7 @@ static const struct cli_section sim_sections[] = {
 static const struct cli_spec sim_spec = {
     .cmd = "sim",
     .usage = "sim --cluster SPEC --trace FILE [--format FMT] [--policy NAME] "
-             "[--policy-settings K=V,...] [--placement P] "
+             "[--policy-arg KEY=VALUE]... [--placement P] "
              "[--seed N] [--quantum S] [--out DIR] [--json] [--check] [--lenient]",
     .sections = sim_sections,
     .epilogue = "Exit status: 0 done, 2 bad input (message names FILE:LINE and the column),\n"

@@ -25,6 +25,7 @@ struct sim_model_args {
 /* What every flag of `berth sim` fills (cmd_sim.c's table and these). */
 struct sim_args {
     struct berth_sim_opts o;
+    char policy_args[1024]; /* --policy-arg KEY=VALUE, joined by commas */
     const char *cluster, *trace, *format, *out;
     int json, lenient;
     struct sim_model_args ma;

@@ -26,7 +26,7 @@ struct berth__daemon_opts {
     int port;              /* default 8470; 0 = any free port */
     const char *state_dir; /* journal, job files */
     const char *policy, *placement;
-    const char *policy_settings; /* the policy's own KEY=VALUE,... (berth policies lists them) */
+    const char *policy_settings; /* --policy-arg KEY=VALUE, joined by commas (NULL: none) */
     const char *gpus;            /* fake inventory (cluster shorthand or file); NULL = NVML */
     const char *tokens;          /* token file */
     const char *self_exe;

@@ -101,10 +101,20 @@ SETTER(set_policy)
     o->policy = v;
     return 0;
 }
-SETTER(set_policy_settings)
+SETTER(set_policy_arg) /* appended: KEY=VALUE,KEY=VALUE (sched/settings.h) */
 {
-    (void)err;
-    o->policy_settings = v;
+    if (!strchr(v, '='))
+        return berth_err_set(err, BERTH_EINPUT, "--policy-arg: expected KEY=VALUE, found '%s'", v);
+    size_t n = o->policy_settings ? strlen(o->policy_settings) : 0, len = n + strlen(v) + 2;
+    char *j = malloc(len);
+    if (!j)
+        return berth_err_set(err, BERTH_ENOMEM, "out of memory");
+    snprintf(j, len, "%s%s%s", n ? o->policy_settings : "", n ? "," : "", v);
+    const char *k = keep(j);
+    free(j);
+    if (!k)
+        return berth_err_set(err, BERTH_ENOMEM, "out of memory");
+    o->policy_settings = k;
     return 0;
 }
 SETTER(set_placement)
@@ -293,9 +303,9 @@ static const struct def defs[] = {
      "built-in name (default: this machine's GPUs from NVML)"},
     {"policy", "NAME", set_policy, ARG,
      "scheduling policy (berth policies lists them; default fifo)"},
-    {"policy-settings", "K=V,...", set_policy_settings, ARG,
-     "the policy's own settings, KEY=VALUE separated by commas (a list's items by ':'); "
-     "berth policies lists each policy's"},
+    {"policy-arg", "KEY=VALUE", set_policy_arg, ARG | REPEAT,
+     "one of the policy's own settings, repeatable (a list's items separated by ':'), as "
+     "berth policies lists them"},
     {"placement", "P", set_placement, ARG,
      "consolidate, spread, best-fit or fgd (default: the policy's)"},
     {"listen", "ADDR", set_listen, ARG, "IPv4 address to listen on (default 127.0.0.1)"},
