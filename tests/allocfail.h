@@ -169,7 +169,7 @@ static inline void allocfail_drive(const struct allocfail_case *c, struct allocf
            "it failing too",
            c->name, t.calls, t.points, how, t.persistent);
     if (t.absorbed)
-        printf("; %ld failures absorbed (%s)", t.absorbed, c->absorbs);
+        printf("; %ld failures absorbed (%s)", t.absorbed, c->absorbs ? c->absorbs : "?");
     printf("\n");
     if (out)
         *out = t;
