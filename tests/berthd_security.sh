@@ -105,6 +105,28 @@ wait "$FAKE" 2>/dev/null
 ! grep -qP '[\x00-\x08\x0b-\x1f\x7f]|\xe2\x80\xae' "$W/q" && grep -qF 'x\x1b[2Jy' "$W/q" &&
     ok "berth queue escapes control characters and bidi overrides from the server" ||
     bad "queue printed raw control characters: $(cat -v "$W/q")"
+# a filter value is one query value: 'a&all=1' cannot add a parameter
+cat >"$W/path.py" <<'PY'
+import http.server, sys
+class H(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        open(sys.argv[1], "w").write(self.path)
+        b = b'{"jobs": []}'
+        self.send_response(200); self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(b))); self.end_headers(); self.wfile.write(b)
+    def log_message(self, *a): pass
+s = http.server.HTTPServer(("127.0.0.1", 0), H)
+print(s.server_port, flush=True)
+s.handle_request()
+PY
+python3 "$W/path.py" "$W/reqpath" >"$W/fakeport2" &
+FAKE=$!
+wait_for 10 "the fake server" test -s "$W/fakeport2"
+"$BERTH" queue --server "http://127.0.0.1:$(cat "$W/fakeport2")" --token x --user 'a&all=1' --queue 'q x' >"$W/q" 2>&1
+wait "$FAKE" 2>/dev/null
+grep -q "user=a%26all%3D1" "$W/reqpath" && grep -q "queue=q%20x" "$W/reqpath" && ! grep -q "&all=1" "$W/reqpath" &&
+    ok "berth queue sends a filter as one escaped value ($(cat "$W/reqpath"))" ||
+    bad "filters not escaped: $(cat "$W/reqpath" 2>/dev/null)"
 
 # ---- SIGHUP reloads tokens and limits; it kills nothing -------------------------------
 printf 'user-limit max_pending=1000\n' >"$W/berthd.conf"

@@ -68,6 +68,30 @@ static void age(long long us, char *buf, size_t len)
         snprintf(buf, len, "%lldh%02lldm", s / 3600, s / 60 % 60);
 }
 
+/* s (NULL: none) as a query value in buf: every byte but A-Z a-z 0-9 - . _ ~ and ',' (the
+ * state list's separator) percent-encoded, so a filter can never add a parameter
+ * ("a&all=1"). 0, or -1 when it does not fit in len bytes. */
+static int query_escape(const char *s, char *buf, size_t len)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    size_t o = 0;
+    buf[0] = '\0';
+    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+        if (o + 4 > len)
+            return -1;
+        if ((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') ||
+            strchr("-._~,", *p)) {
+            buf[o++] = (char)*p;
+        } else {
+            buf[o++] = '%';
+            buf[o++] = hex[*p >> 4];
+            buf[o++] = hex[*p & 15];
+        }
+    }
+    buf[o] = '\0';
+    return 0;
+}
+
 int cmd_queue(int argc, char **argv)
 {
     struct queue_args qa = {.limit = UINT64_MAX};
@@ -80,11 +104,14 @@ int cmd_queue(int argc, char **argv)
     /* the table shows 1000 rows unless told; --json everything */
     long limit = qa.limit != UINT64_MAX ? (long)qa.limit : qa.json ? 0 : 1000;
     int as_json = qa.json;
-    char path[1024];
-    int o = snprintf(path, sizeof path, "/v1/jobs?x=1%s%s%s%s%s%s%s&limit=%ld",
-                     qa.all ? "&all=1" : "", qa.state ? "&state=" : "", qa.state ? qa.state : "",
-                     qa.user ? "&user=" : "", qa.user ? qa.user : "", qa.queue ? "&queue=" : "",
-                     qa.queue ? qa.queue : "", limit ? limit : 1000000);
+    char path[1024], st[300], us[300], qu[300];
+    int o = query_escape(qa.state, st, sizeof st) || query_escape(qa.user, us, sizeof us) ||
+                    query_escape(qa.queue, qu, sizeof qu)
+                ? -1
+                : snprintf(path, sizeof path, "/v1/jobs?x=1%s%s%s%s%s%s%s&limit=%ld",
+                           qa.all ? "&all=1" : "", qa.state ? "&state=" : "", st,
+                           qa.user ? "&user=" : "", us, qa.queue ? "&queue=" : "", qu,
+                           limit ? limit : 1000000);
     if (o < 0 || (size_t)o >= sizeof path)
         return cli_usage_error("queue", "filters too long");
     struct cli_client c = qa.c;
