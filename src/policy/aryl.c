@@ -599,7 +599,11 @@ static int grow(struct aryl *a, const struct berth__view *v, struct berth__plan 
         const struct berth__job *j = &v->jobs[ji];
         if (j->state != BERTH_JOB_RUNNING || !is_elastic(a, j) || rt_s(a, v, j, j->gpus, 0) < 0)
             continue;
-        int32_t lo = min_size(a, j), hi = j->spec->max_gpus;
+        /* sizes beyond what one of its servers can hold run at the spread rate */
+        int32_t lo = min_size(a, j), hi = j->spec->max_gpus, one = one_server_most(v, j);
+        double rt_lo = rt_s(a, v, j, lo, lo > one), sc = scale_s(a, j);
+        if (rt_lo < 0)
+            continue; /* the model cannot run its smallest gang: it keeps its size */
         if (BERTH_GROW(a->group, a->group_cap, ng + 2) ||
             BERTH_GROW(a->first, a->first_cap, ng + 2) ||
             BERTH_GROW(a->choice, a->choice_cap, ng + 2) ||
@@ -607,11 +611,11 @@ static int grow(struct aryl *a, const struct berth__view *v, struct berth__plan 
             return berth_err_set(err, BERTH_ENOMEM, "aryl: out of memory");
         a->group[ng] = (uint32_t)ji;
         a->first[ng] = (uint32_t)no;
-        /* sizes beyond what one of its servers can hold run at the spread rate */
-        int32_t one = one_server_most(v, j);
-        double rt_lo = rt_s(a, v, j, lo, lo > one), sc = scale_s(a, j);
         for (int32_t w = lo; w <= hi; w++) {
-            double val = rt_lo - rt_s(a, v, j, w, w > one);
+            /* a size the model cannot run on its type (a measured 0: it does not fit the
+             * GPUs' memory) is never chosen; it used to count as a saving of rt_lo + 1 s */
+            double rt = rt_s(a, v, j, w, w > one);
+            double val = rt < 0 ? -1e300 : rt_lo - rt;
             if (w != j->gpus) /* a change costs the scale cost, and must beat hysteresis */
                 val -= (w > j->gpus ? 2.0 : 1.0) * sc;
             a->opts[no++] = (struct berth__mckp_option){.weight = w - lo, .value = val};

@@ -304,6 +304,31 @@ static void random_workloads(void)
     with_tmp(test_random);
 }
 
+/* Class M runs 1 step/s on 1 GPU and 3 on 4, but its 2-GPU point is a measured 0 (it does
+ * not fit 2 GPUs' memory, as Gavel records some classes on the K80). E (M, 3000 steps, 1..4
+ * GPUs) is alone on one 4-GPU server. The knapsack must never choose 2: it grows E to 4 in
+ * its first pass (RT(1) - RT(4) - 40 = 3000 - 1000 - 40 > 0), so E starts on 4 GPUs and
+ * finishes at 1000, never resized.
+ * The 2-GPU option counted as a saving of RT(1) + 1 s before, the best there was: aryl
+ * grew E to a size the model cannot run and the simulation stopped ("a rate of 0"). */
+static void test_unrunnable_size(void)
+{
+    struct berth_tput *m = berth__tput_new();
+    int v100 = 0, c = 0;
+    CHECK(m && !berth__tput_add_type(m, "v100", &v100) && !berth__tput_add_class(m, "M", &c));
+    CHECK(!berth__tput_add_point(m, c, v100, 1, 0, 1));
+    CHECK(!berth__tput_add_point(m, c, v100, 2, 0, 0));
+    CHECK(!berth__tput_add_point(m, c, v100, 4, 0, 3));
+    const char *csv = "job_id,arrival_s,duration_s,num_gpus,job_type,total_steps,min_gpus,"
+                      "max_gpus\nE,0,,1,M,3000,1,4\n";
+    struct simtest st;
+    CHECK(!run(csv, "1x4:v100", "aryl-elastic", NULL, m, &st));
+    CHECK_DBL(fin(&st, "E"), 1000, 1e-6);
+    CHECK_I64(st.r.summary.resizes, 0);
+    simtest_free(&st);
+    berth_tput_free(m);
+}
+
 static const struct check_test tests[] = {
     {"loan_and_reclaim", loan_and_reclaim},
     {"elastic_shrink_on_reclaim", elastic_shrink_on_reclaim},
@@ -312,6 +337,7 @@ static const struct check_test tests[] = {
     {"series", series},
     {"no_pool", test_no_pool},
     {"random_workloads", random_workloads},
+    {"unrunnable_size", test_unrunnable_size},
 };
 
 CHECK_MAIN(tests)
