@@ -42,6 +42,24 @@ PY
 echo "berth $("$BERTH" --version | cut -d' ' -f2), $(nproc) cores, best of $REPEAT runs"
 printf "%-34s %9s  %11s  %13s  %15s  %10s\n" case wall "sim only" "events/s" "jobs/s" "peak RSS"
 if [ -f "$PHILLY" ]; then
+    # the floor: a 100-line program that parses philly.csv and runs strict FIFO on 512 GPUs
+    # with a completion heap (bench/floor.c); berth's fifo on the same file, best of REPEAT
+    # each, in one run, as a ratio (target: within 3x)
+    FLOOR=$(dirname "$BERTH")/bench/bench_floor
+    [ -x "$FLOOR" ] && python3 - "$REPEAT" "$FLOOR" "$BERTH" "$PHILLY" <<'PY'
+import subprocess, sys, time
+rep, floor, berth, philly = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
+def best(cmd):
+    b = 1e9
+    for _ in range(max(rep, 5)):
+        t = time.monotonic()
+        subprocess.run(cmd, stdout=subprocess.DEVNULL, check=True)
+        b = min(b, time.monotonic() - t)
+    return b
+f = best([floor, philly])
+s = best([berth, "sim", "--cluster", "64x8:v100", "--trace", philly, "--policy", "fifo", "--json"])
+print("%-34s %7.3f s  floor %.3f s: %.2fx the floor (target <= 3x)" % ("philly fifo against the floor", s, f, s / f))
+PY
     for p in fifo sjf las tiresias-dlas tiresias-dlas-gpu blox-las; do
         run_case "philly 82k, 64x8:v100, $p" sim --cluster 64x8:v100 --trace "$PHILLY" --policy "$p"
     done

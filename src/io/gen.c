@@ -9,6 +9,7 @@
 #include "model/tput.h"
 #include "model/tput_catalog.h"
 #include "io/trace_int.h"
+#include "util/num.h"
 #include "util/rng.h"
 
 #define GEN_MAX_JOBS    ((size_t)100000000)
@@ -324,8 +325,8 @@ int berth_gen(const struct berth_gen_opts *o, struct berth_trace **out, struct b
         struct berth_jobspec js;
         berth__jobspec_defaults(&js);
         char id[24];
-        int n = snprintf(id, sizeof id, "%zu", i + 1);
-        if (!(js.id = berth__trace_str(t, id, (size_t)n)))
+        size_t n = berth__fmt_u64(id, i + 1);
+        if (!(js.id = berth__trace_str(t, id, n)))
             goto nomem;
         js.arrival_us = whole_seconds_us(now);
         js.duration_us = whole_seconds_us(s.duration_s);

@@ -177,8 +177,8 @@ static int row(struct ctx *x, struct berth_err *err)
             js.duration_us = 1;
     }
     char idb[24];
-    int idn = snprintf(idb, sizeof idb, "%zu", L->rep->rows);
-    js.id = berth__trace_str(L->t, idb, (size_t)idn);
+    size_t idn = berth__fmt_u64(idb, L->rep->rows);
+    js.id = berth__trace_str(L->t, idb, idn);
     if (!js.id || berth__trace_push(L->t, &js))
         goto nomem;
     return 0;

@@ -63,8 +63,8 @@ static int row(struct berth__load *L, struct berth__csv *c, int64_t *origin, str
     if (berth__parse_seconds_us(berth__csv_field(c, 3), berth__csv_len(c, 3), &gt) || gt < 0)
         return bad(L, c, 3, "a GPU time in seconds >= 0", err);
     char idb[24];
-    int idn = snprintf(idb, sizeof idb, "%zu", L->rep->rows);
-    js.id = berth__trace_str(L->t, idb, (size_t)idn);
+    size_t idn = berth__fmt_u64(idb, L->rep->rows);
+    js.id = berth__trace_str(L->t, idb, idn);
     js.queue = berth__trace_str(L->t, berth__csv_field(c, 4), berth__csv_len(c, 4));
     js.num_gpus = js.min_gpus = js.max_gpus = (int32_t)gpus;
     js.arrival_us = ts; /* absolute seconds until every row is read */

@@ -5,12 +5,7 @@
 #include "sim/metrics.h"
 #include "util/hash.h"
 #include "util/mem.h"
-
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
+#include "util/sort.h"
 
 double berth__quantile(const int64_t *v, size_t n, double q)
 {
@@ -208,8 +203,11 @@ int berth__summarise(struct berth_sim_result *r, double busy_gpu_us, const doubl
                 last = j->finish_us;
         }
     }
-    qsort(jct, done, sizeof *jct, cmp_i64);
-    qsort(queue, started, sizeof *queue, cmp_i64);
+    if (berth__sort_i64(jct, done) || berth__sort_i64(queue, started)) {
+        free(jct);
+        free(queue);
+        return -1;
+    }
     const double us = 1e6;
     s->jobs = n;
     s->completed = done;

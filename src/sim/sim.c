@@ -18,6 +18,7 @@
 #include "model/curve.h"
 #include "sim/progress.h"
 #include "util/num.h"
+#include "util/sort.h"
 
 void berth_sim_opts_init(struct berth_sim_opts *o)
 {
@@ -85,19 +86,6 @@ static berth_us boundary_at_or_after(berth_us t, berth_us round)
 {
     berth_us r = t % round;
     return r ? t - r + round : t;
-}
-
-struct order {
-    berth_us t;
-    uint32_t i;
-};
-
-static int cmp_order(const void *a, const void *b)
-{
-    const struct order *x = a, *y = b;
-    if (x->t != y->t)
-        return x->t < y->t ? -1 : 1;
-    return (x->i > y->i) - (x->i < y->i);
 }
 
 static double wall_now(void)
@@ -276,11 +264,12 @@ int berth_sim_run(const struct berth_trace *t, const struct berth_cluster *c,
     const struct berth_jobspec *specs = berth_trace_jobs(t);
     struct berth__engine *e = NULL;
     struct berth__progress p = {0};
-    struct order *ord = malloc((n ? n : 1) * sizeof *ord);
+    uint32_t *ord = malloc((n ? n : 1) * sizeof *ord);
+    int64_t *arrival = malloc((n ? n : 1) * sizeof *arrival);
     double *act_arr = calloc(n ? n : 1, sizeof *act_arr);
     double *act_fin = calloc(n ? n : 1, sizeof *act_fin);
     out->jobs = calloc(n ? n : 1, sizeof *out->jobs);
-    if (!ord || !act_arr || !act_fin || !out->jobs) {
+    if (!ord || !arrival || !act_arr || !act_fin || !out->jobs) {
         rc = berth_err_set(err, BERTH_ENOMEM, "sim: out of memory");
         goto done;
     }
@@ -303,12 +292,15 @@ int berth_sim_run(const struct berth_trace *t, const struct berth_cluster *c,
     snprintf(out->placement, sizeof out->placement, "%s",
              berth_placement_name((size_t)e->params.placement));
     snprintf(out->mode, sizeof out->mode, "%s", berth_sim_mode_name(o->mode));
-    for (size_t i = 0; i < n; i++)
-        ord[i] = (struct order){specs[i].arrival_us, (uint32_t)i};
-    qsort(ord, n, sizeof *ord, cmp_order);
+    for (size_t i = 0; i < n; i++) /* arrival order, then file order */
+        arrival[i] = specs[i].arrival_us;
+    if (berth__sort_index_i64(arrival, ord, n)) {
+        rc = berth_err_set(err, BERTH_ENOMEM, "sim: out of memory");
+        goto done;
+    }
     for (size_t i = 0; i < n; i++) {
         uint32_t idx;
-        if ((rc = berth__engine_add(e, &specs[ord[i].i], &idx, err)))
+        if ((rc = berth__engine_add(e, &specs[ord[i]], &idx, err)))
             goto done;
     }
     if ((rc = berth__progress_init(&p, e, o, tm.release ? tm.round : 0, berth_trace_path(t), err)))
@@ -417,6 +409,7 @@ done:
     berth__progress_free(&p);
     berth__engine_destroy(e);
     free(ord);
+    free(arrival);
     free(act_arr);
     free(act_fin);
     if (rc)

@@ -93,9 +93,10 @@ static long refill(struct berth__csv *r, struct berth_err *err)
     return (long)n;
 }
 
-static int add_field(struct berth__csv *r, char *start, size_t len, struct berth_err *err)
+static int add_field(struct berth__csv *r, char *start, size_t len, int check_nul,
+                     struct berth_err *err)
 {
-    if (memchr(start, '\0', len))
+    if (check_nul && memchr(start, '\0', len))
         return berth_err_set(err, BERTH_EINPUT,
                              "%s:%u: field %zu: expected text, found a NUL byte (is this a "
                              "binary or UTF-16 file?)",
@@ -117,6 +118,12 @@ static int add_field(struct berth__csv *r, char *start, size_t len, struct berth
  * r->len at the end of the file. Returns 0 when the buffer ends first and more may come. */
 static int find_end(const struct berth__csv *r, size_t *rec_end)
 {
+    /* the common case: no quote before the next newline, which then ends the record */
+    const char *nl = memchr(r->buf + r->pos, '\n', r->len - r->pos);
+    if (nl && !memchr(r->buf + r->pos, '"', (size_t)(nl - (r->buf + r->pos)))) {
+        *rec_end = (size_t)(nl - r->buf);
+        return 1;
+    }
     /* A field is quoted only when it starts with '"'; elsewhere a quote is a plain byte. */
     enum { START, UNQUOTED, QUOTED, QUOTE_SEEN } st = START;
     for (size_t i = r->pos; i < r->len; i++) {
@@ -155,6 +162,8 @@ static int parse_record(struct berth__csv *r, size_t rec_end, struct berth_err *
     char *p = r->buf + r->pos, *end = r->buf + rec_end;
     uint32_t lines = 0;
     r->nf = 0;
+    /* NULs are looked for field by field (to name the field) only if the record has one */
+    int nul = memchr(p, '\0', (size_t)(end - p)) != NULL;
     for (;;) {
         char *fstart = p;
         size_t flen;
@@ -189,14 +198,14 @@ static int parse_record(struct berth__csv *r, size_t rec_end, struct berth_err *
                                      "field, found '%c'",
                                      r->path, r->rec_line, r->nf + 1, *p);
         } else {
-            while (p < end && *p != r->sep)
-                p++;
+            char *s = memchr(p, r->sep, (size_t)(end - p));
+            p = s ? s : end;
             flen = (size_t)(p - fstart);
             if (p == end && flen && fstart[flen - 1] == '\r')
                 flen--;
         }
         int more = p < end; /* stopped on a separator */
-        int rc = add_field(r, fstart, flen, err);
+        int rc = add_field(r, fstart, flen, nul, err);
         if (rc)
             return rc;
         if (more) {

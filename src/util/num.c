@@ -237,3 +237,17 @@ int berth__parse_whole(const char *s, size_t len, int64_t *out)
     *out = v / 1000000;
     return 0;
 }
+
+size_t berth__fmt_u64(char *buf, uint64_t v)
+{
+    char tmp[20];
+    size_t n = 0;
+    do {
+        tmp[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    for (size_t i = 0; i < n; i++)
+        buf[i] = tmp[n - 1 - i];
+    buf[n] = '\0';
+    return n;
+}

@@ -22,6 +22,10 @@ int berth__parse_double(const char *s, size_t len, double *out);
 /* "YYYY-MM-DD HH:MM:SS" (or with 'T') as seconds since 1970-01-01 UTC. */
 int berth__parse_datetime(const char *s, size_t len, int64_t *out_s);
 
+/* v in decimal into buf (at least 21 bytes), NUL-terminated; returns its length. For hot
+ * loops where snprintf's format parsing costs more than the digits. */
+size_t berth__fmt_u64(char *buf, uint64_t v);
+
 /* Microseconds as seconds with trailing zeros trimmed: 1500000 -> "1.5", 2000000 -> "2".
  * buf must hold 32 bytes; returns buf. */
 char *berth__fmt_us(char *buf, int64_t us);

@@ -12,6 +12,7 @@
 #include "util/mem.h"
 #include "util/num.h"
 #include "util/rng.h"
+#include "util/sort.h"
 
 /* ---- num ------------------------------------------------------------------------------ */
 
@@ -266,6 +267,20 @@ static void test_parse_datetime(void)
     CHECK_I64(berth__parse_datetime("2016-03-01 00:00:00", 19, &d), 0);
     CHECK_I64(b - a, 86400);
     CHECK_I64(d - b, 86400);
+}
+
+static void test_fmt_u64(void)
+{
+    char buf[24];
+    static const struct {
+        uint64_t v;
+        const char *want;
+    } cases[] = {
+        {0, "0"}, {7, "7"}, {10, "10"}, {82247, "82247"}, {UINT64_MAX, "18446744073709551615"}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        CHECK_I64(berth__fmt_u64(buf, cases[i].v), strlen(cases[i].want));
+        CHECK_STR(buf, cases[i].want);
+    }
 }
 
 static void test_fmt_us(void)
@@ -793,6 +808,47 @@ static void test_parse_whole(void)
     CHECK_I64(berth__parse_whole("x", 1, &v), -1);
 }
 
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The radix sorts against qsort on the same keys: negatives, INT64_MIN/MAX, many ties, keys
+ * that differ only in their top byte or only in their lowest, and the sizes 0, 1, 2. */
+static void test_sort(void)
+{
+    struct berth__rng r;
+    berth__rng_seed(&r, 7);
+    static const size_t sizes[] = {0, 1, 2, 3, 100, 4097};
+    for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++)
+        for (int kind = 0; kind < 4; kind++) {
+            size_t n = sizes[si];
+            int64_t *a = malloc((n + 1) * sizeof *a), *b = malloc((n + 1) * sizeof *b);
+            uint32_t *idx = malloc((n + 1) * sizeof *idx);
+            for (size_t i = 0; i < n; i++) {
+                uint64_t u = berth__rng_u64(&r);
+                a[i] = kind == 0   ? (int64_t)u
+                       : kind == 1 ? (int64_t)(u % 5) - 2 /* ties */
+                       : kind == 2 ? (int64_t)((u % 3) << 56)
+                                   : (i % 7 == 0   ? INT64_MIN
+                                      : i % 7 == 1 ? INT64_MAX
+                                                   : (int64_t)(u % 2));
+            }
+            memcpy(b, a, n * sizeof *a);
+            CHECK_I64(berth__sort_index_i64(a, idx, n), 0);
+            for (size_t i = 1; i < n; i++) /* ordered by key, ties by index: stable */
+                CHECK(a[idx[i - 1]] < a[idx[i]] ||
+                      (a[idx[i - 1]] == a[idx[i]] && idx[i - 1] < idx[i]));
+            qsort(b, n, sizeof *b, cmp_i64);
+            CHECK_I64(berth__sort_i64(a, n), 0);
+            CHECK(n == 0 || !memcmp(a, b, n * sizeof *a));
+            free(a);
+            free(b);
+            free(idx);
+        }
+}
+
 static const struct check_test tests[] = {
     {"parse_whole", test_parse_whole},
     {"parse_seconds", test_parse_seconds},
@@ -801,6 +857,7 @@ static const struct check_test tests[] = {
     {"parse_double", test_parse_double},
     {"parse_datetime", test_parse_datetime},
     {"fmt_us", test_fmt_us},
+    {"fmt_u64", test_fmt_u64},
     {"excerpt", test_excerpt},
     {"csv_cases", test_csv_cases},
     {"csv_open_missing", test_csv_open_missing},
@@ -811,6 +868,7 @@ static const struct check_test tests[] = {
     {"rng_ranges", test_rng_ranges},
     {"arena", test_arena},
     {"grow", test_grow},
+    {"sort", test_sort},
 };
 
 CHECK_MAIN(tests)
