@@ -71,8 +71,8 @@ struct berth__view {
     const struct berth_tput *tput;
     const int16_t *tput_type;
     /* A job's progress metric now (higher is better: accuracy in percent), or NULL: the
-     * simulator reads it off the job class's curve (model/curve.h), berthd will take what
-     * jobs report. Policies that watch growth compare it with an earlier reading. */
+     * simulator reads it off the job class's curve (model/curve.h), berthd takes what each
+     * job reported last. Policies that watch growth compare it with an earlier reading. */
     double (*metric)(void *ctx, const struct berth__job *j, berth_us now);
     void *metric_ctx;
 };

@@ -2,6 +2,7 @@
  * teardown (see daemon.h). */
 #include <errno.h>
 #include <stdio.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -14,6 +15,7 @@
 #include "live/daemon/options.h"
 #include "util/hash.h"
 #include "model/cluster.h"
+#include "model/curve.h"
 #include "model/tput.h"
 
 void berth__daemon_opts_init(struct berth__daemon_opts *o)
@@ -284,6 +286,18 @@ static int load_isolation(struct berth__daemon *d, struct berth_err *err)
     return 0;
 }
 
+/* The view's metric: what the job reported last (its progress file or POST .../progress,
+ * "metric"), else its class's progress curve, as the simulator reads it. The engine's job
+ * record points at the ljob's own spec, so the ljob is found from it. Under the lock (a
+ * pass). */
+static double reported_metric(void *ctx, const struct berth__job *j, berth_us now)
+{
+    (void)ctx;
+    const struct berth__ljob *lj =
+        (const struct berth__ljob *)((const char *)j->spec - offsetof(struct berth__ljob, spec));
+    return lj->has_metric ? lj->metric : berth__curve_job_metric(NULL, j, now);
+}
+
 int berth__daemon_create(const struct berth__daemon_opts *o, struct berth__daemon **out,
                          struct berth_err *err)
 {
@@ -322,6 +336,7 @@ int berth__daemon_create(const struct berth__daemon_opts *o, struct berth__daemo
                                    err)))
         goto fail;
     berth__engine_set_check(d->engine, 1);
+    berth__engine_set_metric(d->engine, reported_metric, d);
     if ((rc = o->throughputs ? berth_tput_load_gavel(o->throughputs, &d->tput, err)
                              : berth_tput_builtin(&d->tput, err)) ||
         (rc = berth__engine_set_tput(d->engine, d->tput, err)))
