@@ -41,6 +41,8 @@ wait_state "$S" running
 sf=$(servers_of "$F") s2=$(servers_of "$J2") ss=$(servers_of "$S")
 [ "$sf" = "$ss" ] && [ "$sf" != "$s2" ] && ok "spread: F and S share $sf, J2 has $s2" ||
     bad "placements: F $sf, J2 $s2, S $ss"
+grep -q '"gpu_share":0.4,' "$W/body" && ok "the API writes the share as given (0.4)" ||
+    bad "share: $(grep -o '"gpu_share":[^,]*' "$W/body")"
 touch "$W/stop2"
 wait_state "$J2" completed
 wait_for 60 "S to move to $s2" sh -c "[ \"\$(curl -s -H 'Authorization: Bearer $ALICE' $URL/v1/jobs/$S | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d[\"state\"], d.get(\"attempt\"), \" \".join(sorted({a[\"server\"] for a in d[\"allocation\"]})))')\" = \"running 2 $s2\" ]"

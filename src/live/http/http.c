@@ -120,7 +120,8 @@ static enum MHD_Result send_resp(struct MHD_Connection *c, struct berth__hresp *
     size_t len = 0;
     const char *type = "application/json";
     if (r->json) {
-        buf = berth__json_dumps(r->json, JSON_COMPACT);
+        /* 15 digits: a share of 0.4 reads 0.4, not 0.40000000000000002 */
+        buf = berth__json_dumps(r->json, JSON_COMPACT | JSON_REAL_PRECISION(15));
         len = buf ? strlen(buf) : 0;
         json_decref(r->json);
         r->json = NULL;
