@@ -642,3 +642,17 @@ void berth_cluster_describe(const struct berth_cluster *c, char *buf, size_t len
     if (cpu_only && n > 0 && (size_t)n < len)
         snprintf(buf + n, len - (size_t)n, ", %d of them CPU-only", cpu_only);
 }
+
+int64_t berth__cluster_largest_gpu_mem(const struct berth_cluster *c, uint64_t mask)
+{
+    int64_t most = 0;
+    for (size_t s = 0; s < c->nsrv; s++) {
+        const struct berth__server *v = &c->srv[s];
+        if (!v->ngpus || (mask && !(mask >> v->type & 1)))
+            continue;
+        if (!v->gpu_mem_mib)
+            return -1; /* a server with unknown GPU memory takes any job */
+        most = v->gpu_mem_mib > most ? v->gpu_mem_mib : most;
+    }
+    return most;
+}

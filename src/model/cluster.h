@@ -110,6 +110,10 @@ const char *berth__builder_str(struct berth__cluster_builder *b, const char *s, 
  * source in messages. */
 int berth__builder_build(struct berth__cluster_builder *b, const char *what,
                          struct berth_cluster **out, struct berth_err *err);
+/* The largest GPU memory (MiB) among the servers of the types in mask (0: every type), or -1
+ * when one of them has GPUs of unknown memory (which take any job). */
+int64_t berth__cluster_largest_gpu_mem(const struct berth_cluster *c, uint64_t mask);
+
 /* Adds the servers of the shorthand NxG:type[,NxG:type...] to b. */
 int berth__cluster_parse_shorthand(const char *spec, struct berth__cluster_builder *b,
                                    struct berth_err *err);

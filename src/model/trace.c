@@ -133,18 +133,8 @@ int berth_trace_check(const struct berth_trace *t, const struct berth_cluster *c
             what = "one server (the gang must not span servers)";
         }
         if (c->has_gpu_mem && j->num_gpus && j->gpu_mem_mib) {
-            int64_t most = 0; /* the largest GPU memory among the allowed types' servers */
-            int modelled = 1;
-            for (size_t s = 0; s < c->nsrv; s++) {
-                const struct berth__server *v = &c->srv[s];
-                if (!v->ngpus || (mask && !(mask >> v->type & 1)))
-                    continue;
-                if (!v->gpu_mem_mib)
-                    modelled = 0; /* a server with unknown GPU memory takes any job */
-                else if (v->gpu_mem_mib > most)
-                    most = v->gpu_mem_mib;
-            }
-            if (modelled && j->gpu_mem_mib > most)
+            int64_t most = berth__cluster_largest_gpu_mem(c, mask);
+            if (most >= 0 && j->gpu_mem_mib > most)
                 return berth_err_set(err, BERTH_EINPUT,
                                      "%s:%u: column gpu_mem_mib: expected at most %lld MiB (the "
                                      "largest GPU it may use), found %lld",

@@ -241,10 +241,10 @@ static void test_signals_and_nvml(void)
     CHECK_I64(berth__signal_find("19"), -1);
     CHECK_I64(berth__signal_find("SIGFOO"), -1);
     CHECK_STR(berth__signal_name(SIGUSR1), "SIGUSR1");
-    char spec[64], ty[32];
+    char ty[32];
     struct berth_err err = {0};
-    CHECK_I64(berth__nvml_inventory("/nonexistent/libnvidia-ml.so.1", spec, sizeof spec, &err),
-              BERTH_EIO);
+    struct berth_cluster *inv = NULL;
+    CHECK_I64(berth__nvml_inventory("/nonexistent/libnvidia-ml.so.1", &inv, &err), BERTH_EIO);
     CHECK_HAS(err.msg, "not found");
     static const char *const models[][2] = {{"NVIDIA A100-SXM4-80GB", "a100"},
                                             {"Tesla V100-SXM2-16GB", "v100"},
@@ -257,12 +257,59 @@ static void test_signals_and_nvml(void)
     }
 }
 
+/* The fake NVML library (tests/live/fake_nvml.c): two A100s of 80 GiB, then a T4 of 15 GiB,
+ * then two A100s of 40 GiB: consecutive GPUs of one model and memory are one server, so
+ * three servers, each GPU's memory known. A GPU whose memory NVML cannot tell is of unknown
+ * memory (0), and no driver is an error naming it. */
+static void test_nvml_fake(void)
+{
+    const char *lib = getenv("BERTH_FAKE_NVML_LIB");
+    if (!lib) {
+        printf("SKIP nvml_fake: BERTH_FAKE_NVML_LIB not set (run through ctest)\n");
+        return;
+    }
+    struct berth_err err = {0};
+    setenv("BERTH_FAKE_NVML",
+           "NVIDIA A100-SXM4-80GB=81920;NVIDIA A100-SXM4-80GB=81920;Tesla T4=15360;"
+           "NVIDIA A100-SXM4-40GB=40960;NVIDIA A100-SXM4-40GB=40960",
+           1);
+    struct berth__nvml_gpu g[8];
+    size_t n = 0;
+    CHECK_I64(berth__nvml_gpus(lib, g, 8, &n, &err), 0);
+    CHECK_I64(n, 5);
+    CHECK_STR(g[2].type, "t4");
+    CHECK_I64(g[2].mem_mib, 15360);
+    struct berth_cluster *c = NULL;
+    CHECK_I64(berth__nvml_inventory(lib, &c, &err), 0);
+    CHECK(c != NULL);
+    if (c) {
+        CHECK_I64(c->nsrv, 3);
+        CHECK_I64(c->srv[0].ngpus, 2);
+        CHECK_I64(c->srv[0].gpu_mem_mib, 81920);
+        CHECK_STR(c->types[c->srv[1].type].name, "t4");
+        CHECK_I64(c->srv[1].gpu_mem_mib, 15360);
+        CHECK_I64(c->srv[2].ngpus, 2);
+        CHECK_I64(c->srv[2].gpu_mem_mib, 40960);
+        CHECK(c->has_gpu_mem);
+        berth_cluster_free(c);
+    }
+    setenv("BERTH_FAKE_NVML", "Tesla V100-SXM2-16GB=0", 1); /* memory unknown */
+    CHECK_I64(berth__nvml_gpus(lib, g, 8, &n, &err), 0);
+    CHECK_I64(g[0].mem_mib, 0);
+    CHECK_I64(berth__nvml_gpus(lib, g, 0, &n, &err), BERTH_EIO); /* more than fit */
+    CHECK_HAS(err.msg, "found 1 GPUs");
+    unsetenv("BERTH_FAKE_NVML"); /* the fake's "driver not loaded" */
+    CHECK_I64(berth__nvml_gpus(lib, g, 8, &n, &err), BERTH_EIO);
+    CHECK_HAS(err.msg, "nvmlInit failed");
+}
+
 static const struct check_test tests[] = {
     {"submit_fields", test_submit_fields},
     {"journal_doc_roundtrip", test_journal_doc_roundtrip},
     {"progress_tail", test_progress_tail},
     {"tokens", test_tokens},
     {"signals_and_nvml", test_signals_and_nvml},
+    {"nvml_fake", test_nvml_fake},
 };
 
 CHECK_MAIN(tests)

@@ -53,6 +53,14 @@ static int check_fits(struct berth__daemon *d, const struct berth__ljob *j, stru
         return berth_err_set(err, BERTH_EINPUT,
                              "gpus: asks for %d GPUs on one server, servers have at most %d", need,
                              per);
+    int64_t most = c->has_gpu_mem && s->num_gpus && s->gpu_mem_mib
+                       ? berth__cluster_largest_gpu_mem(c, mask)
+                       : -1;
+    if (most >= 0 && s->gpu_mem_mib > most)
+        return berth_err_set(err, BERTH_EINPUT,
+                             "gpu_mem_mib: asks for %lld MiB of GPU memory, the largest GPU it "
+                             "may use has %lld",
+                             (long long)s->gpu_mem_mib, (long long)most);
     return 0;
 }
 

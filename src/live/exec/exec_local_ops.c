@@ -19,25 +19,20 @@ struct xlocal {
 static int local_open(const struct berth__exec_host *h, void **self,
                       struct berth_cluster **inventory, struct berth_err *err)
 {
-    char spec[512];
-    const char *s = h->gpus;
-    if (!s) {
-        int rc = berth__nvml_inventory(NULL, spec, sizeof spec, err);
-        if (rc) {
-            char msg[BERTH_ERR_MSG_MAX];
-            snprintf(msg, sizeof msg, "%s", err->msg);
-            return berth_err_set(err, BERTH_EINPUT,
-                                 "%s; give --gpus NxG:type for a fake inventory (for example "
-                                 "--gpus 1x4:a100)",
-                                 msg);
-        }
-        s = spec;
-    }
     struct xlocal *x = calloc(1, sizeof *x);
     if (!x)
         return berth_err_set(err, BERTH_ENOMEM, "out of memory");
     x->h = h;
-    int rc = berth_cluster_parse(s, inventory, err);
+    int rc = h->gpus ? berth_cluster_parse(h->gpus, inventory, err)
+                     : berth__nvml_inventory(NULL, inventory, err);
+    if (rc && !h->gpus && rc != BERTH_ENOMEM) {
+        char msg[BERTH_ERR_MSG_MAX];
+        snprintf(msg, sizeof msg, "%s", err->msg);
+        rc = berth_err_set(err, BERTH_EINPUT,
+                           "%s; give --gpus NxG:type for a fake inventory (for example "
+                           "--gpus 1x4:a100)",
+                           msg);
+    }
     if (rc) {
         free(x);
         return rc;

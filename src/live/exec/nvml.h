@@ -4,13 +4,26 @@
 #define BERTH_LIVE_NVML_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "berth/err.h"
+#include "model/cluster.h"
 
-/* Writes the GPUs as a cluster shorthand ("1x8:a100"; one part per run of the same model)
- * into spec. BERTH_EIO when NVML is absent or finds no GPU (err says which). lib = NULL
- * loads libnvidia-ml.so.1 (tests pass a path that does not exist). */
-int berth__nvml_inventory(const char *lib, char *spec, size_t len, struct berth_err *err);
+/* One GPU as NVML names it: berth's type name for its model, and its memory (0: unknown). */
+struct berth__nvml_gpu {
+    char type[32];
+    int64_t mem_mib;
+};
+
+/* This machine's GPUs, in NVML's order, into gpus[0..*n) (at most cap). BERTH_EIO when NVML
+ * is absent or finds no GPU or more than cap (err says which). lib = NULL loads
+ * libnvidia-ml.so.1; tests pass a fake library's path. */
+int berth__nvml_gpus(const char *lib, struct berth__nvml_gpu *gpus, size_t cap, size_t *n,
+                     struct berth_err *err);
+
+/* The inventory: consecutive GPUs of one model and memory are one server (its GPUs' memory
+ * known, so memory-aware policies such as Salus' admit by it). Errors as berth__nvml_gpus. */
+int berth__nvml_inventory(const char *lib, struct berth_cluster **out, struct berth_err *err);
 
 /* "NVIDIA A100-SXM4-80GB" -> "a100": the first word with a digit, lower case, up to the
  * first character that is not a letter or digit. */
