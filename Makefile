@@ -15,7 +15,7 @@ TEST_PACKAGES = python3-torch man-db
 SLURM_PACKAGES = munge slurmctld slurmd slurm-client libslurm-dev
 
 .PHONY: all deps build asan demo test test-plain test-asan test-deps test-slurm test-isolation fuzz bench \
-	lint layers format compilers install uninstall clean
+	lint layers format compilers install uninstall clean bench-smoke
 
 all: build
 
@@ -86,8 +86,16 @@ compilers: deps
 	@cmake --build build-clang -j$(JOBS)
 	@echo "gcc Release and clang RelWithDebInfo built without warnings"
 
+# The benchmarks; their output is also written to bench/results.md (kept beside the code
+# that made it: commit it when the numbers change). bench-smoke: every case once at a small
+# size (CI runs it so that the benchmarks never rot; its times mean nothing).
 bench: build
-	@bash bench/run.sh $(BUILD)/berth
+	@{ echo "# berth's benchmarks"; echo; echo "\`make bench\` on $$(nproc) cores, $$(date -u +%Y-%m-%d), berth $$(git describe --always --dirty 2>/dev/null)."; \
+	  echo; echo '```'; bash bench/run.sh $(BUILD)/berth; echo; bash bench/berthd.sh $(BUILD); echo '```'; } | tee bench/results.md
+
+bench-smoke: build
+	@BENCH_SMOKE=1 bash bench/run.sh $(BUILD)/berth
+	@BENCH_SMOKE=1 bash bench/berthd.sh $(BUILD)
 
 # Installs berth, berthd, libberth.a with its headers and pkg-config file, the man pages, the
 # bash completion and the systemd unit under PREFIX (DESTDIR=... for staging); the list of

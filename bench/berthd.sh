@@ -3,11 +3,17 @@
 # (several policies); durable submissions per second over HTTP on loopback, with each
 # submission's latency (p50/p99); then the journal filled to 100,000 jobs and the time
 # `berth queue` takes to answer. Per-user limits are off (--user-limit 0): one token
-# submits everything. Usage: bash bench/berthd.sh [BUILD_DIR]
+# submits everything. BENCH_SMOKE=1: small sizes, once (CI). Usage: bash bench/berthd.sh
+# [BUILD_DIR]
 set -eu
 B=${1:-build}
+if [ "${BENCH_SMOKE:-0}" = 1 ]; then
+    SERVERS=100 PENDING=2000 PASSES=50 SECS=1 FILL=3000
+else
+    SERVERS=5000 PENDING=100000 PASSES=2000 SECS=5 FILL=100000
+fi
 for p in ${BENCH_POLICIES:-fifo fifo-skip sjf srtf tiresias-dlas las}; do
-    "$B/bench/bench_live_pass" "$p" 5000 100000 2000
+    "$B/bench/bench_live_pass" "$p" "$SERVERS" "$PENDING" "$PASSES"
 done
 W=$(mktemp -d)
 printf 'benchtoken0123456789 %s\n' "$(id -un)" >"$W/tokens"
@@ -20,12 +26,13 @@ trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null; for f in "$W"/st/jobs/*/a*.p
 for _ in $(seq 200); do [ -s "$W/port" ] && break; sleep 0.05; done
 URL=http://127.0.0.1:$(cat "$W/port")
 for c in 32 128; do
-    "$B/bench/bench_submit" "$URL" benchtoken0123456789 "$c" 5
+    "$B/bench/bench_submit" "$URL" benchtoken0123456789 "$c" "$SECS"
 done
 # the journal filled to 100,000 jobs (held: none runs), then berth queue timed
 have=$(curl -s -H "Authorization: Bearer benchtoken0123456789" "$URL/v1/health" |
     python3 -c 'import json,sys; print(json.load(sys.stdin)["jobs"])')
-"$B/bench/bench_submit" "$URL" benchtoken0123456789 32 600 --held --max $((100000 - have)) >/dev/null
+[ "$have" -lt "$FILL" ] &&
+    "$B/bench/bench_submit" "$URL" benchtoken0123456789 32 600 --held --max $((FILL - have)) >/dev/null
 for i in 1 2 3; do
     /usr/bin/time -f "berth queue with %e s wall, %M KB peak ($i)" \
         env BERTH_SERVER="$URL" BERTH_TOKEN=benchtoken0123456789 "$B/berth" queue >"$W/q" 2>"$W/t"

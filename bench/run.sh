@@ -8,10 +8,19 @@
 # the Gavel-family LPs: one allocation with 1,000 active jobs on 3 GPU types (< 100 ms); and
 # one scheduling pass of each policy with 5,000 active jobs on 1,000 servers (< 10 ms).
 # Each case runs REPEAT times (default 3); the best wall time is reported (machines here
-# are shared and noisy). Usage: bench/run.sh [PATH/TO/berth]
+# are shared and noisy); a case that runs past CASE_TIMEOUT seconds (300) is reported as
+# such. BENCH_SMOKE=1 runs every case once at a small size (CI does, so the
+# benchmarks never rot; its times mean nothing). Usage: bench/run.sh [PATH/TO/berth]
 set -euo pipefail
 BERTH=${1:-build/berth}
 REPEAT=${REPEAT:-3}
+SMOKE=${BENCH_SMOKE:-0}
+# sizes: the full benchmark, or the smoke test's
+if [ "$SMOKE" = 1 ]; then
+    REPEAT=1 MILLION=20000 TWOK=300 PAI_ROWS=20000 LP_JOBS=100 PASS="100 8 500 20"
+else
+    MILLION=1000000 TWOK=2000 PAI_ROWS=1200000 LP_JOBS=1000 PASS="1000 8 5000 200"
+fi
 HERE=$(cd "$(dirname "$0")" && pwd)
 SHARED=${BERTH_SHARED:-$HERE/../../shared}
 PHILLY=$SHARED/traces/philly-pollux/philly.csv
@@ -20,13 +29,18 @@ W=$(mktemp -d); trap 'rm -rf "$W"' EXIT
 # run_case NAME ARGS... : best-of-REPEAT wall time, events/s and peak RSS of `berth sim`
 run_case() {
     local name=$1; shift
-    python3 - "$name" "$REPEAT" "$BERTH" "$@" <<'PY'
+    python3 - "$name" "$REPEAT" "${CASE_TIMEOUT:-300}" "$BERTH" "$@" <<'PY'
 import json, resource, subprocess, sys, time
-name, repeat, cmd = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+name, repeat, limit, cmd = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), sys.argv[4:]
 best = None
 for _ in range(repeat):
     t0 = time.monotonic()
-    out = subprocess.run(cmd + ["--json"], check=True, capture_output=True, text=True).stdout
+    try:
+        out = subprocess.run(cmd + ["--json"], check=True, capture_output=True, text=True,
+                             timeout=limit).stdout
+    except subprocess.TimeoutExpired:
+        print(f"{name:<34} did not finish in {limit:.0f} s (CASE_TIMEOUT)")
+        sys.exit(0)
     wall = time.monotonic() - t0
     d = json.loads(out)
     if best is None or wall < best[0]:
@@ -70,30 +84,30 @@ fi
 LOAD=$(dirname "$BERTH")/bench/bench_load
 if [ -x "$LOAD" ]; then
     [ -f "$PHILLY" ] && printf "%-34s %s\n" "load philly.csv (philly-pollux)" "$("$LOAD" philly-pollux "$PHILLY" 5)"
-    python3 "$HERE/gen_pai.py" "$W/pai" 1200000 1
-    printf "%-34s %s\n" "load PAI tables (1.2M task rows)" "$("$LOAD" pai2020 "$W/pai" 1)"
+    python3 "$HERE/gen_pai.py" "$W/pai" "$PAI_ROWS" 1
+    printf "%-34s %s\n" "load PAI tables ($PAI_ROWS task rows)" "$("$LOAD" pai2020 "$W/pai" 1)"
 fi
 # LPs: gavel-max-min(-perf) and themis-ftf, 1,000 active jobs, 3 GPU types (target < 100 ms)
 LPB=$(dirname "$BERTH")/bench/bench_lp
-[ -x "$LPB" ] && "$LPB" 1000 "$REPEAT"
+[ -x "$LPB" ] && "$LPB" "$LP_JOBS" "$REPEAT"
 # one scheduling pass of every registered policy with 5,000 active jobs on 1,000 servers of
 # 8 GPUs (target < 10 ms), 30 % of the jobs elastic (min 1, max twice their gang)
 PASSB=$(dirname "$BERTH")/bench/bench_pass
 if [ -x "$PASSB" ]; then
     for p in $("$BERTH" policies | awk '/^placements/ {exit} /^  [a-z]/ {print $1}'); do
         case $p in
-        salus-*) "$PASSB" "$p" 1000 8 5000 200 0 1 ;; # 1-GPU jobs, none elastic
-        *) "$PASSB" "$p" 1000 8 5000 200 30 ;;
+        salus-*) "$PASSB" "$p" $PASS 0 1 ;; # 1-GPU jobs, none elastic
+        *) "$PASSB" "$p" $PASS 30 ;;
         esac
     done
 fi
 # the Gavel family end to end: 2,000 generated gavel jobs by steps on the gavel cluster
 # (108 GPUs of 3 types), contended, in gavel mode
-"$BERTH" gen --profile gavel --jobs 2000 --rate 30 --seed 1 --out "$W/g2k.csv"
+"$BERTH" gen --profile gavel --jobs "$TWOK" --rate 30 --seed 1 --out "$W/g2k.csv"
 for p in gavel-max-min gavel-max-min-perf themis-ftf; do
     run_case "gavel 2k, 12x(3x3), $p" sim --cluster 12x3:v100,12x3:p100,12x3:k80 --trace "$W/g2k.csv" --policy "$p" --mode gavel
 done
-"$BERTH" gen --profile gavel --jobs 1000000 --rate 1500 --seed 1 --out "$W/g1500.csv"
-"$BERTH" gen --profile gavel --jobs 1000000 --rate 1800 --seed 1 --out "$W/g1800.csv"
-REPEAT=1 run_case "1M gavel, 50k GPUs, las, 1500/h" sim --cluster 6250x8:v100 --trace "$W/g1500.csv" --policy las
-REPEAT=1 run_case "1M gavel, 50k GPUs, las, 1800/h" sim --cluster 6250x8:v100 --trace "$W/g1800.csv" --policy las
+"$BERTH" gen --profile gavel --jobs "$MILLION" --rate 1500 --seed 1 --out "$W/g1500.csv"
+"$BERTH" gen --profile gavel --jobs "$MILLION" --rate 1800 --seed 1 --out "$W/g1800.csv"
+REPEAT=1 run_case "$MILLION gavel, 50k GPUs, las, 1500/h" sim --cluster 6250x8:v100 --trace "$W/g1500.csv" --policy las
+REPEAT=1 run_case "$MILLION gavel, 50k GPUs, las, 1800/h" sim --cluster 6250x8:v100 --trace "$W/g1800.csv" --policy las
