@@ -101,6 +101,11 @@ def save_checkpoint(path, step, model, opt, sched, args):
         "rng_python": random.getstate(),
         "config": {"seed": args.seed, "hidden": args.hidden, "steps": args.steps},
     }
+    atomic_save(state, path)
+
+
+def atomic_save(state, path):
+    """torch.save to PATH.tmp.PID, fsync, rename over PATH, fsync the folder."""
     folder = os.path.dirname(os.path.abspath(path))
     tmp = f"{path}.tmp.{os.getpid()}"
     with open(tmp, "wb") as f:
