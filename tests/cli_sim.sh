@@ -51,7 +51,7 @@ d, q = (json.load(open(p)) for p in sys.argv[1:3])
 sys.exit(0 if q["preemptions"] == 1 and d["preemptions"] == 0 and q["avg_queue_s"] < d["avg_queue_s"] else 1)
 PY
 expect_rc 2 "a setting the policy lacks" -- "$BERTH" sim --cluster 1x1:v100 --trace "$W/pri.csv" --policy fifo --policy-arg window=5
-has "$W/err" 'policy fifo: unknown setting "window" (its settings: it has none)' "it names the policy and the setting"
+has "$W/err" 'policy fifo: unknown setting "window" (its settings: backfill, backfill_depth,' "it names the policy and the setting"
 expect_rc 2 "a setting out of range" -- "$BERTH" sim --cluster 1x1:v100 --trace "$W/pri.csv" --policy specon --policy-arg theta=2
 has "$W/err" "policy specon: setting theta: expected a number from 0 to 1, found \"2\"" "it names the range"
 expect_rc 2 "--queue-limits with a policy that has no queues" -- "$BERTH" sim --cluster 1x1:v100 --trace "$W/pri.csv" --policy las --queue-limits 100
