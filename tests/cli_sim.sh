@@ -77,7 +77,9 @@ one_error "policies --json" "berth policies: unknown flag '--json'" -- "$BERTH" 
 one_error "help --bogus" "berth help: unknown flag '--bogus'" -- "$BERTH" help --bogus
 # berthd's clients (nothing listens at port 9: a flag that got through would fail to connect)
 export BERTH_SERVER=http://127.0.0.1:9 BERTH_TOKEN=t
-one_error "submit --time 1" "berth submit: unknown flag '--time'" -- "$BERTH" submit --time 1 -- true
+one_error "submit --timeout 1" "berth submit: unknown flag '--timeout'" -- "$BERTH" submit --timeout 1 -- true
+one_error "submit --time 1:99" "berth submit: --time: expected seconds (90, 30m, 2h, 1d) or MM:SS, HH:MM:SS, D-HH:MM:SS, found '1:99'" -- "$BERTH" submit --time 1:99 -- true
+one_error "submit --time 0" "berth submit: --time: expected seconds" -- "$BERTH" submit --time 0 -- true
 one_error "submit -x" "berth submit: unknown flag '-x'" -- "$BERTH" submit -x -- true
 one_error "submit --gpus without its value" "berth submit: --gpus: expected a value" -- "$BERTH" submit --gpus
 one_error "submit -g abc" "berth submit: -g: expected a number, found 'abc'" -- "$BERTH" submit -g abc -- true

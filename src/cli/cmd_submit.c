@@ -59,6 +59,66 @@ static int set_true(const struct cli_flag *f, void *base, const char *v, struct 
     return 0;
 }
 
+/* A time limit: seconds ("90", "1.5"), with a unit ("30m", "2h", "1d"), or sbatch's colon
+ * forms ("MM:SS", "HH:MM:SS", "D-HH", "D-HH:MM", "D-HH:MM:SS"). 0 or -1. */
+static int parse_limit(const char *v, double *out)
+{
+    char *end;
+    if (!strchr(v, ':') && !strchr(v, '-')) {
+        double x = strtod(v, &end);
+        double unit = *end == 'm' ? 60 : *end == 'h' ? 3600 : *end == 'd' ? 86400 : 1;
+        if (end != v && (*end == 'm' || *end == 'h' || *end == 'd' || *end == 's'))
+            end++;
+        if (end == v || *end || !isfinite(x) || !(x > 0))
+            return -1;
+        *out = x * unit;
+        return 0;
+    }
+    long long d = 0, f[3] = {0, 0, 0};
+    int n = 0;
+    const char *p = v;
+    const char *dash = strchr(v, '-');
+    if (dash) {
+        d = strtoll(v, &end, 10);
+        if (end != dash || d < 0)
+            return -1;
+        p = dash + 1;
+    }
+    for (;;) {
+        if (n == 3 || !(*p >= '0' && *p <= '9'))
+            return -1;
+        f[n++] = strtoll(p, &end, 10);
+        if (!*end)
+            break;
+        if (*end != ':')
+            return -1;
+        p = end + 1;
+    }
+    long long s;
+    if (dash) /* D-HH, D-HH:MM, D-HH:MM:SS */
+        s = d * 86400 + f[0] * 3600 + (n > 1 ? f[1] * 60 : 0) + (n > 2 ? f[2] : 0);
+    else if (n == 2) /* MM:SS */
+        s = f[0] * 60 + f[1];
+    else /* HH:MM:SS */
+        s = f[0] * 3600 + f[1] * 60 + f[2];
+    if (s <= 0 || f[0] < 0 || (n > 1 && (f[1] < 0 || f[1] > 59)) || (n > 2 && f[2] > 59))
+        return -1;
+    *out = (double)s;
+    return 0;
+}
+
+static int set_limit(const struct cli_flag *f, void *base, const char *v, struct berth_err *err)
+{
+    double s;
+    if (parse_limit(v, &s))
+        return berth_err_set(err, BERTH_EINPUT,
+                             "expected seconds (90, 30m, 2h, 1d) or MM:SS, HH:MM:SS, "
+                             "D-HH:MM:SS, found '%s'",
+                             v);
+    json_object_set_new(((struct submit_args *)base)->body, f->data, json_real(s));
+    return 0;
+}
+
 static int add_env(const struct cli_flag *f, void *base, const char *v, struct berth_err *err)
 {
     (void)f;
@@ -93,6 +153,11 @@ static const struct cli_flag submit_flags[] = {
      .data = "grace_s"},
     {"est", 0, "S", "expected run time in seconds (for sjf, srtf; default 3600)", CLI_SET(set_real),
      .data = "est_s"},
+    {"time", 0, "T",
+     "time limit: the job is stopped (checkpoint signal, grace, SIGKILL; state timeout) after "
+     "running T in all: seconds (90, 30m, 2h, 1d) or MM:SS, HH:MM:SS, D-HH:MM:SS (a bare "
+     "number is seconds, not sbatch's minutes)",
+     CLI_SET(set_limit), .data = "time_limit_s"},
     {"steps", 0, "N", "total steps (progress reports then measure work)", CLI_SET(set_int),
      .data = "total_steps"},
     {"job-type", 0, "T",

@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "berth/queues.h"
 #include "io/json_load.h"
 #include "live/exec/cgroup.h"
 #include "live/daemon/daemon.h"
@@ -110,6 +111,7 @@ static int engine_add(struct berth__daemon *d, struct berth__ljob *j, berth_us n
         j->sched_counted = 1;
     }
     struct berth__job *ej = &d->engine->jobs[idx];
+    ej->run_us = j->ran_us; /* what its attempts ran before (backfill reserves by the rest) */
     if (j->spec.total_steps > 0) { /* work in steps, as reports give it */
         ej->work = (double)j->spec.total_steps;
         ej->done = (double)(j->step < j->spec.total_steps ? j->step : j->spec.total_steps);
@@ -315,10 +317,14 @@ int berth__daemon_create(const struct berth__daemon_opts *o, struct berth__daemo
         goto fail;
     }
     if ((rc = load_identity(d, err)) || (rc = make_dirs(d, err)) || (rc = load_isolation(d, err)) ||
-        (rc = berth__usage_create(&d->usage) ? berth_err_set(err, BERTH_ENOMEM, "out of memory")
-                                             : 0) ||
+        (rc = berth__usage_create(&d->usage) || berth__usage_create(&d->qusage)
+                  ? berth_err_set(err, BERTH_ENOMEM, "out of memory")
+                  : 0) ||
         (rc = load_cluster(d, err)) ||
-        (rc = berth__engine_create(d->cluster, o->policy, o->placement, &params, &exec, &d->engine,
+        (rc = o->queues ? berth_queues_load(o->queues, d->cluster, &d->queues, err) : 0))
+        goto fail;
+    params.queues = d->queues; /* the policy enforces them (quotas, limits, shares) */
+    if ((rc = berth__engine_create(d->cluster, o->policy, o->placement, &params, &exec, &d->engine,
                                    err)))
         goto fail;
     berth__engine_set_check(d->engine, 1);
@@ -366,6 +372,8 @@ void berth__daemon_destroy(struct berth__daemon *d)
     berth_cluster_free(d->cluster);
     berth__auth_free(d->auth);
     berth__usage_free(d->usage);
+    berth__usage_free(d->qusage);
+    berth_queues_free(d->queues);
     berth__iso_close(d->iso);
     berth__limits_free(&d->o.limits);
     pthread_mutex_destroy(&d->mu);

@@ -29,6 +29,7 @@ struct berth__daemon_opts {
     const char *policy_settings; /* --policy-arg KEY=VALUE, joined by commas (NULL: none) */
     const char *gpus;            /* fake inventory (cluster shorthand or file); NULL = NVML */
     const char *tokens;          /* token file */
+    const char *queues;          /* queues file (quotas, cohorts, limits, shares); NULL: none */
     const char *self_exe;
     const char *port_file; /* where to write the port actually bound (tests) */
     size_t max_body;       /* request body limit in bytes */
@@ -71,7 +72,9 @@ struct berth__daemon {
     char socket_path[4200]; /* "" when there is none */
     struct berth__iso *iso; /* cgroups (NULL or kind NONE: process groups only) */
     struct berth__usage_table *usage;
-    volatile sig_atomic_t reload; /* SIGHUP: read the token file and the limits again */
+    struct berth__usage_table *qusage; /* per queue: jobs waiting (max_pending of --queues) */
+    struct berth_queues *queues;       /* --queues, or NULL */
+    volatile sig_atomic_t reload;      /* SIGHUP: read the token file and the limits again */
     uint64_t refused_limit, refused_space, refused_journal; /* 429, 507, 503 answers */
     const struct berth__executor *xo;
     void *xs;                     /* the executor's own state (its open made it) */
@@ -147,6 +150,11 @@ void berth__daemon_activate(struct berth__daemon *d, struct berth__ljob *j);
 void berth__daemon_drain(struct berth__daemon *d, struct berth__ljob *j, int on);
 /* Why j waits, in a sentence. */
 void berth__daemon_why(struct berth__daemon *d, struct berth__ljob *j, char *buf, size_t len);
+/* j's reason code, like Slurm's (Priority, Resources, QuotaExceeded, Dependency, Held,
+ * BeginTime, JobArrayTaskLimit, TimeLimit, None), and (buf not NULL) the sentence that
+ * explains it, naming the job or the quota that holds j. */
+const char *berth__daemon_reason(struct berth__daemon *d, struct berth__ljob *j, char *buf,
+                                 size_t len);
 
 /* Under d->mu: nonzero, err saying why (naming the field), when j could never run here
  * (more GPUs than the cluster has, a type it lacks, or the policy's check hook). */

@@ -244,6 +244,7 @@ static int launch(struct berth__daemon *d, struct berth__ljob *j, berth_us now,
     j->launched = j->attempt;
     j->then = BERTH_THEN_FINISH;
     j->kill_at = 0;
+    j->attempt_us = now; /* its time limit counts from here */
     int rc = berth__daemon_save(d, j, 1, err);
     if (rc) { /* not durable, so not forked: the same attempt again in a second */
         fprintf(d->log, "berthd: job %s: launch put off: %s\n", j->idstr, err->msg);
@@ -251,6 +252,7 @@ static int launch(struct berth__daemon *d, struct berth__ljob *j, berth_us now,
         j->launched = j->attempt;
         j->launch = 1;
         j->launch_at = now + BERTH_US_PER_S;
+        j->attempt_us = 0;
         return 0;
     }
     rc = d->xo->launch(d->xs, j, now, err);
@@ -258,9 +260,11 @@ static int launch(struct berth__daemon *d, struct berth__ljob *j, berth_us now,
         j->attempt--;
         j->launched = j->attempt;
         j->launch = 1;
+        j->attempt_us = 0;
         return 0;
     }
     if (rc) { /* the job goes back to the queue */
+        j->attempt_us = 0;
         fprintf(d->log, "berthd: job %s: %s\n", j->idstr, err->msg);
         berth__ljob_note(j, now, BERTH_L_PENDING, "launch failed: %.80s", err->msg);
         berth__drive_touch(&d->drive);
@@ -292,6 +296,9 @@ static int on_exit_(struct berth__daemon *d, struct berth__ljob *j, int lost, be
     berth__daemon_drain(d, j, 0);
     j->proc = 0;
     j->kill_at = 0;
+    if (j->attempt_us && now > j->attempt_us) /* the attempt's run time counts to its limit */
+        j->ran_us += now - j->attempt_us;
+    j->attempt_us = 0;
     int rc = 0;
     struct berth__job *ej = berth__daemon_ejob(d, j);
     switch (j->then) {
@@ -329,6 +336,15 @@ static int on_exit_(struct berth__daemon *d, struct berth__ljob *j, int lost, be
         }
         j->end_us = now;
         berth__ljob_note(j, now, BERTH_L_CANCELLED, "attempt %d ended (%s)", j->attempt, how);
+        break;
+    case BERTH_THEN_TIMEOUT: /* it ran to its time limit and was stopped there */
+        if (ej && ej->state == BERTH_JOB_RUNNING) {
+            berth__report_stopped(ej, now);
+            rc = berth__engine_finish(d->engine, j->eidx, now, err);
+            berth__daemon_left_sched(d, j, now);
+        }
+        j->end_us = now;
+        berth__ljob_note(j, now, BERTH_L_TIMEOUT, "stopped at its time limit (%s)", how);
         break;
     }
     note_dropped(d, j, now);
@@ -403,6 +419,30 @@ static void overrun(struct berth__daemon *d, struct berth__ljob *j, struct berth
     berth__daemon_save(d, j, 0, NULL);
 }
 
+/* A job that has run its time limit (over all its attempts) is stopped: the decision is
+ * journaled first (a crash then still ends it in timeout), then the checkpoint signal, and
+ * SIGKILL after its grace period; its end is state timeout. A journal that cannot write puts
+ * it off to the next tick. */
+static void time_limit(struct berth__daemon *d, struct berth__ljob *j, berth_us now)
+{
+    berth_us lim = j->spec.time_limit_us;
+    if (lim <= 0 || !j->attempt_us || j->state != BERTH_L_RUNNING || j->then != BERTH_THEN_FINISH ||
+        j->ran_us + (now - j->attempt_us) < lim)
+        return;
+    struct berth_err e = {0};
+    j->then = BERTH_THEN_TIMEOUT;
+    if (berth__ljob_note(
+            j, now, j->state, "time limit of %g s reached: %s sent, SIGKILL after %g s",
+            (double)lim / 1e6, berth__signal_name(j->ckpt_sig), (double)j->grace_us / 1e6) ||
+        berth__daemon_save(d, j, 1, &e)) {
+        j->then = BERTH_THEN_FINISH;
+        if (e.msg[0])
+            fprintf(d->log, "berthd: job %s: time limit put off: %s\n", j->idstr, e.msg);
+        return;
+    }
+    ask_to_stop(d, j, BERTH_THEN_TIMEOUT, now);
+}
+
 static int processes(struct berth__daemon *d, berth_us now, struct berth_err *err)
 {
     berth_us t0 = berth__mono_us();
@@ -419,6 +459,7 @@ static int processes(struct berth__daemon *d, berth_us now, struct berth_err *er
         struct berth__job *ej = berth__daemon_ejob(d, j);
         if (j->state == BERTH_L_RUNNING && j->then == BERTH_THEN_FINISH)
             overrun(d, j, ej, now);
+        time_limit(d, j, now);
         note_dropped(d, j, now);
         int st = d->xo->poll(d->xs, j);
         if (st) {

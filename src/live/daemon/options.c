@@ -77,6 +77,12 @@ SETTER(set_tokens)
     o->tokens = v;
     return 0;
 }
+SETTER(set_queues)
+{
+    (void)err;
+    o->queues = v;
+    return 0;
+}
 SETTER(set_executor)
 {
     (void)err;
@@ -306,6 +312,9 @@ static const struct def defs[] = {
     {"policy-arg", "KEY=VALUE", set_policy_arg, ARG | REPEAT,
      "one of the policy's own settings, repeatable (a list's items separated by ':'), as "
      "berth policies lists them"},
+    {"queues", "FILE", set_queues, ARG,
+     "a queues file: quotas, borrowing and cohorts, per-queue and per-user limits, fair-share "
+     "shares (berth(1), QUEUES); the ordering policies enforce it (default: none)"},
     {"placement", "P", set_placement, ARG,
      "consolidate, spread, best-fit or fgd (default: the policy's)"},
     {"listen", "ADDR", set_listen, ARG, "IPv4 address to listen on (default 127.0.0.1)"},

@@ -98,15 +98,38 @@ static void submit(struct berth__daemon *d, const struct berth__hreq *r, struct 
         json_pack("{s:I,s:s}", "id", (json_int_t)j->id, "state", berth__lstate_name(j->state));
 }
 
-static json_t *summary(const struct berth__ljob *j)
+/* The run time of j's attempts so far (a live one counted to now). */
+static berth_us run_time(const struct berth__ljob *j, berth_us now)
+{
+    return j->ran_us + (j->proc && j->attempt_us && now > j->attempt_us ? now - j->attempt_us : 0);
+}
+
+/* The servers j runs on, by name (distinct, in slot order). */
+static json_t *servers_of(struct berth__daemon *d, const struct berth__ljob *j)
+{
+    json_t *a = json_array();
+    for (int32_t i = 0; a && j->state == BERTH_L_RUNNING && i < j->nslots; i++) {
+        int seen = 0;
+        for (int32_t k = 0; k < i && !seen; k++)
+            seen = j->slots[k].server == j->slots[i].server;
+        if (!seen && j->slots[i].server < d->cluster->nsrv)
+            json_array_append_new(a, json_string(d->cluster->srv[j->slots[i].server].name));
+    }
+    return a;
+}
+
+static json_t *summary(struct berth__daemon *d, struct berth__ljob *j, berth_us now)
 {
     const struct berth_jobspec *s = &j->spec;
     json_t *o = json_pack(
-        "{s:I,s:s,s:s,s:s,s:i,s:f,s:s,s:s,s:i,s:I,s:I,s:I,s:i}", "id", (json_int_t)j->id, "name",
-        j->name, "user", j->user, "state", berth__lstate_name(j->state), "gpus", s->num_gpus,
-        "gpu_share", s->gpu_share_milli / 1000.0, "gpu_type", s->gpu_type, "queue", s->queue,
-        "priority", s->priority, "submit_us", (json_int_t)j->submit_us, "start_us",
-        (json_int_t)j->start_us, "end_us", (json_int_t)j->end_us, "attempt", j->attempt);
+        "{s:I,s:s,s:s,s:s,s:i,s:f,s:s,s:s,s:i,s:I,s:I,s:I,s:i,s:s,s:f,s:o,s:o}", "id",
+        (json_int_t)j->id, "name", j->name, "user", j->user, "state", berth__lstate_name(j->state),
+        "gpus", s->num_gpus, "gpu_share", s->gpu_share_milli / 1000.0, "gpu_type", s->gpu_type,
+        "queue", s->queue, "priority", s->priority, "submit_us", (json_int_t)j->submit_us,
+        "start_us", (json_int_t)j->start_us, "end_us", (json_int_t)j->end_us, "attempt", j->attempt,
+        "reason", berth__daemon_reason(d, j, NULL, 0), "run_s", (double)run_time(j, now) / 1e6,
+        "time_limit_s", s->time_limit_us ? json_real((double)s->time_limit_us / 1e6) : json_null(),
+        "servers", servers_of(d, j));
     if (o && j->slurm_id) /* the Slurm job behind it (--executor slurm) */
         json_object_set_new(o, "slurm_job", json_integer(j->slurm_id));
     return o;
@@ -116,8 +139,15 @@ static void list(struct berth__daemon *d, const struct berth__hreq *r, struct be
 {
     const char *state = r->arg(r->conn, "state"), *user = r->arg(r->conn, "user");
     const char *queue = r->arg(r->conn, "queue"), *lim = r->arg(r->conn, "limit");
-    const char *all = r->arg(r->conn, "all");
-    char states[6] = {1, 1, 1, 0, 0, 0}; /* default: jobs not over */
+    const char *all = r->arg(r->conn, "all"), *mine = r->arg(r->conn, "mine");
+    if (mine && !strcmp(mine, "1")) { /* the caller's own jobs (berth queue --me) */
+        if (user && strcmp(user, r->who->user)) {
+            berth__hresp_error(out, 400, "mine: the caller's jobs, and user names another user");
+            return;
+        }
+        user = r->who->user;
+    }
+    char states[BERTH_L_NSTATES] = {1, 1, 1, 0, 0, 0, 0}; /* default: jobs not over */
     if (all && !strcmp(all, "1"))
         memset(states, 1, sizeof states);
     if (state) {
@@ -129,8 +159,8 @@ static void list(struct berth__daemon *d, const struct berth__hreq *r, struct be
             int s = berth__lstate_find(w);
             if (s < 0) {
                 berth__hresp_error(out, 400,
-                                   "state: expected pending, held, running, completed, failed "
-                                   "or cancelled (comma-separated)");
+                                   "state: expected pending, held, running, completed, failed, "
+                                   "cancelled or timeout (comma-separated)");
                 return;
             }
             states[s] = 1;
@@ -158,14 +188,15 @@ static void list(struct berth__daemon *d, const struct berth__hreq *r, struct be
     json_t *a = json_array();
     json_int_t total = 0, next = 0; /* matching jobs in all; the last id of this page */
     pthread_mutex_lock(&d->mu);
+    berth_us now = berth__wall_us();
     for (size_t i = after < d->njobs ? (size_t)after : d->njobs; i < d->njobs; i++) {
-        const struct berth__ljob *j = d->jobs[i];
+        struct berth__ljob *j = d->jobs[i];
         if (!j || !states[j->state] || (user && strcmp(user, j->user)) ||
             (queue && strcmp(queue, j->spec.queue)))
             continue;
         total++;
         if ((long)json_array_size(a) < limit) {
-            json_array_append_new(a, summary(j));
+            json_array_append_new(a, summary(d, j, now));
             next = (json_int_t)j->id;
         }
     }
@@ -180,10 +211,14 @@ static void show(struct berth__daemon *d, const struct berth__hreq *r, struct be
     pthread_mutex_lock(&d->mu);
     struct berth__ljob *j = own_job(d, r, out, 0);
     if (j) {
-        char why[512];
-        berth__daemon_why(d, j, why, sizeof why);
+        char why[768];
+        const char *reason = berth__daemon_reason(d, j, why, sizeof why);
         out->json = berth__ljob_json(j, 0);
         json_object_set_new(out->json, "why", json_string(why));
+        json_object_set_new(out->json, "reason", json_string(reason));
+        json_object_set_new(out->json, "run_s",
+                            json_real((double)run_time(j, berth__wall_us()) / 1e6));
+        json_object_set_new(out->json, "servers", servers_of(d, j));
         json_t *al = json_array();
         for (int32_t i = 0; j->state == BERTH_L_RUNNING && i < j->nslots; i++) {
             const struct berth__slot *s = &j->slots[i];

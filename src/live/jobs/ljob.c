@@ -11,17 +11,17 @@
 #include "live/jobs/ljob.h"
 #include "util/mem.h"
 
-static const char *const state_names[] = {"pending",   "held",   "running",
-                                          "completed", "failed", "cancelled"};
+static const char *const state_names[BERTH_L_NSTATES] = {
+    "pending", "held", "running", "completed", "failed", "cancelled", "timeout"};
 
 const char *berth__lstate_name(int s)
 {
-    return s >= 0 && s < 6 ? state_names[s] : "unknown";
+    return s >= 0 && s < BERTH_L_NSTATES ? state_names[s] : "unknown";
 }
 
 int berth__lstate_find(const char *name)
 {
-    for (int i = 0; i < 6; i++)
+    for (int i = 0; i < BERTH_L_NSTATES; i++)
         if (!strcmp(name, state_names[i]))
             return i;
     return -1;
@@ -157,6 +157,8 @@ int berth__ljob_note(struct berth__ljob *j, berth_us t, int state, const char *f
     va_end(ap);
     if (j->usage && waiting(j->state) != waiting(state))
         j->usage->waiting += waiting(state) ? 1 : -1;
+    if (j->qusage && waiting(j->state) != waiting(state))
+        j->qusage->waiting += waiting(state) ? 1 : -1;
     j->state = (uint8_t)state;
     return 0;
 }

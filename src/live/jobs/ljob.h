@@ -21,7 +21,10 @@ enum berth__lstate {
     BERTH_L_COMPLETED = 3, /* exit status 0 */
     BERTH_L_FAILED = 4,    /* any other exit */
     BERTH_L_CANCELLED = 5,
+    BERTH_L_TIMEOUT = 6, /* stopped at its time limit */
 };
+
+#define BERTH_L_NSTATES 7
 
 /* What to do when the current attempt's process exits. */
 enum berth__then {
@@ -29,6 +32,7 @@ enum berth__then {
     BERTH_THEN_REQUEUE = 1, /* preempted: the engine has it pending already */
     BERTH_THEN_RESTART = 2, /* migrated or resized: launch again on the new GPUs */
     BERTH_THEN_CANCEL = 3,  /* cancelled: the engine has let it go already */
+    BERTH_THEN_TIMEOUT = 4, /* it reached its time limit: it ends in state timeout */
 };
 
 struct berth__lhist {
@@ -50,11 +54,12 @@ struct berth__ljob {
     uint64_t id;
     char idstr[24];
     char *user, *name, *cwd;
-    uint32_t uid, gid;          /* the Unix account the job runs as (its user's) */
-    struct berth__usage *usage; /* its user's usage record (limits.h); NULL outside the daemon */
-    uint8_t held_back;          /* waiting outside the scheduler for its user's GPU limit */
-    uint8_t sched_counted;      /* its GPUs count in its user's usage (inside the scheduler) */
-    char **argv;                /* NULL-terminated */
+    uint32_t uid, gid;           /* the Unix account the job runs as (its user's) */
+    struct berth__usage *usage;  /* its user's usage record (limits.h); NULL outside the daemon */
+    struct berth__usage *qusage; /* its queue's (waiting jobs per queue); NULL likewise */
+    uint8_t held_back;           /* waiting outside the scheduler for its user's GPU limit */
+    uint8_t sched_counted;       /* its GPUs count in its user's usage (inside the scheduler) */
+    char **argv;                 /* NULL-terminated */
     size_t argc;
     char **env; /* "K=V", NULL-terminated */
     size_t nenv;
@@ -67,6 +72,8 @@ struct berth__ljob {
     struct berth__lhist *hist;
     size_t nhist, hcap;
     berth_us submit_us, start_us, end_us;
+    berth_us ran_us;            /* run time of its ended attempts (a time limit counts them all) */
+    berth_us attempt_us;        /* when the current attempt was launched (0 = none) */
     int exit_code, exit_signal; /* -1 when none */
 
     /* engine */

@@ -67,6 +67,10 @@ json_t *berth__ljob_json(const struct berth__ljob *j, int full)
         json_object_set_new(o, "checkpoint_signal", json_string(berth__signal_name(j->ckpt_sig)));
     bad |= json_object_set_new(o, "grace_s", json_real((double)j->grace_us / 1e6));
     bad |= json_object_set_new(o, "est_s", json_real((double)s->duration_us / 1e6));
+    bad |= json_object_set_new(o, "time_limit_s",
+                               s->time_limit_us ? json_real((double)s->time_limit_us / 1e6)
+                                                : json_null());
+    bad |= json_object_set_new(o, "ran_s", json_real((double)j->ran_us / 1e6));
     bad |= json_object_set_new(o, "total_steps", json_integer(s->total_steps));
     bad |= json_object_set_new(o, "cpus", json_real((double)s->cpu_milli / 1000.0));
     bad |= json_object_set_new(o, "mem_mib", json_integer(s->mem_mib));
@@ -104,6 +108,7 @@ json_t *berth__ljob_json(const struct berth__ljob *j, int full)
     bad |= json_object_set_new(o, "gid", json_integer(j->gid));
     bad |= json_object_set_new(o, "token", json_string(j->token));
     bad |= json_object_set_new(o, "launched", json_integer(j->launched));
+    bad |= json_object_set_new(o, "attempt_us", json_integer(j->attempt_us));
     bad |= json_object_set_new(o, "then", json_integer(j->then));
     bad |= json_object_set_new(o, "proc", json_boolean(j->proc));
     bad |= json_object_set_new(o, "pslots", slots_json(j->pslots, j->proc ? j->npslots : 0));
@@ -191,6 +196,11 @@ int berth__ljob_from_journal(const json_t *d, struct berth__ljob **out, struct b
     s->cpu_milli = (int64_t)(json_number_value(json_object_get(d, "cpus")) * 1000 + 0.5);
     s->mem_mib = geti(d, "mem_mib");
     s->single_server = json_is_true(json_object_get(d, "single_server"));
+    /* fields a journal of an older berthd lacks read as their defaults: no limit, no run */
+    s->time_limit_us =
+        (berth_us)(json_number_value(json_object_get(d, "time_limit_s")) * 1e6 + 0.5);
+    j->ran_us = (berth_us)(json_number_value(json_object_get(d, "ran_s")) * 1e6 + 0.5);
+    j->attempt_us = geti(d, "attempt_us");
     j->ckpt_sig = berth__signal_find(gets_(d, "checkpoint_signal"));
     j->grace_us = (berth_us)(json_number_value(json_object_get(d, "grace_s")) * 1e6 + 0.5);
     j->state = (uint8_t)st;

@@ -14,10 +14,10 @@
 #define MAX_SECONDS 1e9
 
 static const char *const known[] = {
-    "argv",          "cwd",      "env",         "gpus",   "gpu_type", "gpu_share",
-    "gpu_mem_mib",   "min_gpus", "max_gpus",    "queue",  "priority", "checkpoint_signal",
-    "grace_s",       "est_s",    "total_steps", "name",   "hold",     "shell",
-    "single_server", "job_type", "cpus",        "mem_mib"};
+    "argv",          "cwd",      "env",         "gpus",    "gpu_type",    "gpu_share",
+    "gpu_mem_mib",   "min_gpus", "max_gpus",    "queue",   "priority",    "checkpoint_signal",
+    "grace_s",       "est_s",    "total_steps", "name",    "hold",        "shell",
+    "single_server", "job_type", "cpus",        "mem_mib", "time_limit_s"};
 
 static int bad(struct berth_err *err, const char *field, const char *what)
 {
@@ -207,7 +207,7 @@ int berth__ljob_from_submit(const json_t *body, const char *user, uint32_t uid, 
     j->grace_us = 30 * BERTH_US_PER_S;
     int shell = 0, hold = 0, single = 0, rc;
     int64_t prio = 0, steps = 0, mem = 0;
-    double grace = 30, est = 3600, cpus = 0;
+    double grace = 30, est = 3600, cpus = 0, limit = 0;
     const char *cwd = NULL, *queue = NULL, *gtype = NULL, *name = NULL, *sig = NULL, *jtype = NULL;
     if ((rc = get_bool(body, "shell", &shell, err)) || (rc = get_bool(body, "hold", &hold, err)) ||
         (rc = get_bool(body, "single_server", &single, err)) ||
@@ -223,6 +223,7 @@ int berth__ljob_from_submit(const json_t *body, const char *user, uint32_t uid, 
         (rc = get_num(body, "grace_s", 0, 86400, &grace, err)) ||
         (rc = get_num(body, "est_s", 0.001, MAX_SECONDS, &est, err)) ||
         (rc = get_num(body, "cpus", 0.001, 4096, &cpus, err)) ||
+        (rc = get_num(body, "time_limit_s", 0.001, MAX_SECONDS, &limit, err)) ||
         (rc = get_int(body, "mem_mib", 1, INT64_C(1) << 30, &mem, err)))
         goto fail;
     if ((rc = printable("name", name, err)) || (rc = printable("queue", queue, err)) ||
@@ -268,6 +269,7 @@ int berth__ljob_from_submit(const json_t *body, const char *user, uint32_t uid, 
     if (j->spec.duration_us < 1)
         j->spec.duration_us = 1;
     j->spec.single_server = (uint8_t)single;
+    j->spec.time_limit_us = (berth_us)llround(limit * 1e6);
     j->state = hold ? BERTH_L_HELD : BERTH_L_PENDING;
     *out = j;
     return 0;
