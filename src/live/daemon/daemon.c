@@ -35,6 +35,7 @@ void berth__daemon_opts_init(struct berth__daemon_opts *o)
     o->min_free = INT64_C(512) << 20;
     o->est_overrun = 2;
     o->job_pids_max = 4096;
+    o->max_array = 1000;
     o->header_timeout_us = 10 * BERTH_US_PER_S;
     o->body_timeout_us = 60 * BERTH_US_PER_S;
     o->max_connections = 1000;
@@ -130,6 +131,8 @@ static int engine_add(struct berth__daemon *d, struct berth__ljob *j, berth_us n
 int berth__daemon_enqueue(struct berth__daemon *d, struct berth__ljob *j, berth_us now,
                           struct berth_err *err)
 {
+    if (j->state != BERTH_L_RUNNING && berth__daemon_gate(d, j, now))
+        return 0; /* its dependencies or its array's throttle: it waits outside */
     if (j->state != BERTH_L_RUNNING && over_gpu_limit(d, j)) {
         struct berth__usage *u = j->usage;
         if (BERTH_GROW(u->held_back, u->held_cap, u->nheld + 1))
@@ -169,6 +172,8 @@ static void admit_held(struct berth__daemon *d, struct berth__usage *u, berth_us
 
 void berth__daemon_left_sched(struct berth__daemon *d, struct berth__ljob *j, berth_us now)
 {
+    if (j->array_id) /* a task left: another of its array may enter */
+        berth__daemon_moved(d, j);
     struct berth__usage *u = j->usage;
     if (!u || !j->sched_counted)
         return;
@@ -366,6 +371,7 @@ void berth__daemon_destroy(struct berth__daemon *d)
     free(d->jobs);
     free(d->by_eidx);
     free(d->incoming);
+    free(d->moved);
     free(d->active);
     free(d->drain);
     free(d->gpu_base);

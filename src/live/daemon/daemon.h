@@ -47,6 +47,7 @@ struct berth__daemon_opts {
     int64_t min_free;        /* bytes the state dir's file system keeps free (507 below) */
     double est_overrun;   /* a job past this many times its estimate is re-estimated (0: never) */
     int64_t job_pids_max; /* processes (and threads) one attempt may have */
+    int64_t max_array;    /* tasks one array may have (--max-array) */
     berth_us header_timeout_us, body_timeout_us; /* a request's headers, then its body */
     int max_connections, max_conn_per_addr;
     struct berth__limits limits; /* per-user limits (defaults and per-user overrides) */
@@ -91,6 +92,10 @@ struct berth__daemon {
     size_t nactive, active_cap;
     uint32_t *incoming; /* ids committed, not yet in the engine */
     size_t nincoming, incoming_cap;
+    uint64_t *moved; /* jobs that started or ended since the last tick, whose dependents (or
+                        array's waiting tasks) the next tick looks at (deps.c) */
+    size_t nmoved, moved_cap;
+    int moved_all;    /* a moved job could not be listed: look at every waiting job */
     uint16_t *drain;  /* per (server, GPU): processes still holding it after the engine let go */
     size_t *gpu_base; /* per server: index of its GPU 0 among this machine's devices */
     struct berth__drive drive; /* when a pass is due (engine/drive.h: berth sim's rule) */
@@ -190,6 +195,25 @@ void berth__daemon_unhold_back(struct berth__daemon *d, struct berth__ljob *j);
 void berth__daemon_on_start(void *ctx, struct berth__job *j, berth_us now);
 void berth__daemon_on_stop(void *ctx, struct berth__job *j, berth_us now);
 void berth__daemon_on_migrate(void *ctx, struct berth__job *j, berth_us now);
+
+/* Dependencies and array throttles (deps.c), under d->mu. deps_state: 0 every dependency of
+ * j is met, 1 one is not yet, 2 one never can be (why says which, either way). array_full:
+ * j's array has its throttle's tasks in the scheduler. deps_link: j joins the reverse index
+ * of the jobs it depends on. moved: j started or ended (or left the scheduler): its
+ * dependents and its array's waiting tasks are looked at by moved_apply, at the next tick.
+ * gate: 1 when j must wait outside the scheduler now (or has just ended: a dependency that
+ * can never be met), with its dep_wait / array_wait set; 0 when it may enter. */
+int berth__daemon_deps_state(struct berth__daemon *d, const struct berth__ljob *j, char *why,
+                             size_t len);
+int berth__daemon_array_full(struct berth__daemon *d, const struct berth__ljob *j);
+int berth__daemon_deps_link(struct berth__daemon *d, struct berth__ljob *j);
+void berth__daemon_moved(struct berth__daemon *d, struct berth__ljob *j);
+int berth__daemon_moved_apply(struct berth__daemon *d, berth_us now, struct berth_err *err);
+int berth__daemon_gate(struct berth__daemon *d, struct berth__ljob *j, berth_us now);
+/* An array job's tasks (jobs[0..n)), all durably journaled in one transaction or none: as
+ * berth__daemon_submit, with the ids of the tasks consecutive. */
+int berth__daemon_submit_array(struct berth__daemon *d, struct berth__ljob **jobs, size_t n,
+                               int *retry_after, struct berth_err *err);
 
 /* Restores every job from the journal (at create). */
 int berth__daemon_recover(struct berth__daemon *d, struct berth_err *err);

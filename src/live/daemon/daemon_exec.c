@@ -85,6 +85,7 @@ void berth__daemon_on_start(void *ctx, struct berth__job *ej, berth_us now)
     j->launch = 1;
     berth__daemon_activate(d, j);
     berth__report_started(j, ej, now);
+    berth__daemon_moved(d, j); /* its "after" dependents may start */
 }
 
 void berth__daemon_on_stop(void *ctx, struct berth__job *ej, berth_us now)
@@ -150,7 +151,10 @@ char **berth__daemon_job_env(struct berth__daemon *d, const struct berth__ljob *
                                        "RANK",
                                        "LOCAL_RANK",
                                        "MASTER_ADDR",
-                                       "MASTER_PORT"};
+                                       "MASTER_PORT",
+                                       "BERTH_ARRAY_JOB_ID",
+                                       "BERTH_ARRAY_TASK_ID",
+                                       "BERTH_ARRAY_TASK_COUNT"};
     char **v = NULL, val[4096];
     size_t n = 0, cap = 0;
     int ok = 1;
@@ -178,6 +182,14 @@ char **berth__daemon_job_env(struct berth__daemon *d, const struct berth__ljob *
          !berth__env_add(&v, &n, &cap, "BERTH_JOB_TOKEN", j->token);
     berth__lexec_spool(&d->ex, j->id, "progress.jsonl", val, sizeof val);
     ok = ok && !berth__env_add(&v, &n, &cap, "BERTH_PROGRESS_FILE", val);
+    if (j->array_id) { /* a task of an array (sbatch's SLURM_ARRAY_*) */
+        snprintf(val, sizeof val, "%llu", (unsigned long long)j->array_id);
+        ok = ok && !berth__env_add(&v, &n, &cap, "BERTH_ARRAY_JOB_ID", val);
+        snprintf(val, sizeof val, "%u", j->array_task);
+        ok = ok && !berth__env_add(&v, &n, &cap, "BERTH_ARRAY_TASK_ID", val);
+        snprintf(val, sizeof val, "%u", j->array_n);
+        ok = ok && !berth__env_add(&v, &n, &cap, "BERTH_ARRAY_TASK_COUNT", val);
+    }
     if (!devices)
         goto done;
     if (j->resume)
@@ -348,6 +360,8 @@ static int on_exit_(struct berth__daemon *d, struct berth__ljob *j, int lost, be
         break;
     }
     note_dropped(d, j, now);
+    if (berth__lstate_final(j->state))
+        berth__daemon_moved(d, j); /* its dependents look again */
     berth__drive_touch(&d->drive);
     berth__daemon_save(d, j, 0, NULL);
     return rc;
@@ -537,6 +551,8 @@ int berth__daemon_tick(struct berth__daemon *d, berth_us now, struct berth_err *
             rc = berth__daemon_enqueue(d, j, now, err);
     }
     d->nincoming = 0;
+    if (!rc && (d->nmoved || d->moved_all)) /* dependencies met, array tasks let in */
+        rc = berth__daemon_moved_apply(d, now, err);
     /* a pass when one is due, by the simulator's rule (engine/drive.h) */
     if (!rc && berth__drive_due(&d->drive, now)) {
         berth_us t0 = berth__mono_us();

@@ -8,6 +8,7 @@
 #include "live/daemon/daemon.h"
 #include "model/cluster.h"
 #include "model/queues.h"
+#include "io/json_load.h"
 #include "live/jobs/report.h"
 
 /* 400 when the job could never run on this cluster. */
@@ -131,7 +132,7 @@ static int space_left(struct berth__daemon *d, struct berth_err *err)
 
 /* Under d->mu: the submitter's limits. A pass reserves the job's place in the count of the
  * user's waiting jobs (given back if the journal write fails). */
-static int within_limits(struct berth__daemon *d, struct berth__ljob *j, int *retry,
+static int within_limits(struct berth__daemon *d, struct berth__ljob *j, int64_t n, int *retry,
                          struct berth_err *err)
 {
     struct berth__limit_set lim;
@@ -158,7 +159,7 @@ static int within_limits(struct berth__daemon *d, struct berth__ljob *j, int *re
                       (long long)g, j->user, (long long)lim.max_gpus);
         return 400;
     }
-    if (lim.max_pending > 0 && u->waiting >= lim.max_pending) {
+    if (lim.max_pending > 0 && u->waiting + n > lim.max_pending) {
         *retry = 60;
         berth_err_set(err, BERTH_EAGAIN,
                       "user %s: %lld jobs waiting already, the limit (max_pending) is %lld: "
@@ -175,9 +176,9 @@ static int within_limits(struct berth__daemon *d, struct berth__ljob *j, int *re
         int64_t up = berth__queues_user_max_pending(d->queues, j->user);
         int32_t qi = d->queues->nq ? berth__queues_find(d->queues, j->spec.queue) : -1;
         int64_t qp = qi >= 0 ? d->queues->q[qi].max_pending : 0;
-        if ((up > 0 && u->waiting >= up) || (qp > 0 && qu->waiting >= qp)) {
+        if ((up > 0 && u->waiting + n > up) || (qp > 0 && qu->waiting + n > qp)) {
             *retry = 60;
-            int byq = !(up > 0 && u->waiting >= up);
+            int byq = !(up > 0 && u->waiting + n > up);
             berth_err_set(err, BERTH_EAGAIN,
                           "%s %s: %lld jobs waiting already, the limit (max_pending in the queues "
                           "file) is %lld: submit more as they start",
@@ -187,8 +188,20 @@ static int within_limits(struct berth__daemon *d, struct berth__ljob *j, int *re
             return 429;
         }
     }
-    u->waiting++;
-    qu->waiting++;
+    u->waiting += n;
+    qu->waiting += n;
+    return 0;
+}
+
+/* 400 when a dependency names a job berthd does not have. Under d->mu. */
+static int check_deps(struct berth__daemon *d, const struct berth__ljob *j, struct berth_err *err)
+{
+    for (size_t i = 0; i < j->ndeps; i++)
+        if (!berth__daemon_job(d, j->deps[i].job)) {
+            berth_err_set(err, BERTH_EINPUT, "%s: no such job %llu",
+                          berth__dep_name(j->deps[i].type), (unsigned long long)j->deps[i].job);
+            return 400;
+        }
     return 0;
 }
 
@@ -196,9 +209,11 @@ int berth__daemon_submit(struct berth__daemon *d, struct berth__ljob *j, int *re
                          struct berth_err *err)
 {
     pthread_mutex_lock(&d->mu); /* a policy's check may set the policy up */
-    int st = berth__daemon_refuses(d, j, err) ? 400 : space_left(d, err);
+    int st = berth__daemon_refuses(d, j, err) ? 400 : check_deps(d, j, err);
     if (!st)
-        st = within_limits(d, j, retry, err);
+        st = space_left(d, err);
+    if (!st)
+        st = within_limits(d, j, 1, retry, err);
     if (st == 429)
         d->refused_limit++;
     else if (st == 507)
@@ -229,6 +244,8 @@ int berth__daemon_submit(struct berth__daemon *d, struct berth__ljob *j, int *re
     j->usage = berth__usage_of(d->usage, j->user); /* its place in the count is reserved */
     j->qusage = berth__usage_of(d->qusage, j->spec.queue);
     st = berth__daemon_insert(d, j, id, err) ? 500 : 0;
+    if (!st && berth__daemon_deps_link(d, j)) /* its dependencies tell it when they move */
+        d->moved_all = 1;
     pthread_mutex_unlock(&d->mu);
     return st;
 unreserve:
@@ -241,6 +258,91 @@ unreserve:
         qu->waiting--;
     if (st == 503)
         d->refused_journal++;
+    pthread_mutex_unlock(&d->mu);
+    return st;
+}
+
+int berth__daemon_submit_array(struct berth__daemon *d, struct berth__ljob **jobs, size_t n,
+                               int *retry, struct berth_err *err)
+{
+    struct berth__ljob *j = jobs[0];
+    pthread_mutex_lock(&d->mu);
+    int st = berth__daemon_refuses(d, j, err) ? 400 : check_deps(d, j, err);
+    if (!st && (int64_t)n > d->o.max_array) {
+        berth_err_set(err, BERTH_EINPUT,
+                      "array: %zu tasks, more than this berthd allows in one "
+                      "array (--max-array %lld)",
+                      n, (long long)d->o.max_array);
+        st = 400;
+    }
+    if (!st)
+        st = space_left(d, err);
+    if (!st) /* one submission: one token of the user's rate, but every task waits */
+        st = within_limits(d, j, (int64_t)n, retry, err);
+    if (st == 429)
+        d->refused_limit++;
+    else if (st == 507)
+        d->refused_space++;
+    pthread_mutex_unlock(&d->mu);
+    if (st)
+        return st;
+    uint64_t first = atomic_fetch_add(&d->next_id, n);
+    berth_us now = berth__wall_us();
+    uint64_t *ids = calloc(n, sizeof *ids);
+    char **docs = calloc(n, sizeof *docs);
+    st = ids && docs ? 0 : 500;
+    for (size_t i = 0; !st && i < n; i++) {
+        struct berth__ljob *t = jobs[i];
+        if (berth__auth_new_token(t->token, sizeof t->token)) {
+            berth_err_set(err, BERTH_EIO, "no randomness for the job token");
+            st = 500;
+            break;
+        }
+        berth__ljob_set_id(t, first + i);
+        t->array_id = first;
+        t->array_task = j->array_idx[i];
+        t->array_n = (uint32_t)n;
+        t->array_max = j->array_max;
+        t->submit_us = now;
+        ids[i] = t->id;
+        json_t *o = NULL;
+        if (berth__ljob_note(t, now, t->state,
+                             "submitted by %s (task %u of array %llu, %zu tasks%s)", t->user,
+                             t->array_task, (unsigned long long)first, n,
+                             t->state == BERTH_L_HELD ? ", held" : "") ||
+            !(o = berth__ljob_json(t, 1)) || !(docs[i] = berth__json_dumps(o, JSON_COMPACT)))
+            st = 500;
+        json_decref(o);
+    }
+    if (st == 500 && !err->msg[0])
+        berth_err_set(err, BERTH_ENOMEM, "out of memory");
+    if (!st && berth__journal_put_all(d->jn, ids, docs, n, err)) { /* all on disk, or none */
+        *retry = 5;
+        st = 503;
+    }
+    for (size_t i = 0; docs && i < n; i++)
+        free(docs[i]);
+    free(docs);
+    free(ids);
+    pthread_mutex_lock(&d->mu);
+    if (!st) {
+        for (size_t i = 0; i < n && !st; i++) {
+            jobs[i]->usage = berth__usage_of(d->usage, jobs[i]->user);
+            jobs[i]->qusage = berth__usage_of(d->qusage, jobs[i]->spec.queue);
+            st = berth__daemon_insert(d, jobs[i], first + i, err) ? 500 : 0;
+            if (!st && berth__daemon_deps_link(d, jobs[i]))
+                d->moved_all = 1;
+        }
+    } else { /* nothing was accepted: the places reserved in the counts go back */
+        struct berth__usage *u = berth__usage_of(d->usage, j->user);
+        struct berth__usage *qu = berth__usage_of(d->qusage, j->spec.queue);
+        if (u)
+            u->waiting -= (int64_t)n;
+        if (qu)
+            qu->waiting -= (int64_t)n;
+        if (st == 503)
+            d->refused_journal++;
+    }
     pthread_mutex_unlock(&d->mu);
     return st;
 }
@@ -295,6 +397,10 @@ int berth__daemon_cancel(struct berth__daemon *d, uint64_t id, int *retry, struc
         return st;
     if (berth__daemon_cancel_locked(d, j, now, err))
         return 500;
+    j->dep_wait = j->array_wait = 0;
+    if (berth__lstate_final(j->state))
+        berth__daemon_moved(d, j); /* afterany and afternotok dependents may go */
+    berth__drive_touch(&d->drive);
     berth__daemon_save(d, j, 0, NULL);
     pthread_cond_signal(&d->wake);
     return 0;
@@ -339,6 +445,7 @@ int berth__daemon_hold(struct berth__daemon *d, uint64_t id, int hold, int *retr
             berth__daemon_left_sched(d, j, now);
         j->in_engine = 0;
         berth__daemon_unhold_back(d, j);
+        j->dep_wait = j->array_wait = 0; /* released, it is looked at again */
         hold_record(j, now);
     } else {
         release_record(j, now);
@@ -428,6 +535,11 @@ const char *berth__daemon_reason(struct berth__daemon *d, struct berth__ljob *j,
     case BERTH_L_PENDING:
         break;
     default:
+        if (j->state == BERTH_L_FAILED && j->nhist &&
+            !strncmp(j->hist[j->nhist - 1].note, "dependency never satisfied", 26)) {
+            snprintf(buf, len, "failed: %s", j->hist[j->nhist - 1].note);
+            return "DependencyNeverSatisfied";
+        }
         if (j->exit_signal >= 0)
             snprintf(buf, len, "%s: killed by signal %d", berth__lstate_name(j->state),
                      j->exit_signal);
@@ -436,6 +548,22 @@ const char *berth__daemon_reason(struct berth__daemon *d, struct berth__ljob *j,
         else
             snprintf(buf, len, "%s", berth__lstate_name(j->state));
         return j->state == BERTH_L_TIMEOUT ? "TimeLimit" : "None";
+    }
+    if (!ej && j->dep_wait) {
+        char what[200];
+        berth__daemon_deps_state(d, j, what, sizeof what);
+        snprintf(buf, len,
+                 "Dependency: it waits for %s; it enters the queue once its "
+                 "dependencies are met",
+                 what);
+        return "Dependency";
+    }
+    if (!ej && j->array_wait) {
+        snprintf(buf, len,
+                 "JobArrayTaskLimit: %u tasks of array %llu are in the scheduler, its throttle "
+                 "(%%%u); it enters as they end",
+                 j->array_max, (unsigned long long)j->array_id, j->array_max);
+        return "JobArrayTaskLimit";
     }
     if (!ej && j->held_back) {
         struct berth__limit_set lim;

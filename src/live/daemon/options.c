@@ -250,6 +250,14 @@ SETTER(set_pids_max)
     return rc;
 }
 
+SETTER(set_max_array)
+{
+    double x = 0;
+    int rc = number("max-array", v, 1, 100000, &x, err);
+    o->max_array = (int64_t)x;
+    return rc;
+}
+
 SETTER(set_header_timeout)
 {
     double x = 0;
@@ -345,6 +353,8 @@ static const struct def defs[] = {
     {"job-pids-max", "N", set_pids_max, ARG,
      "processes and threads one attempt may have, where cgroups are (default 4096; 0 = no "
      "limit)"},
+    {"max-array", "N", set_max_array, ARG,
+     "tasks one array job may have (berth submit --array; default 1000, at most 100000)"},
     {"header-timeout", "S", set_header_timeout, ARG,
      "a request's headers must arrive within S seconds (default 10)"},
     {"body-timeout", "S", set_body_timeout, ARG, "then its body within S seconds (default 60)"},

@@ -127,6 +127,11 @@ int berth__daemon_recover(struct berth__daemon *d, struct berth_err *err)
         else if (j->state == BERTH_L_PENDING || j->state == BERTH_L_HELD)
             j->usage->waiting++, j->qusage->waiting++;
     }
+    /* the reverse index of dependencies, for the jobs that still wait on them */
+    for (size_t i = 0; !rc && i < d->njobs; i++)
+        if (d->jobs[i] && d->jobs[i]->ndeps && !berth__lstate_final(d->jobs[i]->state) &&
+            berth__daemon_deps_link(d, d->jobs[i]))
+            rc = berth_err_set(err, BERTH_ENOMEM, "out of memory");
     if (!rc && d->xo->sync) /* what the executor says of the journaled attempts */
         rc = d->xo->sync(d->xs, now, err);
     size_t adopted = 0, queued = 0;

@@ -86,7 +86,37 @@ static void submit(struct berth__daemon *d, const struct berth__hreq *r, struct 
         berth__hresp_error(out, rc == BERTH_EINPUT ? 400 : 500, err.msg);
         return;
     }
-    int retry = 0, st = berth__daemon_submit(d, j, &retry, &err);
+    int retry = 0, st;
+    if (j->narray) { /* an array: one job per task, all accepted or none */
+        size_t n = j->narray;
+        struct berth__ljob **tasks = calloc(n, sizeof *tasks);
+        st = tasks ? 0 : 500;
+        if (tasks)
+            tasks[0] = j;
+        for (size_t i = 1; !st && i < n; i++)
+            if (berth__ljob_clone(j, &tasks[i], &err))
+                st = 500;
+        if (!st)
+            st = berth__daemon_submit_array(d, tasks, n, &retry, &err);
+        if (st) {
+            for (size_t i = 0; tasks && i < n; i++)
+                berth__ljob_free(tasks[i]);
+            if (!tasks)
+                berth__ljob_free(j);
+            free(tasks);
+            berth__hresp_error(out, st, err.msg[0] ? err.msg : "out of memory");
+            out->retry_after = retry;
+            return;
+        }
+        out->status = 201;
+        out->json = json_pack("{s:I,s:s,s:{s:I,s:I,s:I}}", "id", (json_int_t)tasks[0]->id, "state",
+                              berth__lstate_name(tasks[0]->state), "array", "first",
+                              (json_int_t)tasks[0]->id, "last", (json_int_t)tasks[n - 1]->id,
+                              "tasks", (json_int_t)n);
+        free(tasks);
+        return;
+    }
+    st = berth__daemon_submit(d, j, &retry, &err);
     if (st) {
         berth__ljob_free(j);
         berth__hresp_error(out, st, err.msg);
@@ -132,6 +162,16 @@ static json_t *summary(struct berth__daemon *d, struct berth__ljob *j, berth_us 
         "servers", servers_of(d, j));
     if (o && j->slurm_id) /* the Slurm job behind it (--executor slurm) */
         json_object_set_new(o, "slurm_job", json_integer(j->slurm_id));
+    if (o && j->array_id) {
+        json_object_set_new(o, "array_id", json_integer((json_int_t)j->array_id));
+        json_object_set_new(o, "array_task", json_integer(j->array_task));
+    }
+    if (o && berth__lstate_final(j->state)) { /* how it ended, for berth submit --wait */
+        json_object_set_new(o, "exit_code",
+                            j->exit_code >= 0 ? json_integer(j->exit_code) : json_null());
+        json_object_set_new(o, "exit_signal",
+                            j->exit_signal >= 0 ? json_integer(j->exit_signal) : json_null());
+    }
     return o;
 }
 
@@ -175,6 +215,16 @@ static void list(struct berth__daemon *d, const struct berth__hreq *r, struct be
             return;
         }
     }
+    unsigned long long array = 0; /* the tasks of one array (berth submit --wait) */
+    const char *arr = r->arg(r->conn, "array");
+    if (arr) {
+        char *end;
+        array = strtoull(arr, &end, 10);
+        if (!*arr || *end || !array) {
+            berth__hresp_error(out, 400, "array: expected an array's id (its first task's)");
+            return;
+        }
+    }
     unsigned long long after = 0; /* a page: the jobs whose id is after this one */
     const char *aft = r->arg(r->conn, "after");
     if (aft) {
@@ -189,10 +239,12 @@ static void list(struct berth__daemon *d, const struct berth__hreq *r, struct be
     json_int_t total = 0, next = 0; /* matching jobs in all; the last id of this page */
     pthread_mutex_lock(&d->mu);
     berth_us now = berth__wall_us();
+    if (array && array - 1 > after) /* an array's tasks are consecutive ids */
+        after = array - 1;
     for (size_t i = after < d->njobs ? (size_t)after : d->njobs; i < d->njobs; i++) {
         struct berth__ljob *j = d->jobs[i];
         if (!j || !states[j->state] || (user && strcmp(user, j->user)) ||
-            (queue && strcmp(queue, j->spec.queue)))
+            (queue && strcmp(queue, j->spec.queue)) || (array && j->array_id != array))
             continue;
         total++;
         if ((long)json_array_size(a) < limit) {

@@ -106,6 +106,9 @@ void berth__ljob_free(struct berth__ljob *j)
     free((char *)j->spec.gpu_type);
     free((char *)j->spec.job_type);
     free(j->hist);
+    free(j->array_idx);
+    free(j->deps);
+    free(j->rdeps);
     free(j);
 }
 
