@@ -219,7 +219,8 @@ static int parse_format(const char *f, struct shown *out, size_t *n)
 {
     char buf[512];
     if (strlen(f) >= sizeof buf)
-        return cli_usage_error("queue", "--format: longer than %zu bytes", sizeof buf - 1);
+        return cli_usage_error("queue", "--format: longer than %zu bytes (see berth queue --help)",
+                               sizeof buf - 1);
     snprintf(buf, sizeof buf, "%s", f);
     *n = 0;
     char *save = NULL;
@@ -231,7 +232,9 @@ static int parse_format(const char *f, struct shown *out, size_t *n)
             *colon = '\0';
             width = strtol(colon + 1, &end, 10);
             if (!colon[1] || *end || width < 1 || width > 200)
-                return cli_usage_error("queue", "--format: %s: expected a width from 1 to 200", w);
+                return cli_usage_error(
+                    "queue",
+                    "--format: %s: expected a width from 1 to 200 (see berth queue --help)", w);
         }
         size_t k = 0;
         while (k < NCOLUMNS && strcmp(columns[k].name, w))
@@ -240,11 +243,12 @@ static int parse_format(const char *f, struct shown *out, size_t *n)
             return cli_usage_error("queue",
                                    "--format: unknown column '%.32s' (see berth queue --help)", w);
         if (*n == MAX_SHOWN)
-            return cli_usage_error("queue", "--format: at most %d columns", MAX_SHOWN);
+            return cli_usage_error("queue", "--format: at most %d columns (see berth queue --help)",
+                                   MAX_SHOWN);
         out[(*n)++] = (struct shown){&columns[k], width > 0 ? (int)width : columns[k].width};
     }
     if (!*n)
-        return cli_usage_error("queue", "--format: expected column names");
+        return cli_usage_error("queue", "--format: expected column names (see berth queue --help)");
     return 0;
 }
 
@@ -259,30 +263,6 @@ static void put(const struct shown *s, const char *text, int last)
         printf("%*.*s", s->width, s->width, text);
 }
 
-/* s (NULL: none) as a query value in buf: every byte but A-Z a-z 0-9 - . _ ~ and ',' (the
- * state list's separator) percent-encoded, so a filter can never add a parameter
- * ("a&all=1"). 0, or -1 when it does not fit in len bytes. */
-static int query_escape(const char *s, char *buf, size_t len)
-{
-    static const char hex[] = "0123456789ABCDEF";
-    size_t o = 0;
-    buf[0] = '\0';
-    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
-        if (o + 4 > len)
-            return -1;
-        if ((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') ||
-            strchr("-._~,", *p)) {
-            buf[o++] = (char)*p;
-        } else {
-            buf[o++] = '%';
-            buf[o++] = hex[*p >> 4];
-            buf[o++] = hex[*p & 15];
-        }
-    }
-    buf[o] = '\0';
-    return 0;
-}
-
 int cmd_queue(int argc, char **argv)
 {
     struct queue_args qa = {.limit = UINT64_MAX};
@@ -293,7 +273,8 @@ int cmd_queue(int argc, char **argv)
         return cli_usage_error("queue", "unexpected argument '%s' (see berth queue --help)",
                                argv[1]);
     if (qa.me && qa.user)
-        return cli_usage_error("queue", "--me and --user: give one of them");
+        return cli_usage_error("queue",
+                               "--me and --user: give one of them (see berth queue --help)");
     struct shown cols[MAX_SHOWN];
     size_t ncols = 0;
     const char *fmt = qa.format  ? qa.format
@@ -302,22 +283,23 @@ int cmd_queue(int argc, char **argv)
     if ((rc = parse_format(fmt, cols, &ncols)))
         return rc;
     if (qa.start && qa.state)
-        return cli_usage_error("queue", "--start lists pending jobs: it takes no --state");
+        return cli_usage_error(
+            "queue", "--start lists pending jobs: it takes no --state (see berth queue --help)");
     /* the table shows 1000 rows unless told; --json everything */
     long limit = qa.limit != UINT64_MAX ? (long)qa.limit : qa.json ? 0 : 1000;
     int as_json = qa.json;
     char path[1024], st[300], us[300], qu[300];
     const char *state = qa.start ? "pending" : qa.state;
     int o =
-        query_escape(state, st, sizeof st) || query_escape(qa.user, us, sizeof us) ||
-                query_escape(qa.queue, qu, sizeof qu)
+        cli_query_escape(state, st, sizeof st) || cli_query_escape(qa.user, us, sizeof us) ||
+                cli_query_escape(qa.queue, qu, sizeof qu)
             ? -1
             : snprintf(path, sizeof path, "/v1/jobs?x=1%s%s%s%s%s%s%s%s%s&limit=%ld",
                        qa.all ? "&all=1" : "", state ? "&state=" : "", st, qa.user ? "&user=" : "",
                        us, qa.queue ? "&queue=" : "", qu, qa.me ? "&mine=1" : "",
                        qa.start ? "&estimate=1" : "", limit ? limit : 1000000);
     if (o < 0 || (size_t)o >= sizeof path)
-        return cli_usage_error("queue", "filters too long");
+        return cli_usage_error("queue", "filters too long (see berth queue --help)");
     struct cli_client c = qa.c;
     rc = cli_client_init(&c, "queue");
     struct cli_reply r;

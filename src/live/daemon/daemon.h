@@ -215,6 +215,15 @@ int berth__daemon_gate(struct berth__daemon *d, struct berth__ljob *j, berth_us 
 int berth__daemon_submit_array(struct berth__daemon *d, struct berth__ljob **jobs, size_t n,
                                int *retry_after, struct berth_err *err);
 
+/* Accounting (acct.c), under d->mu: the jobs whose life overlaps [since_us, until_us)
+ * (until 0: now), of user and queue when given, with their wait, run time and GPU-hours in
+ * the window, and the totals per user, queue and GPU type; NULL when out of memory. */
+struct berth__acct_query {
+    berth_us since_us, until_us;
+    const char *user, *queue;
+};
+json_t *berth__daemon_acct(struct berth__daemon *d, const struct berth__acct_query *q);
+
 /* Restores every job from the journal (at create). */
 int berth__daemon_recover(struct berth__daemon *d, struct berth_err *err);
 

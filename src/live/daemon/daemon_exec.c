@@ -64,19 +64,22 @@ void berth__daemon_activate(struct berth__daemon *d, struct berth__ljob *j)
         d->active[d->nactive++] = (uint32_t)j->id;
 }
 
-static void take_slots(struct berth__ljob *j, const struct berth__job *ej)
+static void take_slots(struct berth__daemon *d, struct berth__ljob *j, const struct berth__job *ej)
 {
     j->nslots = berth__job_nslots(ej);
     if (j->nslots > BERTH_L_MAX_SLOTS)
         j->nslots = BERTH_L_MAX_SLOTS;
     memcpy(j->slots, ej->slots, (size_t)j->nslots * sizeof *j->slots);
+    if (j->nslots && j->slots[0].server < d->cluster->nsrv) /* for accounting */
+        snprintf(j->ran_type, sizeof j->ran_type, "%s",
+                 d->cluster->types[d->cluster->srv[j->slots[0].server].type].name);
 }
 
 void berth__daemon_on_start(void *ctx, struct berth__job *ej, berth_us now)
 {
     struct berth__daemon *d = ctx;
     struct berth__ljob *j = ljob_of(d, ej);
-    take_slots(j, ej);
+    take_slots(d, j, ej);
     char where[256];
     describe_slots(d, j->slots, j->nslots, where, sizeof where);
     berth__ljob_note(j, now, BERTH_L_RUNNING, "scheduled on %s", where);
@@ -105,7 +108,7 @@ void berth__daemon_on_migrate(void *ctx, struct berth__job *ej, berth_us now)
     struct berth__daemon *d = ctx;
     struct berth__ljob *j = ljob_of(d, ej);
     int resize = ej->gpus != j->nslots;
-    take_slots(j, ej);
+    take_slots(d, j, ej);
     char where[256];
     describe_slots(d, j->slots, j->nslots, where, sizeof where);
     berth__ljob_note(j, now, BERTH_L_RUNNING, "%s to %s", resize ? "resized" : "migrated", where);

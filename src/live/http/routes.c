@@ -388,6 +388,53 @@ static void logs(struct berth__daemon *d, const struct berth__hreq *r, struct be
     out->more = !over || out->text_len == LOG_CHUNK;
 }
 
+/* A time query value: Unix seconds (a decimal number). 0 absent, 1 good, -1 bad. */
+static int time_arg(const struct berth__hreq *r, const char *name, berth_us *out)
+{
+    const char *v = r->arg(r->conn, name);
+    if (!v)
+        return 0;
+    char *end;
+    double x = strtod(v, &end);
+    if (!*v || *end || !(x >= 0) || x > 1e11)
+        return -1;
+    *out = (berth_us)(x * 1e6);
+    return 1;
+}
+
+/* Accounting (sacct / sreport): a user sees their own jobs (and the totals of those); an
+ * admin every job, or one user's. */
+static void accounting(struct berth__daemon *d, const struct berth__hreq *r,
+                       struct berth__hresp *out)
+{
+    struct berth__acct_query q = {0};
+    if (time_arg(r, "since", &q.since_us) < 0 || time_arg(r, "until", &q.until_us) < 0) {
+        berth__hresp_error(out, 400,
+                           time_arg(r, "since", &q.since_us) < 0
+                               ? "since: expected Unix seconds (a number >= 0)"
+                               : "until: expected Unix seconds (a number >= 0)");
+        return;
+    }
+    if (q.until_us && q.until_us <= q.since_us) {
+        berth__hresp_error(out, 400, "until: expected a time after since");
+        return;
+    }
+    q.user = r->arg(r->conn, "user");
+    q.queue = r->arg(r->conn, "queue");
+    if (!r->who->admin) {
+        if (q.user && strcmp(q.user, r->who->user)) {
+            berth__hresp_error(out, 403, "user: only an admin sees another user's accounting");
+            return;
+        }
+        q.user = r->who->user;
+    }
+    pthread_mutex_lock(&d->mu);
+    out->json = berth__daemon_acct(d, &q);
+    pthread_mutex_unlock(&d->mu);
+    if (!out->json)
+        berth__hresp_error(out, 500, "out of memory");
+}
+
 static void nodes(struct berth__daemon *d, const struct berth__hreq *r, struct berth__hresp *out)
 {
     (void)r;
@@ -504,6 +551,7 @@ const struct berth__route berth__routes[] = {
     {"POST", "/v1/jobs/{id}/release", release, 0},
     {"POST", "/v1/jobs/{id}/progress", progress, 1},
     {"GET", "/v1/jobs/{id}/logs", logs, 0},
+    {"GET", "/v1/acct", accounting, 0},
     {"GET", "/v1/nodes", nodes, 0},
     {"GET", "/v1/policies", policies, 0},
     {"GET", "/v1/health", health, 0},

@@ -89,6 +89,7 @@ json_t *berth__ljob_json(const struct berth__ljob *j, int full)
                                s->time_limit_us ? json_real((double)s->time_limit_us / 1e6)
                                                 : json_null());
     bad |= json_object_set_new(o, "ran_s", json_real((double)j->ran_us / 1e6));
+    bad |= json_object_set_new(o, "ran_type", json_string(j->ran_type));
     bad |= json_object_set_new(o, "total_steps", json_integer(s->total_steps));
     bad |= json_object_set_new(o, "cpus", json_real((double)s->cpu_milli / 1000.0));
     bad |= json_object_set_new(o, "mem_mib", json_integer(s->mem_mib));
@@ -226,6 +227,7 @@ int berth__ljob_from_journal(const json_t *d, struct berth__ljob **out, struct b
         (berth_us)(json_number_value(json_object_get(d, "time_limit_s")) * 1e6 + 0.5);
     j->ran_us = (berth_us)(json_number_value(json_object_get(d, "ran_s")) * 1e6 + 0.5);
     j->attempt_us = geti(d, "attempt_us");
+    snprintf(j->ran_type, sizeof j->ran_type, "%s", gets_(d, "ran_type"));
     j->array_id = (uint64_t)geti(d, "array_id");
     j->array_task = (uint32_t)geti(d, "array_task");
     j->array_n = (uint32_t)geti(d, "array_n");
