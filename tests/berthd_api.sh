@@ -113,7 +113,7 @@ has "$W/why" "held" "berth why: held"
 api POST "/v1/jobs/$J5/release" >/dev/null
 [ "$(jf state)" = pending ] && ok "release" || bad "release: $(cat "$W/body")"
 "$BERTH" why "$J5" >"$W/why" 2>&1
-has "$W/why" "waiting for 1 GPU (0 idle" "berth why: waiting for GPUs, none idle"
+has "$W/why" "Resources: it is next under policy fifo and waits for 1 GPU (0 idle" "berth why: Resources, waiting for GPUs, none idle"
 api GET "/v1/nodes" >/dev/null
 has "$W/body" "\"jobs\":[$J4]" "nodes: the GPUs name the job on them"
 [ "$(jf idle_gpus)" = 0 ] && ok "nodes: no idle GPU" || bad "nodes idle: $(jf idle_gpus)"

@@ -51,7 +51,7 @@ d, q = (json.load(open(p)) for p in sys.argv[1:3])
 sys.exit(0 if q["preemptions"] == 1 and d["preemptions"] == 0 and q["avg_queue_s"] < d["avg_queue_s"] else 1)
 PY
 expect_rc 2 "a setting the policy lacks" -- "$BERTH" sim --cluster 1x1:v100 --trace "$W/pri.csv" --policy fifo --policy-arg window=5
-has "$W/err" 'policy fifo: unknown setting "window" (its settings: it has none)' "it names the policy and the setting"
+has "$W/err" 'policy fifo: unknown setting "window" (its settings: backfill, backfill_depth,' "it names the policy and the setting"
 expect_rc 2 "a setting out of range" -- "$BERTH" sim --cluster 1x1:v100 --trace "$W/pri.csv" --policy specon --policy-arg theta=2
 has "$W/err" "policy specon: setting theta: expected a number from 0 to 1, found \"2\"" "it names the range"
 expect_rc 2 "--queue-limits with a policy that has no queues" -- "$BERTH" sim --cluster 1x1:v100 --trace "$W/pri.csv" --policy las --queue-limits 100
@@ -77,7 +77,9 @@ one_error "policies --json" "berth policies: unknown flag '--json'" -- "$BERTH" 
 one_error "help --bogus" "berth help: unknown flag '--bogus'" -- "$BERTH" help --bogus
 # berthd's clients (nothing listens at port 9: a flag that got through would fail to connect)
 export BERTH_SERVER=http://127.0.0.1:9 BERTH_TOKEN=t
-one_error "submit --time 1" "berth submit: unknown flag '--time'" -- "$BERTH" submit --time 1 -- true
+one_error "submit --timeout 1" "berth submit: unknown flag '--timeout'" -- "$BERTH" submit --timeout 1 -- true
+one_error "submit --time 1:99" "berth submit: --time: expected seconds (90, 30m, 2h, 1d) or MM:SS, HH:MM:SS, D-HH:MM:SS, found '1:99'" -- "$BERTH" submit --time 1:99 -- true
+one_error "submit --time 0" "berth submit: --time: expected seconds" -- "$BERTH" submit --time 0 -- true
 one_error "submit -x" "berth submit: unknown flag '-x'" -- "$BERTH" submit -x -- true
 one_error "submit --gpus without its value" "berth submit: --gpus: expected a value" -- "$BERTH" submit --gpus
 one_error "submit -g abc" "berth submit: -g: expected a number, found 'abc'" -- "$BERTH" submit -g abc -- true

@@ -113,7 +113,7 @@ wait_state() {
         api GET "/v1/jobs/$1" "" "$ROOT" >/dev/null
         st=$(jf state 2>/dev/null)
         [ "$st" = "$2" ] && return 0
-        case $st in completed | failed | cancelled) break ;; esac
+        case $st in completed | failed | cancelled | timeout) break ;; esac
         berthd_up || break
         [ "$SECONDS" -lt "$end" ] || break
         sleep 0.05

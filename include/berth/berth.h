@@ -8,6 +8,7 @@
 #include "err.h"
 #include "gen.h"
 #include "policy.h"
+#include "queues.h"
 #include "sim.h"
 #include "time.h"
 #include "trace.h"

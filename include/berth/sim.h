@@ -74,6 +74,13 @@ struct berth_sim_opts {
     /* Idle inference servers kept back, 1/1000 (0: 5 %, <0: none): the aryl policies'
      * setting loan_headroom, given this way (another policy refuses it). */
     int32_t loan_headroom_milli;
+
+    /* Shared-cluster controls. The queues file's quotas, cohorts, limits and shares
+     * (berth/queues.h; NULL: none), which the ordering policies enforce; and time limits:
+     * a job without one of its own (the trace's time_limit_s) gets its run time alone
+     * times this factor (0: none), and a job is stopped (timed out) at its limit. */
+    const struct berth_queues *queues;
+    double time_limit_factor;
 };
 
 /* "des", "rounds", "gavel", "blox" and back (-1 when unknown). */
@@ -99,6 +106,8 @@ struct berth_job_result {
     int32_t by_steps;         /* 1 = progress from the throughput model, 0 = fixed speed */
     int32_t resizes;          /* elastic resizes */
     int64_t gpu_us;           /* GPU-microseconds held (whole GPUs; elastic gangs at their sizes) */
+    berth_us limit_us;        /* its time limit, 0 = none */
+    int32_t timed_out;        /* 1: stopped at its limit (finish_us is then; work not done) */
 };
 
 /* Per user, per queue and per GPU type aggregates. User and queue names point into the
@@ -119,7 +128,9 @@ struct berth_series_row {
 
 struct berth_sim_summary {
     size_t jobs;
-    size_t completed;
+    size_t completed; /* finished their work (timed-out jobs are not) */
+    size_t timeouts;  /* stopped at their time limit */
+    int has_limits;   /* some job had a time limit (timeouts and the limit columns are shown) */
     double avg_jct_s, median_jct_s, p95_jct_s, p99_jct_s;
     double avg_queue_s, median_queue_s, p99_queue_s;
     double makespan_s; /* first arrival to last completion */

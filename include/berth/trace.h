@@ -30,6 +30,7 @@ struct berth_jobspec {
     int64_t mem_mib;         /* host memory for the whole job, 0 = unknown */
     int64_t total_steps;     /* 0 = work given by duration only */
     berth_us restart_us;     /* checkpoint/restore cost of this job, 0 = the run's */
+    berth_us time_limit_us;  /* run time after which the job is stopped (timeout), 0 = none */
     const char *job_type;    /* "" when absent */
     const char *user;        /* "" when absent */
     const char *queue;       /* "" when absent (virtual cluster, partition) */

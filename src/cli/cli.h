@@ -39,5 +39,6 @@ int cmd_hold(int argc, char **argv);
 int cmd_release(int argc, char **argv);
 int cmd_nodes(int argc, char **argv);
 int cmd_logs(int argc, char **argv);
+int cmd_acct(int argc, char **argv);
 
 #endif

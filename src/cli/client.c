@@ -244,3 +244,27 @@ int cli_job_id(const char *cmd, const char *s, unsigned long long *id)
     *id = v;
     return 0;
 }
+
+/* s (NULL: none) as a query value in buf: every byte but A-Z a-z 0-9 - . _ ~ and ',' (the
+ * state list's separator) percent-encoded, so a filter can never add a parameter
+ * ("a&all=1"). 0, or -1 when it does not fit in len bytes. */
+int cli_query_escape(const char *s, char *buf, size_t len)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    size_t o = 0;
+    buf[0] = '\0';
+    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+        if (o + 4 > len)
+            return -1;
+        if ((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') ||
+            strchr("-._~,", *p)) {
+            buf[o++] = (char)*p;
+        } else {
+            buf[o++] = '%';
+            buf[o++] = hex[*p >> 4];
+            buf[o++] = hex[*p & 15];
+        }
+    }
+    buf[o] = '\0';
+    return 0;
+}

@@ -48,6 +48,10 @@ void cli_reply_free(struct cli_reply *r);
 /* Prints "berth CMD: HTTP STATUS: message" for a reply that is not 2xx; returns the exit
  * code (2 for 400, 404, 409, 413; 1 otherwise), or 0 for a 2xx reply. */
 int cli_reply_check(const struct cli_client *c, const struct cli_reply *r);
+/* s (NULL: none) as a query value in buf: every byte but A-Z a-z 0-9 - . _ ~ and ',' (a
+ * list's separator) percent-encoded, so a filter can never add a parameter ("a&all=1").
+ * 0, or -1 when it does not fit in len bytes. */
+int cli_query_escape(const char *s, char *buf, size_t len);
 /* Reads a job id argument; 0 or prints and returns 2. */
 int cli_job_id(const char *cmd, const char *s, unsigned long long *id);
 

@@ -11,8 +11,8 @@
 /* What the flags fill. */
 struct queue_args {
     struct cli_client c;
-    int all, json;
-    const char *state, *user, *queue;
+    int all, json, me, start;
+    const char *state, *user, *queue, *format;
     uint64_t limit; /* UINT64_MAX: not given */
 };
 
@@ -20,13 +20,22 @@ struct queue_args {
 static const struct cli_flag queue_flags[] = {
     {"all", 'a', NULL, "list finished jobs too (every state)", CLI_ON_AT(Q, all),
      .bits = CLI_QUIET_LETTER},
-    {"state", 's', "S[,S...]",
-     "only jobs in these states: pending, held, running, completed, failed, cancelled",
+    {"state", 't', "S[,S...]",
+     "only jobs in these states: pending, held, running, completed, failed, cancelled, timeout "
+     "(-t as squeue's; -s too)",
      CLI_STR_AT(Q, state), .bits = CLI_QUIET_LETTER | CLI_ONCE},
+    {"states", 's', "S[,S...]", NULL, CLI_STR_AT(Q, state),
+     .bits = CLI_ONCE}, /* berth's earlier -s: taken, not listed (--state is documented) */
     {"user", 'u', "U", "only the jobs of user U", CLI_STR_AT(Q, user),
      .bits = CLI_QUIET_LETTER | CLI_ONCE},
+    {"me", 0, NULL, "only my jobs (the caller's, as berthd knows it)", CLI_ON_AT(Q, me)},
     {"queue", 'q', "Q", "only the jobs of queue Q", CLI_STR_AT(Q, queue),
      .bits = CLI_QUIET_LETTER | CLI_ONCE},
+    {"format", 'o', "F[,F...]",
+     "the columns, by name (F:WIDTH sets one's width): id, user, queue, name, state, gpus, "
+     "type, elapsed, limit, servers, reason, priority, submit, start, end, attempt (default: "
+     "id,user,queue,name,state,gpus,elapsed,limit,servers,reason)",
+     CLI_STR_AT(Q, format), .bits = CLI_QUIET_LETTER | CLI_ONCE},
     {"json", 0, NULL, "print the jobs as a JSON array (all of them unless --limit is given)",
      CLI_ON_AT(Q, json)},
     {"limit", 0, "N",
@@ -44,52 +53,214 @@ static const struct cli_section queue_sections[] = {
 
 static const struct cli_spec queue_spec = {
     .cmd = "queue",
-    .usage = "queue [--all] [--state S[,S...]] [--user U] [--queue Q] [--json] [--limit N] "
-             "[--server URL] [--token TOKEN] [--socket PATH]",
+    .usage = "queue [--all] [--state S[,S...]] [--user U | --me] [--queue Q] [--format F[,F...]] "
+             "[--json] [--limit N] [--server URL] [--token TOKEN] [--socket PATH]",
     .about = "Lists pending, held and running jobs (--all: finished ones too), the oldest "
-             "first: at most 1000 of them unless --limit N says otherwise (0: all; --json "
-             "lists all unless told).",
+             "first, in squeue's columns: at most 1000 of them unless --limit N says otherwise "
+             "(0: all; --json lists all unless told). REASON is a code like Slurm's: Priority "
+             "(jobs ahead of it go first), Resources (it is next, GPUs are too few), "
+             "QuotaExceeded (its queue's quota or a limit), Dependency, Held, BeginTime, "
+             "JobArrayTaskLimit, TimeLimit (it ended at its time limit), None; berth why ID "
+             "explains it.",
     .sections = queue_sections,
 };
 
-/* "1h02m" style age of a time in microseconds since the epoch. */
-static void age(long long us, char *buf, size_t len)
+/* "1:02:03" (or "2-01:02:03") of s seconds; "-" below 0. */
+static void hms(double s, char *buf, size_t len)
 {
-    if (us <= 0) {
+    if (s < 0) {
         snprintf(buf, len, "-");
         return;
     }
-    long long s = (long long)time(NULL) - us / 1000000;
-    if (s < 0)
-        s = 0;
-    if (s < 3600)
-        snprintf(buf, len, "%lldm%02llds", s / 60, s % 60);
+    long long t = (long long)s, d = t / 86400;
+    if (d)
+        snprintf(buf, len, "%lld-%02lld:%02lld:%02lld", d, t / 3600 % 24, t / 60 % 60, t % 60);
     else
-        snprintf(buf, len, "%lldh%02lldm", s / 3600, s / 60 % 60);
+        snprintf(buf, len, "%lld:%02lld:%02lld", t / 3600, t / 60 % 60, t % 60);
 }
 
-/* s (NULL: none) as a query value in buf: every byte but A-Z a-z 0-9 - . _ ~ and ',' (the
- * state list's separator) percent-encoded, so a filter can never add a parameter
- * ("a&all=1"). 0, or -1 when it does not fit in len bytes. */
-static int query_escape(const char *s, char *buf, size_t len)
+/* A time in microseconds since the epoch as local "2026-12-01 14:03:07"; "-" when 0. */
+static void local_time(long long us, char *buf, size_t len)
 {
-    static const char hex[] = "0123456789ABCDEF";
-    size_t o = 0;
-    buf[0] = '\0';
-    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
-        if (o + 4 > len)
-            return -1;
-        if ((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') ||
-            strchr("-._~,", *p)) {
-            buf[o++] = (char)*p;
-        } else {
-            buf[o++] = '%';
-            buf[o++] = hex[*p >> 4];
-            buf[o++] = hex[*p & 15];
-        }
+    time_t t = (time_t)(us / 1000000);
+    struct tm tm;
+    if (us <= 0 || !localtime_r(&t, &tm) || !strftime(buf, len, "%Y-%m-%d %H:%M:%S", &tm))
+        snprintf(buf, len, "-");
+}
+
+/* One column: its name, header, default width and how it prints a job. */
+struct column {
+    const char *name, *head;
+    int width, left;
+    void (*cell)(const json_t *j, char *buf, size_t len);
+};
+
+static const char *str_of(const json_t *j, const char *k)
+{
+    const char *s = json_string_value(json_object_get(j, k));
+    return s ? s : "";
+}
+
+static void c_id(const json_t *j, char *b, size_t n)
+{
+    snprintf(b, n, "%lld", (long long)json_integer_value(json_object_get(j, "id")));
+}
+static void c_user(const json_t *j, char *b, size_t n)
+{
+    cli_clean(str_of(j, "user"), b, n);
+}
+static void c_queue(const json_t *j, char *b, size_t n)
+{
+    const char *q = str_of(j, "queue");
+    cli_clean(*q ? q : "-", b, n);
+}
+static void c_name(const json_t *j, char *b, size_t n)
+{
+    cli_clean(str_of(j, "name"), b, n);
+}
+static void c_state(const json_t *j, char *b, size_t n)
+{
+    cli_clean(str_of(j, "state"), b, n);
+}
+static void c_gpus(const json_t *j, char *b, size_t n)
+{
+    double share = json_number_value(json_object_get(j, "gpu_share"));
+    if (share > 0 && share < 1)
+        snprintf(b, n, "%.2f", share);
+    else
+        snprintf(b, n, "%lld", (long long)json_integer_value(json_object_get(j, "gpus")));
+}
+static void c_type(const json_t *j, char *b, size_t n)
+{
+    const char *t = str_of(j, "gpu_type");
+    cli_clean(*t ? t : "any", b, n);
+}
+/* the run time so far, or in all for a finished job: never a growing age */
+static void c_elapsed(const json_t *j, char *b, size_t n)
+{
+    const json_t *r = json_object_get(j, "run_s");
+    hms(json_is_number(r) ? json_number_value(r) : -1, b, n);
+}
+static void c_limit(const json_t *j, char *b, size_t n)
+{
+    const json_t *l = json_object_get(j, "time_limit_s");
+    if (json_is_number(l))
+        hms(json_number_value(l), b, n);
+    else
+        snprintf(b, n, "UNLIMITED");
+}
+static void c_servers(const json_t *j, char *b, size_t n)
+{
+    const json_t *a = json_object_get(j, "servers"), *e;
+    size_t i, o = 0;
+    b[0] = '\0';
+    json_array_foreach(a, i, e)
+    {
+        char c[128];
+        cli_clean(json_string_value(e) ? json_string_value(e) : "", c, sizeof c);
+        o += (size_t)snprintf(b + o, o < n ? n - o : 0, "%s%s", i ? "," : "", c);
     }
-    buf[o] = '\0';
+    if (!json_array_size(a))
+        snprintf(b, n, "-");
+}
+static void c_reason(const json_t *j, char *b, size_t n)
+{
+    const char *r = str_of(j, "reason");
+    cli_clean(*r ? r : "-", b, n);
+}
+static void c_priority(const json_t *j, char *b, size_t n)
+{
+    snprintf(b, n, "%lld", (long long)json_integer_value(json_object_get(j, "priority")));
+}
+static void c_submit(const json_t *j, char *b, size_t n)
+{
+    local_time((long long)json_integer_value(json_object_get(j, "submit_us")), b, n);
+}
+static void c_start(const json_t *j, char *b, size_t n)
+{
+    local_time((long long)json_integer_value(json_object_get(j, "start_us")), b, n);
+}
+static void c_end(const json_t *j, char *b, size_t n)
+{
+    local_time((long long)json_integer_value(json_object_get(j, "end_us")), b, n);
+}
+static void c_attempt(const json_t *j, char *b, size_t n)
+{
+    snprintf(b, n, "%lld", (long long)json_integer_value(json_object_get(j, "attempt")));
+}
+static const struct column columns[] = {
+    {"id", "ID", 8, 0, c_id},
+    {"user", "USER", 10, 1, c_user},
+    {"queue", "QUEUE", 10, 1, c_queue},
+    {"name", "NAME", 16, 1, c_name},
+    {"state", "STATE", 9, 1, c_state},
+    {"gpus", "GPUS", 5, 0, c_gpus},
+    {"type", "TYPE", 8, 1, c_type},
+    {"elapsed", "ELAPSED", 11, 0, c_elapsed},
+    {"limit", "LIMIT", 11, 0, c_limit},
+    {"servers", "SERVERS", 12, 1, c_servers},
+    {"reason", "REASON", 13, 1, c_reason},
+    {"priority", "PRIO", 5, 0, c_priority},
+    {"submit", "SUBMIT", 19, 1, c_submit},
+    {"start", "START", 19, 1, c_start},
+    {"end", "END", 19, 1, c_end},
+    {"attempt", "ATTEMPT", 7, 0, c_attempt},
+};
+#define NCOLUMNS  (sizeof columns / sizeof *columns)
+#define MAX_SHOWN 32
+
+struct shown {
+    const struct column *c;
+    int width;
+};
+
+/* The --format list (or the default) as columns; 2 (bad input) with a message. */
+static int parse_format(const char *f, struct shown *out, size_t *n)
+{
+    char buf[512];
+    if (strlen(f) >= sizeof buf)
+        return cli_usage_error("queue", "--format: longer than %zu bytes (see berth queue --help)",
+                               sizeof buf - 1);
+    snprintf(buf, sizeof buf, "%s", f);
+    *n = 0;
+    char *save = NULL;
+    for (char *w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+        char *colon = strchr(w, ':');
+        long width = -1;
+        if (colon) {
+            char *end;
+            *colon = '\0';
+            width = strtol(colon + 1, &end, 10);
+            if (!colon[1] || *end || width < 1 || width > 200)
+                return cli_usage_error(
+                    "queue",
+                    "--format: %s: expected a width from 1 to 200 (see berth queue --help)", w);
+        }
+        size_t k = 0;
+        while (k < NCOLUMNS && strcmp(columns[k].name, w))
+            k++;
+        if (k == NCOLUMNS)
+            return cli_usage_error("queue",
+                                   "--format: unknown column '%.32s' (see berth queue --help)", w);
+        if (*n == MAX_SHOWN)
+            return cli_usage_error("queue", "--format: at most %d columns (see berth queue --help)",
+                                   MAX_SHOWN);
+        out[(*n)++] = (struct shown){&columns[k], width > 0 ? (int)width : columns[k].width};
+    }
+    if (!*n)
+        return cli_usage_error("queue", "--format: expected column names (see berth queue --help)");
     return 0;
+}
+
+/* One cell, cut to its width (the last column is never cut, as squeue's). */
+static void put(const struct shown *s, const char *text, int last)
+{
+    if (last && s->c->left)
+        printf("%s", text);
+    else if (s->c->left)
+        printf("%-*.*s", s->width, s->width, text);
+    else
+        printf("%*.*s", s->width, s->width, text);
 }
 
 int cmd_queue(int argc, char **argv)
@@ -101,19 +272,34 @@ int cmd_queue(int argc, char **argv)
     if (nargs)
         return cli_usage_error("queue", "unexpected argument '%s' (see berth queue --help)",
                                argv[1]);
+    if (qa.me && qa.user)
+        return cli_usage_error("queue",
+                               "--me and --user: give one of them (see berth queue --help)");
+    struct shown cols[MAX_SHOWN];
+    size_t ncols = 0;
+    const char *fmt = qa.format  ? qa.format
+                      : qa.start ? "id,user,queue,name,gpus,start_est,end_est,reason"
+                                 : "id,user,queue,name,state,gpus,elapsed,limit,servers,reason";
+    if ((rc = parse_format(fmt, cols, &ncols)))
+        return rc;
+    if (qa.start && qa.state)
+        return cli_usage_error(
+            "queue", "--start lists pending jobs: it takes no --state (see berth queue --help)");
     /* the table shows 1000 rows unless told; --json everything */
     long limit = qa.limit != UINT64_MAX ? (long)qa.limit : qa.json ? 0 : 1000;
     int as_json = qa.json;
     char path[1024], st[300], us[300], qu[300];
-    int o = query_escape(qa.state, st, sizeof st) || query_escape(qa.user, us, sizeof us) ||
-                    query_escape(qa.queue, qu, sizeof qu)
-                ? -1
-                : snprintf(path, sizeof path, "/v1/jobs?x=1%s%s%s%s%s%s%s&limit=%ld",
-                           qa.all ? "&all=1" : "", qa.state ? "&state=" : "", st,
-                           qa.user ? "&user=" : "", us, qa.queue ? "&queue=" : "", qu,
-                           limit ? limit : 1000000);
+    const char *state = qa.start ? "pending" : qa.state;
+    int o =
+        cli_query_escape(state, st, sizeof st) || cli_query_escape(qa.user, us, sizeof us) ||
+                cli_query_escape(qa.queue, qu, sizeof qu)
+            ? -1
+            : snprintf(path, sizeof path, "/v1/jobs?x=1%s%s%s%s%s%s%s%s%s&limit=%ld",
+                       qa.all ? "&all=1" : "", state ? "&state=" : "", st, qa.user ? "&user=" : "",
+                       us, qa.queue ? "&queue=" : "", qu, qa.me ? "&mine=1" : "",
+                       qa.start ? "&estimate=1" : "", limit ? limit : 1000000);
     if (o < 0 || (size_t)o >= sizeof path)
-        return cli_usage_error("queue", "filters too long");
+        return cli_usage_error("queue", "filters too long (see berth queue --help)");
     struct cli_client c = qa.c;
     rc = cli_client_init(&c, "queue");
     struct cli_reply r;
@@ -127,29 +313,20 @@ int cmd_queue(int argc, char **argv)
             printf("%s\n", s ? s : "[]");
             free(s);
         } else {
-            printf("%8s %-16s %-10s %-9s %5s %-8s %-10s %5s %9s\n", "ID", "NAME", "USER", "STATE",
-                   "GPUS", "TYPE", "QUEUE", "PRIO", "AGE");
+            for (size_t k = 0; k < ncols; k++) {
+                printf("%s", k ? " " : "");
+                put(&cols[k], cols[k].c->head, k + 1 == ncols);
+            }
+            printf("\n");
             json_array_foreach(jobs, i, j)
             {
-                char a[32], g[16];
-                age(json_integer_value(json_object_get(j, "submit_us")), a, sizeof a);
-                double share = json_number_value(json_object_get(j, "gpu_share"));
-                if (share < 1)
-                    snprintf(g, sizeof g, "%.2f", share);
-                else
-                    snprintf(g, sizeof g, "%lld",
-                             (long long)json_integer_value(json_object_get(j, "gpus")));
-                const char *t = json_string_value(json_object_get(j, "gpu_type"));
-                const char *q = json_string_value(json_object_get(j, "queue"));
-                char cn[64], cu[64], ct[64], cq[64];
-                printf("%8lld %-16.16s %-10.10s %-9s %5s %-8.8s %-10.10s %5lld %9s\n",
-                       (long long)json_integer_value(json_object_get(j, "id")),
-                       cli_clean(json_string_value(json_object_get(j, "name")), cn, sizeof cn),
-                       cli_clean(json_string_value(json_object_get(j, "user")), cu, sizeof cu),
-                       json_string_value(json_object_get(j, "state")), g,
-                       t && *t ? cli_clean(t, ct, sizeof ct) : "any",
-                       q && *q ? cli_clean(q, cq, sizeof cq) : "-",
-                       (long long)json_integer_value(json_object_get(j, "priority")), a);
+                for (size_t k = 0; k < ncols; k++) {
+                    char cell[1024];
+                    cols[k].c->cell(j, cell, sizeof cell);
+                    printf("%s", k ? " " : "");
+                    put(&cols[k], cell, k + 1 == ncols);
+                }
+                printf("\n");
             }
             json_int_t total = json_integer_value(json_object_get(r.json, "total"));
             if (total > (json_int_t)json_array_size(jobs))

@@ -3,30 +3,57 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli.h"
 #include "client.h"
 
+/* A time in microseconds since the epoch as local "2026-12-01 14:03:07.250"; "-" when none. */
+static const char *local_time(const json_t *v, char *buf, size_t len)
+{
+    long long us = (long long)json_integer_value(v);
+    time_t t = (time_t)(us / 1000000);
+    struct tm tm;
+    char day[40];
+    if (!json_is_integer(v) || us <= 0 || !localtime_r(&t, &tm) ||
+        !strftime(day, sizeof day, "%Y-%m-%d %H:%M:%S", &tm))
+        snprintf(buf, len, "-");
+    else
+        snprintf(buf, len, "%s.%03lld", day, us % 1000000 / 1000);
+    return buf;
+}
+
 static void print_job(const json_t *j)
 {
-    const char *keys[] = {"id",          "name",
-                          "user",        "state",
-                          "gpus",        "gpu_type",
-                          "gpu_share",   "queue",
-                          "priority",    "cwd",
-                          "attempt",     "exit_code",
-                          "exit_signal", "checkpoint_signal",
-                          "grace_s",     "job_type",
-                          "slurm_job"};
+    const char *keys[] = {
+        "id",       "name",     "user",         "state",       "reason",
+        "gpus",     "gpu_type", "gpu_share",    "queue",       "priority",
+        "cwd",      "attempt",  "exit_code",    "exit_signal", "checkpoint_signal",
+        "grace_s",  "est_s",    "time_limit_s", "run_s",       "job_type",
+        "slurm_job"};
     for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
         const json_t *v = json_object_get(j, keys[i]);
         if (!v || (json_is_string(v) && !*json_string_value(v) && !strcmp(keys[i], "job_type")))
             continue; /* only what applies: no Slurm job under the local executor */
-        char *s = json_dumps(v, JSON_ENCODE_ANY), clean[1024];
+        char clean[1024];
+        if (!strcmp(keys[i], "gpu_type") && json_is_string(v) && !*json_string_value(v)) {
+            printf("%-18s any\n", keys[i]); /* no type asked: any the cluster has */
+            continue;
+        }
+        if (!strcmp(keys[i], "time_limit_s") && json_is_null(v)) {
+            printf("%-18s none\n", keys[i]);
+            continue;
+        }
+        char *s = json_dumps(v, JSON_ENCODE_ANY);
         printf("%-18s %s\n", keys[i], s ? cli_clean(s, clean, sizeof clean) : "null");
         free(s);
     }
-    char *argv = json_dumps(json_object_get(j, "argv"), JSON_COMPACT), clean[8192];
+    char tb[64], clean[8192];
+    static const char *const times[] = {"submit_us", "start_us", "end_us"};
+    static const char *const labels[] = {"submitted", "started", "ended"};
+    for (size_t i = 0; i < 3; i++)
+        printf("%-18s %s\n", labels[i], local_time(json_object_get(j, times[i]), tb, sizeof tb));
+    char *argv = json_dumps(json_object_get(j, "argv"), JSON_COMPACT);
     printf("%-18s %s\n", "argv", argv ? cli_clean(argv, clean, sizeof clean) : "[]");
     free(argv);
     const json_t *a = json_object_get(j, "allocation"), *e;
@@ -36,14 +63,25 @@ static void print_job(const json_t *j)
                                        (long long)json_integer_value(json_object_get(e, "gpu")));
     printf("%s\n", json_array_size(a) ? "" : " -");
     const json_t *p = json_object_get(j, "progress");
-    if (json_is_integer(json_object_get(p, "step")))
-        printf("%-18s step %lld%s\n", "progress",
-               (long long)json_integer_value(json_object_get(p, "step")),
-               json_is_number(json_object_get(p, "metric")) ? " (metric reported)" : "");
+    if (json_is_integer(json_object_get(p, "step"))) {
+        const json_t *m = json_object_get(p, "metric");
+        printf("%-18s step %lld", "progress",
+               (long long)json_integer_value(json_object_get(p, "step")));
+        if (json_is_number(m))
+            printf(", metric %g", json_number_value(m));
+        printf(" at %s\n", local_time(json_object_get(p, "time_us"), tb, sizeof tb));
+    }
+    const json_t *est = json_object_get(j, "estimate");
+    if (json_is_object(est)) {
+        char t2[64];
+        printf("%-18s start %s, end %s\n", "estimate",
+               local_time(json_object_get(est, "start_us"), tb, sizeof tb),
+               local_time(json_object_get(est, "end_us"), t2, sizeof t2));
+    }
     printf("%-18s %s\nhistory:\n", "why",
            cli_clean(json_string_value(json_object_get(j, "why")), clean, sizeof clean));
     json_array_foreach(json_object_get(j, "history"), i, e)
-        printf("  %.3f  %-9s %s\n", (double)json_integer_value(json_object_get(e, "time_us")) / 1e6,
+        printf("  %s  %-9s %s\n", local_time(json_object_get(e, "time_us"), tb, sizeof tb),
                json_string_value(json_object_get(e, "state")),
                cli_clean(json_string_value(json_object_get(e, "note")), clean, sizeof clean));
 }

@@ -58,10 +58,23 @@ static const struct cli_flag sim_flags[] = {
      CLI_ON_AT(A, lenient)},
     {0},
 };
+static const struct cli_flag sim_shared_flags[] = {
+    {"queues", 0, "FILE",
+     "a queues file: quotas, borrowing and cohorts, per-user and per-queue limits, fair-share "
+     "shares (see README); the ordering policies enforce it, the trace's queue and user "
+     "columns say whose each job is",
+     CLI_STR_AT(A, queues)},
+    {"time-limit-factor", 0, "F",
+     "a job without a time_limit_s of its own gets its run time alone times F as its limit "
+     "(backfill reserves by limits; a job is stopped, timed out, at its limit; default: none)",
+     CLI_NUM_AT(A, o.time_limit_factor), .lo = 0.001, .hi = 1e6},
+    {0},
+};
 #undef A
 
 static const struct cli_section sim_sections[] = {
     {NULL, sim_flags, 0},
+    {"Shared cluster (see README, \"Queues, quotas and fair-share\"):", sim_shared_flags, 0},
     {SIM_PROGRESS_TITLE, sim_progress_flags, 0},
     {SIM_TIME_TITLE, sim_time_flags, 0},
     {SIM_POOLS_TITLE, sim_pool_flags, 0},
@@ -88,6 +101,8 @@ static void print_table(const struct berth_sim_result *r, const struct berth_clu
     printf("policy %s, placement %s, mode %s\n\n", r->policy, r->placement, r->mode);
     printf("  %-18s %zu\n", "jobs", s->jobs);
     printf("  %-18s %zu\n", "completed", s->completed);
+    if (s->has_limits)
+        printf("  %-18s %zu\n", "timed out", s->timeouts);
     printf("  %-18s %.1f s\n", "avg JCT", s->avg_jct_s);
     printf("  %-18s %.1f s\n", "median JCT", s->median_jct_s);
     printf("  %-18s %.1f s\n", "p95 JCT", s->p95_jct_s);
@@ -202,7 +217,11 @@ int cmd_sim(int argc, char **argv)
         rc = berth_trace_load_opts(trace, &lo, &rep, &t, &err);
         cli_report_load(trace, &rep);
     }
+    struct berth_queues *queues = NULL;
+    if (!rc && a.queues && !(rc = berth_queues_load(a.queues, c, &queues, &err)))
+        a.o.queues = queues;
     if (rc) {
+        berth_trace_free(t);
         berth_tput_free(model);
         berth_infer_free(a.ma.infer);
         berth_cluster_free(c);
@@ -215,6 +234,7 @@ int cmd_sim(int argc, char **argv)
         berth_cluster_free(c);
         berth_tput_free(model);
         berth_infer_free(a.ma.infer);
+        berth_queues_free(queues);
         return EXIT_BAD_INPUT;
     }
     if (out && access(out, W_OK)) {
@@ -223,6 +243,7 @@ int cmd_sim(int argc, char **argv)
         berth_cluster_free(c);
         berth_tput_free(model);
         berth_infer_free(a.ma.infer);
+        berth_queues_free(queues);
         return EXIT_BAD_INPUT;
     }
     a.o.record_series = out != NULL;
@@ -250,5 +271,6 @@ int cmd_sim(int argc, char **argv)
     berth_cluster_free(c);
     berth_tput_free(model);
     berth_infer_free(a.ma.infer);
+    berth_queues_free(queues);
     return code;
 }

@@ -20,6 +20,12 @@ int berth__engine_create(const struct berth_cluster *c, const char *policy, cons
         return berth_err_set(err, BERTH_EINPUT,
                              "--policy: unknown policy '%s' (expected one of: %s)", policy, names);
     }
+    if (params->queues && !ops->queues)
+        return berth_err_set(err, BERTH_EINPUT,
+                             "--queues: policy %s does not enforce queues (quotas, fair-share); "
+                             "the ordering policies do (fifo, fifo-skip, backfill, sjf, srtf, las, "
+                             "priority, fairshare)",
+                             ops->name);
     if (!ops->nsettings && params->settings && *params->settings) {
         int rc = berth__settings_parse(ops->name, params->settings, NULL, 0, NULL, err);
         if (rc)
@@ -155,7 +161,7 @@ int berth__engine_arrive(struct berth__engine *e, uint32_t ji, berth_us now, str
     if (push(&e->arrived, &e->narrived, &e->arrived_cap, ji))
         return berth_err_set(err, BERTH_ENOMEM, "engine: out of memory");
     j->state = BERTH_JOB_PENDING;
-    j->since = now;
+    j->since = j->queued_us = now;
     e->npending++;
     return 0;
 }
@@ -257,7 +263,7 @@ int berth__engine_adopt(struct berth__engine *e, uint32_t ji, const struct berth
     for (int32_t k = 1; k < n; k++)
         j->servers += slots[k].server != slots[k - 1].server;
     j->state = BERTH_JOB_RUNNING;
-    j->since = j->first_start = now;
+    j->since = j->first_start = j->queued_us = now;
     e->nrunning++;
     e->adopted[e->nadopted++] = ji;
     return 0;
@@ -365,6 +371,15 @@ int berth__engine_pass(struct berth__engine *e, berth_us now, struct berth_err *
     if (e->check)
         return berth__engine_verify(e, err);
     return 0;
+}
+
+void berth__engine_why(struct berth__engine *e, uint32_t j, berth_us now, struct berth__why *w)
+{
+    *w = (struct berth__why){.blocker = BERTH_WHY_NOBODY, .queue = -1, .type = -1};
+    if (!e->ops->why || j >= e->njobs)
+        return;
+    struct berth__view v = view_of(e, now);
+    e->ops->why(e->self, &v, j, w);
 }
 
 berth_us berth__engine_next_pass(struct berth__engine *e, berth_us now)

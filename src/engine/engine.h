@@ -112,6 +112,9 @@ static inline void berth__engine_set_infer_demand(struct berth__engine *e, int32
     e->infer_demand = servers;
 }
 
+/* Why pending job j waits, as the policy saw it in its last pass (sched/why.h; code NONE
+ * when the policy cannot say). */
+void berth__engine_why(struct berth__engine *e, uint32_t j, berth_us now, struct berth__why *w);
 /* When the policy wants its next pass with no event (BERTH_TIME_NONE if never). */
 berth_us berth__engine_next_pass(struct berth__engine *e, berth_us now);
 /* Checks every invariant: no GPU held twice or held and idle, gangs whole, counters right. */

@@ -43,15 +43,17 @@ int berth_write_jobs_csv(const char *path, const struct berth_sim_result *r,
     if (!f)
         return BERTH_EIO;
     fputs("job_id,arrival_s,first_start_s,finish_s,jct_s,queue_s,run_s,num_gpus,gpu_type,"
-          "servers,preemptions,restarts,restart_lost_s,alone_s,ftf_rho\n",
+          "servers,preemptions,restarts,restart_lost_s,alone_s,ftf_rho",
           f);
+    int lim = r->summary.has_limits; /* the limit columns only when some job had a limit */
+    fputs(lim ? ",time_limit_s,timed_out\n" : "\n", f);
     char b[8][32];
     for (size_t i = 0; i < r->njobs; i++) {
         const struct berth_job_result *j = &r->jobs[i];
         berth_us arr = j->spec->arrival_us;
         berth__csv_put(f, j->spec->id);
         fprintf(
-            f, ",%s,%s,%s,%s,%s,%s,%d,%s,%d,%d,%d,%s,%s,%.6f\n", berth__fmt_us(b[0], arr),
+            f, ",%s,%s,%s,%s,%s,%s,%d,%s,%d,%d,%d,%s,%s,%.6f", berth__fmt_us(b[0], arr),
             opt_us(b[1], j->first_start_us), opt_us(b[2], j->finish_us),
             opt_us(b[3], j->finish_us == BERTH_TIME_NONE ? BERTH_TIME_NONE : j->finish_us - arr),
             opt_us(b[4], j->first_start_us == BERTH_TIME_NONE ? BERTH_TIME_NONE
@@ -60,6 +62,9 @@ int berth_write_jobs_csv(const char *path, const struct berth_sim_result *r,
             j->gpu_type >= 0 ? berth_cluster_type_name(c, (size_t)j->gpu_type) : "", j->servers,
             j->preemptions, j->restarts, berth__fmt_us(b[6], j->restart_lost_us),
             berth__fmt_us(b[7], j->iso_us), j->ftf_rho);
+        if (lim)
+            fprintf(f, ",%s,%d", j->limit_us ? berth__fmt_us(b[0], j->limit_us) : "", j->timed_out);
+        fputc('\n', f);
     }
     return close_out(f, path, err);
 }
@@ -111,6 +116,8 @@ char *berth_summary_json(const struct berth_sim_result *r, int with_wall)
     bad |= json_object_set_new(o, "placement", json_string(r->placement));
     bad |= json_object_set_new(o, "jobs", json_integer((json_int_t)s->jobs));
     bad |= json_object_set_new(o, "completed", json_integer((json_int_t)s->completed));
+    if (s->has_limits) /* only when some job had a time limit: other summaries stay as they were */
+        bad |= json_object_set_new(o, "timeouts", json_integer((json_int_t)s->timeouts));
     bad |= json_object_set_new(o, "avg_jct_s", json_real(s->avg_jct_s));
     bad |= json_object_set_new(o, "median_jct_s", json_real(s->median_jct_s));
     bad |= json_object_set_new(o, "p95_jct_s", json_real(s->p95_jct_s));

@@ -2,7 +2,8 @@
  *
  * Header required. Required columns job_id, arrival_s, duration_s, num_gpus; optional
  * job_type, total_steps, user, queue, gpu_type, min_gpus, max_gpus, gpu_share, gpu_mem_mib,
- * priority, single_server, cpus, mem_mib, restart_s, persist_mib, ephem_mib; duration_s may be
+ * priority, single_server, cpus, mem_mib, restart_s, persist_mib, ephem_mib, time_limit_s
+ * (run time after which the job is stopped: it times out; empty or 0 = none); duration_s may be
  * empty on a row with job_type and total_steps (its work is in steps); any other column must start
  * with "x_" (kept for the user, ignored by berth). Columns may come in any order; an empty optional
  * field means its default. Times are decimal seconds, read exactly to the microsecond. */
@@ -34,14 +35,15 @@ enum col {
     C_RESTART,
     C_PERSIST,
     C_EPHEM,
+    C_LIMIT,
     NCOLS
 };
 
 static const char *const colname[NCOLS] = {
-    "job_id",      "arrival_s", "duration_s",  "num_gpus",    "job_type",
-    "total_steps", "user",      "queue",       "gpu_type",    "min_gpus",
-    "max_gpus",    "gpu_share", "gpu_mem_mib", "priority",    "single_server",
-    "cpus",        "mem_mib",   "restart_s",   "persist_mib", "ephem_mib",
+    "job_id",      "arrival_s", "duration_s",    "num_gpus", "job_type", "total_steps",
+    "user",        "queue",     "gpu_type",      "min_gpus", "max_gpus", "gpu_share",
+    "gpu_mem_mib", "priority",  "single_server", "cpus",     "mem_mib",  "restart_s",
+    "persist_mib", "ephem_mib", "time_limit_s",
 };
 
 #define MAX_GPUS_PER_JOB 1000000
@@ -149,6 +151,12 @@ static int row(struct berth__cols *x, struct berth_trace *t, struct berth_err *e
             js.restart_us > BERTH_MAX_TIME_US)
             return berth__cols_bad(x, C_RESTART, "a restart cost in seconds >= 0", err);
     }
+    if (berth__cols_present(x, C_LIMIT)) {
+        s = berth__cols_get(x, C_LIMIT, &n);
+        if (berth__parse_seconds_us(s, n, &js.time_limit_us) || js.time_limit_us < 0 ||
+            js.time_limit_us > BERTH_MAX_TIME_US)
+            return berth__cols_bad(x, C_LIMIT, "a time limit in seconds >= 0 (0: none)", err);
+    }
     if (berth__cols_present(x, C_PERSIST) &&
         (rc = berth__cols_int(x, C_PERSIST, 0, INT64_C(1) << 40, "a memory size in MiB >= 0",
                               &js.persist_mib, err)))
@@ -224,6 +232,7 @@ int berth_trace_write_native(FILE *f, const struct berth_jobspec *jobs, size_t n
         has[C_RESTART] |= j->restart_us != 0;
         has[C_PERSIST] |= j->persist_mib != 0;
         has[C_EPHEM] |= j->ephem_mib != 0;
+        has[C_LIMIT] |= j->time_limit_us != 0;
     }
     int first = 1;
     for (int c = 0; c < NCOLS; c++)
@@ -277,6 +286,8 @@ int berth_trace_write_native(FILE *f, const struct berth_jobspec *jobs, size_t n
             fprintf(f, ",%lld", (long long)j->persist_mib);
         if (has[C_EPHEM])
             fprintf(f, ",%lld", (long long)j->ephem_mib);
+        if (has[C_LIMIT])
+            fprintf(f, ",%s", berth__fmt_us(b1, j->time_limit_us));
         fputc('\n', f);
     }
     if (ferror(f))

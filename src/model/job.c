@@ -21,6 +21,7 @@ int berth__job_init(struct berth__job *j, const struct berth_jobspec *spec, uint
     j->cls = -1;
     j->work = (double)spec->duration_us;
     j->est_us = spec->duration_us;
+    j->limit_us = spec->time_limit_us;
     if (spec->gpu_type[0] && (!c || berth__cluster_type_mask(c, spec->gpu_type, &j->type_mask)))
         return -1;
     return 0;

@@ -55,6 +55,11 @@ struct berth__job {
     /* Expected run time alone: the duration, or a step job's time at its fastest allowed
      * GPU type (what oracle policies know). */
     berth_us est_us;
+    /* Its time limit (run time over all its attempts after which it is stopped, state
+     * timeout), 0 = none: the spec's, or what the simulator's --time-limit-factor gave it. */
+    berth_us limit_us;
+    berth_us queued_us; /* when it first arrived (or was adopted): arrival order's key */
+    uint8_t timed_out;  /* it was stopped at its limit (done, its work not finished) */
 };
 
 /* Work done by now, extrapolating at the current rate. */

@@ -1,10 +1,11 @@
 /* las: least attained service first, on GPU-time (run time x gang size), preemptive.
- * Re-evaluated at every arrival and completion and every quantum (--quantum, default 60 s)
- * while jobs wait. A job that (re)starts runs at least one quantum before anything can
- * preempt it, so jobs of equal service trade places at most once a quantum instead of at
- * every event (continuous LAS otherwise degenerates into processor sharing at the event
- * rate). Preemption is free here (checkpoint costs belong to the throughput model). */
-#include "sched/prio.h"
+ * Re-evaluated at every arrival and completion and every quantum (--quantum, default 60 s,
+ * or its setting quantum) while jobs wait. A job that (re)starts runs at least one quantum
+ * before anything can preempt it, so jobs of equal service trade places at most once a
+ * quantum instead of at every event (continuous LAS otherwise degenerates into processor
+ * sharing at the event rate). Preemption is free here (checkpoint costs belong to the
+ * throughput model). It takes the ordering family's settings too (sched/order.h). */
+#include "sched/order.h"
 
 static int64_t key_attained(void *ctx, const struct berth__job *j)
 {
@@ -18,14 +19,34 @@ static int64_t slope_gang(void *ctx, const struct berth__job *j)
     return j->gpus;
 }
 
+struct las_settings {
+    berth_us quantum_us;
+    struct berth__order_set o;
+};
+
+static const struct berth__setting settings[] = {
+    {"quantum", BERTH_SET_SECONDS, offsetof(struct las_settings, quantum_us), 0.001, 1e6,
+     "time slice and minimum run time, seconds (default: --quantum, 60)"},
+    BERTH_ORDER_SETTINGS(struct las_settings, o),
+};
+
 static int create_las(const struct berth__params *p, void **self, struct berth_err *err)
 {
+    struct las_settings s = {.quantum_us = p->quantum_us};
+    berth__order_defaults(&s.o, 0);
+    int rc = berth__settings_parse("las", p->settings, settings, sizeof settings / sizeof *settings,
+                                   &s, err);
+    if (rc)
+        return rc;
     struct berth__prio_cfg cfg = {.key = key_attained,
                                   .slope = slope_gang,
                                   .preemptive = 1,
-                                  .quantum_us = p->quantum_us,
-                                  .min_run_us = p->quantum_us};
-    return berth__prio_create_v(&cfg, self, err);
+                                  .quantum_us = s.quantum_us,
+                                  .min_run_us = s.quantum_us};
+    struct berth__params q = *p;
+    q.settings = NULL; /* parsed above */
+    return berth__order_create("las", &q, settings, sizeof settings / sizeof *settings, &s, &s.o,
+                               &cfg, self, err);
 }
 
 const struct berth__policy_ops berth__policy_las = {
@@ -36,4 +57,9 @@ const struct berth__policy_ops berth__policy_las = {
     .destroy = berth__prio_destroy_v,
     .plan = berth__prio_plan_v,
     .next_pass = berth__prio_next_pass_v,
+    .check = berth__prio_check_v,
+    .why = berth__prio_why_v,
+    .settings = settings,
+    .nsettings = sizeof settings / sizeof *settings,
+    .queues = 1,
 };

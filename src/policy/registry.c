@@ -10,10 +10,12 @@
 #define BERTH_POLICIES(X)                                                                          \
     X(fifo)               /* fifo.c */                                                             \
     X(fifo_skip)                                                                                   \
+    X(backfill)                                                                                    \
     X(sjf)                /* sjf.c */                                                              \
     X(srtf)                                                                                        \
     X(las)                /* las.c */                                                              \
     X(priority)           /* priority.c */                                                         \
+    X(fairshare)          /* fairshare.c */                                                        \
     X(gavel_fifo)         /* gavel.c: the Gavel family and Themis */                               \
     X(gavel_max_min)                                                                               \
     X(gavel_max_min_perf)                                                                          \

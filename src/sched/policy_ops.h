@@ -19,8 +19,10 @@
 #include "model/job.h"
 #include "model/tput.h"
 #include "sched/settings.h"
+#include "sched/why.h"
 
 struct berth__plan;
+struct berth_queues;
 
 struct berth__params {
     int placement; /* enum berth_placement (sched/placement.h) */
@@ -36,6 +38,10 @@ struct berth__params {
      * own table (sched/settings.h), e.g. "queue_limits=3250:7200" for Tiresias; NULL or ""
      * = its defaults. A key the policy does not have is bad input naming its keys. */
     const char *settings;
+    /* The shared cluster's queues (model/queues.h: quotas, cohorts, limits, fair-share
+     * shares), or NULL. Only policies with `queues` set in their table take them (the
+     * engine refuses a queues file for the others). */
+    const struct berth_queues *queues;
 };
 
 struct berth__view {
@@ -98,6 +104,10 @@ struct berth__policy_ops {
      * refuses any given. */
     const struct berth__setting *settings;
     size_t nsettings;
+    /* May be NULL. Why pending job j waits after the last pass (sched/why.h): the ordering
+     * family says which job or quota holds it; without it berthd says what it can alone. */
+    void (*why)(void *self, const struct berth__view *v, uint32_t j, struct berth__why *w);
+    int queues; /* 1: it enforces a queues file (berth__params.queues) */
 };
 
 const struct berth__policy_ops *berth__policy_lookup(const char *name);

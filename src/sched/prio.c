@@ -3,7 +3,11 @@
 #include <string.h>
 
 #include "model/alloc.h"
+#include "sched/fairshare.h"
 #include "sched/prio.h"
+#include "sched/quota.h"
+#include "sched/reserve.h"
+#include "sched/tenant.h"
 
 struct pent { /* a pending job: min-heap on (key, job) */
     int64_t key;
@@ -22,7 +26,9 @@ struct pheap {
     int32_t share;    /* milli of one GPU (1000 = whole GPUs) */
     int64_t cpu, mem; /* per GPU, when the cluster models them */
     uint8_t single;
-    uint8_t blocked; /* in the current pass */
+    uint8_t blocked;  /* in the current pass */
+    int32_t tq, tu;   /* with quotas: the jobs' queue and user (-1: any) */
+    uint32_t blocker; /* the job at its head when it was blocked (for why) */
     struct pent *a;
     size_t n, cap;
 };
@@ -56,9 +62,31 @@ struct berth__prio {
     /* scratch for one admission */
     uint32_t *victims;
     size_t nvictims, vcap;
+    uint8_t *vwas; /* a reclaim's victims: where each was (protected ones stay protected) */
+    size_t vwcap;
     /* running jobs inside their minimum run time, in start order (lazy deletion) */
     struct protect *prot;
     size_t prot_head, nprot, prot_cap;
+    /* the controls (cfg.queues, backfill, fair-share); all absent in the plain scheduler */
+    int controls; /* any of them is on */
+    struct berth__tenants ten;
+    struct berth__quota *quota;
+    struct berth__fairshare fs;
+    int has_fs;
+    struct berth__reserve rs;
+    int has_rs;
+    /* this pass's reservation (backfill) */
+    int res_on, res_type;
+    berth_us res_t;
+    int32_t res_extra;
+    uint32_t res_job;
+    uint32_t *skip; /* jobs backfill left out of this pass (pushed back after it) */
+    size_t nskip, skip_cap;
+    int entitled; /* the last quota refusal was only the cohort's borrowers (a reclaim) */
+    /* why, per job: the pass that last looked at it, what it found, who held it */
+    uint32_t pass, *wpass, *wblk;
+    uint8_t *wcode;
+    uint32_t strict_head; /* the job a strict stop stopped at this pass, NOBODY */
 };
 
 /* ---- heaps with positions ---------------------------------------------------------- */
@@ -153,6 +181,19 @@ static void rdown(struct berth__prio *q, struct rheap *h, size_t i)
     rset(q, h, i, e);
 }
 
+/* ---- keys ---------------------------------------------------------------------------- */
+
+/* The policy's key, moved by the job's fair-share factor when the policy weighs it. */
+static int64_t keyof(const struct berth__prio *q, const struct berth__job *j)
+{
+    if (!q->has_fs)
+        return q->cfg.key(q->cfg.ctx, j);
+    double f = berth__fs_factor(&q->fs, j->idx);
+    if (q->cfg.fs_order) /* the fairshare policy: the factor alone, ties by arrival */
+        return (int64_t)((1.0 - f) * 1e15);
+    return q->cfg.key(q->cfg.ctx, j) - (int64_t)((double)q->cfg.fs_weight_us * f);
+}
+
 /* ---- classes ----------------------------------------------------------------------- */
 
 /* Jobs of one shape ask for exactly the same resources, so when the best of them cannot
@@ -166,10 +207,15 @@ static int shape_of(struct berth__prio *q, const struct berth__job *j, const str
     int64_t cpu = cm ? berth__job_cpu_per_gpu(j) : 0, mem = cm ? berth__job_mem_per_gpu(j) : 0;
     if (v->cluster->has_gpu_mem) /* GPU memory decides fit too: fold it into the shape */
         mem = mem * 1000003 + j->spec->gpu_mem_mib;
+    /* with quotas, jobs of one demand but another queue (or user, under user limits) may be
+     * refused where they are not: they are shapes of their own */
+    int32_t tq = q->quota ? berth__tenant_queue(&q->ten, j->idx) : -1;
+    int32_t tu =
+        q->quota && berth__quota_splits_users(q->quota) ? berth__tenant_user(&q->ten, j->idx) : -1;
     for (size_t i = 0; i < q->nshapes; i++) {
         struct pheap *h = &q->shapes[i];
         if (h->gpus == j->gpus && h->type_mask == j->type_mask && h->single == single &&
-            h->share == share && h->cpu == cpu && h->mem == mem)
+            h->share == share && h->cpu == cpu && h->mem == mem && h->tq == tq && h->tu == tu)
             return (int)i;
     }
     if (q->nshapes >= UINT16_MAX || BERTH_GROW(q->shapes, q->shapes_cap, q->nshapes + 1))
@@ -182,6 +228,8 @@ static int shape_of(struct berth__prio *q, const struct berth__job *j, const str
     h->share = share;
     h->cpu = cpu;
     h->mem = mem;
+    h->tq = tq;
+    h->tu = tu;
     return (int)q->nshapes++;
 }
 
@@ -208,7 +256,7 @@ static int push_pending(struct berth__prio *q, const struct berth__view *v, uint
         return BERTH_ENOMEM;
     q->cls[j] = (uint16_t)c;
     q->where[j] = PENDING;
-    pset(q, h, h->n++, (struct pent){q->cfg.key(q->cfg.ctx, &v->jobs[j]), j});
+    pset(q, h, h->n++, (struct pent){keyof(q, &v->jobs[j]), j});
     pup(q, h, h->n - 1);
     return 0;
 }
@@ -225,7 +273,7 @@ static int push_preemptible(struct berth__prio *q, const struct berth__job *j)
     h->gpus += j->gpus;
     q->cls[j->idx] = (uint16_t)c;
     q->where[j->idx] = RUNNING;
-    __int128 rank = (__int128)q->cfg.key(q->cfg.ctx, j) - (__int128)h->slope * j->since;
+    __int128 rank = (__int128)keyof(q, j) - (__int128)h->slope * j->since;
     rset(q, h, h->n++, (struct rent){rank, j->idx, j->gpus});
     rup(q, h, h->n - 1);
     return 0;
@@ -298,6 +346,29 @@ int berth__prio_create(const struct berth__prio_cfg *cfg, struct berth__prio **o
     if (!q)
         return berth_err_set(err, BERTH_ENOMEM, "policy: out of memory");
     q->cfg = *cfg;
+    q->strict_head = BERTH_WHY_NOBODY;
+    q->has_fs = cfg->fs_weight_us > 0 || cfg->fs_order;
+    q->controls = cfg->queues || cfg->backfill || q->has_fs;
+    berth__tenants_init(&q->ten, cfg->queues);
+    if (cfg->queues && (cfg->queues->nq && !q->ten.qname)) {
+        berth__prio_destroy(q);
+        return berth_err_set(err, BERTH_ENOMEM, "policy: out of memory");
+    }
+    if (cfg->queues && berth__quota_create(cfg->queues, &q->ten, &q->quota)) {
+        berth__prio_destroy(q);
+        return berth_err_set(err, BERTH_ENOMEM, "policy: out of memory");
+    }
+    if (q->has_fs)
+        berth__fs_init(&q->fs, cfg->queues, &q->ten,
+                       cfg->fs_half_life_us > 0 ? cfg->fs_half_life_us : 7 * 86400 * BERTH_US_PER_S,
+                       cfg->fs_period_us > 0 ? cfg->fs_period_us : 300 * BERTH_US_PER_S);
+    if (cfg->backfill && berth__reserve_init(&q->rs, BERTH_MAX_GPU_TYPES)) {
+        berth__prio_destroy(q);
+        return berth_err_set(err, BERTH_ENOMEM, "policy: out of memory");
+    }
+    q->has_rs = cfg->backfill;
+    if (q->cfg.backfill_depth <= 0)
+        q->cfg.backfill_depth = 1000;
     *out = q;
     return 0;
 }
@@ -316,7 +387,18 @@ void berth__prio_destroy(struct berth__prio *q)
     free(q->cls);
     free(q->where);
     free(q->victims);
+    free(q->vwas);
     free(q->prot);
+    free(q->skip);
+    free(q->wpass);
+    free(q->wblk);
+    free(q->wcode);
+    berth__quota_free(q->quota);
+    if (q->has_fs)
+        berth__fs_free(&q->fs);
+    if (q->has_rs)
+        berth__reserve_free(&q->rs);
+    berth__tenants_free(&q->ten);
     free(q);
 }
 
@@ -327,9 +409,87 @@ static int grow_jobs(struct berth__prio *q, size_t n)
     size_t c1 = q->jcap, c2 = q->jcap, c3 = q->jcap;
     if (BERTH_GROW(q->pos, c1, n) || BERTH_GROW(q->cls, c2, n) || BERTH_GROW(q->where, c3, n))
         return BERTH_ENOMEM;
-    memset(q->where + q->jcap, NOWHERE, c3 - q->jcap);
-    q->jcap = c1 < c2 ? (c1 < c3 ? c1 : c3) : (c2 < c3 ? c2 : c3);
+    size_t c = c1 < c2 ? (c1 < c3 ? c1 : c3) : (c2 < c3 ? c2 : c3);
+    if (q->controls) { /* why, per job (the plain scheduler keeps none) */
+        size_t c4 = q->jcap, c5 = q->jcap, c6 = q->jcap;
+        if (BERTH_GROW(q->wpass, c4, c) || BERTH_GROW(q->wblk, c5, c) ||
+            BERTH_GROW(q->wcode, c6, c))
+            return BERTH_ENOMEM;
+        c = c4 < c ? c4 : c;
+        c = c5 < c ? c5 : c;
+        c = c6 < c ? c6 : c;
+        memset(q->wpass + q->jcap, 0, (c - q->jcap) * sizeof *q->wpass);
+    }
+    memset(q->where + q->jcap, NOWHERE, c - q->jcap);
+    q->jcap = c;
     return 0;
+}
+
+/* When running job j is expected to end: its time limit left, else its expected time left,
+ * counted from when it (re)started. */
+static berth_us expected_end(const struct berth__job *j)
+{
+    berth_us lim = j->limit_us, left;
+    if (lim > 0)
+        left = lim > j->run_us ? lim - j->run_us : 1;
+    else
+        left = berth__job_left_us(j, j->since);
+    return j->since + (left > 0 ? left : 1);
+}
+
+/* Job j started (on = 1) or stopped holding its GPUs: the controls count it. */
+static int note_run(struct berth__prio *q, const struct berth__job *j, int on)
+{
+    if (!q->controls)
+        return 0;
+    if (q->quota && berth__quota_charge(q->quota, j, on))
+        return BERTH_ENOMEM;
+    if (q->has_fs && berth__fs_charge(&q->fs, j, on, j->since))
+        return BERTH_ENOMEM;
+    if (q->has_rs) {
+        if (!on)
+            berth__reserve_remove(&q->rs, j->idx);
+        else if (j->gpus && berth__job_share(j) == 1000 &&
+                 berth__reserve_add(&q->rs, j->idx, j->type, j->gpus, expected_end(j)))
+            return BERTH_ENOMEM;
+    }
+    return 0;
+}
+
+/* A job the policy hears of for the first time: its user and queue get their numbers. */
+static int see(struct berth__prio *q, const struct berth__view *v, uint32_t j)
+{
+    if (!q->controls)
+        return 0;
+    int rc = berth__tenants_see(&q->ten, &v->jobs[j]);
+    if (rc == BERTH_EINPUT)
+        return 0; /* its queue is not in the file: the check hook refused it before the run */
+    if (rc || (q->has_fs && berth__fs_see(&q->fs, &v->jobs[j], v->now)))
+        return BERTH_ENOMEM;
+    return 0;
+}
+
+/* Every key again (fair-share factors moved): each heap re-keyed and re-heaped, O(n). */
+static void rekey_all(struct berth__prio *q, const struct berth__view *v)
+{
+    for (size_t c = 0; c < q->nshapes; c++) {
+        struct pheap *h = &q->shapes[c];
+        for (size_t i = 0; i < h->n; i++)
+            h->a[i].key = keyof(q, &v->jobs[h->a[i].job]);
+        for (size_t i = h->n / ARITY + 1; i-- > 0;)
+            if (i < h->n)
+                pdown(q, h, i);
+    }
+    for (size_t c = 0; c < q->nslopes; c++) {
+        struct rheap *h = &q->slopes[c];
+        for (size_t i = 0; i < h->n; i++) {
+            const struct berth__job *j = &v->jobs[h->a[i].job];
+            h->a[i].rank = (__int128)keyof(q, j) - (__int128)h->slope * j->since;
+        }
+        for (size_t i = h->n / ARITY + 1; i-- > 0;)
+            if (i < h->n)
+                rdown(q, h, i);
+    }
 }
 
 /* Brings the heaps up to date with what happened since the last pass. */
@@ -337,22 +497,29 @@ static int sync(struct berth__prio *q, const struct berth__view *v)
 {
     if (grow_jobs(q, v->njobs))
         return BERTH_ENOMEM;
-    for (size_t i = 0; i < v->nadopted; i++) /* as if started at adoption */
-        if (push_started(q, &v->jobs[v->adopted[i]]))
+    for (size_t i = 0; i < v->nadopted; i++) { /* as if started at adoption */
+        uint32_t j = v->adopted[i];
+        if (see(q, v, j) || push_started(q, &v->jobs[j]) || note_run(q, &v->jobs[j], 1))
             return BERTH_ENOMEM;
-    for (size_t i = 0; i < v->nleft; i++)
+    }
+    for (size_t i = 0; i < v->nleft; i++) {
         remove_job(q, v->left[i]);
+        if (note_run(q, &v->jobs[v->left[i]], 0))
+            return BERTH_ENOMEM;
+    }
     for (size_t i = 0; i < v->nrequeued; i++) {
         remove_job(q, v->requeued[i]);
-        if (push_pending(q, v, v->requeued[i]))
+        if (note_run(q, &v->jobs[v->requeued[i]], 0) || push_pending(q, v, v->requeued[i]))
             return BERTH_ENOMEM;
     }
     for (size_t i = 0; i < v->narrived; i++)
-        if (push_pending(q, v, v->arrived[i]))
+        if (see(q, v, v->arrived[i]) || push_pending(q, v, v->arrived[i]))
             return BERTH_ENOMEM;
     for (size_t i = 0; i < v->nreestimated; i++) /* a new estimate, a new key */
         if (berth__prio_rekey(q, v, v->reestimated[i]))
             return BERTH_ENOMEM;
+    if (q->has_fs && berth__fs_update(&q->fs, v->now))
+        rekey_all(q, v);
     return expire_protection(q, v);
 }
 
@@ -407,6 +574,19 @@ static int best_pending(const struct berth__prio *q)
     return best;
 }
 
+/* What try_admit found when the job did not start. */
+enum { NOT_FIT = 0, STARTED = 1, QUOTA = 2, BF_WAIT = 3 };
+
+/* j started: it leaves the pending heaps and the controls count it. */
+static int started(struct berth__prio *q, const struct berth__view *v, uint32_t j,
+                   struct berth_err *err)
+{
+    remove_job(q, j);
+    if (push_started(q, &v->jobs[j]) || note_run(q, &v->jobs[j], 1))
+        return berth_err_set(err, BERTH_ENOMEM, "policy: out of memory");
+    return STARTED;
+}
+
 /* Starts pending job j if the plan can place it: 1 started, 0 it does not fit (nothing
  * changed), < 0 error. */
 static int try_start(struct berth__prio *q, const struct berth__view *v, struct berth__plan *plan,
@@ -419,10 +599,61 @@ static int try_start(struct berth__prio *q, const struct berth__view *v, struct 
         return 0; /* GPU counts fit, CPU or memory did not */
     if (rc)
         return rc;
-    remove_job(q, j);
-    if (push_started(q, &v->jobs[j]))
-        return berth_err_set(err, BERTH_ENOMEM, "policy: out of memory");
-    return 1;
+    return started(q, v, j, err);
+}
+
+/* Whether job j may start on the reserved type now without delaying the reserved job: it
+ * ends by the reservation, or it takes no more than the GPUs left over then. */
+static int backfill_ok(const struct berth__prio *q, const struct berth__job *j, berth_us now)
+{
+    berth_us lim = j->limit_us;
+    berth_us left = lim > 0 ? (lim > j->run_us ? lim - j->run_us : 1) : berth__job_left_us(j, now);
+    return now + left <= q->res_t || j->gpus <= q->res_extra;
+}
+
+/* try_start with the controls: type by type in cluster order, each asked of the quota gate
+ * and of the reservation first. STARTED, NOT_FIT, QUOTA (every type it fits was refused by
+ * a quota or limit: q->entitled says whether a reclaim may help), BF_WAIT (it would delay
+ * the reserved job), or < 0. */
+static int try_admit(struct berth__prio *q, const struct berth__view *v, struct berth__plan *plan,
+                     uint32_t j, struct berth_err *err)
+{
+    struct berth__job *job = &v->jobs[j];
+    if (!q->quota && !q->res_on)
+        return try_start(q, v, plan, j, err);
+    if (!job->gpus) /* a CPU-only job asks no quota and holds no GPU of a reservation */
+        return try_start(q, v, plan, j, err);
+    const struct berth_cluster *c = v->cluster;
+    int quota = 0, wait = 0;
+    q->entitled = 0;
+    for (size_t t = 0; t < c->ntypes; t++) {
+        if (job->type_mask && !(job->type_mask >> t & 1))
+            continue;
+        int ent = 0; /* the quota first: a refusal there is what to say, and may reclaim */
+        if (q->quota && !berth__quota_admits(q->quota, job, (int)t, NULL, &ent)) {
+            quota = 1;
+            q->entitled |= ent;
+            continue;
+        }
+        if (job->share == 1000 && c->types[t].free < job->gpus)
+            continue;
+        int on_res = q->res_on && (int)t == q->res_type;
+        if (on_res && !backfill_ok(q, job, v->now)) {
+            wait = 1;
+            continue;
+        }
+        int rc = berth__plan_start_type(plan, j, (int)t, err);
+        if (rc == BERTH_NOFIT)
+            continue;
+        if (rc)
+            return rc;
+        berth_us lim = job->limit_us;
+        berth_us left = lim > 0 ? lim - job->run_us : berth__job_left_us(job, v->now);
+        if (on_res && v->now + left > q->res_t)
+            q->res_extra -= job->gpus; /* it runs past the reservation: on the extra GPUs */
+        return started(q, v, j, err);
+    }
+    return quota ? QUOTA : wait ? BF_WAIT : NOT_FIT;
 }
 
 /* Tries to start p by preempting running jobs with worse keys. Returns 1 if p started,
@@ -458,18 +689,21 @@ static int admit_preempting(struct berth__prio *q, const struct berth__view *v,
         q->victims[q->nvictims++] = top.job;
         if ((rc = berth__plan_preempt(plan, top.job, err)))
             return rc;
-        if ((fit = try_start(q, v, plan, pe->job, err)) < 0)
+        if (note_run(q, &v->jobs[top.job], 0))
+            return berth_err_set(err, BERTH_ENOMEM, "policy: out of memory");
+        if ((fit = try_admit(q, v, plan, pe->job, err)) < 0)
             return fit;
-        if (fit)
+        if (fit == STARTED)
             break;
     }
+    fit = fit == STARTED;
     /* victims p did not need (all of them when p did not fit) get their GPUs back */
     for (size_t i = q->nvictims; i-- > 0;) {
         uint32_t w = q->victims[i];
         if (berth__plan_can_restore(plan, w)) {
             if ((rc = berth__plan_restore(plan, w, err)))
                 return rc;
-            rc = push_preemptible(q, &v->jobs[w]); /* it was preemptible before */
+            rc = push_preemptible(q, &v->jobs[w]) || note_run(q, &v->jobs[w], 1);
         } else {
             rc = push_pending(q, v, w);
         }
@@ -477,6 +711,98 @@ static int admit_preempting(struct berth__prio *q, const struct berth__view *v,
             return berth_err_set(err, BERTH_ENOMEM, "policy: out of memory");
     }
     return fit;
+}
+
+/* A reclaim (Kueue's): p is refused only because its cohort mates borrow what its queue is
+ * guaranteed; their youngest jobs are preempted, one at a time, until p starts. Victims it
+ * did not need get their GPUs back. 1 started, 0 not (nothing changed), < 0 error. */
+static int admit_reclaiming(struct berth__prio *q, const struct berth__view *v,
+                            struct berth__plan *plan, uint32_t pj, struct berth_err *err)
+{
+    struct berth__job *p = &v->jobs[pj];
+    q->nvictims = 0;
+    int fit = 0, rc = 0;
+    for (;;) {
+        uint32_t w = berth__quota_victim(q->quota, v->jobs, p, p->type_mask);
+        if (w == BERTH_WHY_NOBODY)
+            break;
+        if (BERTH_GROW(q->victims, q->vcap, q->nvictims + 1) ||
+            BERTH_GROW(q->vwas, q->vwcap, q->nvictims + 1))
+            return berth_err_set(err, BERTH_ENOMEM, "policy: out of memory");
+        q->vwas[q->nvictims] = q->where[w];
+        q->victims[q->nvictims++] = w;
+        if (q->where[w] == RUNNING)
+            remove_job(q, w);
+        else
+            q->where[w] = NOWHERE; /* protected: its entry goes lazily */
+        if ((rc = berth__plan_preempt(plan, w, err)))
+            return rc;
+        if (note_run(q, &v->jobs[w], 0))
+            return berth_err_set(err, BERTH_ENOMEM, "policy: out of memory");
+        if ((fit = try_admit(q, v, plan, pj, err)) < 0)
+            return fit;
+        if (fit == STARTED)
+            break;
+    }
+    fit = fit == STARTED;
+    for (size_t i = q->nvictims; i-- > 0;) {
+        uint32_t w = q->victims[i];
+        int before = q->vwas[i];
+        if (berth__plan_can_restore(plan, w)) {
+            if ((rc = berth__plan_restore(plan, w, err)))
+                return rc;
+            if (before == PROTECTED) {
+                q->where[w] = PROTECTED; /* its protection entry is still queued */
+                rc = note_run(q, &v->jobs[w], 1);
+            } else {
+                rc = push_preemptible(q, &v->jobs[w]) || note_run(q, &v->jobs[w], 1);
+            }
+        } else {
+            rc = push_pending(q, v, w);
+        }
+        if (rc)
+            return berth_err_set(err, BERTH_ENOMEM, "policy: out of memory");
+    }
+    return fit;
+}
+
+/* Backfill: the reservation of job j, the first that cannot start (a whole-GPU gang): on the
+ * GPU type where enough GPUs free up soonest. No reservation when none ever frees enough. */
+static int reserve_for(struct berth__prio *q, const struct berth__view *v, uint32_t j)
+{
+    const struct berth__job *job = &v->jobs[j];
+    if (!job->gpus || job->share != 1000)
+        return 0;
+    const struct berth_cluster *c = v->cluster;
+    for (size_t t = 0; t < c->ntypes; t++) {
+        if (job->type_mask && !(job->type_mask >> t & 1))
+            continue;
+        berth_us at;
+        int32_t extra;
+        int rc =
+            berth__reserve_shadow(&q->rs, (int)t, v->now, c->types[t].free, job->gpus, &at, &extra);
+        if (rc < 0)
+            return BERTH_ENOMEM;
+        if (rc)
+            continue;
+        if (!q->res_on || at < q->res_t) {
+            q->res_on = 1;
+            q->res_type = (int)t;
+            q->res_t = at;
+            q->res_extra = extra;
+            q->res_job = j;
+        }
+    }
+    return 0;
+}
+
+static void note_why(struct berth__prio *q, uint32_t j, int code, uint32_t blocker)
+{
+    if (!q->controls)
+        return;
+    q->wpass[j] = q->pass;
+    q->wcode[j] = (uint8_t)code;
+    q->wblk[j] = blocker;
 }
 
 int berth__prio_plan(struct berth__prio *q, const struct berth__view *v, struct berth__plan *plan,
@@ -487,18 +813,42 @@ int berth__prio_plan(struct berth__prio *q, const struct berth__view *v, struct 
         return berth_err_set(err, rc, "policy: out of memory");
     for (size_t c = 0; c < q->nshapes; c++)
         q->shapes[c].blocked = 0;
+    q->pass++;
+    q->res_on = 0;
+    q->nskip = 0;
+    q->strict_head = BERTH_WHY_NOBODY;
+    int64_t looked = 0; /* jobs looked at past the reservation */
     for (;;) {
         int c = best_pending(q);
         if (c < 0)
             break;
         struct pheap *h = &q->shapes[c];
         struct pent pe = h->a[0];
-        if ((rc = try_start(q, v, plan, pe.job, err)) < 0)
-            return rc;
-        if (rc > 0)
-            continue;
-        if (q->cfg.strict)
+        if (q->res_on && ++looked > q->cfg.backfill_depth)
             break;
+        if ((rc = try_admit(q, v, plan, pe.job, err)) < 0)
+            return rc;
+        if (rc == STARTED)
+            continue;
+        if (rc == QUOTA) { /* ineligible for now: it blocks its own shape (queue, user) only */
+            if (q->entitled && (rc = admit_reclaiming(q, v, plan, pe.job, err)) != 0) {
+                if (rc < 0)
+                    return rc;
+                continue;
+            }
+            note_why(q, pe.job, BERTH_WHY_QUOTA, BERTH_WHY_NOBODY);
+            h->blocked = 1;
+            h->blocker = pe.job;
+            continue;
+        }
+        if (rc == BF_WAIT) { /* set aside: later jobs of its shape may still backfill */
+            note_why(q, pe.job, BERTH_WHY_RESERVED, q->res_job);
+            remove_job(q, pe.job);
+            if (BERTH_GROW(q->skip, q->skip_cap, q->nskip + 1))
+                return berth_err_set(err, BERTH_ENOMEM, "policy: out of memory");
+            q->skip[q->nskip++] = pe.job;
+            continue;
+        }
         if (q->cfg.preemptive) {
             rc = admit_preempting(q, v, plan, &pe, err);
             if (rc < 0)
@@ -506,8 +856,24 @@ int berth__prio_plan(struct berth__prio *q, const struct berth__view *v, struct 
             if (rc > 0)
                 continue;
         }
+        note_why(q, pe.job, BERTH_WHY_RESOURCES, BERTH_WHY_NOBODY);
         h->blocked = 1;
+        h->blocker = pe.job;
+        if (q->has_rs && !q->res_on) {
+            if (reserve_for(q, v, pe.job))
+                return berth_err_set(err, BERTH_ENOMEM, "policy: out of memory");
+            if (q->res_on)
+                continue; /* the others may backfill around it */
+        }
+        if (q->cfg.strict && !q->res_on) {
+            q->strict_head = pe.job;
+            break;
+        }
     }
+    for (size_t i = 0; i < q->nskip; i++) /* what backfill set aside waits on */
+        if (push_pending(q, v, q->skip[i]))
+            return berth_err_set(err, BERTH_ENOMEM, "policy: out of memory");
+    q->nskip = 0;
     return 0;
 }
 
@@ -521,6 +887,50 @@ berth_us berth__prio_next_pass(struct berth__prio *q, const struct berth__view *
 int64_t berth__prio_slope_none(void *ctx, const struct berth__job *j)
 {
     (void)ctx, (void)j;
+    return 0;
+}
+
+void berth__prio_why(const struct berth__prio *q, const struct berth__view *v, uint32_t j,
+                     struct berth__why *w)
+{
+    *w = (struct berth__why){.blocker = BERTH_WHY_NOBODY, .queue = -1, .type = -1};
+    if (j >= q->jcap || q->where[j] != PENDING || v->jobs[j].state != BERTH_JOB_PENDING)
+        return;
+    const struct pheap *h = &q->shapes[q->cls[j]];
+    if (q->controls && q->wpass[j] == q->pass) {
+        w->code = q->wcode[j];
+        w->blocker = q->wblk[j];
+        if (w->code == BERTH_WHY_QUOTA && q->quota) { /* what refuses it, on its first type */
+            int ent;
+            for (size_t t = 0; t < v->cluster->ntypes; t++)
+                if ((!v->jobs[j].type_mask || (v->jobs[j].type_mask >> t & 1)) &&
+                    !berth__quota_admits(q->quota, &v->jobs[j], (int)t, w, &ent))
+                    break;
+        }
+        if (q->res_on && (w->code == BERTH_WHY_RESERVED || q->res_job == j))
+            w->until = q->res_t;
+        return;
+    }
+    /* the head that could not start, or a job behind something that holds it */
+    w->blocker = q->strict_head != BERTH_WHY_NOBODY ? q->strict_head
+                 : h->blocked                       ? h->blocker
+                 : h->n                             ? h->a[0].job
+                                                    : BERTH_WHY_NOBODY;
+    w->code = w->blocker == j ? BERTH_WHY_RESOURCES : BERTH_WHY_PRIORITY;
+    if (w->blocker == j)
+        w->blocker = BERTH_WHY_NOBODY;
+}
+
+int berth__prio_check(const struct berth__prio *q, const struct berth_cluster *c,
+                      const struct berth__job *j, struct berth_err *err)
+{
+    (void)c;
+    const struct berth_queues *qf = q->cfg.queues;
+    if (qf && qf->nq && berth__queues_find(qf, j->spec->queue) < 0)
+        return berth_err_set(err, BERTH_EINPUT,
+                             "queue '%s' is not in the queues file %s (which has no queue \"*\" "
+                             "for the others)",
+                             j->spec->queue[0] ? j->spec->queue : "default", qf->path);
     return 0;
 }
 
@@ -540,6 +950,17 @@ int berth__prio_plan_v(void *self, const struct berth__view *v, struct berth__pl
 berth_us berth__prio_next_pass_v(void *self, const struct berth__view *v)
 {
     return berth__prio_next_pass(self, v);
+}
+
+void berth__prio_why_v(void *self, const struct berth__view *v, uint32_t j, struct berth__why *w)
+{
+    berth__prio_why(self, v, j, w);
+}
+
+int berth__prio_check_v(void *self, const struct berth_cluster *c, const struct berth__job *j,
+                        struct berth_err *err)
+{
+    return berth__prio_check(self, c, j, err);
 }
 
 int berth__prio_create_v(const struct berth__prio_cfg *cfg, void **self, struct berth_err *err)

@@ -21,7 +21,9 @@
 #ifndef BERTH_POLICY_PRIO_H
 #define BERTH_POLICY_PRIO_H
 
+#include "model/queues.h"
 #include "sched/plan.h"
+#include "sched/why.h"
 
 struct berth__prio_cfg {
     /* The job's key as of j->since (its folded state). ctx is the policy's own (below): a
@@ -34,6 +36,14 @@ struct berth__prio_cfg {
     int strict;          /* a head that does not fit blocks every job behind it */
     berth_us quantum_us; /* > 0: ask for a pass every quantum while jobs wait */
     berth_us min_run_us; /* a (re)started job cannot be a victim before running this long */
+    /* The shared-cluster controls (sched/order.h sets them from the family's settings);
+     * all zero: none, and the scheduler is exactly the plain one above. */
+    const struct berth_queues *queues; /* quotas, cohorts, limits, shares (quota.h) */
+    int backfill;                      /* EASY backfill for the first job that does not fit */
+    int32_t backfill_depth;            /* jobs looked at past the reservation per pass */
+    berth_us fs_weight_us; /* a job's key improves by this times its fair-share factor */
+    int fs_order;          /* the key is the fair-share factor itself (higher first) */
+    berth_us fs_half_life_us, fs_period_us;
 };
 
 struct berth__prio;
@@ -53,6 +63,14 @@ berth_us berth__prio_next_pass(struct berth__prio *q, const struct berth__view *
  * BERTH_ENOMEM. */
 int berth__prio_rekey(struct berth__prio *q, const struct berth__view *v, uint32_t j);
 
+/* Why pending job j waits, as of the last pass (sched/why.h). */
+void berth__prio_why(const struct berth__prio *q, const struct berth__view *v, uint32_t j,
+                     struct berth__why *w);
+/* With a queues file: BERTH_EINPUT when job j's queue is not in it (and no "*"), for the
+ * policies' check hook. */
+int berth__prio_check(const struct berth__prio *q, const struct berth_cluster *c,
+                      const struct berth__job *j, struct berth_err *err);
+
 /* The slope of policies that never preempt (running keys do not move). */
 int64_t berth__prio_slope_none(void *ctx, const struct berth__job *j);
 
@@ -62,5 +80,8 @@ void berth__prio_destroy_v(void *self);
 int berth__prio_plan_v(void *self, const struct berth__view *v, struct berth__plan *plan,
                        struct berth_err *err);
 berth_us berth__prio_next_pass_v(void *self, const struct berth__view *v);
+void berth__prio_why_v(void *self, const struct berth__view *v, uint32_t j, struct berth__why *w);
+int berth__prio_check_v(void *self, const struct berth_cluster *c, const struct berth__job *j,
+                        struct berth_err *err);
 
 #endif

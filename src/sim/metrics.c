@@ -210,7 +210,12 @@ int berth__summarise(struct berth_sim_result *r, double busy_gpu_us, const doubl
     }
     const double us = 1e6;
     s->jobs = n;
-    s->completed = done;
+    s->timeouts = 0;
+    for (size_t i = 0; i < n; i++) {
+        s->timeouts += r->jobs[i].timed_out != 0;
+        s->has_limits |= r->jobs[i].limit_us > 0;
+    }
+    s->completed = done - s->timeouts; /* a timed-out job left, its work undone */
     s->avg_jct_s = done ? jsum / (double)done / us : 0;
     s->median_jct_s = berth__quantile(jct, done, 0.5) / us;
     s->p95_jct_s = berth__quantile(jct, done, 0.95) / us;

@@ -16,6 +16,7 @@
 #include "sim/metrics.h"
 #include "model/cluster.h"
 #include "model/curve.h"
+#include "model/trace.h"
 #include "sim/progress.h"
 #include "util/num.h"
 #include "util/sort.h"
@@ -184,6 +185,62 @@ static void pools_summarise(const struct pools *pl, const struct berth__engine *
     s->cluster_usage = span > 0 ? (s->gpu_util * span + pl->used_gpu_us) / span : 0;
 }
 
+/* Time limits: the modelled executor, wrapped so that a job's start also sets the instant
+ * it reaches its limit (its limit less the run time of its earlier attempts) and a stop
+ * takes that instant away; when it comes first, the job is stopped there (timed out). */
+struct limits {
+    struct berth__progress *p;
+    struct berth__events ev;
+};
+
+static void lim_start(void *ctx, struct berth__job *j, berth_us now)
+{
+    struct limits *l = ctx;
+    berth__progress_start(l->p, j, now);
+    if (j->limit_us > 0)
+        berth__events_set(&l->ev, j->idx,
+                          now + (j->limit_us > j->run_us ? j->limit_us - j->run_us : 0));
+}
+
+static void lim_stop(void *ctx, struct berth__job *j, berth_us now)
+{
+    struct limits *l = ctx;
+    berth__progress_stop(l->p, j, now);
+    berth__events_remove(&l->ev, j->idx);
+}
+
+static void lim_migrate(void *ctx, struct berth__job *j, berth_us now)
+{
+    struct limits *l = ctx;
+    berth__progress_migrate(l->p, j, now); /* it runs on: its limit stays where it was */
+}
+
+/* Gives every job without a limit of its own its run time alone times factor (at least 1 us),
+ * and hooks the limits into the executor when any job has one. 1 when one has, 0 when none
+ * has, -1 when out of memory. */
+static int limits_init(struct limits *l, struct berth__engine *e, struct berth__progress *p,
+                       double factor)
+{
+    int any = 0;
+    for (size_t i = 0; i < e->njobs; i++) {
+        struct berth__job *j = &e->jobs[i];
+        if (!j->limit_us && factor > 0) {
+            double lim = (double)j->est_us * factor;
+            j->limit_us = lim >= (double)BERTH_MAX_TIME_US ? BERTH_MAX_TIME_US
+                          : lim < 1                        ? 1
+                                                           : (berth_us)(lim + 0.999999);
+        }
+        any |= j->limit_us > 0;
+    }
+    if (!any)
+        return 0;
+    l->p = p;
+    if (berth__events_init(&l->ev, e->njobs))
+        return -1;
+    e->exec = (struct berth__engine_exec){l, lim_start, lim_stop, lim_migrate};
+    return 1;
+}
+
 static berth_us admit_time(const struct berth__engine *e, size_t i, const struct timing *tm)
 {
     berth_us a = e->jobs[i].spec->arrival_us;
@@ -238,7 +295,9 @@ static int finish_results(struct berth_sim_result *out, const struct berth__engi
                                        .iso_us = j->est_us,
                                        .by_steps = p->steps[i],
                                        .resizes = j->resizes,
-                                       .gpu_us = j->gpu_us};
+                                       .gpu_us = j->gpu_us,
+                                       .limit_us = j->limit_us,
+                                       .timed_out = j->timed_out};
         /* Themis' fair share: 1/N of the cluster, N the average number of active jobs over
          * the job's life; a gang smaller than its share runs as fast as alone */
         berth_us life = j->finish - admit_time(e, i, tm);
@@ -264,6 +323,8 @@ int berth_sim_run(const struct berth_trace *t, const struct berth_cluster *c,
     const struct berth_jobspec *specs = berth_trace_jobs(t);
     struct berth__engine *e = NULL;
     struct berth__progress p = {0};
+    struct limits lim = {0};
+    int has_lim = 0;
     uint32_t *ord = malloc((n ? n : 1) * sizeof *ord);
     int64_t *arrival = malloc((n ? n : 1) * sizeof *arrival);
     double *act_arr = calloc(n ? n : 1, sizeof *act_arr);
@@ -282,7 +343,8 @@ int berth_sim_run(const struct berth_trace *t, const struct berth_cluster *c,
                                    .min_realloc_us = tm.min_realloc,
                                    .restart_us = o->restart_us,
                                    .restart_tiers = o->restart_tiers,
-                                   .settings = settings};
+                                   .settings = settings,
+                                   .queues = o->queues};
     if ((rc = berth__engine_create(c, o->policy, o->placement, &params, NULL, &e, err)) ||
         (rc = berth__engine_set_tput(e, o->tput, err)))
         goto done;
@@ -314,6 +376,11 @@ int berth_sim_run(const struct berth_trace *t, const struct berth_cluster *c,
         goto done;
     }
     p.flat = tm.flat;
+    has_lim = limits_init(&lim, e, &p, o->time_limit_factor);
+    if (has_lim < 0) {
+        rc = berth_err_set(err, BERTH_ENOMEM, "sim: out of memory");
+        goto done;
+    }
 
     size_t next = 0, series_cap = 0;
     berth_us now = n ? admit_time(e, 0, &tm) : 0;
@@ -331,6 +398,9 @@ int berth_sim_run(const struct berth_trace *t, const struct berth_cluster *c,
             tnext = admit_time(e, next, &tm);
         if (top && (tnext == BERTH_TIME_NONE || top->t < tnext))
             tnext = top->t;
+        const struct berth__ev *ltop = has_lim ? berth__events_top(&lim.ev) : NULL;
+        if (ltop && (tnext == BERTH_TIME_NONE || ltop->t < tnext))
+            tnext = ltop->t;
         if (drive.next != BERTH_TIME_NONE && (tnext == BERTH_TIME_NONE || drive.next < tnext))
             tnext = drive.next;
         berth_us tinf = o->infer && (next < n || e->npending || e->nrunning)
@@ -354,6 +424,20 @@ int berth_sim_run(const struct berth_trace *t, const struct berth_cluster *c,
             uint32_t j = top->job;
             events++;
             berth__progress_finish(&p, &e->jobs[j], now);
+            if (has_lim)
+                berth__events_remove(&lim.ev, j);
+            act_fin[j] = active_integral;
+            if ((rc = berth__engine_finish(e, j, now, err)))
+                goto done;
+            berth__drive_touch(&drive);
+        }
+        /* then the jobs that reach their time limit now (work done at the very instant wins) */
+        while (has_lim && (top = berth__events_top(&lim.ev)) && top->t == now) {
+            uint32_t j = top->job;
+            events++;
+            berth__events_remove(&lim.ev, j);
+            berth__progress_stop(&p, &e->jobs[j], now);
+            e->jobs[j].timed_out = 1;
             act_fin[j] = active_integral;
             if ((rc = berth__engine_finish(e, j, now, err)))
                 goto done;
@@ -371,7 +455,7 @@ int berth_sim_run(const struct berth_trace *t, const struct berth_cluster *c,
             goto done;
         if (o->infer)
             pools_check(&pl, e, now);
-        if (p.ev.oom) {
+        if (p.ev.oom || (has_lim && lim.ev.oom)) {
             rc = berth_err_set(err, BERTH_ENOMEM, "sim: out of memory");
             goto done;
         }
@@ -406,6 +490,8 @@ int berth_sim_run(const struct berth_trace *t, const struct berth_cluster *c,
     if (o->infer)
         pools_summarise(&pl, e, c, &out->summary);
 done:
+    if (has_lim > 0)
+        berth__events_free(&lim.ev);
     berth__progress_free(&p);
     berth__engine_destroy(e);
     free(ord);

@@ -9,8 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "allocfail.h"
+#include "berth/queues.h"
 #include "check.h"
 #include "engine/engine.h"
 #include "jobspec_make.h"
@@ -22,7 +24,11 @@ struct live_case {
     const char *policy;
     char want[2048]; /* the end state of a run without failures */
     int have_want;
+    const char *settings; /* the controls' cases: settings and a queues file */
+    const struct berth_queues *queues;
 };
+
+static struct berth_queues *queues; /* two queues of a cohort, a user limit (main) */
 
 /* The engine's state as text to compare: its counts, the lists the next pass shows the
  * policy, the idle GPUs, and every job's state, times, gang and estimate. */
@@ -102,7 +108,8 @@ static int run_live(void *ctx, struct berth_err *err)
 {
     struct live_case *c = ctx;
     struct berth_err e1 = {0}, e2 = {0};
-    struct berth__params p = {.quantum_us = BERTH_US_PER_S, .seed = 1};
+    struct berth__params p = {
+        .quantum_us = BERTH_US_PER_S, .seed = 1, .settings = c->settings, .queues = c->queues};
     struct berth__engine *e = NULL;
     char before[2048], after[2048];
     int paused = 0, first = berth__engine_create(cl, c->policy, NULL, &p, NULL, &e, err);
@@ -161,14 +168,30 @@ static void test_policies(void)
         const char *name = berth_policy_name(i);
         if (!strncmp(name, "salus-", 6))
             continue; /* 1-GPU jobs only */
-        struct live_case c = {name, "", 0};
+        struct live_case c = {name, "", 0, NULL, NULL};
         struct allocfail_case a = {name, run_live, &c, 1, 0, 0, NULL};
+        allocfail_drive(&a, NULL);
+    }
+}
+
+/* The shared-cluster controls in the ordering family: quotas with a cohort (a reclaim),
+ * fair-share re-keying at every pass, EASY backfill. */
+static void test_controls(void)
+{
+    static const char *const pol[] = {"fifo-skip", "fifo", "las", "backfill", "fairshare", "sjf"};
+    for (size_t i = 0; i < sizeof pol / sizeof *pol; i++) {
+        struct live_case c = {pol[i], "", 0,
+                              "backfill=1,fairshare_weight=10,fairshare_period=0.001", queues};
+        if (!strcmp(pol[i], "fairshare"))
+            c.settings = "backfill=1,fairshare_period=0.001";
+        struct allocfail_case a = {pol[i], run_live, &c, 1, 0, 0, NULL};
         allocfail_drive(&a, NULL);
     }
 }
 
 static const struct check_test tests[] = {
     {"policies", test_policies},
+    {"controls", test_controls},
 };
 
 int main(int argc, char **argv)
@@ -183,11 +206,27 @@ int main(int argc, char **argv)
     }
     static const char *const ids[] = {"j0", "j1", "j2", "j3", "late", "later"};
     static const int gpus[] = {4, 2, 2, 1, 2, 3};
-    for (int i = 0; i < 6; i++)
+    static const char *const qs[] = {"a", "b", "b", "a", "b", "a"};
+    static const char *const us[] = {"u1", "u2", "u1", "u2", "u1", "u2"};
+    for (int i = 0; i < 6; i++) {
         specs[i] = jobspec_make(ids[i], (i + 1) * 2 * BERTH_US_PER_S, gpus[i], gpus[i], gpus[i]);
+        specs[i].queue = qs[i];
+        specs[i].user = us[i];
+    }
+    char qpath[] = "/tmp/berth-afq-XXXXXX";
+    int fd = mkstemp(qpath);
+    const char *qtext = "queue a cohort=c quota=4\nqueue b cohort=c quota=4\nuser u1 max_gpus=6\n";
+    if (fd < 0 || write(fd, qtext, strlen(qtext)) != (ssize_t)strlen(qtext) ||
+        berth_queues_load(qpath, cl, &queues, &err)) {
+        fprintf(stderr, "test_engine_allocfail: queues: %s\n", err.msg);
+        return 1;
+    }
+    close(fd);
+    unlink(qpath);
     specs[1].min_gpus = 1; /* an elastic one */
     specs[1].max_gpus = 4;
     int rc = check_main(argc, argv, tests, sizeof tests / sizeof *tests);
+    berth_queues_free(queues);
     berth_cluster_free(cl);
     return rc;
 }

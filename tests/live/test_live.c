@@ -125,6 +125,77 @@ static void test_journal_doc_roundtrip(void)
     berth__ljob_free(j);
 }
 
+/* A journal written by an older berthd (commit 6eb48c2: no time limit, no run time, no array,
+ * no dependencies) reads back with those fields at their defaults; and the new fields make
+ * the round trip. */
+static void test_journal_compat(void)
+{
+    static const char *old =
+        "{\"id\":9,\"name\":\"train\",\"user\":\"alice\",\"state\":\"pending\","
+        "\"argv\":[\"train\"],\"cwd\":\"/tmp\",\"gpus\":2,\"min_gpus\":2,\"max_gpus\":2,"
+        "\"gpu_type\":\"\",\"job_type\":\"\",\"gpu_share\":1.0,\"gpu_mem_mib\":0,\"queue\":"
+        "\"q\",\"priority\":0,\"checkpoint_signal\":\"SIGTERM\",\"grace_s\":30.0,\"est_s\":"
+        "3600.0,\"total_steps\":0,\"cpus\":0.0,\"mem_mib\":0,\"single_server\":false,"
+        "\"submit_us\":1700000000000000,\"start_us\":null,\"end_us\":null,\"exit_code\":null,"
+        "\"exit_signal\":null,\"attempt\":0,\"resume\":false,\"slots\":[],\"progress\":{"
+        "\"step\":null,\"metric\":null,\"time_us\":null},\"history\":[{\"time_us\":"
+        "1700000000000000,\"state\":\"pending\",\"note\":\"submitted by alice\"}],\"env\":[],"
+        "\"uid\":1001,\"gid\":1001,\"token\":\"t\",\"launched\":0,\"then\":0,\"proc\":false,"
+        "\"pslots\":[],\"shim_pid\":0,\"shim_start\":0,\"all_slots\":[]}";
+    struct berth_err err = {0};
+    json_t *o = json_loads(old, 0, NULL);
+    struct berth__ljob *k = NULL;
+    CHECK(o && !berth__ljob_from_journal(o, &k, &err));
+    json_decref(o);
+    if (k) {
+        CHECK_I64(k->id, 9);
+        CHECK_I64(k->spec.time_limit_us, 0);
+        CHECK_I64(k->ran_us, 0);
+        CHECK_I64(k->attempt_us, 0);
+        CHECK_I64(k->array_id, 0);
+        CHECK_I64(k->ndeps, 0);
+        CHECK_I64(k->state, BERTH_L_PENDING);
+        CHECK_STR(k->spec.queue, "q");
+    }
+    berth__ljob_free(k);
+    struct berth__ljob *j = submit("{\"argv\":[\"x\"],\"time_limit_s\":90.5,\"afterok\":[3,4],"
+                                   "\"afterany\":[5]}",
+                                   &err);
+    CHECK(j != NULL);
+    if (!j)
+        return;
+    berth__ljob_set_id(j, 10);
+    j->array_id = 8;
+    j->array_task = 2;
+    j->array_n = 4;
+    j->array_max = 2;
+    j->ran_us = 1234567;
+    j->attempt_us = 99;
+    o = berth__ljob_json(j, 1);
+    CHECK(!berth__ljob_from_journal(o, &k, &err));
+    json_decref(o);
+    if (k) {
+        CHECK_I64(k->spec.time_limit_us, 90500000);
+        CHECK_I64(k->ran_us, 1234567);
+        CHECK_I64(k->attempt_us, 99);
+        CHECK_I64(k->array_id, 8);
+        CHECK_I64(k->array_task, 2);
+        CHECK_I64(k->array_n, 4);
+        CHECK_I64(k->array_max, 2);
+        CHECK_I64(k->ndeps, 3);
+        CHECK_I64(k->deps[1].job, 4);
+        CHECK_I64(k->deps[1].type, BERTH_DEP_OK);
+        CHECK_I64(k->deps[2].type, BERTH_DEP_ANY);
+    }
+    berth__ljob_free(k);
+    berth__ljob_free(j);
+    /* an array parses into its indices and throttle */
+    j = submit("{\"argv\":[\"x\"],\"array\":\"1,3,10-20:5%2\"}", &err);
+    CHECK(j && j->narray == 5 && j->array_idx[2] == 10 && j->array_idx[4] == 20 &&
+          j->array_max == 2);
+    berth__ljob_free(j);
+}
+
 /* Lines: a good one, a malformed one (logged as FILE:2), one with a bad step (FILE:3), a good
  * one, then a partial last line that counts only once finished. Work is in steps (100). */
 static void test_progress_tail(void)
@@ -306,6 +377,7 @@ static void test_nvml_fake(void)
 static const struct check_test tests[] = {
     {"submit_fields", test_submit_fields},
     {"journal_doc_roundtrip", test_journal_doc_roundtrip},
+    {"journal_compat", test_journal_compat},
     {"progress_tail", test_progress_tail},
     {"tokens", test_tokens},
     {"signals_and_nvml", test_signals_and_nvml},

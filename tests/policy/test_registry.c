@@ -48,8 +48,11 @@ static void test_settings_refused(void)
     CHECK_I64(berth_cluster_parse("1x1:v100", &c, &err), 0);
     struct berth__params p = {.settings = "window=10"};
     struct berth__engine *e = NULL;
+    CHECK_I64(berth__engine_create(c, "blox-fifo", NULL, &p, NULL, &e, &err), BERTH_EINPUT);
+    CHECK_HAS(err.msg, "policy blox-fifo: unknown setting \"window\" (its settings: it has none)");
     CHECK_I64(berth__engine_create(c, "fifo", NULL, &p, NULL, &e, &err), BERTH_EINPUT);
-    CHECK_HAS(err.msg, "policy fifo: unknown setting \"window\" (its settings: it has none)");
+    CHECK_HAS(err.msg, "policy fifo: unknown setting \"window\" (its settings: backfill, "
+                       "backfill_depth, fairshare_weight, fairshare_half_life, fairshare_period)");
     CHECK(e == NULL);
     CHECK_I64(berth__engine_create(c, "specon", NULL, &p, NULL, &e, &err), 0);
     berth__engine_destroy(e);

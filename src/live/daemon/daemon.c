@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "berth/queues.h"
 #include "io/json_load.h"
 #include "live/exec/cgroup.h"
 #include "live/daemon/daemon.h"
@@ -36,6 +37,7 @@ void berth__daemon_opts_init(struct berth__daemon_opts *o)
     o->min_free = INT64_C(512) << 20;
     o->est_overrun = 2;
     o->job_pids_max = 4096;
+    o->max_array = 1000;
     o->header_timeout_us = 10 * BERTH_US_PER_S;
     o->body_timeout_us = 60 * BERTH_US_PER_S;
     o->max_connections = 1000;
@@ -112,6 +114,7 @@ static int engine_add(struct berth__daemon *d, struct berth__ljob *j, berth_us n
         j->sched_counted = 1;
     }
     struct berth__job *ej = &d->engine->jobs[idx];
+    ej->run_us = j->ran_us; /* what its attempts ran before (backfill reserves by the rest) */
     if (j->spec.total_steps > 0) { /* work in steps, as reports give it */
         ej->work = (double)j->spec.total_steps;
         ej->done = (double)(j->step < j->spec.total_steps ? j->step : j->spec.total_steps);
@@ -130,6 +133,8 @@ static int engine_add(struct berth__daemon *d, struct berth__ljob *j, berth_us n
 int berth__daemon_enqueue(struct berth__daemon *d, struct berth__ljob *j, berth_us now,
                           struct berth_err *err)
 {
+    if (j->state != BERTH_L_RUNNING && berth__daemon_gate(d, j, now))
+        return 0; /* its dependencies or its array's throttle: it waits outside */
     if (j->state != BERTH_L_RUNNING && over_gpu_limit(d, j)) {
         struct berth__usage *u = j->usage;
         if (BERTH_GROW(u->held_back, u->held_cap, u->nheld + 1))
@@ -169,6 +174,8 @@ static void admit_held(struct berth__daemon *d, struct berth__usage *u, berth_us
 
 void berth__daemon_left_sched(struct berth__daemon *d, struct berth__ljob *j, berth_us now)
 {
+    if (j->array_id) /* a task left: another of its array may enter */
+        berth__daemon_moved(d, j);
     struct berth__usage *u = j->usage;
     if (!u || !j->sched_counted)
         return;
@@ -329,10 +336,14 @@ int berth__daemon_create(const struct berth__daemon_opts *o, struct berth__daemo
         goto fail;
     }
     if ((rc = load_identity(d, err)) || (rc = make_dirs(d, err)) || (rc = load_isolation(d, err)) ||
-        (rc = berth__usage_create(&d->usage) ? berth_err_set(err, BERTH_ENOMEM, "out of memory")
-                                             : 0) ||
+        (rc = berth__usage_create(&d->usage) || berth__usage_create(&d->qusage)
+                  ? berth_err_set(err, BERTH_ENOMEM, "out of memory")
+                  : 0) ||
         (rc = load_cluster(d, err)) ||
-        (rc = berth__engine_create(d->cluster, o->policy, o->placement, &params, &exec, &d->engine,
+        (rc = o->queues ? berth_queues_load(o->queues, d->cluster, &d->queues, err) : 0))
+        goto fail;
+    params.queues = d->queues; /* the policy enforces them (quotas, limits, shares) */
+    if ((rc = berth__engine_create(d->cluster, o->policy, o->placement, &params, &exec, &d->engine,
                                    err)))
         goto fail;
     berth__engine_set_check(d->engine, 1);
@@ -375,12 +386,15 @@ void berth__daemon_destroy(struct berth__daemon *d)
     free(d->jobs);
     free(d->by_eidx);
     free(d->incoming);
+    free(d->moved);
     free(d->active);
     free(d->drain);
     free(d->gpu_base);
     berth_cluster_free(d->cluster);
     berth__auth_free(d->auth);
     berth__usage_free(d->usage);
+    berth__usage_free(d->qusage);
+    berth_queues_free(d->queues);
     berth__iso_close(d->iso);
     berth__limits_free(&d->o.limits);
     pthread_mutex_destroy(&d->mu);

@@ -29,6 +29,7 @@ struct berth__daemon_opts {
     const char *policy_settings; /* --policy-arg KEY=VALUE, joined by commas (NULL: none) */
     const char *gpus;            /* fake inventory (cluster shorthand or file); NULL = NVML */
     const char *tokens;          /* token file */
+    const char *queues;          /* queues file (quotas, cohorts, limits, shares); NULL: none */
     const char *self_exe;
     const char *port_file; /* where to write the port actually bound (tests) */
     size_t max_body;       /* request body limit in bytes */
@@ -46,6 +47,7 @@ struct berth__daemon_opts {
     int64_t min_free;        /* bytes the state dir's file system keeps free (507 below) */
     double est_overrun;   /* a job past this many times its estimate is re-estimated (0: never) */
     int64_t job_pids_max; /* processes (and threads) one attempt may have */
+    int64_t max_array;    /* tasks one array may have (--max-array) */
     berth_us header_timeout_us, body_timeout_us; /* a request's headers, then its body */
     int max_connections, max_conn_per_addr;
     struct berth__limits limits; /* per-user limits (defaults and per-user overrides) */
@@ -71,7 +73,9 @@ struct berth__daemon {
     char socket_path[4200]; /* "" when there is none */
     struct berth__iso *iso; /* cgroups (NULL or kind NONE: process groups only) */
     struct berth__usage_table *usage;
-    volatile sig_atomic_t reload; /* SIGHUP: read the token file and the limits again */
+    struct berth__usage_table *qusage; /* per queue: jobs waiting (max_pending of --queues) */
+    struct berth_queues *queues;       /* --queues, or NULL */
+    volatile sig_atomic_t reload;      /* SIGHUP: read the token file and the limits again */
     uint64_t refused_limit, refused_space, refused_journal; /* 429, 507, 503 answers */
     const struct berth__executor *xo;
     void *xs;                     /* the executor's own state (its open made it) */
@@ -88,6 +92,10 @@ struct berth__daemon {
     size_t nactive, active_cap;
     uint32_t *incoming; /* ids committed, not yet in the engine */
     size_t nincoming, incoming_cap;
+    uint64_t *moved; /* jobs that started or ended since the last tick, whose dependents (or
+                        array's waiting tasks) the next tick looks at (deps.c) */
+    size_t nmoved, moved_cap;
+    int moved_all;    /* a moved job could not be listed: look at every waiting job */
     uint16_t *drain;  /* per (server, GPU): processes still holding it after the engine let go */
     size_t *gpu_base; /* per server: index of its GPU 0 among this machine's devices */
     struct berth__drive drive; /* when a pass is due (engine/drive.h: berth sim's rule) */
@@ -147,6 +155,11 @@ void berth__daemon_activate(struct berth__daemon *d, struct berth__ljob *j);
 void berth__daemon_drain(struct berth__daemon *d, struct berth__ljob *j, int on);
 /* Why j waits, in a sentence. */
 void berth__daemon_why(struct berth__daemon *d, struct berth__ljob *j, char *buf, size_t len);
+/* j's reason code, like Slurm's (Priority, Resources, QuotaExceeded, Dependency, Held,
+ * BeginTime, JobArrayTaskLimit, TimeLimit, None), and (buf not NULL) the sentence that
+ * explains it, naming the job or the quota that holds j. */
+const char *berth__daemon_reason(struct berth__daemon *d, struct berth__ljob *j, char *buf,
+                                 size_t len);
 
 /* Under d->mu: nonzero, err saying why (naming the field), when j could never run here
  * (more GPUs than the cluster has, a type it lacks, or the policy's check hook). */
@@ -182,6 +195,34 @@ void berth__daemon_unhold_back(struct berth__daemon *d, struct berth__ljob *j);
 void berth__daemon_on_start(void *ctx, struct berth__job *j, berth_us now);
 void berth__daemon_on_stop(void *ctx, struct berth__job *j, berth_us now);
 void berth__daemon_on_migrate(void *ctx, struct berth__job *j, berth_us now);
+
+/* Dependencies and array throttles (deps.c), under d->mu. deps_state: 0 every dependency of
+ * j is met, 1 one is not yet, 2 one never can be (why says which, either way). array_full:
+ * j's array has its throttle's tasks in the scheduler. deps_link: j joins the reverse index
+ * of the jobs it depends on. moved: j started or ended (or left the scheduler): its
+ * dependents and its array's waiting tasks are looked at by moved_apply, at the next tick.
+ * gate: 1 when j must wait outside the scheduler now (or has just ended: a dependency that
+ * can never be met), with its dep_wait / array_wait set; 0 when it may enter. */
+int berth__daemon_deps_state(struct berth__daemon *d, const struct berth__ljob *j, char *why,
+                             size_t len);
+int berth__daemon_array_full(struct berth__daemon *d, const struct berth__ljob *j);
+int berth__daemon_deps_link(struct berth__daemon *d, struct berth__ljob *j);
+void berth__daemon_moved(struct berth__daemon *d, struct berth__ljob *j);
+int berth__daemon_moved_apply(struct berth__daemon *d, berth_us now, struct berth_err *err);
+int berth__daemon_gate(struct berth__daemon *d, struct berth__ljob *j, berth_us now);
+/* An array job's tasks (jobs[0..n)), all durably journaled in one transaction or none: as
+ * berth__daemon_submit, with the ids of the tasks consecutive. */
+int berth__daemon_submit_array(struct berth__daemon *d, struct berth__ljob **jobs, size_t n,
+                               int *retry_after, struct berth_err *err);
+
+/* Accounting (acct.c), under d->mu: the jobs whose life overlaps [since_us, until_us)
+ * (until 0: now), of user and queue when given, with their wait, run time and GPU-hours in
+ * the window, and the totals per user, queue and GPU type; NULL when out of memory. */
+struct berth__acct_query {
+    berth_us since_us, until_us;
+    const char *user, *queue;
+};
+json_t *berth__daemon_acct(struct berth__daemon *d, const struct berth__acct_query *q);
 
 /* Restores every job from the journal (at create). */
 int berth__daemon_recover(struct berth__daemon *d, struct berth_err *err);

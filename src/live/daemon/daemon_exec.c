@@ -64,19 +64,22 @@ void berth__daemon_activate(struct berth__daemon *d, struct berth__ljob *j)
         d->active[d->nactive++] = (uint32_t)j->id;
 }
 
-static void take_slots(struct berth__ljob *j, const struct berth__job *ej)
+static void take_slots(struct berth__daemon *d, struct berth__ljob *j, const struct berth__job *ej)
 {
     j->nslots = berth__job_nslots(ej);
     if (j->nslots > BERTH_L_MAX_SLOTS)
         j->nslots = BERTH_L_MAX_SLOTS;
     memcpy(j->slots, ej->slots, (size_t)j->nslots * sizeof *j->slots);
+    if (j->nslots && j->slots[0].server < d->cluster->nsrv) /* for accounting */
+        snprintf(j->ran_type, sizeof j->ran_type, "%s",
+                 d->cluster->types[d->cluster->srv[j->slots[0].server].type].name);
 }
 
 void berth__daemon_on_start(void *ctx, struct berth__job *ej, berth_us now)
 {
     struct berth__daemon *d = ctx;
     struct berth__ljob *j = ljob_of(d, ej);
-    take_slots(j, ej);
+    take_slots(d, j, ej);
     char where[256];
     describe_slots(d, j->slots, j->nslots, where, sizeof where);
     berth__ljob_note(j, now, BERTH_L_RUNNING, "scheduled on %s", where);
@@ -85,6 +88,7 @@ void berth__daemon_on_start(void *ctx, struct berth__job *ej, berth_us now)
     j->launch = 1;
     berth__daemon_activate(d, j);
     berth__report_started(j, ej, now);
+    berth__daemon_moved(d, j); /* its "after" dependents may start */
 }
 
 void berth__daemon_on_stop(void *ctx, struct berth__job *ej, berth_us now)
@@ -104,7 +108,7 @@ void berth__daemon_on_migrate(void *ctx, struct berth__job *ej, berth_us now)
     struct berth__daemon *d = ctx;
     struct berth__ljob *j = ljob_of(d, ej);
     int resize = ej->gpus != j->nslots;
-    take_slots(j, ej);
+    take_slots(d, j, ej);
     char where[256];
     describe_slots(d, j->slots, j->nslots, where, sizeof where);
     berth__ljob_note(j, now, BERTH_L_RUNNING, "%s to %s", resize ? "resized" : "migrated", where);
@@ -150,7 +154,10 @@ char **berth__daemon_job_env(struct berth__daemon *d, const struct berth__ljob *
                                        "RANK",
                                        "LOCAL_RANK",
                                        "MASTER_ADDR",
-                                       "MASTER_PORT"};
+                                       "MASTER_PORT",
+                                       "BERTH_ARRAY_JOB_ID",
+                                       "BERTH_ARRAY_TASK_ID",
+                                       "BERTH_ARRAY_TASK_COUNT"};
     char **v = NULL, val[4096];
     size_t n = 0, cap = 0;
     int ok = 1;
@@ -178,6 +185,14 @@ char **berth__daemon_job_env(struct berth__daemon *d, const struct berth__ljob *
          !berth__env_add(&v, &n, &cap, "BERTH_JOB_TOKEN", j->token);
     berth__lexec_spool(&d->ex, j->id, "progress.jsonl", val, sizeof val);
     ok = ok && !berth__env_add(&v, &n, &cap, "BERTH_PROGRESS_FILE", val);
+    if (j->array_id) { /* a task of an array (sbatch's SLURM_ARRAY_*) */
+        snprintf(val, sizeof val, "%llu", (unsigned long long)j->array_id);
+        ok = ok && !berth__env_add(&v, &n, &cap, "BERTH_ARRAY_JOB_ID", val);
+        snprintf(val, sizeof val, "%u", j->array_task);
+        ok = ok && !berth__env_add(&v, &n, &cap, "BERTH_ARRAY_TASK_ID", val);
+        snprintf(val, sizeof val, "%u", j->array_n);
+        ok = ok && !berth__env_add(&v, &n, &cap, "BERTH_ARRAY_TASK_COUNT", val);
+    }
     if (!devices)
         goto done;
     if (j->resume)
@@ -244,6 +259,7 @@ static int launch(struct berth__daemon *d, struct berth__ljob *j, berth_us now,
     j->launched = j->attempt;
     j->then = BERTH_THEN_FINISH;
     j->kill_at = 0;
+    j->attempt_us = now; /* its time limit counts from here */
     int rc = berth__daemon_save(d, j, 1, err);
     if (rc) { /* not durable, so not forked: the same attempt again in a second */
         fprintf(d->log, "berthd: job %s: launch put off: %s\n", j->idstr, err->msg);
@@ -251,6 +267,7 @@ static int launch(struct berth__daemon *d, struct berth__ljob *j, berth_us now,
         j->launched = j->attempt;
         j->launch = 1;
         j->launch_at = now + BERTH_US_PER_S;
+        j->attempt_us = 0;
         return 0;
     }
     rc = d->xo->launch(d->xs, j, now, err);
@@ -258,9 +275,11 @@ static int launch(struct berth__daemon *d, struct berth__ljob *j, berth_us now,
         j->attempt--;
         j->launched = j->attempt;
         j->launch = 1;
+        j->attempt_us = 0;
         return 0;
     }
     if (rc) { /* the job goes back to the queue */
+        j->attempt_us = 0;
         fprintf(d->log, "berthd: job %s: %s\n", j->idstr, err->msg);
         berth__ljob_note(j, now, BERTH_L_PENDING, "launch failed: %.80s", err->msg);
         berth__drive_touch(&d->drive);
@@ -292,6 +311,9 @@ static int on_exit_(struct berth__daemon *d, struct berth__ljob *j, int lost, be
     berth__daemon_drain(d, j, 0);
     j->proc = 0;
     j->kill_at = 0;
+    if (j->attempt_us && now > j->attempt_us) /* the attempt's run time counts to its limit */
+        j->ran_us += now - j->attempt_us;
+    j->attempt_us = 0;
     int rc = 0;
     struct berth__job *ej = berth__daemon_ejob(d, j);
     switch (j->then) {
@@ -330,8 +352,19 @@ static int on_exit_(struct berth__daemon *d, struct berth__ljob *j, int lost, be
         j->end_us = now;
         berth__ljob_note(j, now, BERTH_L_CANCELLED, "attempt %d ended (%s)", j->attempt, how);
         break;
+    case BERTH_THEN_TIMEOUT: /* it ran to its time limit and was stopped there */
+        if (ej && ej->state == BERTH_JOB_RUNNING) {
+            berth__report_stopped(ej, now);
+            rc = berth__engine_finish(d->engine, j->eidx, now, err);
+            berth__daemon_left_sched(d, j, now);
+        }
+        j->end_us = now;
+        berth__ljob_note(j, now, BERTH_L_TIMEOUT, "stopped at its time limit (%s)", how);
+        break;
     }
     note_dropped(d, j, now);
+    if (berth__lstate_final(j->state))
+        berth__daemon_moved(d, j); /* its dependents look again */
     berth__drive_touch(&d->drive);
     berth__daemon_save(d, j, 0, NULL);
     return rc;
@@ -403,6 +436,30 @@ static void overrun(struct berth__daemon *d, struct berth__ljob *j, struct berth
     berth__daemon_save(d, j, 0, NULL);
 }
 
+/* A job that has run its time limit (over all its attempts) is stopped: the decision is
+ * journaled first (a crash then still ends it in timeout), then the checkpoint signal, and
+ * SIGKILL after its grace period; its end is state timeout. A journal that cannot write puts
+ * it off to the next tick. */
+static void time_limit(struct berth__daemon *d, struct berth__ljob *j, berth_us now)
+{
+    berth_us lim = j->spec.time_limit_us;
+    if (lim <= 0 || !j->attempt_us || j->state != BERTH_L_RUNNING || j->then != BERTH_THEN_FINISH ||
+        j->ran_us + (now - j->attempt_us) < lim)
+        return;
+    struct berth_err e = {0};
+    j->then = BERTH_THEN_TIMEOUT;
+    if (berth__ljob_note(
+            j, now, j->state, "time limit of %g s reached: %s sent, SIGKILL after %g s",
+            (double)lim / 1e6, berth__signal_name(j->ckpt_sig), (double)j->grace_us / 1e6) ||
+        berth__daemon_save(d, j, 1, &e)) {
+        j->then = BERTH_THEN_FINISH;
+        if (e.msg[0])
+            fprintf(d->log, "berthd: job %s: time limit put off: %s\n", j->idstr, e.msg);
+        return;
+    }
+    ask_to_stop(d, j, BERTH_THEN_TIMEOUT, now);
+}
+
 static int processes(struct berth__daemon *d, berth_us now, struct berth_err *err)
 {
     berth_us t0 = berth__mono_us();
@@ -419,6 +476,7 @@ static int processes(struct berth__daemon *d, berth_us now, struct berth_err *er
         struct berth__job *ej = berth__daemon_ejob(d, j);
         if (j->state == BERTH_L_RUNNING && j->then == BERTH_THEN_FINISH)
             overrun(d, j, ej, now);
+        time_limit(d, j, now);
         note_dropped(d, j, now);
         int st = d->xo->poll(d->xs, j);
         if (st) {
@@ -496,6 +554,8 @@ int berth__daemon_tick(struct berth__daemon *d, berth_us now, struct berth_err *
             rc = berth__daemon_enqueue(d, j, now, err);
     }
     d->nincoming = 0;
+    if (!rc && (d->nmoved || d->moved_all)) /* dependencies met, array tasks let in */
+        rc = berth__daemon_moved_apply(d, now, err);
     /* a pass when one is due, by the simulator's rule (engine/drive.h) */
     if (!rc && berth__drive_due(&d->drive, now)) {
         berth_us t0 = berth__mono_us();

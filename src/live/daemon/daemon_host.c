@@ -62,7 +62,14 @@ static int host_adopt(void *ctx, struct berth__ljob *j, struct berth_err *err)
     j->usage = berth__usage_of(d->usage, j->user);
     if (j->usage)
         j->usage->waiting++;
+    j->qusage = berth__usage_of(d->qusage, j->spec.queue);
+    if (j->qusage)
+        j->qusage->waiting++;
     int rc = berth__daemon_insert(d, j, id, err);
+    if (rc && j->qusage) {
+        j->qusage->waiting--;
+        j->qusage = NULL;
+    }
     if (rc && j->usage) { /* still the caller's: nothing of it stays counted */
         j->usage->waiting--;
         j->usage = NULL;

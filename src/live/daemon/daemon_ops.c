@@ -7,6 +7,8 @@
 
 #include "live/daemon/daemon.h"
 #include "model/cluster.h"
+#include "model/queues.h"
+#include "io/json_load.h"
 #include "live/jobs/report.h"
 
 /* 400 when the job could never run on this cluster. */
@@ -83,10 +85,25 @@ static int check_policy(struct berth__daemon *d, const struct berth__ljob *j, st
     return rc;
 }
 
+/* 400 when the queues file has neither the job's queue nor "*". */
+static int check_queue(struct berth__daemon *d, const struct berth__ljob *j, struct berth_err *err)
+{
+    const struct berth_queues *q = d->queues;
+    if (!q || !q->nq || berth__queues_find(q, j->spec.queue) >= 0)
+        return 0;
+    char have[512];
+    size_t o = 0;
+    have[0] = '\0';
+    for (size_t i = 0; i < q->nq && o < sizeof have; i++)
+        o += (size_t)snprintf(have + o, sizeof have - o, "%s%s", i ? ", " : "", q->q[i].name);
+    return berth_err_set(err, BERTH_EINPUT, "queue: '%s' is not a queue of this cluster (%s)",
+                         j->spec.queue[0] ? j->spec.queue : "default", have);
+}
+
 int berth__daemon_refuses(struct berth__daemon *d, const struct berth__ljob *j,
                           struct berth_err *err)
 {
-    return check_fits(d, j, err) || check_policy(d, j, err);
+    return check_fits(d, j, err) || check_queue(d, j, err) || check_policy(d, j, err);
 }
 
 int berth__daemon_insert(struct berth__daemon *d, struct berth__ljob *j, uint64_t id,
@@ -123,7 +140,7 @@ static int space_left(struct berth__daemon *d, struct berth_err *err)
 
 /* Under d->mu: the submitter's limits. A pass reserves the job's place in the count of the
  * user's waiting jobs (given back if the journal write fails). */
-static int within_limits(struct berth__daemon *d, struct berth__ljob *j, int *retry,
+static int within_limits(struct berth__daemon *d, struct berth__ljob *j, int64_t n, int *retry,
                          struct berth_err *err)
 {
     struct berth__limit_set lim;
@@ -150,7 +167,7 @@ static int within_limits(struct berth__daemon *d, struct berth__ljob *j, int *re
                       (long long)g, j->user, (long long)lim.max_gpus);
         return 400;
     }
-    if (lim.max_pending > 0 && u->waiting >= lim.max_pending) {
+    if (lim.max_pending > 0 && u->waiting + n > lim.max_pending) {
         *retry = 60;
         berth_err_set(err, BERTH_EAGAIN,
                       "user %s: %lld jobs waiting already, the limit (max_pending) is %lld: "
@@ -158,7 +175,41 @@ static int within_limits(struct berth__daemon *d, struct berth__ljob *j, int *re
                       j->user, (long long)u->waiting, (long long)lim.max_pending);
         return 429;
     }
-    u->waiting++;
+    struct berth__usage *qu = berth__usage_of(d->qusage, j->spec.queue);
+    if (!qu) {
+        berth_err_set(err, BERTH_ENOMEM, "out of memory");
+        return 500;
+    }
+    if (d->queues) { /* the queues file's max_pending, for the user and for the queue */
+        int64_t up = berth__queues_user_max_pending(d->queues, j->user);
+        int32_t qi = d->queues->nq ? berth__queues_find(d->queues, j->spec.queue) : -1;
+        int64_t qp = qi >= 0 ? d->queues->q[qi].max_pending : 0;
+        if ((up > 0 && u->waiting + n > up) || (qp > 0 && qu->waiting + n > qp)) {
+            *retry = 60;
+            int byq = !(up > 0 && u->waiting + n > up);
+            berth_err_set(err, BERTH_EAGAIN,
+                          "%s %s: %lld jobs waiting already, the limit (max_pending in the queues "
+                          "file) is %lld: submit more as they start",
+                          byq ? "queue" : "user",
+                          byq ? (j->spec.queue[0] ? j->spec.queue : "default") : j->user,
+                          (long long)(byq ? qu->waiting : u->waiting), (long long)(byq ? qp : up));
+            return 429;
+        }
+    }
+    u->waiting += n;
+    qu->waiting += n;
+    return 0;
+}
+
+/* 400 when a dependency names a job berthd does not have. Under d->mu. */
+static int check_deps(struct berth__daemon *d, const struct berth__ljob *j, struct berth_err *err)
+{
+    for (size_t i = 0; i < j->ndeps; i++)
+        if (!berth__daemon_job(d, j->deps[i].job)) {
+            berth_err_set(err, BERTH_EINPUT, "%s: no such job %llu",
+                          berth__dep_name(j->deps[i].type), (unsigned long long)j->deps[i].job);
+            return 400;
+        }
     return 0;
 }
 
@@ -166,9 +217,11 @@ int berth__daemon_submit(struct berth__daemon *d, struct berth__ljob *j, int *re
                          struct berth_err *err)
 {
     pthread_mutex_lock(&d->mu); /* a policy's check may set the policy up */
-    int st = berth__daemon_refuses(d, j, err) ? 400 : space_left(d, err);
+    int st = berth__daemon_refuses(d, j, err) ? 400 : check_deps(d, j, err);
     if (!st)
-        st = within_limits(d, j, retry, err);
+        st = space_left(d, err);
+    if (!st)
+        st = within_limits(d, j, 1, retry, err);
     if (st == 429)
         d->refused_limit++;
     else if (st == 507)
@@ -197,7 +250,10 @@ int berth__daemon_submit(struct berth__daemon *d, struct berth__ljob *j, int *re
     }
     pthread_mutex_lock(&d->mu);
     j->usage = berth__usage_of(d->usage, j->user); /* its place in the count is reserved */
+    j->qusage = berth__usage_of(d->qusage, j->spec.queue);
     st = berth__daemon_insert(d, j, id, err) ? 500 : 0;
+    if (!st && berth__daemon_deps_link(d, j)) /* its dependencies tell it when they move */
+        d->moved_all = 1;
     pthread_mutex_unlock(&d->mu);
     return st;
 unreserve:
@@ -205,8 +261,96 @@ unreserve:
     struct berth__usage *u = berth__usage_of(d->usage, j->user);
     if (u)
         u->waiting--;
+    struct berth__usage *qu = berth__usage_of(d->qusage, j->spec.queue);
+    if (qu)
+        qu->waiting--;
     if (st == 503)
         d->refused_journal++;
+    pthread_mutex_unlock(&d->mu);
+    return st;
+}
+
+int berth__daemon_submit_array(struct berth__daemon *d, struct berth__ljob **jobs, size_t n,
+                               int *retry, struct berth_err *err)
+{
+    struct berth__ljob *j = jobs[0];
+    pthread_mutex_lock(&d->mu);
+    int st = berth__daemon_refuses(d, j, err) ? 400 : check_deps(d, j, err);
+    if (!st && (int64_t)n > d->o.max_array) {
+        berth_err_set(err, BERTH_EINPUT,
+                      "array: %zu tasks, more than this berthd allows in one "
+                      "array (--max-array %lld)",
+                      n, (long long)d->o.max_array);
+        st = 400;
+    }
+    if (!st)
+        st = space_left(d, err);
+    if (!st) /* one submission: one token of the user's rate, but every task waits */
+        st = within_limits(d, j, (int64_t)n, retry, err);
+    if (st == 429)
+        d->refused_limit++;
+    else if (st == 507)
+        d->refused_space++;
+    pthread_mutex_unlock(&d->mu);
+    if (st)
+        return st;
+    uint64_t first = atomic_fetch_add(&d->next_id, n);
+    berth_us now = berth__wall_us();
+    uint64_t *ids = calloc(n, sizeof *ids);
+    char **docs = calloc(n, sizeof *docs);
+    st = ids && docs ? 0 : 500;
+    for (size_t i = 0; !st && i < n; i++) {
+        struct berth__ljob *t = jobs[i];
+        if (berth__auth_new_token(t->token, sizeof t->token)) {
+            berth_err_set(err, BERTH_EIO, "no randomness for the job token");
+            st = 500;
+            break;
+        }
+        berth__ljob_set_id(t, first + i);
+        t->array_id = first;
+        t->array_task = j->array_idx[i];
+        t->array_n = (uint32_t)n;
+        t->array_max = j->array_max;
+        t->submit_us = now;
+        ids[i] = t->id;
+        json_t *o = NULL;
+        if (berth__ljob_note(t, now, t->state,
+                             "submitted by %s (task %u of array %llu, %zu tasks%s)", t->user,
+                             t->array_task, (unsigned long long)first, n,
+                             t->state == BERTH_L_HELD ? ", held" : "") ||
+            !(o = berth__ljob_json(t, 1)) || !(docs[i] = berth__json_dumps(o, JSON_COMPACT)))
+            st = 500;
+        json_decref(o);
+    }
+    if (st == 500 && !err->msg[0])
+        berth_err_set(err, BERTH_ENOMEM, "out of memory");
+    if (!st && berth__journal_put_all(d->jn, ids, docs, n, err)) { /* all on disk, or none */
+        *retry = 5;
+        st = 503;
+    }
+    for (size_t i = 0; docs && i < n; i++)
+        free(docs[i]);
+    free(docs);
+    free(ids);
+    pthread_mutex_lock(&d->mu);
+    if (!st) {
+        for (size_t i = 0; i < n && !st; i++) {
+            jobs[i]->usage = berth__usage_of(d->usage, jobs[i]->user);
+            jobs[i]->qusage = berth__usage_of(d->qusage, jobs[i]->spec.queue);
+            st = berth__daemon_insert(d, jobs[i], first + i, err) ? 500 : 0;
+            if (!st && berth__daemon_deps_link(d, jobs[i]))
+                d->moved_all = 1;
+        }
+    } else { /* nothing was accepted: the places reserved in the counts go back */
+        struct berth__usage *u = berth__usage_of(d->usage, j->user);
+        struct berth__usage *qu = berth__usage_of(d->qusage, j->spec.queue);
+        if (u)
+            u->waiting -= (int64_t)n;
+        if (qu)
+            qu->waiting -= (int64_t)n;
+        if (st == 503)
+            d->refused_journal++;
+    }
     pthread_mutex_unlock(&d->mu);
     return st;
 }
@@ -261,6 +405,10 @@ int berth__daemon_cancel(struct berth__daemon *d, uint64_t id, int *retry, struc
         return st;
     if (berth__daemon_cancel_locked(d, j, now, err))
         return 500;
+    j->dep_wait = j->array_wait = 0;
+    if (berth__lstate_final(j->state))
+        berth__daemon_moved(d, j); /* afterany and afternotok dependents may go */
+    berth__drive_touch(&d->drive);
     berth__daemon_save(d, j, 0, NULL);
     pthread_cond_signal(&d->wake);
     return 0;
@@ -305,6 +453,7 @@ int berth__daemon_hold(struct berth__daemon *d, uint64_t id, int hold, int *retr
             berth__daemon_left_sched(d, j, now);
         j->in_engine = 0;
         berth__daemon_unhold_back(d, j);
+        j->dep_wait = j->array_wait = 0; /* released, it is looked at again */
         hold_record(j, now);
     } else {
         release_record(j, now);
@@ -317,25 +466,88 @@ int berth__daemon_hold(struct berth__daemon *d, uint64_t id, int hold, int *retr
     return 0;
 }
 
-void berth__daemon_why(struct berth__daemon *d, struct berth__ljob *j, char *buf, size_t len)
+/* "job 3 (alice, 4 GPUs, running since 12:03)" */
+static void describe_job(struct berth__daemon *d, uint32_t eidx, char *buf, size_t len)
 {
+    struct berth__ljob *b = eidx < d->engine->njobs ? berth__daemon_job(d, d->by_eidx[eidx]) : NULL;
+    if (!b) {
+        snprintf(buf, len, "a job");
+        return;
+    }
+    snprintf(buf, len, "job %s (%s, %d GPU%s, %s)", b->idstr, b->user, b->spec.num_gpus,
+             b->spec.num_gpus == 1 ? "" : "s", berth__lstate_name(b->state));
+}
+
+/* A quota or limit, said in words: "queue research uses 8 of its quota of 8 v100 GPUs (no
+ * cohort to borrow from)". */
+static void describe_quota(struct berth__daemon *d, const struct berth__ljob *j,
+                           const struct berth__why *w, char *buf, size_t len)
+{
+    const char *qn = j->spec.queue[0] ? j->spec.queue : "default";
+    const char *tn =
+        w->type >= 0 && (size_t)w->type < d->cluster->ntypes ? d->cluster->types[w->type].name : "";
+    double used = (double)w->used / 1000, cap = (double)w->cap / 1000;
+    switch (w->limit) {
+    case BERTH_LIMIT_NOMINAL:
+        snprintf(buf, len,
+                 "queue %s uses %g of its quota of %g %s GPUs and has no cohort to "
+                 "borrow from",
+                 qn, used, cap, tn);
+        break;
+    case BERTH_LIMIT_BORROW:
+        snprintf(buf, len, "queue %s uses %g %s GPUs, its quota plus what it may borrow is %g", qn,
+                 used, tn, cap);
+        break;
+    case BERTH_LIMIT_COHORT:
+        snprintf(buf, len,
+                 "queue %s's cohort lends %g of %g %s GPUs already: nothing is left to "
+                 "borrow (it starts when its mates' jobs end)",
+                 qn, used, cap, tn);
+        break;
+    case BERTH_LIMIT_QUEUE_GPUS:
+        snprintf(buf, len, "queue %s's running jobs hold %g GPUs, its max_gpus is %g", qn, used,
+                 cap);
+        break;
+    case BERTH_LIMIT_USER_GPUS:
+        snprintf(buf, len, "user %s's running jobs hold %g GPUs, the queues file's max_gpus is %g",
+                 j->user, used, cap);
+        break;
+    default:
+        snprintf(buf, len, "a quota of queue %s", qn);
+    }
+}
+
+const char *berth__daemon_reason(struct berth__daemon *d, struct berth__ljob *j, char *buf,
+                                 size_t len)
+{
+    char tmp[8];
+    if (!buf)
+        buf = tmp, len = sizeof tmp;
+    buf[0] = '\0';
     const struct berth_cluster *c = d->engine->cluster; /* the live free-GPU state */
     struct berth__job *ej = berth__daemon_ejob(d, j);
     switch (j->state) {
     case BERTH_L_HELD:
         snprintf(buf, len, "held: it waits until released (berth release %s)", j->idstr);
-        return;
+        return "Held";
     case BERTH_L_RUNNING:
         if (j->proc && j->launch)
             snprintf(buf, len, "restarting: its previous attempt is checkpointing");
         else if (!j->proc)
             snprintf(buf, len, "starting: waiting for the previous holders of its GPUs to exit");
+        else if (j->then == BERTH_THEN_TIMEOUT)
+            snprintf(buf, len, "stopping: it reached its time limit (attempt %d)", j->attempt);
         else
             snprintf(buf, len, "running (attempt %d)", j->attempt);
-        return;
+        return "None";
     case BERTH_L_PENDING:
         break;
     default:
+        if (j->state == BERTH_L_FAILED && j->nhist &&
+            !strncmp(j->hist[j->nhist - 1].note, "dependency never satisfied", 26)) {
+            snprintf(buf, len, "failed: %s", j->hist[j->nhist - 1].note);
+            return "DependencyNeverSatisfied";
+        }
         if (j->exit_signal >= 0)
             snprintf(buf, len, "%s: killed by signal %d", berth__lstate_name(j->state),
                      j->exit_signal);
@@ -343,7 +555,23 @@ void berth__daemon_why(struct berth__daemon *d, struct berth__ljob *j, char *buf
             snprintf(buf, len, "%s: exit %d", berth__lstate_name(j->state), j->exit_code);
         else
             snprintf(buf, len, "%s", berth__lstate_name(j->state));
-        return;
+        return j->state == BERTH_L_TIMEOUT ? "TimeLimit" : "None";
+    }
+    if (!ej && j->dep_wait) {
+        char what[200];
+        berth__daemon_deps_state(d, j, what, sizeof what);
+        snprintf(buf, len,
+                 "Dependency: it waits for %s; it enters the queue once its "
+                 "dependencies are met",
+                 what);
+        return "Dependency";
+    }
+    if (!ej && j->array_wait) {
+        snprintf(buf, len,
+                 "JobArrayTaskLimit: %u tasks of array %llu are in the scheduler, its throttle "
+                 "(%%%u); it enters as they end",
+                 j->array_max, (unsigned long long)j->array_id, j->array_max);
+        return "JobArrayTaskLimit";
     }
     if (!ej && j->held_back) {
         struct berth__limit_set lim;
@@ -353,28 +581,80 @@ void berth__daemon_why(struct berth__daemon *d, struct berth__ljob *j, char *buf
                  "(max_gpus), and has %lld there; it enters, in submission order, as they end",
                  j->user, (long long)lim.max_gpus,
                  (long long)(j->usage ? j->usage->sched_gpus : 0));
-        return;
+        return "QuotaExceeded";
     }
     if (!ej) {
         snprintf(buf, len, "accepted; entering the queue");
-        return;
+        return "None";
     }
-    size_t ahead = 0;
-    for (uint32_t i = 0; i < ej->idx; i++)
-        ahead += d->engine->jobs[i].state == BERTH_JOB_PENDING;
+    struct berth__why w;
+    berth__engine_why(d->engine, j->eidx, berth__wall_us(), &w);
     int32_t idle = 0;
     for (size_t t = 0; t < c->ntypes; t++)
         if (!ej->type_mask || (ej->type_mask >> t & 1))
             idle += c->types[t].free;
-    size_t o = (size_t)snprintf(
-        buf, len,
-        "waiting for %d %sGPU%s%s%s (%d idle of the types it may use); %zu pending jobs "
-        "submitted before it; policy %s",
-        ej->gpus, ej->share < 1000 ? "shared " : "", ej->gpus == 1 ? "" : "s",
-        j->spec.gpu_type[0] ? " of type " : "", j->spec.gpu_type, idle, ahead,
-        d->engine->ops->name);
+    char who[160];
+    const char *code = "Priority";
+    size_t o;
+    switch (w.code) {
+    case BERTH_WHY_QUOTA:
+        describe_quota(d, j, &w, who, sizeof who);
+        o = (size_t)snprintf(buf, len, "QuotaExceeded: %s", who);
+        code = "QuotaExceeded";
+        break;
+    case BERTH_WHY_RESOURCES:
+        o = (size_t)snprintf(buf, len,
+                             "Resources: it is next under policy %s and waits for %d %sGPU%s%s%s "
+                             "(%d idle of the types it may use)",
+                             d->engine->ops->name, ej->gpus, ej->share < 1000 ? "shared " : "",
+                             ej->gpus == 1 ? "" : "s", j->spec.gpu_type[0] ? " of type " : "",
+                             j->spec.gpu_type, idle);
+        code = "Resources";
+        break;
+    case BERTH_WHY_RESERVED:
+        describe_job(d, w.blocker, who, sizeof who);
+        o = (size_t)snprintf(buf, len,
+                             "Priority: backfill holds GPUs for %s, reserved to start in %.0f s; "
+                             "this job would end after that and take GPUs it needs",
+                             who, (double)(w.until - berth__wall_us()) / 1e6);
+        break;
+    case BERTH_WHY_PRIORITY:
+        if (w.blocker != BERTH_WHY_NOBODY) {
+            describe_job(d, w.blocker, who, sizeof who);
+            o = (size_t)snprintf(buf, len,
+                                 "Priority: %s is ahead of it under policy %s and waits for GPUs "
+                                 "(%d idle of the types this job may use)",
+                                 who, d->engine->ops->name, idle);
+            break;
+        }
+        /* the policy did not say who */
+        __attribute__((fallthrough));
+    default: {
+        size_t ahead = 0;
+        for (uint32_t i = 0; i < ej->idx; i++)
+            ahead += d->engine->jobs[i].state == BERTH_JOB_PENDING;
+        o = (size_t)snprintf(
+            buf, len,
+            "%s: waiting for %d %sGPU%s%s%s (%d idle of the types it may use); %zu pending jobs "
+            "submitted before it; policy %s",
+            idle >= ej->gpus ? "Priority" : "Resources", ej->gpus,
+            ej->share < 1000 ? "shared " : "", ej->gpus == 1 ? "" : "s",
+            j->spec.gpu_type[0] ? " of type " : "", j->spec.gpu_type, idle, ahead,
+            d->engine->ops->name);
+        code = idle >= ej->gpus ? "Priority" : "Resources";
+    }
+    }
+    if (w.code == BERTH_WHY_RESOURCES && w.until > 0 && o < len)
+        o += (size_t)snprintf(buf + o, len - o, "; backfill reserves its GPUs in %.0f s",
+                              (double)(w.until - berth__wall_us()) / 1e6);
     if (j->proc && o < len)
         snprintf(buf + o, len - o, "; its preempted attempt is still checkpointing");
     else if (j->resume && o < len)
         snprintf(buf + o, len - o, "; it was preempted and resumes from its checkpoint");
+    return code;
+}
+
+void berth__daemon_why(struct berth__daemon *d, struct berth__ljob *j, char *buf, size_t len)
+{
+    berth__daemon_reason(d, j, buf, len);
 }

@@ -77,6 +77,12 @@ SETTER(set_tokens)
     o->tokens = v;
     return 0;
 }
+SETTER(set_queues)
+{
+    (void)err;
+    o->queues = v;
+    return 0;
+}
 SETTER(set_executor)
 {
     (void)err;
@@ -244,6 +250,14 @@ SETTER(set_pids_max)
     return rc;
 }
 
+SETTER(set_max_array)
+{
+    double x = 0;
+    int rc = number("max-array", v, 1, 100000, &x, err);
+    o->max_array = (int64_t)x;
+    return rc;
+}
+
 SETTER(set_header_timeout)
 {
     double x = 0;
@@ -306,6 +320,9 @@ static const struct def defs[] = {
     {"policy-arg", "KEY=VALUE", set_policy_arg, ARG | REPEAT,
      "one of the policy's own settings, repeatable (a list's items separated by ':'), as "
      "berth policies lists them"},
+    {"queues", "FILE", set_queues, ARG,
+     "a queues file: quotas, borrowing and cohorts, per-queue and per-user limits, fair-share "
+     "shares (berth(1), QUEUES); the ordering policies enforce it (default: none)"},
     {"placement", "P", set_placement, ARG,
      "consolidate, spread, best-fit or fgd (default: the policy's)"},
     {"listen", "ADDR", set_listen, ARG, "IPv4 address to listen on (default 127.0.0.1)"},
@@ -336,6 +353,8 @@ static const struct def defs[] = {
     {"job-pids-max", "N", set_pids_max, ARG,
      "processes and threads one attempt may have, where cgroups are (default 4096; 0 = no "
      "limit)"},
+    {"max-array", "N", set_max_array, ARG,
+     "tasks one array job may have (berth submit --array; default 1000, at most 100000)"},
     {"header-timeout", "S", set_header_timeout, ARG,
      "a request's headers must arrive within S seconds (default 10)"},
     {"body-timeout", "S", set_body_timeout, ARG, "then its body within S seconds (default 60)"},

@@ -55,6 +55,8 @@ static int check_attempt(struct berth__daemon *d, struct berth__ljob *j, berth_u
                 return rc;
             struct berth_err aerr = {0};
             if (!berth__engine_adopt(d->engine, j->eidx, j->slots, j->nslots, now, &aerr)) {
+                if (j->attempt_us && now > j->attempt_us) /* its attempt ran before too */
+                    d->engine->jobs[j->eidx].run_us += now - j->attempt_us;
                 berth__ljob_note(j, now, BERTH_L_RUNNING, "re-adopted after a restart (pid %d)",
                                  j->shim_pid);
                 return 0;
@@ -65,10 +67,12 @@ static int check_attempt(struct berth__daemon *d, struct berth__ljob *j, berth_u
             j->in_engine = 0;
             j->then = BERTH_THEN_REQUEUE;
         }
-        /* it was being stopped (preempted, moved, cancelled): let it finish stopping */
+        /* it was being stopped (preempted, moved, cancelled, timed out): let it finish */
         berth__daemon_drain(d, j, 1);
         j->kill_at = now + (j->grace_us > 0 ? j->grace_us : 1);
         d->xo->stop(d->xs, j, 0);
+        if (j->then == BERTH_THEN_TIMEOUT) /* it ends in timeout when it exits */
+            return berth__ljob_note(j, now, j->state, "still stopping at its time limit");
         if (j->state == BERTH_L_RUNNING && j->then != BERTH_THEN_CANCEL) {
             j->then = BERTH_THEN_REQUEUE; /* its restart goes through the queue again */
             return berth__ljob_note(j, now, BERTH_L_PENDING, "requeued after a restart");
@@ -86,6 +90,11 @@ static int check_attempt(struct berth__daemon *d, struct berth__ljob *j, berth_u
     if (j->then == BERTH_THEN_CANCEL) {
         j->end_us = now;
         return berth__ljob_note(j, now, BERTH_L_CANCELLED, "ended while berthd was down");
+    }
+    if (j->then == BERTH_THEN_TIMEOUT) {
+        j->end_us = now;
+        return berth__ljob_note(j, now, BERTH_L_TIMEOUT,
+                                "stopped at its time limit while berthd was down");
     }
     if (st == 2 && !d->xo->started(d->xs, j)) /* journaled, never forked */
         return berth__ljob_note(j, now, j->state == BERTH_L_HELD ? BERTH_L_HELD : BERTH_L_PENDING,
@@ -112,11 +121,17 @@ int berth__daemon_recover(struct berth__daemon *d, struct berth_err *err)
         if (!j)
             continue;
         j->usage = berth__usage_of(d->usage, j->user);
-        if (!j->usage)
+        j->qusage = berth__usage_of(d->qusage, j->spec.queue);
+        if (!j->usage || !j->qusage)
             rc = berth_err_set(err, BERTH_ENOMEM, "out of memory");
         else if (j->state == BERTH_L_PENDING || j->state == BERTH_L_HELD)
-            j->usage->waiting++;
+            j->usage->waiting++, j->qusage->waiting++;
     }
+    /* the reverse index of dependencies, for the jobs that still wait on them */
+    for (size_t i = 0; !rc && i < d->njobs; i++)
+        if (d->jobs[i] && d->jobs[i]->ndeps && !berth__lstate_final(d->jobs[i]->state) &&
+            berth__daemon_deps_link(d, d->jobs[i]))
+            rc = berth_err_set(err, BERTH_ENOMEM, "out of memory");
     if (!rc && d->xo->sync) /* what the executor says of the journaled attempts */
         rc = d->xo->sync(d->xs, now, err);
     size_t adopted = 0, queued = 0;

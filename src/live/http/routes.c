@@ -86,7 +86,37 @@ static void submit(struct berth__daemon *d, const struct berth__hreq *r, struct 
         berth__hresp_error(out, rc == BERTH_EINPUT ? 400 : 500, err.msg);
         return;
     }
-    int retry = 0, st = berth__daemon_submit(d, j, &retry, &err);
+    int retry = 0, st;
+    if (j->narray) { /* an array: one job per task, all accepted or none */
+        size_t n = j->narray;
+        struct berth__ljob **tasks = calloc(n, sizeof *tasks);
+        st = tasks ? 0 : 500;
+        if (tasks)
+            tasks[0] = j;
+        for (size_t i = 1; !st && i < n; i++)
+            if (berth__ljob_clone(j, &tasks[i], &err))
+                st = 500;
+        if (!st)
+            st = berth__daemon_submit_array(d, tasks, n, &retry, &err);
+        if (st) {
+            for (size_t i = 0; tasks && i < n; i++)
+                berth__ljob_free(tasks[i]);
+            if (!tasks)
+                berth__ljob_free(j);
+            free(tasks);
+            berth__hresp_error(out, st, err.msg[0] ? err.msg : "out of memory");
+            out->retry_after = retry;
+            return;
+        }
+        out->status = 201;
+        out->json = json_pack("{s:I,s:s,s:{s:I,s:I,s:I}}", "id", (json_int_t)tasks[0]->id, "state",
+                              berth__lstate_name(tasks[0]->state), "array", "first",
+                              (json_int_t)tasks[0]->id, "last", (json_int_t)tasks[n - 1]->id,
+                              "tasks", (json_int_t)n);
+        free(tasks);
+        return;
+    }
+    st = berth__daemon_submit(d, j, &retry, &err);
     if (st) {
         berth__ljob_free(j);
         berth__hresp_error(out, st, err.msg);
@@ -98,17 +128,50 @@ static void submit(struct berth__daemon *d, const struct berth__hreq *r, struct 
         json_pack("{s:I,s:s}", "id", (json_int_t)j->id, "state", berth__lstate_name(j->state));
 }
 
-static json_t *summary(const struct berth__ljob *j)
+/* The run time of j's attempts so far (a live one counted to now). */
+static berth_us run_time(const struct berth__ljob *j, berth_us now)
+{
+    return j->ran_us + (j->proc && j->attempt_us && now > j->attempt_us ? now - j->attempt_us : 0);
+}
+
+/* The servers j runs on, by name (distinct, in slot order). */
+static json_t *servers_of(struct berth__daemon *d, const struct berth__ljob *j)
+{
+    json_t *a = json_array();
+    for (int32_t i = 0; a && j->state == BERTH_L_RUNNING && i < j->nslots; i++) {
+        int seen = 0;
+        for (int32_t k = 0; k < i && !seen; k++)
+            seen = j->slots[k].server == j->slots[i].server;
+        if (!seen && j->slots[i].server < d->cluster->nsrv)
+            json_array_append_new(a, json_string(d->cluster->srv[j->slots[i].server].name));
+    }
+    return a;
+}
+
+static json_t *summary(struct berth__daemon *d, struct berth__ljob *j, berth_us now)
 {
     const struct berth_jobspec *s = &j->spec;
     json_t *o = json_pack(
-        "{s:I,s:s,s:s,s:s,s:i,s:f,s:s,s:s,s:i,s:I,s:I,s:I,s:i}", "id", (json_int_t)j->id, "name",
-        j->name, "user", j->user, "state", berth__lstate_name(j->state), "gpus", s->num_gpus,
-        "gpu_share", s->gpu_share_milli / 1000.0, "gpu_type", s->gpu_type, "queue", s->queue,
-        "priority", s->priority, "submit_us", (json_int_t)j->submit_us, "start_us",
-        (json_int_t)j->start_us, "end_us", (json_int_t)j->end_us, "attempt", j->attempt);
+        "{s:I,s:s,s:s,s:s,s:i,s:f,s:s,s:s,s:i,s:I,s:I,s:I,s:i,s:s,s:f,s:o,s:o}", "id",
+        (json_int_t)j->id, "name", j->name, "user", j->user, "state", berth__lstate_name(j->state),
+        "gpus", s->num_gpus, "gpu_share", s->gpu_share_milli / 1000.0, "gpu_type", s->gpu_type,
+        "queue", s->queue, "priority", s->priority, "submit_us", (json_int_t)j->submit_us,
+        "start_us", (json_int_t)j->start_us, "end_us", (json_int_t)j->end_us, "attempt", j->attempt,
+        "reason", berth__daemon_reason(d, j, NULL, 0), "run_s", (double)run_time(j, now) / 1e6,
+        "time_limit_s", s->time_limit_us ? json_real((double)s->time_limit_us / 1e6) : json_null(),
+        "servers", servers_of(d, j));
     if (o && j->slurm_id) /* the Slurm job behind it (--executor slurm) */
         json_object_set_new(o, "slurm_job", json_integer(j->slurm_id));
+    if (o && j->array_id) {
+        json_object_set_new(o, "array_id", json_integer((json_int_t)j->array_id));
+        json_object_set_new(o, "array_task", json_integer(j->array_task));
+    }
+    if (o && berth__lstate_final(j->state)) { /* how it ended, for berth submit --wait */
+        json_object_set_new(o, "exit_code",
+                            j->exit_code >= 0 ? json_integer(j->exit_code) : json_null());
+        json_object_set_new(o, "exit_signal",
+                            j->exit_signal >= 0 ? json_integer(j->exit_signal) : json_null());
+    }
     return o;
 }
 
@@ -116,8 +179,15 @@ static void list(struct berth__daemon *d, const struct berth__hreq *r, struct be
 {
     const char *state = r->arg(r->conn, "state"), *user = r->arg(r->conn, "user");
     const char *queue = r->arg(r->conn, "queue"), *lim = r->arg(r->conn, "limit");
-    const char *all = r->arg(r->conn, "all");
-    char states[6] = {1, 1, 1, 0, 0, 0}; /* default: jobs not over */
+    const char *all = r->arg(r->conn, "all"), *mine = r->arg(r->conn, "mine");
+    if (mine && !strcmp(mine, "1")) { /* the caller's own jobs (berth queue --me) */
+        if (user && strcmp(user, r->who->user)) {
+            berth__hresp_error(out, 400, "mine: the caller's jobs, and user names another user");
+            return;
+        }
+        user = r->who->user;
+    }
+    char states[BERTH_L_NSTATES] = {1, 1, 1, 0, 0, 0, 0}; /* default: jobs not over */
     if (all && !strcmp(all, "1"))
         memset(states, 1, sizeof states);
     if (state) {
@@ -129,8 +199,8 @@ static void list(struct berth__daemon *d, const struct berth__hreq *r, struct be
             int s = berth__lstate_find(w);
             if (s < 0) {
                 berth__hresp_error(out, 400,
-                                   "state: expected pending, held, running, completed, failed "
-                                   "or cancelled (comma-separated)");
+                                   "state: expected pending, held, running, completed, failed, "
+                                   "cancelled or timeout (comma-separated)");
                 return;
             }
             states[s] = 1;
@@ -142,6 +212,16 @@ static void list(struct berth__daemon *d, const struct berth__hreq *r, struct be
         limit = strtol(lim, &end, 10);
         if (*end || limit < 1 || limit > 1000000) {
             berth__hresp_error(out, 400, "limit: expected a whole number from 1 to 1000000");
+            return;
+        }
+    }
+    unsigned long long array = 0; /* the tasks of one array (berth submit --wait) */
+    const char *arr = r->arg(r->conn, "array");
+    if (arr) {
+        char *end;
+        array = strtoull(arr, &end, 10);
+        if (!*arr || *end || !array) {
+            berth__hresp_error(out, 400, "array: expected an array's id (its first task's)");
             return;
         }
     }
@@ -158,14 +238,17 @@ static void list(struct berth__daemon *d, const struct berth__hreq *r, struct be
     json_t *a = json_array();
     json_int_t total = 0, next = 0; /* matching jobs in all; the last id of this page */
     pthread_mutex_lock(&d->mu);
+    berth_us now = berth__wall_us();
+    if (array && array - 1 > after) /* an array's tasks are consecutive ids */
+        after = array - 1;
     for (size_t i = after < d->njobs ? (size_t)after : d->njobs; i < d->njobs; i++) {
-        const struct berth__ljob *j = d->jobs[i];
+        struct berth__ljob *j = d->jobs[i];
         if (!j || !states[j->state] || (user && strcmp(user, j->user)) ||
-            (queue && strcmp(queue, j->spec.queue)))
+            (queue && strcmp(queue, j->spec.queue)) || (array && j->array_id != array))
             continue;
         total++;
         if ((long)json_array_size(a) < limit) {
-            json_array_append_new(a, summary(j));
+            json_array_append_new(a, summary(d, j, now));
             next = (json_int_t)j->id;
         }
     }
@@ -180,10 +263,14 @@ static void show(struct berth__daemon *d, const struct berth__hreq *r, struct be
     pthread_mutex_lock(&d->mu);
     struct berth__ljob *j = own_job(d, r, out, 0);
     if (j) {
-        char why[512];
-        berth__daemon_why(d, j, why, sizeof why);
+        char why[768];
+        const char *reason = berth__daemon_reason(d, j, why, sizeof why);
         out->json = berth__ljob_json(j, 0);
         json_object_set_new(out->json, "why", json_string(why));
+        json_object_set_new(out->json, "reason", json_string(reason));
+        json_object_set_new(out->json, "run_s",
+                            json_real((double)run_time(j, berth__wall_us()) / 1e6));
+        json_object_set_new(out->json, "servers", servers_of(d, j));
         json_t *al = json_array();
         for (int32_t i = 0; j->state == BERTH_L_RUNNING && i < j->nslots; i++) {
             const struct berth__slot *s = &j->slots[i];
@@ -299,6 +386,53 @@ static void logs(struct berth__daemon *d, const struct berth__hreq *r, struct be
     out->text_len = n > 0 ? (size_t)n : 0;
     out->offset = offset + (long long)out->text_len;
     out->more = !over || out->text_len == LOG_CHUNK;
+}
+
+/* A time query value: Unix seconds (a decimal number). 0 absent, 1 good, -1 bad. */
+static int time_arg(const struct berth__hreq *r, const char *name, berth_us *out)
+{
+    const char *v = r->arg(r->conn, name);
+    if (!v)
+        return 0;
+    char *end;
+    double x = strtod(v, &end);
+    if (!*v || *end || !(x >= 0) || x > 1e11)
+        return -1;
+    *out = (berth_us)(x * 1e6);
+    return 1;
+}
+
+/* Accounting (sacct / sreport): a user sees their own jobs (and the totals of those); an
+ * admin every job, or one user's. */
+static void accounting(struct berth__daemon *d, const struct berth__hreq *r,
+                       struct berth__hresp *out)
+{
+    struct berth__acct_query q = {0};
+    if (time_arg(r, "since", &q.since_us) < 0 || time_arg(r, "until", &q.until_us) < 0) {
+        berth__hresp_error(out, 400,
+                           time_arg(r, "since", &q.since_us) < 0
+                               ? "since: expected Unix seconds (a number >= 0)"
+                               : "until: expected Unix seconds (a number >= 0)");
+        return;
+    }
+    if (q.until_us && q.until_us <= q.since_us) {
+        berth__hresp_error(out, 400, "until: expected a time after since");
+        return;
+    }
+    q.user = r->arg(r->conn, "user");
+    q.queue = r->arg(r->conn, "queue");
+    if (!r->who->admin) {
+        if (q.user && strcmp(q.user, r->who->user)) {
+            berth__hresp_error(out, 403, "user: only an admin sees another user's accounting");
+            return;
+        }
+        q.user = r->who->user;
+    }
+    pthread_mutex_lock(&d->mu);
+    out->json = berth__daemon_acct(d, &q);
+    pthread_mutex_unlock(&d->mu);
+    if (!out->json)
+        berth__hresp_error(out, 500, "out of memory");
 }
 
 static void nodes(struct berth__daemon *d, const struct berth__hreq *r, struct berth__hresp *out)
@@ -418,6 +552,7 @@ const struct berth__route berth__routes[] = {
     {"POST", "/v1/jobs/{id}/release", release, 0},
     {"POST", "/v1/jobs/{id}/progress", progress, 1},
     {"GET", "/v1/jobs/{id}/logs", logs, 0},
+    {"GET", "/v1/acct", accounting, 0},
     {"GET", "/v1/nodes", nodes, 0},
     {"GET", "/v1/policies", policies, 0},
     {"GET", "/v1/health", health, 0},

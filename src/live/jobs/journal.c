@@ -598,6 +598,47 @@ int berth__journal_put(struct berth__journal *jn, uint64_t id, const char *doc, 
     return rc;
 }
 
+int berth__journal_put_all(struct berth__journal *jn, const uint64_t *ids, char *const *docs,
+                           size_t n, struct berth_err *err)
+{
+    if (!n)
+        return 0;
+    char **copy = calloc(n, sizeof *copy);
+    for (size_t i = 0; copy && i < n; i++)
+        if (!(copy[i] = strdup(docs[i]))) {
+            for (size_t k = 0; k < i; k++)
+                free(copy[k]);
+            free(copy);
+            copy = NULL;
+        }
+    if (!copy)
+        return berth_err_set(err, BERTH_ENOMEM, "journal %s: out of memory", jn->path);
+    struct waiter wt = {0};
+    pthread_mutex_lock(&jn->mu);
+    /* room first, so that either every document is queued or none is */
+    if (BERTH_GROW(jn->q, jn->qcap, jn->nq + n)) {
+        pthread_mutex_unlock(&jn->mu);
+        for (size_t i = 0; i < n; i++)
+            free(copy[i]);
+        free(copy);
+        return berth_err_set(err, BERTH_ENOMEM, "journal %s: out of memory", jn->path);
+    }
+    for (size_t i = 0; i < n; i++) /* waited entries: never coalesced, all in this batch */
+        jn->q[jn->nq++] = (struct entry){ids[i], ++jn->seq, copy[i], &wt};
+    free(copy);
+    uint64_t g = jn->gen;
+    jn->fresh += n;
+    pthread_cond_signal(&jn->more);
+    jn->h.waiters++;
+    while (!wt.done)
+        pthread_cond_wait(&jn->done[g & 1], &jn->mu);
+    jn->h.waiters--;
+    int rc =
+        wt.rc ? berth_err_set(err, wt.rc, "journal %s: commit failed: %s", jn->path, wt.msg) : 0;
+    pthread_mutex_unlock(&jn->mu);
+    return rc;
+}
+
 int berth__journal_load(struct berth__journal *jn,
                         int (*fn)(void *ctx, uint64_t id, const char *doc, struct berth_err *err),
                         void *ctx, struct berth_err *err)

@@ -89,6 +89,11 @@ void berth__journal_close(struct berth__journal *jn);
  * once; 0 unless out of memory (a failed write is retried, see above). */
 int berth__journal_put(struct berth__journal *jn, uint64_t id, const char *doc, int wait,
                        struct berth_err *err);
+/* Queues n documents (copied) as jobs ids[i]'s, all in one transaction, and waits for it:
+ * 0 once it committed, or BERTH_EIO when it failed, and then none of them is ever written
+ * (an array job's tasks: all accepted, or none). */
+int berth__journal_put_all(struct berth__journal *jn, const uint64_t *ids, char *const *docs,
+                           size_t n, struct berth_err *err);
 /* Calls fn for every stored document in id order (before any put). */
 int berth__journal_load(struct berth__journal *jn,
                         int (*fn)(void *ctx, uint64_t id, const char *doc, struct berth_err *err),

@@ -11,17 +11,17 @@
 #include "live/jobs/ljob.h"
 #include "util/mem.h"
 
-static const char *const state_names[] = {"pending",   "held",   "running",
-                                          "completed", "failed", "cancelled"};
+static const char *const state_names[BERTH_L_NSTATES] = {
+    "pending", "held", "running", "completed", "failed", "cancelled", "timeout"};
 
 const char *berth__lstate_name(int s)
 {
-    return s >= 0 && s < 6 ? state_names[s] : "unknown";
+    return s >= 0 && s < BERTH_L_NSTATES ? state_names[s] : "unknown";
 }
 
 int berth__lstate_find(const char *name)
 {
-    for (int i = 0; i < 6; i++)
+    for (int i = 0; i < BERTH_L_NSTATES; i++)
         if (!strcmp(name, state_names[i]))
             return i;
     return -1;
@@ -106,6 +106,9 @@ void berth__ljob_free(struct berth__ljob *j)
     free((char *)j->spec.gpu_type);
     free((char *)j->spec.job_type);
     free(j->hist);
+    free(j->array_idx);
+    free(j->deps);
+    free(j->rdeps);
     free(j);
 }
 
@@ -157,6 +160,8 @@ int berth__ljob_note(struct berth__ljob *j, berth_us t, int state, const char *f
     va_end(ap);
     if (j->usage && waiting(j->state) != waiting(state))
         j->usage->waiting += waiting(state) ? 1 : -1;
+    if (j->qusage && waiting(j->state) != waiting(state))
+        j->qusage->waiting += waiting(state) ? 1 : -1;
     j->state = (uint8_t)state;
     return 0;
 }

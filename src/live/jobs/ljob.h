@@ -21,7 +21,10 @@ enum berth__lstate {
     BERTH_L_COMPLETED = 3, /* exit status 0 */
     BERTH_L_FAILED = 4,    /* any other exit */
     BERTH_L_CANCELLED = 5,
+    BERTH_L_TIMEOUT = 6, /* stopped at its time limit */
 };
+
+#define BERTH_L_NSTATES 7
 
 /* What to do when the current attempt's process exits. */
 enum berth__then {
@@ -29,7 +32,27 @@ enum berth__then {
     BERTH_THEN_REQUEUE = 1, /* preempted: the engine has it pending already */
     BERTH_THEN_RESTART = 2, /* migrated or resized: launch again on the new GPUs */
     BERTH_THEN_CANCEL = 3,  /* cancelled: the engine has let it go already */
+    BERTH_THEN_TIMEOUT = 4, /* it reached its time limit: it ends in state timeout */
 };
+
+/* A dependency (sbatch --dependency): start only once job `job` has started (after), ended
+ * completed (afterok), ended otherwise (afternotok) or ended at all (afterany). A job that
+ * is its array's first task stands for every task of the array. */
+enum berth__dep_type {
+    BERTH_DEP_AFTER = 0,
+    BERTH_DEP_OK = 1,
+    BERTH_DEP_NOTOK = 2,
+    BERTH_DEP_ANY = 3
+};
+
+struct berth__ldep {
+    uint64_t job;
+    uint8_t type; /* enum berth__dep_type */
+};
+
+#define BERTH_L_MAX_DEPS  64
+#define BERTH_L_MAX_ARRAY 100000  /* tasks of one array at most (berthd's --max-array: fewer) */
+#define BERTH_L_MAX_INDEX 4000000 /* the largest array index */
 
 struct berth__lhist {
     berth_us t;
@@ -50,11 +73,14 @@ struct berth__ljob {
     uint64_t id;
     char idstr[24];
     char *user, *name, *cwd;
-    uint32_t uid, gid;          /* the Unix account the job runs as (its user's) */
-    struct berth__usage *usage; /* its user's usage record (limits.h); NULL outside the daemon */
-    uint8_t held_back;          /* waiting outside the scheduler for its user's GPU limit */
-    uint8_t sched_counted;      /* its GPUs count in its user's usage (inside the scheduler) */
-    char **argv;                /* NULL-terminated */
+    uint32_t uid, gid;           /* the Unix account the job runs as (its user's) */
+    struct berth__usage *usage;  /* its user's usage record (limits.h); NULL outside the daemon */
+    struct berth__usage *qusage; /* its queue's (waiting jobs per queue); NULL likewise */
+    uint8_t held_back;           /* waiting outside the scheduler for its user's GPU limit */
+    uint8_t dep_wait;            /* ... for its dependencies */
+    uint8_t array_wait;          /* ... for its array's throttle (%N) */
+    uint8_t sched_counted;       /* its GPUs count in its user's usage (inside the scheduler) */
+    char **argv;                 /* NULL-terminated */
     size_t argc;
     char **env; /* "K=V", NULL-terminated */
     size_t nenv;
@@ -62,11 +88,25 @@ struct berth__ljob {
     int ckpt_sig;
     berth_us grace_us;
     char token[36]; /* the job's own token: may post progress for this job only */
+    /* a task of a job array (sbatch --array): its array's first task's id, its index, the
+     * array's size and throttle (at most array_max tasks in the scheduler at once; 0 = no
+     * limit); array_id 0 = not in an array */
+    uint64_t array_id;
+    uint32_t array_task, array_n, array_max;
+    uint32_t *array_idx; /* at submission only: the indices asked for (narray of them) */
+    size_t narray;
+    struct berth__ldep *deps; /* what it waits for before it may enter the scheduler */
+    size_t ndeps;
+    uint64_t *rdeps; /* jobs that depend on this one (in memory: rebuilt at recovery) */
+    size_t nrdeps, rdcap;
 
     uint8_t state; /* enum berth__lstate */
     struct berth__lhist *hist;
     size_t nhist, hcap;
     berth_us submit_us, start_us, end_us;
+    berth_us ran_us;            /* run time of its ended attempts (a time limit counts them all) */
+    char ran_type[32];          /* the GPU type it last ran on ("" = never ran), for accounting */
+    berth_us attempt_us;        /* when the current attempt was launched (0 = none) */
     int exit_code, exit_signal; /* -1 when none */
 
     /* engine */
@@ -143,6 +183,8 @@ int berth__ljob_note(struct berth__ljob *j, berth_us t, int state, const char *f
 /* The whole record for the journal / the API (full = 1 adds the job token, environment and
  * process details). NULL when out of memory. */
 json_t *berth__ljob_json(const struct berth__ljob *j, int full);
+/* A dependency's name: after, afterok, afternotok, afterany. */
+const char *berth__dep_name(int t);
 /* Reads a journal document back. */
 int berth__ljob_from_journal(const json_t *doc, struct berth__ljob **out, struct berth_err *err);
 

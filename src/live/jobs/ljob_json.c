@@ -41,6 +41,24 @@ static json_t *opt_time(berth_us t)
     return t ? json_integer(t) : json_null();
 }
 
+static const char *const dep_names[] = {"after", "afterok", "afternotok", "afterany"};
+
+const char *berth__dep_name(int t)
+{
+    return t >= 0 && t < 4 ? dep_names[t] : "after";
+}
+
+static json_t *deps_json(const struct berth__ljob *j)
+{
+    json_t *a = json_array();
+    int bad = !a;
+    for (size_t i = 0; !bad && i < j->ndeps; i++)
+        bad |= json_array_append_new(a, json_pack("{s:s,s:I}", "type",
+                                                  berth__dep_name(j->deps[i].type), "job",
+                                                  (json_int_t)j->deps[i].job));
+    return whole(a, bad);
+}
+
 json_t *berth__ljob_json(const struct berth__ljob *j, int full)
 {
     const struct berth_jobspec *s = &j->spec;
@@ -67,6 +85,11 @@ json_t *berth__ljob_json(const struct berth__ljob *j, int full)
         json_object_set_new(o, "checkpoint_signal", json_string(berth__signal_name(j->ckpt_sig)));
     bad |= json_object_set_new(o, "grace_s", json_real((double)j->grace_us / 1e6));
     bad |= json_object_set_new(o, "est_s", json_real((double)s->duration_us / 1e6));
+    bad |= json_object_set_new(o, "time_limit_s",
+                               s->time_limit_us ? json_real((double)s->time_limit_us / 1e6)
+                                                : json_null());
+    bad |= json_object_set_new(o, "ran_s", json_real((double)j->ran_us / 1e6));
+    bad |= json_object_set_new(o, "ran_type", json_string(j->ran_type));
     bad |= json_object_set_new(o, "total_steps", json_integer(s->total_steps));
     bad |= json_object_set_new(o, "cpus", json_real((double)s->cpu_milli / 1000.0));
     bad |= json_object_set_new(o, "mem_mib", json_integer(s->mem_mib));
@@ -80,6 +103,13 @@ json_t *berth__ljob_json(const struct berth__ljob *j, int full)
                                j->exit_signal >= 0 ? json_integer(j->exit_signal) : json_null());
     bad |= json_object_set_new(o, "attempt", json_integer(j->attempt));
     bad |= json_object_set_new(o, "resume", json_boolean(j->resume));
+    if (j->array_id) { /* a task of an array */
+        bad |= json_object_set_new(o, "array_id", json_integer((json_int_t)j->array_id));
+        bad |= json_object_set_new(o, "array_task", json_integer(j->array_task));
+        bad |= json_object_set_new(o, "array_n", json_integer(j->array_n));
+        bad |= json_object_set_new(o, "array_max", json_integer(j->array_max));
+    }
+    bad |= json_object_set_new(o, "dependencies", deps_json(j));
     if (j->slurm_id)
         bad |= json_object_set_new(o, "slurm_job", json_integer(j->slurm_id));
     if (j->foreign)
@@ -104,6 +134,7 @@ json_t *berth__ljob_json(const struct berth__ljob *j, int full)
     bad |= json_object_set_new(o, "gid", json_integer(j->gid));
     bad |= json_object_set_new(o, "token", json_string(j->token));
     bad |= json_object_set_new(o, "launched", json_integer(j->launched));
+    bad |= json_object_set_new(o, "attempt_us", json_integer(j->attempt_us));
     bad |= json_object_set_new(o, "then", json_integer(j->then));
     bad |= json_object_set_new(o, "proc", json_boolean(j->proc));
     bad |= json_object_set_new(o, "pslots", slots_json(j->pslots, j->proc ? j->npslots : 0));
@@ -191,6 +222,33 @@ int berth__ljob_from_journal(const json_t *d, struct berth__ljob **out, struct b
     s->cpu_milli = (int64_t)(json_number_value(json_object_get(d, "cpus")) * 1000 + 0.5);
     s->mem_mib = geti(d, "mem_mib");
     s->single_server = json_is_true(json_object_get(d, "single_server"));
+    /* fields a journal of an older berthd lacks read as their defaults: no limit, no run */
+    s->time_limit_us =
+        (berth_us)(json_number_value(json_object_get(d, "time_limit_s")) * 1e6 + 0.5);
+    j->ran_us = (berth_us)(json_number_value(json_object_get(d, "ran_s")) * 1e6 + 0.5);
+    j->attempt_us = geti(d, "attempt_us");
+    snprintf(j->ran_type, sizeof j->ran_type, "%s", gets_(d, "ran_type"));
+    j->array_id = (uint64_t)geti(d, "array_id");
+    j->array_task = (uint32_t)geti(d, "array_task");
+    j->array_n = (uint32_t)geti(d, "array_n");
+    j->array_max = (uint32_t)geti(d, "array_max");
+    const json_t *deps = json_object_get(d, "dependencies"), *dv;
+    size_t di;
+    if (json_array_size(deps) > BERTH_L_MAX_DEPS ||
+        (json_array_size(deps) && !(j->deps = calloc(json_array_size(deps), sizeof *j->deps)))) {
+        berth__ljob_free(j);
+        return berth_err_set(
+            err, json_array_size(deps) > BERTH_L_MAX_DEPS ? BERTH_EINPUT : BERTH_ENOMEM,
+            "journal: job %lld: %s", (long long)geti(d, "id"),
+            json_array_size(deps) > BERTH_L_MAX_DEPS ? "a damaged record" : "out of memory");
+    }
+    json_array_foreach(deps, di, dv)
+    {
+        int t = 0;
+        while (t < 4 && strcmp(gets_(dv, "type"), dep_names[t]))
+            t++;
+        j->deps[j->ndeps++] = (struct berth__ldep){(uint64_t)geti(dv, "job"), (uint8_t)(t & 3)};
+    }
     j->ckpt_sig = berth__signal_find(gets_(d, "checkpoint_signal"));
     j->grace_us = (berth_us)(json_number_value(json_object_get(d, "grace_s")) * 1e6 + 0.5);
     j->state = (uint8_t)st;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "live/jobs/ljob.h"
+#include "util/mem.h"
 
 #define MAX_ARGS    4096
 #define MAX_ENV     4096
@@ -14,10 +15,11 @@
 #define MAX_SECONDS 1e9
 
 static const char *const known[] = {
-    "argv",          "cwd",      "env",         "gpus",   "gpu_type", "gpu_share",
-    "gpu_mem_mib",   "min_gpus", "max_gpus",    "queue",  "priority", "checkpoint_signal",
-    "grace_s",       "est_s",    "total_steps", "name",   "hold",     "shell",
-    "single_server", "job_type", "cpus",        "mem_mib"};
+    "argv",          "cwd",      "env",         "gpus",    "gpu_type",     "gpu_share",
+    "gpu_mem_mib",   "min_gpus", "max_gpus",    "queue",   "priority",     "checkpoint_signal",
+    "grace_s",       "est_s",    "total_steps", "name",    "hold",         "shell",
+    "single_server", "job_type", "cpus",        "mem_mib", "time_limit_s", "array",
+    "after",         "afterok",  "afternotok",  "afterany"};
 
 static int bad(struct berth_err *err, const char *field, const char *what)
 {
@@ -173,6 +175,126 @@ static int read_gpus(const json_t *body, struct berth__ljob *j, struct berth_err
     return 0;
 }
 
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* "array": sbatch's --array, "0-99%8", "1,3,5-9:2": indices from 0 to BERTH_L_MAX_INDEX,
+ * each once, at most BERTH_L_MAX_ARRAY of them, and the throttle after '%'. */
+static int read_array(const json_t *body, struct berth__ljob *j, struct berth_err *err)
+{
+    const char *s = NULL;
+    int rc = get_str(body, "array", 256, &s, err);
+    if (rc || !s)
+        return rc;
+    static const char *what = "expected sbatch's form: indices and ranges A-B or A-B:STEP, "
+                              "separated by commas, with an optional %N throttle (0-99%8)";
+    size_t cap = 0, n = 0;
+    uint32_t *idx = NULL;
+    const char *p = s;
+    long long thr = 0;
+    for (;;) {
+        char *end;
+        if (!(*p >= '0' && *p <= '9'))
+            goto bad;
+        long long a = strtoll(p, &end, 10), b = a, step = 1;
+        p = end;
+        if (*p == '-') {
+            if (!(p[1] >= '0' && p[1] <= '9'))
+                goto bad;
+            b = strtoll(p + 1, &end, 10);
+            p = end;
+            if (*p == ':') {
+                if (!(p[1] >= '1' && p[1] <= '9'))
+                    goto bad;
+                step = strtoll(p + 1, &end, 10);
+                p = end;
+            }
+        }
+        if (a < 0 || b < a || b > BERTH_L_MAX_INDEX || step < 1) {
+            free(idx);
+            return berth_err_set(err, BERTH_EINPUT,
+                                 "array: expected indices from 0 to %d, each range A-B with A "
+                                 "<= B",
+                                 BERTH_L_MAX_INDEX);
+        }
+        for (long long i = a; i <= b; i += step) {
+            if (n >= BERTH_L_MAX_ARRAY) {
+                free(idx);
+                return berth_err_set(err, BERTH_EINPUT, "array: expected at most %d tasks",
+                                     BERTH_L_MAX_ARRAY);
+            }
+            if (BERTH_GROW(idx, cap, n + 1)) {
+                free(idx);
+                return berth_err_set(err, BERTH_ENOMEM, "out of memory");
+            }
+            idx[n++] = (uint32_t)i;
+        }
+        if (*p == ',') {
+            p++;
+            continue;
+        }
+        if (*p == '%') {
+            if (!(p[1] >= '1' && p[1] <= '9'))
+                goto bad;
+            thr = strtoll(p + 1, &end, 10);
+            p = end;
+            if (thr < 1 || thr > BERTH_L_MAX_ARRAY)
+                goto bad;
+        }
+        if (*p)
+            goto bad;
+        break;
+    }
+    qsort(idx, n, sizeof *idx, cmp_u32);
+    for (size_t i = 1; i < n; i++)
+        if (idx[i] == idx[i - 1]) {
+            uint32_t twice = idx[i];
+            free(idx);
+            return berth_err_set(err, BERTH_EINPUT, "array: index %u given twice", twice);
+        }
+    j->array_idx = idx;
+    j->narray = n;
+    j->array_n = (uint32_t)n;
+    j->array_max = (uint32_t)thr;
+    return 0;
+bad:
+    free(idx);
+    return bad(err, "array", what);
+}
+
+/* "after", "afterok", "afternotok", "afterany": arrays of job ids. */
+static int read_deps(const json_t *body, struct berth__ljob *j, struct berth_err *err)
+{
+    static const char *const names[] = {"after", "afterok", "afternotok", "afterany"};
+    for (int t = 0; t < 4; t++) {
+        const json_t *a = json_object_get(body, names[t]), *v;
+        if (!a)
+            continue;
+        if (!json_is_array(a))
+            return berth_err_set(err, BERTH_EINPUT, "%s: expected an array of job ids", names[t]);
+        size_t i;
+        json_array_foreach(a, i, v)
+        {
+            if (!json_is_integer(v) || json_integer_value(v) < 1 ||
+                json_integer_value(v) > (INT64_C(1) << 53))
+                return berth_err_set(err, BERTH_EINPUT, "%s[%zu]: expected a job id", names[t], i);
+            if (j->ndeps >= BERTH_L_MAX_DEPS)
+                return berth_err_set(err, BERTH_EINPUT,
+                                     "%s: expected at most %d dependencies in all", names[t],
+                                     BERTH_L_MAX_DEPS);
+            struct berth__ldep *d = realloc(j->deps, (j->ndeps + 1) * sizeof *d);
+            if (!d)
+                return berth_err_set(err, BERTH_ENOMEM, "out of memory");
+            j->deps = d;
+            d[j->ndeps++] = (struct berth__ldep){(uint64_t)json_integer_value(v), (uint8_t)t};
+        }
+    }
+    return 0;
+}
+
 /* A name the CLI prints in tables: refused when it holds control characters. */
 static int printable(const char *field, const char *v, struct berth_err *err)
 {
@@ -207,7 +329,7 @@ int berth__ljob_from_submit(const json_t *body, const char *user, uint32_t uid, 
     j->grace_us = 30 * BERTH_US_PER_S;
     int shell = 0, hold = 0, single = 0, rc;
     int64_t prio = 0, steps = 0, mem = 0;
-    double grace = 30, est = 3600, cpus = 0;
+    double grace = 30, est = 3600, cpus = 0, limit = 0;
     const char *cwd = NULL, *queue = NULL, *gtype = NULL, *name = NULL, *sig = NULL, *jtype = NULL;
     if ((rc = get_bool(body, "shell", &shell, err)) || (rc = get_bool(body, "hold", &hold, err)) ||
         (rc = get_bool(body, "single_server", &single, err)) ||
@@ -223,7 +345,9 @@ int berth__ljob_from_submit(const json_t *body, const char *user, uint32_t uid, 
         (rc = get_num(body, "grace_s", 0, 86400, &grace, err)) ||
         (rc = get_num(body, "est_s", 0.001, MAX_SECONDS, &est, err)) ||
         (rc = get_num(body, "cpus", 0.001, 4096, &cpus, err)) ||
-        (rc = get_int(body, "mem_mib", 1, INT64_C(1) << 30, &mem, err)))
+        (rc = get_num(body, "time_limit_s", 0.001, MAX_SECONDS, &limit, err)) ||
+        (rc = get_int(body, "mem_mib", 1, INT64_C(1) << 30, &mem, err)) ||
+        (rc = read_array(body, j, err)) || (rc = read_deps(body, j, err)))
         goto fail;
     if ((rc = printable("name", name, err)) || (rc = printable("queue", queue, err)) ||
         (rc = printable("gpu_type", gtype, err)) || (rc = printable("job_type", jtype, err)))
@@ -268,6 +392,7 @@ int berth__ljob_from_submit(const json_t *body, const char *user, uint32_t uid, 
     if (j->spec.duration_us < 1)
         j->spec.duration_us = 1;
     j->spec.single_server = (uint8_t)single;
+    j->spec.time_limit_us = (berth_us)llround(limit * 1e6);
     j->state = hold ? BERTH_L_HELD : BERTH_L_PENDING;
     *out = j;
     return 0;

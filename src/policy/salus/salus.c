@@ -14,6 +14,7 @@
  *   salus-fair  one lane of the whole GPU; least persistent-memory x run time since the last
  *               admission into the lane first, re-decided every --quantum (GPUs in eight
  *               phases an eighth of a quantum apart) */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,13 +49,30 @@ struct salus {
     berth_us fair_last; /* salus-fair: the time of the last pass */
 };
 
+/* salus-fair's one setting: its quantum, --quantum's value unless --policy-arg quantum=S. */
+struct fair_settings {
+    berth_us quantum_us;
+};
+
+static const struct berth__setting fair_settings[] = {
+    {"quantum", BERTH_SET_SECONDS, offsetof(struct fair_settings, quantum_us), 0.001, 1e6,
+     "seconds between re-decisions of who runs in a shared lane (default: --quantum, 60)"},
+};
+
 static int create(int kind, const struct berth__params *p, void **self, struct berth_err *err)
 {
+    struct fair_settings set = {p->quantum_us > 0 ? p->quantum_us : 60 * BERTH_US_PER_S};
+    if (kind == K_FAIR) {
+        int rc = berth__settings_parse("salus-fair", p->settings, fair_settings,
+                                       sizeof fair_settings / sizeof *fair_settings, &set, err);
+        if (rc)
+            return rc;
+    }
     struct salus *s = calloc(1, sizeof *s);
     if (!s)
         return berth_err_set(err, BERTH_ENOMEM, "salus: out of memory");
     s->kind = kind;
-    s->quantum = p->quantum_us > 0 ? p->quantum_us : 60 * BERTH_US_PER_S;
+    s->quantum = set.quantum_us;
     s->fair_last = BERTH_TIME_NONE;
     *self = s;
     return 0;
@@ -459,4 +477,6 @@ const struct berth__policy_ops berth__policy_salus_fair = {
     .plan = plan,
     .next_pass = next_pass,
     .check = check,
+    .settings = fair_settings,
+    .nsettings = sizeof fair_settings / sizeof *fair_settings,
 };
