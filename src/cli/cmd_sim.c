@@ -31,7 +31,8 @@ static const struct cli_flag sim_flags[] = {
     {"cluster", 0, "SPEC",
      "NxG:type[,NxG:type...] (16x4:v100 = 16 servers with 4 V100 each), Gavel's GPU counts "
      "gavel:V100:P100:K80 (servers of 4), a JSON cluster file (see README), or a built-in name: "
-     "philly (64x8:v100), gavel (36x4 each of v100, p100, k80), tiresias (16x4:v100)",
+     "philly (64x8:v100), gavel (gavel:36:36:36, 9x4 each of v100, p100, k80), tiresias "
+     "(16x4:v100)",
      CLI_STR_AT(A, cluster)},
     {"trace", 0, "FILE", "the workload (berth's native CSV, or --format)", CLI_STR_AT(A, trace)},
     {"format", 0, "FMT", "auto (default: from the header) or a name from `berth trace formats`",

@@ -14,7 +14,9 @@ static const struct {
     const char *name, *spec, *what;
 } builtins[] = {
     {"philly", "64x8:v100", "64 servers x 8 V100 (the size the Philly benchmarks use)"},
-    {"gavel", "36x4:v100,36x4:p100,36x4:k80", "Gavel's heterogeneous cluster, 108 servers"},
+    {"gavel", "gavel:36:36:36",
+     "Gavel's heterogeneous cluster, its -c 36:36:36: 36 GPUs each of V100, P100 and K80 on 27 "
+     "servers of 4"},
     {"tiresias", "16x4:v100", "Tiresias' default cluster, 16 servers x 4 GPUs"},
 };
 
