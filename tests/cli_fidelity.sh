@@ -57,12 +57,29 @@ printf 'job_id,arrival_s,duration_s,num_gpus\nJ1,0,100,1\nJ2,10,20,1\n' >"$W/r.c
 expect_rc 0 "--restart-cost 5 under srtf" -- "$BERTH" sim --cluster 1x1:v100 --trace "$W/r.csv" --policy srtf --restart-cost 5 --json
 [ "$(key "$W/out" restart_lost_s)" = "5.0" ] && [ "$(key "$W/out" makespan_s)" = "125.0" ] \
     && ok "restart cost: 5 s lost, makespan 125 s" || bad "restart cost: $(cat "$W/out")"
+# the wait metric: JCT - time holding GPUs. srtf: J2 (20 s, at 10) preempts J1 at 10 and
+# runs 10-30; J1 resumes 30-120: J1 waits 20 s (between its runs; it first started at 0, so
+# its queueing is 0), J2 none: avg 10, median 10, p99 0 + 0.99 x 20 = 19.8
+expect_rc 0 "srtf: the wait counts the time between preemption and resumption" -- \
+    "$BERTH" sim --cluster 1x1:v100 --trace "$W/r.csv" --policy srtf --json --out "$W/wait"
+python3 - "$W/out" "$W/wait/jobs.csv" <<'PY' && ok "wait: avg 10, median 10, p99 19.8 s; queueing 0; jobs.csv wait_s 20 and 0" || bad "wait metric: $(cat "$W/out")"
+import csv, json, sys
+d = json.load(open(sys.argv[1]))
+assert (d["avg_wait_s"], d["median_wait_s"], d["p99_wait_s"]) == (10, 10, 19.8), d
+assert d["avg_queue_s"] == 0, d
+rows = {r["job_id"]: r for r in csv.DictReader(open(sys.argv[2]))}
+assert rows["J1"]["wait_s"] == "20" and rows["J2"]["wait_s"] == "0", rows
+PY
 expect_rc 0 "--restart-cost helios" -- "$BERTH" sim --cluster 1x1:v100 --trace "$W/r.csv" --policy srtf --restart-cost helios --json
 [ "$(key "$W/out" makespan_s)" = "127.0" ] && ok "helios tiers: 7 s for one GPU" || bad "helios: $(key "$W/out" makespan_s)"
 expect_rc 0 "--mode gavel" -- "$BERTH" sim --cluster 1x1:v100 --trace "$W/r.csv" --mode gavel --json
 [ "$(key "$W/out" mode)" = "gavel" ] && ok "mode reported" || bad "mode not reported"
 # J1 admitted at 0 ends its work at 100 (GPU held to 360); J2 admitted at 360 ends at 380
 [ "$(key "$W/out" makespan_s)" = "380.0" ] && ok "gavel mode: makespan 380 s" || bad "gavel mode: $(key "$W/out" makespan_s)"
+# J1 holds its GPU from its work's end (100) to the boundary (360): not waiting; J2 waits
+# from 10 to its admission at 360: avg wait 175 s
+[ "$(key "$W/out" avg_wait_s)" = "175.0" ] && ok "gavel mode: a GPU held to the round end is not waiting" \
+    || bad "gavel mode wait: $(key "$W/out" avg_wait_s)"
 expect_rc 0 "--mode rounds --round 50 --round-release off" -- "$BERTH" sim --cluster 1x1:v100 --trace "$W/r.csv" --mode rounds --round 50 --round-release off --json
 # J1 0-100; J2 admitted at 50, starts at the 100 boundary, ends 120
 [ "$(key "$W/out" makespan_s)" = "120.0" ] && ok "rounds mode switches" || bad "rounds: $(key "$W/out" makespan_s)"

@@ -99,6 +99,10 @@ struct berth_job_result {
     int32_t by_steps;         /* 1 = progress from the throughput model, 0 = fixed speed */
     int32_t resizes;          /* elastic resizes */
     int64_t gpu_us;           /* GPU-microseconds held (whole GPUs; elastic gangs at their sizes) */
+    /* Time waiting: JCT minus the time it held GPUs up to its recorded finish (restores
+     * count as holding), so every wait between preemptions counts, not only the first;
+     * BERTH_TIME_NONE if it never finished. */
+    berth_us wait_us;
 };
 
 /* Per user, per queue and per GPU type aggregates. User and queue names point into the
@@ -107,6 +111,7 @@ struct berth_group_stat {
     const char *name;
     size_t jobs, completed;
     double avg_jct_s;
+    double avg_wait_s; /* over the completed jobs: JCT - time holding GPUs */
     double gpu_hours;
 };
 
@@ -121,9 +126,10 @@ struct berth_sim_summary {
     size_t jobs;
     size_t completed;
     double avg_jct_s, median_jct_s, p95_jct_s, p99_jct_s;
-    double avg_queue_s, median_queue_s, p99_queue_s;
-    double makespan_s; /* first arrival to last completion */
-    double gpu_util;   /* time-weighted busy fraction over the makespan */
+    double avg_queue_s, median_queue_s, p99_queue_s; /* first start - arrival */
+    double avg_wait_s, median_wait_s, p99_wait_s;    /* JCT - time holding GPUs */
+    double makespan_s;                               /* first arrival to last completion */
+    double gpu_util; /* time-weighted busy fraction over the makespan */
     uint64_t preemptions;
     uint64_t migrations;
     uint64_t resizes; /* elastic resizes */

@@ -95,6 +95,8 @@ static void print_table(const struct berth_sim_result *r, const struct berth_clu
     printf("  %-18s %.1f s\n", "p99 JCT", s->p99_jct_s);
     printf("  %-18s %.1f s (median %.1f, p99 %.1f)\n", "avg queueing", s->avg_queue_s,
            s->median_queue_s, s->p99_queue_s);
+    printf("  %-18s %.1f s (median %.1f, p99 %.1f)\n", "avg waiting", s->avg_wait_s,
+           s->median_wait_s, s->p99_wait_s);
     printf("  %-18s %.1f s (%.2f days)\n", "makespan", s->makespan_s, s->makespan_s / 86400);
     printf("  %-18s %.1f %%\n", "GPU utilisation", 100 * s->gpu_util);
     printf("  %-18s %llu (migrations %llu, resizes %llu)\n", "preemptions",

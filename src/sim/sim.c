@@ -253,6 +253,10 @@ static int finish_results(struct berth_sim_result *out, const struct berth__engi
                                        .gpu_us = j->gpu_us};
         /* Themis' fair share: 1/N of the cluster, N the average number of active jobs over
          * the job's life; a gang smaller than its share runs as fast as alone */
+        /* it held its GPUs from its work's end to the release (round modes): not running */
+        berth_us held = j->run_us - (j->finish - fin);
+        r->wait_us = fin == BERTH_TIME_NONE ? BERTH_TIME_NONE
+                                            : fin - j->spec->arrival_us - (held > 0 ? held : 0);
         berth_us life = j->finish - admit_time(e, i, tm);
         double nbar = life > 0 ? (active_at_finish[i] - active_at_arrival[i]) / (double)life : 1.0;
         double g = j->gpus ? (double)j->gpus * j->share / 1000.0 : 0.0;
