@@ -39,6 +39,30 @@ if [ -f "$TABLE" ]; then
         || bad "--throughputs FILE differs from the built-in catalog"
 fi
 
+# --- explicit flags win: a 2-GPU job of a known type, 1000 s, spread over two 1-GPU servers
+printf 'job_id,arrival_s,duration_s,num_gpus,job_type\nX,0,1000,2,ResNet-50 (batch size 64)\n' >"$W/sp.csv"
+SP=(sim --cluster 2x1:v100 --trace "$W/sp.csv" --json)
+expect_rc 0 "spread by default" -- "$BERTH" "${SP[@]}"
+measured=$(key "$W/out" makespan_s)
+python3 -c "assert $measured > 1000" && ok "by default a spread gang of a measured type slows ($measured s)" \
+    || bad "default spread: $measured"
+expect_rc 0 "--fixed-speed" -- "$BERTH" "${SP[@]}" --fixed-speed
+[ "$(key "$W/out" makespan_s)" = "1000.0" ] && ok "--fixed-speed: exactly its duration across servers" \
+    || bad "--fixed-speed: $(key "$W/out" makespan_s)"
+expect_rc 0 "--progress duration" -- "$BERTH" "${SP[@]}" --progress duration
+[ "$(key "$W/out" makespan_s)" = "1000.0" ] && ok "--progress duration is --fixed-speed" || bad "--progress duration"
+expect_rc 0 "--fixed-speed --spread-rates measured" -- "$BERTH" "${SP[@]}" --fixed-speed --spread-rates measured
+[ "$(key "$W/out" makespan_s)" = "$measured" ] && ok "--spread-rates measured brings the measured ratio back" \
+    || bad "--spread-rates measured: $(key "$W/out" makespan_s)"
+expect_rc 0 "--spread-penalty 0.5" -- "$BERTH" "${SP[@]}" --spread-penalty 0.5
+[ "$(key "$W/out" makespan_s)" = "2000.0" ] && ok "--spread-penalty 0.5 overrides the measured rate: 2000 s" \
+    || bad "--spread-penalty: $(key "$W/out" makespan_s)"
+expect_rc 0 "--spread-penalty TYPE=0.25 over F" -- "$BERTH" "${SP[@]}" --spread-penalty 0.5 --spread-penalty "ResNet-50 (batch size 64)=0.25"
+[ "$(key "$W/out" makespan_s)" = "4000.0" ] && ok "a type's own penalty wins over the global one" \
+    || bad "--spread-penalty TYPE=F: $(key "$W/out" makespan_s)"
+expect_rc 0 "--spread-rates off" -- "$BERTH" "${SP[@]}" --spread-rates off
+[ "$(key "$W/out" makespan_s)" = "1000.0" ] && ok "--spread-rates off: the one-server rate" || bad "--spread-rates off"
+
 # --- co-location with Lucid's pairs -----------------------------------------------------
 if [ -f "$LUCID" ]; then
     printf 'job_id,arrival_s,duration_s,num_gpus,job_type,gpu_share\nA,0,1000,1,ResNet18/CIFAR-10/32/0,0.5\nB,0,1000,1,MobileNetV3/ImageNet/32/0,0.5\n' >"$W/pair.csv"
@@ -99,6 +123,10 @@ expect_rc 2 "--spread-penalty 0" -- "$BERTH" "${A[@]}" --spread-penalty 0
 expect_rc 2 "--spread-penalty for an unknown type" -- "$BERTH" "${A[@]}" --spread-penalty "Nope=0.5"
 has "$W/err" "'Nope' is not in the throughput model" "unknown spread type named"
 expect_rc 0 "--spread-penalty for a known type" -- "$BERTH" "${A[@]}" --spread-penalty "ResNet-50 (batch size 64)=0.5"
+expect_rc 2 "--spread-rates nope" -- "$BERTH" "${A[@]}" --spread-rates nope
+has "$W/err" "expected measured or off, found 'nope'" "--spread-rates names its values"
+expect_rc 2 "--progress nope" -- "$BERTH" "${A[@]}" --progress nope
+has "$W/err" "expected duration or steps, found 'nope'" "--progress names its values"
 expect_rc 2 "--colocate-speed 0.001" -- "$BERTH" "${A[@]}" --colocate-speed 0.001
 has "$W/err" "expected a number from 0.01 to 100" "colocate speed bounds named"
 expect_rc 2 "--restart-cost nope" -- "$BERTH" "${A[@]}" --restart-cost nope

@@ -43,9 +43,16 @@ struct berth_sim_opts {
      * total_steps runs at the model's speed for the GPUs it gets; every other job runs at
      * fixed speed (its duration). NULL: every job runs at fixed speed. */
     const struct berth_tput *tput;
-    int fixed_speed;       /* 1: ignore steps, run every job by its duration */
-    double spread_factor;  /* rate multiplier for gangs across servers (0 = 1.0; classes
-                              with spread points in the model use those) */
+    int fixed_speed;       /* 1: ignore steps, run every job by its duration whatever GPUs and
+                              servers it gets (then gangs across servers slow down only by an
+                              explicit spread_factor, per-type factor or spread_rates 1);
+                              0: by steps; -1: the mode's default (0) */
+    double spread_factor;  /* > 0: every gang across servers runs at its one-server rate times
+                              this, whatever the model measured (per-type factors set on the
+                              model win over it); 0: none */
+    int spread_rates;      /* 1: gangs across servers run at the model's measured rates (Gavel's
+                              *_unconsolidated) where it has them; 0: at their one-server rate;
+                              -1: the mode's default (1, but 0 under fixed_speed) */
     double colocate_speed; /* normalised speed of a job per partner sharing its GPU when the
                               model has no pair for them (0 = 1.0: no interference) */
     berth_us restart_us;   /* checkpoint/restore cost of every restart and migration */

@@ -33,6 +33,22 @@ static int set_switch(const struct cli_flag *f, void *base, const char *s, struc
     return 0;
 }
 
+/* A two-word switch (data: "on-word|off-word"): the first word sets 1, the second 0. */
+static int set_choice(const struct cli_flag *f, void *base, const char *s, struct berth_err *err)
+{
+    int *out = (int *)((char *)base + f->at);
+    const char *words = f->data, *bar = strchr(words, '|');
+    size_t n = (size_t)(bar - words);
+    if (strlen(s) == n && !strncmp(s, words, n))
+        *out = 1;
+    else if (!strcmp(s, bar + 1))
+        *out = 0;
+    else
+        return berth_err_set(err, BERTH_EINPUT, "expected %.*s or %s, found '%s'", (int)n, words,
+                             bar + 1, s);
+    return 0;
+}
+
 static int set_queue_limits(const struct cli_flag *f, void *base, const char *s,
                             struct berth_err *err)
 {
@@ -129,12 +145,22 @@ const struct cli_flag sim_progress_flags[] = {
      CLI_STR_AT(A, ma.throughputs)},
     {"colocation", 0, "FILE", "add Lucid's colocate_info.csv pairs (speeds when sharing)",
      CLI_STR_AT(A, ma.colocation)},
-    {"fixed-speed", 0, NULL, "ignore steps: every job runs by its duration",
+    {"fixed-speed", 0, NULL,
+     "ignore steps: every job runs exactly its duration, whatever GPUs and servers it gets "
+     "(--progress duration)",
      CLI_ON_AT(A, o.fixed_speed)},
+    {"progress", 0, "steps|duration",
+     "how jobs progress: by steps at the throughput model's rates (default) or by their "
+     "duration",
+     CLI_SET(set_choice), .at = CLI_AT(A, o.fixed_speed, int), .data = "duration|steps"},
     {"spread-penalty", 0, "F | TYPE=F",
-     "rate multiplier for gangs across servers, for all jobs or one job type (repeatable; "
-     "default 1, or measured)",
+     "rate multiplier for gangs across servers, for all jobs or one job type (repeatable); it "
+     "wins over measured rates",
      CLI_SET(set_spread)},
+    {"spread-rates", 0, "measured|off",
+     "gangs across servers run at the model's measured rates (default; off under "
+     "--fixed-speed) or at their one-server rate",
+     CLI_SET(set_choice), .at = CLI_AT(A, o.spread_rates, int), .data = "measured|off"},
     {"colocate-speed", 0, "F",
      "speed per partner sharing a GPU when no pair is known, 0.01 to 100 (default 1: no "
      "interference)",

@@ -70,6 +70,9 @@ struct berth__view {
      * GPU type to the model's type (-1 = the model does not know it). */
     const struct berth_tput *tput;
     const int16_t *tput_type;
+    /* How gangs across servers run (never NULL from the engine): rates across servers are
+     * berth__tput_rate_sp(tput, spread, ...), as the simulator's executor charges them. */
+    const struct berth__spread *spread;
     /* A job's progress metric now (higher is better: accuracy in percent), or NULL: the
      * simulator reads it off the job class's curve (model/curve.h), berthd will take what
      * jobs report. Policies that watch growth compare it with an earlier reading. */

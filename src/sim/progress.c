@@ -25,7 +25,7 @@ static double model_rate(const struct berth__progress *p, const struct berth__jo
 {
     if (t < 0)
         return 0.0;
-    return berth__tput_rate(p->m, j->cls, p->mtype[t], j->gpus, spread);
+    return berth__tput_rate_sp(p->m, &p->sp, j->cls, p->mtype[t], j->gpus, spread);
 }
 
 /* Flat progress's reference: the first cluster type (in cluster order) the model can run j
@@ -44,23 +44,14 @@ static double base_rate(const struct berth__progress *p, const struct berth__job
     if (p->flat)
         return p->steps[j->idx] ? model_rate(p, j, first_type(p, j), 0) / 1e6 : 1.0;
     int spread = j->servers > 1;
-    if (p->steps[j->idx]) {
-        int mt = p->mtype[j->type];
-        if (spread && !berth__tput_has_spread_points(p->m, j->cls, mt) &&
-            !(berth__tput_spread_factor(p->m, j->cls) > 0))
-            return model_rate(p, j, j->type, 0) * p->spread / 1e6;
+    if (p->steps[j->idx])
         return model_rate(p, j, j->type, spread) / 1e6;
-    }
     if (!spread)
         return 1.0;
-    if (j->cls >= 0 && p->mtype[j->type] >= 0) {
-        /* a fixed-speed job of a known class slows by the class's measured ratio */
-        double one = model_rate(p, j, j->type, 0), across = model_rate(p, j, j->type, 1);
-        if (one > 0 && (berth__tput_has_spread_points(p->m, j->cls, p->mtype[j->type]) ||
-                        berth__tput_spread_factor(p->m, j->cls) > 0))
-            return across / one;
-    }
-    return p->spread;
+    /* a fixed-speed job slows by the spread ratio: an explicit penalty, else its class's
+     * measured ratio (when the run uses measured rates), else nothing */
+    return berth__tput_spread_ratio(p->m, &p->sp, j->cls,
+                                    p->m && j->type >= 0 ? p->mtype[j->type] : -1, j->gpus);
 }
 
 /* j's normalised speed next to the other fractional jobs on its GPU. */
@@ -333,8 +324,8 @@ static int setup_job(struct berth__progress *p, struct berth__job *j, int fixed,
 }
 
 int berth__progress_init(struct berth__progress *p, struct berth__engine *e,
-                         const struct berth_sim_opts *o, berth_us round_release_us,
-                         const char *path, struct berth_err *err)
+                         const struct berth_sim_opts *o, int fixed, const struct berth__spread *sp,
+                         berth_us round_release_us, const char *path, struct berth_err *err)
 {
     memset(p, 0, sizeof *p);
     size_t n = e->njobs;
@@ -343,7 +334,7 @@ int berth__progress_init(struct berth__progress *p, struct berth__engine *e,
     p->cluster = e->cluster;
     p->m = o->tput;
     p->mtype = e->tput_type;
-    p->spread = o->spread_factor > 0 ? o->spread_factor : 1.0;
+    p->sp = *sp;
     p->colocate = o->colocate_speed > 0 ? o->colocate_speed : 1.0;
     p->restart_us = o->restart_us;
     p->tiers = o->restart_tiers;
@@ -365,7 +356,7 @@ int berth__progress_init(struct berth__progress *p, struct berth__engine *e,
         return berth_err_set(err, BERTH_ENOMEM, "sim: out of memory");
     int shares = 0;
     for (size_t i = 0; i < n; i++) {
-        int rc = setup_job(p, &e->jobs[i], o->fixed_speed, path, err);
+        int rc = setup_job(p, &e->jobs[i], fixed, path, err);
         if (rc)
             return rc;
         shares |= is_fractional(&e->jobs[i]);

@@ -5,8 +5,9 @@
  * progresses at a rate set by what it holds:
  * - steps: the model's rate for its class on its gang's GPU type and size, across servers
  *   or not (model.h's interpolation and spread rules);
- * - fixed speed: 1 microsecond of work per microsecond, times the spread penalty when the
- *   gang spans servers (its class's measured ratio if it has a class, else the global one);
+ * - fixed speed: 1 microsecond of work per microsecond, times the spread ratio when the
+ *   gang spans servers (an explicit --spread-penalty, else its class's measured ratio when
+ *   the run uses measured rates, else 1: --fixed-speed alone runs a job its duration);
  * - either, when fractional jobs share its GPU: times its normalised speed next to each
  *   partner (the model's pair, else the default co-location speed);
  * - after a restart (a start after a preemption, or a migration) it makes no progress for
@@ -27,7 +28,8 @@ struct berth__progress {
     const struct berth_tput *m;
     const int16_t *mtype; /* cluster GPU type -> model type */
     struct berth__events ev;
-    double spread, colocate;
+    struct berth__spread sp; /* how gangs across servers run */
+    double colocate;
     berth_us restart_us;
     int tiers, flat;
     berth_us round_us; /* > 0: completions are released at the next round boundary */
@@ -43,11 +45,12 @@ struct berth__progress {
     int failed;                                        /* a rate of 0 (reported once) */
 };
 
-/* Sets every registered job of e up (class, work, allowed GPU types) and hooks the
- * executor. Fails with FILE:LINE on a job the model cannot run. */
+/* Sets every registered job of e up (class, work, allowed GPU types; fixed: every job by
+ * its duration) and hooks the executor; sp says how gangs across servers run. Fails with
+ * FILE:LINE on a job the model cannot run. */
 int berth__progress_init(struct berth__progress *p, struct berth__engine *e,
-                         const struct berth_sim_opts *o, berth_us round_release_us,
-                         const char *path, struct berth_err *err);
+                         const struct berth_sim_opts *o, int fixed, const struct berth__spread *sp,
+                         berth_us round_release_us, const char *path, struct berth_err *err);
 void berth__progress_free(struct berth__progress *p);
 /* The executor callbacks the engine calls (ctx = p). */
 void berth__progress_start(void *ctx, struct berth__job *j, berth_us now);

@@ -26,6 +26,7 @@ void berth_sim_opts_init(struct berth_sim_opts *o)
     o->seed = 1;
     o->quantum_us = 60 * BERTH_US_PER_S;
     o->round_admit = o->round_release = o->round_jct = o->flat_progress = -1;
+    o->fixed_speed = o->spread_rates = -1;
 }
 
 const char *berth_sim_mode_name(int mode)
@@ -47,6 +48,8 @@ struct timing {
     berth_us round; /* 0 in des mode */
     int admit, release, jct, flat;
     berth_us min_realloc;
+    int fixed;               /* every job by its duration */
+    struct berth__spread sp; /* how gangs across servers run */
 };
 
 static int pick(int set, int dflt)
@@ -54,24 +57,39 @@ static int pick(int set, int dflt)
     return set >= 0 ? set : dflt;
 }
 
+/* Each mode's defaults: round length, the round switches, and the progress model. */
+static const struct mode_defaults {
+    int round_s, admit, release, jct, flat;
+    int fixed;    /* every job by its duration */
+    int measured; /* measured rates across servers (unless jobs run by duration) */
+} mode_defaults[] = {
+    [BERTH_MODE_DES] = {0, 0, 0, 0, 0, 0, 1},
+    [BERTH_MODE_ROUNDS] = {300, 1, 1, 0, 0, 0, 1},
+    [BERTH_MODE_GAVEL] = {360, 1, 1, 0, 0, 0, 1},
+    [BERTH_MODE_BLOX] = {300, 1, 1, 1, 1, 0, 1},
+};
+
 static int resolve_timing(const struct berth_sim_opts *o, struct timing *t, struct berth_err *err)
 {
-    /* defaults: admit, release, jct, flat per mode */
-    static const int dflt[4][4] = {{0, 0, 0, 0}, {1, 1, 0, 0}, {1, 1, 0, 0}, {1, 1, 1, 1}};
-    static const berth_us round_s[4] = {0, 300, 360, 300};
     if (o->mode < 0 || o->mode > 3)
         return berth_err_set(err, BERTH_EINPUT, "--mode: unknown mode %d", o->mode);
     if (o->round_us < 0 || o->min_realloc_us < 0)
         return berth_err_set(err, BERTH_EINPUT, "--round and --min-realloc must be >= 0");
-    const int *d = dflt[o->mode];
-    *t = (struct timing){o->mode == BERTH_MODE_DES ? 0
-                         : o->round_us             ? o->round_us
-                                                   : round_s[o->mode] * BERTH_US_PER_S,
-                         pick(o->round_admit, d[0]),
-                         pick(o->round_release, d[1]),
-                         pick(o->round_jct, d[2]),
-                         pick(o->flat_progress, d[3]),
-                         o->min_realloc_us};
+    const struct mode_defaults *d = &mode_defaults[o->mode];
+    int fixed = pick(o->fixed_speed, d->fixed) > 0;
+    *t = (struct timing){
+        .round = !d->round_s   ? 0
+                 : o->round_us ? o->round_us
+                               : d->round_s * BERTH_US_PER_S,
+        .admit = pick(o->round_admit, d->admit),
+        .release = pick(o->round_release, d->release),
+        .jct = pick(o->round_jct, d->jct),
+        .flat = pick(o->flat_progress, d->flat),
+        .min_realloc = o->min_realloc_us,
+        .fixed = fixed,
+        .sp = {o->spread_factor > 0 ? o->spread_factor : 0,
+               pick(o->spread_rates, d->measured && !fixed) > 0},
+    };
     if (o->mode == BERTH_MODE_GAVEL && !t->min_realloc)
         t->min_realloc = 1920 * BERTH_US_PER_S;
     if (!t->round && (t->admit || t->release || t->jct))
@@ -301,6 +319,7 @@ int berth_sim_run(const struct berth_trace *t, const struct berth_cluster *c,
     if ((rc = berth__engine_create(c, o->policy, o->placement, &params, NULL, &e, err)) ||
         (rc = berth__engine_set_tput(e, o->tput, err)))
         goto done;
+    berth__engine_set_spread(e, &tm.sp);
     berth__engine_set_check(e, o->check_invariants);
     berth__engine_set_metric(e, berth__curve_job_metric, NULL); /* from the class's curve */
     snprintf(out->policy, sizeof out->policy, "%s", e->ops->name);
@@ -315,7 +334,8 @@ int berth_sim_run(const struct berth_trace *t, const struct berth_cluster *c,
         if ((rc = berth__engine_add(e, &specs[ord[i].i], &idx, err)))
             goto done;
     }
-    if ((rc = berth__progress_init(&p, e, o, tm.release ? tm.round : 0, berth_trace_path(t), err)))
+    if ((rc = berth__progress_init(&p, e, o, tm.fixed, &tm.sp, tm.release ? tm.round : 0,
+                                   berth_trace_path(t), err)))
         goto done;
     uint32_t bad;
     if ((rc = berth__engine_check(e, &bad, err))) { /* the policy refuses a job: bad input */
