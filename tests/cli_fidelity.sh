@@ -108,10 +108,32 @@ expect_rc 0 "--mode rounds --round 50 --round-release off" -- "$BERTH" sim --clu
 # J1 0-100; J2 admitted at 50, starts at the 100 boundary, ends 120
 [ "$(key "$W/out" makespan_s)" = "120.0" ] && ok "rounds mode switches" || bad "rounds: $(key "$W/out" makespan_s)"
 
+# --- --mode tiresias: des time, every job by its duration, Tiresias' demotion instants. R and
+# P (10000 s, 2 GPUs, on 2 GPUs) under tiresias-dlas-gpu: test_tiresias derives 13600/20000
+# at the exact instants and 14412/20000 at Tiresias' predicted ones
+printf 'job_id,arrival_s,duration_s,num_gpus\nR,0,10000,2\nP,0,10000,2\n' >"$W/res.csv"
+expect_rc 0 "--mode tiresias" -- "$BERTH" sim --cluster 1x2:v100 --trace "$W/res.csv" --policy tiresias-dlas-gpu --mode tiresias --json
+[ "$(key "$W/out" avg_jct_s)" = "17206.0" ] && [ "$(key "$W/out" mode)" = tiresias ] \
+    && ok "--mode tiresias demotes at Tiresias' instants" || bad "--mode tiresias: $(cat "$W/out")"
+expect_rc 0 "--mode tiresias, exact_demotion=1" -- "$BERTH" sim --cluster 1x2:v100 --trace "$W/res.csv" --policy tiresias-dlas-gpu --mode tiresias --policy-arg exact_demotion=1 --json
+[ "$(key "$W/out" avg_jct_s)" = "16800.0" ] && ok "a preset's quirk is turned off by its setting" || bad "exact_demotion=1 under --mode tiresias"
+expect_rc 0 "--mode tiresias on a trace by steps" -- "$BERTH" sim --cluster gavel --trace "$GAVEL" --policy fifo --mode tiresias --json
+cp "$W/out" "$W/tmode.json"
+expect_rc 0 "des --fixed-speed on that trace" -- "$BERTH" sim --cluster gavel --trace "$GAVEL" --policy fifo --fixed-speed --json
+python3 -c "
+import json; a=json.load(open('$W/tmode.json')); b=json.load(open('$W/out'))
+assert a['avg_jct_s'] == b['avg_jct_s'] and a['makespan_s'] == b['makespan_s'], (a, b)" \
+    && ok "--mode tiresias runs jobs by their duration" || bad "--mode tiresias progress"
+expect_rc 0 "--mode tiresias --progress steps" -- "$BERTH" sim --cluster gavel --trace "$GAVEL" --policy fifo --mode tiresias --progress steps --json
+python3 -c "
+import json; a=json.load(open('$W/steps.json')); b=json.load(open('$W/out')); import sys
+sys.exit(0 if b['avg_jct_s'] != json.load(open('$W/tmode.json'))['avg_jct_s'] else 1)" \
+    && ok "--progress steps brings steps back under --mode tiresias" || bad "--progress steps under tiresias"
+
 # --- bad flag values: exit 2 and a message ----------------------------------------------
 A=(sim --cluster 1x1:v100 --trace "$W/r.csv")
 expect_rc 2 "unknown mode" -- "$BERTH" "${A[@]}" --mode nope
-has "$W/err" "des, rounds, gavel or blox" "unknown mode lists the modes"
+has "$W/err" "des, rounds, gavel, blox or tiresias" "unknown mode lists the modes"
 expect_rc 2 "bad switch" -- "$BERTH" "${A[@]}" --mode rounds --round-admit maybe
 has "$W/err" "expected on or off" "bad switch says on or off"
 expect_rc 2 "switch without a round mode" -- "$BERTH" "${A[@]}" --round-jct on

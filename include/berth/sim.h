@@ -22,6 +22,9 @@ enum berth_sim_mode {
     BERTH_MODE_ROUNDS = 1, /* passes only at round boundaries, with the round switches */
     BERTH_MODE_GAVEL = 2,  /* rounds of 360 s, Gavel's semantics */
     BERTH_MODE_BLOX = 3,   /* rounds of 300 s, Blox's semantics */
+    /* des timing with Tiresias' semantics: every job by its duration, no spread rates, and
+     * tiresias-* demote at Tiresias' predicted instants (the setting exact_demotion=0) */
+    BERTH_MODE_TIRESIAS = 4,
 };
 
 /* Restart-cost tiers by gang size, as Helios and Lucid charge them. */
@@ -83,7 +86,7 @@ struct berth_sim_opts {
     int32_t loan_headroom_milli;
 };
 
-/* "des", "rounds", "gavel", "blox" and back (-1 when unknown). */
+/* "des", "rounds", "gavel", "blox", "tiresias" and back (-1 when unknown). */
 const char *berth_sim_mode_name(int mode);
 int berth_sim_mode_find(const char *name);
 

@@ -117,8 +117,8 @@ static int set_mode(const struct cli_flag *f, void *base, const char *arg, struc
     struct berth_sim_opts *o = &((struct sim_args *)base)->o;
     (void)f;
     if ((o->mode = berth_sim_mode_find(arg)) < 0)
-        return berth_err_set(err, BERTH_EINPUT, "expected des, rounds, gavel or blox, found '%s'",
-                             arg);
+        return berth_err_set(err, BERTH_EINPUT,
+                             "expected des, rounds, gavel, blox or tiresias, found '%s'", arg);
     return 0;
 }
 
@@ -173,8 +173,8 @@ const struct cli_flag sim_progress_flags[] = {
 
 const struct cli_flag sim_time_flags[] = {
     {"mode", 0, "M",
-     "des (default), rounds, gavel (360 s rounds) or blox (300 s); the round switches below "
-     "default per mode (see README)",
+     "des (default), rounds, or a peer's exact semantics: gavel (360 s rounds), blox (300 s) or "
+     "tiresias (des, jobs by duration); the switches below default per mode (see README)",
      CLI_SET(set_mode)},
     {"round", 0, "S", "round length of the round modes and round-based policies",
      CLI_SECS_AT(A, o.round_us)},

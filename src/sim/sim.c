@@ -31,13 +31,13 @@ void berth_sim_opts_init(struct berth_sim_opts *o)
 
 const char *berth_sim_mode_name(int mode)
 {
-    static const char *const names[] = {"des", "rounds", "gavel", "blox"};
-    return mode >= 0 && mode < 4 ? names[mode] : NULL;
+    static const char *const names[] = {"des", "rounds", "gavel", "blox", "tiresias"};
+    return mode >= 0 && mode < 5 ? names[mode] : NULL;
 }
 
 int berth_sim_mode_find(const char *name)
 {
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < 5; i++)
         if (!strcmp(name, berth_sim_mode_name(i)))
             return i;
     return -1;
@@ -63,15 +63,29 @@ static const struct mode_defaults {
     int fixed;    /* every job by its duration */
     int measured; /* measured rates across servers (unless jobs run by duration) */
 } mode_defaults[] = {
-    [BERTH_MODE_DES] = {0, 0, 0, 0, 0, 0, 1},
-    [BERTH_MODE_ROUNDS] = {300, 1, 1, 0, 0, 0, 1},
-    [BERTH_MODE_GAVEL] = {360, 1, 1, 0, 0, 0, 1},
-    [BERTH_MODE_BLOX] = {300, 1, 1, 1, 1, 0, 1},
+    /* round, admit, release, jct, flat, fixed, measured */
+    [BERTH_MODE_DES] = {0, 0, 0, 0, 0, 0, 1},      /* exact time */
+    [BERTH_MODE_ROUNDS] = {300, 1, 1, 0, 0, 0, 1}, /* rounds */
+    [BERTH_MODE_GAVEL] = {360, 1, 1, 0, 0, 0, 1},  /* Gavel */
+    [BERTH_MODE_BLOX] = {300, 1, 1, 1, 1, 0, 1},   /* Blox */
+    [BERTH_MODE_TIRESIAS] = {0, 0, 0, 0, 0, 1, 0}, /* Tiresias */
+};
+
+/* What each peer mode sets among a policy's own settings (sched/settings.h), when the
+ * policy has the setting and the caller did not give it: the peer's quirks, each of which
+ * --policy-arg KEY=VALUE turns off again one at a time. */
+struct preset {
+    int mode;
+    const char *key, *value;
+};
+
+static const struct preset presets[] = {
+    {BERTH_MODE_TIRESIAS, "exact_demotion", "0"},
 };
 
 static int resolve_timing(const struct berth_sim_opts *o, struct timing *t, struct berth_err *err)
 {
-    if (o->mode < 0 || o->mode > 3)
+    if (o->mode < 0 || o->mode > 4)
         return berth_err_set(err, BERTH_EINPUT, "--mode: unknown mode %d", o->mode);
     if (o->round_us < 0 || o->min_realloc_us < 0)
         return berth_err_set(err, BERTH_EINPUT, "--round and --min-realloc must be >= 0");
@@ -220,12 +234,40 @@ static berth_us admit_time(const struct berth__engine *e, size_t i, const struct
     return tm->admit ? boundary_at_or_after(a, tm->round) : a;
 }
 
+/* Whether settings string s gives key. */
+static int has_key(const char *s, const char *key)
+{
+    size_t k = strlen(key);
+    for (const char *p = s; p && *p; p = strchr(p, ','), p = p ? p + 1 : NULL) {
+        p += strspn(p, " ");
+        if (!strncmp(p, key, k) && (p[k] == '=' || p[k] == ' '))
+            return 1;
+    }
+    return 0;
+}
+
+/* Whether the policy has a setting named key. */
+static int policy_has(const struct berth__policy_ops *ops, const char *key)
+{
+    for (size_t i = 0; ops && i < ops->nsettings; i++)
+        if (!strcmp(ops->settings[i].key, key))
+            return 1;
+    return 0;
+}
+
 /* The policy's settings string: the caller's, then the settings the options carry as fields
- * (--queue-limits, --loan-headroom), which only their policies take. */
+ * (--queue-limits, --loan-headroom), which only their policies take, then the mode's preset
+ * quirks the policy has and the caller did not set. */
 static int settings_of(const struct berth_sim_opts *o, char *buf, size_t len, struct berth_err *err)
 {
     size_t n = (size_t)snprintf(buf, len, "%s", o->policy_settings ? o->policy_settings : "");
     char num[32];
+    const struct berth__policy_ops *ops = berth__policy_lookup(o->policy);
+    for (size_t i = 0; i < sizeof presets / sizeof *presets; i++)
+        if (presets[i].mode == o->mode && policy_has(ops, presets[i].key) &&
+            !has_key(o->policy_settings, presets[i].key))
+            n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%s%s=%s", n ? "," : "",
+                                  presets[i].key, presets[i].value);
     if (o->nqueue_limits > 0 && o->nqueue_limits <= 8) {
         n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%squeue_limits=", n ? "," : "");
         for (int i = 0; i < o->nqueue_limits; i++)
