@@ -70,6 +70,9 @@ struct berth_sim_opts {
     int round_release; /* a finished job frees its GPUs only at the next boundary */
     int round_jct;     /* a job's finish is recorded at that boundary, not when work ends */
     int flat_progress; /* progress does not depend on the GPUs a job got (Blox) */
+    /* a round ends early, when the work of every job holding GPUs in it has ended (Gavel's
+     * round end at the latest finish); rounds no longer fall on a grid then */
+    int round_early_end;
     /* Multi-level feedback thresholds (0 of them: defaults): the tiresias policies' setting
      * queue_limits, given this way (another policy refuses it). */
     berth_us queue_limits_us[8];

@@ -190,6 +190,10 @@ const struct cli_flag sim_time_flags[] = {
      CLI_SET(set_switch), .at = CLI_AT(A, o.round_jct, int)},
     {"flat-progress", 0, "on|off", "round switch: progress ignores the allocation (Blox)",
      CLI_SET(set_switch), .at = CLI_AT(A, o.flat_progress, int)},
+    {"round-early-end", 0, "on|off",
+     "round switch: a round ends when the work of every job in it has, if before the round's "
+     "length (Gavel's round end at the latest finish); rounds then leave the grid",
+     CLI_SET(set_switch), .at = CLI_AT(A, o.round_early_end, int)},
     {"queue-limits", 0, "S[,S...]", "multi-level feedback thresholds (tiresias-*)",
      CLI_SET(set_queue_limits)},
     {0},

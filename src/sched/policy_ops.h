@@ -28,6 +28,9 @@ struct berth__params {
     berth_us quantum_us;     /* re-evaluation period of time-sliced policies */
     berth_us round_us;       /* round length of round-based policies (Gavel 360 s, Blox 300 s) */
     berth_us min_realloc_us; /* round-based LP policies re-solve at most this often */
+    /* 1: the driver runs passes only at round starts, and rounds may end early (the
+     * simulator's Gavel rounds): every pass starts a round, whatever round_us says */
+    int round_passes;
     /* The checkpoint/restore cost a restart will be charged (berth__job_restart_us): a flat
      * cost and tiers (enum berth_restart_tiers), for policies that weigh resizes. */
     berth_us restart_us;

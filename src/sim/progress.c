@@ -127,7 +127,12 @@ static void reschedule(struct berth__progress *p, struct berth__job *j)
         end = left <= 0 ? j->progress_at : j->progress_at + ceil_us(left / j->rate);
     }
     p->work_end[j->idx] = end;
-    berth__events_set(&p->ev, j->idx, p->round_us ? next_boundary(end, p->round_us) : end);
+    berth_us at = end;
+    if (p->round_us)
+        at = next_boundary(end, p->round_us);
+    else if (p->ends && end <= p->round_end)
+        at = p->round_end;
+    berth__events_set(&p->ev, j->idx, at);
 }
 
 /* Refolds and reschedules every other fractional job on GPU key g (its partners changed). */
@@ -368,8 +373,43 @@ int berth__progress_init(struct berth__progress *p, struct berth__engine *e,
     return 0;
 }
 
+int berth__progress_use_ends(struct berth__progress *p, int release)
+{
+    p->ends = release;
+    p->round_end = BERTH_TIME_NONE;
+    if (release && !(p->scratch = malloc((p->njobs ? p->njobs : 1) * sizeof *p->scratch)))
+        return -1;
+    return 0;
+}
+
+berth_us berth__progress_round(struct berth__progress *p, berth_us now, berth_us round, int early)
+{
+    berth_us end = now + round;
+    if (early && p->ev.n) {
+        berth_us last = now + 1;
+        for (size_t i = 0; i < p->ev.n; i++) {
+            berth_us w = p->work_end[p->ev.heap[i].job];
+            last = w != BERTH_TIME_NONE && w > last ? w : last;
+        }
+        end = last < end ? last : end;
+    }
+    p->round_end = end;
+    if (!p->ends)
+        return end;
+    size_t n = 0; /* whose work ends by then: released then (gathered first: setting moves) */
+    for (size_t i = 0; i < p->ev.n; i++) {
+        uint32_t j = p->ev.heap[i].job;
+        if (p->work_end[j] != BERTH_TIME_NONE && p->work_end[j] <= end && p->ev.heap[i].t != end)
+            p->scratch[n++] = j;
+    }
+    for (size_t i = 0; i < n; i++)
+        berth__events_set(&p->ev, p->scratch[i], end);
+    return end;
+}
+
 void berth__progress_free(struct berth__progress *p)
 {
+    free(p->scratch);
     berth__events_free(&p->ev);
     free(p->steps);
     free(p->stall_end);

@@ -294,6 +294,44 @@ static void round_modes(void)
     }
 }
 
+/* Rounds that end early (Gavel's round end at the latest finish), gavel mode, fifo, 1x2.
+ *    0  J1 (100 s) is alone: the round ends when its work does, at 100 (not 360).
+ *  100  J2 (20 s, arrived 10) and J3 (500 s, at 50) were admitted at that end; the round ends
+ *       at min(100 + 360, 600) = 460. J2's work ends at 120 (its JCT: 110) but it keeps its
+ *       GPU to 460: it held GPUs 360 s, and waited 90 s (JCT 110 - its 20 s of work).
+ *  460  J3 alone, its work ends at 600: the round ends there.
+ * 1000  after an idle spell J4 (50 s) starts a round at its own arrival; it ends at 1050.
+ * Passes 0, 100, 460, 600, 1000, 1050. */
+static void round_early_end(void)
+{
+    struct berth_sim_opts o = opts("fifo", NULL);
+    o.mode = BERTH_MODE_GAVEL;
+    o.round_early_end = 1;
+    struct simtest st;
+    if (!run("job_id,arrival_s,duration_s,num_gpus\n"
+             "J1,0,100,1\nJ2,10,20,1\nJ3,50,500,1\nJ4,1000,50,1\n",
+             "1x2:v100", &o, &st)) {
+        CHECK_DBL(fin(&st, "J1"), 100, 0);
+        CHECK_DBL(start(&st, "J2"), 100, 0);
+        CHECK_DBL(fin(&st, "J2"), 120, 0);
+        CHECK_I64(run_job(&st, "J2")->run_us, 360 * BERTH_US_PER_S);
+        CHECK_I64(run_job(&st, "J2")->wait_us, 90 * BERTH_US_PER_S);
+        CHECK_DBL(start(&st, "J3"), 100, 0);
+        CHECK_DBL(fin(&st, "J3"), 600, 0);
+        CHECK_DBL(start(&st, "J4"), 1000, 0);
+        CHECK_DBL(fin(&st, "J4"), 1050, 0);
+        CHECK_I64(st.r.summary.passes, 6);
+        simtest_free(&st);
+    }
+    /* it needs a round mode */
+    o.mode = BERTH_MODE_DES;
+    struct berth_err err = {0};
+    CHECK_I64(simtest_run_opts("job_id,arrival_s,duration_s,num_gpus\nJ1,0,100,1\n", "1x1:v100", &o,
+                               &st, &err),
+              BERTH_EINPUT);
+    CHECK_HAS(err.msg, "--round-early-end");
+}
+
 /* Gavel mode with co-location: fractional A (100 s) and B (60 s) share a GPU at 0.5 speed
  * each. B's work ends at 120 but it holds its share to the 360 s boundary, so A stays at
  * half speed: 60 done at 120, its last 40 take 80 more, ending at 200. Both are released at
@@ -468,6 +506,7 @@ static const struct check_test tests[] = {
     {"colocation", colocation},
     {"restart_cost", restart_cost},
     {"round_modes", round_modes},
+    {"round_early_end", round_early_end},
     {"gavel_mode_colocated", gavel_mode_colocated},
     {"flat_progress", flat_progress},
     {"fairness_and_groups", fairness_and_groups},
