@@ -223,12 +223,16 @@ compare "completion of 'berth sim --format '" format "$(lines auto $("$BERTH" tr
     "$(complete_words "$BERTH" sim --format "")" "berth trace formats" "the completion"
 compare "completion of 'berth trace stats --format '" format "$(lines auto $("$BERTH" trace formats))" \
     "$(complete_words "$BERTH" trace stats --format "")" "berth trace formats" "the completion"
-compare "completion of 'berth sim --mode '" mode "$(lines des rounds gavel blox)" \
+compare "completion of 'berth sim --mode '" mode "$(lines des rounds gavel blox tiresias)" \
     "$(complete_words "$BERTH" sim --mode "")" "berth sim --help" "the completion"
-for sw in --round-admit --round-release --round-jct --flat-progress; do
+for sw in --round-admit --round-release --round-jct --flat-progress --round-early-end; do
     compare "completion of 'berth sim $sw '" value "$(lines on off)" \
         "$(complete_words "$BERTH" sim $sw "")" "berth sim --help" "the completion"
 done
+compare "completion of 'berth sim --spread-rates '" value "$(lines measured off)" \
+    "$(complete_words "$BERTH" sim --spread-rates "")" "berth sim --help" "the completion"
+compare "completion of 'berth sim --progress '" value "$(lines steps duration)" \
+    "$(complete_words "$BERTH" sim --progress "")" "berth sim --help" "the completion"
 compare "completion of 'berth pack --scorer '" scorer \
     "$(lines fgd best-fit first-fit dot-product random fgd-k8s)" \
     "$(complete_words "$BERTH" pack --scorer "")" "berth pack --help" "the completion"

@@ -39,6 +39,30 @@ if [ -f "$TABLE" ]; then
         || bad "--throughputs FILE differs from the built-in catalog"
 fi
 
+# --- explicit flags win: a 2-GPU job of a known type, 1000 s, spread over two 1-GPU servers
+printf 'job_id,arrival_s,duration_s,num_gpus,job_type\nX,0,1000,2,ResNet-50 (batch size 64)\n' >"$W/sp.csv"
+SP=(sim --cluster 2x1:v100 --trace "$W/sp.csv" --json)
+expect_rc 0 "spread by default" -- "$BERTH" "${SP[@]}"
+measured=$(key "$W/out" makespan_s)
+python3 -c "assert $measured > 1000" && ok "by default a spread gang of a measured type slows ($measured s)" \
+    || bad "default spread: $measured"
+expect_rc 0 "--fixed-speed" -- "$BERTH" "${SP[@]}" --fixed-speed
+[ "$(key "$W/out" makespan_s)" = "1000.0" ] && ok "--fixed-speed: exactly its duration across servers" \
+    || bad "--fixed-speed: $(key "$W/out" makespan_s)"
+expect_rc 0 "--progress duration" -- "$BERTH" "${SP[@]}" --progress duration
+[ "$(key "$W/out" makespan_s)" = "1000.0" ] && ok "--progress duration is --fixed-speed" || bad "--progress duration"
+expect_rc 0 "--fixed-speed --spread-rates measured" -- "$BERTH" "${SP[@]}" --fixed-speed --spread-rates measured
+[ "$(key "$W/out" makespan_s)" = "$measured" ] && ok "--spread-rates measured brings the measured ratio back" \
+    || bad "--spread-rates measured: $(key "$W/out" makespan_s)"
+expect_rc 0 "--spread-penalty 0.5" -- "$BERTH" "${SP[@]}" --spread-penalty 0.5
+[ "$(key "$W/out" makespan_s)" = "2000.0" ] && ok "--spread-penalty 0.5 overrides the measured rate: 2000 s" \
+    || bad "--spread-penalty: $(key "$W/out" makespan_s)"
+expect_rc 0 "--spread-penalty TYPE=0.25 over F" -- "$BERTH" "${SP[@]}" --spread-penalty 0.5 --spread-penalty "ResNet-50 (batch size 64)=0.25"
+[ "$(key "$W/out" makespan_s)" = "4000.0" ] && ok "a type's own penalty wins over the global one" \
+    || bad "--spread-penalty TYPE=F: $(key "$W/out" makespan_s)"
+expect_rc 0 "--spread-rates off" -- "$BERTH" "${SP[@]}" --spread-rates off
+[ "$(key "$W/out" makespan_s)" = "1000.0" ] && ok "--spread-rates off: the one-server rate" || bad "--spread-rates off"
+
 # --- co-location with Lucid's pairs -----------------------------------------------------
 if [ -f "$LUCID" ]; then
     printf 'job_id,arrival_s,duration_s,num_gpus,job_type,gpu_share\nA,0,1000,1,ResNet18/CIFAR-10/32/0,0.5\nB,0,1000,1,MobileNetV3/ImageNet/32/0,0.5\n' >"$W/pair.csv"
@@ -57,20 +81,59 @@ printf 'job_id,arrival_s,duration_s,num_gpus\nJ1,0,100,1\nJ2,10,20,1\n' >"$W/r.c
 expect_rc 0 "--restart-cost 5 under srtf" -- "$BERTH" sim --cluster 1x1:v100 --trace "$W/r.csv" --policy srtf --restart-cost 5 --json
 [ "$(key "$W/out" restart_lost_s)" = "5.0" ] && [ "$(key "$W/out" makespan_s)" = "125.0" ] \
     && ok "restart cost: 5 s lost, makespan 125 s" || bad "restart cost: $(cat "$W/out")"
+# the wait metric: JCT - time holding GPUs. srtf: J2 (20 s, at 10) preempts J1 at 10 and
+# runs 10-30; J1 resumes 30-120: J1 waits 20 s (between its runs; it first started at 0, so
+# its queueing is 0), J2 none: avg 10, median 10, p99 0 + 0.99 x 20 = 19.8
+expect_rc 0 "srtf: the wait counts the time between preemption and resumption" -- \
+    "$BERTH" sim --cluster 1x1:v100 --trace "$W/r.csv" --policy srtf --json --out "$W/wait"
+python3 - "$W/out" "$W/wait/jobs.csv" <<'PY' && ok "wait: avg 10, median 10, p99 19.8 s; queueing 0; jobs.csv wait_s 20 and 0" || bad "wait metric: $(cat "$W/out")"
+import csv, json, sys
+d = json.load(open(sys.argv[1]))
+assert (d["avg_wait_s"], d["median_wait_s"], d["p99_wait_s"]) == (10, 10, 19.8), d
+assert d["avg_queue_s"] == 0, d
+rows = {r["job_id"]: r for r in csv.DictReader(open(sys.argv[2]))}
+assert rows["J1"]["wait_s"] == "20" and rows["J2"]["wait_s"] == "0", rows
+PY
 expect_rc 0 "--restart-cost helios" -- "$BERTH" sim --cluster 1x1:v100 --trace "$W/r.csv" --policy srtf --restart-cost helios --json
 [ "$(key "$W/out" makespan_s)" = "127.0" ] && ok "helios tiers: 7 s for one GPU" || bad "helios: $(key "$W/out" makespan_s)"
 expect_rc 0 "--mode gavel" -- "$BERTH" sim --cluster 1x1:v100 --trace "$W/r.csv" --mode gavel --json
 [ "$(key "$W/out" mode)" = "gavel" ] && ok "mode reported" || bad "mode not reported"
 # J1 admitted at 0 ends its work at 100 (GPU held to 360); J2 admitted at 360 ends at 380
 [ "$(key "$W/out" makespan_s)" = "380.0" ] && ok "gavel mode: makespan 380 s" || bad "gavel mode: $(key "$W/out" makespan_s)"
+# J1 holds its GPU from its work's end (100) to the boundary (360): not waiting; J2 waits
+# from 10 to its admission at 360: avg wait 175 s
+[ "$(key "$W/out" avg_wait_s)" = "175.0" ] && ok "gavel mode: a GPU held to the round end is not waiting" \
+    || bad "gavel mode wait: $(key "$W/out" avg_wait_s)"
 expect_rc 0 "--mode rounds --round 50 --round-release off" -- "$BERTH" sim --cluster 1x1:v100 --trace "$W/r.csv" --mode rounds --round 50 --round-release off --json
 # J1 0-100; J2 admitted at 50, starts at the 100 boundary, ends 120
 [ "$(key "$W/out" makespan_s)" = "120.0" ] && ok "rounds mode switches" || bad "rounds: $(key "$W/out" makespan_s)"
 
+# --- --mode tiresias: des time, every job by its duration, Tiresias' demotion instants. R and
+# P (10000 s, 2 GPUs, on 2 GPUs) under tiresias-dlas-gpu: test_tiresias derives 13600/20000
+# at the exact instants and 14412/20000 at Tiresias' predicted ones
+printf 'job_id,arrival_s,duration_s,num_gpus\nR,0,10000,2\nP,0,10000,2\n' >"$W/res.csv"
+expect_rc 0 "--mode tiresias" -- "$BERTH" sim --cluster 1x2:v100 --trace "$W/res.csv" --policy tiresias-dlas-gpu --mode tiresias --json
+[ "$(key "$W/out" avg_jct_s)" = "17206.0" ] && [ "$(key "$W/out" mode)" = tiresias ] \
+    && ok "--mode tiresias demotes at Tiresias' instants" || bad "--mode tiresias: $(cat "$W/out")"
+expect_rc 0 "--mode tiresias, exact_demotion=1" -- "$BERTH" sim --cluster 1x2:v100 --trace "$W/res.csv" --policy tiresias-dlas-gpu --mode tiresias --policy-arg exact_demotion=1 --json
+[ "$(key "$W/out" avg_jct_s)" = "16800.0" ] && ok "a preset's quirk is turned off by its setting" || bad "exact_demotion=1 under --mode tiresias"
+expect_rc 0 "--mode tiresias on a trace by steps" -- "$BERTH" sim --cluster gavel --trace "$GAVEL" --policy fifo --mode tiresias --json
+cp "$W/out" "$W/tmode.json"
+expect_rc 0 "des --fixed-speed on that trace" -- "$BERTH" sim --cluster gavel --trace "$GAVEL" --policy fifo --fixed-speed --json
+python3 -c "
+import json; a=json.load(open('$W/tmode.json')); b=json.load(open('$W/out'))
+assert a['avg_jct_s'] == b['avg_jct_s'] and a['makespan_s'] == b['makespan_s'], (a, b)" \
+    && ok "--mode tiresias runs jobs by their duration" || bad "--mode tiresias progress"
+expect_rc 0 "--mode tiresias --progress steps" -- "$BERTH" sim --cluster gavel --trace "$GAVEL" --policy fifo --mode tiresias --progress steps --json
+python3 -c "
+import json; a=json.load(open('$W/steps.json')); b=json.load(open('$W/out')); import sys
+sys.exit(0 if b['avg_jct_s'] != json.load(open('$W/tmode.json'))['avg_jct_s'] else 1)" \
+    && ok "--progress steps brings steps back under --mode tiresias" || bad "--progress steps under tiresias"
+
 # --- bad flag values: exit 2 and a message ----------------------------------------------
 A=(sim --cluster 1x1:v100 --trace "$W/r.csv")
 expect_rc 2 "unknown mode" -- "$BERTH" "${A[@]}" --mode nope
-has "$W/err" "des, rounds, gavel or blox" "unknown mode lists the modes"
+has "$W/err" "des, rounds, gavel, blox or tiresias" "unknown mode lists the modes"
 expect_rc 2 "bad switch" -- "$BERTH" "${A[@]}" --mode rounds --round-admit maybe
 has "$W/err" "expected on or off" "bad switch says on or off"
 expect_rc 2 "switch without a round mode" -- "$BERTH" "${A[@]}" --round-jct on
@@ -82,6 +145,10 @@ expect_rc 2 "--spread-penalty 0" -- "$BERTH" "${A[@]}" --spread-penalty 0
 expect_rc 2 "--spread-penalty for an unknown type" -- "$BERTH" "${A[@]}" --spread-penalty "Nope=0.5"
 has "$W/err" "'Nope' is not in the throughput model" "unknown spread type named"
 expect_rc 0 "--spread-penalty for a known type" -- "$BERTH" "${A[@]}" --spread-penalty "ResNet-50 (batch size 64)=0.5"
+expect_rc 2 "--spread-rates nope" -- "$BERTH" "${A[@]}" --spread-rates nope
+has "$W/err" "expected measured or off, found 'nope'" "--spread-rates names its values"
+expect_rc 2 "--progress nope" -- "$BERTH" "${A[@]}" --progress nope
+has "$W/err" "expected duration or steps, found 'nope'" "--progress names its values"
 expect_rc 2 "--colocate-speed 0.001" -- "$BERTH" "${A[@]}" --colocate-speed 0.001
 has "$W/err" "expected a number from 0.01 to 100" "colocate speed bounds named"
 expect_rc 2 "--restart-cost nope" -- "$BERTH" "${A[@]}" --restart-cost nope

@@ -70,9 +70,9 @@ S=(sim --cluster 1x4:v100 --trace "$W/a.csv")
 one_error "sim --bogus" "berth sim: unknown flag '--bogus'" -- "$BERTH" "${S[@]}" --bogus
 one_error "sim --seed x" "berth sim: --seed: expected a whole number >= 0, found 'x'" -- "$BERTH" "${S[@]}" --seed x
 one_error "sim --json=1" "berth sim: --json: expected no value, found '1'" -- "$BERTH" "${S[@]}" --json=1
-one_error "sim --ro (ambiguous)" "ambiguous flag '--ro': --round, --round-admit, --round-release or --round-jct" -- "$BERTH" "${S[@]}" --ro 1
+one_error "sim --ro (ambiguous)" "ambiguous flag '--ro': --round, --round-admit, --round-release, --round-jct or --round-early-end" -- "$BERTH" "${S[@]}" --ro 1
 one_error "sim --cluster without its value" "berth sim: --cluster: expected a value" -- "$BERTH" sim --cluster
-one_error "sim --mode nope" "berth sim: --mode: expected des, rounds, gavel or blox, found 'nope'" -- "$BERTH" "${S[@]}" --mode nope
+one_error "sim --mode nope" "berth sim: --mode: expected des, rounds, gavel, blox or tiresias, found 'nope'" -- "$BERTH" "${S[@]}" --mode nope
 one_error "policies --json" "berth policies: unknown flag '--json'" -- "$BERTH" policies --json
 one_error "help --bogus" "berth help: unknown flag '--bogus'" -- "$BERTH" help --bogus
 # berthd's clients (nothing listens at port 9: a flag that got through would fail to connect)

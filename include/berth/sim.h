@@ -22,6 +22,9 @@ enum berth_sim_mode {
     BERTH_MODE_ROUNDS = 1, /* passes only at round boundaries, with the round switches */
     BERTH_MODE_GAVEL = 2,  /* rounds of 360 s, Gavel's semantics */
     BERTH_MODE_BLOX = 3,   /* rounds of 300 s, Blox's semantics */
+    /* des timing with Tiresias' semantics: every job by its duration, no spread rates, and
+     * tiresias-* demote at Tiresias' predicted instants (the setting exact_demotion=0) */
+    BERTH_MODE_TIRESIAS = 4,
 };
 
 /* Restart-cost tiers by gang size, as Helios and Lucid charge them. */
@@ -43,9 +46,16 @@ struct berth_sim_opts {
      * total_steps runs at the model's speed for the GPUs it gets; every other job runs at
      * fixed speed (its duration). NULL: every job runs at fixed speed. */
     const struct berth_tput *tput;
-    int fixed_speed;       /* 1: ignore steps, run every job by its duration */
-    double spread_factor;  /* rate multiplier for gangs across servers (0 = 1.0; classes
-                              with spread points in the model use those) */
+    int fixed_speed;       /* 1: ignore steps, run every job by its duration whatever GPUs and
+                              servers it gets (then gangs across servers slow down only by an
+                              explicit spread_factor, per-type factor or spread_rates 1);
+                              0: by steps; -1: the mode's default (0) */
+    double spread_factor;  /* > 0: every gang across servers runs at its one-server rate times
+                              this, whatever the model measured (per-type factors set on the
+                              model win over it); 0: none */
+    int spread_rates;      /* 1: gangs across servers run at the model's measured rates (Gavel's
+                              *_unconsolidated) where it has them; 0: at their one-server rate;
+                              -1: the mode's default (1, but 0 under fixed_speed) */
     double colocate_speed; /* normalised speed of a job per partner sharing its GPU when the
                               model has no pair for them (0 = 1.0: no interference) */
     berth_us restart_us;   /* checkpoint/restore cost of every restart and migration */
@@ -60,6 +70,9 @@ struct berth_sim_opts {
     int round_release; /* a finished job frees its GPUs only at the next boundary */
     int round_jct;     /* a job's finish is recorded at that boundary, not when work ends */
     int flat_progress; /* progress does not depend on the GPUs a job got (Blox) */
+    /* a round ends early, when the work of every job holding GPUs in it has ended (Gavel's
+     * round end at the latest finish); rounds no longer fall on a grid then */
+    int round_early_end;
     /* Multi-level feedback thresholds (0 of them: defaults): the tiresias policies' setting
      * queue_limits, given this way (another policy refuses it). */
     berth_us queue_limits_us[8];
@@ -83,7 +96,7 @@ struct berth_sim_opts {
     double time_limit_factor;
 };
 
-/* "des", "rounds", "gavel", "blox" and back (-1 when unknown). */
+/* "des", "rounds", "gavel", "blox", "tiresias" and back (-1 when unknown). */
 const char *berth_sim_mode_name(int mode);
 int berth_sim_mode_find(const char *name);
 
@@ -108,6 +121,10 @@ struct berth_job_result {
     int64_t gpu_us;           /* GPU-microseconds held (whole GPUs; elastic gangs at their sizes) */
     berth_us limit_us;        /* its time limit, 0 = none */
     int32_t timed_out;        /* 1: stopped at its limit (finish_us is then; work not done) */
+    /* Time waiting: JCT minus the time it held GPUs up to its recorded finish (restores
+     * count as holding), so every wait between preemptions counts, not only the first;
+     * BERTH_TIME_NONE if it never finished. */
+    berth_us wait_us;
 };
 
 /* Per user, per queue and per GPU type aggregates. User and queue names point into the
@@ -116,6 +133,7 @@ struct berth_group_stat {
     const char *name;
     size_t jobs, completed;
     double avg_jct_s;
+    double avg_wait_s; /* over the completed jobs: JCT - time holding GPUs */
     double gpu_hours;
 };
 
@@ -132,9 +150,10 @@ struct berth_sim_summary {
     size_t timeouts;  /* stopped at their time limit */
     int has_limits;   /* some job had a time limit (timeouts and the limit columns are shown) */
     double avg_jct_s, median_jct_s, p95_jct_s, p99_jct_s;
-    double avg_queue_s, median_queue_s, p99_queue_s;
-    double makespan_s; /* first arrival to last completion */
-    double gpu_util;   /* time-weighted busy fraction over the makespan */
+    double avg_queue_s, median_queue_s, p99_queue_s; /* first start - arrival */
+    double avg_wait_s, median_wait_s, p99_wait_s;    /* JCT - time holding GPUs */
+    double makespan_s;                               /* first arrival to last completion */
+    double gpu_util; /* time-weighted busy fraction over the makespan */
     uint64_t preemptions;
     uint64_t migrations;
     uint64_t resizes; /* elastic resizes */

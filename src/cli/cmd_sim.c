@@ -29,9 +29,10 @@ static int set_policy_arg(const struct cli_flag *f, void *base, const char *arg,
 #define A struct sim_args
 static const struct cli_flag sim_flags[] = {
     {"cluster", 0, "SPEC",
-     "NxG:type[,NxG:type...] (16x4:v100 = 16 servers with 4 V100 each), a JSON cluster file "
-     "(see README), or a built-in name: philly (64x8:v100), gavel (36x4 each of v100, p100, "
-     "k80), tiresias (16x4:v100)",
+     "NxG:type[,NxG:type...] (16x4:v100 = 16 servers with 4 V100 each), Gavel's GPU counts "
+     "gavel:V100:P100:K80 (servers of 4), a JSON cluster file (see README), or a built-in name: "
+     "philly (64x8:v100), gavel (gavel:36:36:36, 9x4 each of v100, p100, k80), tiresias "
+     "(16x4:v100)",
      CLI_STR_AT(A, cluster)},
     {"trace", 0, "FILE", "the workload (berth's native CSV, or --format)", CLI_STR_AT(A, trace)},
     {"format", 0, "FMT", "auto (default: from the header) or a name from `berth trace formats`",
@@ -109,6 +110,8 @@ static void print_table(const struct berth_sim_result *r, const struct berth_clu
     printf("  %-18s %.1f s\n", "p99 JCT", s->p99_jct_s);
     printf("  %-18s %.1f s (median %.1f, p99 %.1f)\n", "avg queueing", s->avg_queue_s,
            s->median_queue_s, s->p99_queue_s);
+    printf("  %-18s %.1f s (median %.1f, p99 %.1f)\n", "avg waiting", s->avg_wait_s,
+           s->median_wait_s, s->p99_wait_s);
     printf("  %-18s %.1f s (%.2f days)\n", "makespan", s->makespan_s, s->makespan_s / 86400);
     printf("  %-18s %.1f %%\n", "GPU utilisation", 100 * s->gpu_util);
     printf("  %-18s %llu (migrations %llu, resizes %llu)\n", "preemptions",

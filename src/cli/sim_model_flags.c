@@ -33,6 +33,22 @@ static int set_switch(const struct cli_flag *f, void *base, const char *s, struc
     return 0;
 }
 
+/* A two-word switch (data: "on-word|off-word"): the first word sets 1, the second 0. */
+static int set_choice(const struct cli_flag *f, void *base, const char *s, struct berth_err *err)
+{
+    int *out = (int *)((char *)base + f->at);
+    const char *words = f->data, *bar = strchr(words, '|');
+    size_t n = (size_t)(bar - words);
+    if (strlen(s) == n && !strncmp(s, words, n))
+        *out = 1;
+    else if (!strcmp(s, bar + 1))
+        *out = 0;
+    else
+        return berth_err_set(err, BERTH_EINPUT, "expected %.*s or %s, found '%s'", (int)n, words,
+                             bar + 1, s);
+    return 0;
+}
+
 static int set_queue_limits(const struct cli_flag *f, void *base, const char *s,
                             struct berth_err *err)
 {
@@ -101,8 +117,8 @@ static int set_mode(const struct cli_flag *f, void *base, const char *arg, struc
     struct berth_sim_opts *o = &((struct sim_args *)base)->o;
     (void)f;
     if ((o->mode = berth_sim_mode_find(arg)) < 0)
-        return berth_err_set(err, BERTH_EINPUT, "expected des, rounds, gavel or blox, found '%s'",
-                             arg);
+        return berth_err_set(err, BERTH_EINPUT,
+                             "expected des, rounds, gavel, blox or tiresias, found '%s'", arg);
     return 0;
 }
 
@@ -129,12 +145,22 @@ const struct cli_flag sim_progress_flags[] = {
      CLI_STR_AT(A, ma.throughputs)},
     {"colocation", 0, "FILE", "add Lucid's colocate_info.csv pairs (speeds when sharing)",
      CLI_STR_AT(A, ma.colocation)},
-    {"fixed-speed", 0, NULL, "ignore steps: every job runs by its duration",
+    {"fixed-speed", 0, NULL,
+     "ignore steps: every job runs exactly its duration, whatever GPUs and servers it gets "
+     "(--progress duration)",
      CLI_ON_AT(A, o.fixed_speed)},
+    {"progress", 0, "steps|duration",
+     "how jobs progress: by steps at the throughput model's rates (default) or by their "
+     "duration",
+     CLI_SET(set_choice), .at = CLI_AT(A, o.fixed_speed, int), .data = "duration|steps"},
     {"spread-penalty", 0, "F | TYPE=F",
-     "rate multiplier for gangs across servers, for all jobs or one job type (repeatable; "
-     "default 1, or measured)",
+     "rate multiplier for gangs across servers, for all jobs or one job type (repeatable); it "
+     "wins over measured rates",
      CLI_SET(set_spread)},
+    {"spread-rates", 0, "measured|off",
+     "gangs across servers run at the model's measured rates (default; off under "
+     "--fixed-speed) or at their one-server rate",
+     CLI_SET(set_choice), .at = CLI_AT(A, o.spread_rates, int), .data = "measured|off"},
     {"colocate-speed", 0, "F",
      "speed per partner sharing a GPU when no pair is known, 0.01 to 100 (default 1: no "
      "interference)",
@@ -147,8 +173,8 @@ const struct cli_flag sim_progress_flags[] = {
 
 const struct cli_flag sim_time_flags[] = {
     {"mode", 0, "M",
-     "des (default), rounds, gavel (360 s rounds) or blox (300 s); the round switches below "
-     "default per mode (see README)",
+     "des (default), rounds, or a peer's exact semantics: gavel (360 s rounds), blox (300 s) or "
+     "tiresias (des, jobs by duration); the switches below default per mode (see README)",
      CLI_SET(set_mode)},
     {"round", 0, "S", "round length of the round modes and round-based policies",
      CLI_SECS_AT(A, o.round_us)},
@@ -164,6 +190,10 @@ const struct cli_flag sim_time_flags[] = {
      CLI_SET(set_switch), .at = CLI_AT(A, o.round_jct, int)},
     {"flat-progress", 0, "on|off", "round switch: progress ignores the allocation (Blox)",
      CLI_SET(set_switch), .at = CLI_AT(A, o.flat_progress, int)},
+    {"round-early-end", 0, "on|off",
+     "round switch: a round ends when the work of every job in it has, if before the round's "
+     "length (Gavel's round end at the latest finish); rounds then leave the grid",
+     CLI_SET(set_switch), .at = CLI_AT(A, o.round_early_end, int)},
     {"queue-limits", 0, "S[,S...]", "multi-level feedback thresholds (tiresias-*)",
      CLI_SET(set_queue_limits)},
     {0},

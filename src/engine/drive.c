@@ -3,11 +3,13 @@
 
 void berth__drive_init(struct berth__drive *dr, berth_us round)
 {
-    *dr = (struct berth__drive){round > 0 ? round : 0, BERTH_TIME_NONE, 0};
+    *dr = (struct berth__drive){round > 0 ? round : 0, BERTH_TIME_NONE, 0, 0};
 }
 
 int berth__drive_due(const struct berth__drive *dr, berth_us now)
 {
+    if (dr->ends)
+        return dr->next != BERTH_TIME_NONE ? now == dr->next : dr->dirty;
     if (dr->round)
         return now % dr->round == 0;
     return dr->dirty || (dr->next != BERTH_TIME_NONE && dr->next <= now);
@@ -28,7 +30,7 @@ int berth__drive_step(struct berth__drive *dr, struct berth__engine *e, berth_us
     if (dr->round) { /* the next boundary while jobs are active (idle: arrivals wake it) */
         berth_us r = (now + 1) % dr->round;
         dr->next = e->npending || e->nrunning ? now + 1 + (r ? dr->round - r : 0) : BERTH_TIME_NONE;
-    } else if (due) {
+    } else if (due && !dr->ends) { /* with ends, the driver sets the round's end */
         dr->next = berth__engine_next_pass(e, now);
     }
     return 0;

@@ -8,7 +8,10 @@
  * pass, kept from pass to pass: asking again at an instant without a pass would move a
  * time slice's end ahead forever (berthd's ticks come every few milliseconds). With rounds
  * (the simulator's round modes), passes fall only on multiples of the round from time 0,
- * whatever changed, and the next is the next boundary while jobs are active. */
+ * whatever changed, and the next is the next boundary while jobs are active. Rounds of
+ * varying length (the simulator's Gavel rounds, which end when their jobs' work does) are
+ * a third way: a pass is due at the round end the driver set after the last pass
+ * (berth__drive_set_end), or, with no round under way, when something changed. */
 #ifndef BERTH_ENGINE_DRIVE_H
 #define BERTH_ENGINE_DRIVE_H
 
@@ -18,6 +21,7 @@ struct berth__drive {
     berth_us round; /* > 0: passes only at its multiples */
     berth_us next;  /* the next instant a pass is due with no event, BERTH_TIME_NONE: none */
     int dirty;      /* something the policy sees changed since the last pass */
+    int ends;       /* rounds of varying length: passes at the ends the driver sets */
 };
 
 /* A drive with no pass due yet; round 0 = passes when due. */
@@ -27,6 +31,19 @@ void berth__drive_init(struct berth__drive *dr, berth_us round);
 static inline void berth__drive_touch(struct berth__drive *dr)
 {
     dr->dirty = 1;
+}
+
+/* Rounds whose ends the driver sets after each pass (round must be 0). */
+static inline void berth__drive_init_ends(struct berth__drive *dr)
+{
+    *dr = (struct berth__drive){0, BERTH_TIME_NONE, 0, 1};
+}
+
+/* The end of the round that the last pass started (BERTH_TIME_NONE: no round under way, the
+ * next change starts one). */
+static inline void berth__drive_set_end(struct berth__drive *dr, berth_us end)
+{
+    dr->next = end;
 }
 
 /* Whether a pass is due at now. */

@@ -48,6 +48,7 @@ int berth__engine_create(const struct berth_cluster *c, const char *policy, cons
     }
     e->ops = ops;
     e->infer_demand = -1;
+    e->spread = (struct berth__spread){0, 1};
     e->params = *params;
     e->params.placement = place.id;
     if (exec)
@@ -334,6 +335,7 @@ static struct berth__view view_of(const struct berth__engine *e, berth_us now)
                                 .nrunning = e->nrunning,
                                 .tput = e->tput,
                                 .tput_type = e->tput_type,
+                                .spread = &e->spread,
                                 .metric = e->metric,
                                 .metric_ctx = e->metric_ctx,
                                 .infer_demand = e->infer_demand};

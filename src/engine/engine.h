@@ -37,6 +37,7 @@ struct berth__engine {
     int32_t infer_demand;          /* inference servers in use now (the view's), -1 = no series */
     int check;                     /* verify every invariant after each pass */
     const struct berth_tput *tput; /* NULL: no throughput model */
+    struct berth__spread spread;   /* how gangs across servers run (default: measured rates) */
     int16_t *tput_type;            /* per cluster GPU type: the model's type, -1 */
     /* the jobs' progress metric, passed to policies in the view (NULL: none) */
     double (*metric)(void *ctx, const struct berth__job *j, berth_us now);
@@ -105,6 +106,12 @@ static inline void berth__engine_set_metric(struct berth__engine *e,
 {
     e->metric = metric;
     e->metric_ctx = ctx;
+}
+
+/* How gangs across servers run, for the view's policies (default {0, 1}: measured rates). */
+static inline void berth__engine_set_spread(struct berth__engine *e, const struct berth__spread *sp)
+{
+    e->spread = *sp;
 }
 
 static inline void berth__engine_set_infer_demand(struct berth__engine *e, int32_t servers)

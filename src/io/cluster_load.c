@@ -1,6 +1,7 @@
 /* berth_cluster_parse: the one entry point for --cluster. A built-in name, a file (its
  * format told by its first bytes), or the shorthand NxG:type[,NxG:type...]. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -13,7 +14,9 @@ static const struct {
     const char *name, *spec, *what;
 } builtins[] = {
     {"philly", "64x8:v100", "64 servers x 8 V100 (the size the Philly benchmarks use)"},
-    {"gavel", "36x4:v100,36x4:p100,36x4:k80", "Gavel's heterogeneous cluster, 108 servers"},
+    {"gavel", "gavel:36:36:36",
+     "Gavel's heterogeneous cluster, its -c 36:36:36: 36 GPUs each of V100, P100 and K80 on 27 "
+     "servers of 4"},
     {"tiresias", "16x4:v100", "Tiresias' default cluster, 16 servers x 4 GPUs"},
 };
 
@@ -55,11 +58,50 @@ static int load_file(const char *path, struct berth__cluster_builder *b, struct 
                          path);
 }
 
+/* Gavel's cluster spec, GPUs per type: "gavel:V100:P100:K80" (its driver's -c 36:36:36),
+ * each count a multiple of Gavel's 4 GPUs per server (scheduler.py makes count / 4 servers),
+ * as the shorthand 9x4:v100,9x4:p100,9x4:k80; a type of 0 GPUs is left out. */
+static int gavel_spec(const char *spec, char *out, size_t len, struct berth_err *err)
+{
+    static const char *const types[3] = {"v100", "p100", "k80"};
+    const char *p = spec + strlen("gavel:");
+    size_t o = 0;
+    int32_t total = 0;
+    out[0] = '\0';
+    for (int i = 0; i < 3; i++) {
+        char *end;
+        long v = strtol(p, &end, 10);
+        if (*p < '0' || *p > '9' || (i < 2 ? *end != ':' : *end != '\0') || v > 400000 || v % 4)
+            return berth_err_set(
+                err, BERTH_EINPUT,
+                "--cluster: expected gavel:V100:P100:K80 with each count of GPUs a "
+                "multiple of 4 (Gavel's servers hold 4), like gavel:36:36:36, "
+                "found '%s'",
+                spec);
+        if (v > 0)
+            o += (size_t)snprintf(out + o, len - o, "%s%ldx4:%s", o ? "," : "", v / 4, types[i]);
+        total += (int32_t)v;
+        p = end + 1;
+    }
+    if (!total)
+        return berth_err_set(err, BERTH_EINPUT,
+                             "--cluster: expected at least one GPU in '%s' (gavel:V100:P100:K80)",
+                             spec);
+    return 0;
+}
+
 int berth_cluster_parse(const char *spec, struct berth_cluster **out, struct berth_err *err)
 {
+    char gavel[128];
     for (size_t i = 0; i < sizeof builtins / sizeof *builtins; i++)
         if (!strcmp(spec, builtins[i].name))
             spec = builtins[i].spec;
+    if (!strncmp(spec, "gavel:", 6)) {
+        int rc = gavel_spec(spec, gavel, sizeof gavel, err);
+        if (rc)
+            return rc;
+        spec = gavel;
+    }
     struct berth__cluster_builder b;
     berth__builder_init(&b);
     struct stat st;

@@ -43,17 +43,17 @@ int berth_write_jobs_csv(const char *path, const struct berth_sim_result *r,
     if (!f)
         return BERTH_EIO;
     fputs("job_id,arrival_s,first_start_s,finish_s,jct_s,queue_s,run_s,num_gpus,gpu_type,"
-          "servers,preemptions,restarts,restart_lost_s,alone_s,ftf_rho",
+          "servers,preemptions,restarts,restart_lost_s,alone_s,ftf_rho,wait_s",
           f);
     int lim = r->summary.has_limits; /* the limit columns only when some job had a limit */
     fputs(lim ? ",time_limit_s,timed_out\n" : "\n", f);
-    char b[8][32];
+    char b[9][32];
     for (size_t i = 0; i < r->njobs; i++) {
         const struct berth_job_result *j = &r->jobs[i];
         berth_us arr = j->spec->arrival_us;
         berth__csv_put(f, j->spec->id);
         fprintf(
-            f, ",%s,%s,%s,%s,%s,%s,%d,%s,%d,%d,%d,%s,%s,%.6f", berth__fmt_us(b[0], arr),
+            f, ",%s,%s,%s,%s,%s,%s,%d,%s,%d,%d,%d,%s,%s,%.6f,%s", berth__fmt_us(b[0], arr),
             opt_us(b[1], j->first_start_us), opt_us(b[2], j->finish_us),
             opt_us(b[3], j->finish_us == BERTH_TIME_NONE ? BERTH_TIME_NONE : j->finish_us - arr),
             opt_us(b[4], j->first_start_us == BERTH_TIME_NONE ? BERTH_TIME_NONE
@@ -61,7 +61,8 @@ int berth_write_jobs_csv(const char *path, const struct berth_sim_result *r,
             berth__fmt_us(b[5], j->run_us), j->spec->num_gpus,
             j->gpu_type >= 0 ? berth_cluster_type_name(c, (size_t)j->gpu_type) : "", j->servers,
             j->preemptions, j->restarts, berth__fmt_us(b[6], j->restart_lost_us),
-            berth__fmt_us(b[7], j->iso_us), j->ftf_rho);
+            berth__fmt_us(b[7], j->iso_us), j->ftf_rho,
+            opt_us(b[8], j->finish_us == BERTH_TIME_NONE ? BERTH_TIME_NONE : j->wait_us));
         if (lim)
             fprintf(f, ",%s,%d", j->limit_us ? berth__fmt_us(b[0], j->limit_us) : "", j->timed_out);
         fputc('\n', f);
@@ -84,7 +85,8 @@ int berth_write_series_csv(const char *path, const struct berth_sim_result *r,
     return close_out(f, path, err);
 }
 
-/* {"NAME": {"jobs": .., "completed": .., "avg_jct_s": .., "gpu_hours": ..}, ...}; NULL when
+/* {"NAME": {"jobs": .., "completed": .., "avg_jct_s": .., "avg_wait_s": .., "gpu_hours": ..},
+ * ...}; NULL when
  * out of memory (a set that fails: a value could not be made, or the set itself). */
 static json_t *groups_json(const struct berth_group_stat *g, size_t n)
 {
@@ -95,6 +97,7 @@ static json_t *groups_json(const struct berth_group_stat *g, size_t n)
         bad |= json_object_set_new(e, "jobs", json_integer((json_int_t)g[i].jobs));
         bad |= json_object_set_new(e, "completed", json_integer((json_int_t)g[i].completed));
         bad |= json_object_set_new(e, "avg_jct_s", json_real(g[i].avg_jct_s));
+        bad |= json_object_set_new(e, "avg_wait_s", json_real(g[i].avg_wait_s));
         bad |= json_object_set_new(e, "gpu_hours", json_real(g[i].gpu_hours));
         bad |= json_object_set_new(o, g[i].name, e);
     }
@@ -125,6 +128,9 @@ char *berth_summary_json(const struct berth_sim_result *r, int with_wall)
     bad |= json_object_set_new(o, "avg_queue_s", json_real(s->avg_queue_s));
     bad |= json_object_set_new(o, "median_queue_s", json_real(s->median_queue_s));
     bad |= json_object_set_new(o, "p99_queue_s", json_real(s->p99_queue_s));
+    bad |= json_object_set_new(o, "avg_wait_s", json_real(s->avg_wait_s));
+    bad |= json_object_set_new(o, "median_wait_s", json_real(s->median_wait_s));
+    bad |= json_object_set_new(o, "p99_wait_s", json_real(s->p99_wait_s));
     bad |= json_object_set_new(o, "makespan_s", json_real(s->makespan_s));
     bad |= json_object_set_new(o, "gpu_util", json_real(s->gpu_util));
     bad |= json_object_set_new(o, "preemptions", json_integer((json_int_t)s->preemptions));

@@ -239,7 +239,8 @@ static double rate_on(const struct tclass *k, int t, int spread, int32_t gpus)
     return 0.0;
 }
 
-double berth__tput_rate(const struct berth_tput *m, int c, int t, int32_t gpus, int spread)
+double berth__tput_rate_sp(const struct berth_tput *m, const struct berth__spread *sp, int c, int t,
+                           int32_t gpus, int spread)
 {
     if (c < 0 || (size_t)c >= m->ncls || t < 0 || gpus < 1)
         return 0.0;
@@ -248,8 +249,33 @@ double berth__tput_rate(const struct berth_tput *m, int c, int t, int32_t gpus, 
     /* a gang that cannot run on one server cannot run spread; one GPU is never spread */
     if (!spread || alone <= 0 || gpus == 1)
         return alone;
-    double r = rate_on(k, t, 1, gpus);
-    return r > 0 ? r : alone * (k->spread_factor > 0 ? k->spread_factor : 1.0);
+    if (k->spread_factor > 0)
+        return alone * k->spread_factor;
+    if (sp && sp->factor > 0)
+        return alone * sp->factor;
+    double r = !sp || sp->measured ? rate_on(k, t, 1, gpus) : 0;
+    return r > 0 ? r : alone;
+}
+
+double berth__tput_rate(const struct berth_tput *m, int c, int t, int32_t gpus, int spread)
+{
+    return berth__tput_rate_sp(m, NULL, c, t, gpus, spread);
+}
+
+double berth__tput_spread_ratio(const struct berth_tput *m, const struct berth__spread *sp, int c,
+                                int t, int32_t gpus)
+{
+    if (gpus <= 1)
+        return 1.0;
+    int known = m && c >= 0 && (size_t)c < m->ncls;
+    if (known && m->cls[c].spread_factor > 0)
+        return m->cls[c].spread_factor;
+    if (sp && sp->factor > 0)
+        return sp->factor;
+    if (!known || t < 0 || (sp && !sp->measured) || !berth__tput_has_spread_points(m, c, t))
+        return 1.0;
+    double one = berth__tput_rate_sp(m, sp, c, t, gpus, 0);
+    return one > 0 ? berth__tput_rate_sp(m, sp, c, t, gpus, 1) / one : 1.0;
 }
 
 static uint64_t pair_key(int a, int b, int t)

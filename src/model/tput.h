@@ -6,11 +6,14 @@
  * - rates are measured at some gang sizes (Gavel: 1, 2, 4, 8). Between two measured sizes
  *   the rate is interpolated linearly; above the largest it grows in proportion to the
  *   gang (rate(max) * gpus / max); below the smallest it shrinks in proportion.
- * - a gang spread over servers uses the class's "spread" points where the source has them
- *   (Gavel's *_unconsolidated), otherwise the consolidated rate times the class's spread
- *   factor (1.0 unless configured: berth_tput_set_spread). A gang of one GPU is never spread: its
- * spread rate is its rate, and spread points of one GPU are not used (extrapolating from one would
- * make a spread gang faster than a consolidated one).
+ * - a gang spread over servers runs, in this order of precedence: at the consolidated rate
+ *   times its class's spread factor when one was set (berth_tput_set_spread: --spread-penalty
+ *   TYPE=F), times the run's factor when one was given (struct berth__spread: --spread-penalty
+ *   F), at the class's measured "spread" points where the source has them and the run uses
+ *   them (Gavel's *_unconsolidated; --spread-rates measured), else at the consolidated rate.
+ *   Explicit factors win over measurements. A gang of one GPU is never spread: its spread
+ *   rate is its rate, and spread points of one GPU are not used (extrapolating from one would
+ *   make a spread gang faster than a consolidated one).
  * - a class with no point on a GPU type cannot run there (rate 0); a point of rate 0 is a
  *   measured "does not run" (Gavel's 0.0: the gang does not fit), so the rate is 0 there and
  *   is interpolated towards 0 around it; a gang that cannot run on one server cannot run
@@ -27,9 +30,25 @@
 /* Queries. Classes and types are looked up by exact name (types case-insensitively). */
 int berth__tput_class_find(const struct berth_tput *m, const char *name);    /* -1 if absent */
 int berth__tput_type_find(const struct berth_tput *m, const char *gpu_type); /* -1 if absent */
+/* How a run says gangs across servers go (the rule above): factor > 0 is --spread-penalty F
+ * for every class without a factor of its own; measured 1 uses the measured spread points,
+ * 0 ignores them (Gavel, whose simulator never reads them). NULL means {0, 1}. */
+struct berth__spread {
+    double factor;
+    int measured;
+};
+
 /* Steps per second of class c on `gpus` GPUs of model type t, on one server (spread 0) or
- * across servers (spread 1); 0 when the class cannot run on t. */
+ * across servers (spread 1, under sp); 0 when the class cannot run on t. */
+double berth__tput_rate_sp(const struct berth_tput *m, const struct berth__spread *sp, int c, int t,
+                           int32_t gpus, int spread);
+/* The same with sp NULL (measured points, no run factor). */
 double berth__tput_rate(const struct berth_tput *m, int c, int t, int32_t gpus, int spread);
+/* The speed across servers relative to one server of a gang of `gpus` of class c (-1: none)
+ * on model type t (-1: unknown), under sp: what a job at fixed speed (by its duration) is
+ * slowed by when it spans servers. 1.0 when nothing slows it; m may be NULL (no classes). */
+double berth__tput_spread_ratio(const struct berth_tput *m, const struct berth__spread *sp, int c,
+                                int t, int32_t gpus);
 /* a's normalised speed sharing a GPU of type t with b (Gavel pairs give own / alone;
  * Lucid pairs give it directly); 0 when nothing is known. */
 double berth__tput_pair(const struct berth_tput *m, int a, int b, int t);
@@ -37,8 +56,8 @@ double berth__tput_pair(const struct berth_tput *m, int a, int b, int t);
 double berth__tput_spread_factor(const struct berth_tput *m, int c);
 /* Whether class c has measured rates across servers on type t. */
 int berth__tput_has_spread_points(const struct berth_tput *m, int c, int t);
-/* Sets class c's spread factor (a rate multiplier for gangs across servers where no spread
- * points exist); c = -1 sets every class's. */
+/* Sets class c's spread factor (a rate multiplier for gangs across servers, which wins over
+ * spread points); c = -1 sets every class's. */
 void berth__tput_set_spread(struct berth_tput *m, int c, double factor);
 
 /* Builder (loaders and the catalog). Each returns 0, or -1 when out of memory (or, for a

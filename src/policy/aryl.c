@@ -154,15 +154,19 @@ static double rate_at(struct aryl *a, const struct berth__view *v, const struct 
     double **r = &a->rates[j->idx];
     if (!*r || a->rtype[j->idx] != j->type) {
         if (!*r && !(*r = malloc(2 * (size_t)n * sizeof **r))) /* no cache: the same rate */
-            return berth__tput_rate(v->tput, j->cls, v->tput_type[j->type], w, spread);
+            return berth__tput_rate_sp(v->tput, v->spread, j->cls, v->tput_type[j->type], w,
+                                       spread);
         for (int32_t g = lo; g <= hi; g++) {
-            (*r)[g - lo] = berth__tput_rate(v->tput, j->cls, v->tput_type[j->type], g, 0);
-            (*r)[n + g - lo] = berth__tput_rate(v->tput, j->cls, v->tput_type[j->type], g, 1);
+            (*r)[g - lo] =
+                berth__tput_rate_sp(v->tput, v->spread, j->cls, v->tput_type[j->type], g, 0);
+            (*r)[n + g - lo] =
+                berth__tput_rate_sp(v->tput, v->spread, j->cls, v->tput_type[j->type], g, 1);
         }
         a->rtype[j->idx] = j->type;
     }
-    return w >= lo && w <= hi ? (*r)[(spread ? n : 0) + w - lo]
-                              : berth__tput_rate(v->tput, j->cls, v->tput_type[j->type], w, spread);
+    return w >= lo && w <= hi
+               ? (*r)[(spread ? n : 0) + w - lo]
+               : berth__tput_rate_sp(v->tput, v->spread, j->cls, v->tput_type[j->type], w, spread);
 }
 
 /* Seconds to finish the work left with w GPUs of the job's type; -1 without a model rate. */

@@ -36,13 +36,21 @@
  * rho takes each job's time since arrival, its work left (work - done: steps for a class job,
  * else seconds, a fixed-speed job's done being at least its run time) and its isolated-
  * equivalent time, which grows at each recompute by the work done since the last one over
- * the isolated rate of then. Every job has weight 1. */
+ * the isolated rate of then. Every job has weight 1.
+ *
+ * Settings (--mode gavel turns both off, as Gavel runs): fill (the idle-GPU fill above) and,
+ * for gavel-fifo, fastest_type (the capacity-checked fastest type; off: Gavel's base fifo,
+ * alloc_fifo_gavel, with Python's generator seeded by params.seed for its one draw). With
+ * params.round_passes (the simulator's rounds that end early) every pass starts a round. */
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "solve/lp_alloc.h"
 #include "sched/plan.h"
+#include "sched/settings.h"
+#include "util/pyrand.h"
 
 enum kind { FIFO, MAX_MIN, MAX_MIN_PERF, FTF };
 
@@ -70,8 +78,21 @@ struct victim {
     uint32_t k;   /* act index */
 };
 
+struct fentry { /* Gavel's base fifo: a job it allocated, and the type, kept until it is done */
+    uint32_t job;
+    int16_t type;
+};
+
 struct gavel {
     int kind;
+    int fill;                  /* fill idle GPUs without preempting (Gavel does not) */
+    int fastest;               /* gavel-fifo: the fastest type with room (else Gavel's base fifo) */
+    int round_passes;          /* every pass starts a round (params.round_passes) */
+    struct berth__pyrand rand; /* Gavel's base fifo's random.Random(seed) */
+    struct fentry *falloc;     /* Gavel's base fifo's allocation, by job number */
+    size_t nfalloc, falloc_cap;
+    struct fentry *fadd; /* scratch: its new entries */
+    size_t nfadd, fadd_cap;
     berth_us round_us, realloc_us;
     size_t nt;       /* cluster GPU types, known from the first pass */
     size_t ncpu;     /* active CPU-only jobs (counted again at each compaction) */
@@ -252,6 +273,130 @@ static int alloc_fifo(struct gavel *g, const struct berth__view *v)
     return 0;
 }
 
+/* Appends a new allocation (job, type) to the scratch list. */
+static int add_falloc(struct gavel *g, uint32_t job, int type)
+{
+    if (BERTH_GROW(g->fadd, g->fadd_cap, g->nfadd + 1))
+        return BERTH_ENOMEM;
+    g->fadd[g->nfadd++] = (struct fentry){job, (int16_t)type};
+    return 0;
+}
+
+/* Gavel's base fifo (scheduler/policies/fifo.py, FIFOPolicy.get_allocation with
+ * mode='base', ~137-163), as shipped. A job keeps the type it was allocated until it is
+ * done. At each recompute: (1) jobs not allocated queue in arrival order; (2) walking the
+ * allocated jobs by job id, a finished job's type goes to the head of the queue when the
+ * head's gang fits that type's capacity counted so far (before the later running jobs are
+ * subtracted: the type can end over-subscribed; a head that does not fit leaves the queue
+ * anyway, unallocated until the next recompute), else a running job's gang is subtracted;
+ * (3) the types with capacity left, sorted by name; while jobs queue, the head is taken
+ * off, the types that still hold its gang are its candidates (none: stop), a random index
+ * among them is drawn (random.Random(seed).randrange) and never used: the job gets the
+ * stale loop variable, the last type by name of the whole cluster (whatever its room: on
+ * Gavel's 3-type cluster every job goes to v100), without a capacity check, and
+ * when that type's capacity is then exactly 0 the candidate at the drawn index is removed
+ * from the list (a type with room may go, a full one stay). So types are over-subscribed
+ * and others idle. The one guard berth adds: a job the last type cannot run at all (no
+ * rate, a gang larger than the type) gets the drawn candidate instead, where Gavel would
+ * never run it. */
+static int alloc_fifo_gavel(struct gavel *g, const struct berth__view *v)
+{
+    int64_t avail[64];
+    int types[64], ntypes = 0, cand[64];
+    for (size_t t = 0; t < g->nt; t++)
+        avail[t] = v->cluster->types[t].total;
+    /* (1) the queue: active GPU jobs without an allocation, in arrival order */
+    if (!grow_scratch((void **)&g->lpk, &g->lpk_cap, g->nact, sizeof *g->lpk))
+        return BERTH_ENOMEM;
+    size_t nq = 0, qh = 0, f = 0;
+    for (size_t k = 0; k < g->nact; k++) {
+        uint32_t job = g->act[k].job;
+        while (f < g->nfalloc && g->falloc[f].job < job)
+            f++;
+        if (v->jobs[job].gpus > 0 && !(f < g->nfalloc && g->falloc[f].job == job))
+            g->lpk[nq++] = (uint32_t)k;
+    }
+    /* (2) finished jobs hand their type to the head; running ones count */
+    size_t w = 0, n0 = g->nfalloc;
+    g->nfadd = 0;
+    for (size_t i = 0; i < n0; i++) {
+        struct fentry e = g->falloc[i];
+        const struct berth__job *j = &v->jobs[e.job];
+        if (j->state != BERTH_JOB_DONE) {
+            avail[e.type] -= j->gpus;
+            g->falloc[w++] = e;
+            continue;
+        }
+        if (qh < nq) { /* the head leaves the queue whether it fits or not */
+            const struct berth__job *h = &v->jobs[g->act[g->lpk[qh++]].job];
+            if (h->gpus <= avail[e.type] && tput(v, h, (size_t)e.type) > 0) {
+                avail[e.type] -= h->gpus;
+                if (add_falloc(g, h->idx, e.type))
+                    return BERTH_ENOMEM;
+            }
+        }
+    }
+    g->nfalloc = w;
+    /* (3) the types with capacity left, sorted by name (insertion: at most 64); last: the
+     * loop variable left over from Gavel's walk over every type (its cluster_spec, whose
+     * workers register in name order), the last name of all */
+    int last = -1;
+    for (size_t t = 0; t < g->nt; t++) {
+        if (v->cluster->types[t].total > 0 &&
+            (last < 0 || strcmp(v->cluster->types[t].name, v->cluster->types[last].name) > 0))
+            last = (int)t;
+        if (avail[t] <= 0)
+            continue;
+        int at = ntypes++;
+        for (;
+             at > 0 && strcmp(v->cluster->types[types[at - 1]].name, v->cluster->types[t].name) > 0;
+             at--)
+            types[at] = types[at - 1];
+        types[at] = (int)t;
+    }
+    for (; qh < nq && ntypes > 0; qh++) {
+        const struct berth__job *j = &v->jobs[g->act[g->lpk[qh]].job];
+        int nc = 0;
+        for (int i = 0; i < ntypes; i++)
+            if (avail[types[i]] >= j->gpus)
+                cand[nc++] = i;
+        if (!nc)
+            break;
+        uint32_t drawn = berth__pyrand_below(&g->rand, (uint32_t)nc);
+        int t = last;
+        if (tput(v, j, (size_t)t) <= 0 || j->gpus > v->cluster->types[t].total)
+            t = types[cand[drawn]];
+        if (add_falloc(g, j->idx, t))
+            return BERTH_ENOMEM;
+        avail[t] -= j->gpus;
+        if (avail[t] == 0) {
+            int at = cand[drawn];
+            memmove(types + at, types + at + 1, (size_t)(ntypes - at - 1) * sizeof *types);
+            ntypes--;
+        }
+    }
+    /* merge the new allocations in, by job number */
+    if (BERTH_GROW(g->falloc, g->falloc_cap, g->nfalloc + g->nfadd))
+        return BERTH_ENOMEM;
+    for (size_t i = 0; i < g->nfadd; i++) {
+        size_t at = g->nfalloc;
+        while (at > 0 && g->falloc[at - 1].job > g->fadd[i].job)
+            at--;
+        memmove(g->falloc + at + 1, g->falloc + at, (g->nfalloc - at) * sizeof *g->falloc);
+        g->falloc[at] = g->fadd[i];
+        g->nfalloc++;
+    }
+    for (size_t k = 0; k < g->nact * g->nt; k++)
+        g->x[k] = 0;
+    for (size_t i = 0, k = 0; i < g->nfalloc; i++) {
+        while (k < g->nact && g->act[k].job < g->falloc[i].job)
+            k++;
+        if (k < g->nact && g->act[k].job == g->falloc[i].job)
+            g->x[k * g->nt + (size_t)g->falloc[i].type] = 1;
+    }
+    return 0;
+}
+
 static int alloc_lp(struct gavel *g, const struct berth__view *v, struct berth_err *err)
 {
     size_t nt = g->nt, n = 0;
@@ -326,7 +471,11 @@ static int reset(struct gavel *g, const struct berth__view *v, struct berth_err 
     g->last_reset = v->now;
     g->solved = 1;
     g->changed = 0;
-    return g->kind == FIFO ? alloc_fifo(g, v) : alloc_lp(g, v, err);
+    if (g->kind == FIFO && !g->fastest && alloc_fifo_gavel(g, v))
+        return berth_err_set(err, BERTH_ENOMEM, "gavel: out of memory");
+    if (g->kind == FIFO)
+        return g->fastest ? alloc_fifo(g, v) : 0;
+    return alloc_lp(g, v, err);
 }
 
 /* ---- a round ---------------------------------------------------------------------------- */
@@ -442,6 +591,13 @@ static int fill(struct gavel *g, const struct berth__view *v, struct berth__plan
                 struct berth_err *err)
 {
     int rc;
+    if (!g->fill) { /* Gavel leaves idle GPUs idle; CPU-only jobs (not Gavel's) still start */
+        for (size_t k = 0; k < g->nact && g->ncpu; k++)
+            if (v->jobs[g->act[k].job].state == BERTH_JOB_PENDING &&
+                v->jobs[g->act[k].job].gpus == 0 && (rc = try_start(g, v, p, k, 0, err)) < 0)
+                return rc;
+        return 0;
+    }
     if (g->kind == FIFO) {
         for (size_t k = 0; k < g->nact && idle(g, v); k++) {
             const struct berth__job *j = &v->jobs[g->act[k].job];
@@ -585,7 +741,7 @@ static int gavel_plan(void *self, const struct berth__view *v, struct berth__pla
         if (add_job(g, v->arrived[i], v->jobs[v->arrived[i]].gpus))
             return berth_err_set(err, BERTH_ENOMEM, "gavel: out of memory");
     g->changed |= v->narrived > 0 || v->nleft > 0;
-    if (v->now >= g->next_round && (rc = round_start(g, v, p, err)))
+    if ((g->round_passes || v->now >= g->next_round) && (rc = round_start(g, v, p, err)))
         return rc;
     return fill(g, v, p, err);
 }
@@ -596,15 +752,43 @@ static int gavel_plan(void *self, const struct berth__view *v, struct berth__pla
 static berth_us gavel_next_pass(void *self, const struct berth__view *v)
 {
     struct gavel *g = self;
-    return v->nrunning > 0 ? g->next_round : BERTH_TIME_NONE;
+    /* without the fill a pending job starts only at a round: rounds go on while jobs wait */
+    return v->nrunning > 0 || (!g->fill && v->npending > 0) ? g->next_round : BERTH_TIME_NONE;
 }
+
+struct gavel_settings {
+    int fill, fastest_type;
+};
+
+static const struct berth__setting settings[] = {
+    {"fill", BERTH_SET_BOOL, offsetof(struct gavel_settings, fill), 0, 1,
+     "start pending jobs on idle GPUs at once, without preempting, between and after the "
+     "rounds' choices (default on; off: Gavel leaves them idle until the next round or "
+     "re-solve; --mode gavel sets off)"},
+    {"fastest_type", BERTH_SET_BOOL, offsetof(struct gavel_settings, fastest_type), 0, 1,
+     "gavel-fifo: each job on the fastest GPU type with room (default on; off: Gavel's base "
+     "fifo.py, the last type by name without a capacity check, a random index drawn and used "
+     "only to drop a type, a finished job's type refilled before the running jobs are counted; "
+     "--mode gavel sets off)"},
+};
 
 static int create(int kind, const struct berth__params *prm, void **self, struct berth_err *err)
 {
+    static const char *const names[] = {"gavel-fifo", "gavel-max-min", "gavel-max-min-perf",
+                                        "themis-ftf"};
+    struct gavel_settings set = {1, 1};
+    int rc = berth__settings_parse(names[kind], prm->settings, settings, kind == FIFO ? 2 : 1, &set,
+                                   err);
+    if (rc)
+        return rc;
     struct gavel *g = calloc(1, sizeof *g);
     if (!g)
         return berth_err_set(err, BERTH_ENOMEM, "gavel: out of memory");
     g->kind = kind;
+    g->fill = set.fill;
+    g->fastest = set.fastest_type;
+    g->round_passes = prm->round_passes;
+    berth__pyrand_seed(&g->rand, prm->seed);
     g->round_us = prm->round_us > 0 ? prm->round_us : DEFAULT_ROUND_US;
     g->realloc_us = prm->min_realloc_us > 0 ? prm->min_realloc_us : DEFAULT_REALLOC_US;
     *self = g;
@@ -626,6 +810,8 @@ static void gavel_destroy(void *self)
     free(g->key);
     free(g->lp);
     free(g->lpk);
+    free(g->falloc);
+    free(g->fadd);
     free(g);
 }
 
@@ -658,6 +844,8 @@ const struct berth__policy_ops berth__policy_gavel_fifo = {
     .destroy = gavel_destroy,
     .plan = gavel_plan,
     .next_pass = gavel_next_pass,
+    .settings = settings,
+    .nsettings = 2,
 };
 
 const struct berth__policy_ops berth__policy_gavel_max_min = {
@@ -668,6 +856,8 @@ const struct berth__policy_ops berth__policy_gavel_max_min = {
     .destroy = gavel_destroy,
     .plan = gavel_plan,
     .next_pass = gavel_next_pass,
+    .settings = settings,
+    .nsettings = 1,
 };
 
 const struct berth__policy_ops berth__policy_gavel_max_min_perf = {
@@ -679,6 +869,8 @@ const struct berth__policy_ops berth__policy_gavel_max_min_perf = {
     .destroy = gavel_destroy,
     .plan = gavel_plan,
     .next_pass = gavel_next_pass,
+    .settings = settings,
+    .nsettings = 1,
 };
 
 const struct berth__policy_ops berth__policy_themis_ftf = {
@@ -690,4 +882,6 @@ const struct berth__policy_ops berth__policy_themis_ftf = {
     .destroy = gavel_destroy,
     .plan = gavel_plan,
     .next_pass = gavel_next_pass,
+    .settings = settings,
+    .nsettings = 1,
 };

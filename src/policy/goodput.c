@@ -115,10 +115,10 @@ static double rate(struct gp *g, const struct berth__view *v, const struct berth
         return 0;
     int spread = n > v->cluster->types[t].max_per_server;
     if (n > CURVE_MAX || j->cls >= g->ncls || mt >= g->nmt)
-        return berth__tput_rate(v->tput, j->cls, mt, n, spread);
+        return berth__tput_rate_sp(v->tput, v->spread, j->cls, mt, n, spread);
     double *c = &g->curve[((size_t)j->cls * (size_t)g->nmt + (size_t)mt) * CURVE_MAX];
     if (isnan(c[n - 1]))
-        c[n - 1] = berth__tput_rate(v->tput, j->cls, mt, n, spread);
+        c[n - 1] = berth__tput_rate_sp(v->tput, v->spread, j->cls, mt, n, spread);
     return c[n - 1];
 }
 

@@ -36,12 +36,14 @@
 
 #define MAXQ (BERTH_US_LIST_MAX + 1) /* queue_limits holds at most 8 thresholds */
 
-enum { NOWHERE = 0, PENDING = 1, RUNNING = 2, POPPED = 3 }; /* where a job sits here */
-enum { START = 0, RESTORE = 1 };                            /* desired-set members to run */
-enum { DONE = 0, FAILED = 1, RETYPED = 2 };                 /* how applying the plan ended */
+/* where a job sits here; DEMOTED: running, demoted in this pass, not yet in its new queue's
+ * array (the list discipline scans it behind the queue's pending jobs) */
+enum { NOWHERE = 0, PENDING = 1, RUNNING = 2, POPPED = 3, DEMOTED = 4 };
+enum { START = 0, RESTORE = 1 };            /* desired-set members to run */
+enum { DONE = 0, FAILED = 1, RETYPED = 2 }; /* how applying the plan ended */
 
-struct hent { /* a pending job: min-heap on (entry, job) */
-    berth_us entry;
+struct hent { /* a pending job: min-heap on (key, job) */
+    berth_us key;
     uint32_t job;
 };
 
@@ -59,8 +61,8 @@ struct demand { /* jobs asking for exactly the same resources: a heap per queue 
     struct pheap q[MAXQ];
 };
 
-struct rent { /* a running job in its queue's array, sorted on (entry, job) */
-    berth_us entry;
+struct rent { /* a running job in its queue's array, sorted on (key, job) */
+    berth_us key;
     uint32_t job;
     int32_t cost; /* milli-GPUs */
     int32_t type; /* GPU type, -1 for a CPU-only job */
@@ -92,23 +94,34 @@ struct torun { /* a member of the desired set that the plan must (re)start */
     uint32_t job;
     int32_t type, cost; /* the GPU type the count charged (-1: none) and its cost */
     uint8_t kind, q;
-    size_t ri; /* RESTORE: its position in the queue's running chunks */
+    uint8_t phase; /* the scan's phase that chose it (struct scan) */
+    size_t ri;     /* RESTORE: its position in the queue's running chunks, or in demoted[] */
 };
 
-struct scan { /* where the scan is: queue, phase (0 running, 1 pending), running position */
+/* where the scan is: queue, phase (0 running, 1 pending, 2 demoted in this pass: the list
+ * discipline only), position in the running chunks or in demoted[] */
+struct scan {
     int q, phase;
     size_t ri;
 };
 
-struct jstate {     /* the policy's view of one job */
-    berth_us entry; /* when it entered its queue */
-    uint32_t pos;   /* index in its pending heap */
-    uint16_t dm;    /* its demand */
+struct jstate {   /* the policy's view of one job */
+    berth_us key; /* its place in its queue: entry time, or its rank in Tiresias' list */
+    uint32_t pos; /* index in its pending heap */
+    uint16_t dm;  /* its demand */
     uint8_t q, where, excluded;
+};
+
+struct rank { /* a job's place in its queue's list (the commit sorts by it) */
+    berth_us key;
+    uint32_t job;
+    uint8_t q;
 };
 
 struct tiresias {
     int gpu_time;
+    int list;  /* Tiresias' list discipline (else berth's entry-time order) */
+    int exact; /* a pass at the exact demotion instant (else at Tiresias' predicted one) */
     int nq;
     berth_us limit[MAXQ - 1];
     size_t ntypes;
@@ -130,6 +143,13 @@ struct tiresias {
     size_t npre, pre_cap;
     uint32_t *excl;
     size_t nexcl, excl_cap;
+    /* the list discipline: per queue, the rank the next job at the pending segment's head
+     * and tail and at the running segment's tail gets; the jobs demoted in this pass, by
+     * job number; scratch for the commit */
+    berth_us phead[MAXQ], ptail[MAXQ], rtail[MAXQ];
+    uint32_t *demoted;
+    struct rank *tmp;
+    size_t ndemoted, demoted_cap, ntmp, tmp_cap;
 };
 
 /* ---- attained service and demotion instants ------------------------------------------ */
@@ -167,7 +187,7 @@ static int64_t cost_of(const struct berth__job *j)
 
 static int hless(const struct hent *a, const struct hent *b)
 {
-    return a->entry < b->entry || (a->entry == b->entry && a->job < b->job);
+    return a->key < b->key || (a->key == b->key && a->job < b->job);
 }
 
 static void hset(struct tiresias *s, struct pheap *h, size_t i, struct hent e)
@@ -242,7 +262,7 @@ static int push_pending(struct tiresias *s, const struct berth__view *v, uint32_
         return BERTH_ENOMEM;
     s->js[j].dm = (uint16_t)d;
     s->js[j].where = PENDING;
-    hset(s, h, h->n++, (struct hent){s->js[j].entry, j});
+    hset(s, h, h->n++, (struct hent){s->js[j].key, j});
     hup(s, h, h->n - 1);
     return 0;
 }
@@ -270,20 +290,20 @@ static void count(struct runq *r, struct chunk *c, const struct rent *e, int sig
     }
 }
 
-static int rless(const struct rent *e, berth_us entry, uint32_t job)
+static int rless(const struct rent *e, berth_us key, uint32_t job)
 {
-    return e->entry < entry || (e->entry == entry && e->job < job);
+    return e->key < key || (e->key == key && e->job < job);
 }
 
-/* Where (entry, job) is or would go: chunk *ci (the first whose last entry is not before it,
+/* Where (key, job) is or would go: chunk *ci (the first whose last entry is not before it,
  * else the last chunk) and index *k in it. r must have a chunk. */
-static void run_locate(const struct runq *r, berth_us entry, uint32_t job, size_t *ci, size_t *k)
+static void run_locate(const struct runq *r, berth_us key, uint32_t job, size_t *ci, size_t *k)
 {
     size_t lo = 0, hi = r->nc - 1;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
         const struct chunk *c = r->c[mid];
-        if (rless(&c->a[c->n - 1], entry, job))
+        if (rless(&c->a[c->n - 1], key, job))
             lo = mid + 1;
         else
             hi = mid;
@@ -292,7 +312,7 @@ static void run_locate(const struct runq *r, berth_us entry, uint32_t job, size_
     size_t l = 0, h = c->n;
     while (l < h) {
         size_t mid = l + (h - l) / 2;
-        if (rless(&c->a[mid], entry, job))
+        if (rless(&c->a[mid], key, job))
             l = mid + 1;
         else
             h = mid;
@@ -315,10 +335,10 @@ static const struct rent *run_at(const struct runq *r, size_t *pos)
 static int run_insert(struct tiresias *s, const struct berth__job *j)
 {
     struct runq *r = &s->run[s->js[j->idx].q];
-    struct rent e = {s->js[j->idx].entry, j->idx, (int32_t)cost_of(j), j->gpus ? j->type : -1};
+    struct rent e = {s->js[j->idx].key, j->idx, (int32_t)cost_of(j), j->gpus ? j->type : -1};
     size_t ci = 0, k = 0;
     if (r->nc)
-        run_locate(r, e.entry, e.job, &ci, &k);
+        run_locate(r, e.key, e.job, &ci, &k);
     size_t half = r->chunk / 2;
     if (!r->nc || r->c[ci]->n == r->chunk) { /* a first chunk, or split a full one */
         size_t nt = s->ntypes ? s->ntypes : 1;
@@ -361,7 +381,7 @@ static void run_remove(struct tiresias *s, uint32_t j)
 {
     struct runq *r = &s->run[s->js[j].q];
     size_t ci, k;
-    run_locate(r, s->js[j].entry, j, &ci, &k);
+    run_locate(r, s->js[j].key, j, &ci, &k);
     struct chunk *c = r->c[ci];
     count(r, c, &c->a[k], -1);
     memmove(c->a + k, c->a + k + 1, (c->n - k - 1) * sizeof *c->a);
@@ -420,7 +440,8 @@ static int schedule_demotion(struct tiresias *s, const struct berth__job *j)
 static int stale(const struct tiresias *s, const struct berth__job *jobs, const struct demote *e)
 {
     const struct berth__job *j = &jobs[e->job];
-    return s->js[e->job].where != RUNNING || j->state != BERTH_JOB_RUNNING ||
+    int where = s->js[e->job].where;
+    return (where != RUNNING && where != DEMOTED) || j->state != BERTH_JOB_RUNNING ||
            s->js[e->job].q != e->q || crossing(s, j, s->limit[e->q]) != e->t;
 }
 
@@ -449,11 +470,14 @@ static void destroy(void *self)
     free(s->snaps);
     free(s->pre);
     free(s->excl);
+    free(s->demoted);
+    free(s->tmp);
     free(s);
 }
 
 struct tiresias_settings {
     struct berth__us_list queue_limits;
+    int entry_order, exact_demotion;
 };
 
 static const struct berth__setting settings[] = {
@@ -461,11 +485,20 @@ static const struct berth__setting settings[] = {
      1e12,
      "queue thresholds in attained service (seconds, or GPU-seconds for -gpu), increasing, "
      "':' between them (default 3250:7200)"},
+    {"entry_order", BERTH_SET_BOOL, offsetof(struct tiresias_settings, entry_order), 0, 1,
+     "berth's order within a queue: by the time a job entered it, running jobs first (default "
+     "off: Tiresias' list, arrivals and demoted jobs at the tail, pending jobs moved behind "
+     "running ones after each pass: the newest started is preempted first, the newest "
+     "preempted resumes first)"},
+    {"exact_demotion", BERTH_SET_BOOL, offsetof(struct tiresias_settings, exact_demotion), 0, 1,
+     "a pass at the exact instant a job reaches its queue's limit (default on; off: at "
+     "Tiresias' predicted instant now + (limit - run time) / GPUs in whole seconds, late for "
+     "-gpu jobs that ran before; --mode tiresias sets off)"},
 };
 
 static int create(const struct berth__params *p, int gpu_time, void **self, struct berth_err *err)
 {
-    struct tiresias_settings set = {{{3250 * BERTH_US_PER_S, 7200 * BERTH_US_PER_S}, 2}};
+    struct tiresias_settings set = {{{3250 * BERTH_US_PER_S, 7200 * BERTH_US_PER_S}, 2}, 0, 1};
     int rc = berth__settings_parse(gpu_time ? "tiresias-dlas-gpu" : "tiresias-dlas", p->settings,
                                    settings, sizeof settings / sizeof *settings, &set, err);
     if (rc)
@@ -476,6 +509,8 @@ static int create(const struct berth__params *p, int gpu_time, void **self, stru
     if (!s)
         return berth_err_set(err, BERTH_ENOMEM, "policy: out of memory");
     s->gpu_time = gpu_time;
+    s->list = !set.entry_order;
+    s->exact = set.exact_demotion;
     s->nq = n + 1;
     for (int q = 0; q < MAXQ; q++)
         s->run[q].chunk = CHUNK;
@@ -529,18 +564,37 @@ static int init_types(struct tiresias *s, const struct berth_cluster *c)
     return 0;
 }
 
+static int push_u32(uint32_t **a, size_t *n, size_t *cap, uint32_t j)
+{
+    if (BERTH_GROW(*a, *cap, *n + 1))
+        return BERTH_ENOMEM;
+    (*a)[(*n)++] = j;
+    return 0;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
 /* Brings the queues up to date: jobs that left, were requeued or arrived, and demotions
- * due by now (a job may cross several limits when passes come late). */
+ * due by now (a job may cross several limits when passes come late). In entry order a job's
+ * key is the time it entered its queue; in Tiresias' list (s->list) its rank: arrivals and
+ * demoted jobs go to the tail, a job stopped from outside to the head of the pending ones. A
+ * job demoted now waits in demoted[] (by job number, the order Tiresias walks its jobs in)
+ * until the scan reaches it behind its new queue's pending jobs. */
 static int sync(struct tiresias *s, const struct berth__view *v)
 {
     if (grow_jobs(s, v->njobs) || init_types(s, v->cluster))
         return BERTH_ENOMEM;
     for (size_t i = 0; i < v->nadopted; i++) { /* running: in the queue its service earned */
         const struct berth__job *j = &v->jobs[v->adopted[i]];
-        s->js[j->idx].q = 0;
-        for (; s->js[j->idx].q < s->nq - 1 && attained(s, j) >= s->limit[s->js[j->idx].q];)
-            s->js[j->idx].q++;
-        s->js[j->idx].entry = v->now;
+        int q = 0;
+        for (; q < s->nq - 1 && attained(s, j) >= s->limit[q];)
+            q++;
+        s->js[j->idx].q = (uint8_t)q;
+        s->js[j->idx].key = s->list ? ++s->rtail[q] : v->now;
         if (run_insert(s, j) || schedule_demotion(s, j))
             return BERTH_ENOMEM;
     }
@@ -554,16 +608,19 @@ static int sync(struct tiresias *s, const struct berth__view *v)
         s->js[j].where = NOWHERE;
         if (!requeued)
             continue;
+        int q0 = s->js[j].q;
         for (; s->js[j].q < s->nq - 1 && attained(s, &v->jobs[j]) >= s->limit[s->js[j].q];
              s->js[j].q++)
-            s->js[j].entry = v->now;
+            s->js[j].key = v->now;
+        if (s->list)
+            s->js[j].key = s->js[j].q != q0 ? ++s->ptail[s->js[j].q] : --s->phead[q0];
         if (push_pending(s, v, j))
             return BERTH_ENOMEM;
     }
     for (size_t i = 0; i < v->narrived; i++) {
         uint32_t j = v->arrived[i];
         s->js[j].q = 0;
-        s->js[j].entry = v->now;
+        s->js[j].key = s->list ? ++s->ptail[0] : v->now;
         if (push_pending(s, v, j))
             return BERTH_ENOMEM;
     }
@@ -571,12 +628,26 @@ static int sync(struct tiresias *s, const struct berth__view *v)
         struct demote e = dem_pop(s);
         if (stale(s, v->jobs, &e))
             continue;
-        run_remove(s, e.job);
+        if (!s->list) {
+            run_remove(s, e.job);
+            s->js[e.job].q = (uint8_t)(e.q + 1);
+            s->js[e.job].key = e.t;
+            if (run_insert(s, &v->jobs[e.job]) || schedule_demotion(s, &v->jobs[e.job]))
+                return BERTH_ENOMEM;
+            continue;
+        }
+        if (s->js[e.job].where == RUNNING) {
+            run_remove(s, e.job);
+            if (push_u32(&s->demoted, &s->ndemoted, &s->demoted_cap, e.job))
+                return BERTH_ENOMEM;
+            s->js[e.job].where = DEMOTED;
+        }
         s->js[e.job].q = (uint8_t)(e.q + 1);
-        s->js[e.job].entry = e.t;
-        if (run_insert(s, &v->jobs[e.job]) || schedule_demotion(s, &v->jobs[e.job]))
+        if (schedule_demotion(s, &v->jobs[e.job]))
             return BERTH_ENOMEM;
     }
+    if (s->ndemoted > 1)
+        qsort(s->demoted, s->ndemoted, sizeof *s->demoted, cmp_u32);
     return 0;
 }
 
@@ -612,14 +683,6 @@ static int add_torun(struct tiresias *s, struct torun e)
     return 0;
 }
 
-static int push_u32(uint32_t **a, size_t *n, size_t *cap, uint32_t j)
-{
-    if (BERTH_GROW(*a, *cap, *n + 1))
-        return BERTH_ENOMEM;
-    (*a)[(*n)++] = j;
-    return 0;
-}
-
 /* The running jobs of queue q from position at->ri on: each keeps its GPUs while they fit
  * the budget; one preempted earlier in the pass that fits again is to be restored. While no
  * job of the queue was preempted earlier in the pass (always, but in a resumed scan), all
@@ -646,8 +709,8 @@ static int scan_running(struct tiresias *s, const struct berth__view *v, struct 
             running = v->jobs[e->job].state == BERTH_JOB_RUNNING;
         }
         if (fits && !running) {
-            if (add_torun(
-                    s, (struct torun){e->job, e->type, e->cost, RESTORE, (uint8_t)at->q, at->ri}))
+            if (add_torun(s, (struct torun){e->job, e->type, e->cost, RESTORE, (uint8_t)at->q, 0,
+                                            at->ri}))
                 return BERTH_ENOMEM;
         } else if (!fits && running) {
             if (push_u32(&s->pre, &s->npre, &s->pre_cap, e->job))
@@ -685,11 +748,36 @@ static int scan_pending(struct tiresias *s, int q)
         s->js[j].where = POPPED;
         const struct demand *d = &s->dem[best];
         int32_t cost = d->gpus == 0 ? 0 : d->share < 1000 ? d->share : d->gpus * 1000;
-        if (add_torun(s, (struct torun){j, type, cost, START, (uint8_t)q, 0}))
+        if (add_torun(s, (struct torun){j, type, cost, START, (uint8_t)q, 1, 0}))
             return BERTH_ENOMEM;
         if (type >= 0)
             s->budget[type] -= cost;
     }
+}
+
+/* The jobs demoted into queue q in this pass, from demoted[at->ri] on (the list discipline:
+ * behind q's pending jobs): each keeps its GPUs while they fit the budget (one preempted
+ * earlier in the pass that fits again is to be restored), else it is preempted. */
+static int scan_demoted(struct tiresias *s, const struct berth__view *v, struct scan *at)
+{
+    for (; at->ri < s->ndemoted; at->ri++) {
+        uint32_t j = s->demoted[at->ri];
+        if (s->js[j].q != at->q)
+            continue;
+        const struct berth__job *job = &v->jobs[j];
+        int32_t type = job->gpus ? job->type : -1, cost = (int32_t)cost_of(job);
+        int fits = (type < 0 || s->budget[type] >= cost) && !s->js[j].excluded;
+        int running = job->state == BERTH_JOB_RUNNING;
+        if (fits && !running) {
+            if (add_torun(s, (struct torun){j, type, cost, RESTORE, (uint8_t)at->q, 2, at->ri}))
+                return BERTH_ENOMEM;
+        } else if (!fits && running && push_u32(&s->pre, &s->npre, &s->pre_cap, j)) {
+            return BERTH_ENOMEM;
+        }
+        if (fits && type >= 0)
+            s->budget[type] -= cost;
+    }
+    return 0;
 }
 
 /* Scans from at to the end, appending to the preempt and to-run lists. */
@@ -698,7 +786,11 @@ static int scan(struct tiresias *s, const struct berth__view *v, struct scan at)
     for (; at.q < s->nq; at.q++, at.phase = 0, at.ri = 0) {
         if (at.phase == 0 && scan_running(s, v, &at))
             return BERTH_ENOMEM;
-        if (scan_pending(s, at.q))
+        if (at.phase <= 1 && scan_pending(s, at.q))
+            return BERTH_ENOMEM;
+        if (at.phase <= 1)
+            at.ri = 0;
+        if (s->ndemoted && scan_demoted(s, v, &at))
             return BERTH_ENOMEM;
     }
     return 0;
@@ -742,9 +834,97 @@ static int unpop(struct tiresias *s, const struct berth__view *v, size_t k)
     return 0;
 }
 
+static int cmp_rank(const void *a, const void *b)
+{
+    const struct rank *x = a, *y = b;
+    if (x->q != y->q)
+        return x->q < y->q ? -1 : 1;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    return (x->job > y->job) - (x->job < y->job);
+}
+
+/* Adds job j at its place in its queue's list to tmp (sorted by sort_tmp). */
+static int add_tmp(struct tiresias *s, uint32_t j)
+{
+    if (BERTH_GROW(s->tmp, s->tmp_cap, s->ntmp + 1))
+        return BERTH_ENOMEM;
+    s->tmp[s->ntmp++] = (struct rank){s->js[j].key, j, s->js[j].q};
+    return 0;
+}
+
+static void sort_tmp(struct tiresias *s)
+{
+    if (s->ntmp > 1)
+        qsort(s->tmp, s->ntmp, sizeof *s->tmp, cmp_rank);
+}
+
+/* The list discipline's end of a pass (Tiresias moves pending jobs behind running ones,
+ * keeping their order): per queue the running segment is the jobs that kept running in their
+ * order, then the jobs started now in their pending order, then the jobs demoted now that
+ * kept running; the pending segment is the jobs preempted now from the running segment (they
+ * were ahead), then the pending jobs in their order, then the demoted jobs preempted now. */
+static int commit_list(struct tiresias *s, const struct berth__view *v)
+{
+    s->ntmp = 0; /* preempted from the running arrays */
+    for (size_t i = 0; i < s->npre; i++) {
+        uint32_t j = s->pre[i];
+        if (s->js[j].where == RUNNING && v->jobs[j].state != BERTH_JOB_RUNNING) {
+            run_remove(s, j);
+            s->js[j].where = POPPED;
+            if (add_tmp(s, j))
+                return BERTH_ENOMEM;
+        }
+    }
+    sort_tmp(s);
+    for (size_t i = s->ntmp; i-- > 0;) { /* the first in the list ends first at the head */
+        uint32_t j = s->tmp[i].job;
+        s->js[j].key = --s->phead[s->js[j].q];
+        if (push_pending(s, v, j))
+            return BERTH_ENOMEM;
+    }
+    s->ntmp = 0; /* started now, and restored */
+    for (size_t k = 0; k < s->ntr; k++) {
+        const struct berth__job *j = &v->jobs[s->tr[k].job];
+        if (j->state != BERTH_JOB_RUNNING || s->tr[k].phase == 2)
+            continue;
+        if (s->tr[k].kind == RESTORE) { /* it may have moved to other GPUs: refresh its type */
+            run_remove(s, j->idx);
+            if (run_insert(s, j))
+                return BERTH_ENOMEM;
+        } else if (add_tmp(s, j->idx)) {
+            return BERTH_ENOMEM;
+        }
+    }
+    sort_tmp(s);
+    for (size_t i = 0; i < s->ntmp; i++) {
+        const struct berth__job *j = &v->jobs[s->tmp[i].job];
+        s->js[j->idx].key = ++s->rtail[s->js[j->idx].q];
+        if (run_insert(s, j) || schedule_demotion(s, j))
+            return BERTH_ENOMEM;
+    }
+    for (size_t i = 0; i < s->ndemoted; i++) { /* demoted now: at the tail of either segment */
+        uint32_t j = s->demoted[i];
+        int q = s->js[j].q;
+        if (v->jobs[j].state == BERTH_JOB_RUNNING) {
+            s->js[j].key = ++s->rtail[q];
+            if (run_insert(s, &v->jobs[j]) || schedule_demotion(s, &v->jobs[j]))
+                return BERTH_ENOMEM;
+        } else {
+            s->js[j].key = ++s->ptail[q];
+            if (push_pending(s, v, j))
+                return BERTH_ENOMEM;
+        }
+    }
+    s->ndemoted = 0;
+    return 0;
+}
+
 /* Moves the jobs the pass changed between the running arrays and the pending heaps. */
 static int commit(struct tiresias *s, const struct berth__view *v)
 {
+    if (s->list)
+        return commit_list(s, v);
     for (size_t i = 0; i < s->npre; i++) {
         uint32_t j = s->pre[i];
         if (s->js[j].where == RUNNING && v->jobs[j].state != BERTH_JOB_RUNNING) {
@@ -808,11 +988,33 @@ static int plan(void *self, const struct berth__view *v, struct berth__plan *pla
         if (unpop(s, v, keep))
             return berth_err_set(err, BERTH_ENOMEM, "policy: out of memory");
         s->ntr = tr0 = keep;
-        at = (struct scan){e.q, e.kind == START, e.kind == START ? 0 : e.ri + 1};
+        at = (struct scan){e.q, e.phase, e.kind == START ? 0 : e.ri + 1};
     }
     if (commit(s, v))
         return berth_err_set(err, BERTH_ENOMEM, "policy: out of memory");
     return 0;
+}
+
+/* Tiresias' next demotion check (exact_demotion off): for every running job below the last
+ * queue, now + (limit - run time) / GPUs (dlas-gpu; dlas: limit - run time) in whole seconds,
+ * floored as Python 2 divides integers. For a -gpu job that ran before this is later than
+ * the instant its GPU time reaches the limit (that would be (limit - run time x GPUs) / GPUs):
+ * it is demoted at the first pass after the crossing, which may be this check. */
+static berth_us predicted(const struct tiresias *s, const struct berth__view *v)
+{
+    berth_us best = BERTH_TIME_NONE;
+    for (int q = 0; q < s->nq - 1; q++)
+        for (size_t c = 0; c < s->run[q].nc; c++)
+            for (size_t i = 0; i < s->run[q].c[c]->n; i++) {
+                const struct berth__job *j = &v->jobs[s->run[q].c[c]->a[i].job];
+                int64_t left =
+                    s->limit[q] / BERTH_US_PER_S - berth__job_run_us(j, v->now) / BERTH_US_PER_S;
+                int64_t g = rate(s, j) > 0 ? rate(s, j) : 1;
+                berth_us t = v->now + (left > 0 ? left / g : 0) * BERTH_US_PER_S;
+                if (best == BERTH_TIME_NONE || t < best)
+                    best = t;
+            }
+    return best;
 }
 
 static berth_us next_pass(void *self, const struct berth__view *v)
@@ -822,7 +1024,10 @@ static berth_us next_pass(void *self, const struct berth__view *v)
         dem_pop(s);
     if (!s->nheap)
         return BERTH_TIME_NONE;
-    return s->heap[0].t > v->now ? s->heap[0].t : v->now + 1;
+    berth_us t = s->exact ? s->heap[0].t : predicted(s, v);
+    if (t == BERTH_TIME_NONE)
+        return BERTH_TIME_NONE;
+    return t > v->now ? t : v->now + 1;
 }
 
 const struct berth__policy_ops berth__policy_tiresias_dlas = {

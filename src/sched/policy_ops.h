@@ -30,6 +30,9 @@ struct berth__params {
     berth_us quantum_us;     /* re-evaluation period of time-sliced policies */
     berth_us round_us;       /* round length of round-based policies (Gavel 360 s, Blox 300 s) */
     berth_us min_realloc_us; /* round-based LP policies re-solve at most this often */
+    /* 1: the driver runs passes only at round starts, and rounds may end early (the
+     * simulator's Gavel rounds): every pass starts a round, whatever round_us says */
+    int round_passes;
     /* The checkpoint/restore cost a restart will be charged (berth__job_restart_us): a flat
      * cost and tiers (enum berth_restart_tiers), for policies that weigh resizes. */
     berth_us restart_us;
@@ -76,6 +79,9 @@ struct berth__view {
      * GPU type to the model's type (-1 = the model does not know it). */
     const struct berth_tput *tput;
     const int16_t *tput_type;
+    /* How gangs across servers run (never NULL from the engine): rates across servers are
+     * berth__tput_rate_sp(tput, spread, ...), as the simulator's executor charges them. */
+    const struct berth__spread *spread;
     /* A job's progress metric now (higher is better: accuracy in percent), or NULL: the
      * simulator reads it off the job class's curve (model/curve.h), berthd takes what each
      * job reported last. Policies that watch growth compare it with an earlier reading. */

@@ -33,6 +33,24 @@ static double job_gpu_hours(const struct berth_job_result *j)
     return (double)j->gpu_us * share / 3.6e9;
 }
 
+/* A completed job's JCT and wait into its group's sums (average turns them into means). */
+static void count_job(struct berth_group_stat *g, const struct berth_job_result *j)
+{
+    if (j->finish_us == BERTH_TIME_NONE)
+        return;
+    g->completed++;
+    g->avg_jct_s += (double)(j->finish_us - j->spec->arrival_us) / 1e6;
+    g->avg_wait_s += (double)j->wait_us / 1e6;
+}
+
+static void average(struct berth_group_stat *g)
+{
+    if (!g->completed)
+        return;
+    g->avg_jct_s /= (double)g->completed;
+    g->avg_wait_s /= (double)g->completed;
+}
+
 /* Where name's group is in the open-addressing index (slot value = group + 1), or the empty
  * slot where it would go. */
 static size_t group_slot(const uint32_t *index, size_t cap, const struct berth_group_stat *g,
@@ -84,15 +102,11 @@ static int group(const struct berth_sim_result *r,
         struct berth_group_stat *g = &(*out)[index[k] - 1];
         g->jobs++;
         g->gpu_hours += job_gpu_hours(j);
-        if (j->finish_us != BERTH_TIME_NONE) {
-            g->completed++;
-            g->avg_jct_s += (double)(j->finish_us - j->spec->arrival_us) / 1e6;
-        }
+        count_job(g, j);
     }
     free(index);
     for (size_t i = 0; i < ng; i++)
-        if ((*out)[i].completed)
-            (*out)[i].avg_jct_s /= (double)(*out)[i].completed;
+        average(&(*out)[i]);
     if (ng > 1)
         qsort(*out, ng, sizeof **out, cmp_group_name);
     *nout = ng;
@@ -157,14 +171,10 @@ static int by_type(struct berth_sim_result *r, const double *type_gpu_us,
             continue;
         struct berth_group_stat *g = &r->by_type[j->gpu_type];
         g->jobs++;
-        if (j->finish_us != BERTH_TIME_NONE) {
-            g->completed++;
-            g->avg_jct_s += (double)(j->finish_us - j->spec->arrival_us) / 1e6;
-        }
+        count_job(g, j);
     }
     for (size_t t = 0; t < nt; t++)
-        if (r->by_type[t].completed)
-            r->by_type[t].avg_jct_s /= (double)r->by_type[t].completed;
+        average(&r->by_type[t]);
     return 0;
 }
 
@@ -180,13 +190,15 @@ int berth__summarise(struct berth_sim_result *r, double busy_gpu_us, const doubl
     size_t n = r->njobs;
     int64_t *jct = malloc((n ? n : 1) * sizeof *jct);
     int64_t *queue = malloc((n ? n : 1) * sizeof *queue);
-    if (!jct || !queue) {
+    int64_t *wait = malloc((n ? n : 1) * sizeof *wait);
+    if (!jct || !queue || !wait) {
         free(jct);
         free(queue);
+        free(wait);
         return -1;
     }
     size_t done = 0, started = 0;
-    double jsum = 0, qsum = 0;
+    double jsum = 0, qsum = 0, wsum = 0;
     berth_us first = BERTH_TIME_NONE, last = BERTH_TIME_NONE;
     for (size_t i = 0; i < n; i++) {
         const struct berth_job_result *j = &r->jobs[i];
@@ -197,15 +209,19 @@ int berth__summarise(struct berth_sim_result *r, double busy_gpu_us, const doubl
             qsum += (double)queue[started++];
         }
         if (j->finish_us != BERTH_TIME_NONE) {
+            wait[done] = j->wait_us;
+            wsum += (double)j->wait_us;
             jct[done] = j->finish_us - j->spec->arrival_us;
             jsum += (double)jct[done++];
             if (last == BERTH_TIME_NONE || j->finish_us > last)
                 last = j->finish_us;
         }
     }
-    if (berth__sort_i64(jct, done) || berth__sort_i64(queue, started)) {
+    if (berth__sort_i64(jct, done) || berth__sort_i64(queue, started) ||
+        berth__sort_i64(wait, done)) {
         free(jct);
         free(queue);
+        free(wait);
         return -1;
     }
     const double us = 1e6;
@@ -223,10 +239,14 @@ int berth__summarise(struct berth_sim_result *r, double busy_gpu_us, const doubl
     s->avg_queue_s = started ? qsum / (double)started / us : 0;
     s->median_queue_s = berth__quantile(queue, started, 0.5) / us;
     s->p99_queue_s = berth__quantile(queue, started, 0.99) / us;
+    s->avg_wait_s = done ? wsum / (double)done / us : 0;
+    s->median_wait_s = berth__quantile(wait, done, 0.5) / us;
+    s->p99_wait_s = berth__quantile(wait, done, 0.99) / us;
     berth_us span = (last != BERTH_TIME_NONE && first != BERTH_TIME_NONE) ? last - first : 0;
     s->makespan_s = (double)span / us;
     s->gpu_util = span > 0 && total_gpus > 0 ? busy_gpu_us / ((double)span * total_gpus) : 0;
     free(jct);
     free(queue);
+    free(wait);
     return 0;
 }

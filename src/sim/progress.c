@@ -25,7 +25,7 @@ static double model_rate(const struct berth__progress *p, const struct berth__jo
 {
     if (t < 0)
         return 0.0;
-    return berth__tput_rate(p->m, j->cls, p->mtype[t], j->gpus, spread);
+    return berth__tput_rate_sp(p->m, &p->sp, j->cls, p->mtype[t], j->gpus, spread);
 }
 
 /* Flat progress's reference: the first cluster type (in cluster order) the model can run j
@@ -44,23 +44,14 @@ static double base_rate(const struct berth__progress *p, const struct berth__job
     if (p->flat)
         return p->steps[j->idx] ? model_rate(p, j, first_type(p, j), 0) / 1e6 : 1.0;
     int spread = j->servers > 1;
-    if (p->steps[j->idx]) {
-        int mt = p->mtype[j->type];
-        if (spread && !berth__tput_has_spread_points(p->m, j->cls, mt) &&
-            !(berth__tput_spread_factor(p->m, j->cls) > 0))
-            return model_rate(p, j, j->type, 0) * p->spread / 1e6;
+    if (p->steps[j->idx])
         return model_rate(p, j, j->type, spread) / 1e6;
-    }
     if (!spread)
         return 1.0;
-    if (j->cls >= 0 && p->mtype[j->type] >= 0) {
-        /* a fixed-speed job of a known class slows by the class's measured ratio */
-        double one = model_rate(p, j, j->type, 0), across = model_rate(p, j, j->type, 1);
-        if (one > 0 && (berth__tput_has_spread_points(p->m, j->cls, p->mtype[j->type]) ||
-                        berth__tput_spread_factor(p->m, j->cls) > 0))
-            return across / one;
-    }
-    return p->spread;
+    /* a fixed-speed job slows by the spread ratio: an explicit penalty, else its class's
+     * measured ratio (when the run uses measured rates), else nothing */
+    return berth__tput_spread_ratio(p->m, &p->sp, j->cls,
+                                    p->m && j->type >= 0 ? p->mtype[j->type] : -1, j->gpus);
 }
 
 /* j's normalised speed next to the other fractional jobs on its GPU. */
@@ -136,7 +127,12 @@ static void reschedule(struct berth__progress *p, struct berth__job *j)
         end = left <= 0 ? j->progress_at : j->progress_at + ceil_us(left / j->rate);
     }
     p->work_end[j->idx] = end;
-    berth__events_set(&p->ev, j->idx, p->round_us ? next_boundary(end, p->round_us) : end);
+    berth_us at = end;
+    if (p->round_us)
+        at = next_boundary(end, p->round_us);
+    else if (p->ends && end <= p->round_end)
+        at = p->round_end;
+    berth__events_set(&p->ev, j->idx, at);
 }
 
 /* Refolds and reschedules every other fractional job on GPU key g (its partners changed). */
@@ -333,8 +329,8 @@ static int setup_job(struct berth__progress *p, struct berth__job *j, int fixed,
 }
 
 int berth__progress_init(struct berth__progress *p, struct berth__engine *e,
-                         const struct berth_sim_opts *o, berth_us round_release_us,
-                         const char *path, struct berth_err *err)
+                         const struct berth_sim_opts *o, int fixed, const struct berth__spread *sp,
+                         berth_us round_release_us, const char *path, struct berth_err *err)
 {
     memset(p, 0, sizeof *p);
     size_t n = e->njobs;
@@ -343,7 +339,7 @@ int berth__progress_init(struct berth__progress *p, struct berth__engine *e,
     p->cluster = e->cluster;
     p->m = o->tput;
     p->mtype = e->tput_type;
-    p->spread = o->spread_factor > 0 ? o->spread_factor : 1.0;
+    p->sp = *sp;
     p->colocate = o->colocate_speed > 0 ? o->colocate_speed : 1.0;
     p->restart_us = o->restart_us;
     p->tiers = o->restart_tiers;
@@ -365,7 +361,7 @@ int berth__progress_init(struct berth__progress *p, struct berth__engine *e,
         return berth_err_set(err, BERTH_ENOMEM, "sim: out of memory");
     int shares = 0;
     for (size_t i = 0; i < n; i++) {
-        int rc = setup_job(p, &e->jobs[i], o->fixed_speed, path, err);
+        int rc = setup_job(p, &e->jobs[i], fixed, path, err);
         if (rc)
             return rc;
         shares |= is_fractional(&e->jobs[i]);
@@ -377,8 +373,43 @@ int berth__progress_init(struct berth__progress *p, struct berth__engine *e,
     return 0;
 }
 
+int berth__progress_use_ends(struct berth__progress *p, int release)
+{
+    p->ends = release;
+    p->round_end = BERTH_TIME_NONE;
+    if (release && !(p->scratch = malloc((p->njobs ? p->njobs : 1) * sizeof *p->scratch)))
+        return -1;
+    return 0;
+}
+
+berth_us berth__progress_round(struct berth__progress *p, berth_us now, berth_us round, int early)
+{
+    berth_us end = now + round;
+    if (early && p->ev.n) {
+        berth_us last = now + 1;
+        for (size_t i = 0; i < p->ev.n; i++) {
+            berth_us w = p->work_end[p->ev.heap[i].job];
+            last = w != BERTH_TIME_NONE && w > last ? w : last;
+        }
+        end = last < end ? last : end;
+    }
+    p->round_end = end;
+    if (!p->ends)
+        return end;
+    size_t n = 0; /* whose work ends by then: released then (gathered first: setting moves) */
+    for (size_t i = 0; i < p->ev.n; i++) {
+        uint32_t j = p->ev.heap[i].job;
+        if (p->work_end[j] != BERTH_TIME_NONE && p->work_end[j] <= end && p->ev.heap[i].t != end)
+            p->scratch[n++] = j;
+    }
+    for (size_t i = 0; i < n; i++)
+        berth__events_set(&p->ev, p->scratch[i], end);
+    return end;
+}
+
 void berth__progress_free(struct berth__progress *p)
 {
+    free(p->scratch);
     berth__events_free(&p->ev);
     free(p->steps);
     free(p->stall_end);

@@ -5,8 +5,9 @@
  * progresses at a rate set by what it holds:
  * - steps: the model's rate for its class on its gang's GPU type and size, across servers
  *   or not (model.h's interpolation and spread rules);
- * - fixed speed: 1 microsecond of work per microsecond, times the spread penalty when the
- *   gang spans servers (its class's measured ratio if it has a class, else the global one);
+ * - fixed speed: 1 microsecond of work per microsecond, times the spread ratio when the
+ *   gang spans servers (an explicit --spread-penalty, else its class's measured ratio when
+ *   the run uses measured rates, else 1: --fixed-speed alone runs a job its duration);
  * - either, when fractional jobs share its GPU: times its normalised speed next to each
  *   partner (the model's pair, else the default co-location speed);
  * - after a restart (a start after a preemption, or a migration) it makes no progress for
@@ -27,11 +28,17 @@ struct berth__progress {
     const struct berth_tput *m;
     const int16_t *mtype; /* cluster GPU type -> model type */
     struct berth__events ev;
-    double spread, colocate;
+    struct berth__spread sp; /* how gangs across servers run */
+    double colocate;
     berth_us restart_us;
     int tiers, flat;
     berth_us round_us; /* > 0: completions are released at the next round boundary */
-    uint8_t *steps;    /* per job: work in steps */
+    /* rounds of varying length (berth__progress_use_ends): completions that fall within the
+     * round under way are released at its end */
+    int ends;
+    berth_us round_end;
+    uint32_t *scratch;
+    uint8_t *steps; /* per job: work in steps */
     berth_us *stall_end, *lost, *work_end;
     int32_t *restarts;
     int64_t *done_us;     /* per fixed-speed job: microseconds of work done (exact) */
@@ -43,12 +50,22 @@ struct berth__progress {
     int failed;                                        /* a rate of 0 (reported once) */
 };
 
-/* Sets every registered job of e up (class, work, allowed GPU types) and hooks the
- * executor. Fails with FILE:LINE on a job the model cannot run. */
+/* Sets every registered job of e up (class, work, allowed GPU types; fixed: every job by
+ * its duration) and hooks the executor; sp says how gangs across servers run. Fails with
+ * FILE:LINE on a job the model cannot run. */
 int berth__progress_init(struct berth__progress *p, struct berth__engine *e,
-                         const struct berth_sim_opts *o, berth_us round_release_us,
-                         const char *path, struct berth_err *err);
+                         const struct berth_sim_opts *o, int fixed, const struct berth__spread *sp,
+                         berth_us round_release_us, const char *path, struct berth_err *err);
 void berth__progress_free(struct berth__progress *p);
+/* Rounds whose length the driver sets (round_release_us must have been 0): with release, a
+ * job whose work ends within a round keeps its GPUs to the round's end. 0, or -1 when out
+ * of memory. */
+int berth__progress_use_ends(struct berth__progress *p, int release);
+/* A round starts at now (after its pass): its end is now + round or, with early, the latest
+ * instant the work of a job holding GPUs ends if that comes first (Gavel, scheduler.py
+ * ~1283-1290: a round lasts until its last dispatched job is done); with release, every job
+ * whose work ends by then is released then. Returns the end. */
+berth_us berth__progress_round(struct berth__progress *p, berth_us now, berth_us round, int early);
 /* The executor callbacks the engine calls (ctx = p). */
 void berth__progress_start(void *ctx, struct berth__job *j, berth_us now);
 void berth__progress_stop(void *ctx, struct berth__job *j, berth_us now);

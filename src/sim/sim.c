@@ -27,18 +27,19 @@ void berth_sim_opts_init(struct berth_sim_opts *o)
     o->policy = "fifo";
     o->seed = 1;
     o->quantum_us = 60 * BERTH_US_PER_S;
-    o->round_admit = o->round_release = o->round_jct = o->flat_progress = -1;
+    o->round_admit = o->round_release = o->round_jct = o->flat_progress = o->round_early_end = -1;
+    o->fixed_speed = o->spread_rates = -1;
 }
 
 const char *berth_sim_mode_name(int mode)
 {
-    static const char *const names[] = {"des", "rounds", "gavel", "blox"};
-    return mode >= 0 && mode < 4 ? names[mode] : NULL;
+    static const char *const names[] = {"des", "rounds", "gavel", "blox", "tiresias"};
+    return mode >= 0 && mode < 5 ? names[mode] : NULL;
 }
 
 int berth_sim_mode_find(const char *name)
 {
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < 5; i++)
         if (!strcmp(name, berth_sim_mode_name(i)))
             return i;
     return -1;
@@ -48,7 +49,10 @@ int berth_sim_mode_find(const char *name)
 struct timing {
     berth_us round; /* 0 in des mode */
     int admit, release, jct, flat;
+    int early; /* rounds end early, when their jobs' work has (round > 0) */
     berth_us min_realloc;
+    int fixed;               /* every job by its duration */
+    struct berth__spread sp; /* how gangs across servers run */
 };
 
 static int pick(int set, int dflt)
@@ -56,30 +60,60 @@ static int pick(int set, int dflt)
     return set >= 0 ? set : dflt;
 }
 
+/* Each mode's defaults: round length, the round switches, and the progress model. */
+static const struct mode_defaults {
+    int round_s, admit, release, jct, flat, early;
+    int fixed;    /* every job by its duration */
+    int measured; /* measured rates across servers (unless jobs run by duration) */
+} mode_defaults[] = {
+    /* round, admit, release, jct, flat, early, fixed, measured */
+    [BERTH_MODE_DES] = {0, 0, 0, 0, 0, 0, 0, 1},      /* exact time */
+    [BERTH_MODE_ROUNDS] = {300, 1, 1, 0, 0, 0, 0, 1}, /* rounds */
+    [BERTH_MODE_GAVEL] = {360, 1, 1, 0, 0, 0, 0, 1},  /* Gavel */
+    [BERTH_MODE_BLOX] = {300, 1, 1, 1, 1, 0, 0, 1},   /* Blox */
+    [BERTH_MODE_TIRESIAS] = {0, 0, 0, 0, 0, 0, 1, 0}, /* Tiresias */
+};
+
+/* What each peer mode sets among a policy's own settings (sched/settings.h), when the
+ * policy has the setting and the caller did not give it: the peer's quirks, each of which
+ * --policy-arg KEY=VALUE turns off again one at a time. */
+struct preset {
+    int mode;
+    const char *key, *value;
+};
+
+static const struct preset presets[] = {
+    {BERTH_MODE_TIRESIAS, "exact_demotion", "0"},
+};
+
 static int resolve_timing(const struct berth_sim_opts *o, struct timing *t, struct berth_err *err)
 {
-    /* defaults: admit, release, jct, flat per mode */
-    static const int dflt[4][4] = {{0, 0, 0, 0}, {1, 1, 0, 0}, {1, 1, 0, 0}, {1, 1, 1, 1}};
-    static const berth_us round_s[4] = {0, 300, 360, 300};
-    if (o->mode < 0 || o->mode > 3)
+    if (o->mode < 0 || o->mode > 4)
         return berth_err_set(err, BERTH_EINPUT, "--mode: unknown mode %d", o->mode);
     if (o->round_us < 0 || o->min_realloc_us < 0)
         return berth_err_set(err, BERTH_EINPUT, "--round and --min-realloc must be >= 0");
-    const int *d = dflt[o->mode];
-    *t = (struct timing){o->mode == BERTH_MODE_DES ? 0
-                         : o->round_us             ? o->round_us
-                                                   : round_s[o->mode] * BERTH_US_PER_S,
-                         pick(o->round_admit, d[0]),
-                         pick(o->round_release, d[1]),
-                         pick(o->round_jct, d[2]),
-                         pick(o->flat_progress, d[3]),
-                         o->min_realloc_us};
+    const struct mode_defaults *d = &mode_defaults[o->mode];
+    int fixed = pick(o->fixed_speed, d->fixed) > 0;
+    *t = (struct timing){
+        .round = !d->round_s   ? 0
+                 : o->round_us ? o->round_us
+                               : d->round_s * BERTH_US_PER_S,
+        .admit = pick(o->round_admit, d->admit),
+        .release = pick(o->round_release, d->release),
+        .jct = pick(o->round_jct, d->jct),
+        .flat = pick(o->flat_progress, d->flat),
+        .early = pick(o->round_early_end, d->early) > 0,
+        .min_realloc = o->min_realloc_us,
+        .fixed = fixed,
+        .sp = {o->spread_factor > 0 ? o->spread_factor : 0,
+               pick(o->spread_rates, d->measured && !fixed) > 0},
+    };
     if (o->mode == BERTH_MODE_GAVEL && !t->min_realloc)
         t->min_realloc = 1920 * BERTH_US_PER_S;
-    if (!t->round && (t->admit || t->release || t->jct))
+    if (!t->round && (t->admit || t->release || t->jct || t->early))
         return berth_err_set(err, BERTH_EINPUT,
-                             "--round-admit, --round-release and --round-jct need a round mode "
-                             "(--mode rounds, gavel or blox)");
+                             "--round-admit, --round-release, --round-jct and --round-early-end "
+                             "need a round mode (--mode rounds, gavel or blox)");
     return 0;
 }
 
@@ -241,18 +275,54 @@ static int limits_init(struct limits *l, struct berth__engine *e, struct berth__
     return 1;
 }
 
-static berth_us admit_time(const struct berth__engine *e, size_t i, const struct timing *tm)
+/* When job i is admitted, with round_end the end of the round under way (rounds that end
+ * early; BERTH_TIME_NONE when none is: the arrival starts one). An arrival after that end
+ * answers its own time, which comes after the end: the end's pass sets the next. */
+static berth_us admit_time(const struct berth__engine *e, size_t i, const struct timing *tm,
+                           berth_us round_end)
 {
     berth_us a = e->jobs[i].spec->arrival_us;
-    return tm->admit ? boundary_at_or_after(a, tm->round) : a;
+    if (!tm->admit)
+        return a;
+    if (!tm->early)
+        return boundary_at_or_after(a, tm->round);
+    return round_end != BERTH_TIME_NONE && a <= round_end ? round_end : a;
+}
+
+/* Whether settings string s gives key. */
+static int has_key(const char *s, const char *key)
+{
+    size_t k = strlen(key);
+    for (const char *p = s; p && *p; p = strchr(p, ','), p = p ? p + 1 : NULL) {
+        p += strspn(p, " ");
+        if (!strncmp(p, key, k) && (p[k] == '=' || p[k] == ' '))
+            return 1;
+    }
+    return 0;
+}
+
+/* Whether the policy has a setting named key. */
+static int policy_has(const struct berth__policy_ops *ops, const char *key)
+{
+    for (size_t i = 0; ops && i < ops->nsettings; i++)
+        if (!strcmp(ops->settings[i].key, key))
+            return 1;
+    return 0;
 }
 
 /* The policy's settings string: the caller's, then the settings the options carry as fields
- * (--queue-limits, --loan-headroom), which only their policies take. */
+ * (--queue-limits, --loan-headroom), which only their policies take, then the mode's preset
+ * quirks the policy has and the caller did not set. */
 static int settings_of(const struct berth_sim_opts *o, char *buf, size_t len, struct berth_err *err)
 {
     size_t n = (size_t)snprintf(buf, len, "%s", o->policy_settings ? o->policy_settings : "");
     char num[32];
+    const struct berth__policy_ops *ops = berth__policy_lookup(o->policy);
+    for (size_t i = 0; i < sizeof presets / sizeof *presets; i++)
+        if (presets[i].mode == o->mode && policy_has(ops, presets[i].key) &&
+            !has_key(o->policy_settings, presets[i].key))
+            n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%s%s=%s", n ? "," : "",
+                                  presets[i].key, presets[i].value);
     if (o->nqueue_limits > 0 && o->nqueue_limits <= 8) {
         n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%squeue_limits=", n ? "," : "");
         for (int i = 0; i < o->nqueue_limits; i++)
@@ -271,8 +341,8 @@ static int settings_of(const struct berth_sim_opts *o, char *buf, size_t len, st
 /* Per-job results, FTF and the aggregates, once every job is done. */
 static int finish_results(struct berth_sim_result *out, const struct berth__engine *e,
                           const struct berth__progress *p, const struct timing *tm,
-                          const double *active_at_arrival, const double *active_at_finish,
-                          const struct berth_cluster *c)
+                          const berth_us *admitted, const double *active_at_arrival,
+                          const double *active_at_finish, const struct berth_cluster *c)
 {
     size_t n = e->njobs;
     int32_t total = berth_cluster_gpus(c);
@@ -300,7 +370,11 @@ static int finish_results(struct berth_sim_result *out, const struct berth__engi
                                        .timed_out = j->timed_out};
         /* Themis' fair share: 1/N of the cluster, N the average number of active jobs over
          * the job's life; a gang smaller than its share runs as fast as alone */
-        berth_us life = j->finish - admit_time(e, i, tm);
+        /* it held its GPUs from its work's end to the release (round modes): not running */
+        berth_us held = j->run_us - (j->finish - fin);
+        r->wait_us = fin == BERTH_TIME_NONE ? BERTH_TIME_NONE
+                                            : fin - j->spec->arrival_us - (held > 0 ? held : 0);
+        berth_us life = j->finish - admitted[i];
         double nbar = life > 0 ? (active_at_finish[i] - active_at_arrival[i]) / (double)life : 1.0;
         double g = j->gpus ? (double)j->gpus * j->share / 1000.0 : 0.0;
         double slow = total > 0 && nbar * g > total ? nbar * g / total : 1.0;
@@ -329,8 +403,9 @@ int berth_sim_run(const struct berth_trace *t, const struct berth_cluster *c,
     int64_t *arrival = malloc((n ? n : 1) * sizeof *arrival);
     double *act_arr = calloc(n ? n : 1, sizeof *act_arr);
     double *act_fin = calloc(n ? n : 1, sizeof *act_fin);
+    berth_us *admitted = calloc(n ? n : 1, sizeof *admitted);
     out->jobs = calloc(n ? n : 1, sizeof *out->jobs);
-    if (!ord || !arrival || !act_arr || !act_fin || !out->jobs) {
+    if (!ord || !arrival || !act_arr || !act_fin || !admitted || !out->jobs) {
         rc = berth_err_set(err, BERTH_ENOMEM, "sim: out of memory");
         goto done;
     }
@@ -340,6 +415,7 @@ int berth_sim_run(const struct berth_trace *t, const struct berth_cluster *c,
     struct berth__params params = {.seed = o->seed,
                                    .quantum_us = o->quantum_us,
                                    .round_us = tm.round ? tm.round : o->round_us,
+                                   .round_passes = tm.early,
                                    .min_realloc_us = tm.min_realloc,
                                    .restart_us = o->restart_us,
                                    .restart_tiers = o->restart_tiers,
@@ -348,6 +424,7 @@ int berth_sim_run(const struct berth_trace *t, const struct berth_cluster *c,
     if ((rc = berth__engine_create(c, o->policy, o->placement, &params, NULL, &e, err)) ||
         (rc = berth__engine_set_tput(e, o->tput, err)))
         goto done;
+    berth__engine_set_spread(e, &tm.sp);
     berth__engine_set_check(e, o->check_invariants);
     berth__engine_set_metric(e, berth__curve_job_metric, NULL); /* from the class's curve */
     snprintf(out->policy, sizeof out->policy, "%s", e->ops->name);
@@ -365,8 +442,14 @@ int berth_sim_run(const struct berth_trace *t, const struct berth_cluster *c,
         if ((rc = berth__engine_add(e, &specs[ord[i]], &idx, err)))
             goto done;
     }
-    if ((rc = berth__progress_init(&p, e, o, tm.release ? tm.round : 0, berth_trace_path(t), err)))
+    if ((rc = berth__progress_init(&p, e, o, tm.fixed, &tm.sp,
+                                   tm.release && !tm.early ? tm.round : 0, berth_trace_path(t),
+                                   err)))
         goto done;
+    if (tm.early && berth__progress_use_ends(&p, tm.release)) {
+        rc = berth_err_set(err, BERTH_ENOMEM, "sim: out of memory");
+        goto done;
+    }
     uint32_t bad;
     if ((rc = berth__engine_check(e, &bad, err))) { /* the policy refuses a job: bad input */
         char why[BERTH_ERR_MSG_MAX];
@@ -383,9 +466,12 @@ int berth_sim_run(const struct berth_trace *t, const struct berth_cluster *c,
     }
 
     size_t next = 0, series_cap = 0;
-    berth_us now = n ? admit_time(e, 0, &tm) : 0;
+    berth_us now = n ? admit_time(e, 0, &tm, BERTH_TIME_NONE) : 0;
     struct berth__drive drive;
-    berth__drive_init(&drive, tm.round);
+    if (tm.early)
+        berth__drive_init_ends(&drive);
+    else
+        berth__drive_init(&drive, tm.round);
     double busy_integral = 0, active_integral = 0;
     uint64_t events = 0;
     struct pools pl = {.short_since = BERTH_TIME_NONE};
@@ -395,7 +481,7 @@ int berth_sim_run(const struct berth_trace *t, const struct berth_cluster *c,
         berth_us tnext = BERTH_TIME_NONE;
         const struct berth__ev *top = berth__events_top(&p.ev);
         if (next < n)
-            tnext = admit_time(e, next, &tm);
+            tnext = admit_time(e, next, &tm, drive.next);
         if (top && (tnext == BERTH_TIME_NONE || top->t < tnext))
             tnext = top->t;
         const struct berth__ev *ltop = has_lim ? berth__events_top(&lim.ev) : NULL;
@@ -443,16 +529,22 @@ int berth_sim_run(const struct berth_trace *t, const struct berth_cluster *c,
                 goto done;
             berth__drive_touch(&drive);
         }
-        while (next < n && admit_time(e, next, &tm) == now) {
+        while (next < n && admit_time(e, next, &tm, drive.next) == now) {
             events++;
             act_arr[next] = active_integral;
+            admitted[next] = now;
             if ((rc = berth__engine_arrive(e, (uint32_t)next++, now, err)))
                 goto done;
             berth__drive_touch(&drive);
         }
         events += drive.next == now;
-        if ((rc = berth__drive_step(&drive, e, now, NULL, err)))
+        int ran = 0;
+        if ((rc = berth__drive_step(&drive, e, now, &ran, err)))
             goto done;
+        if (tm.early && ran) /* the round this pass started, and its end */
+            berth__drive_set_end(&drive, e->npending || e->nrunning
+                                             ? berth__progress_round(&p, now, tm.round, 1)
+                                             : BERTH_TIME_NONE);
         if (o->infer)
             pools_check(&pl, e, now);
         if (p.ev.oom || (has_lim && lim.ev.oom)) {
@@ -477,7 +569,7 @@ int berth_sim_run(const struct berth_trace *t, const struct berth_cluster *c,
                            (long long)now, e->ndone, n, e->npending);
         goto done;
     }
-    if (finish_results(out, e, &p, &tm, act_arr, act_fin, c) ||
+    if (finish_results(out, e, &p, &tm, admitted, act_arr, act_fin, c) ||
         berth__summarise(out, busy_integral, p.type_gpu_us, c)) {
         rc = berth_err_set(err, BERTH_ENOMEM, "sim: out of memory");
         goto done;
@@ -498,6 +590,7 @@ done:
     free(arrival);
     free(act_arr);
     free(act_fin);
+    free(admitted);
     if (rc)
         berth_sim_result_free(out);
     else

@@ -138,9 +138,26 @@ static void test_spread(void)
     CHECK_DBL(berth__tput_rate(m, y, v100, 4, 1), 6, 1e-12);
     CHECK_DBL(berth__tput_rate(m, y, v100, 4, 0), 12, 0);
     CHECK_DBL(berth__tput_rate(m, y, v100, 1, 1), 4, 1e-12); /* one GPU is never spread */
-    berth__tput_set_spread(m, -1, 0.8);
-    CHECK_DBL(berth__tput_rate(m, y, v100, 4, 1), 9.6, 1e-12);
-    CHECK_DBL(berth__tput_rate(m, x, v100, 4, 1), 24, 0); /* its own points win */
+    /* the run's choices: no measured points (the one-server rate), or a run factor, which
+     * wins over the points; a class factor wins over both */
+    struct berth__spread off = {0, 0}, half = {0.5, 1};
+    CHECK_DBL(berth__tput_rate_sp(m, &off, x, v100, 4, 1), 30, 0);
+    CHECK_DBL(berth__tput_rate_sp(m, &half, x, v100, 4, 1), 15, 1e-12);
+    CHECK_DBL(berth__tput_rate_sp(m, &half, x, v100, 4, 0), 30, 0);
+    CHECK_DBL(berth__tput_rate_sp(m, &half, y, v100, 4, 1), 6, 1e-12); /* y's own 0.5 */
+    CHECK_DBL(berth__tput_rate_sp(m, NULL, x, v100, 4, 1), 24, 0);     /* NULL: measured */
+    /* the ratio a fixed-speed job slows by: 24/30 measured, 1 without points or measurements,
+     * the factors as given; one GPU is never spread */
+    CHECK_DBL(berth__tput_spread_ratio(m, NULL, x, v100, 4), 0.8, 1e-12);
+    CHECK_DBL(berth__tput_spread_ratio(m, &off, x, v100, 4), 1, 0);
+    CHECK_DBL(berth__tput_spread_ratio(m, &half, x, v100, 4), 0.5, 0);
+    CHECK_DBL(berth__tput_spread_ratio(m, NULL, y, v100, 4), 0.5, 0);
+    CHECK_DBL(berth__tput_spread_ratio(m, NULL, x, v100, 1), 1, 0);
+    CHECK_DBL(berth__tput_spread_ratio(m, &half, -1, -1, 2), 0.5, 0); /* no class */
+    CHECK_DBL(berth__tput_spread_ratio(NULL, NULL, -1, -1, 2), 1, 0);
+    berth__tput_set_spread(m, -1, 0.75);
+    CHECK_DBL(berth__tput_rate(m, y, v100, 4, 1), 9, 1e-12);
+    CHECK_DBL(berth__tput_rate(m, x, v100, 4, 1), 22.5, 1e-12); /* the factor wins: 30 x 0.75 */
     /* a spread point of one GPU alone tells nothing: the factor applies */
     int z;
     CHECK_I64(berth__tput_add_class(m, "z", &z), 0);

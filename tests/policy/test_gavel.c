@@ -13,12 +13,14 @@ struct want {
     const char *type; /* NULL: not checked */
 };
 
-static void run_case(const char *csv, const char *cluster, const char *policy, const struct want *w,
-                     size_t n, double avg_jct, double makespan, int preemptions, int migrations)
+static void run_opts(const char *csv, const char *cluster, const struct berth_sim_opts *o,
+                     const struct want *w, size_t n, double avg_jct, double makespan,
+                     int preemptions, int migrations)
 {
     struct simtest st;
     struct berth_err err = {0};
-    int rc = simtest_run(csv, cluster, policy, NULL, &st, &err);
+    const char *policy = o->policy;
+    int rc = simtest_run_opts(csv, cluster, o, &st, &err);
     CHECK_I64(rc, 0);
     if (rc) {
         fprintf(stderr, "  %s: %s\n", policy, err.msg);
@@ -49,6 +51,15 @@ static void run_case(const char *csv, const char *cluster, const char *policy, c
     CHECK_I64(st.r.summary.migrations, migrations);
     berth_cluster_free(c);
     simtest_free(&st);
+}
+
+static void run_case(const char *csv, const char *cluster, const char *policy, const struct want *w,
+                     size_t n, double avg_jct, double makespan, int preemptions, int migrations)
+{
+    struct berth_sim_opts o;
+    berth_sim_opts_init(&o);
+    o.policy = policy;
+    run_opts(csv, cluster, &o, w, n, avg_jct, makespan, preemptions, migrations);
 }
 
 /* Three 1-GPU jobs of 720 s at time 0 on 2 GPUs. */
@@ -300,10 +311,51 @@ static void generated_properties(void)
     berth_trace_free(t);
 }
 
+/* Gavel's base fifo's type choice (fastest_type=0), with fill=0 as Gavel runs it, on three
+ * types, gavel:8:8:4 (by name k80 4, p100 8, v100 8 GPUs), rounds of 360 s, re-solves at most
+ * every 1920 s. Three jobs of 100 s at 0: J1 and J2 gangs of 8, J3 of 1. At 0 all queue; the
+ * types with room sorted by name are [k80, p100, v100]. J1: candidates (room for 8) p100,
+ * v100; Gavel draws random.Random(seed).randrange(2) and ignores it: J1 takes the loop
+ * variable left over, v100 (the last name), which is then exactly full, so the drawn
+ * candidate leaves the list. (Python, checked by a replica of fifo.py: seed 1 draws 0, seed
+ * 5 draws 1, 0, 0.)
+ * Seed 1: p100 leaves, J2 finds no candidate (k80 4, v100 0): the loop stops, J2 and J3 stay
+ * unallocated until the re-solve at 2160 (the first round 1920 s after 0). Round 0: J1 on
+ * v100 0-100. 2160: J1 is done, its v100 goes to the head J2; J3 gets v100 too (-1 left).
+ * Round 2160 ranks both at x * 1e9, J2 first: 2160-2260; J3 at the round at 2520: 2520-2620.
+ * Seed 5: v100 leaves the list, J2 (candidate p100, drawn 0) and J3 (k80, p100) both get
+ * v100, over-subscribed; round 0: J1 only; 360: J2 (360-460); 720: J3 (720-820). p100 and
+ * k80 stay idle throughout either way.
+ * berth's own choice (fastest_type=1, no model: every type as fast, so the first with room in
+ * cluster order v100, p100, k80): J1 v100, J2 p100, J3 k80: all run 0-100. */
+static const char *fifo3 = "job_id,arrival_s,duration_s,num_gpus\n"
+                           "J1,0,100,8\nJ2,0,100,8\nJ3,0,100,1\n";
+
+static void fifo_gavel_type_choice(void)
+{
+    struct berth_sim_opts o;
+    berth_sim_opts_init(&o);
+    o.policy = "gavel-fifo";
+    o.policy_settings = "fill=0,fastest_type=0";
+    o.seed = 1;
+    const struct want s1[] = {
+        {"J1", 0, 100, 0, "v100"}, {"J2", 2160, 2260, 0, "v100"}, {"J3", 2520, 2620, 0, "v100"}};
+    run_opts(fifo3, "gavel:8:8:4", &o, s1, 3, (100 + 2260 + 2620) / 3.0, 2620, 0, 0);
+    o.seed = 5;
+    const struct want s5[] = {
+        {"J1", 0, 100, 0, "v100"}, {"J2", 360, 460, 0, "v100"}, {"J3", 720, 820, 0, "v100"}};
+    run_opts(fifo3, "gavel:8:8:4", &o, s5, 3, (100 + 460 + 820) / 3.0, 820, 0, 0);
+    o.policy_settings = "fill=0";
+    const struct want b[] = {
+        {"J1", 0, 100, 0, "v100"}, {"J2", 0, 100, 0, "p100"}, {"J3", 0, 100, 0, "k80"}};
+    run_opts(fifo3, "gavel:8:8:4", &o, b, 3, 100, 100, 0, 0);
+}
+
 static const struct check_test tests[] = {
     {"max_min_three_jobs", max_min_three_jobs},
     {"fifo_three_jobs", fifo_three_jobs},
     {"fifo_head_blocks", fifo_head_blocks},
+    {"fifo_gavel_type_choice", fifo_gavel_type_choice},
     {"max_min_min_realloc", max_min_min_realloc},
     {"ftf_favours_the_waiting", ftf_favours_the_waiting},
     {"two_types_no_moves", two_types_no_moves},

@@ -63,33 +63,113 @@ static void preempt_by_higher_queue(void)
            "tiresias-dlas", NULL, w, 2, 2100, 1);
 }
 
-/* 1x2, dlas-gpu. R and P both arrive at 0, 10000 s on 2 GPUs.
+/* 1x2, dlas-gpu. R and P both arrive at 0, 10000 s on 2 GPUs. Tiresias' list (the default):
  *    0  R runs (P waits behind it in Q0).
  * 1625  R's GPU time is 3250: R to Q1; P (Q0) runs, R is preempted.
- * 3250  P to Q1; it runs, so it stays ahead of the pending R.
- * 5225  P's GPU time is 7200: P to Q2; R (Q1) runs with 3250 GPU-s, P is preempted.
- * 7200  R reaches 7200 after (7200 - 3250) / 2 = 1975 s: R to Q2, ahead of the pending P.
- *       (Tiresias' formula (limit - run time) / GPUs would say 5225 + 2788 = 8013, and
- *       would have dropped P at 3250 + 2788 = 6038, not 5225.)
- * 13600 R done (1625 + 8375 s); P runs its last 6400 s: done at 20000. */
+ * 3250  P's GPU time is 3250: P to Q1, appended behind the pending R: R fits first and
+ *       resumes, P is preempted.
+ * 5225  R reaches 7200 after (7200 - 3250) / 2 = 1975 s: R to Q2; P (Q1) runs.
+ * 7200  P reaches 7200 (3250 + 2 x 1975): P to Q2, behind the pending R: R resumes.
+ * 13600 R done (1625 + 1975 + 6400 s); P runs its last 6400 s: done at 20000. Each is
+ *       preempted twice.
+ * In entry order (entry_order=1) a running job stays ahead of the pending ones: at 3250 P
+ * keeps running and R waits; at 5225 P goes to Q2 and R runs; at 7200 R goes to Q2 ahead of
+ * the pending P: the same instants and finishes, one preemption each.
+ * With Tiresias' predicted instants (exact_demotion=0), in whole seconds: after a pass the
+ * next check is now + (limit - run time) / GPUs, floored. 1625 and 3250 as above (run time
+ * 0); at 3250 R has run 1625 s: (7200 - 1625) / 2 = 2787, a check at 6037, where R's GPU time
+ * is 3250 + 2 x 2787 = 8824 > 7200: R to Q2, P runs; P is checked at 6037 + 2787 = 8824:
+ * to Q2, R resumes. R has run 1625 + 2787 = 4412 s: done at 8824 + 5588 = 14412; P (4412 s
+ * run) at 20000. */
 static const char *case_resumed = "job_id,arrival_s,duration_s,num_gpus\n"
                                   "R,0,10000,2\n"
                                   "P,0,10000,2\n";
 
-static void demotion_instants(void)
+/* Runs csv under policy with settings and checks the instants of its passes. */
+static void passes_at(const char *csv, const char *cluster, const char *policy,
+                      const char *settings, const double *want, size_t n)
 {
-    const struct pt_want w[] = {{"R", 0, 13600, 1}, {"P", 1625, 20000, 1}};
-    pt_sim(case_resumed, "1x2:v100", "tiresias-dlas-gpu", NULL, w, 2, 16800, 2);
-    struct berth__params p = {0};
+    struct berth__params p = {.settings = settings};
     struct enginetest et;
     struct berth_err err = {0};
-    CHECK_I64(enginetest_run(case_resumed, "1x2:v100", "tiresias-dlas-gpu", &p, NULL, &et, &err),
-              0);
-    const double want[] = {0, 1625, 3250, 5225, 7200, 13600, 20000};
-    CHECK_I64(et.npasses, 7);
-    for (size_t i = 0; i < et.npasses && i < 7; i++)
+    CHECK_I64(enginetest_run(csv, cluster, policy, &p, NULL, &et, &err), 0);
+    CHECK_I64(et.npasses, n);
+    for (size_t i = 0; i < et.npasses && i < n; i++)
         CHECK_DBL((double)et.passes[i] / 1e6, want[i], 1e-9);
     enginetest_free(&et);
+}
+
+static void demotion_instants(void)
+{
+    const struct pt_want w[] = {{"R", 0, 13600, 2}, {"P", 1625, 20000, 2}};
+    pt_sim(case_resumed, "1x2:v100", "tiresias-dlas-gpu", NULL, w, 2, 16800, 4);
+    const double want[] = {0, 1625, 3250, 5225, 7200, 13600, 20000};
+    passes_at(case_resumed, "1x2:v100", "tiresias-dlas-gpu", NULL, want, 7);
+    struct berth__params entry = {.settings = "entry_order=1"};
+    const struct pt_want e[] = {{"R", 0, 13600, 1}, {"P", 1625, 20000, 1}};
+    pt_engine(case_resumed, "1x2:v100", "tiresias-dlas-gpu", &entry, e, 2, 16800, 2);
+    passes_at(case_resumed, "1x2:v100", "tiresias-dlas-gpu", "entry_order=1", want, 7);
+    struct berth__params predicted = {.settings = "exact_demotion=0"};
+    const struct pt_want t[] = {{"R", 0, 14412, 2}, {"P", 1625, 20000, 2}};
+    pt_engine(case_resumed, "1x2:v100", "tiresias-dlas-gpu", &predicted, t, 2, 17206, 4);
+    const double tw[] = {0, 1625, 3250, 6037, 8824, 14412, 20000};
+    passes_at(case_resumed, "1x2:v100", "tiresias-dlas-gpu", "exact_demotion=0", tw, 7);
+}
+
+/* Tiresias' list against berth's entry order: the most recently started job is preempted
+ * first. 1x3, dlas, queue_limits=100 (Q0 below 100 s of run time, Q1 above).
+ *    0  P1 (2 GPUs, 400 s) runs.   50  P2 (1 GPU, 400 s) runs.
+ *  100  P1 to Q1 (it entered Q1 at 100).   150  P2 to Q1 (at 150): the list is P1, P2.
+ *  200  X (Q0, 2 GPUs, 50 s) runs: P1 no longer fits and is preempted; P2 keeps its GPU.
+ *  250  X done: P1 resumes, at the tail of the running jobs: the list is P2, P1; by entry
+ *       time P1 (100) is still ahead of P2 (150).
+ *  300  Y (Q0, 1 GPU, 50 s) takes a GPU. Tiresias preempts the tail, P1, the youngest start
+ *       (Y 300-350; P1 has run 200 + 50 s and resumes at 350: done at 500; P2 done at 450).
+ *       In entry order P2 (the later entry) is preempted instead: it has run 250 s, resumes
+ *       at 350, done at 500; P1 runs on to 450. */
+static const char *case_youngest = "job_id,arrival_s,duration_s,num_gpus\n"
+                                   "P1,0,400,2\nP2,50,400,1\nX,200,50,2\nY,300,50,1\n";
+
+static void list_preempts_youngest(void)
+{
+    struct berth__params list = {.settings = "queue_limits=100"};
+    const struct pt_want w[] = {
+        {"P1", 0, 500, 2}, {"P2", 50, 450, 0}, {"X", 200, 250, 0}, {"Y", 300, 350, 0}};
+    pt_engine(case_youngest, "1x3:v100", "tiresias-dlas", &list, w, 4, (500 + 400 + 50 + 50) / 4.0,
+              2);
+    struct berth__params entry = {.settings = "queue_limits=100,entry_order=1"};
+    const struct pt_want e[] = {
+        {"P1", 0, 450, 1}, {"P2", 50, 500, 1}, {"X", 200, 250, 0}, {"Y", 300, 350, 0}};
+    pt_engine(case_youngest, "1x3:v100", "tiresias-dlas", &entry, e, 4, (450 + 450 + 50 + 50) / 4.0,
+              2);
+}
+
+/* ... and the most recently preempted job resumes first. 1x2, dlas, queue_limits=100.
+ *    0  P1 (2 GPUs, 300 s) runs.   50  P2 (1 GPU, 300 s) arrives: no room, it waits.
+ *  100  P1 to Q1; P2 (Q0) runs and P1 (2 GPUs) is preempted.
+ *  160  Y (1 GPU, 100 s) runs on the idle GPU.
+ *  200  P2 to Q1, behind the pending P1, which still does not fit: P2 keeps its GPU.
+ *  220  X (Q0, 1 GPU, 40 s) arrives: Y and X hold both GPUs, P2 is preempted. Tiresias'
+ *       Q1 list is now P2 (it was among the running jobs), P1; by entry time P1 (100) is
+ *       ahead of P2 (200).
+ *  260  Y and X done, two GPUs idle. Tiresias resumes P2 first, the most recently preempted
+ *       (it ran 120 s: done at 440), and P1 no longer fits: it runs 440-640. In entry order
+ *       P1 resumes (260-460) and P2 waits: 460-640. */
+static const char *case_recent = "job_id,arrival_s,duration_s,num_gpus\n"
+                                 "P1,0,300,2\nP2,50,300,1\nY,160,100,1\nX,220,40,1\n";
+
+static void list_resumes_most_recent(void)
+{
+    struct berth__params list = {.settings = "queue_limits=100"};
+    const struct pt_want w[] = {
+        {"P1", 0, 640, 1}, {"P2", 100, 440, 1}, {"Y", 160, 260, 0}, {"X", 220, 260, 0}};
+    pt_engine(case_recent, "1x2:v100", "tiresias-dlas", &list, w, 4, (640 + 390 + 100 + 40) / 4.0,
+              2);
+    struct berth__params entry = {.settings = "queue_limits=100,entry_order=1"};
+    const struct pt_want e[] = {
+        {"P1", 0, 460, 1}, {"P2", 100, 640, 1}, {"Y", 160, 260, 0}, {"X", 220, 260, 0}};
+    pt_engine(case_recent, "1x2:v100", "tiresias-dlas", &entry, e, 4, (460 + 590 + 100 + 40) / 4.0,
+              2);
 }
 
 /* Custom limits 100 s and 150 s (three queues), dlas, one GPU.
@@ -146,7 +226,8 @@ static void bad_limits(void)
     p.settings = "quantum=5";
     CHECK_I64(enginetest_run(case_custom, "1x1:v100", "tiresias-dlas", &p, NULL, &et, &err),
               BERTH_EINPUT);
-    CHECK_HAS(err.msg, "unknown setting \"quantum\" (its settings: queue_limits)");
+    CHECK_HAS(err.msg, "unknown setting \"quantum\" (its settings: queue_limits, entry_order, "
+                       "exact_demotion)");
     /* a policy without settings refuses any */
     CHECK_I64(enginetest_run(case_custom, "1x1:v100", "fifo", &p, NULL, &et, &err), BERTH_EINPUT);
 }
@@ -183,15 +264,19 @@ static void restore_after_failed_start(void)
 
 /* ---- a naive reference model --------------------------------------------------------- */
 
-/* Tiresias' MLFQ written the obvious way: at every event, sort every active job by (queue,
- * running first, entry time, job number) and fill the GPUs by count. O(jobs log jobs) per
- * event, on one GPU type with gangs that may span servers (so counting is placing). */
+/* Tiresias' MLFQ written the obvious way: at every event, order every active job and fill the
+ * GPUs by count. The order is either Tiresias' own lists, kept literally as run_sim.py keeps
+ * them (a list per queue: arrivals and demoted jobs appended, after each pass the pending
+ * jobs moved behind the running ones, order kept), or berth's entry order (sort by queue,
+ * running first, entry time, job number). O(jobs log jobs) per event, on one GPU type with
+ * gangs that may span servers (so counting is placing). */
 struct rjob {
     berth_us arr, dur, entry, run, since, first, fin;
     int g, q, state, pre; /* state: 0 not arrived, 1 pending, 2 running, 3 done */
 };
 
-static int rgpu;
+static int rgpu, rlist;      /* dlas-gpu; Tiresias' lists (else entry order) */
+static int *rl[16], rln[16]; /* the lists, per queue */
 static struct rjob *rjobs;
 static int rmax_running; /* most jobs running in one queue after any pass */
 
@@ -212,10 +297,23 @@ static int rcmp(const void *a, const void *b)
     return *(const int *)a - *(const int *)b;
 }
 
+static void rl_remove(int q, int i)
+{
+    int k = 0;
+    while (rl[q][k] != i)
+        k++;
+    memmove(rl[q] + k, rl[q] + k + 1, (size_t)(rln[q] - k - 1) * sizeof *rl[q]);
+    rln[q]--;
+}
+
 static void reference(struct rjob *jobs, int n, int gpus, const berth_us *lim, int nl)
 {
     rjobs = jobs;
     int *ord = malloc((size_t)n * sizeof *ord), next = 0;
+    for (int q = 0; q <= nl; q++) {
+        rl[q] = malloc((size_t)n * sizeof *rl[q]);
+        rln[q] = 0;
+    }
     for (;;) {
         berth_us t = next < n ? jobs[next].arr : BERTH_TIME_NONE;
         for (int i = 0; i < n; i++) {
@@ -242,19 +340,30 @@ static void reference(struct rjob *jobs, int n, int gpus, const berth_us *lim, i
                 if (j->run == j->dur) {
                     j->state = 3;
                     j->fin = t;
+                    rl_remove(j->q, i);
                 }
             }
-            for (; j->state == 2 && j->q < nl && ratt(j) >= lim[j->q]; j->q++)
+            for (; j->state == 2 && j->q < nl && ratt(j) >= lim[j->q]; j->q++) {
                 j->entry = t;
+                rl_remove(j->q, i);
+                rl[j->q + 1][rln[j->q + 1]++] = i;
+            }
         }
         for (; next < n && jobs[next].arr == t; next++) {
             jobs[next].state = 1;
             jobs[next].entry = t;
+            rl[0][rln[0]++] = next;
         }
-        for (int i = 0; i < n; i++)
-            if (jobs[i].state == 1 || jobs[i].state == 2)
-                ord[na++] = i;
-        qsort(ord, (size_t)na, sizeof *ord, rcmp);
+        if (rlist) {
+            for (int q = 0; q <= nl; q++)
+                for (int k = 0; k < rln[q]; k++)
+                    ord[na++] = rl[q][k];
+        } else {
+            for (int i = 0; i < n; i++)
+                if (jobs[i].state == 1 || jobs[i].state == 2)
+                    ord[na++] = i;
+            qsort(ord, (size_t)na, sizeof *ord, rcmp);
+        }
         int budget = gpus;
         int inq[16] = {0};
         for (int k = 0; k < na; k++) {
@@ -273,8 +382,18 @@ static void reference(struct rjob *jobs, int n, int gpus, const berth_us *lim, i
                     j->first = t;
             }
         }
+        for (int q = 0; q <= nl; q++) { /* pending jobs behind running ones, order kept */
+            int w = 0;
+            for (int phase = 2; phase >= 1; phase--)
+                for (int k = 0; k < rln[q]; k++)
+                    if (jobs[rl[q][k]].state == phase)
+                        ord[w++] = rl[q][k];
+            memcpy(rl[q], ord, (size_t)w * sizeof *ord);
+        }
     }
     free(ord);
+    for (int q = 0; q <= nl; q++)
+        free(rl[q]);
 }
 
 /* Checks the run in got against the reference model's jobs. */
@@ -309,6 +428,8 @@ static void matches_reference(void)
     static const berth_us defaults[] = {3250 * BERTH_US_PER_S, 7200 * BERTH_US_PER_S};
     /* odd microseconds: a gang's GPU time crosses them between two microseconds */
     struct berth__params custom = {.settings = "queue_limits=600.000001:1800.000003:5000.000007"};
+    struct berth__params custom_entry = {
+        .settings = "queue_limits=600.000001:1800.000003:5000.000007,entry_order=1"};
     static const berth_us custom_limits[] = {600000001, 1800000003, 5000000007};
     struct rjob *jobs = malloc(N * sizeof *jobs), *ref = malloc(N * sizeof *ref);
     struct pt_job *pj = malloc(N * sizeof *pj);
@@ -318,21 +439,27 @@ static void matches_reference(void)
         for (int i = 0; i < N; i++)
             jobs[i] = (struct rjob){
                 .arr = pj[i].arr, .dur = pj[i].dur, .g = pj[i].g, .first = BERTH_TIME_NONE};
-        for (int gpu = 0; gpu <= 1; gpu++) {
+        for (int k = 0; k < 4; k++) {
+            int gpu = k & 1;
             const char *pol = gpu ? "tiresias-dlas-gpu" : "tiresias-dlas";
             rgpu = gpu;
-            /* default limits, through the simulator, and with tiny chunks */
-            struct berth__params none = {0};
+            rlist = k < 2; /* Tiresias' lists, then berth's entry order */
+            /* default limits, through the simulator (lists only), and with tiny chunks */
+            struct berth__params none = {.settings = rlist ? NULL : "entry_order=1"};
             memcpy(ref, jobs, N * sizeof *ref);
             reference(ref, N, 32, defaults, 2);
-            CHECK_I64(pt_run_into(csv, "4x8:v100", pol, NULL, NULL, g), 0);
-            compare(ref, g, N, pol);
+            if (rlist) {
+                CHECK_I64(pt_run_into(csv, "4x8:v100", pol, NULL, NULL, g), 0);
+                compare(ref, g, N, pol);
+            }
             CHECK_I64(pt_run_into(csv, "4x8:v100", pol, &none, chunks_of_3, g), 0);
             compare(ref, g, N, pol);
             /* custom limits, through the engine driver, with tiny chunks */
             memcpy(ref, jobs, N * sizeof *ref);
             reference(ref, N, 32, custom_limits, 3);
-            CHECK_I64(pt_run_into(csv, "4x8:v100", pol, &custom, chunks_of_2, g), 0);
+            CHECK_I64(
+                pt_run_into(csv, "4x8:v100", pol, rlist ? &custom : &custom_entry, chunks_of_2, g),
+                0);
             compare(ref, g, N, pol);
         }
         free(csv);
@@ -357,11 +484,18 @@ static void matches_reference_large(void)
         ref[i] = (struct rjob){
             .arr = pj[i].arr, .dur = pj[i].dur, .g = pj[i].g, .first = BERTH_TIME_NONE};
     rgpu = 1;
-    rmax_running = 0;
-    reference(ref, N, 800, defaults, 2);
-    CHECK(rmax_running > 256);
-    CHECK_I64(pt_run_into(csv, "100x8:v100", "tiresias-dlas-gpu", NULL, NULL, g), 0);
-    compare(ref, g, N, "large");
+    for (rlist = 1; rlist >= 0; rlist--) {
+        struct rjob *r = malloc(N * sizeof *r);
+        memcpy(r, ref, N * sizeof *r);
+        struct berth__params entry = {.settings = "entry_order=1"};
+        rmax_running = 0;
+        reference(r, N, 800, defaults, 2);
+        CHECK(rmax_running > 256);
+        CHECK_I64(
+            pt_run_into(csv, "100x8:v100", "tiresias-dlas-gpu", rlist ? NULL : &entry, NULL, g), 0);
+        compare(r, g, N, rlist ? "large, lists" : "large, entry order");
+        free(r);
+    }
     free(csv);
     free(ref);
     free(pj);
@@ -395,6 +529,8 @@ static const struct check_test tests[] = {
     {"skip_big", skip_big},
     {"preempt_by_higher_queue", preempt_by_higher_queue},
     {"demotion_instants", demotion_instants},
+    {"list_preempts_youngest", list_preempts_youngest},
+    {"list_resumes_most_recent", list_resumes_most_recent},
     {"custom_limits", custom_limits},
     {"bad_limits", bad_limits},
     {"placement_fails", placement_fails},

@@ -123,26 +123,71 @@ static void gang_sizes(void)
     berth_tput_free(m);
 }
 
-/* Across servers: a 2-GPU A job on two 1-GPU servers uses the measured spread rate 8/s
- * (800 steps: 100 s). A fixed-speed job of class A spread the same way slows by A's
- * measured ratio 8/16: its 100 s take 200 s. A fixed-speed job of no class slows by the
- * global --spread-penalty 0.8: 100 s take 125 s. */
+/* Across servers, by default (measured rates): a 2-GPU A job on two 1-GPU servers uses the
+ * measured spread rate 8/s (800 steps: 100 s); a fixed-speed job of class A spread the same
+ * way slows by A's measured ratio 8/16 (its 100 s take 200 s); a fixed-speed job of no class
+ * is not slowed (100 s). Each starts when the one before has ended. */
+static const char spread_csv[] = "job_id,arrival_s,duration_s,num_gpus,job_type,total_steps\n"
+                                 "S1,0,,2,A,800\n"
+                                 "S2,1000,100,2,A,\n"
+                                 "S3,2000,100,2,,\n";
+
+static void spread_case(const struct berth_sim_opts *o, double s1, double s2, double s3)
+{
+    struct simtest st;
+    if (!run(spread_csv, "2x1:v100", o, &st)) {
+        CHECK_DBL(fin(&st, "S1"), s1, 1e-9);
+        CHECK_DBL(fin(&st, "S2"), 1000 + s2, 1e-9);
+        CHECK_DBL(fin(&st, "S3"), 2000 + s3, 1e-9);
+        CHECK_I64(run_job(&st, "S1")->servers, 2);
+        simtest_free(&st);
+    }
+}
+
 static void spread(void)
 {
     struct berth_tput *m = model();
     struct berth_sim_opts o = opts("fifo", m);
+    spread_case(&o, 100, 200, 100);
+    /* an explicit --spread-penalty 0.8 wins over the measurements: S1 runs at 16 x 0.8 =
+     * 12.8/s (800 steps: 62.5 s), S2 and S3 at 0.8 (100 s take 125 s) */
     o.spread_factor = 0.8;
-    struct simtest st;
-    if (!run("job_id,arrival_s,duration_s,num_gpus,job_type,total_steps\n"
-             "S1,0,,2,A,800\n"
-             "S2,100,100,2,A,\n"
-             "S3,300,100,2,,\n",
-             "2x1:v100", &o, &st)) {
-        CHECK_DBL(fin(&st, "S1"), 100, 0);
-        CHECK_DBL(fin(&st, "S2"), 300, 0);
-        CHECK_DBL(fin(&st, "S3"), 425, 0);
-        CHECK_I64(run_job(&st, "S1")->servers, 2);
-        simtest_free(&st);
+    spread_case(&o, 62.5, 125, 125);
+    /* --spread-rates off: the one-server rates, S1 16/s (50 s), S2 and S3 unslowed */
+    o.spread_factor = 0;
+    o.spread_rates = 0;
+    spread_case(&o, 50, 100, 100);
+    /* a per-type --spread-penalty A=0.5 wins over both the measurements and the run's 0.8:
+     * S1 at 8/s (100 s), S2 at 0.5 (200 s); S3 (no class) takes the run's 0.8 (125 s) */
+    o.spread_rates = 1;
+    o.spread_factor = 0.8;
+    berth__tput_set_spread(m, berth__tput_class_find(m, "A"), 0.5);
+    spread_case(&o, 100, 200, 125);
+    berth_tput_free(m);
+}
+
+/* --fixed-speed runs every job exactly its duration whatever servers it gets: a 2-GPU A job
+ * of 100 s with 800 steps on two 1-GPU servers ends at 100 (the measured 8/16 does not apply),
+ * unless a spread rate is asked for explicitly: --spread-rates measured (8/16: 200 s) or
+ * --spread-penalty 0.5 (200 s). */
+static void fixed_speed_exact(void)
+{
+    struct berth_tput *m = model();
+    struct berth_sim_opts o = opts("fifo", m);
+    o.fixed_speed = 1;
+    const char *csv = "job_id,arrival_s,duration_s,num_gpus,job_type,total_steps\n"
+                      "F1,0,100,2,A,800\n";
+    double want[3] = {100, 200, 200};
+    for (int k = 0; k < 3; k++) {
+        o.spread_rates = k == 1 ? 1 : -1;
+        o.spread_factor = k == 2 ? 0.5 : 0;
+        struct simtest st;
+        if (!run(csv, "2x1:v100", &o, &st)) {
+            CHECK_DBL(fin(&st, "F1"), want[k], 0);
+            CHECK_I64(run_job(&st, "F1")->servers, 2);
+            CHECK_I64(run_job(&st, "F1")->by_steps, 0);
+            simtest_free(&st);
+        }
     }
     berth_tput_free(m);
 }
@@ -247,6 +292,44 @@ static void round_modes(void)
         CHECK_DBL(fin(&st, "J2"), 450, 0);
         simtest_free(&st);
     }
+}
+
+/* Rounds that end early (Gavel's round end at the latest finish), gavel mode, fifo, 1x2.
+ *    0  J1 (100 s) is alone: the round ends when its work does, at 100 (not 360).
+ *  100  J2 (20 s, arrived 10) and J3 (500 s, at 50) were admitted at that end; the round ends
+ *       at min(100 + 360, 600) = 460. J2's work ends at 120 (its JCT: 110) but it keeps its
+ *       GPU to 460: it held GPUs 360 s, and waited 90 s (JCT 110 - its 20 s of work).
+ *  460  J3 alone, its work ends at 600: the round ends there.
+ * 1000  after an idle spell J4 (50 s) starts a round at its own arrival; it ends at 1050.
+ * Passes 0, 100, 460, 600, 1000, 1050. */
+static void round_early_end(void)
+{
+    struct berth_sim_opts o = opts("fifo", NULL);
+    o.mode = BERTH_MODE_GAVEL;
+    o.round_early_end = 1;
+    struct simtest st;
+    if (!run("job_id,arrival_s,duration_s,num_gpus\n"
+             "J1,0,100,1\nJ2,10,20,1\nJ3,50,500,1\nJ4,1000,50,1\n",
+             "1x2:v100", &o, &st)) {
+        CHECK_DBL(fin(&st, "J1"), 100, 0);
+        CHECK_DBL(start(&st, "J2"), 100, 0);
+        CHECK_DBL(fin(&st, "J2"), 120, 0);
+        CHECK_I64(run_job(&st, "J2")->run_us, 360 * BERTH_US_PER_S);
+        CHECK_I64(run_job(&st, "J2")->wait_us, 90 * BERTH_US_PER_S);
+        CHECK_DBL(start(&st, "J3"), 100, 0);
+        CHECK_DBL(fin(&st, "J3"), 600, 0);
+        CHECK_DBL(start(&st, "J4"), 1000, 0);
+        CHECK_DBL(fin(&st, "J4"), 1050, 0);
+        CHECK_I64(st.r.summary.passes, 6);
+        simtest_free(&st);
+    }
+    /* it needs a round mode */
+    o.mode = BERTH_MODE_DES;
+    struct berth_err err = {0};
+    CHECK_I64(simtest_run_opts("job_id,arrival_s,duration_s,num_gpus\nJ1,0,100,1\n", "1x1:v100", &o,
+                               &st, &err),
+              BERTH_EINPUT);
+    CHECK_HAS(err.msg, "--round-early-end");
 }
 
 /* Gavel mode with co-location: fractional A (100 s) and B (60 s) share a GPU at 0.5 speed
@@ -419,9 +502,11 @@ static const struct check_test tests[] = {
     {"heterogeneous_types", heterogeneous_types},
     {"gang_sizes", gang_sizes},
     {"spread", spread},
+    {"fixed_speed_exact", fixed_speed_exact},
     {"colocation", colocation},
     {"restart_cost", restart_cost},
     {"round_modes", round_modes},
+    {"round_early_end", round_early_end},
     {"gavel_mode_colocated", gavel_mode_colocated},
     {"flat_progress", flat_progress},
     {"fairness_and_groups", fairness_and_groups},

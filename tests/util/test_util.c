@@ -1,6 +1,6 @@
 /* Tests for the util layer: exact decimal/date parsing and printing (num), the streaming CSV
- * reader across its 1 MiB block boundary (csv), the seeded generator (rng) and the memory
- * helpers (mem). */
+ * reader across its 1 MiB block boundary (csv), the seeded generator (rng), Python's generator
+ * (pyrand) and the memory helpers (mem). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +11,7 @@
 #include "util/csv.h"
 #include "util/mem.h"
 #include "util/num.h"
+#include "util/pyrand.h"
 #include "util/rng.h"
 #include "util/sort.h"
 
@@ -849,6 +850,41 @@ static void test_sort(void)
         }
 }
 
+/* Python's own draws, printed by Python 3.11:
+ *   r = random.Random(seed); [r.getrandbits(32) for _ in range(3)]
+ *   r = random.Random(1); [r.randrange(n) for n in (1, 2, 3, 5, 7, 3, 2, 1, 3, 3)]
+ *   r = random.Random(12345); [r.randrange(n) for n in (3, 3, 2, 3, 1, 2, 3, 3, 2, 2)] */
+static void test_pyrand_python(void)
+{
+    static const struct {
+        uint64_t seed;
+        uint32_t want[3];
+    } bits[] = {{0, {3626764237u, 1654615998u, 3255389356u}},
+                {1, {577090037u, 2444712010u, 3639700191u}},
+                {42, {2746317213u, 478163327u, 107420369u}},
+                {(UINT64_C(1) << 32) + 5, {675479763u, 2085189291u, 1213270837u}}};
+    for (size_t i = 0; i < sizeof bits / sizeof *bits; i++) {
+        struct berth__pyrand r;
+        berth__pyrand_seed(&r, bits[i].seed);
+        for (int k = 0; k < 3; k++)
+            CHECK_I64(berth__pyrand_u32(&r), bits[i].want[k]);
+    }
+    static const uint32_t n1[] = {1, 2, 3, 5, 7, 3, 2, 1, 3, 3},
+                          w1[] = {0, 0, 1, 0, 3, 1, 1, 0, 0, 0};
+    static const uint32_t n2[] = {3, 3, 2, 3, 1, 2, 3, 3, 2, 2},
+                          w2[] = {1, 2, 0, 1, 0, 0, 1, 2, 1, 0};
+    struct berth__pyrand a, b;
+    berth__pyrand_seed(&a, 1);
+    berth__pyrand_seed(&b, 12345);
+    for (int k = 0; k < 10; k++) {
+        CHECK_I64(berth__pyrand_below(&a, n1[k]), w1[k]);
+        CHECK_I64(berth__pyrand_below(&b, n2[k]), w2[k]);
+    }
+    /* many draws past the first refill of the state (624 words) stay in range */
+    for (int k = 0; k < 5000; k++)
+        CHECK(berth__pyrand_below(&a, 7) < 7);
+}
+
 static const struct check_test tests[] = {
     {"parse_whole", test_parse_whole},
     {"parse_seconds", test_parse_seconds},
@@ -866,6 +902,7 @@ static const struct check_test tests[] = {
     {"rng_reference", test_rng_reference},
     {"rng_determinism", test_rng_determinism},
     {"rng_ranges", test_rng_ranges},
+    {"pyrand_python", test_pyrand_python},
     {"arena", test_arena},
     {"grow", test_grow},
     {"sort", test_sort},
