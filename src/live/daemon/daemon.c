@@ -443,6 +443,8 @@ int berth__daemon_run(struct berth__daemon *d, const struct berth__daemon_server
     snprintf(d->api_url, sizeof d->api_url, "http://%s:%d", d->o.addr, d->bound_port);
     pthread_mutex_lock(&d->mu);
     rc = berth__daemon_recover(d, err);
+    if (!rc)
+        rc = berth__daemon_infer_init(d, berth__wall_us(), err);
     pthread_mutex_unlock(&d->mu);
     if (rc) {
         srv->stop(d);

@@ -57,6 +57,20 @@ struct berth__daemon_opts {
 
 void berth__daemon_opts_init(struct berth__daemon_opts *o);
 
+/* Capacity loaning live (infer.c): the cluster's "inference" pool and the demand an
+ * inference manager posts. Integrals in GPU- and server-microseconds; latencies in us. */
+struct berth__infer {
+    int32_t servers, gpus; /* the pool (0 servers: no pool, no loaning) */
+    int32_t demand;        /* servers inference needs now */
+    int32_t reserved;      /* servers of the pool reserved for inference now */
+    int32_t ready;         /* of those, servers with no training process left */
+    berth_us since_us;     /* the integrals run up to here */
+    berth_us short_since;  /* demand above ready since (BERTH_TIME_NONE: not short) */
+    berth_us last_reclaim_us, max_reclaim_us; /* demand rise -> enough servers free */
+    uint64_t reclaims, changes;
+    double lent_gpu_us, short_server_us;
+};
+
 struct berth__daemon {
     struct berth__daemon_opts o;
     pthread_mutex_t mu;
@@ -107,6 +121,7 @@ struct berth__daemon {
     /* the scheduler loop's cost (CLOCK_MONOTONIC), for /v1/health */
     uint64_t ticks, sync_reads; /* reads: syncs that read a changed job list (slurm) */
     berth_us tick_sum_us, tick_max_us, sync_sum_us, sync_max_us, pass_sum_us, pass_max_us;
+    struct berth__infer infer;
 };
 
 /* The front end the daemon serves through, started once recovery can begin (so the bound
@@ -137,6 +152,15 @@ struct berth__job *berth__daemon_ejob(struct berth__daemon *d, struct berth__ljo
 /* Puts j into the engine as arrived (pending) now. */
 int berth__daemon_enqueue(struct berth__daemon *d, struct berth__ljob *j, berth_us now,
                           struct berth_err *err);
+/* Capacity loaning (infer.c), under d->mu. init: after recovery, reserves the idle servers
+ * of the "inference" pool and restores the demand (STATE/inference-demand; none: the whole
+ * pool). set: a new demand in servers, stored durably first (BERTH_EINPUT naming
+ * demand_servers when out of range or there is no pool). tick: the reclaim latency and the
+ * integrals, every tick. */
+int berth__daemon_infer_init(struct berth__daemon *d, berth_us now, struct berth_err *err);
+int berth__daemon_infer_set(struct berth__daemon *d, int32_t servers, berth_us now,
+                            struct berth_err *err);
+void berth__daemon_infer_tick(struct berth__daemon *d, berth_us now);
 /* One scheduler tick: exits, kills after grace, arrivals, a pass when due, launches,
  * progress files. */
 int berth__daemon_tick(struct berth__daemon *d, berth_us now, struct berth_err *err);

@@ -556,6 +556,7 @@ int berth__daemon_tick(struct berth__daemon *d, berth_us now, struct berth_err *
     d->nincoming = 0;
     if (!rc && (d->nmoved || d->moved_all)) /* dependencies met, array tasks let in */
         rc = berth__daemon_moved_apply(d, now, err);
+    berth__daemon_infer_tick(d, now);
     /* a pass when one is due, by the simulator's rule (engine/drive.h) */
     if (!rc && berth__drive_due(&d->drive, now)) {
         berth_us t0 = berth__mono_us();

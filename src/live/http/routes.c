@@ -543,6 +543,77 @@ static void health(struct berth__daemon *d, const struct berth__hreq *r, struct 
     pthread_mutex_unlock(&d->mu);
 }
 
+/* The inference pool's state: what an inference manager and an operator watch. */
+static json_t *inference_json(struct berth__daemon *d)
+{
+    const struct berth__infer *in = &d->infer;
+    json_t *last =
+        in->last_reclaim_us >= 0 ? json_real((double)in->last_reclaim_us / 1e6) : json_null();
+    json_t *since = in->short_since != BERTH_TIME_NONE
+                        ? json_real((double)(berth__wall_us() - in->short_since) / 1e6)
+                        : json_null();
+    return json_pack("{s:i,s:i,s:i,s:i,s:i,s:i,s:o,s:o,s:f,s:I,s:I,s:f,s:f,s:s}", "pool_servers",
+                     in->servers, "pool_gpus", in->gpus, "demand_servers", in->demand,
+                     "reserved_servers", in->reserved, "ready_servers", in->ready, "lent_servers",
+                     in->servers - in->reserved, "short_for_s", since, "last_reclaim_s", last,
+                     "max_reclaim_s", (double)in->max_reclaim_us / 1e6, "reclaims",
+                     (json_int_t)in->reclaims, "changes", (json_int_t)in->changes, "lent_gpu_hours",
+                     in->lent_gpu_us / 3600e6, "short_server_hours", in->short_server_us / 3600e6,
+                     "policy", d->engine->ops->name);
+}
+
+static void inference(struct berth__daemon *d, const struct berth__hreq *r,
+                      struct berth__hresp *out)
+{
+    (void)r;
+    pthread_mutex_lock(&d->mu);
+    out->json = inference_json(d);
+    pthread_mutex_unlock(&d->mu);
+}
+
+/* An inference manager says how many of its pool's servers inference needs now (admin). */
+static void inference_set(struct berth__daemon *d, const struct berth__hreq *r,
+                          struct berth__hresp *out)
+{
+    if (!r->who->admin) {
+        berth__hresp_error(out, 403, "only an admin sets the inference demand");
+        return;
+    }
+    json_t *body = parse_body(r, out);
+    if (!body)
+        return;
+    const char *key;
+    json_t *val, *dem = NULL;
+    json_object_foreach(body, key, val)
+    {
+        if (strcmp(key, "demand_servers")) {
+            char msg[320];
+            snprintf(msg, sizeof msg, "%.200s: unknown field (expected demand_servers)", key);
+            berth__hresp_error(out, 400, msg);
+            json_decref(body);
+            return;
+        }
+        dem = val;
+    }
+    if (!json_is_integer(dem) || json_integer_value(dem) < 0 ||
+        json_integer_value(dem) > INT32_MAX) {
+        berth__hresp_error(out, 400, "demand_servers: required, an integer >= 0");
+        json_decref(body);
+        return;
+    }
+    struct berth_err err = {0};
+    pthread_mutex_lock(&d->mu);
+    int rc = berth__daemon_infer_set(d, (int32_t)json_integer_value(dem), berth__wall_us(), &err);
+    if (!rc) {
+        out->json = inference_json(d);
+        pthread_cond_signal(&d->wake);
+    }
+    pthread_mutex_unlock(&d->mu);
+    json_decref(body);
+    if (rc)
+        berth__hresp_error(out, rc == BERTH_EINPUT ? 400 : 503, err.msg);
+}
+
 const struct berth__route berth__routes[] = {
     {"POST", "/v1/jobs", submit, 0},
     {"GET", "/v1/jobs", list, 0},
@@ -555,6 +626,8 @@ const struct berth__route berth__routes[] = {
     {"GET", "/v1/acct", accounting, 0},
     {"GET", "/v1/nodes", nodes, 0},
     {"GET", "/v1/policies", policies, 0},
+    {"GET", "/v1/inference", inference, 0},
+    {"POST", "/v1/inference", inference_set, 0},
     {"GET", "/v1/health", health, 0},
 };
 
