@@ -59,8 +59,14 @@ static void print_job(const json_t *j)
     const json_t *a = json_object_get(j, "allocation"), *e;
     size_t i;
     printf("%-18s", "allocation");
-    json_array_foreach(a, i, e) printf(" %s:%lld", json_string_value(json_object_get(e, "server")),
-                                       (long long)json_integer_value(json_object_get(e, "gpu")));
+    json_array_foreach(a, i, e)
+    {
+        printf(" %s:%lld", json_string_value(json_object_get(e, "server")),
+               (long long)json_integer_value(json_object_get(e, "gpu")));
+        double sh = json_number_value(json_object_get(e, "share"));
+        if (sh > 0 && sh < 1) /* a part of the GPU: its MPS share (gpu_share, a Salus lane) */
+            printf(" (%.0f %% of it, shared)", sh * 100);
+    }
     printf("%s\n", json_array_size(a) ? "" : " -");
     const json_t *p = json_object_get(j, "progress");
     if (json_is_integer(json_object_get(p, "step"))) {

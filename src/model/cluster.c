@@ -340,7 +340,20 @@ int berth__cluster_type_name_ok(const char *s, size_t n)
     return 1;
 }
 
-/* "16x4:v100,8x8:a100" */
+/* A GPU's memory in a shorthand part: "16g" (GiB), "16384m" or "16384" (MiB); 0 when bad. */
+static int64_t parse_mem(const char *p, size_t len)
+{
+    int64_t v = 0, mul = 1;
+    if (len && (p[len - 1] == 'g' || p[len - 1] == 'G'))
+        mul = 1024, len--;
+    else if (len && (p[len - 1] == 'm' || p[len - 1] == 'M'))
+        len--;
+    if (!len || berth__parse_i64(p, len, &v) || v < 1 || v > (INT64_C(1) << 34) / mul)
+        return 0;
+    return v * mul;
+}
+
+/* "16x4:v100,8x8:a100", a part's GPUs optionally with their memory: "1x4:v100:16g" */
 int berth__cluster_parse_shorthand(const char *spec, struct berth__cluster_builder *b,
                                    struct berth_err *err)
 {
@@ -356,15 +369,24 @@ int berth__cluster_parse_shorthand(const char *spec, struct berth__cluster_build
         size_t len = comma ? (size_t)(comma - p) : strlen(p);
         const char *x = memchr(p, 'x', len), *colon = memchr(p, ':', len);
         char ex[80];
-        int64_t n = 0, g = 0;
+        int64_t n = 0, g = 0, mem = 0;
+        /* the type runs to the part's end or to a second colon (the GPUs' memory) */
+        const char *mc = colon ? memchr(colon + 1, ':', len - (size_t)(colon + 1 - p)) : NULL;
+        size_t tlen = colon ? (size_t)((mc ? mc : p + len) - (colon + 1)) : 0;
         if (!x || !colon || colon < x || berth__parse_i64(p, (size_t)(x - p), &n) ||
             berth__parse_i64(x + 1, (size_t)(colon - x - 1), &g) ||
-            !berth__cluster_type_name_ok(colon + 1, len - (size_t)(colon + 1 - p)))
+            !berth__cluster_type_name_ok(colon + 1, tlen))
             return berth_err_set(err, BERTH_EINPUT,
-                                 "--cluster '%s': part %d: expected NxG:type (for example "
-                                 "16x4:v100), a cluster file or a built-in name (philly, gavel, "
-                                 "tiresias), found %s",
+                                 "--cluster '%s': part %d: expected NxG:type or NxG:type:MEM "
+                                 "(for example 16x4:v100 or 1x4:v100:16g), a cluster file or a "
+                                 "built-in name (philly, gavel, tiresias), found %s",
                                  spec, part, berth__excerpt(ex, sizeof ex, p, len));
+        if (mc && !(mem = parse_mem(mc + 1, len - (size_t)(mc + 1 - p))))
+            return berth_err_set(err, BERTH_EINPUT,
+                                 "--cluster '%s': part %d: expected the GPUs' memory as 16g "
+                                 "(GiB) or 16384m (MiB) after the type, found %s",
+                                 spec, part,
+                                 berth__excerpt(ex, sizeof ex, mc + 1, len - (size_t)(mc + 1 - p)));
         if (n < 1 || n > 1000000)
             return berth_err_set(err, BERTH_EINPUT,
                                  "--cluster '%s': part %d: expected 1 to 1000000 servers, "
@@ -376,7 +398,7 @@ int berth__cluster_parse_shorthand(const char *spec, struct berth__cluster_build
                                  "found %lld",
                                  spec, part, BERTH_MAX_SERVER_GPUS, (long long)g);
         char tb[32];
-        snprintf(tb, sizeof tb, "%.*s", (int)(len - (size_t)(colon + 1 - p)), colon + 1);
+        snprintf(tb, sizeof tb, "%.*s", (int)tlen, colon + 1);
         const char *type = berth__builder_str(b, tb, 1);
         if (!type)
             return berth_err_set(err, BERTH_ENOMEM, "--cluster: out of memory");
@@ -386,8 +408,8 @@ int berth__cluster_parse_shorthand(const char *spec, struct berth__cluster_build
                                  "found more by part %d",
                                  spec, part);
         for (int64_t i = 0; i < n; i++)
-            if (berth__builder_add(b,
-                                   &(struct berth__server_spec){.type = type, .gpus = (int32_t)g}))
+            if (berth__builder_add(b, &(struct berth__server_spec){
+                                          .type = type, .gpus = (int32_t)g, .gpu_mem_mib = mem}))
                 return berth_err_set(err, BERTH_ENOMEM, "--cluster: out of memory");
         if (!comma)
             break;

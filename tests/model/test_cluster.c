@@ -122,6 +122,24 @@ static void test_shorthand_ok(void)
     }
 }
 
+/* The GPUs' memory after the type: GiB, MiB, bare MiB; parts without it model none. */
+static void test_shorthand_memory(void)
+{
+    struct berth_cluster *c = NULL;
+    struct berth_err err = {0};
+    CHECK_I64(berth_cluster_parse("1x4:v100:16g,2x2:k80:12288m,1x1:t4:15360,1x8:a100", &c, &err),
+              0);
+    CHECK_I64(c->nsrv, 5);
+    CHECK_I64(c->srv[0].gpu_mem_mib, 16384);
+    CHECK_I64(c->srv[1].gpu_mem_mib, 12288);
+    CHECK_I64(c->srv[2].gpu_mem_mib, 12288);
+    CHECK_I64(c->srv[3].gpu_mem_mib, 15360);
+    CHECK_I64(c->srv[4].gpu_mem_mib, 0);
+    CHECK_I64(c->has_gpu_mem, 1);
+    CHECK(!strcmp(c->types[c->srv[0].type].name, "v100"));
+    berth_cluster_free(c);
+}
+
 static void test_shorthand_errors(void)
 {
     static const struct {
@@ -144,7 +162,11 @@ static void test_shorthand_errors(void)
         {"1x4:v100,1x8:k80,2x99:a100", BERTH_EINPUT, {"part 3", "found 99"}},
         {"4x4:abcdefghijklmnopqrstuvwxyz0123456", BERTH_EINPUT, {"part 1", "expected NxG"}},
         {"4:v100x4", BERTH_EINPUT, {"part 1", "expected NxG"}},
-        {"4x4:v100:x", BERTH_EINPUT, {"part 1", "expected NxG"}},
+        {"4x4:v100:x", BERTH_EINPUT, {"part 1", "the GPUs' memory as 16g"}},
+        {"4x4:v100:0g", BERTH_EINPUT, {"part 1", "found \"0g\""}},
+        {"4x4:v100:", BERTH_EINPUT, {"part 1", "the GPUs' memory"}},
+        {"4x4:v100:16g:1", BERTH_EINPUT, {"part 1", "found \"16g:1\""}},
+        {"1x1:a100:40g,2x4:v100:-16g", BERTH_EINPUT, {"part 2", "found \"-16g\""}},
         {"/nonexistent/berth/cluster.json", BERTH_EIO, {"/nonexistent/berth/cluster.json", ""}},
         {"gavel:36:36:30", BERTH_EINPUT, {"--cluster", "a multiple of 4"}},
         {"gavel:36:36", BERTH_EINPUT, {"--cluster", "gavel:V100:P100:K80"}},
@@ -538,6 +560,7 @@ static void test_clone_racks(void)
 
 static const struct check_test tests[] = {
     {"shorthand_ok", test_shorthand_ok},
+    {"shorthand_memory", test_shorthand_memory},
     {"shorthand_errors", test_shorthand_errors},
     {"accessors", test_accessors},
     {"json_ok", test_json_ok},

@@ -70,6 +70,7 @@ static void take_slots(struct berth__daemon *d, struct berth__ljob *j, const str
     if (j->nslots > BERTH_L_MAX_SLOTS)
         j->nslots = BERTH_L_MAX_SLOTS;
     memcpy(j->slots, ej->slots, (size_t)j->nslots * sizeof *j->slots);
+    j->run_share_milli = ej->share;
     if (j->nslots && j->slots[0].server < d->cluster->nsrv) /* for accounting */
         snprintf(j->ran_type, sizeof j->ran_type, "%s",
                  d->cluster->types[d->cluster->srv[j->slots[0].server].type].name);
@@ -213,12 +214,16 @@ char **berth__daemon_job_env(struct berth__daemon *d, const struct berth__ljob *
             ngpu++;
         }
     ok = ok && !berth__env_add(&v, &n, &cap, "CUDA_VISIBLE_DEVICES", val);
-    if (j->spec.gpu_share_milli < 1000 && ngpu == 1) {
-        int pct = (j->spec.gpu_share_milli + 9) / 10;
+    /* the share the engine runs it at: its gpu_share, or a salus-* lane's part of the GPU */
+    int32_t share = j->run_share_milli > 0 ? j->run_share_milli : j->spec.gpu_share_milli;
+    int64_t pin =
+        j->spec.gpu_mem_mib > 0 ? j->spec.gpu_mem_mib : j->spec.persist_mib + j->spec.ephem_mib;
+    if (share < 1000 && ngpu == 1) {
+        int pct = (share + 9) / 10;
         snprintf(val, sizeof val, "%d", pct < 1 ? 1 : pct);
         ok = ok && !berth__env_add(&v, &n, &cap, "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE", val);
-        if (j->spec.gpu_mem_mib > 0) {
-            snprintf(val, sizeof val, "0=%lldM", (long long)j->spec.gpu_mem_mib);
+        if (pin > 0) {
+            snprintf(val, sizeof val, "0=%lldM", (long long)pin);
             ok = ok && !berth__env_add(&v, &n, &cap, "CUDA_MPS_PINNED_DEVICE_MEM_LIMIT", val);
         }
     }

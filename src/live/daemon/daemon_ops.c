@@ -63,6 +63,14 @@ static int check_fits(struct berth__daemon *d, const struct berth__ljob *j, stru
                              "gpu_mem_mib: asks for %lld MiB of GPU memory, the largest GPU it "
                              "may use has %lld",
                              (long long)s->gpu_mem_mib, (long long)most);
+    int64_t split = s->persist_mib + s->ephem_mib;
+    most = c->has_gpu_mem && s->num_gpus && split ? berth__cluster_largest_gpu_mem(c, mask) : -1;
+    if (most >= 0 && split > most)
+        return berth_err_set(err, BERTH_EINPUT,
+                             "%s: persist_mib + ephem_mib = %lld MiB, more than the largest GPU "
+                             "it may use has (%lld MiB)",
+                             s->persist_mib ? "persist_mib" : "ephem_mib", (long long)split,
+                             (long long)most);
     return 0;
 }
 

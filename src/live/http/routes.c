@@ -275,9 +275,10 @@ static void show(struct berth__daemon *d, const struct berth__hreq *r, struct be
         for (int32_t i = 0; j->state == BERTH_L_RUNNING && i < j->nslots; i++) {
             const struct berth__slot *s = &j->slots[i];
             json_array_append_new(
-                al, json_pack("{s:s,s:i,s:s}", "server", d->cluster->srv[s->server].name, "gpu",
+                al, json_pack("{s:s,s:i,s:s,s:f}", "server", d->cluster->srv[s->server].name, "gpu",
                               s->gpu == BERTH_NO_GPU ? -1 : (int)s->gpu, "type",
-                              d->cluster->types[d->cluster->srv[s->server].type].name));
+                              d->cluster->types[d->cluster->srv[s->server].type].name, "share",
+                              (j->run_share_milli > 0 ? j->run_share_milli : 1000) / 1000.0));
         }
         json_object_set_new(out->json, "allocation", al);
     }

@@ -115,6 +115,8 @@ struct berth__ljob {
     /* GPUs the engine gave it (valid while RUNNING) */
     struct berth__slot slots[BERTH_L_MAX_SLOTS];
     int32_t nslots;
+    int32_t run_share_milli; /* the share of its GPU the engine runs it at (salus-* lanes,
+                                gpu_share), 1000 for whole GPUs; 0 = never placed */
     /* the current attempt's process */
     int attempt;      /* launches so far; attempt files are a<attempt>.* */
     int launched;     /* the attempt number journaled before its fork (0 = none) */

@@ -79,6 +79,8 @@ json_t *berth__ljob_json(const struct berth__ljob *j, int full)
     bad |= json_object_set_new(o, "job_type", json_string(s->job_type));
     bad |= json_object_set_new(o, "gpu_share", json_real(s->gpu_share_milli / 1000.0));
     bad |= json_object_set_new(o, "gpu_mem_mib", json_integer(s->gpu_mem_mib));
+    bad |= json_object_set_new(o, "persist_mib", json_integer(s->persist_mib));
+    bad |= json_object_set_new(o, "ephem_mib", json_integer(s->ephem_mib));
     bad |= json_object_set_new(o, "queue", json_string(s->queue));
     bad |= json_object_set_new(o, "priority", json_integer(s->priority));
     bad |=
@@ -141,6 +143,7 @@ json_t *berth__ljob_json(const struct berth__ljob *j, int full)
     bad |= json_object_set_new(o, "shim_pid", json_integer(j->shim_pid));
     bad |= json_object_set_new(o, "shim_start", json_integer((json_int_t)j->shim_start));
     bad |= json_object_set_new(o, "all_slots", slots_json(j->slots, j->nslots));
+    bad |= json_object_set_new(o, "run_share", json_integer(j->run_share_milli));
     return whole(o, bad);
 }
 
@@ -216,6 +219,8 @@ int berth__ljob_from_journal(const json_t *d, struct berth__ljob **out, struct b
     s->max_gpus = (int32_t)geti(d, "max_gpus");
     s->gpu_share_milli = (int32_t)(json_number_value(json_object_get(d, "gpu_share")) * 1000 + 0.5);
     s->gpu_mem_mib = geti(d, "gpu_mem_mib");
+    s->persist_mib = geti(d, "persist_mib"); /* absent in older journals: 0, unknown */
+    s->ephem_mib = geti(d, "ephem_mib");
     s->priority = (int32_t)geti(d, "priority");
     s->duration_us = (berth_us)(json_number_value(json_object_get(d, "est_s")) * 1e6 + 0.5);
     s->total_steps = geti(d, "total_steps");
@@ -266,6 +271,7 @@ int berth__ljob_from_journal(const json_t *d, struct berth__ljob **out, struct b
     j->then = (uint8_t)geti(d, "then");
     j->proc = json_is_true(json_object_get(d, "proc"));
     j->nslots = slots_from(json_object_get(d, "all_slots"), j->slots);
+    j->run_share_milli = (int32_t)geti(d, "run_share"); /* older journals: 0, the spec's */
     j->npslots = slots_from(json_object_get(d, "pslots"), j->pslots);
     j->shim_pid = (int32_t)geti(d, "shim_pid");
     j->shim_start = (uint64_t)geti(d, "shim_start");

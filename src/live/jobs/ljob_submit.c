@@ -15,11 +15,11 @@
 #define MAX_SECONDS 1e9
 
 static const char *const known[] = {
-    "argv",          "cwd",      "env",         "gpus",    "gpu_type",     "gpu_share",
-    "gpu_mem_mib",   "min_gpus", "max_gpus",    "queue",   "priority",     "checkpoint_signal",
-    "grace_s",       "est_s",    "total_steps", "name",    "hold",         "shell",
-    "single_server", "job_type", "cpus",        "mem_mib", "time_limit_s", "array",
-    "after",         "afterok",  "afternotok",  "afterany"};
+    "argv",          "cwd",      "env",         "gpus",     "gpu_type",     "gpu_share",
+    "gpu_mem_mib",   "min_gpus", "max_gpus",    "queue",    "priority",     "checkpoint_signal",
+    "grace_s",       "est_s",    "total_steps", "name",     "hold",         "shell",
+    "single_server", "job_type", "cpus",        "mem_mib",  "time_limit_s", "array",
+    "after",         "afterok",  "afternotok",  "afterany", "persist_mib",  "ephem_mib"};
 
 static int bad(struct berth_err *err, const char *field, const char *what)
 {
@@ -145,13 +145,15 @@ static int read_env(const json_t *body, struct berth__ljob *j, struct berth_err 
 static int read_gpus(const json_t *body, struct berth__ljob *j, struct berth_err *err)
 {
     struct berth_jobspec *s = &j->spec;
-    int64_t g = 1, mn = -1, mx = -1, mem = 0;
+    int64_t g = 1, mn = -1, mx = -1, mem = 0, pmem = 0, emem = 0;
     double share = 1.0;
     int rc;
     if ((rc = get_int(body, "gpus", 0, MAX_GPUS, &g, err)) ||
         (rc = get_int(body, "min_gpus", 1, MAX_GPUS, &mn, err)) ||
         (rc = get_int(body, "max_gpus", 1, MAX_GPUS, &mx, err)) ||
         (rc = get_int(body, "gpu_mem_mib", 0, INT64_C(1) << 40, &mem, err)) ||
+        (rc = get_int(body, "persist_mib", 0, INT64_C(1) << 40, &pmem, err)) ||
+        (rc = get_int(body, "ephem_mib", 0, INT64_C(1) << 40, &emem, err)) ||
         (rc = get_num(body, "gpu_share", 0.001, 1.0, &share, err)))
         return rc;
     if (share < 1.0 && g != 1)
@@ -172,6 +174,10 @@ static int read_gpus(const json_t *body, struct berth__ljob *j, struct berth_err
     s->max_gpus = (int32_t)mx;
     s->gpu_share_milli = (int32_t)lround(share * 1000);
     s->gpu_mem_mib = mem;
+    if ((pmem || emem) && g == 0)
+        return bad(err, pmem ? "persist_mib" : "ephem_mib", "a CPU-only job has no GPU memory");
+    s->persist_mib = pmem; /* Salus' split: what salus-* admit a GPU's jobs by */
+    s->ephem_mib = emem;
     return 0;
 }
 
