@@ -78,6 +78,9 @@ case $(server_of "$B") in infer-*) ok "B runs on a loaned inference server ($(se
 C=$(submit "$(job C)")
 wait_state "$C" running && ok "C runs on the other loaned server ($(server_of "$C"))"
 [ "$(inf lent_servers)" = 2 ] && ok "2 servers lent" || bad "lent: $(cat "$W/body")"
+"$BERTH" nodes --token "$ROOT" >"$W/nodes.txt" 2>&1
+[ "$(grep -c "(inference, lent to training)" "$W/nodes.txt")" = 2 ] && ok "berth nodes shows both lent" ||
+    bad "berth nodes: $(cat "$W/nodes.txt")"
 
 # ---- demand 1: one server comes back, with the fewest preemptions (one job either way)
 demand 1

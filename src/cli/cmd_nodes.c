@@ -2,6 +2,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cli.h"
 #include "client.h"
@@ -71,8 +72,15 @@ int cmd_nodes(int argc, char **argv)
                     if (json_integer_value(json_object_get(g, "draining")))
                         printf("(draining)");
                 }
-                /* an inference pool's server, or a Slurm node drained or down */
-                printf("%s\n", json_is_true(json_object_get(n, "reserved")) ? "  (reserved)" : "");
+                /* an inference pool's server (reserved for inference, or lent to training), or
+                 * a Slurm node drained or down */
+                const char *pool = json_string_value(json_object_get(n, "pool"));
+                int infer = pool && !strcasecmp(pool, "inference");
+                int res = json_is_true(json_object_get(n, "reserved"));
+                printf("%s\n", res && infer ? "  (reserved: inference)"
+                               : res        ? "  (reserved)"
+                               : infer      ? "  (inference, lent to training)"
+                                            : "");
             }
         }
     }
