@@ -13,6 +13,7 @@
 #include "err.h"
 #include "time.h"
 #include "infer.h"
+#include "progress.h"
 #include "trace.h"
 #include "tput.h"
 
@@ -74,6 +75,11 @@ struct berth_sim_opts {
     /* Idle inference servers kept back, 1/1000 (0: 5 %, <0: none): the aryl policies'
      * setting loan_headroom, given this way (another policy refuses it). */
     int32_t loan_headroom_milli;
+
+    /* Progress (NULL: none): jobs done of all ("jobs"), about every 4096 events and at the
+     * end; it never changes what the run computes. */
+    berth_progress_fn progress;
+    void *progress_ctx;
 };
 
 /* "des", "rounds", "gavel", "blox" and back (-1 when unknown). */

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "progress.h"
 #include "sim_model_flags.h"
 
 /* --policy-arg KEY=VALUE: appended to the policy's settings string (sched/settings.h) */
@@ -51,6 +52,8 @@ static const struct cli_flag sim_flags[] = {
      CLI_STR_AT(A, out)},
     {"json", 0, NULL, "print exactly one JSON object on stdout instead of the table",
      CLI_ON_AT(A, json)},
+    {"quiet", 'q', NULL, "no progress bar on stderr (there is one only on a terminal)",
+     CLI_ON_AT(A, quiet)},
     {"check", 0, NULL, "verify every GPU and job after each pass (slow; for tests)",
      CLI_ON_AT(A, o.check_invariants)},
     {"lenient", 0, NULL,
@@ -72,7 +75,7 @@ static const struct cli_spec sim_spec = {
     .cmd = "sim",
     .usage = "sim --cluster SPEC --trace FILE [--format FMT] [--policy NAME] "
              "[--policy-arg KEY=VALUE]... [--placement P] "
-             "[--seed N] [--quantum S] [--out DIR] [--json] [--check] [--lenient]",
+             "[--seed N] [--quantum S] [--out DIR] [--json] [--quiet] [--check] [--lenient]",
     .sections = sim_sections,
     .epilogue = "Exit status: 0 done, 2 bad input (message names FILE:LINE and the column),\n"
                 "1 runtime failure.",
@@ -193,13 +196,19 @@ int cmd_sim(int argc, char **argv)
     struct berth_cluster *c = NULL;
     struct berth_trace *t = NULL;
     rc = berth_cluster_parse(cluster, &c, &err);
-    struct berth_load_opts lo = {format, lenient};
+    struct cli_progress bar;
+    cli_progress_start(&bar, "loading", a.quiet || json);
+    struct berth_load_opts lo = {.format = format,
+                                 .lenient = lenient,
+                                 .progress = cli_progress_update,
+                                 .progress_ctx = &bar};
     struct berth_load_report rep;
     struct berth_tput *model = NULL;
     if (!rc)
         rc = sim_model_load(&a.ma, &a.o, &model, &err);
     if (!rc) {
         rc = berth_trace_load_opts(trace, &lo, &rep, &t, &err);
+        cli_progress_end(&bar);
         cli_report_load(trace, &rep);
     }
     if (rc) {
@@ -227,7 +236,11 @@ int cmd_sim(int argc, char **argv)
     }
     a.o.record_series = out != NULL;
     struct berth_sim_result r;
+    cli_progress_start(&bar, "simulating", a.quiet || json);
+    a.o.progress = cli_progress_update;
+    a.o.progress_ctx = &bar;
     rc = berth_sim_run(t, c, &a.o, &r, &err);
+    cli_progress_end(&bar);
     int code = EXIT_OK;
     if (rc) {
         code = cli_fail(&err);

@@ -324,6 +324,7 @@ int berth_sim_run(const struct berth_trace *t, const struct berth_cluster *c,
     p.flat = tm.flat;
 
     size_t next = 0, series_cap = 0;
+    uint64_t steps = 0;
     berth_us now = n ? admit_time(e, 0, &tm) : 0;
     struct berth__drive drive;
     berth__drive_init(&drive, tm.round);
@@ -394,7 +395,11 @@ int berth_sim_run(const struct berth_trace *t, const struct berth_cluster *c,
             rc = berth_err_set(err, BERTH_ENOMEM, "sim: out of memory");
             goto done;
         }
+        if (o->progress && !(++steps & 4095))
+            o->progress(o->progress_ctx, (double)e->ndone, (double)n, "jobs");
     }
+    if (o->progress)
+        o->progress(o->progress_ctx, (double)e->ndone, (double)n, "jobs");
     if (e->ndone != n) {
         rc = berth_err_set(err, BERTH_EINTERNAL,
                            "sim: stalled at t=%lld us with %zu of %zu jobs done (%zu pending)",
