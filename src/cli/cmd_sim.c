@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "berth/report.h"
 #include "cli.h"
 #include "progress.h"
 #include "sim_model_flags.h"
@@ -50,6 +51,10 @@ static const struct cli_flag sim_flags[] = {
      CLI_SECS_AT(A, o.quantum_us)},
     {"out", 0, "DIR", "write DIR/jobs.csv, DIR/series.csv and DIR/summary.json",
      CLI_STR_AT(A, out)},
+    {"report", 0, "FILE",
+     "also write the run's report: one HTML file with its charts (see berth report; - = "
+     "stdout)",
+     CLI_STR_AT(A, report)},
     {"json", 0, NULL, "print exactly one JSON object on stdout instead of the table",
      CLI_ON_AT(A, json)},
     {"quiet", 'q', NULL, "no progress bar on stderr (there is one only on a terminal)",
@@ -75,7 +80,8 @@ static const struct cli_spec sim_spec = {
     .cmd = "sim",
     .usage = "sim --cluster SPEC --trace FILE [--format FMT] [--policy NAME] "
              "[--policy-arg KEY=VALUE]... [--placement P] "
-             "[--seed N] [--quantum S] [--out DIR] [--json] [--quiet] [--check] [--lenient]",
+             "[--seed N] [--quantum S] [--out DIR] [--report FILE] [--json] [--quiet] "
+             "[--check] [--lenient]",
     .sections = sim_sections,
     .epilogue = "Exit status: 0 done, 2 bad input (message names FILE:LINE and the column),\n"
                 "1 runtime failure.",
@@ -129,32 +135,7 @@ static int write_outputs(const char *dir, const struct berth_sim_result *r,
                          const struct berth_cluster *c)
 {
     struct berth_err err = {0};
-    if (mkdir(dir, 0777) && errno != EEXIST) {
-        fprintf(stderr, "berth sim: --out %s: cannot create the folder: %s\n", dir,
-                strerror(errno));
-        return EXIT_RUNTIME;
-    }
-    size_t len = strlen(dir) + 32;
-    char *p = malloc(len);
-    if (!p)
-        return EXIT_RUNTIME;
-    int rc = 0;
-    snprintf(p, len, "%s/jobs.csv", dir);
-    rc = berth_write_jobs_csv(p, r, c, &err);
-    if (!rc) {
-        snprintf(p, len, "%s/series.csv", dir);
-        rc = berth_write_series_csv(p, r, &err);
-    }
-    if (!rc) {
-        snprintf(p, len, "%s/summary.json", dir);
-        char *js = berth_summary_json(r, 0);
-        FILE *f = js ? fopen(p, "w") : NULL;
-        if (!f || fprintf(f, "%s\n", js) < 0 || fclose(f))
-            rc = berth_err_set(&err, BERTH_EIO, "%s: cannot write", p);
-        free(js);
-    }
-    free(p);
-    if (rc) {
+    if (berth_write_outputs(dir, r, c, &err)) {
         fprintf(stderr, "berth sim: %s\n", err.msg);
         return EXIT_RUNTIME;
     }
@@ -234,7 +215,7 @@ int cmd_sim(int argc, char **argv)
         berth_infer_free(a.ma.infer);
         return EXIT_BAD_INPUT;
     }
-    a.o.record_series = out != NULL;
+    a.o.record_series = out != NULL || a.report != NULL;
     struct berth_sim_result r;
     cli_progress_start(&bar, "simulating", a.quiet || json);
     a.o.progress = cli_progress_update;
@@ -247,6 +228,14 @@ int cmd_sim(int argc, char **argv)
     } else {
         if (out)
             code = write_outputs(out, &r, c);
+        if (a.report && code == EXIT_OK) {
+            struct berth_run *run = NULL;
+            if (berth_run_of_result(&r, NULL, &run, &err))
+                code = cli_fail(&err);
+            else
+                code = cli_report_write("sim", &run, 1, a.report, NULL, NULL);
+            berth_run_free(run);
+        }
         if (json) {
             char *js = berth_summary_json(&r, 1);
             if (js)

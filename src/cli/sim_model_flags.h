@@ -26,7 +26,7 @@ struct sim_model_args {
 struct sim_args {
     struct berth_sim_opts o;
     char policy_args[1024]; /* --policy-arg KEY=VALUE, joined by commas */
-    const char *cluster, *trace, *format, *out;
+    const char *cluster, *trace, *format, *out, *report;
     int json, lenient, quiet;
     struct sim_model_args ma;
 };

@@ -124,6 +124,22 @@ static int record(struct berth_sim_result *r, size_t *cap, berth_us t,
     return 0;
 }
 
+/* An events row for what the engine preempted, migrated and resized at t since the last
+ * row (*last: the engine's totals then). */
+static int record_events(struct berth_sim_result *r, size_t *cap, berth_us t,
+                         const struct berth__engine *e, uint64_t last[3])
+{
+    uint64_t now[3] = {e->preemptions, e->migrations, e->resizes};
+    if (now[0] == last[0] && now[1] == last[1] && now[2] == last[2])
+        return 0;
+    if (BERTH_GROW(r->events, *cap, r->nevents + 1))
+        return -1;
+    r->events[r->nevents++] = (struct berth_event_row){
+        t, (int32_t)(now[0] - last[0]), (int32_t)(now[1] - last[1]), (int32_t)(now[2] - last[2])};
+    memcpy(last, now, sizeof now);
+    return 0;
+}
+
 /* The time at which job i (in arrival order) enters the engine. */
 /* Inference demand against the "inference" pool: the pool starts reserved; the integrals
  * of what inference used, what was lent, and what inference lacked; shortfall episodes
@@ -323,8 +339,8 @@ int berth_sim_run(const struct berth_trace *t, const struct berth_cluster *c,
     }
     p.flat = tm.flat;
 
-    size_t next = 0, series_cap = 0;
-    uint64_t steps = 0;
+    size_t next = 0, series_cap = 0, events_cap = 0;
+    uint64_t ev_last[3] = {0, 0, 0}, steps = 0;
     berth_us now = n ? admit_time(e, 0, &tm) : 0;
     struct berth__drive drive;
     berth__drive_init(&drive, tm.round);
@@ -391,7 +407,8 @@ int berth_sim_run(const struct berth_trace *t, const struct berth_cluster *c,
                                (long long)now);
             goto done;
         }
-        if (o->record_series && record(out, &series_cap, now, e)) {
+        if (o->record_series && (record(out, &series_cap, now, e) ||
+                                 record_events(out, &events_cap, now, e, ev_last))) {
             rc = berth_err_set(err, BERTH_ENOMEM, "sim: out of memory");
             goto done;
         }
@@ -435,6 +452,7 @@ void berth_sim_result_free(struct berth_sim_result *r)
 {
     free(r->jobs);
     free(r->series);
+    free(r->events);
     free(r->by_user);
     free(r->by_queue);
     for (size_t i = 0; r->by_type && i < r->nby_type; i++)
@@ -442,6 +460,8 @@ void berth_sim_result_free(struct berth_sim_result *r)
     free(r->by_type);
     r->jobs = NULL;
     r->series = NULL;
+    r->events = NULL;
+    r->nevents = 0;
     r->by_user = r->by_queue = r->by_type = NULL;
     r->njobs = r->nseries = r->nby_user = r->nby_queue = r->nby_type = 0;
 }
