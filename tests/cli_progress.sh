@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Progress bars: on a terminal (a pseudo-terminal made with python's pty), berth sim, pack and
-# trace convert draw a bar with a share, a count, a rate and a time left on
+# Progress bars: on a terminal (a pseudo-terminal made with python's pty), berth sim, pack,
+# trace convert and sweep draw a bar with a share, a count, a rate and a time left on
 # stderr, and erase it when done; with stderr not a terminal, or under --quiet or --json,
 # nothing of it appears, and stdout is the same either way.
 # Usage: bash tests/cli_progress.sh PATH/TO/berth SRC_DIR SHARED_DIR
@@ -64,4 +64,9 @@ for i in $(seq 1 300); do echo "n$i,64000,262144,8,v100" >>"$W/nodes.csv"; done
 on_tty "$W/pk" pack --cluster "$W/nodes.csv" --trace "$W/pods.csv" --scorer best-fit
 bar "$W/pk" pods && ok "berth pack: a bar counting pods" || bad "pack: $(head -c 300 "$W/pk")"
 
+printf 'policy fifo las\ncluster 4x8:v100\ntrace p.csv\nseed 1 2\nresample 0.2\n' >"$W/grid.txt"
+on_tty "$W/sw" sweep "$W/grid.txt" --out "$W/sw.d" -j2 || bad "sweep on a terminal"
+bar "$W/sw" cells && ok "berth sweep: a bar counting cells" || bad "sweep: $(head -c 300 "$W/sw")"
+"$BERTH" sweep "$W/grid.txt" --out "$W/sw2.d" -j2 >"$W/out" 2>"$W/err"
+[ ! -s "$W/err" ] && ok "sweep in a pipe: nothing on stderr" || bad "sweep stderr: $(head -c 200 "$W/err")"
 finish

@@ -30,6 +30,11 @@ int cmd_gen(int argc, char **argv);
 int cmd_policies(int argc, char **argv);
 int cmd_pack(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_sweep(int argc, char **argv);
+
+/* Whether words are flags berth sim takes (the flag parser's verdict, nothing run): 0, or
+ * BERTH_EINPUT with err naming the flag. */
+int cli_sim_check_flags(const char *const *words, size_t n, struct berth_err *err);
 
 struct berth_run;
 /* Writes the report of runs: an HTML file (out, or stdout when NULL or "-") or, with format

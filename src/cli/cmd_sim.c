@@ -87,6 +87,26 @@ static const struct cli_spec sim_spec = {
                 "1 runtime failure.",
 };
 
+int cli_sim_check_flags(const char *const *words, size_t n, struct berth_err *err)
+{
+    struct sim_args a = {.cluster = NULL};
+    berth_sim_opts_init(&a.o);
+    char **argv = malloc((n + 2) * sizeof *argv);
+    if (!argv)
+        return berth_err_set(err, BERTH_ENOMEM, "out of memory");
+    argv[0] = "sim";
+    for (size_t i = 0; i < n; i++)
+        argv[i + 1] = (char *)words[i];
+    argv[n + 1] = NULL;
+    int nargs = 0, rc = cli_flags_read(&sim_spec, (int)n + 1, argv, &a, &nargs, err);
+    if (!rc && nargs)
+        rc = berth_err_set(err, BERTH_EINPUT, "unexpected argument '%s'", argv[1]);
+    if (rc > 0) /* --help */
+        rc = berth_err_set(err, BERTH_EINPUT, "--help is not a flag of a run");
+    free(argv);
+    return rc;
+}
+
 static void print_table(const struct berth_sim_result *r, const struct berth_cluster *c,
                         const char *trace)
 {

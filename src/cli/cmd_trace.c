@@ -21,7 +21,7 @@ struct names {
 struct opts {
     const char *cmd; /* "trace stats", for messages */
     const char *format;
-    int lenient, json, rebase, quiet;
+    int lenient, json, rebase, bootstrap, quiet;
     uint64_t top, count, seed;
     berth_us from, to;
     double sample;
@@ -123,6 +123,10 @@ static const struct cli_flag trace_flags[] = {
      CLI_U64_AT(O, seed), .only = V_SLICE},
     {"rebase", 0, NULL, "slice: shift arrivals so the first kept job arrives at 0",
      CLI_ON_AT(O, rebase), .only = V_SLICE},
+    {"bootstrap", 0, NULL,
+     "slice: draw the jobs with replacement (as many as kept, or --sample / --count of them): "
+     "a seeded resample of the same load; the k-th copy of a job is named ID#k",
+     CLI_ON_AT(O, bootstrap), .only = V_SLICE},
     {"quiet", 'q', NULL, "convert: no progress bar on stderr (there is one only on a terminal)",
      CLI_ON_AT(O, quiet), .only = V_CONVERT},
     CLI_HELP_FLAG,
@@ -137,7 +141,7 @@ static const struct cli_spec trace_spec = {
     .usage = "trace stats FILE [--format F] [--lenient] [--json] [--top N]\n"
              "trace convert IN OUT [--format F] [--lenient] [--quiet]\n"
              "trace slice IN OUT [--format F] [--lenient] [--from S] [--to S] [--queue Q] "
-             "[--user U] [--sample FRACTION | --count N] [--seed N] [--rebase]\n"
+             "[--user U] [--sample FRACTION | --count N] [--seed N] [--rebase] [--bootstrap]\n"
              "trace formats",
     .about = "  stats    summary of a trace: jobs, GPUs per job, durations (min, median, p90, "
              "p99, max, mean; numpy-style percentiles), GPU-hours, arrival span, jobs per queue "
@@ -272,6 +276,7 @@ static int run_slice(struct opts *o)
     so.count = o->count > SIZE_MAX ? SIZE_MAX : (size_t)o->count;
     so.seed = o->seed;
     so.rebase = o->rebase;
+    so.bootstrap = o->bootstrap;
     struct berth_trace *t = NULL, *s = NULL;
     struct berth_err err = {0};
     /* option conflicts first: a bad flag should not cost a trace load */

@@ -1,5 +1,6 @@
-/* Tests for the report layer: axis ticks and labels (golden values, derivations in the
- * comments), a --out folder read back (and its bad fields), the charts' SVG (titles, escaping
+/* Tests for the report layer: axis ticks and labels, Student's t and the tests built on it
+ * (golden values, derivations in the comments), grid files (their expansion and every kind of
+ * bad line), a --out folder read back (and its bad fields), the charts' SVG (titles, escaping
  * of labels from data, determinism). */
 #include <errno.h>
 #include <math.h>
@@ -13,6 +14,7 @@
 #include "check.h"
 #include "report/axis.h"
 #include "report/run.h"
+#include "report/stats.h"
 #include "tmpfile.h"
 
 /* ---- axes ------------------------------------------------------------------------------- */
@@ -76,6 +78,131 @@ static void test_axis_log(void)
     CHECK_DBL(berth__axis_px(&a, 1e6), 300, 1e-9); /* beyond: clamped */
     CHECK_I64(a.nticks, 4);
     CHECK_STR(a.labels[3], "1,000");
+}
+
+/* ---- statistics -------------------------------------------------------------------------- */
+
+static void test_student_t(void)
+{
+    /* the 97.5 % quantiles of tables of Student's t */
+    CHECK_DBL(berth__t_quantile(0.975, 1), 12.7062, 1e-3);
+    CHECK_DBL(berth__t_quantile(0.975, 2), 4.3027, 1e-3);
+    CHECK_DBL(berth__t_quantile(0.975, 4), 2.7764, 1e-3);
+    CHECK_DBL(berth__t_quantile(0.975, 10), 2.2281, 1e-3);
+    CHECK_DBL(berth__t_quantile(0.975, 30), 2.0423, 1e-3);
+    CHECK_DBL(berth__t_cdf(0, 5), 0.5, 1e-12);
+    /* df 3 has a closed form: F(t) = 1/2 + (1/pi) (u / (1 + u^2) + atan u), u = t / sqrt 3;
+     * at t = sqrt 27 (u = 3): 1/2 + (0.3 + 1.2490458) / pi = 1/2 + 0.4930767 = 0.9930767 */
+    CHECK_DBL(berth__t_cdf(sqrt(27), 3), 0.9930767, 1e-6);
+}
+
+static void test_ci_and_tests(void)
+{
+    /* 1..5: mean 3, sd sqrt(2.5) = 1.5811; 2.7764 x 1.5811 / sqrt 5 = 1.9632 */
+    const double v[] = {1, 2, 3, 4, 5};
+    CHECK_DBL(berth__mean(v, 5), 3, 1e-12);
+    CHECK_DBL(berth__ci95(v, 5), 1.9632, 1e-3);
+    CHECK(isnan(berth__ci95(v, 1)));
+    /* differences -1 -2 -1 -2: mean -1.5, sd 0.57735, t = -1.5 / (0.57735 / 2) = -sqrt 27;
+     * two-sided p = 2 (1 - 0.9930767) = 0.0138467 */
+    const double a[] = {10, 12, 11, 13}, b[] = {11, 14, 12, 15};
+    CHECK_DBL(berth__paired_p(a, b, 4), 0.0138467, 1e-6);
+    /* equal differences: exact; none: 1; one pair: no test */
+    const double c[] = {12, 14, 13, 15};
+    CHECK_DBL(berth__paired_p(a, c, 4), 0, 0);
+    CHECK_DBL(berth__paired_p(a, a, 4), 1, 0);
+    CHECK(isnan(berth__paired_p(a, b, 1)));
+    /* Holm: 0.01 x 3 = 0.03; 0.03 x 2 = 0.06; 0.04 x 1 = 0.04, raised to 0.06 (monotone) */
+    const double p[] = {0.01, 0.04, 0.03, NAN};
+    double adj[4];
+    berth__holm(p, 4, adj);
+    CHECK_DBL(adj[0], 0.03, 1e-12);
+    CHECK_DBL(adj[1], 0.06, 1e-12);
+    CHECK_DBL(adj[2], 0.06, 1e-12);
+    CHECK(isnan(adj[3]));
+}
+
+/* ---- grids ---------------------------------------------------------------------------------- */
+
+static void test_grid_expand(void)
+{
+    struct berth_err err = {0};
+    struct berth_grid *g = NULL;
+    const char *text = "# two policies, one generated workload, two variants, three seeds\n"
+                       "policy fifo las\n"
+                       "cluster small=4x4:v100\n"
+                       "gen gv=\"--profile gavel --jobs 50\"\n"
+                       "seed 1-3\n"
+                       "flags base= rc=\"--restart-cost 30\"\n"
+                       "sim --mode des\n";
+    CHECK_I64(berth_grid_parse(text, "g.txt", "/tmp", &g, &err), 0);
+    CHECK_I64(berth_grid_expand(g, "/out", &err), 0);
+    /* 2 policies x 1 cluster x 1 workload x 2 flags x 3 seeds */
+    CHECK_I64(berth_grid_ncells(g), 12);
+    CHECK_I64(berth_grid_ninputs(g), 3); /* the workload per seed */
+    const struct berth_grid_input *in = berth_grid_input(g, 1);
+    CHECK_STR(in->path, "/out/traces/gv.s2.csv");
+    CHECK_STR(in->argv[0], "gen");
+    CHECK_STR(in->argv[in->argc - 3], "2");
+    /* the order: workload, cluster, flags, policy, seed (innermost) */
+    const struct berth_grid_cell *c = berth_grid_cell(g, 4);
+    CHECK_STR(c->name, "las.small.gv.base.s2");
+    CHECK_STR(c->argv[1], "4x4:v100");
+    CHECK_STR(c->argv[3], "/out/traces/gv.s2.csv");
+    CHECK_STR(c->argv[5], "las");
+    CHECK_STR(c->argv[7], "2");
+    CHECK_STR(c->argv[8], "--mode");
+    CHECK_I64(c->argc, 10);
+    c = berth_grid_cell(g, 11);
+    CHECK_STR(c->name, "las.small.gv.rc.s3");
+    CHECK_STR(c->argv[c->argc - 1], "30");
+    CHECK(!c->argv[c->argc]);
+    size_t nw;
+    unsigned line;
+    const char *const *w = berth_grid_flagset(g, 1, &nw, &line);
+    CHECK_I64(nw, 4); /* --mode des --restart-cost 30 */
+    CHECK_STR(w[2], "--restart-cost");
+    CHECK_I64(line, 6);
+    berth_grid_free(g);
+}
+
+static void test_grid_errors(void)
+{
+    static const struct {
+        const char *text, *want;
+    } cases[] = {
+        {"policy fifo nope\ncluster 4x4:v100\ngen x=\"--jobs 5\"\n",
+         "g.txt:1: policy: unknown policy 'nope'"},
+        {"policy fifo\ncluster 4x:v100\ngen x=\"--jobs 5\"\n", "g.txt:2: cluster:"},
+        {"policy fifo\nclusters 4x4:v100\n", "g.txt:2: expected policy, cluster"},
+        {"policy fifo\ncluster 4x4:v100\ngen x=\"--jobs 5\n", "g.txt:3: an unterminated \" quote"},
+        {"policy fifo fifo\ncluster 4x4:v100\ngen x=\"--jobs 5\"\n",
+         "g.txt:1: policy: the label 'fifo' is taken (line 1)"},
+        {"policy fifo\ncluster 4x4:v100\ngen x=\"--jobs 5 --seed 3\"\n",
+         "g.txt:3: gen: '--seed': the sweep sets --seed itself"},
+        {"policy fifo\ncluster 4x4:v100\ngen x=\"--jobs 5\"\nflags a=\"--clus 2x2:v100\"\n",
+         "g.txt:4: flags: '--clus': the sweep sets --cluster itself"},
+        {"policy fifo\ncluster 4x4:v100\ntrace /no/such/trace.csv\n",
+         "g.txt:3: trace: /no/such/trace.csv: cannot read it"},
+        {"policy fifo\ncluster 4x4:v100\ngen x=\"--jobs 5\"\nsim --format native\n",
+         "generated and resampled traces are native CSV"},
+        {"policy fifo\ncluster 4x4:v100\ngen x=\"--jobs 5\"\nresample none\nresample none\n",
+         "g.txt:5: resample: give one value, once"},
+        {"policy fifo\ncluster 4x4:v100\ngen x=\"--jobs 5\"\nseed 3-1\n",
+         "g.txt:4: seed: expected a whole number or a range A-B, found '3-1'"},
+        {"policy fifo\ncluster 4x4:v100\ngen x=\"--jobs 5\"\nseed 2 2\n",
+         "g.txt:4: seed: 2 is given twice"},
+        {"cluster 4x4:v100\ngen x=\"--jobs 5\"\n", "g.txt: a grid needs at least one policy line"},
+        {"policy fifo\ncluster 4x4:v100\n", "g.txt: a grid needs at least one trace or gen line"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        struct berth_err err = {0};
+        struct berth_grid *g = (struct berth_grid *)1;
+        int rc = berth_grid_parse(cases[i].text, "g.txt", "/tmp", &g, &err);
+        CHECK(rc == BERTH_EINPUT || rc == BERTH_EIO);
+        CHECK(g == NULL);
+        CHECK_HAS(err.msg, cases[i].want);
+    }
 }
 
 /* ---- runs -------------------------------------------------------------------------------------
@@ -206,6 +333,10 @@ static const struct check_test tests[] = {
     {"nice_step", test_nice_step},
     {"axis_linear", test_axis_linear},
     {"axis_log", test_axis_log},
+    {"student_t", test_student_t},
+    {"ci_and_tests", test_ci_and_tests},
+    {"grid_expand", test_grid_expand},
+    {"grid_errors", test_grid_errors},
     {"run_load", test_run_load},
     {"charts", test_charts},
 };
