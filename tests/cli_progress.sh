@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Progress bars: on a terminal (a pseudo-terminal made with python's pty), berth sim, pack,
-# trace convert and sweep draw a bar with a share, a count, a rate and a time left on
+# trace convert, sweep and compare draw a bar with a share, a count, a rate and a time left on
 # stderr, and erase it when done; with stderr not a terminal, or under --quiet or --json,
 # nothing of it appears, and stdout is the same either way.
 # Usage: bash tests/cli_progress.sh PATH/TO/berth SRC_DIR SHARED_DIR
@@ -69,4 +69,6 @@ on_tty "$W/sw" sweep "$W/grid.txt" --out "$W/sw.d" -j2 || bad "sweep on a termin
 bar "$W/sw" cells && ok "berth sweep: a bar counting cells" || bad "sweep: $(head -c 300 "$W/sw")"
 "$BERTH" sweep "$W/grid.txt" --out "$W/sw2.d" -j2 >"$W/out" 2>"$W/err"
 [ ! -s "$W/err" ] && ok "sweep in a pipe: nothing on stderr" || bad "sweep stderr: $(head -c 200 "$W/err")"
+on_tty "$W/cm" compare --cluster 4x8:v100 --trace "$W/p.csv" --policies fifo,sjf --seeds 2 --resample 0.1 -j2
+bar "$W/cm" cells && ok "berth compare: a bar counting runs" || bad "compare: $(head -c 300 "$W/cm")"
 finish

@@ -1,7 +1,8 @@
 /* Pictures and comparisons of simulation runs, written by berth itself: the report (one
  * self-contained HTML file with inline SVG charts, or one SVG file per chart) of one or more
  * runs; the sweep (a grid of policies x workloads x clusters x flags x seeds, its results
- * table and its report with mean and 95 % confidence interval per cell). No JavaScript, no
+ * table and its report with mean and 95 % confidence interval per cell); and the tournament
+ * that ranks policies on one metric over seeds and recommends one. No JavaScript, no
  * network, no library beyond libberth's own. */
 #ifndef BERTH_REPORT_H
 #define BERTH_REPORT_H
@@ -138,5 +139,24 @@ const char *berth_sweep_table_why(const struct berth_sweep_table *t, size_t i);
 struct berth_ranking;
 int berth_sweep_table_write(const struct berth_sweep_table *t, const char *out, const char *title,
                             const struct berth_ranking *rank, struct berth_err *err);
+
+/* ---- the tournament ------------------------------------------------------------------- */
+
+/* Ranks the table's groups (its policies, on one cluster and workload) by the mean of metric
+ * over the seeds; tests each against the best with a paired t-test on the seeds (Holm's
+ * correction, level alpha); recommends the best, or, among those not significantly worse
+ * and within 5 % of the best's mean, the one that disrupts jobs least (preemptions,
+ * migrations and resizes), and says why.
+ * Policies whose cells all failed are listed as not applicable with the reason. */
+int berth_compare_rank(const struct berth_sweep_table *t, int metric, double alpha,
+                       struct berth_ranking **out, struct berth_err *err);
+void berth_ranking_free(struct berth_ranking *r);
+/* The ranking as a table and the recommendation, for people. */
+int berth_ranking_print(const struct berth_ranking *r, FILE *f);
+/* The ranking as one JSON object (malloc'd; NULL when out of memory). */
+char *berth_ranking_json(const struct berth_ranking *r);
+/* The recommended policy and the sentence saying why. */
+const char *berth_ranking_winner(const struct berth_ranking *r);
+const char *berth_ranking_reason(const struct berth_ranking *r);
 
 #endif

@@ -31,6 +31,7 @@ int cmd_policies(int argc, char **argv);
 int cmd_pack(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
 
 /* Whether words are flags berth sim takes (the flag parser's verdict, nothing run): 0, or
  * BERTH_EINPUT with err naming the flag. */

@@ -10,6 +10,7 @@
 
 #include "report/chart.h"
 #include "report/html.h"
+#include "report/rank.h"
 #include "report/stats.h"
 #include "report/table.h"
 #include "util/csv.h"
@@ -308,7 +309,7 @@ static int write_results_json(const struct berth_sweep_table *t, const char *pat
 
 /* ---- the report ------------------------------------------------------------------------ */
 
-static void berth__fmt_metric(char *b, size_t len, const struct berth_metric *m, double v)
+void berth__fmt_metric(char *b, size_t len, const struct berth_metric *m, double v)
 {
     if (m->kind == 0)
         berth__fmt_duration(b, len, v);
@@ -447,7 +448,8 @@ static int write_report(const struct berth_sweep_table *t, const char *path, con
     snprintf(lead, sizeof lead, "%zu cells: %zu groups of %zu seed%s; %zu failed or not run",
              t->nrows, t->ngroups, seeds, seeds == 1 ? "" : "s", berth_sweep_table_failed(t));
     berth__html_begin(&s, title, lead);
-    (void)rank; /* the tournament's ranking (berth compare) */
+    if (rank)
+        berth__ranking_html(&s, rank);
     berth__svg_printf(&s, "<h2 id=\"groups\">Mean and 95 %% confidence interval over the "
                           "seeds</h2>\n");
     groups_table(&s, t);

@@ -1,8 +1,11 @@
 /* Tests for the report layer: axis ticks and labels, Student's t and the tests built on it
  * (golden values, derivations in the comments), grid files (their expansion and every kind of
  * bad line), a --out folder read back (and its bad fields), the charts' SVG (titles, escaping
- * of labels from data, determinism). */
+ * of labels from data, determinism), the sweep's table and the tournament's ranking on a
+ * hand-made table whose answer is known. */
+#define _XOPEN_SOURCE 700 /* nftw */
 #include <errno.h>
+#include <ftw.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -329,6 +332,109 @@ static void test_charts(void)
     tmp_close(&t);
 }
 
+/* ---- the sweep's table and the tournament --------------------------------------------------- */
+
+static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    return remove(p);
+}
+
+static void put_cell(const char *out, const char *name, double jct, double preempt)
+{
+    char p[512];
+    snprintf(p, sizeof p, "%s/cells/%s", out, name);
+    mkdir(p, 0777);
+    snprintf(p, sizeof p, "%s/cells/%s/summary.json", out, name);
+    FILE *f = fopen(p, "w");
+    if (!f)
+        return;
+    fprintf(f,
+            "{\"jobs\": 10, \"completed\": 10, \"avg_jct_s\": %g, \"median_jct_s\": 1, "
+            "\"p95_jct_s\": 1, \"p99_jct_s\": 1, \"avg_queue_s\": 1, \"p99_queue_s\": 1, "
+            "\"makespan_s\": 1, \"gpu_util\": 0.5, \"preemptions\": %g, \"migrations\": 0, "
+            "\"resizes\": 0, \"restarts\": 0, \"ftf_rho_max\": 1, \"ftf_rho_avg\": 1, "
+            "\"ftf_jain\": 1}\n",
+            jct, preempt);
+    fclose(f);
+}
+
+static void test_rank(void)
+{
+    char out[] = "/tmp/berth-test-rank-XXXXXX";
+    CHECK(mkdtemp(out) != NULL);
+    char cells[600];
+    snprintf(cells, sizeof cells, "%s/cells", out);
+    mkdir(cells, 0777);
+    struct berth_err err = {0};
+    struct berth_grid *g = NULL;
+    CHECK_I64(berth_grid_parse("policy las sjf srtf fifo\ncluster 4x4:v100\n"
+                               "gen x=\"--jobs 5\"\nseed 1-4\n",
+                               "g.txt", out, &g, &err),
+              0);
+    if (!g)
+        return;
+    CHECK_I64(berth_grid_expand(g, out, &err), 0);
+    /* las: 100 110 105 115, 10 preemptions a run; srtf: 101 111 104 116 (differences -1 -1
+     * 1 -1 against las: mean -0.5, sd 1, t = -1, p = 0.39: not significant), 0 preemptions;
+     * sjf: las + 20 each time (equal differences: exact, p = 0); fifo failed */
+    const double las[] = {100, 110, 105, 115}, srtf[] = {101, 111, 104, 116};
+    char name[128];
+    for (int s = 0; s < 4; s++) {
+        snprintf(name, sizeof name, "las.4x4-v100.x.base.s%d", s + 1);
+        put_cell(out, name, las[s], 10);
+        snprintf(name, sizeof name, "srtf.4x4-v100.x.base.s%d", s + 1);
+        put_cell(out, name, srtf[s], 0);
+        snprintf(name, sizeof name, "sjf.4x4-v100.x.base.s%d", s + 1);
+        put_cell(out, name, las[s] + 20, 0);
+    }
+    char p[700];
+    snprintf(p, sizeof p, "%s/cells/fifo.4x4-v100.x.base.s1.failed", out);
+    FILE *f = fopen(p, "w");
+    if (f) {
+        fprintf(f, "exit 2\nberth: %s/traces/x.s1.csv:2: job 1: too big\n", out);
+        fclose(f);
+    }
+    struct berth_sweep_table *t = NULL;
+    CHECK_I64(berth_sweep_table_load(g, out, 0, &t, &err), BERTH_EINPUT); /* fifo s2 not run */
+    CHECK_HAS(err.msg, "cell fifo.4x4-v100.x.base.s2 has not run");
+    CHECK_I64(berth_sweep_table_load(g, out, 1, &t, &err), 0);
+    struct berth_ranking *r = NULL;
+    if (t) {
+        CHECK_I64(berth_sweep_table_failed(t), 4);
+        CHECK_I64(berth_compare_rank(t, berth_metric_find("avg-jct"), 0.05, &r, &err), 0);
+    }
+    if (r) {
+        /* las and srtf are not apart, srtf within 5 % of las' mean (0.5 %) and it disrupts less */
+        CHECK_STR(berth_ranking_winner(r), "srtf");
+        CHECK_HAS(berth_ranking_reason(r), "srtf is within 0.5 % of the best avg JCT (las");
+        CHECK_HAS(berth_ranking_reason(r), "not significantly worse");
+        CHECK_HAS(berth_ranking_reason(r), "disrupts jobs least");
+        char *js = berth_ranking_json(r);
+        CHECK_HAS(js, "\"winner\":\"srtf\"");
+        CHECK_HAS(js, "\"policy\":\"sjf\"");
+        CHECK_HAS(js, "\"significant\":true");
+        CHECK_HAS(js, "\"reason\":\"traces/x.s1.csv:2: job 1: too big\"");
+        free(js);
+        CHECK_I64(berth_sweep_table_write(t, out, "t", r, &err), 0);
+        snprintf(p, sizeof p, "%s/summary.csv", out);
+        f = fopen(p, "r");
+        char line[4096] = "";
+        CHECK(f && fgets(line, sizeof line, f) && fgets(line, sizeof line, f));
+        if (f)
+            fclose(f);
+        /* the first group is las: mean 107.5; ci95 t(3) 3.1824 x sd 6.455 / 2 = 10.27 */
+        CHECK_HAS(line, "las,4x4-v100,x,base,4,4,10,0,10,0,107.5");
+        CHECK_HAS(line, ",10.271");
+    }
+    berth_ranking_free(r);
+    berth_sweep_table_free(t);
+    berth_grid_free(g);
+    nftw(out, rm_one, 8, FTW_DEPTH | FTW_PHYS);
+}
+
 static const struct check_test tests[] = {
     {"nice_step", test_nice_step},
     {"axis_linear", test_axis_linear},
@@ -339,7 +445,7 @@ static const struct check_test tests[] = {
     {"grid_errors", test_grid_errors},
     {"run_load", test_run_load},
     {"charts", test_charts},
+    {"rank", test_rank},
 };
 
 CHECK_MAIN(tests)
-
