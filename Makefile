@@ -11,8 +11,8 @@ PREFIX       ?= /usr/local
 MAKEFLAGS    += --no-print-directory
 CMAKE_ARGS   ?=
 DEV_ARGS      = -DBERTH_WERROR=ON $(CMAKE_ARGS)
-TEST_PACKAGES = python3-torch man-db chromium fonts-dejavu-core
-TEST_REQUIRE  = torch,chromium
+TEST_PACKAGES = python3-torch man-db chromium prometheus fonts-dejavu-core
+TEST_REQUIRE  = torch,chromium,prometheus
 SLURM_PACKAGES = munge slurmctld slurmd slurm-client libslurm-dev
 
 .PHONY: all deps build asan demo test test-plain test-asan test-deps test-slurm test-isolation fuzz bench \

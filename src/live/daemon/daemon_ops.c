@@ -81,6 +81,13 @@ int berth__daemon_refuses(struct berth__daemon *d, const struct berth__ljob *j,
     return check_fits(d, j, err) || check_policy(d, j, err);
 }
 
+void berth__daemon_count(struct berth__daemon *d, struct berth__ljob *j)
+{
+    j->tally = &d->tally;
+    j->tally_slot = berth__tally_slot(&d->tally, j->spec.queue);
+    berth__tally_move(&d->tally, j->tally_slot, -1, j->state);
+}
+
 int berth__daemon_insert(struct berth__daemon *d, struct berth__ljob *j, uint64_t id,
                          struct berth_err *err)
 {
@@ -94,6 +101,7 @@ int berth__daemon_insert(struct berth__daemon *d, struct berth__ljob *j, uint64_
     d->jobs[id - 1] = j;
     d->incoming[d->nincoming++] = (uint32_t)id;
     d->submitted++; /* the loop takes it at its next tick */
+    berth__daemon_count(d, j);
     return 0;
 }
 
@@ -191,6 +199,8 @@ int berth__daemon_submit(struct berth__daemon *d, struct berth__ljob *j, int *re
     j->usage = berth__usage_of(d->usage, j->user); /* its place in the count is reserved */
     st = berth__daemon_insert(d, j, id, err) ? 500 : 0;
     pthread_mutex_unlock(&d->mu);
+    if (!st)
+        atomic_fetch_add_explicit(&d->tel.submitted, 1, memory_order_relaxed);
     return st;
 unreserve:
     pthread_mutex_lock(&d->mu);
@@ -309,7 +319,19 @@ int berth__daemon_hold(struct berth__daemon *d, uint64_t id, int hold, int *retr
     return 0;
 }
 
+static void why(struct berth__daemon *d, struct berth__ljob *j, char *buf, size_t len, int brief);
+
 void berth__daemon_why(struct berth__daemon *d, struct berth__ljob *j, char *buf, size_t len)
+{
+    why(d, j, buf, len, 0);
+}
+
+void berth__daemon_why_brief(struct berth__daemon *d, struct berth__ljob *j, char *buf, size_t len)
+{
+    why(d, j, buf, len, 1);
+}
+
+static void why(struct berth__daemon *d, struct berth__ljob *j, char *buf, size_t len, int brief)
 {
     const struct berth_cluster *c = d->engine->cluster; /* the live free-GPU state */
     struct berth__job *ej = berth__daemon_ejob(d, j);
@@ -352,19 +374,20 @@ void berth__daemon_why(struct berth__daemon *d, struct berth__ljob *j, char *buf
         return;
     }
     size_t ahead = 0;
-    for (uint32_t i = 0; i < ej->idx; i++)
+    for (uint32_t i = 0; !brief && i < ej->idx; i++)
         ahead += d->engine->jobs[i].state == BERTH_JOB_PENDING;
     int32_t idle = 0;
     for (size_t t = 0; t < c->ntypes; t++)
         if (!ej->type_mask || (ej->type_mask >> t & 1))
             idle += c->types[t].free;
-    size_t o = (size_t)snprintf(
-        buf, len,
-        "waiting for %d %sGPU%s%s%s (%d idle of the types it may use); %zu pending jobs "
-        "submitted before it; policy %s",
-        ej->gpus, ej->share < 1000 ? "shared " : "", ej->gpus == 1 ? "" : "s",
-        j->spec.gpu_type[0] ? " of type " : "", j->spec.gpu_type, idle, ahead,
-        d->engine->ops->name);
+    size_t o =
+        (size_t)snprintf(buf, len, "waiting for %d %sGPU%s%s%s (%d idle of the types it may use)",
+                         ej->gpus, ej->share < 1000 ? "shared " : "", ej->gpus == 1 ? "" : "s",
+                         j->spec.gpu_type[0] ? " of type " : "", j->spec.gpu_type, idle);
+    if (o < len && !brief)
+        o += (size_t)snprintf(buf + o, len - o, "; %zu pending jobs submitted before it", ahead);
+    if (o < len)
+        o += (size_t)snprintf(buf + o, len - o, "; policy %s", d->engine->ops->name);
     if (j->proc && o < len)
         snprintf(buf + o, len - o, "; its preempted attempt is still checkpointing");
     else if (j->resume && o < len)

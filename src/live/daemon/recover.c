@@ -112,6 +112,7 @@ int berth__daemon_recover(struct berth__daemon *d, struct berth_err *err)
         if (!j)
             continue;
         j->usage = berth__usage_of(d->usage, j->user);
+        berth__daemon_count(d, j);
         if (!j->usage)
             rc = berth_err_set(err, BERTH_ENOMEM, "out of memory");
         else if (j->state == BERTH_L_PENDING || j->state == BERTH_L_HELD)

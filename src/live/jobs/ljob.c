@@ -9,6 +9,7 @@
 
 #include "live/jobs/limits.h"
 #include "live/jobs/ljob.h"
+#include "live/jobs/tally.h"
 #include "util/mem.h"
 
 static const char *const state_names[] = {"pending",   "held",   "running",
@@ -157,6 +158,8 @@ int berth__ljob_note(struct berth__ljob *j, berth_us t, int state, const char *f
     va_end(ap);
     if (j->usage && waiting(j->state) != waiting(state))
         j->usage->waiting += waiting(state) ? 1 : -1;
+    if (j->tally && j->state != state)
+        berth__tally_move(j->tally, j->tally_slot, j->state, state);
     j->state = (uint8_t)state;
     return 0;
 }

@@ -45,6 +45,7 @@ struct berth__lhist {
 int berth__name_printable(const char *s);
 
 struct berth__usage;
+struct berth__tally;
 
 struct berth__ljob {
     uint64_t id;
@@ -52,6 +53,8 @@ struct berth__ljob {
     char *user, *name, *cwd;
     uint32_t uid, gid;          /* the Unix account the job runs as (its user's) */
     struct berth__usage *usage; /* its user's usage record (limits.h); NULL outside the daemon */
+    struct berth__tally *tally; /* the daemon's counts by state and queue (tally.h), or NULL */
+    uint8_t tally_slot;         /* its queue's slot there */
     uint8_t held_back;          /* waiting outside the scheduler for its user's GPU limit */
     uint8_t sched_counted;      /* its GPUs count in its user's usage (inside the scheduler) */
     char **argv;                /* NULL-terminated */
