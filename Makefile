@@ -38,9 +38,10 @@ demo: build
 
 # The tests also need PyTorch (python3-torch: tests/cli_jobside.sh and berthd_pytorch.sh run
 # examples/pytorch), man (the install test reads the installed pages), Chromium (headless:
-# tests/cli_report.sh renders the report and keeps a screenshot) and the DejaVu fonts the
-# charts name. They are installed here, so under make test their absence is a failure
-# (BERTH_REQUIRE), never a skip.
+# tests/cli_report.sh and berthd_ui.sh render the report and the dashboard and keep
+# screenshots), Prometheus (berthd_metrics.sh scrapes berthd and runs promtool) and the DejaVu
+# fonts the charts name. They are installed here, so under make test their absence is a
+# failure (BERTH_REQUIRE), never a skip.
 test-deps:
 	@BERTH_EXTRA_PACKAGES="$(TEST_PACKAGES)" sh scripts/install-deps.sh
 

@@ -446,9 +446,12 @@ const struct berth__route berth__routes[] = {
     {"GET", "/v1/nodes", nodes, 0, 0},
     {"GET", "/v1/policies", policies, 0, 0},
     {"GET", "/v1/health", health, 0, 0},
+    {"GET", "/v1/charts/*", berth__route_chart, 0, 0},
     /* open: no caller, no body (docs/security.md) */
     {"GET", "/healthz", berth__route_healthz, 0, 1},
     {"GET", "/metrics", berth__route_metrics, 0, 1},
+    {"GET", "/ui", berth__route_ui_redirect, 0, 1},
+    {"GET", "/ui/*", berth__route_ui, 0, 1},
 };
 
 const size_t berth__nroutes = sizeof berth__routes / sizeof *berth__routes;
