@@ -30,42 +30,51 @@ static void cell(struct berth__svg *s, const char *text, int left)
     berth__svg_printf(s, "</td>");
 }
 
-static void summary_table(struct berth__svg *s, struct berth_run *const *runs, size_t n)
+/* The summary's columns, in two tables so that each fits a page's width: completion and
+ * waiting times; then use, disruption and fairness. */
+static const struct {
+    const char *head, *key;
+    int kind; /* 0 duration, 1 count, 2 percent, 3 ratio */
+} cols[] = {
+    {"jobs", "jobs", 1},
+    {"completed", "completed", 1},
+    {"avg JCT", "avg_jct_s", 0},
+    {"median JCT", "median_jct_s", 0},
+    {"p95 JCT", "p95_jct_s", 0},
+    {"p99 JCT", "p99_jct_s", 0},
+    {"avg wait", "avg_queue_s", 0},
+    {"p99 wait", "p99_queue_s", 0},
+    {"makespan", "makespan_s", 0},
+    {"GPU util", "gpu_util", 2},
+    {"preemptions", "preemptions", 1},
+    {"migrations", "migrations", 1},
+    {"resizes", "resizes", 1},
+    {"max \xcf\x81", "ftf_rho_max", 3},
+    {"mean \xcf\x81", "ftf_rho_avg", 3},
+    {"Jain (\xcf\x81)", "ftf_jain", 3},
+};
+#define NCOLS     (sizeof cols / sizeof *cols)
+#define FIRST_USE 9 /* the second table's first column */
+
+static void summary_part(struct berth__svg *s, struct berth_run *const *runs, size_t n, size_t k0,
+                         size_t k1, const char *id)
 {
-    static const struct {
-        const char *head, *key;
-        int kind; /* 0 duration, 1 count, 2 percent, 3 ratio */
-    } cols[] = {
-        {"jobs", "jobs", 1},
-        {"completed", "completed", 1},
-        {"avg JCT", "avg_jct_s", 0},
-        {"median JCT", "median_jct_s", 0},
-        {"p95 JCT", "p95_jct_s", 0},
-        {"p99 JCT", "p99_jct_s", 0},
-        {"avg wait", "avg_queue_s", 0},
-        {"p99 wait", "p99_queue_s", 0},
-        {"makespan", "makespan_s", 0},
-        {"GPU util", "gpu_util", 2},
-        {"preemptions", "preemptions", 1},
-        {"migrations", "migrations", 1},
-        {"resizes", "resizes", 1},
-        {"max rho", "ftf_rho_max", 3},
-        {"mean rho", "ftf_rho_avg", 3},
-        {"Jain (rho)", "ftf_jain", 3},
-    };
-    berth__svg_printf(s, "<div class=\"wide\"><table id=\"summary-table\">\n<tr><th "
-                         "class=\"l\">run</th><th class=\"l\">policy</th><th "
-                         "class=\"l\">placement</th><th class=\"l\">mode</th>");
-    for (size_t k = 0; k < sizeof cols / sizeof *cols; k++)
+    berth__svg_printf(s, "<div class=\"wide\"><table id=\"%s\">\n<tr><th class=\"l\">run</th>", id);
+    if (k0 == 0)
+        berth__svg_printf(s, "<th class=\"l\">policy \xc2\xb7 placement \xc2\xb7 mode</th>");
+    for (size_t k = k0; k < k1; k++)
         berth__svg_printf(s, "<th>%s</th>", cols[k].head);
     berth__svg_printf(s, "</tr>\n");
     for (size_t r = 0; r < n; r++) {
         berth__svg_printf(s, "<tr>");
         cell(s, runs[r]->label, 1);
-        cell(s, runs[r]->policy, 1);
-        cell(s, runs[r]->placement, 1);
-        cell(s, runs[r]->mode, 1);
-        for (size_t k = 0; k < sizeof cols / sizeof *cols; k++) {
+        if (k0 == 0) {
+            char how[256];
+            snprintf(how, sizeof how, "%s \xc2\xb7 %s \xc2\xb7 %s", runs[r]->policy,
+                     runs[r]->placement, runs[r]->mode);
+            cell(s, how, 1);
+        }
+        for (size_t k = k0; k < k1; k++) {
             double v = berth__run_num(runs[r], cols[k].key);
             char b[64];
             if (cols[k].kind == 0)
@@ -74,13 +83,19 @@ static void summary_table(struct berth__svg *s, struct berth_run *const *runs, s
                 berth__fmt_num(b, sizeof b, v, 0);
             else if (cols[k].kind == 2)
                 snprintf(b, sizeof b, "%.1f %%", 100 * v);
-            else
-                berth__fmt_num(b, sizeof b, v, 3);
+            else /* ratios: three figures after the point while they matter */
+                berth__fmt_num(b, sizeof b, v, fabs(v) >= 1000 ? 0 : fabs(v) >= 10 ? 1 : 3);
             cell(s, b, 0);
         }
         berth__svg_printf(s, "</tr>\n");
     }
     berth__svg_printf(s, "</table></div>\n");
+}
+
+static void summary_table(struct berth__svg *s, struct berth_run *const *runs, size_t n)
+{
+    summary_part(s, runs, n, 0, FIRST_USE, "summary-table");
+    summary_part(s, runs, n, FIRST_USE, NCOLS, "summary-use");
 }
 
 static void runs_table(struct berth__svg *s, struct berth_run *const *runs, size_t n)

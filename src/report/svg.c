@@ -140,6 +140,11 @@ void berth__svg_polyline(struct berth__svg *s, const double *x, const double *y,
             i++;
         if (i >= n)
             break;
+        if (i + 1 == n || isnan(y[i + 1]) || isnan(x[i + 1])) { /* alone: a dot, not nothing */
+            berth__svg_circle(s, x[i], y[i], width * 1.5, color, NULL);
+            i++;
+            continue;
+        }
         berth__svg_printf(s,
                           "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"%.2g\" "
                           "stroke-linejoin=\"round\"",

@@ -63,15 +63,21 @@ static void test_axis_linear(void)
 static void test_axis_log(void)
 {
     struct berth__axis a;
-    /* 0.5 s to 25 h: from the unit below 0.5 s (100 ms) to the first at least 90000 s (10 d) */
+    /* 0.5 s to 25 h: from the unit below 0.5 s (100 ms) to the first at least 90000 s (10 d):
+     * 100 ms, 1 s, 10 s, 1 min, 10 min, 1 h, 1 d, 10 d (10 h left out: too close to 1 d) */
     berth__axis_log_duration(&a, 0.5, 90000);
-    CHECK_I64(a.nticks, 9);
+    CHECK_I64(a.nticks, 8);
+    CHECK_STR(a.labels[5], "1 h");
+    CHECK_STR(a.labels[6], "1 d");
     CHECK_STR(a.labels[0], "100 ms");
-    CHECK_STR(a.labels[8], "10 d");
+    CHECK_STR(a.labels[7], "10 d");
     /* 5 s and more start at 1 s */
     berth__axis_log_duration(&a, 5, 100);
     CHECK_STR(a.labels[0], "1 s");
     CHECK_STR(a.labels[a.nticks - 1], "10 min");
+    /* 10 h stays when it ends the axis: 1 h to 5 h */
+    berth__axis_log_duration(&a, 3600, 18000);
+    CHECK_STR(a.labels[a.nticks - 1], "10 h");
     /* pixels: 1..1000 on 0..300, three decades of 100 px */
     berth__axis_log(&a, 1, 1000);
     a.p0 = 0;

@@ -156,8 +156,12 @@ static void wait_cdf(struct berth__svg *s, struct data *d)
     berth__axis_linear(&c.y, 0, 1, 5);
     berth__chart_axes(&c, "waiting time (log scale)", "fraction of jobs (cumulative)");
     enum { PTS = 200 };
-    double x[PTS + 1], y[PTS + 1];
+    double x[PTS + 2], y[PTS + 2];
     size_t k = 0;
+    if (d->nwaits) { /* the step up from 0 at the shortest wait */
+        x[k] = d->waits[0] < c.x.lo ? c.x.lo : d->waits[0];
+        y[k++] = 0;
+    }
     for (size_t q = 0; d->nwaits && q <= PTS; q++) {
         size_t i = (size_t)((double)q / PTS * (double)(d->nwaits - 1) + 0.5);
         x[k] = d->waits[i] < c.x.lo ? c.x.lo : d->waits[i];
