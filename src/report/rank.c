@@ -47,7 +47,7 @@ static int cmp_higher(const void *a, const void *b)
 
 static void fmt_disrupt(char *b, size_t len, double v)
 {
-    berth__fmt_num(b, len, v, v < 10 ? 1 : 0);
+    berth__fmt_num(b, len, v, v < 10 && v != floor(v) ? 1 : 0); /* a mean: 0, 0.3, 12 */
 }
 
 /* Why the winner: one sentence or two. */
