@@ -27,6 +27,21 @@ double berth__sd(const double *v, size_t n)
     return sqrt(s / (double)(n - 1));
 }
 
+/* One step of Lentz's method with coefficient aa: updates c and d, returns their product (the
+ * factor the fraction's value takes). */
+static double lentz_step(double aa, double *c, double *d)
+{
+    const double tiny = 1e-300;
+    *d = 1 + aa * *d;
+    if (fabs(*d) < tiny)
+        *d = tiny;
+    *c = 1 + aa / *c;
+    if (fabs(*c) < tiny)
+        *c = tiny;
+    *d = 1 / *d;
+    return *d * *c;
+}
+
 /* The continued fraction of the incomplete beta function (Lentz's method). */
 static double betacf(double a, double b, double x)
 {
@@ -38,24 +53,8 @@ static double betacf(double a, double b, double x)
     double h = d;
     for (int m = 1; m <= 300; m++) {
         int m2 = 2 * m;
-        double aa = m * (b - m) * x / ((qam + m2) * (a + m2));
-        d = 1 + aa * d;
-        if (fabs(d) < tiny)
-            d = tiny;
-        c = 1 + aa / c;
-        if (fabs(c) < tiny)
-            c = tiny;
-        d = 1 / d;
-        h *= d * c;
-        aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2));
-        d = 1 + aa * d;
-        if (fabs(d) < tiny)
-            d = tiny;
-        c = 1 + aa / c;
-        if (fabs(c) < tiny)
-            c = tiny;
-        d = 1 / d;
-        double del = d * c;
+        h *= lentz_step(m * (b - m) * x / ((qam + m2) * (a + m2)), &c, &d);
+        double del = lentz_step(-(a + m) * (qab + m) * x / ((a + m2) * (qap + m2)), &c, &d);
         h *= del;
         if (fabs(del - 1) < 1e-15)
             break;
