@@ -402,9 +402,19 @@ static void metric_chart(struct berth__svg *s, const struct berth_sweep_table *t
         lo = fmin(lo, fmax(0, v - c));
         hi = fmax(hi, v + c);
     }
-    /* shown in % for fractions, in hours for long durations */
-    double mul = m->kind == 2 ? 100 : m->kind == 0 && hi > 7200 ? 1.0 / 3600 : 1;
-    const char *unit = m->kind == 2 ? "%" : m->kind == 0 ? (mul < 1 ? "hours" : "seconds") : NULL;
+    /* shown in % for fractions (the interval cut at 100 %), in hours or days for long
+     * durations */
+    double cap = m->kind == 2 ? 1 : INFINITY;
+    hi = fmin(hi, cap);
+    double mul = m->kind == 2                     ? 100
+                 : m->kind == 0 && hi > 3 * 86400 ? 1.0 / 86400
+                 : m->kind == 0 && hi > 7200      ? 1.0 / 3600
+                                                  : 1;
+    const char *unit = m->kind == 2   ? "%"
+                       : m->kind == 0 ? (mul < 1.0 / 3600 ? "days"
+                                         : mul < 1        ? "hours"
+                                                          : "seconds")
+                                      : NULL;
     char id[64], title[128], ylabel[96];
     snprintf(id, sizeof id, "sweep-%s", m->key);
     snprintf(title, sizeof title, "%s by policy", m->name);
@@ -414,8 +424,11 @@ static void metric_chart(struct berth__svg *s, const struct berth_sweep_table *t
         snprintf(ylabel, sizeof ylabel, "%s", m->name);
     struct berth__chart c;
     berth__chart_open(&c, s, id, title,
-                      "mean over the seeds (dot) and its 95 % confidence interval (whisker, cut at "
-                      "0); legend: cluster / workload / flags",
+                      m->kind == 2 ? "mean over the seeds (dot) and its 95 % confidence interval "
+                                     "(whisker, cut at 0 and 100 %); legend: cluster / workload / "
+                                     "flags"
+                                   : "mean over the seeds (dot) and its 95 % confidence interval "
+                                     "(whisker, cut at 0); legend: cluster / workload / flags",
                       confs, (size_t)nc, 0);
     berth__axis_bands(&c.x, np ? np : 1, np ? pols : (const char *[]){"-"});
     if (isinf(lo))
@@ -433,7 +446,7 @@ static void metric_chart(struct berth__svg *s, const struct berth_sweep_table *t
             cc++;
         if (p < np && cc < nc)
             berth__chart_dot(&c, p, cc, nc, g->mean[k] * mul, fmax(0, g->mean[k] - g->ci[k]) * mul,
-                             (g->mean[k] + g->ci[k]) * mul);
+                             fmin(g->mean[k] + g->ci[k], cap) * mul);
     }
     berth__chart_close(&c);
 }
