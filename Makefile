@@ -11,7 +11,8 @@ PREFIX       ?= /usr/local
 MAKEFLAGS    += --no-print-directory
 CMAKE_ARGS   ?=
 DEV_ARGS      = -DBERTH_WERROR=ON $(CMAKE_ARGS)
-TEST_PACKAGES = python3-torch man-db
+TEST_PACKAGES = python3-torch man-db chromium prometheus fonts-dejavu-core
+TEST_REQUIRE  = torch,chromium,prometheus
 SLURM_PACKAGES = munge slurmctld slurmd slurm-client libslurm-dev
 
 .PHONY: all deps build asan demo test test-plain test-asan test-deps test-slurm test-isolation fuzz bench \
@@ -36,8 +37,11 @@ demo: build
 	@$(BUILD)/berth sim --cluster philly --trace $(BUILD)/demo-philly.csv --policy las
 
 # The tests also need PyTorch (python3-torch: tests/cli_jobside.sh and berthd_pytorch.sh run
-# examples/pytorch) and man (the install test reads the installed pages). They are installed
-# here, so under make test their absence is a failure (BERTH_REQUIRE), never a skip.
+# examples/pytorch), man (the install test reads the installed pages), Chromium (headless:
+# tests/cli_report.sh and berthd_ui.sh render the report and the dashboard and keep
+# screenshots), Prometheus (berthd_metrics.sh scrapes berthd and runs promtool) and the DejaVu
+# fonts the charts name. They are installed here, so under make test their absence is a
+# failure (BERTH_REQUIRE), never a skip.
 test-deps:
 	@BERTH_EXTRA_PACKAGES="$(TEST_PACKAGES)" sh scripts/install-deps.sh
 
@@ -46,10 +50,10 @@ ctest = ctest --output-on-failure $(1); rc=$$?; \
 	grep -h '^SKIP' Testing/Temporary/LastTest.log 2>/dev/null | sort -u; exit $$rc
 
 test-plain: build test-deps
-	@cd $(BUILD) && BERTH_REQUIRE=torch $(call ctest,-j$(JOBS))
+	@cd $(BUILD) && BERTH_REQUIRE=$(TEST_REQUIRE) $(call ctest,-j$(JOBS))
 
 test-asan: asan test-deps
-	@cd $(ASAN_BUILD) && BERTH_REQUIRE=torch $(call ctest,-j$(JOBS))
+	@cd $(ASAN_BUILD) && BERTH_REQUIRE=$(TEST_REQUIRE) $(call ctest,-j$(JOBS))
 
 test: test-plain test-asan
 

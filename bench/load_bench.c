@@ -25,7 +25,7 @@ int main(int argc, char **argv)
     double best = 1e30;
     struct berth_load_report rep = {0};
     for (int i = 0; i < (repeat > 0 ? repeat : 1); i++) {
-        struct berth_load_opts o = {argv[1], 0};
+        struct berth_load_opts o = {.format = argv[1]};
         struct berth_trace *t = NULL;
         struct berth_err err = {0};
         double t0 = now_s();

@@ -24,6 +24,7 @@ LAYERS = {
     "sim": (6, 0),
     "io": (6, 0),
     "pack": (6, 0),
+    "report": (7, 0),
     "slurmapi": (7, 0),
     "live/jobs": (8, 1),
     "live/exec": (8, 2),

@@ -68,3 +68,21 @@ finish() {
     echo "$pass passed, $failn failed"
     [ "$failn" = 0 ]
 }
+# chrome ARGS...: Debian's chromium, headless, with nothing of its own on the network and a
+# fresh profile each time (under $W); stderr to $W/chrome.err. Give it --dump-dom or
+# --screenshot=FILE and a URL. have_chrome says whether it is installed.
+have_chrome() { command -v chromium >/dev/null 2>&1; }
+chrome() {
+    local profile
+    profile=$(mktemp -d "$W/chrome.XXXXXX")
+    timeout 180 chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+        --disable-background-networking --disable-component-update --disable-sync \
+        --disable-extensions --hide-scrollbars --user-data-dir="$profile" "$@" 2>"$W/chrome.err"
+}
+# artefact NAME: a path for a file a test keeps for people to look at (screenshots), under
+# the build folder's test-artefacts/ (the berth binary's folder)
+artefact() {
+    local d
+    d=$(dirname "$BERTH")/test-artefacts
+    mkdir -p "$d" && echo "$d/$1"
+}

@@ -13,6 +13,7 @@
 
 #include "cluster.h"
 #include "err.h"
+#include "progress.h"
 #include "trace.h"
 
 struct berth_pack_opts {
@@ -22,6 +23,8 @@ struct berth_pack_opts {
     double tune;        /* > 0: add pods drawn (seeded, with replacement) from the trace
                            until the requested GPUs reach tune x capacity; 0: none */
     int popularity_pct; /* typical pods cover this % of pods (default 95, as the paper) */
+    berth_progress_fn progress; /* told the pods tried of all (NULL: none) */
+    void *progress_ctx;
 };
 
 void berth_pack_opts_init(struct berth_pack_opts *o);

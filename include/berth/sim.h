@@ -13,6 +13,7 @@
 #include "err.h"
 #include "time.h"
 #include "infer.h"
+#include "progress.h"
 #include "trace.h"
 #include "tput.h"
 
@@ -94,6 +95,10 @@ struct berth_sim_opts {
      * times this factor (0: none), and a job is stopped (timed out) at its limit. */
     const struct berth_queues *queues;
     double time_limit_factor;
+    /* Progress (NULL: none): jobs done of all ("jobs"), about every 4096 events and at the
+     * end; it never changes what the run computes. */
+    berth_progress_fn progress;
+    void *progress_ctx;
 };
 
 /* "des", "rounds", "gavel", "blox", "tiresias" and back (-1 when unknown). */
@@ -135,6 +140,8 @@ struct berth_group_stat {
     double avg_jct_s;
     double avg_wait_s; /* over the completed jobs: JCT - time holding GPUs */
     double gpu_hours;
+    double ftf_rho_avg; /* mean finish-time fairness rho of its completed jobs (0: none) */
+    int32_t gpus;       /* GPU types only: the cluster's GPUs of that type */
 };
 
 struct berth_series_row {
@@ -142,6 +149,15 @@ struct berth_series_row {
     int32_t busy_gpus;
     int32_t running;
     int32_t pending;
+};
+
+/* The instants at which the engine preempted, migrated or resized jobs, with how many of
+ * each (recorded with the series: an instant with none has no row). */
+struct berth_event_row {
+    berth_us t;
+    int32_t preemptions;
+    int32_t migrations;
+    int32_t resizes;
 };
 
 struct berth_sim_summary {
@@ -180,6 +196,9 @@ struct berth_sim_result {
     size_t njobs;
     struct berth_series_row *series; /* one row per instant the state changed */
     size_t nseries;
+    struct berth_event_row *events; /* one row per instant with preemptions, migrations or
+                                       resizes (with the series) */
+    size_t nevents;
     char policy[64];
     char placement[32];
     char mode[16];
@@ -198,6 +217,20 @@ int berth_write_jobs_csv(const char *path, const struct berth_sim_result *r,
                          const struct berth_cluster *c, struct berth_err *err);
 int berth_write_series_csv(const char *path, const struct berth_sim_result *r,
                            struct berth_err *err);
+/* time_s,preemptions,migrations,resizes: one row per instant with any (berth report's
+ * preemptions over time). */
+int berth_write_events_csv(const char *path, const struct berth_sim_result *r,
+                           struct berth_err *err);
+/* group,name,jobs,completed,avg_jct_s,gpu_hours,ftf_rho_avg,gpus,util: one row per user,
+ * queue and GPU type (group "user", "queue", "gpu_type"); gpus and util (GPU-hours held
+ * over the type's GPUs times the makespan) for GPU types only (berth report's utilisation
+ * per type and fairness across users and queues). */
+int berth_write_groups_csv(const char *path, const struct berth_sim_result *r,
+                           struct berth_err *err);
+/* Every --out file of a run in dir (jobs.csv, series.csv, events.csv, groups.csv,
+ * summary.json), dir made when missing; errors name the file. */
+int berth_write_outputs(const char *dir, const struct berth_sim_result *r,
+                        const struct berth_cluster *c, struct berth_err *err);
 /* One JSON object; wall_s is left out when with_wall is 0 (for byte-stable files). */
 char *berth_summary_json(const struct berth_sim_result *r, int with_wall);
 

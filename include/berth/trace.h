@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "err.h"
+#include "progress.h"
 #include "time.h"
 
 struct berth_cluster;
@@ -48,8 +49,10 @@ struct berth_jobspec {
 struct berth_trace;
 
 struct berth_load_opts {
-    const char *format; /* a name from berth_trace_formats(), or NULL / "auto": detect */
-    int lenient;        /* skip bad rows, counting them per reason, instead of failing */
+    const char *format;         /* a name from berth_trace_formats(), or NULL / "auto": detect */
+    int lenient;                /* skip bad rows, counting them per reason, instead of failing */
+    berth_progress_fn progress; /* told the bytes read of the file's size (NULL: none) */
+    void *progress_ctx;
 };
 
 #define BERTH_LOAD_MAX_REASONS 32

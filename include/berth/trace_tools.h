@@ -88,6 +88,10 @@ struct berth_slice_opts {
     double fraction;
     size_t count;
     uint64_t seed;
+    /* 1: draw the jobs with replacement instead (as many as the filters keep, or as fraction
+     * or count say), in file order; the k-th copy of a job (k >= 2) is named ID#k. A
+     * bootstrap resample: the same load on average, a new workload per seed. */
+    int bootstrap;
     int rebase; /* shift arrivals so that the earliest kept job arrives at 0 */
 };
 

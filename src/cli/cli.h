@@ -29,6 +29,19 @@ int cmd_sim(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
 int cmd_policies(int argc, char **argv);
 int cmd_pack(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_sweep(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
+
+/* Whether words are flags berth sim takes (the flag parser's verdict, nothing run): 0, or
+ * BERTH_EINPUT with err naming the flag. */
+int cli_sim_check_flags(const char *const *words, size_t n, struct berth_err *err);
+
+struct berth_run;
+/* Writes the report of runs: an HTML file (out, or stdout when NULL or "-") or, with format
+ * "svg", one SVG file per chart in the folder out. 0 or an exit code, the error said. */
+int cli_report_write(const char *cmd, struct berth_run **runs, size_t n, const char *out,
+                     const char *format, const char *title);
 /* berthd's client commands (client.c talks to the daemon) */
 int cmd_submit(int argc, char **argv);
 int cmd_queue(int argc, char **argv);

@@ -9,12 +9,13 @@
 #include "berth/pack.h"
 #include "cli.h"
 #include "flags.h"
+#include "progress.h"
 
 /* What the flags fill. */
 struct pack_args {
     struct berth_pack_opts o;
     const char *cluster, *trace, *format, *out;
-    int json;
+    int json, quiet;
 };
 
 static int set_popularity(const struct cli_flag *f, void *base, const char *v,
@@ -54,6 +55,8 @@ static const struct cli_flag pack_flags[] = {
      "GPUs)",
      CLI_STR_AT(A, out)},
     {"json", 0, NULL, "print the summary as one JSON object", CLI_ON_AT(A, json)},
+    {"quiet", 'q', NULL, "no progress bar on stderr (there is one only on a terminal)",
+     CLI_ON_AT(A, quiet)},
     CLI_HELP_FLAG,
     {0},
 };
@@ -64,7 +67,8 @@ static const struct cli_section pack_sections[] = {{NULL, pack_flags, 0}, {0}};
 static const struct cli_spec pack_spec = {
     .cmd = "pack",
     .usage = "pack --cluster SPEC --trace FILE [--format F] [--scorer NAME] [--seed N] "
-             "[--shuffle] [--tune R] [--popularity PCT] [--out FILE.csv] [--json] [--help]",
+             "[--shuffle] [--tune R] [--popularity PCT] [--out FILE.csv] [--json] [--quiet] "
+             "[--help]",
     .about = "Places the trace's pods one by one on an empty cluster, none leaving (the FGD "
              "paper's experiment). A pod that fits nowhere fails; the run goes on to the end.",
     .sections = pack_sections,
@@ -131,6 +135,10 @@ int cmd_pack(int argc, char **argv)
     if (!a.cluster || !a.trace)
         return cli_usage_error("pack", "%s is required (see berth pack --help)",
                                !a.cluster ? "--cluster SPEC" : "--trace FILE");
+    struct cli_progress bar;
+    cli_progress_start(&bar, "packing", a.quiet || a.json);
+    a.o.progress = cli_progress_update;
+    a.o.progress_ctx = &bar;
     const struct berth_pack_opts o = a.o;
     const char *cluster = a.cluster, *trace = a.trace, *format = a.format, *out = a.out;
     int json = a.json;
@@ -147,11 +155,15 @@ int cmd_pack(int argc, char **argv)
     struct berth_err err = {0};
     struct berth_cluster *cl = NULL;
     struct berth_trace *t = NULL;
-    struct berth_load_opts lo = {format, 0};
+    struct cli_progress lbar;
+    cli_progress_start(&lbar, "loading", a.quiet || a.json);
+    struct berth_load_opts lo = {
+        .format = format, .progress = cli_progress_update, .progress_ctx = &lbar};
     struct berth_load_report rep;
     rc = berth_cluster_parse(cluster, &cl, &err);
     if (!rc) {
         rc = berth_trace_load_opts(trace, &lo, &rep, &t, &err);
+        cli_progress_end(&lbar);
         if (!rc)
             cli_report_load(trace, &rep);
     }
@@ -161,6 +173,7 @@ int cmd_pack(int argc, char **argv)
     }
     struct berth_pack_result r;
     rc = berth_pack_run(t, cl, &o, &r, &err);
+    cli_progress_end(&bar);
     berth_trace_free(t);
     berth_cluster_free(cl);
     if (rc)

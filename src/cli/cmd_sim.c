@@ -6,7 +6,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "berth/report.h"
 #include "cli.h"
+#include "progress.h"
 #include "sim_model_flags.h"
 
 /* --policy-arg KEY=VALUE: appended to the policy's settings string (sched/settings.h) */
@@ -50,8 +52,14 @@ static const struct cli_flag sim_flags[] = {
      CLI_SECS_AT(A, o.quantum_us)},
     {"out", 0, "DIR", "write DIR/jobs.csv, DIR/series.csv and DIR/summary.json",
      CLI_STR_AT(A, out)},
+    {"report", 0, "FILE",
+     "also write the run's report: one HTML file with its charts (see berth report; - = "
+     "stdout)",
+     CLI_STR_AT(A, report)},
     {"json", 0, NULL, "print exactly one JSON object on stdout instead of the table",
      CLI_ON_AT(A, json)},
+    {"quiet", 'q', NULL, "no progress bar on stderr (there is one only on a terminal)",
+     CLI_ON_AT(A, quiet)},
     {"check", 0, NULL, "verify every GPU and job after each pass (slow; for tests)",
      CLI_ON_AT(A, o.check_invariants)},
     {"lenient", 0, NULL,
@@ -86,11 +94,32 @@ static const struct cli_spec sim_spec = {
     .cmd = "sim",
     .usage = "sim --cluster SPEC --trace FILE [--format FMT] [--policy NAME] "
              "[--policy-arg KEY=VALUE]... [--placement P] "
-             "[--seed N] [--quantum S] [--out DIR] [--json] [--check] [--lenient]",
+             "[--seed N] [--quantum S] [--out DIR] [--report FILE] [--json] [--quiet] "
+             "[--check] [--lenient]",
     .sections = sim_sections,
     .epilogue = "Exit status: 0 done, 2 bad input (message names FILE:LINE and the column),\n"
                 "1 runtime failure.",
 };
+
+int cli_sim_check_flags(const char *const *words, size_t n, struct berth_err *err)
+{
+    struct sim_args a = {.cluster = NULL};
+    berth_sim_opts_init(&a.o);
+    char **argv = malloc((n + 2) * sizeof *argv);
+    if (!argv)
+        return berth_err_set(err, BERTH_ENOMEM, "out of memory");
+    argv[0] = "sim";
+    for (size_t i = 0; i < n; i++)
+        argv[i + 1] = (char *)words[i];
+    argv[n + 1] = NULL;
+    int nargs = 0, rc = cli_flags_read(&sim_spec, (int)n + 1, argv, &a, &nargs, err);
+    if (!rc && nargs)
+        rc = berth_err_set(err, BERTH_EINPUT, "unexpected argument '%s'", argv[1]);
+    if (rc > 0) /* --help */
+        rc = berth_err_set(err, BERTH_EINPUT, "--help is not a flag of a run");
+    free(argv);
+    return rc;
+}
 
 static void print_table(const struct berth_sim_result *r, const struct berth_cluster *c,
                         const char *trace)
@@ -144,32 +173,7 @@ static int write_outputs(const char *dir, const struct berth_sim_result *r,
                          const struct berth_cluster *c)
 {
     struct berth_err err = {0};
-    if (mkdir(dir, 0777) && errno != EEXIST) {
-        fprintf(stderr, "berth sim: --out %s: cannot create the folder: %s\n", dir,
-                strerror(errno));
-        return EXIT_RUNTIME;
-    }
-    size_t len = strlen(dir) + 32;
-    char *p = malloc(len);
-    if (!p)
-        return EXIT_RUNTIME;
-    int rc = 0;
-    snprintf(p, len, "%s/jobs.csv", dir);
-    rc = berth_write_jobs_csv(p, r, c, &err);
-    if (!rc) {
-        snprintf(p, len, "%s/series.csv", dir);
-        rc = berth_write_series_csv(p, r, &err);
-    }
-    if (!rc) {
-        snprintf(p, len, "%s/summary.json", dir);
-        char *js = berth_summary_json(r, 0);
-        FILE *f = js ? fopen(p, "w") : NULL;
-        if (!f || fprintf(f, "%s\n", js) < 0 || fclose(f))
-            rc = berth_err_set(&err, BERTH_EIO, "%s: cannot write", p);
-        free(js);
-    }
-    free(p);
-    if (rc) {
+    if (berth_write_outputs(dir, r, c, &err)) {
         fprintf(stderr, "berth sim: %s\n", err.msg);
         return EXIT_RUNTIME;
     }
@@ -211,13 +215,19 @@ int cmd_sim(int argc, char **argv)
     struct berth_cluster *c = NULL;
     struct berth_trace *t = NULL;
     rc = berth_cluster_parse(cluster, &c, &err);
-    struct berth_load_opts lo = {format, lenient};
+    struct cli_progress bar;
+    cli_progress_start(&bar, "loading", a.quiet || json);
+    struct berth_load_opts lo = {.format = format,
+                                 .lenient = lenient,
+                                 .progress = cli_progress_update,
+                                 .progress_ctx = &bar};
     struct berth_load_report rep;
     struct berth_tput *model = NULL;
     if (!rc)
         rc = sim_model_load(&a.ma, &a.o, &model, &err);
     if (!rc) {
         rc = berth_trace_load_opts(trace, &lo, &rep, &t, &err);
+        cli_progress_end(&bar);
         cli_report_load(trace, &rep);
     }
     struct berth_queues *queues = NULL;
@@ -249,15 +259,27 @@ int cmd_sim(int argc, char **argv)
         berth_queues_free(queues);
         return EXIT_BAD_INPUT;
     }
-    a.o.record_series = out != NULL;
+    a.o.record_series = out != NULL || a.report != NULL;
     struct berth_sim_result r;
+    cli_progress_start(&bar, "simulating", a.quiet || json);
+    a.o.progress = cli_progress_update;
+    a.o.progress_ctx = &bar;
     rc = berth_sim_run(t, c, &a.o, &r, &err);
+    cli_progress_end(&bar);
     int code = EXIT_OK;
     if (rc) {
         code = cli_fail(&err);
     } else {
         if (out)
             code = write_outputs(out, &r, c);
+        if (a.report && code == EXIT_OK) {
+            struct berth_run *run = NULL;
+            if (berth_run_of_result(&r, NULL, &run, &err))
+                code = cli_fail(&err);
+            else
+                code = cli_report_write("sim", &run, 1, a.report, NULL, NULL);
+            berth_run_free(run);
+        }
         if (json) {
             char *js = berth_summary_json(&r, 1);
             if (js)

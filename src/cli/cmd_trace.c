@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "cmd_trace.h"
 #include "flags.h"
+#include "progress.h"
 
 struct names {
     char **v;
@@ -20,7 +21,7 @@ struct names {
 struct opts {
     const char *cmd; /* "trace stats", for messages */
     const char *format;
-    int lenient, json, rebase;
+    int lenient, json, rebase, bootstrap, quiet;
     uint64_t top, count, seed;
     berth_us from, to;
     double sample;
@@ -122,6 +123,12 @@ static const struct cli_flag trace_flags[] = {
      CLI_U64_AT(O, seed), .only = V_SLICE},
     {"rebase", 0, NULL, "slice: shift arrivals so the first kept job arrives at 0",
      CLI_ON_AT(O, rebase), .only = V_SLICE},
+    {"bootstrap", 0, NULL,
+     "slice: draw the jobs with replacement (as many as kept, or --sample / --count of them): "
+     "a seeded resample of the same load; the k-th copy of a job is named ID#k",
+     CLI_ON_AT(O, bootstrap), .only = V_SLICE},
+    {"quiet", 'q', NULL, "convert: no progress bar on stderr (there is one only on a terminal)",
+     CLI_ON_AT(O, quiet), .only = V_CONVERT},
     CLI_HELP_FLAG,
     {0},
 };
@@ -132,9 +139,9 @@ static const struct cli_section trace_sections[] = {{NULL, trace_flags, 0}, {0}}
 static const struct cli_spec trace_spec = {
     .cmd = "trace",
     .usage = "trace stats FILE [--format F] [--lenient] [--json] [--top N]\n"
-             "trace convert IN OUT [--format F] [--lenient]\n"
+             "trace convert IN OUT [--format F] [--lenient] [--quiet]\n"
              "trace slice IN OUT [--format F] [--lenient] [--from S] [--to S] [--queue Q] "
-             "[--user U] [--sample FRACTION | --count N] [--seed N] [--rebase]\n"
+             "[--user U] [--sample FRACTION | --count N] [--seed N] [--rebase] [--bootstrap]\n"
              "trace formats",
     .about = "  stats    summary of a trace: jobs, GPUs per job, durations (min, median, p90, "
              "p99, max, mean; numpy-style percentiles), GPU-hours, arrival span, jobs per queue "
@@ -175,12 +182,18 @@ static int parse(int argc, char **argv, unsigned variant, int npos, const char *
     return 0;
 }
 
-static int load(const struct opts *o, const char *path, struct berth_trace **t)
+static int load(const struct opts *o, const char *path, struct berth_trace **t, int bar_on)
 {
-    struct berth_load_opts lo = {o->format, o->lenient};
+    struct cli_progress bar;
+    cli_progress_start(&bar, "loading", !bar_on || o->quiet);
+    struct berth_load_opts lo = {.format = o->format,
+                                 .lenient = o->lenient,
+                                 .progress = cli_progress_update,
+                                 .progress_ctx = &bar};
     struct berth_load_report rep;
     struct berth_err err = {0};
     int rc = berth_trace_load_opts(path, &lo, &rep, t, &err);
+    cli_progress_end(&bar);
     cli_report_load(path, &rep);
     return rc ? cli_fail(&err) : 0;
 }
@@ -209,7 +222,7 @@ static int write_native(const char *path, const struct berth_trace *t)
 static int run_stats(struct opts *o)
 {
     struct berth_trace *t = NULL;
-    int rc = load(o, o->pos[0], &t);
+    int rc = load(o, o->pos[0], &t, 0);
     if (rc)
         return rc;
     struct berth_err err = {0};
@@ -241,7 +254,7 @@ static int run_stats(struct opts *o)
 static int run_convert(struct opts *o)
 {
     struct berth_trace *t = NULL;
-    int rc = load(o, o->pos[0], &t);
+    int rc = load(o, o->pos[0], &t, 1);
     if (rc)
         return rc;
     rc = write_native(o->pos[1], t);
@@ -263,12 +276,13 @@ static int run_slice(struct opts *o)
     so.count = o->count > SIZE_MAX ? SIZE_MAX : (size_t)o->count;
     so.seed = o->seed;
     so.rebase = o->rebase;
+    so.bootstrap = o->bootstrap;
     struct berth_trace *t = NULL, *s = NULL;
     struct berth_err err = {0};
     /* option conflicts first: a bad flag should not cost a trace load */
     if (so.from_us != BERTH_TIME_NONE && so.to_us != BERTH_TIME_NONE && so.to_us <= so.from_us)
         return cli_usage_error(o->cmd, "--to: expected a time after --from");
-    int rc = load(o, o->pos[0], &t);
+    int rc = load(o, o->pos[0], &t, 0);
     if (rc)
         return rc;
     if (berth_trace_slice(t, &so, &s, &err)) {

@@ -14,6 +14,9 @@ static int cmd_version(int argc, char **argv);
 static const struct cli_cmd commands[] = {
     {"sim", cmd_sim, "replay a trace on a cluster under a policy (trace-driven simulator)"},
     {"pack", cmd_pack, "pack pods on an empty cluster, FGD or a baseline (fragmentation)"},
+    {"report", cmd_report, "draw sim runs: one HTML file with SVG charts (or SVG files)"},
+    {"sweep", cmd_sweep, "run a grid of sims in parallel (or as a Slurm job array), resumable"},
+    {"compare", cmd_compare, "rank policies on your trace over seeds and recommend one"},
     {"gen", cmd_gen, "generate a seeded synthetic workload in native CSV"},
     {"trace", cmd_trace, "trace tools: stats, convert, slice, formats"},
     {"policies", cmd_policies, "list the scheduling policies and placement helpers"},

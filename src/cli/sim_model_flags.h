@@ -26,9 +26,9 @@ struct sim_model_args {
 struct sim_args {
     struct berth_sim_opts o;
     char policy_args[1024]; /* --policy-arg KEY=VALUE, joined by commas */
-    const char *cluster, *trace, *format, *out;
+    const char *cluster, *trace, *format, *out, *report;
     const char *queues; /* --queues FILE */
-    int json, lenient;
+    int json, lenient, quiet;
     struct sim_model_args ma;
 };
 

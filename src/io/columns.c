@@ -93,6 +93,8 @@ int berth__cols_open(struct berth__cols *x, const struct berth__cols_spec *spec,
         return berth_err_set(err, BERTH_EINTERNAL, "%s: a format with %d columns, at most %d", path,
                              spec->ncols, BERTH__COLS_MAX);
     int rc = berth__csv_open(&x->csv, path, ',', err);
+    if (!rc && L)
+        berth__csv_progress(x->csv, L->progress, L->progress_ctx);
     if (rc)
         return rc;
     rc = berth__csv_next(x->csv, err);

@@ -1,9 +1,11 @@
-/* Result writers: the per-job CSV, the cluster time-series CSV and the summary JSON of a
- * simulation. Every number is printed deterministically (times as exact decimal seconds),
- * so the same run writes the same bytes. */
+/* Result writers: the per-job CSV, the cluster time-series CSV, the preemption events, the
+ * per-group table and the summary JSON of a simulation (every --out file). Every number is printed
+ * deterministically (times as exact decimal seconds), so the same run writes the same bytes. */
 #include <errno.h>
+#include <sys/stat.h>
 #include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "berth/sim.h"
@@ -83,6 +85,94 @@ int berth_write_series_csv(const char *path, const struct berth_sim_result *r,
         fprintf(f, "%s,%d,%d,%d\n", berth__fmt_us(b, s->t), s->busy_gpus, s->running, s->pending);
     }
     return close_out(f, path, err);
+}
+
+int berth_write_events_csv(const char *path, const struct berth_sim_result *r,
+                           struct berth_err *err)
+{
+    FILE *f = open_out(path, err);
+    if (!f)
+        return BERTH_EIO;
+    fputs("time_s,preemptions,migrations,resizes\n", f);
+    char b[32];
+    for (size_t i = 0; i < r->nevents; i++) {
+        const struct berth_event_row *e = &r->events[i];
+        fprintf(f, "%s,%d,%d,%d\n", berth__fmt_us(b, e->t), e->preemptions, e->migrations,
+                e->resizes);
+    }
+    return close_out(f, path, err);
+}
+
+static void group_rows(FILE *f, const char *kind, const struct berth_group_stat *g, size_t n,
+                       double makespan_s)
+{
+    for (size_t i = 0; i < n; i++) {
+        fprintf(f, "%s,", kind);
+        berth__csv_put(f, g[i].name);
+        fprintf(f, ",%zu,%zu,%.6f,%.6f,%.6f,", g[i].jobs, g[i].completed, g[i].avg_jct_s,
+                g[i].gpu_hours, g[i].ftf_rho_avg);
+        if (strcmp(kind, "gpu_type"))
+            fputs(",\n", f);
+        else
+            fprintf(f, "%d,%.6f\n", g[i].gpus,
+                    g[i].gpus > 0 && makespan_s > 0
+                        ? g[i].gpu_hours * 3600 / ((double)g[i].gpus * makespan_s)
+                        : 0.0);
+    }
+}
+
+int berth_write_groups_csv(const char *path, const struct berth_sim_result *r,
+                           struct berth_err *err)
+{
+    FILE *f = open_out(path, err);
+    if (!f)
+        return BERTH_EIO;
+    fputs("group,name,jobs,completed,avg_jct_s,gpu_hours,ftf_rho_avg,gpus,util\n", f);
+    group_rows(f, "gpu_type", r->by_type, r->nby_type, r->summary.makespan_s);
+    group_rows(f, "user", r->by_user, r->nby_user, 0);
+    group_rows(f, "queue", r->by_queue, r->nby_queue, 0);
+    return close_out(f, path, err);
+}
+
+int berth_write_outputs(const char *dir, const struct berth_sim_result *r,
+                        const struct berth_cluster *c, struct berth_err *err)
+{
+    if (mkdir(dir, 0777) && errno != EEXIST)
+        return berth_err_set(err, BERTH_EIO, "%s: cannot create the folder: %s", dir,
+                             strerror(errno));
+    size_t len = strlen(dir) + 32;
+    char *p = malloc(len);
+    if (!p)
+        return berth_err_set(err, BERTH_ENOMEM, "out of memory");
+    snprintf(p, len, "%s/jobs.csv", dir);
+    int rc = berth_write_jobs_csv(p, r, c, err);
+    if (!rc) {
+        snprintf(p, len, "%s/series.csv", dir);
+        rc = berth_write_series_csv(p, r, err);
+    }
+    if (!rc) {
+        snprintf(p, len, "%s/events.csv", dir);
+        rc = berth_write_events_csv(p, r, err);
+    }
+    if (!rc) {
+        snprintf(p, len, "%s/groups.csv", dir);
+        rc = berth_write_groups_csv(p, r, err);
+    }
+    if (!rc) {
+        snprintf(p, len, "%s/summary.json", dir);
+        char *js = berth_summary_json(r, 0);
+        if (!js) {
+            rc = berth_err_set(err, BERTH_ENOMEM, "out of memory");
+        } else {
+            FILE *f = fopen(p, "w");
+            int bad = !f || fprintf(f, "%s\n", js) < 0;
+            if ((f && fclose(f)) || bad)
+                rc = berth_err_set(err, BERTH_EIO, "%s: cannot write: %s", p, strerror(errno));
+        }
+        free(js);
+    }
+    free(p);
+    return rc;
 }
 
 /* {"NAME": {"jobs": .., "completed": .., "avg_jct_s": .., "avg_wait_s": .., "gpu_hours": ..},

@@ -312,7 +312,12 @@ int berth_trace_load_opts(const char *path, const struct berth_load_opts *o,
                                  names);
         }
     }
-    struct berth__load L = {path, o ? o->lenient : 0, rep, berth__trace_new(path)};
+    struct berth__load L = {path,
+                            o ? o->lenient : 0,
+                            rep,
+                            berth__trace_new(path),
+                            o ? o->progress : NULL,
+                            o ? o->progress_ctx : NULL};
     if (!L.t)
         return berth_err_set(err, BERTH_ENOMEM, "%s: out of memory", path);
     int rc = f->load(&L, err);
@@ -335,6 +340,6 @@ int berth_trace_load_opts(const char *path, const struct berth_load_opts *o,
 int berth_trace_load(const char *path, const char *format, struct berth_trace **out,
                      struct berth_err *err)
 {
-    struct berth_load_opts o = {format, 0};
+    struct berth_load_opts o = {.format = format};
     return berth_trace_load_opts(path, &o, NULL, out, err);
 }

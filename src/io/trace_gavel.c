@@ -190,6 +190,8 @@ int berth__load_gavel(struct berth__load *L, struct berth_err *err)
 {
     struct ctx x = {.L = L};
     int rc = berth__csv_open(&x.csv, L->path, '\t', err);
+    if (!rc)
+        berth__csv_progress(x.csv, L->progress, L->progress_ctx);
     if (rc)
         return rc;
     rc = berth__csv_next(x.csv, err);

@@ -17,6 +17,8 @@ struct berth__load {
     int lenient;
     struct berth_load_report *rep; /* never NULL */
     struct berth_trace *t;
+    berth_progress_fn progress; /* the bytes read (berth_load_opts; NULL: none) */
+    void *progress_ctx;
 };
 
 /* A bad row. Strict: fills err with "PATH:LINE: column COL: expected EXP, found "FOUND""

@@ -427,6 +427,7 @@ static int read_table(struct pai *p, const char *path, int task, int64_t *origin
     int rc = berth__csv_open(&p->csv, path, ',', err);
     if (rc)
         return rc;
+    berth__csv_progress(p->csv, p->L->progress, p->L->progress_ctx);
     int first = 1;
     while ((rc = berth__csv_next(p->csv, err)) > 0) {
         size_t nf = berth__csv_nfields(p->csv);

@@ -31,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "io/loaders_sense.h"
 #include "io/trace_int.h"
@@ -227,6 +228,8 @@ struct scan {
     char *buf;
     size_t cap, len; /* buf[0..len) holds data read and not yet dropped */
     int eof;
+    const struct berth__load *L; /* its progress is told the bytes read */
+    double size, done;
 };
 
 /* Drops buf[0..keep_from) and reads more. Returns 1 (more data), 0 (end of file), or an
@@ -255,6 +258,9 @@ static int refill(struct scan *s, size_t keep_from, const char *path, struct ber
         return 0;
     }
     s->len += got;
+    s->done += (double)got;
+    if (s->L->progress)
+        s->L->progress(s->L->progress_ctx, s->done, s->size > s->done ? s->size : s->done, "bytes");
     return 1;
 }
 
@@ -274,9 +280,12 @@ static const char *found_char(char *b, size_t n, const struct scan *s, size_t i)
 
 int berth__load_philly(struct berth__load *L, struct berth_err *err)
 {
-    struct scan s = {fopen(L->path, "rb"), NULL, READ_CHUNK, 0, 0};
+    struct scan s = {fopen(L->path, "rb"), NULL, READ_CHUNK, 0, 0, L, 0, 0};
     if (!s.fp)
         return berth_err_set(err, BERTH_EIO, "%s: cannot open the trace", L->path);
+    struct stat st;
+    if (!fstat(fileno(s.fp), &st))
+        s.size = (double)st.st_size;
     s.buf = malloc(s.cap);
     if (!s.buf) {
         fclose(s.fp);

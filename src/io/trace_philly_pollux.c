@@ -81,6 +81,7 @@ int berth__load_philly_pollux(struct berth__load *L, struct berth_err *err)
     int rc = berth__csv_open(&c, L->path, ',', err);
     if (rc)
         return rc;
+    berth__csv_progress(c, L->progress, L->progress_ctx);
     rc = berth__csv_next(c, err);
     if (rc == 0)
         rc = berth_err_set(err, BERTH_EINPUT,

@@ -516,6 +516,48 @@ static int copy_job(struct berth_trace *dst, const struct berth_jobspec *j)
     return berth__trace_push(dst, &c);
 }
 
+static int cmp_size(const void *a, const void *b)
+{
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* want jobs drawn with replacement from the kept ones, in file order; the k-th copy of a job
+ * (k >= 2) is named ID#k. */
+static int bootstrap(const struct berth_trace *t, struct berth_trace *s, const unsigned char *keep,
+                     size_t matched, size_t want, struct berth__rng *rng, berth_us *base,
+                     size_t *kept)
+{
+    size_t *cand = malloc((matched ? matched : 1) * sizeof *cand);
+    size_t *draw = malloc((want ? want : 1) * sizeof *draw);
+    int rc = cand && draw ? 0 : BERTH_ENOMEM;
+    size_t m = 0;
+    for (size_t i = 0; !rc && i < t->n; i++)
+        if (keep[i])
+            cand[m++] = i;
+    for (size_t k = 0; !rc && k < want; k++)
+        draw[k] = cand[berth__rng_below(rng, m)];
+    if (!rc)
+        qsort(draw, want, sizeof *draw, cmp_size);
+    for (size_t k = 0, copy = 1; !rc && k < want; k++) {
+        copy = k && draw[k] == draw[k - 1] ? copy + 1 : 1;
+        struct berth_jobspec j = t->jobs[draw[k]];
+        char id[BERTH_MAX_TEXT + 32];
+        if (copy > 1) {
+            snprintf(id, sizeof id, "%s#%zu", j.id, copy);
+            j.id = id;
+        }
+        if ((rc = copy_job(s, &j)))
+            break;
+        if (j.arrival_us < *base)
+            *base = j.arrival_us;
+        (*kept)++;
+    }
+    free(cand);
+    free(draw);
+    return rc;
+}
+
 int berth_trace_slice(const struct berth_trace *t, const struct berth_slice_opts *o,
                       struct berth_trace **out, struct berth_err *err)
 {
@@ -565,6 +607,10 @@ int berth_trace_slice(const struct berth_trace *t, const struct berth_slice_opts
     berth__rng_seed(&rng, o->seed);
     size_t left = matched, need = want;
     berth_us base = INT64_MAX;
+    if (o->bootstrap && !rc) {
+        rc = bootstrap(t, s, keep, matched, want, &rng, &base, &kept);
+        need = 0;
+    }
     for (size_t i = 0; i < t->n && !rc && need; i++) {
         if (!keep[i])
             continue;
@@ -604,6 +650,10 @@ int berth_trace_slice(const struct berth_trace *t, const struct berth_slice_opts
     if (o->rebase)
         for (size_t i = 0; i < s->n; i++)
             s->jobs[i].arrival_us -= base;
+    if (o->bootstrap && (rc = berth__trace_check_ids(s, NULL, err))) {
+        berth_trace_free(s);
+        return rc;
+    }
     *out = s;
     return 0;
 }

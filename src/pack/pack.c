@@ -209,6 +209,8 @@ int berth_pack_run(const struct berth_trace *t, const struct berth_cluster *c0,
                 snap(&x, &r->first, -1, i + 1, r->placed, r->failed, asked);
             }
         }
+        if (o->progress && !((i + 1) & 1023))
+            o->progress(o->progress_ctx, (double)(i + 1), (double)x.n, "pods");
         while (cap_milli > 0 && asked * 100 >= (int64_t)next_pct * cap_milli) {
             if (r->npoints == npoints_cap) {
                 struct berth_pack_point *p = realloc(r->points, 2 * npoints_cap * sizeof *p);
@@ -223,6 +225,8 @@ int berth_pack_run(const struct berth_trace *t, const struct berth_cluster *c0,
         }
     }
     free(known);
+    if (o->progress)
+        o->progress(o->progress_ctx, (double)x.n, (double)x.n, "pods");
     snap(&x, &r->end, -1, x.n, r->placed, r->failed, asked);
     if ((rc = berth__cluster_verify(x.c, err)))
         goto fail;

@@ -33,22 +33,29 @@ static double job_gpu_hours(const struct berth_job_result *j)
     return (double)j->gpu_us * share / 3.6e9;
 }
 
-/* A completed job's JCT and wait into its group's sums (average turns them into means). */
-static void count_job(struct berth_group_stat *g, const struct berth_job_result *j)
+/* A completed job's JCT, wait and rho into its group's sums (average turns them into means;
+ * *nrho: the group's jobs with a rho). */
+static void count_done(struct berth_group_stat *g, size_t *nrho, const struct berth_job_result *j)
 {
     if (j->finish_us == BERTH_TIME_NONE)
         return;
     g->completed++;
     g->avg_jct_s += (double)(j->finish_us - j->spec->arrival_us) / 1e6;
     g->avg_wait_s += (double)j->wait_us / 1e6;
+    if (j->ftf_rho > 0) {
+        g->ftf_rho_avg += j->ftf_rho;
+        (*nrho)++;
+    }
 }
 
-static void average(struct berth_group_stat *g)
+static void average(struct berth_group_stat *g, size_t nrho)
 {
-    if (!g->completed)
-        return;
-    g->avg_jct_s /= (double)g->completed;
-    g->avg_wait_s /= (double)g->completed;
+    if (g->completed) {
+        g->avg_jct_s /= (double)g->completed;
+        g->avg_wait_s /= (double)g->completed;
+    }
+    if (nrho)
+        g->ftf_rho_avg /= (double)nrho;
 }
 
 /* Where name's group is in the open-addressing index (slot value = group + 1), or the empty
@@ -70,7 +77,7 @@ static int group(const struct berth_sim_result *r,
 {
     *out = NULL;
     *nout = 0;
-    size_t ng = 0, gcap = 0, cap = 64;
+    size_t ng = 0, gcap = 0, cap = 64, ncap = 0, *nrho = NULL;
     uint32_t *index = calloc(cap, sizeof *index);
     if (!index)
         return -1;
@@ -81,8 +88,9 @@ static int group(const struct berth_sim_result *r,
             continue;
         size_t k = group_slot(index, cap, *out, name);
         if (!index[k]) {
-            if (BERTH_GROW(*out, gcap, ng + 1))
+            if (BERTH_GROW(*out, gcap, ng + 1) || BERTH_GROW(nrho, ncap, ng + 1))
                 goto nomem;
+            nrho[ng] = 0;
             (*out)[ng++] = (struct berth_group_stat){.name = name};
             index[k] = (uint32_t)ng;
             if (ng * 2 > cap) { /* rehash into twice the room */
@@ -102,17 +110,19 @@ static int group(const struct berth_sim_result *r,
         struct berth_group_stat *g = &(*out)[index[k] - 1];
         g->jobs++;
         g->gpu_hours += job_gpu_hours(j);
-        count_job(g, j);
+        count_done(g, &nrho[index[k] - 1], j);
     }
     free(index);
     for (size_t i = 0; i < ng; i++)
-        average(&(*out)[i]);
+        average(&(*out)[i], nrho[i]);
+    free(nrho);
     if (ng > 1)
         qsort(*out, ng, sizeof **out, cmp_group_name);
     *nout = ng;
     return 0;
 nomem:
     free(index);
+    free(nrho);
     free(*out);
     *out = NULL;
     return -1;
@@ -156,14 +166,19 @@ static int by_type(struct berth_sim_result *r, const double *type_gpu_us,
 {
     size_t nt = berth_cluster_type_count(c);
     r->by_type = calloc(nt ? nt : 1, sizeof *r->by_type);
-    if (!r->by_type)
+    size_t *nrho = calloc(nt ? nt : 1, sizeof *nrho);
+    if (!r->by_type || !nrho) {
+        free(nrho);
         return -1;
+    }
     r->nby_type = nt;
     /* the names are copied: a result may outlive its cluster */
     for (size_t t = 0; t < nt; t++) {
         r->by_type[t] = (struct berth_group_stat){.gpu_hours = type_gpu_us[t] / 3.6e9};
-        if (!(r->by_type[t].name = strdup(berth_cluster_type_name(c, t))))
+        if (!(r->by_type[t].name = strdup(berth_cluster_type_name(c, t)))) {
+            free(nrho);
             return -1;
+        }
     }
     for (size_t i = 0; i < r->njobs; i++) {
         const struct berth_job_result *j = &r->jobs[i];
@@ -171,10 +186,13 @@ static int by_type(struct berth_sim_result *r, const double *type_gpu_us,
             continue;
         struct berth_group_stat *g = &r->by_type[j->gpu_type];
         g->jobs++;
-        count_job(g, j);
+        count_done(g, &nrho[j->gpu_type], j);
     }
-    for (size_t t = 0; t < nt; t++)
-        average(&r->by_type[t]);
+    for (size_t t = 0; t < nt; t++) {
+        average(&r->by_type[t], nrho[t]);
+        r->by_type[t].gpus = berth_cluster_type_gpus(c, t);
+    }
+    free(nrho);
     return 0;
 }
 

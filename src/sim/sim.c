@@ -147,6 +147,22 @@ static int record(struct berth_sim_result *r, size_t *cap, berth_us t,
     return 0;
 }
 
+/* An events row for what the engine preempted, migrated and resized at t since the last
+ * row (*last: the engine's totals then). */
+static int record_events(struct berth_sim_result *r, size_t *cap, berth_us t,
+                         const struct berth__engine *e, uint64_t last[3])
+{
+    uint64_t now[3] = {e->preemptions, e->migrations, e->resizes};
+    if (now[0] == last[0] && now[1] == last[1] && now[2] == last[2])
+        return 0;
+    if (BERTH_GROW(r->events, *cap, r->nevents + 1))
+        return -1;
+    r->events[r->nevents++] = (struct berth_event_row){
+        t, (int32_t)(now[0] - last[0]), (int32_t)(now[1] - last[1]), (int32_t)(now[2] - last[2])};
+    memcpy(last, now, sizeof now);
+    return 0;
+}
+
 /* The time at which job i (in arrival order) enters the engine. */
 /* Inference demand against the "inference" pool: the pool starts reserved; the integrals
  * of what inference used, what was lent, and what inference lacked; shortfall episodes
@@ -465,7 +481,8 @@ int berth_sim_run(const struct berth_trace *t, const struct berth_cluster *c,
         goto done;
     }
 
-    size_t next = 0, series_cap = 0;
+    size_t next = 0, series_cap = 0, events_cap = 0;
+    uint64_t ev_last[3] = {0, 0, 0}, steps = 0;
     berth_us now = n ? admit_time(e, 0, &tm, BERTH_TIME_NONE) : 0;
     struct berth__drive drive;
     if (tm.early)
@@ -558,11 +575,16 @@ int berth_sim_run(const struct berth_trace *t, const struct berth_cluster *c,
                                (long long)now);
             goto done;
         }
-        if (o->record_series && record(out, &series_cap, now, e)) {
+        if (o->record_series && (record(out, &series_cap, now, e) ||
+                                 record_events(out, &events_cap, now, e, ev_last))) {
             rc = berth_err_set(err, BERTH_ENOMEM, "sim: out of memory");
             goto done;
         }
+        if (o->progress && !(++steps & 4095))
+            o->progress(o->progress_ctx, (double)e->ndone, (double)n, "jobs");
     }
+    if (o->progress)
+        o->progress(o->progress_ctx, (double)e->ndone, (double)n, "jobs");
     if (e->ndone != n) {
         rc = berth_err_set(err, BERTH_EINTERNAL,
                            "sim: stalled at t=%lld us with %zu of %zu jobs done (%zu pending)",
@@ -602,6 +624,7 @@ void berth_sim_result_free(struct berth_sim_result *r)
 {
     free(r->jobs);
     free(r->series);
+    free(r->events);
     free(r->by_user);
     free(r->by_queue);
     for (size_t i = 0; r->by_type && i < r->nby_type; i++)
@@ -609,6 +632,8 @@ void berth_sim_result_free(struct berth_sim_result *r)
     free(r->by_type);
     r->jobs = NULL;
     r->series = NULL;
+    r->events = NULL;
+    r->nevents = 0;
     r->by_user = r->by_queue = r->by_type = NULL;
     r->njobs = r->nseries = r->nby_user = r->nby_queue = r->nby_type = 0;
 }

@@ -624,3 +624,67 @@ int berth__slurm_cancel(struct berth__slurm *s, uint32_t id, struct berth_err *e
         return fail(s, e, 0, "cancel", id);
     return 0;
 }
+
+/* ---- job arrays ---- */
+
+int berth__slurm_submit_array(struct berth__slurm *s, const struct berth__slurm_array *a,
+                              uint32_t *id, struct berth_err *e)
+{
+    *id = 0;
+    if (!a->workdir || !*a->workdir || !a->script || !a->indices || !*a->indices)
+        return berth_err_set(e, BERTH_EINPUT,
+                             "slurm: array: workdir, script and indices are "
+                             "required");
+    static const char *const no_env[] = {NULL};
+    const char *const *env = a->env ? a->env : no_env;
+    uint32_t env_size = 0;
+    while (env[env_size])
+        env_size++;
+    job_desc_msg_t d;
+    slurm_init_job_desc_msg(&d);
+    d.name = (char *)(a->name ? a->name : "berth-sweep");
+    d.script = (char *)a->script;
+    d.work_dir = (char *)a->workdir;
+    d.environment = (char **)env;
+    d.env_size = env_size;
+    d.user_id = getuid();
+    d.group_id = getgid();
+    d.array_inx = (char *)a->indices;
+    if (a->output)
+        d.std_out = (char *)a->output;
+    if (a->partition)
+        d.partition = (char *)a->partition;
+    d.min_nodes = d.max_nodes = 1;
+    d.num_tasks = 1;
+    d.cpus_per_task = (uint16_t)(a->cpus ? a->cpus : 1);
+    if (a->time_limit_us > 0)
+        d.time_limit =
+            (uint32_t)((a->time_limit_us + 60 * BERTH_US_PER_S - 1) / (60 * BERTH_US_PER_S));
+    submit_response_msg_t *resp = NULL;
+    if (slurm_submit_batch_job(&d, &resp) != SLURM_SUCCESS || !resp)
+        return fail(s, e, 0, "submit the array", 0);
+    *id = resp->job_id;
+    slurm_free_submit_response_response_msg(resp);
+    return 0;
+}
+
+int berth__slurm_array_active(struct berth__slurm *s, uint32_t id, size_t *active,
+                              struct berth_err *e)
+{
+    *active = 0;
+    job_info_msg_t *msg = NULL;
+    if (slurm_load_job(&msg, id, SHOW_ALL) != SLURM_SUCCESS) {
+        if (slurm_get_errno() == ESLURM_INVALID_JOB_ID)
+            return 0; /* over and purged (MinJobAge) */
+        return fail(s, e, 0, "reading the array", id);
+    }
+    for (uint32_t i = 0; i < msg->record_count; i++) {
+        const slurm_job_info_t *j = &msg->job_array[i];
+        uint32_t base = j->job_state & JOB_STATE_BASE;
+        if (base == JOB_PENDING || base == JOB_RUNNING || base == JOB_SUSPENDED ||
+            (j->job_state & JOB_COMPLETING))
+            (*active)++;
+    }
+    slurm_free_job_info_msg(msg);
+    return 0;
+}

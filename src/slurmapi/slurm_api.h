@@ -205,6 +205,32 @@ int berth__slurm_resize(struct berth__slurm *s, uint32_t id, const struct berth_
 /* Cancels (SIGKILL to every step) a pending or running job. */
 int berth__slurm_cancel(struct berth__slurm *s, uint32_t id, struct berth_err *e);
 
+/* ---- job arrays (berth sweep --slurm) ---- */
+
+struct berth__slurm_array {
+    const char *name;
+    const char *script;     /* each task's batch script; $SLURM_ARRAY_TASK_ID is its index */
+    const char *workdir;    /* required */
+    const char *const *env; /* NULL-terminated "K=V" */
+    const char *output;     /* stdout+stderr, with Slurm's %A (array id) and %a (index) */
+    const char *indices;    /* "0-3,5,9" */
+    const char *partition;  /* NULL: the default */
+    uint32_t cpus;          /* per task (0: 1) */
+    berth_us time_limit_us; /* per task; 0: the partition's */
+};
+
+/* Submits a job array that Slurm places itself (not held): one task per index, each one
+ * node and cpus CPUs; *id is the array's job id. */
+int berth__slurm_submit_array(struct berth__slurm *s, const struct berth__slurm_array *a,
+                              uint32_t *id, struct berth_err *e);
+/* The array's tasks not over yet (pending, running, suspended, completing); 0 once Slurm
+ * forgot the array. */
+int berth__slurm_array_active(struct berth__slurm *s, uint32_t id, size_t *active,
+                              struct berth_err *e);
+/* Writes the sorted distinct indices idx[0..n) as Slurm's array ranges ("0-3,5,9"). */
+int berth__slurm_format_indices(char *buf, size_t size, const size_t *idx, size_t n,
+                                struct berth_err *e);
+
 /* A job that FAILED within BERTH_SLURM_RESTART_FAIL_US of a restart most likely hit the
  * credential-revoked race: berthd should resubmit it rather than count a failure. */
 bool berth__slurm_job_failed_restart(const struct berth__slurm_job *job);

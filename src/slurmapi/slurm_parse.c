@@ -262,3 +262,30 @@ bool berth__slurm_job_failed_restart(const struct berth__slurm_job *job)
     return job->state == BERTH_SLURM_JOB_FAILED && job->restarts > 0 && job->start_us > 0 &&
            job->end_us - job->start_us < BERTH_SLURM_RESTART_FAIL_US;
 }
+
+int berth__slurm_format_indices(char *buf, size_t size, const size_t *idx, size_t n,
+                                struct berth_err *e)
+{
+    size_t o = 0;
+    if (size)
+        buf[0] = '\0';
+    for (size_t i = 0; i < n;) {
+        if (i && idx[i] <= idx[i - 1])
+            return berth_err_set(e, BERTH_EINTERNAL,
+                                 "slurm: array indices not sorted and "
+                                 "distinct");
+        size_t j = i;
+        while (j + 1 < n && idx[j + 1] == idx[j] + 1)
+            j++;
+        int w = j > i ? snprintf(buf + o, size - o, "%s%zu-%zu", o ? "," : "", idx[i], idx[j])
+                      : snprintf(buf + o, size - o, "%s%zu", o ? "," : "", idx[i]);
+        if (w < 0 || (size_t)w >= size - o)
+            return berth_err_set(e, BERTH_EINPUT,
+                                 "slurm: the array's indices take more than "
+                                 "%zu bytes",
+                                 size - 1);
+        o += (size_t)w;
+        i = j + 1;
+    }
+    return 0;
+}

@@ -112,3 +112,21 @@ int berth__slurm_kill_wait(struct berth__slurm *s, uint32_t *secs, struct berth_
     *secs = 0;
     return berth_err_set(e, BERTH_EUNSUPPORTED, NO_SLURM);
 }
+
+int berth__slurm_submit_array(struct berth__slurm *s, const struct berth__slurm_array *a,
+                              uint32_t *id, struct berth_err *e)
+{
+    (void)s;
+    (void)a;
+    *id = 0;
+    return berth_err_set(e, BERTH_EUNSUPPORTED, NO_SLURM);
+}
+
+int berth__slurm_array_active(struct berth__slurm *s, uint32_t id, size_t *active,
+                              struct berth_err *e)
+{
+    (void)s;
+    (void)id;
+    *active = 0;
+    return berth_err_set(e, BERTH_EUNSUPPORTED, NO_SLURM);
+}

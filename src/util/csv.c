@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "util/csv.h"
 #include "util/mem.h"
@@ -26,6 +27,9 @@ struct berth__csv {
     char **fields;
     size_t *lens;
     size_t nf, fcap;
+    berth_progress_fn progress; /* told the bytes read at each refill */
+    void *progress_ctx;
+    double size, done;
 };
 
 int berth__csv_open(struct berth__csv **out, const char *path, char sep, struct berth_err *err)
@@ -90,7 +94,18 @@ static long refill(struct berth__csv *r, struct berth_err *err)
         r->eof = 1;
     }
     r->len += n;
+    r->done += (double)n;
+    if (r->progress)
+        r->progress(r->progress_ctx, r->done, r->size > r->done ? r->size : r->done, "bytes");
     return (long)n;
+}
+
+void berth__csv_progress(struct berth__csv *r, berth_progress_fn fn, void *ctx)
+{
+    struct stat st;
+    r->progress = fn;
+    r->progress_ctx = ctx;
+    r->size = fn && !fstat(fileno(r->f), &st) ? (double)st.st_size : 0;
 }
 
 static int add_field(struct berth__csv *r, char *start, size_t len, int check_nul,

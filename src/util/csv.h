@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "berth/err.h"
+#include "berth/progress.h"
 
 struct berth__csv;
 
@@ -18,6 +19,8 @@ int berth__csv_open(struct berth__csv **out, const char *path, char sep, struct 
  * Blank lines are skipped. */
 int berth__csv_next(struct berth__csv *r, struct berth_err *err);
 void berth__csv_close(struct berth__csv *r);
+/* Tells fn the bytes read of the file's size at each read (fn NULL: nothing). */
+void berth__csv_progress(struct berth__csv *r, berth_progress_fn fn, void *ctx);
 
 size_t berth__csv_nfields(const struct berth__csv *r);
 const char *berth__csv_field(const struct berth__csv *r, size_t i);

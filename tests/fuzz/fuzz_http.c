@@ -448,8 +448,11 @@ static void check_answer(const char *method, const char *path, const struct bert
         ENSURE(out->status != 500, "%s %s: 500: %s", method, path, json_string_value(e));
     } else if (out->status == 204) {
         ENSURE(!out->json && !out->text, "%s %s: 204 with a body", method, path);
+    } else if (out->status == 301) {
+        ENSURE(out->location, "%s %s: 301 without a Location", method, path);
     } else {
-        ENSURE(out->json || out->text, "%s %s: %d without a body", method, path, out->status);
+        ENSURE(out->json || out->text || out->static_body, "%s %s: %d without a body", method, path,
+               out->status);
     }
     ENSURE(out->text_len == 0 || out->text, "%s %s: text length without text", method, path);
 }
@@ -515,7 +518,15 @@ static void request(const char *method, const char *caller, const char *target, 
     ENSURE(b, "out of memory");
     memcpy(b, body, body_len);
     b[body_len] = '\0';
-    struct berth__hreq r = {method, id, &who, job_id, b, body_len, query_arg, &q};
+    struct berth__hreq r = {.method = method,
+                            .id = id,
+                            .who = &who,
+                            .job_token_id = job_id,
+                            .body = b,
+                            .body_len = body_len,
+                            .arg = query_arg,
+                            .conn = &q,
+                            .url = url};
     struct berth__hresp out = {.status = 200, .offset = -1};
     berth__http_dispatch(dmn, rt, &r, &out);
     check_answer(method, url, &out);

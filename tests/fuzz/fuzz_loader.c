@@ -125,7 +125,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct berth_load_report rep[2];
     int rc[2];
     for (int lenient = 0; lenient < 2; lenient++) {
-        struct berth_load_opts o = {FUZZ_FORMAT, lenient};
+        struct berth_load_opts o = {.format = FUZZ_FORMAT, .lenient = lenient};
         struct berth_err err = {0};
         rc[lenient] = berth_trace_load_opts(load_path, &o, &rep[lenient], &t[lenient], &err);
         if (rc[lenient]) {

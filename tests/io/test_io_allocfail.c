@@ -43,7 +43,7 @@ struct load_case {
 static int run_load(void *ctx, struct berth_err *err)
 {
     const struct load_case *c = ctx;
-    struct berth_load_opts o = {c->format, c->lenient};
+    struct berth_load_opts o = {.format = c->format, .lenient = c->lenient};
     struct berth_load_report rep;
     struct berth_trace *t = NULL;
     int rc = berth_trace_load_opts(path_of(c->file), &o, &rep, &t, err);

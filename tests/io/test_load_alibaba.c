@@ -38,7 +38,8 @@ struct run {
 static void run(struct run *r, berth__loader_fn fn, const char *path, int lenient)
 {
     memset(r, 0, sizeof *r);
-    r->L = (struct berth__load){path, lenient, &r->rep, berth__trace_new(path)};
+    r->L = (struct berth__load){
+        .path = path, .lenient = lenient, .rep = &r->rep, .t = berth__trace_new(path)};
     r->rc = fn(&r->L, &r->err);
 }
 

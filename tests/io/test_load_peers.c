@@ -26,7 +26,8 @@ struct run {
 static void load(struct run *r, berth__loader_fn fn, const char *path, int lenient)
 {
     memset(r, 0, sizeof *r);
-    struct berth__load L = {path, lenient, &r->rep, berth__trace_new(path)};
+    struct berth__load L = {
+        .path = path, .lenient = lenient, .rep = &r->rep, .t = berth__trace_new(path)};
     CHECK(L.t != NULL);
     r->t = L.t;
     r->rc = fn(&L, &r->err);

@@ -25,7 +25,8 @@ static int load(berth__loader_fn fn, const char *path, int lenient, struct berth
                 struct berth_trace **out, struct berth_err *err)
 {
     memset(rep, 0, sizeof *rep);
-    struct berth__load L = {path, lenient, rep, berth__trace_new(path)};
+    struct berth__load L = {
+        .path = path, .lenient = lenient, .rep = rep, .t = berth__trace_new(path)};
     if (!L.t)
         return berth_err_set(err, BERTH_ENOMEM, "out of memory");
     int rc = fn(&L, err);

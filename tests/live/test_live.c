@@ -3,6 +3,7 @@
  * malformed lines), the token file, signal names and the NVML-absent path. */
 #include <signal.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 
 #include "check.h"
@@ -10,6 +11,7 @@
 #include "live/jobs/ljob.h"
 #include "live/exec/nvml.h"
 #include "live/jobs/report.h"
+#include "live/jobs/tally.h"
 #include "tmpfile.h"
 
 static struct berth__ljob *submit(const char *body, struct berth_err *err)
@@ -374,7 +376,49 @@ static void test_nvml_fake(void)
     CHECK_HAS(err.msg, "nvmlInit failed");
 }
 
+/* Jobs by state and queue: at most BERTH_TALLY_QUEUES names fit for a label, the first seen;
+ * the others, odd names and no queue count under _other; a state change moves one count. */
+static void test_tally(void)
+{
+    struct berth__tally t;
+    memset(&t, 0, sizeof t);
+    uint8_t a = berth__tally_slot(&t, "research");
+    CHECK_I64(a, 0);
+    CHECK_I64(berth__tally_slot(&t, "research"), 0);
+    CHECK_I64(berth__tally_slot(&t, ""), BERTH_TALLY_QUEUES);
+    CHECK_I64(berth__tally_slot(&t, "a b"), BERTH_TALLY_QUEUES);    /* a blank */
+    CHECK_I64(berth__tally_slot(&t, "q\"x"), BERTH_TALLY_QUEUES);   /* a quote */
+    CHECK_I64(berth__tally_slot(&t, "_other"), BERTH_TALLY_QUEUES); /* ours */
+    CHECK_I64(berth__tally_slot(&t, "x123456789012345678901234567890123"), BERTH_TALLY_QUEUES);
+    char q[16];
+    for (int i = 1; i < BERTH_TALLY_QUEUES; i++) {
+        snprintf(q, sizeof q, "team-%d", i);
+        CHECK_I64(berth__tally_slot(&t, q), i);
+    }
+    CHECK_I64(berth__tally_slot(&t, "one-too-many"), BERTH_TALLY_QUEUES); /* full */
+    CHECK_STR(berth__tally_name(&t, BERTH_TALLY_QUEUES), "_other");
+    CHECK_STR(berth__tally_name(&t, a), "research");
+    berth__tally_move(&t, a, -1, BERTH_L_PENDING);
+    berth__tally_move(&t, a, -1, BERTH_L_PENDING);
+    berth__tally_move(&t, a, BERTH_L_PENDING, BERTH_L_RUNNING);
+    CHECK_I64(t.n[a][BERTH_L_PENDING], 1);
+    CHECK_I64(t.n[a][BERTH_L_RUNNING], 1);
+    /* a job's state changes move its count (ljob_note) */
+    struct berth__ljob j;
+    memset(&j, 0, sizeof j);
+    j.state = BERTH_L_RUNNING;
+    j.tally = &t;
+    j.tally_slot = a;
+    CHECK_I64(berth__ljob_note(&j, 1, BERTH_L_COMPLETED, "done"), 0);
+    CHECK_I64(t.n[a][BERTH_L_RUNNING], 0);
+    CHECK_I64(t.n[a][BERTH_L_COMPLETED], 1);
+    CHECK_I64(berth__ljob_note(&j, 2, BERTH_L_COMPLETED, "a note, no change"), 0);
+    CHECK_I64(t.n[a][BERTH_L_COMPLETED], 1);
+    free(j.hist);
+}
+
 static const struct check_test tests[] = {
+    {"tally", test_tally},
     {"submit_fields", test_submit_fields},
     {"journal_doc_roundtrip", test_journal_doc_roundtrip},
     {"journal_compat", test_journal_compat},

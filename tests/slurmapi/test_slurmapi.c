@@ -129,10 +129,32 @@ static void test_built(void)
     CHECK_I64(berth__slurm_cancel(s, 1, &e), BERTH_EUNSUPPORTED);
 }
 
+/* A job array's indices as Slurm's ranges (berth sweep --slurm submits the cells not done). */
+static void test_format_indices(void)
+{
+    char b[64];
+    struct berth_err e = {0};
+    const size_t a[] = {0, 1, 2, 3, 5, 9, 10};
+    CHECK_I64(berth__slurm_format_indices(b, sizeof b, a, 7, &e), 0);
+    CHECK_STR(b, "0-3,5,9-10");
+    const size_t one[] = {7};
+    CHECK_I64(berth__slurm_format_indices(b, sizeof b, one, 1, &e), 0);
+    CHECK_STR(b, "7");
+    const size_t bad[] = {3, 2};
+    CHECK_I64(berth__slurm_format_indices(b, sizeof b, bad, 2, &e), BERTH_EINTERNAL);
+    const size_t many[] = {1, 3, 5, 7, 9, 11, 13, 15};
+    CHECK_I64(berth__slurm_format_indices(b, 8, many, 8, &e), BERTH_EINPUT);
+    CHECK_HAS(e.msg, "more than 7 bytes");
+}
+
 static const struct check_test tests[] = {
-    {"node_gres", test_node_gres},           {"tres", test_tres},
-    {"format_gres", test_format_gres},       {"argv_script", test_argv_script},
-    {"failed_restart", test_failed_restart}, {"built", test_built},
+    {"format_indices", test_format_indices},
+    {"node_gres", test_node_gres},
+    {"tres", test_tres},
+    {"format_gres", test_format_gres},
+    {"argv_script", test_argv_script},
+    {"failed_restart", test_failed_restart},
+    {"built", test_built},
 };
 
 CHECK_MAIN(tests)

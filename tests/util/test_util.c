@@ -9,6 +9,7 @@
 #include "check.h"
 #include "tmpfile.h"
 #include "util/csv.h"
+#include "util/hist.h"
 #include "util/mem.h"
 #include "util/num.h"
 #include "util/pyrand.h"
@@ -885,7 +886,31 @@ static void test_pyrand_python(void)
         CHECK(berth__pyrand_below(&a, 7) < 7);
 }
 
+/* Buckets by upper bound (an observation on a bound is in its bucket), cumulative reads, the
+ * +Inf bucket equal to the count, the sum in seconds. */
+static void test_hist(void)
+{
+    static const double le[] = {0.001, 0.01, 1};
+    struct berth__hist h;
+    berth__hist_init(&h, le, 3);
+    berth__hist_observe_us(&h, 500);     /* 0.0005 s: le 0.001 */
+    berth__hist_observe_us(&h, 1000);    /* 0.001 s, on the bound: le 0.001 */
+    berth__hist_observe_us(&h, 5000);    /* le 0.01 */
+    berth__hist_observe_us(&h, 2000000); /* 2 s: +Inf */
+    berth__hist_observe_us(&h, -7);      /* counts as 0 */
+    uint64_t cum[BERTH_HIST_MAX + 1], n;
+    double sum;
+    berth__hist_read(&h, cum, &n, &sum);
+    CHECK_I64(n, 5);
+    CHECK_I64(cum[0], 3);
+    CHECK_I64(cum[1], 4);
+    CHECK_I64(cum[2], 4);
+    CHECK_I64(cum[3], 5);
+    CHECK_DBL(sum, 2.0065, 1e-12);
+}
+
 static const struct check_test tests[] = {
+    {"hist", test_hist},
     {"parse_whole", test_parse_whole},
     {"parse_seconds", test_parse_seconds},
     {"parse_i64", test_parse_i64},

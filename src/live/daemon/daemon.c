@@ -336,7 +336,8 @@ int berth__daemon_create(const struct berth__daemon_opts *o, struct berth__daemo
         goto fail;
     }
     if ((rc = load_identity(d, err)) || (rc = make_dirs(d, err)) || (rc = load_isolation(d, err)) ||
-        (rc = berth__usage_create(&d->usage) || berth__usage_create(&d->qusage)
+        (rc = berth__usage_create(&d->usage) || berth__usage_create(&d->qusage) ||
+                      berth__telemetry_init(&d->tel)
                   ? berth_err_set(err, BERTH_ENOMEM, "out of memory")
                   : 0) ||
         (rc = load_cluster(d, err)) ||
@@ -395,6 +396,7 @@ void berth__daemon_destroy(struct berth__daemon *d)
     berth__usage_free(d->usage);
     berth__usage_free(d->qusage);
     berth_queues_free(d->queues);
+    berth__telemetry_free(&d->tel);
     berth__iso_close(d->iso);
     berth__limits_free(&d->o.limits);
     pthread_mutex_destroy(&d->mu);
@@ -475,6 +477,7 @@ int berth__daemon_run(struct berth__daemon *d, const struct berth__daemon_server
         pthread_mutex_lock(&d->mu);
         berth_us now = berth__wall_us(), t0 = berth__mono_us();
         rc = berth__daemon_tick(d, now, err);
+        berth__telemetry_tick(d, now);
         berth_us took = berth__mono_us() - t0;
         d->ticks++;
         d->tick_sum_us += took;

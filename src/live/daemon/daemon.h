@@ -20,6 +20,8 @@
 #include "live/jobs/journal.h"
 #include "live/jobs/limits.h"
 #include "live/jobs/ljob.h"
+#include "live/jobs/tally.h"
+#include "live/daemon/telemetry.h"
 
 struct berth__daemon_opts {
     const char *addr;      /* listen address, default 127.0.0.1 */
@@ -31,9 +33,10 @@ struct berth__daemon_opts {
     const char *tokens;          /* token file */
     const char *queues;          /* queues file (quotas, cohorts, limits, shares); NULL: none */
     const char *self_exe;
-    const char *port_file; /* where to write the port actually bound (tests) */
-    size_t max_body;       /* request body limit in bytes */
-    berth_us tick_us;      /* scheduler loop period */
+    const char *port_file;      /* where to write the port actually bound (tests) */
+    const char *metrics_listen; /* "ADDR:PORT" for /metrics apart from the API (NULL: none) */
+    size_t max_body;            /* request body limit in bytes */
+    berth_us tick_us;           /* scheduler loop period */
     berth_us quantum_us;
     uint64_t seed;
     int threads;             /* HTTP worker threads */
@@ -118,6 +121,8 @@ struct berth__daemon {
     void *http; /* http.c's server */
     FILE *log;
     uint64_t submitted;
+    struct berth__tally tally;   /* jobs by state and queue (/metrics) */
+    struct berth__telemetry tel; /* histograms, the last tick, the dashboard's history */
     /* the scheduler loop's cost (CLOCK_MONOTONIC), for /v1/health */
     uint64_t ticks, sync_reads; /* reads: syncs that read a changed job list (slurm) */
     berth_us tick_sum_us, tick_max_us, sync_sum_us, sync_max_us, pass_sum_us, pass_max_us;
@@ -184,11 +189,16 @@ void berth__daemon_why(struct berth__daemon *d, struct berth__ljob *j, char *buf
  * explains it, naming the job or the quota that holds j. */
 const char *berth__daemon_reason(struct berth__daemon *d, struct berth__ljob *j, char *buf,
                                  size_t len);
+/* The same without the pending jobs ahead of it (that count walks the queue): O(GPU types),
+ * for lists. */
+void berth__daemon_why_brief(struct berth__daemon *d, struct berth__ljob *j, char *buf, size_t len);
 
 /* Under d->mu: nonzero, err saying why (naming the field), when j could never run here
  * (more GPUs than the cluster has, a type it lacks, or the policy's check hook). */
 int berth__daemon_refuses(struct berth__daemon *d, const struct berth__ljob *j,
                           struct berth_err *err);
+/* Under d->mu: j counts in the daemon's jobs by state and queue from now on. */
+void berth__daemon_count(struct berth__daemon *d, struct berth__ljob *j);
 /* Under d->mu: puts j (its id set to id) into the job table and the loop's incoming list. */
 int berth__daemon_insert(struct berth__daemon *d, struct berth__ljob *j, uint64_t id,
                          struct berth_err *err);

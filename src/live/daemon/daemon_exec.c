@@ -84,6 +84,7 @@ void berth__daemon_on_start(void *ctx, struct berth__job *ej, berth_us now)
     char where[256];
     describe_slots(d, j->slots, j->nslots, where, sizeof where);
     berth__ljob_note(j, now, BERTH_L_RUNNING, "scheduled on %s", where);
+    berth__telemetry_started(d, j, now);
     if (!j->start_us)
         j->start_us = now;
     j->launch = 1;
@@ -567,6 +568,7 @@ int berth__daemon_tick(struct berth__daemon *d, berth_us now, struct berth_err *
         berth_us t0 = berth__mono_us();
         rc = berth__drive_step(&d->drive, d->engine, now, NULL, err);
         berth_us took = berth__mono_us() - t0;
+        berth__hist_observe_us(&d->tel.pass, took);
         d->pass_sum_us += took;
         d->pass_max_us = took > d->pass_max_us ? took : d->pass_max_us;
     }

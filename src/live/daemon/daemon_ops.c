@@ -114,6 +114,13 @@ int berth__daemon_refuses(struct berth__daemon *d, const struct berth__ljob *j,
     return check_fits(d, j, err) || check_queue(d, j, err) || check_policy(d, j, err);
 }
 
+void berth__daemon_count(struct berth__daemon *d, struct berth__ljob *j)
+{
+    j->tally = &d->tally;
+    j->tally_slot = berth__tally_slot(&d->tally, j->spec.queue);
+    berth__tally_move(&d->tally, j->tally_slot, -1, j->state);
+}
+
 int berth__daemon_insert(struct berth__daemon *d, struct berth__ljob *j, uint64_t id,
                          struct berth_err *err)
 {
@@ -127,6 +134,7 @@ int berth__daemon_insert(struct berth__daemon *d, struct berth__ljob *j, uint64_
     d->jobs[id - 1] = j;
     d->incoming[d->nincoming++] = (uint32_t)id;
     d->submitted++; /* the loop takes it at its next tick */
+    berth__daemon_count(d, j);
     return 0;
 }
 
@@ -263,6 +271,8 @@ int berth__daemon_submit(struct berth__daemon *d, struct berth__ljob *j, int *re
     if (!st && berth__daemon_deps_link(d, j)) /* its dependencies tell it when they move */
         d->moved_all = 1;
     pthread_mutex_unlock(&d->mu);
+    if (!st)
+        atomic_fetch_add_explicit(&d->tel.submitted, 1, memory_order_relaxed);
     return st;
 unreserve:
     pthread_mutex_lock(&d->mu);
@@ -525,8 +535,9 @@ static void describe_quota(struct berth__daemon *d, const struct berth__ljob *j,
     }
 }
 
-const char *berth__daemon_reason(struct berth__daemon *d, struct berth__ljob *j, char *buf,
-                                 size_t len)
+/* brief: without the count of pending jobs ahead (it walks the queue), for lists. */
+static const char *reason_of(struct berth__daemon *d, struct berth__ljob *j, char *buf, size_t len,
+                             int brief)
 {
     char tmp[8];
     if (!buf)
@@ -639,15 +650,17 @@ const char *berth__daemon_reason(struct berth__daemon *d, struct berth__ljob *j,
         __attribute__((fallthrough));
     default: {
         size_t ahead = 0;
-        for (uint32_t i = 0; i < ej->idx; i++)
+        for (uint32_t i = 0; !brief && i < ej->idx; i++)
             ahead += d->engine->jobs[i].state == BERTH_JOB_PENDING;
+        char before[64] = "";
+        if (!brief)
+            snprintf(before, sizeof before, "; %zu pending jobs submitted before it", ahead);
         o = (size_t)snprintf(
             buf, len,
-            "%s: waiting for %d %sGPU%s%s%s (%d idle of the types it may use); %zu pending jobs "
-            "submitted before it; policy %s",
+            "%s: waiting for %d %sGPU%s%s%s (%d idle of the types it may use)%s; policy %s",
             idle >= ej->gpus ? "Priority" : "Resources", ej->gpus,
             ej->share < 1000 ? "shared " : "", ej->gpus == 1 ? "" : "s",
-            j->spec.gpu_type[0] ? " of type " : "", j->spec.gpu_type, idle, ahead,
+            j->spec.gpu_type[0] ? " of type " : "", j->spec.gpu_type, idle, before,
             d->engine->ops->name);
         code = idle >= ej->gpus ? "Priority" : "Resources";
     }
@@ -662,7 +675,18 @@ const char *berth__daemon_reason(struct berth__daemon *d, struct berth__ljob *j,
     return code;
 }
 
+const char *berth__daemon_reason(struct berth__daemon *d, struct berth__ljob *j, char *buf,
+                                 size_t len)
+{
+    return reason_of(d, j, buf, len, 0);
+}
+
 void berth__daemon_why(struct berth__daemon *d, struct berth__ljob *j, char *buf, size_t len)
 {
     berth__daemon_reason(d, j, buf, len);
+}
+
+void berth__daemon_why_brief(struct berth__daemon *d, struct berth__ljob *j, char *buf, size_t len)
+{
+    reason_of(d, j, buf, len, 1);
 }

@@ -170,6 +170,36 @@ SETTER(set_listen)
     return 0;
 }
 
+int berth__parse_listen(const char *spec, char *addr, size_t len, int *port)
+{
+    const char *colon = strrchr(spec, ':');
+    char *end;
+    struct in_addr a;
+    if (!colon || colon == spec || (size_t)(colon - spec) >= len)
+        return -1;
+    errno = 0;
+    long p = strtol(colon + 1, &end, 10);
+    if (!colon[1] || *end || errno || p < 0 || p > 65535)
+        return -1;
+    memcpy(addr, spec, (size_t)(colon - spec));
+    addr[colon - spec] = '\0';
+    *port = (int)p;
+    return inet_pton(AF_INET, addr, &a) == 1 ? 0 : -1;
+}
+
+SETTER(set_metrics_listen)
+{
+    char addr[64];
+    int port;
+    if (berth__parse_listen(v, addr, sizeof addr, &port))
+        return berth_err_set(err, BERTH_EINPUT,
+                             "--metrics-listen: expected ADDR:PORT with an IPv4 address "
+                             "(127.0.0.1:9470; port 0 = any free port), found '%s'",
+                             v);
+    o->metrics_listen = v;
+    return 0;
+}
+
 SETTER(set_isolation)
 {
     if (strcmp(v, "auto") && strcmp(v, "none"))
@@ -327,6 +357,9 @@ static const struct def defs[] = {
      "consolidate, spread, best-fit or fgd (default: the policy's)"},
     {"listen", "ADDR", set_listen, ARG, "IPv4 address to listen on (default 127.0.0.1)"},
     {"port", "N", set_port, ARG, "TCP port (default 8470; 0 = any free port)"},
+    {"metrics-listen", "ADDR:PORT", set_metrics_listen, ARG,
+     "serve /metrics (and /healthz) on this address instead of the API's (port 0: any free "
+     "port; berthd's log says which)"},
     {"socket", "PATH", set_socket, ARG,
      "Unix socket whose callers are known by their account, no token needed (default "
      "STATE/berthd.sock; 'none': no socket)"},

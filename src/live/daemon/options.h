@@ -19,6 +19,8 @@ int berth__opts_parse(struct berth__daemon_opts *o, int argc, char **argv, int *
  * defaults, the config file's user-limit lines, then the --user-limit flags of argv. */
 int berth__opts_reload(struct berth__daemon_opts *o, int argc, char **argv, struct berth_err *err);
 void berth__opts_usage(FILE *f);
+/* "ADDR:PORT" (IPv4, --metrics-listen) into its parts: 0, or -1 when it is not that. */
+int berth__parse_listen(const char *spec, char *addr, size_t len, int *port);
 /* Frees the strings parsing kept (not the limits: the daemon owns those once created). */
 void berth__opts_free(void);
 

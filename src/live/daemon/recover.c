@@ -122,6 +122,7 @@ int berth__daemon_recover(struct berth__daemon *d, struct berth_err *err)
             continue;
         j->usage = berth__usage_of(d->usage, j->user);
         j->qusage = berth__usage_of(d->qusage, j->spec.queue);
+        berth__daemon_count(d, j);
         if (!j->usage || !j->qusage)
             rc = berth_err_set(err, BERTH_ENOMEM, "out of memory");
         else if (j->state == BERTH_L_PENDING || j->state == BERTH_L_HELD)

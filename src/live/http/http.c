@@ -12,6 +12,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <microhttpd.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -21,6 +22,7 @@
 #include <unistd.h>
 
 #include "io/json_load.h"
+#include "live/daemon/options.h"
 #include "live/http/http.h"
 #include "live/http/routes.h"
 #include "util/mem.h"
@@ -36,14 +38,17 @@ enum { HEADERS = 0, BODY = 1, BUSY = 2 };
 
 struct listener {
     struct httpd *h;
-    int local; /* the Unix socket */
+    int local;   /* the Unix socket */
+    int metrics; /* --metrics-listen: only the open routes /metrics and /healthz */
 };
 
 struct httpd {
     struct berth__daemon *d;
-    struct MHD_Daemon *tcp, *unix_;
-    struct listener ltcp, lunix;
-    pthread_mutex_t mu; /* guards the connection list */
+    struct MHD_Daemon *tcp, *unix_, *met;
+    struct listener ltcp, lunix, lmet;
+    char met_addr[96];        /* "ADDR:PORT" the metrics listener bound */
+    _Atomic uint64_t *counts; /* requests per (route, code), (nroutes + 1) x BERTH_HTTP_CODES */
+    pthread_mutex_t mu;       /* guards the connection list */
     struct conn *conns;
     size_t nconns;
     pthread_t watchdog;
@@ -119,26 +124,42 @@ static enum MHD_Result send_resp(struct MHD_Connection *c, struct berth__hresp *
     char *buf = NULL;
     size_t len = 0;
     const char *type = "application/json";
+    enum MHD_ResponseMemoryMode mode = MHD_RESPMEM_MUST_FREE;
     if (r->json) {
         /* 15 digits: a share of 0.4 reads 0.4, not 0.40000000000000002 */
         buf = berth__json_dumps(r->json, JSON_COMPACT | JSON_REAL_PRECISION(15));
         len = buf ? strlen(buf) : 0;
         json_decref(r->json);
         r->json = NULL;
+    } else if (r->static_body) {
+        buf = (char *)r->static_body;
+        len = r->static_len;
+        type = r->type ? r->type : "application/octet-stream";
+        mode = MHD_RESPMEM_PERSISTENT;
     } else if (r->text) {
         buf = r->text;
         len = r->text_len;
-        type = "text/plain; charset=utf-8";
+        type = r->type ? r->type : "text/plain; charset=utf-8";
         r->text = NULL;
     }
     struct MHD_Response *resp = MHD_create_response_from_buffer(
-        len, buf ? buf : (void *)"", buf ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
+        len, buf ? buf : (void *)"", buf ? mode : MHD_RESPMEM_PERSISTENT);
     if (!resp) {
-        free(buf);
+        if (mode == MHD_RESPMEM_MUST_FREE)
+            free(buf);
         return MHD_NO;
     }
     if (len)
         MHD_add_response_header(resp, "Content-Type", type);
+    /* every answer: no sniffing, no framing, no referrer leaving berthd */
+    MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+    MHD_add_response_header(resp, "X-Frame-Options", "DENY");
+    MHD_add_response_header(resp, "Referrer-Policy", "no-referrer");
+    MHD_add_response_header(resp, "Cache-Control", "no-store");
+    if (r->csp)
+        MHD_add_response_header(resp, "Content-Security-Policy", r->csp);
+    if (r->location)
+        MHD_add_response_header(resp, "Location", r->location);
     if (r->offset >= 0) {
         char v[32];
         snprintf(v, sizeof v, "%lld", r->offset);
@@ -155,12 +176,57 @@ static enum MHD_Result send_resp(struct MHD_Connection *c, struct berth__hresp *
     return ret;
 }
 
+/* ---- request counters ------------------------------------------------------------------ */
+
+const int berth__http_codes[BERTH_HTTP_CODES] = {200, 201, 204, 301, 400, 401, 403, 404,
+                                                 405, 409, 413, 429, 500, 503, 507, 0};
+
+static size_t code_index(int status)
+{
+    for (size_t i = 0; i + 1 < BERTH_HTTP_CODES; i++)
+        if (berth__http_codes[i] == status)
+            return i;
+    return BERTH_HTTP_CODES - 1;
+}
+
+static void count(struct httpd *h, const struct berth__route *rt, int status)
+{
+    if (h->counts)
+        atomic_fetch_add_explicit(
+            &h->counts[berth__route_index(rt) * BERTH_HTTP_CODES + code_index(status)], 1,
+            memory_order_relaxed);
+}
+
+uint64_t berth__http_count(struct berth__daemon *d, size_t route, size_t code)
+{
+    struct httpd *h = d->http;
+    if (!h || !h->counts || route > berth__nroutes || code >= BERTH_HTTP_CODES)
+        return 0;
+    return atomic_load_explicit(&h->counts[route * BERTH_HTTP_CODES + code], memory_order_relaxed);
+}
+
+const char *berth__http_metrics_addr(struct berth__daemon *d)
+{
+    struct httpd *h = d->http;
+    return h && h->met ? h->met_addr : "";
+}
+
+/* Answers r on the connection and counts it. */
+static enum MHD_Result answer(struct httpd *h, struct MHD_Connection *c,
+                              const struct berth__route *rt, struct berth__hresp *r)
+{
+    count(h, rt, r->status);
+    return send_resp(c, r);
+}
+
 /* ---- routes ------------------------------------------------------------------------ */
 
 /* Matches path against pattern; "{id}" takes a whole number >= 1. */
 static int match(const char *pattern, const char *path, uint64_t *id)
 {
     while (*pattern && *path) {
+        if (pattern[0] == '*' && !pattern[1])
+            return 1; /* the rest of the path, whatever it is (the handler looks it up) */
         if (!strncmp(pattern, "{id}", 4)) {
             char *end;
             if (*path < '1' || *path > '9')
@@ -177,7 +243,14 @@ static int match(const char *pattern, const char *path, uint64_t *id)
         if (*pattern++ != *path++)
             return 0;
     }
+    if (pattern[0] == '*' && !pattern[1])
+        return 1; /* an empty rest */
     return !*pattern && !*path;
+}
+
+size_t berth__route_index(const struct berth__route *rt)
+{
+    return rt ? (size_t)(rt - berth__routes) : berth__nroutes;
 }
 
 const struct berth__route *berth__route_find(const char *method, const char *url, uint64_t *id,
@@ -226,9 +299,28 @@ static int peer_uid(struct MHD_Connection *c, uid_t *uid)
 /* Decides everything that needs no body: who calls, which route, whether the route lets that
  * caller in (the routes' berth__route_admit: what a job token may do), whether the body may
  * come. Fills q->early with the answer when the request is refused now. */
-static void admit(struct berth__daemon *d, struct MHD_Connection *c, int local, const char *url,
-                  const char *method, struct req *q)
+static void admit(struct berth__daemon *d, struct MHD_Connection *c, const struct listener *l,
+                  const char *url, const char *method, struct req *q)
 {
+    int local = l->local, path_known;
+    q->rt = berth__route_find(method, url, &q->id, &path_known);
+    const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Length");
+    if (q->rt && q->rt->open) {
+        /* no caller to know: no token is read, no body is taken */
+        int is_metrics = !strcmp(q->rt->path, "/metrics");
+        if (is_metrics && d->o.metrics_listen && !l->metrics)
+            berth__hresp_error(&q->early, 404,
+                               "/metrics: served on the metrics address (--metrics-listen)");
+        else if (l->metrics && strcmp(q->rt->path, "/metrics") && strcmp(q->rt->path, "/healthz"))
+            berth__hresp_error(&q->early, 404, "this address serves /metrics and /healthz only");
+        else if (cl && strtoull(cl, NULL, 10) > 0)
+            berth__hresp_error(&q->early, 413, "body: these routes take none");
+        return;
+    }
+    if (l->metrics) {
+        berth__hresp_error(&q->early, 404, "this address serves /metrics and /healthz only");
+        return;
+    }
     const char *tok = bearer(c);
     int who_ok = 0, job_tok = 0;
     struct berth__caller *who = &q->who;
@@ -241,8 +333,6 @@ static void admit(struct berth__daemon *d, struct MHD_Connection *c, int local, 
     }
     pthread_mutex_unlock(&d->mu);
     job_tok = tok && !who_ok; /* maybe a job's own token: the route checks it */
-    int path_known;
-    q->rt = berth__route_find(method, url, &q->id, &path_known);
     if (!who_ok && !job_tok) {
         berth__hresp_error(&q->early, 401,
                            local ? "caller: this account may not use berthd (peer credentials "
@@ -257,7 +347,6 @@ static void admit(struct berth__daemon *d, struct MHD_Connection *c, int local, 
     }
     if (berth__route_admit(d, q->rt, q->id, job_tok ? tok : NULL, who, &q->job_token_id, &q->early))
         return;
-    const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Length");
     if (cl && strtoull(cl, NULL, 10) > d->o.max_body)
         q->too_big = 1;
     if (q->too_big) {
@@ -375,14 +464,19 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
             return MHD_NO;
         q->early.offset = -1;
         *con_cls = q;
-        admit(d, c, l->local, url, method, q);
+        admit(d, c, l, url, method, q);
         if (q->early.status) /* refused: answer now, the body is never read */
-            return send_resp(c, &q->early);
+            return answer(l->h, c, q->rt, &q->early);
         conn_phase(l->h, c, BODY);
         return MHD_YES;
     }
     if (*upload_size) {
         size_t n = *upload_size;
+        if (q->rt->open) { /* a chunked body on an open route: not kept */
+            *upload_size = 0;
+            q->too_big = 1;
+            return MHD_YES;
+        }
         if (!q->too_big && q->len + n <= d->o.max_body) {
             if (BERTH_GROW(q->body, q->cap, q->len + n + 1))
                 return MHD_NO;
@@ -397,16 +491,25 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     }
     conn_phase(l->h, c, BUSY);
     struct berth__hresp out = {.status = 200, .offset = -1};
-    if (q->too_big) {
+    if (q->too_big && q->rt->open) {
+        berth__hresp_error(&out, 413, "body: these routes take none");
+    } else if (q->too_big) {
         char msg[96];
         snprintf(msg, sizeof msg, "body: larger than the limit of %zu bytes", d->o.max_body);
         berth__hresp_error(&out, 413, msg);
     } else {
-        struct berth__hreq r = {method, q->id,     &q->who, q->job_token_id, q->body ? q->body : "",
-                                q->len, query_arg, c};
+        struct berth__hreq r = {.method = method,
+                                .id = q->id,
+                                .who = &q->who,
+                                .job_token_id = q->job_token_id,
+                                .body = q->body ? q->body : "",
+                                .body_len = q->len,
+                                .arg = query_arg,
+                                .conn = c,
+                                .url = url};
         berth__http_dispatch(d, q->rt, &r, &out);
     }
-    return send_resp(c, &out);
+    return answer(l->h, c, q->rt, &out);
 }
 
 static void on_done(void *cls, struct MHD_Connection *c, void **con_cls,
@@ -427,7 +530,7 @@ static void on_done(void *cls, struct MHD_Connection *c, void **con_cls,
 /* ---- start and stop ----------------------------------------------------------------- */
 
 static struct MHD_Daemon *start_mhd(struct httpd *h, struct listener *l, int listen_fd,
-                                    const struct sockaddr_in *sa)
+                                    const struct sockaddr_in *sa, int port)
 {
     const struct berth__daemon_opts *o = &h->d->o;
     unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL;
@@ -438,8 +541,8 @@ static struct MHD_Daemon *start_mhd(struct httpd *h, struct listener *l, int lis
                                 MHD_OPTION_NOTIFY_CONNECTION, on_connection, l,
                                 MHD_OPTION_CONNECTION_LIMIT, (unsigned)o->max_connections,
                                 MHD_OPTION_CONNECTION_TIMEOUT, idle, MHD_OPTION_END);
-    return MHD_start_daemon(flags, (uint16_t)o->port, NULL, NULL, on_request, l,
-                            MHD_OPTION_SOCK_ADDR, sa, MHD_OPTION_NOTIFY_COMPLETED, on_done, l,
+    return MHD_start_daemon(flags, (uint16_t)port, NULL, NULL, on_request, l, MHD_OPTION_SOCK_ADDR,
+                            sa, MHD_OPTION_NOTIFY_COMPLETED, on_done, l,
                             MHD_OPTION_NOTIFY_CONNECTION, on_connection, l,
                             MHD_OPTION_CONNECTION_LIMIT, (unsigned)o->max_connections,
                             MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)o->max_conn_per_addr,
@@ -489,12 +592,21 @@ int berth__http_start(struct berth__daemon *d, struct berth_err *err)
     if (!h)
         return berth_err_set(err, BERTH_ENOMEM, "out of memory");
     h->d = d;
-    h->ltcp = (struct listener){h, 0};
-    h->lunix = (struct listener){h, 1};
+    h->ltcp = (struct listener){h, 0, 0};
+    h->lunix = (struct listener){h, 1, 0};
+    h->lmet = (struct listener){h, 0, 1};
+    size_t ncounts = (berth__nroutes + 1) * BERTH_HTTP_CODES;
+    h->counts = malloc(ncounts * sizeof *h->counts);
+    if (!h->counts) {
+        free(h);
+        return berth_err_set(err, BERTH_ENOMEM, "out of memory");
+    }
+    for (size_t i = 0; i < ncounts; i++)
+        atomic_init(&h->counts[i], 0);
     pthread_mutex_init(&h->mu, NULL);
     pthread_cond_init(&h->wake, NULL);
     d->http = h;
-    h->tcp = start_mhd(h, &h->ltcp, -1, &sa);
+    h->tcp = start_mhd(h, &h->ltcp, -1, &sa, d->o.port);
     if (!h->tcp) {
         berth__http_stop(d);
         return berth_err_set(err, BERTH_EIO, "cannot listen on %s:%d (in use?)", d->o.addr,
@@ -502,13 +614,36 @@ int berth__http_start(struct berth__daemon *d, struct berth_err *err)
     }
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(h->tcp, MHD_DAEMON_INFO_BIND_PORT);
     d->bound_port = info ? info->port : d->o.port;
+    if (d->o.metrics_listen) {
+        struct sockaddr_in ms = {.sin_family = AF_INET};
+        char addr[64];
+        int port = 0;
+        if (berth__parse_listen(d->o.metrics_listen, addr, sizeof addr, &port) ||
+            inet_pton(AF_INET, addr, &ms.sin_addr) != 1) {
+            berth__http_stop(d);
+            return berth_err_set(err, BERTH_EINPUT,
+                                 "--metrics-listen: expected ADDR:PORT (IPv4), found '%s'",
+                                 d->o.metrics_listen);
+        }
+        ms.sin_port = htons((uint16_t)port);
+        h->met = start_mhd(h, &h->lmet, -1, &ms, port);
+        if (!h->met) {
+            berth__http_stop(d);
+            return berth_err_set(err, BERTH_EIO, "--metrics-listen: cannot listen on %s (in use?)",
+                                 d->o.metrics_listen);
+        }
+        const union MHD_DaemonInfo *mi = MHD_get_daemon_info(h->met, MHD_DAEMON_INFO_BIND_PORT);
+        snprintf(h->met_addr, sizeof h->met_addr, "%s:%d", addr, mi ? mi->port : port);
+        fprintf(d->log, "berthd: metrics on http://%s/metrics\n", h->met_addr);
+        fflush(d->log);
+    }
     if (d->socket_path[0]) {
         int fd = unix_listen(d->socket_path, err);
         if (fd < 0) {
             berth__http_stop(d);
             return fd;
         }
-        h->unix_ = start_mhd(h, &h->lunix, fd, NULL);
+        h->unix_ = start_mhd(h, &h->lunix, fd, NULL, 0);
         if (!h->unix_) {
             close(fd);
             berth__http_stop(d);
@@ -551,12 +686,15 @@ void berth__http_stop(struct berth__daemon *d)
     }
     if (h->tcp)
         MHD_stop_daemon(h->tcp);
+    if (h->met)
+        MHD_stop_daemon(h->met);
     if (h->unix_) {
         MHD_stop_daemon(h->unix_);
         unlink(d->socket_path);
     }
     pthread_mutex_destroy(&h->mu);
     pthread_cond_destroy(&h->wake);
+    free(h->counts);
     free(h);
     d->http = NULL;
 }

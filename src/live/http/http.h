@@ -11,6 +11,13 @@
 
 int berth__http_start(struct berth__daemon *d, struct berth_err *err);
 void berth__http_stop(struct berth__daemon *d);
+/* Requests answered, per route (berth__route_index; the last: no route) and status code
+ * (berth__http_code_index), for /metrics. */
+#define BERTH_HTTP_CODES 16
+extern const int berth__http_codes[BERTH_HTTP_CODES]; /* the last, 0: any other code */
+uint64_t berth__http_count(struct berth__daemon *d, size_t route, size_t code);
+/* Where the metrics listener is bound ("" when there is none). */
+const char *berth__http_metrics_addr(struct berth__daemon *d);
 /* Connections open now, and those its watchdog closed for missing a deadline. */
 void berth__http_stats(struct berth__daemon *d, uint64_t *open, uint64_t *cut_headers,
                        uint64_t *cut_body);

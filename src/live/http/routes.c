@@ -177,6 +177,11 @@ static json_t *summary(struct berth__daemon *d, struct berth__ljob *j, berth_us 
 
 static void list(struct berth__daemon *d, const struct berth__hreq *r, struct berth__hresp *out)
 {
+    const char *why = r->arg(r->conn, "why");
+    if (why && strcmp(why, "0") && strcmp(why, "1")) {
+        berth__hresp_error(out, 400, "why: expected 0 or 1");
+        return;
+    }
     const char *state = r->arg(r->conn, "state"), *user = r->arg(r->conn, "user");
     const char *queue = r->arg(r->conn, "queue"), *lim = r->arg(r->conn, "limit");
     const char *all = r->arg(r->conn, "all"), *mine = r->arg(r->conn, "mine");
@@ -248,7 +253,13 @@ static void list(struct berth__daemon *d, const struct berth__hreq *r, struct be
             continue;
         total++;
         if ((long)json_array_size(a) < limit) {
-            json_array_append_new(a, summary(d, j, now));
+            json_t *o = summary(d, j, now);
+            if (o && why && !strcmp(why, "1") && !berth__lstate_final(j->state)) {
+                char text[512]; /* the short reason: O(1) per job, not the queue position */
+                berth__daemon_why_brief(d, (struct berth__ljob *)j, text, sizeof text);
+                json_object_set_new(o, "why", json_string(text));
+            }
+            json_array_append_new(a, o);
             next = (json_int_t)j->id;
         }
     }
@@ -347,6 +358,18 @@ static void progress(struct berth__daemon *d, const struct berth__hreq *r, struc
 static void logs(struct berth__daemon *d, const struct berth__hreq *r, struct berth__hresp *out)
 {
     const char *stream = r->arg(r->conn, "stream"), *off = r->arg(r->conn, "offset");
+    const char *tail = r->arg(r->conn, "tail");
+    long long tail_n = -1;
+    if (tail) {
+        char *end;
+        tail_n = strtoll(tail, &end, 10);
+        if (!*tail || *end || tail_n < 1 || tail_n > LOG_CHUNK || off) {
+            berth__hresp_error(out, 400,
+                               off ? "tail: expected either offset or tail, found both"
+                                   : "tail: expected a number of bytes from 1 to 1048576");
+            return;
+        }
+    }
     if (stream && strcmp(stream, "stdout") && strcmp(stream, "stderr")) {
         berth__hresp_error(out, 400, "stream: expected stdout or stderr");
         return;
@@ -380,7 +403,10 @@ static void logs(struct berth__daemon *d, const struct berth__hreq *r, struct be
     struct stat st;
     if (fd >= 0 && !fstat(fd, &st) && offset > (long long)st.st_size)
         offset = 0; /* the log was cut to its cap since: from its (new) start */
-    ssize_t n = buf && fd >= 0 ? pread(fd, buf, LOG_CHUNK, (off_t)offset) : 0;
+    if (fd >= 0 && tail_n > 0 && !fstat(fd, &st)) /* the last tail_n bytes */
+        offset = (long long)st.st_size > tail_n ? (long long)st.st_size - tail_n : 0;
+    ssize_t n =
+        buf && fd >= 0 ? pread(fd, buf, tail_n > 0 ? (size_t)tail_n : LOG_CHUNK, (off_t)offset) : 0;
     if (fd >= 0)
         close(fd);
     out->text = buf;
@@ -619,20 +645,26 @@ static void inference_set(struct berth__daemon *d, const struct berth__hreq *r,
 }
 
 const struct berth__route berth__routes[] = {
-    {"POST", "/v1/jobs", submit, 0},
-    {"GET", "/v1/jobs", list, 0},
-    {"GET", "/v1/jobs/{id}", show, 0},
-    {"POST", "/v1/jobs/{id}/cancel", cancel, 0},
-    {"POST", "/v1/jobs/{id}/hold", hold, 0},
-    {"POST", "/v1/jobs/{id}/release", release, 0},
-    {"POST", "/v1/jobs/{id}/progress", progress, 1},
-    {"GET", "/v1/jobs/{id}/logs", logs, 0},
-    {"GET", "/v1/acct", accounting, 0},
-    {"GET", "/v1/nodes", nodes, 0},
-    {"GET", "/v1/policies", policies, 0},
-    {"GET", "/v1/inference", inference, 0},
-    {"POST", "/v1/inference", inference_set, 0},
-    {"GET", "/v1/health", health, 0},
+    {"POST", "/v1/jobs", submit, 0, 0},
+    {"GET", "/v1/jobs", list, 0, 0},
+    {"GET", "/v1/jobs/{id}", show, 0, 0},
+    {"POST", "/v1/jobs/{id}/cancel", cancel, 0, 0},
+    {"POST", "/v1/jobs/{id}/hold", hold, 0, 0},
+    {"POST", "/v1/jobs/{id}/release", release, 0, 0},
+    {"POST", "/v1/jobs/{id}/progress", progress, 1, 0},
+    {"GET", "/v1/jobs/{id}/logs", logs, 0, 0},
+    {"GET", "/v1/acct", accounting, 0, 0},
+    {"GET", "/v1/nodes", nodes, 0, 0},
+    {"GET", "/v1/policies", policies, 0, 0},
+    {"GET", "/v1/inference", inference, 0, 0},
+    {"POST", "/v1/inference", inference_set, 0, 0},
+    {"GET", "/v1/health", health, 0, 0},
+    {"GET", "/v1/charts/*", berth__route_chart, 0, 0},
+    /* open: no caller, no body (docs/security.md) */
+    {"GET", "/healthz", berth__route_healthz, 0, 1},
+    {"GET", "/metrics", berth__route_metrics, 0, 1},
+    {"GET", "/ui", berth__route_ui_redirect, 0, 1},
+    {"GET", "/ui/*", berth__route_ui, 0, 1},
 };
 
 const size_t berth__nroutes = sizeof berth__routes / sizeof *berth__routes;

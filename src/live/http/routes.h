@@ -17,6 +17,7 @@ struct berth__hreq {
     size_t body_len;
     const char *(*arg)(void *conn, const char *name); /* query arguments */
     void *conn;
+    const char *url; /* the path (a public route's handler reads its tail) */
 };
 
 struct berth__hresp {
@@ -24,9 +25,14 @@ struct berth__hresp {
     json_t *json; /* the body (owned), or NULL */
     char *text;   /* a plain-text body (owned), when json is NULL */
     size_t text_len;
-    long long offset; /* >= 0: sent as X-Berth-Offset */
-    int more;         /* X-Berth-More: 1 while a log may still grow */
-    int retry_after;  /* > 0: sent as Retry-After (seconds), with 429 and 503 */
+    long long offset;        /* >= 0: sent as X-Berth-Offset */
+    int more;                /* X-Berth-More: 1 while a log may still grow */
+    int retry_after;         /* > 0: sent as Retry-After (seconds), with 429 and 503 */
+    const char *type;        /* the text body's Content-Type (NULL: text/plain; charset=utf-8) */
+    const void *static_body; /* a body that lives as long as berthd (the UI's files) */
+    size_t static_len;
+    const char *csp;      /* a Content-Security-Policy to send (pages, pictures) */
+    const char *location; /* a redirect's Location */
 };
 
 typedef void (*berth__route_fn)(struct berth__daemon *d, const struct berth__hreq *r,
@@ -37,6 +43,7 @@ struct berth__route {
     const char *path; /* "/v1/jobs/{id}/cancel" */
     berth__route_fn fn;
     int job_token_ok; /* a job's own token may call it (progress only) */
+    int open;         /* no caller needed: /healthz, /metrics, /ui/ (GET, no body) */
 };
 
 /* The answer to a bearer token that is no valid token (401). */
@@ -49,7 +56,8 @@ extern const size_t berth__nroutes;
  * of msg when it names one). */
 void berth__hresp_error(struct berth__hresp *out, int status, const char *msg);
 
-/* The route of method and url ({id} into *id), or NULL (*path_known says 405 or 404). */
+/* The route of method and url ({id} into *id), or NULL (*path_known says 405 or 404). A
+ * pattern ending in '*' takes any rest of the path. */
 const struct berth__route *berth__route_find(const char *method, const char *url, uint64_t *id,
                                              int *path_known);
 /* Whether the caller may call rt, decided from the headers alone, before any body byte is
@@ -67,5 +75,20 @@ int berth__route_admit(struct berth__daemon *d, const struct berth__route *rt, u
  * request fuzzer calls it directly). */
 void berth__http_dispatch(struct berth__daemon *d, const struct berth__route *rt,
                           const struct berth__hreq *r, struct berth__hresp *out);
+
+/* Where rt is in the table (for the request counters); berth__nroutes when NULL. */
+size_t berth__route_index(const struct berth__route *rt);
+
+/* The open routes' handlers (metrics.c, ui.c) and the dashboard's charts (charts.c). */
+void berth__route_metrics(struct berth__daemon *d, const struct berth__hreq *r,
+                          struct berth__hresp *out);
+void berth__route_healthz(struct berth__daemon *d, const struct berth__hreq *r,
+                          struct berth__hresp *out);
+void berth__route_ui(struct berth__daemon *d, const struct berth__hreq *r,
+                     struct berth__hresp *out);
+void berth__route_ui_redirect(struct berth__daemon *d, const struct berth__hreq *r,
+                              struct berth__hresp *out);
+void berth__route_chart(struct berth__daemon *d, const struct berth__hreq *r,
+                        struct berth__hresp *out);
 
 #endif

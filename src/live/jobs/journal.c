@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "live/jobs/journal.h"
+#include "util/hist.h"
 #include "util/mem.h"
 
 #define BACKOFF_MIN_US 50000LL   /* first retry after a failure */
@@ -61,6 +62,7 @@ struct berth__journal {
     uint64_t marked;   /* the count the mark file holds (writer only) */
     int64_t marked_at; /* when it was written (monotonic us; writer only) */
     struct berth__journal_health h;
+    struct berth__hist commit; /* each committed transaction's time, from take to commit */
     int stop;
 };
 
@@ -323,7 +325,10 @@ static void *writer_main(void *arg)
         uint64_t g = jn->gen++; /* what is queued from now on is the next batch */
         pthread_mutex_unlock(&jn->mu);
         qsort(jn->w, jn->nw, sizeof *jn->w, by_id_seq);
+        int64_t t0 = mono_us();
         long written = write_batch(jn, msg, sizeof msg);
+        if (written >= 0)
+            berth__hist_observe_us(&jn->commit, mono_us() - t0);
         if (written >= 0)
             jn->counter++;
         pthread_mutex_lock(&jn->mu);
@@ -517,6 +522,10 @@ int berth__journal_open(const char *path, const char *vfs, struct berth__journal
     struct berth__journal *jn = calloc(1, sizeof *jn);
     if (!jn)
         return berth_err_set(err, BERTH_ENOMEM, "journal: out of memory");
+    /* a commit: 0.1 ms to 10 s */
+    static const double commit_le[] = {0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025,
+                                       0.05,   0.1,     0.25,   0.5,   1,      2.5,   10};
+    berth__hist_init(&jn->commit, commit_le, sizeof commit_le / sizeof *commit_le);
     jn->path = concat(path, "");
     jn->mark = concat(path, ".mark");
     jn->mark_tmp = concat(path, ".mark.tmp");
@@ -664,6 +673,11 @@ void berth__journal_health(struct berth__journal *jn, struct berth__journal_heal
     *h = jn->h;
     h->pending = jn->nidx + jn->nw_kept;
     pthread_mutex_unlock(&jn->mu);
+}
+
+const struct berth__hist *berth__journal_commit_hist(const struct berth__journal *jn)
+{
+    return &jn->commit;
 }
 
 void berth__journal_stats(struct berth__journal *jn, uint64_t *commits, uint64_t *docs)

@@ -101,6 +101,9 @@ int berth__journal_load(struct berth__journal *jn,
 /* The journal's state now. */
 void berth__journal_health(struct berth__journal *jn, struct berth__journal_health *h);
 /* Transactions and documents committed so far (the health's two counters). */
+/* The time each committed transaction took (read without a lock, for /metrics). */
+struct berth__hist;
+const struct berth__hist *berth__journal_commit_hist(const struct berth__journal *jn);
 void berth__journal_stats(struct berth__journal *jn, uint64_t *commits, uint64_t *docs);
 
 #endif

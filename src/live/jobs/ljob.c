@@ -9,6 +9,7 @@
 
 #include "live/jobs/limits.h"
 #include "live/jobs/ljob.h"
+#include "live/jobs/tally.h"
 #include "util/mem.h"
 
 static const char *const state_names[BERTH_L_NSTATES] = {
@@ -162,6 +163,8 @@ int berth__ljob_note(struct berth__ljob *j, berth_us t, int state, const char *f
         j->usage->waiting += waiting(state) ? 1 : -1;
     if (j->qusage && waiting(j->state) != waiting(state))
         j->qusage->waiting += waiting(state) ? 1 : -1;
+    if (j->tally && j->state != state)
+        berth__tally_move(j->tally, j->tally_slot, j->state, state);
     j->state = (uint8_t)state;
     return 0;
 }

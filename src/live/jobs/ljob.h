@@ -68,6 +68,7 @@ struct berth__lhist {
 int berth__name_printable(const char *s);
 
 struct berth__usage;
+struct berth__tally;
 
 struct berth__ljob {
     uint64_t id;
@@ -76,6 +77,8 @@ struct berth__ljob {
     uint32_t uid, gid;           /* the Unix account the job runs as (its user's) */
     struct berth__usage *usage;  /* its user's usage record (limits.h); NULL outside the daemon */
     struct berth__usage *qusage; /* its queue's (waiting jobs per queue); NULL likewise */
+    struct berth__tally *tally;  /* the daemon's counts by state and queue (tally.h), or NULL */
+    uint8_t tally_slot;          /* its queue's slot there */
     uint8_t held_back;           /* waiting outside the scheduler for its user's GPU limit */
     uint8_t dep_wait;            /* ... for its dependencies */
     uint8_t array_wait;          /* ... for its array's throttle (%N) */
