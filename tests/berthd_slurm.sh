@@ -125,7 +125,7 @@ fi
 # a drained node takes no job until it is back: n2 drained, an 8-V100 job waits, n1 alone
 # runs a 4-V100 one; when n2 resumes the 8-GPU job runs
 scontrol update nodename=n2 state=drain reason=berth-test
-wait_for 60 "berthd to take the drained n2 out" grep -q "slurm node n2 is.*nothing is placed there" "$W/berthd.log" &&
+wait_for 60 "berthd to take the drained n2 out" grep -q "slurm node n2 is.*nothing new is placed there" "$W/berthd.log" &&
     ok "berthd takes the drained n2 out"
 "$BERTH" nodes >"$W/nodes" 2>&1
 grep -q "^n2 .*(reserved)" "$W/nodes" && ok "berth nodes shows n2 reserved" || bad "berth nodes: $(cat "$W/nodes")"
