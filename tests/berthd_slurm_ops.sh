@@ -4,7 +4,8 @@
 # view; a node that starts draining while busy gets no new placement at once; berth scoped to
 # one partition (v100) while Slurm schedules the other (a100); the fail-safe (berthd killed:
 # the hook stops holding, held jobs released, berthd back: nothing runs twice); placements
-# journaled by node name (berthd restarted on a different node set). Skips, saying
+# journaled by node name (berthd restarted on a different node set); a job's own checkpoint
+# signal sent through Slurm at a preemption, the requeue after its grace. Skips, saying
 # why, without Slurm or libslurm or root, unless BERTH_REQUIRE names slurm.
 # Usage: bash tests/berthd_slurm_ops.sh BERTH SRC_DIR SHARED_DIR BERTHD
 set -u
@@ -183,5 +184,37 @@ wait_final "$r1"
 wait_final "$r2"
 [ "$(state_of "$r1")" = completed ] && [ "$(state_of "$r2")" = completed ] && ok "both complete" ||
     bad "r1 $(state_of "$r1"), r2 $(state_of "$r2")"
+stop_berthd
+
+# ---- E. A job's own checkpoint signal: P (SIGUSR1, grace 4 s) holds all 8 V100 under las
+# with a 3-s quantum; Q arrives and P is preempted: berthd sends SIGUSR1 through Slurm, P
+# saves its count and exits, and its next attempt resumes from the count ----
+rm -rf "$W/st"
+cat >"$J/usr1.sh" <<'EOS'
+#!/bin/sh
+# counts to $1 in steps of 0.2 s, keeping the count in $2; SIGUSR1 saves and exits 0
+n=0
+[ "${BERTH_RESUME:-0}" = 1 ] && n=$(cat "$2")
+echo "start attempt=${BERTH_ATTEMPT:-?} resume=${BERTH_RESUME:-0} from=$n signal=${BERTH_CHECKPOINT_SIGNAL:-?} grace=${BERTH_GRACE_S:-?}"
+trap 'echo "$n" >"$2"; echo "USR1 checkpoint at $n"; exit 0' USR1
+while [ "$n" -lt "$1" ]; do sleep 0.2; n=$((n + 1)); done
+echo "done at $n"
+EOS
+chmod +x "$J/usr1.sh"
+start_berthd --executor slurm --policy las --quantum 3 --slurm-partitions v100
+p=$(submit '{"argv":["'"$J"'/usr1.sh","60","'"$J"'/p.ck"],"gpus":8,"gpu_type":"v100","checkpoint_signal":"SIGUSR1","grace_s":4,"cwd":"'"$J"'","name":"P"}')
+wait_state "$p" running
+sleep 4 # the scenario: Q arrives once P has run past its quantum
+q=$(submit '{"argv":["sleep","1"],"gpus":8,"gpu_type":"v100","cwd":"'"$J"'","name":"Q"}')
+wait_for 120 "P to end" final "$p"
+wait_final "$q"
+out=$(spool "$p" stdout.log)
+has "$out" "signal=SIGUSR1 grace=4" "P's environment names its own signal and grace"
+has "$out" "USR1 checkpoint at" "P checkpointed on SIGUSR1 sent through Slurm"
+has "$out" "start attempt=2 resume=1" "P's next attempt resumed"
+has "$out" "done at 60" "P counted to the end"
+notes "$p" | grep "SIGUSR1 sent through Slurm" >/dev/null && ok "P's history says so" || bad "P: $(notes "$p" | tr '\n' '|')"
+[ "$(state_of "$p")" = completed ] && [ "$(state_of "$q")" = completed ] && ok "P and Q completed" ||
+    bad "P $(state_of "$p"), Q $(state_of "$q")"
 stop_berthd
 finish

@@ -215,6 +215,9 @@ int berth__slurm_requeue_hold(struct berth__slurm *s, uint32_t id, struct berth_
 int berth__slurm_resize(struct berth__slurm *s, uint32_t id, const struct berth__slurm_place *p,
                         struct berth_err *e);
 
+/* Sends sig to a running job's batch script (berth's checkpoint request for a job with its
+ * own checkpoint signal; the requeue follows after its grace). */
+int berth__slurm_signal(struct berth__slurm *s, uint32_t id, int sig, struct berth_err *e);
 /* Cancels (SIGKILL to every step) a pending or running job. */
 int berth__slurm_cancel(struct berth__slurm *s, uint32_t id, struct berth_err *e);
 

@@ -97,6 +97,12 @@ int berth__slurm_admin_comment(struct berth__slurm *s, uint32_t id, const char *
     return berth_err_set(e, BERTH_EUNSUPPORTED, NO_SLURM);
 }
 
+int berth__slurm_signal(struct berth__slurm *s, uint32_t id, int sig, struct berth_err *e)
+{
+    (void)s, (void)id, (void)sig;
+    return berth_err_set(e, BERTH_EUNSUPPORTED, NO_SLURM);
+}
+
 int berth__slurm_hold(struct berth__slurm *s, uint32_t id, struct berth_err *e)
 {
     (void)s, (void)id;

@@ -355,7 +355,7 @@ static int slurm_open(const struct berth__exec_host *h, void **self,
 
 /* The batch script: the attempt number and the resume flag from Slurm's restart count, the
  * gang variables from the allocation, then exec of the job's argv. */
-static int job_script(const struct berth__ljob *j, char **out, struct berth_err *err)
+static int job_script(const struct berth__ljob *j, int first, char **out, struct berth_err *err)
 {
     static const char head[] =
         "#!/bin/sh\n"
@@ -370,7 +370,7 @@ static int job_script(const struct berth__ljob *j, char **out, struct berth_err 
     char *s = malloc(cap);
     if (!s)
         return berth_err_set(err, BERTH_ENOMEM, "out of memory");
-    int o = snprintf(s, cap, head, j->idstr, j->attempt + 1);
+    int o = snprintf(s, cap, head, j->idstr, first);
     /* argv_script writes "#!/bin/sh\nexec ...": keep its exec line */
     char *body = malloc(cap);
     int rc = body ? berth__slurm_argv_script(body, cap, (const char *const *)j->argv, err)
@@ -391,7 +391,15 @@ static int job_script(const struct berth__ljob *j, char **out, struct berth_err 
     return 0;
 }
 
-static int submit(struct xslurm *x, struct berth__ljob *j, struct berth_err *err)
+/* Whether a preemption sends the job's own checkpoint signal first (a job berthd submitted
+ * that asked for one other than SIGTERM, with a grace), then requeues it after the grace. */
+static int own_signal(const struct berth__ljob *j)
+{
+    return !j->foreign && j->ckpt_sig > 0 && j->ckpt_sig != 15 && j->grace_us > 0;
+}
+
+/* first: the attempt the Slurm job's first run is (admit: the next; launch: this one). */
+static int submit(struct xslurm *x, struct berth__ljob *j, int first, struct berth_err *err)
 {
     const struct berth__exec_host *h = x->h;
     char **env = h->job_env(h->ctx, j, 0), *script = NULL, buf[4200], comment[64];
@@ -404,15 +412,21 @@ static int submit(struct xslurm *x, struct berth__ljob *j, struct berth_err *err
     int has_path = 0;
     for (size_t i = 0; i < n; i++)
         has_path |= !strncmp(env[i], "PATH=", 5);
-    /* under Slurm the checkpoint request is the requeue's SIGTERM, the grace its KillWait */
-    snprintf(buf, sizeof buf, "%u", x->kill_wait_s);
-    int rc = berth__env_add(&env, &n, &cap, "BERTH_CHECKPOINT_SIGNAL", "SIGTERM") ||
+    /* the checkpoint request: the job's own signal, sent through Slurm, with its grace before
+     * the requeue; else the requeue's SIGTERM, the grace Slurm's KillWait */
+    int own = own_signal(j);
+    if (own)
+        snprintf(buf, sizeof buf, "%lld", (long long)(j->grace_us / BERTH_US_PER_S));
+    else
+        snprintf(buf, sizeof buf, "%u", x->kill_wait_s);
+    int rc = berth__env_add(&env, &n, &cap, "BERTH_CHECKPOINT_SIGNAL",
+                            own ? berth__signal_name(j->ckpt_sig) : "SIGTERM") ||
                      berth__env_add(&env, &n, &cap, "BERTH_GRACE_S", buf) ||
                      (!has_path &&
                       berth__env_add(&env, &n, &cap, "PATH", "/usr/local/bin:/usr/bin:/bin")) ||
                      (j->resume && berth__env_add(&env, &n, &cap, "BERTH_RESUME", "1"))
                  ? berth_err_set(err, BERTH_ENOMEM, "out of memory")
-                 : job_script(j, &script, err);
+                 : job_script(j, first, &script, err);
     /* the output goes to the job's spool folder, its account's: the Slurm job runs as it */
     if (!rc)
         rc = berth__lexec_prepare(h->files, j, err);
@@ -444,7 +458,7 @@ static int slurm_admit(void *self, struct berth__ljob *j, berth_us now, struct b
     struct xslurm *x = self;
     if (j->slurm_id)
         return 0;
-    int rc = submit(x, j, err);
+    int rc = submit(x, j, j->attempt + 1, err);
     if (rc == BERTH_ENOMEM)
         return rc;
     if (rc) /* the launch submits it again; the queue does not wait for Slurm */
@@ -483,7 +497,7 @@ static int slurm_launch(void *self, struct berth__ljob *j, berth_us now, struct 
         return berth_err_set(err, BERTH_EINPUT,
                              "its Slurm job is gone; berthd cannot resubmit "
                              "a job it did not submit");
-    if (!j->slurm_id && (rc = submit(x, j, err)))
+    if (!j->slurm_id && (rc = submit(x, j, j->attempt, err)))
         return rc;
     /* the nodes in the order of the slots, with the GPUs on each */
     uint32_t srv[BERTH_L_MAX_SLOTS], cnt[BERTH_L_MAX_SLOTS];
@@ -628,7 +642,11 @@ static void try_stop(struct xslurm *x, struct berth__ljob *j, berth_us now)
 static void slurm_stop(void *self, struct berth__ljob *j, int force)
 {
     (void)self;
-    if (!force) {
+    int own =
+        own_signal(j) && j->then != BERTH_THEN_CANCEL && j->sl_state == BERTH_SLURM_JOB_RUNNING;
+    if (!force && own) { /* its own signal now, the requeue when the grace is over */
+        j->sl_signal_due = 1;
+    } else if (!force || (own_signal(j) && j->then != BERTH_THEN_CANCEL)) {
         j->sl_stop_due = 1;
         j->launch_at = 0;
     }
@@ -904,9 +922,19 @@ static int slurm_sync(void *self, berth_us now, struct berth_err *err)
     const struct berth__exec_host *h = x->h;
     struct berth__ljob *j;
     size_t at = 0;
-    while ((j = h->next_job(h->ctx, BERTH_EXEC_BUSY, &at))) /* stops asked, or refused for now */
+    while ((j = h->next_job(h->ctx, BERTH_EXEC_BUSY, &at))) { /* stops asked, or refused */
+        if (j->proc && j->sl_signal_due) {
+            struct berth_err e = {0};
+            j->sl_signal_due = 0;
+            if (berth__slurm_signal(x->s, j->slurm_id, j->ckpt_sig, &e))
+                berth__exec_log(h, "berthd: job %s: %s\n", j->idstr, e.msg);
+            else
+                berth__ljob_note(j, now, j->state, "%s sent through Slurm: requeued in %.0f s",
+                                 berth__signal_name(j->ckpt_sig), (double)j->grace_us / 1e6);
+        }
         if (j->proc && j->sl_stop_due && now >= j->launch_at)
             try_stop(x, j, now);
+    }
     if (x->nodes_fetched) {
         apply_nodes(x);
         x->nodes_fetched = 0;
