@@ -5,7 +5,8 @@
 # one partition (v100) while Slurm schedules the other (a100); the fail-safe (berthd killed:
 # the hook stops holding, held jobs released, berthd back: nothing runs twice); placements
 # journaled by node name (berthd restarted on a different node set); a job's own checkpoint
-# signal sent through Slurm at a preemption, the requeue after its grace. Skips, saying
+# signal sent through Slurm at a preemption, the requeue after its grace; an sbatch job's
+# --dependency (adopted only once it is fulfilled). Skips, saying
 # why, without Slurm or libslurm or root, unless BERTH_REQUIRE names slurm.
 # Usage: bash tests/berthd_slurm_ops.sh BERTH SRC_DIR SHARED_DIR BERTHD
 set -u
@@ -216,5 +217,16 @@ has "$out" "done at 60" "P counted to the end"
 notes "$p" | grep "SIGUSR1 sent through Slurm" >/dev/null && ok "P's history says so" || bad "P: $(notes "$p" | tr '\n' '|')"
 [ "$(state_of "$p")" = completed ] && [ "$(state_of "$q")" = completed ] && ok "P and Q completed" ||
     bad "P $(state_of "$p"), Q $(state_of "$q")"
+
+# ---- F. --dependency: DB (afterok:DA) is not adopted, so holds no GPUs, while DA runs;
+# DC, submitted after DB, is adopted (so berthd has seen DB); once DA ends DB runs ----
+da=$(cd "$J" && sbatch --parsable -p v100 -D "$J" -o /dev/null --gres=gpu:2 --wrap "until [ -e $J/go.da ]; do sleep 0.1; done")
+db=$(cd "$J" && sbatch --parsable -p v100 -D "$J" -o "$J/db.out" -d "afterok:$da" --gres=gpu:2 --wrap "echo db-ran")
+dc=$(cd "$J" && sbatch --parsable -p v100 -D "$J" -o /dev/null --gres=gpu:1 --wrap "true")
+wait_for 60 "berthd to adopt DA and DC" eval 'adopted "$da" && adopted "$dc"'
+adopted "$db" && bad "DB was adopted before DA ended" || ok "DB (afterok DA) waits outside berth's queue while DA runs"
+touch "$J/go.da"
+wait_for 60 "berthd to adopt DB once DA completed" adopted "$db" && ok "DB adopted once its dependency is fulfilled"
+wait_for 60 "DB to run" eval '[ -s "$J/db.out" ]' && has "$J/db.out" "db-ran" "DB ran after DA"
 stop_berthd
 finish

@@ -291,6 +291,7 @@ static int fill_job(struct berth__slurm *s, const slurm_job_info_t *j, struct be
         copy_str(o->features, sizeof o->features, j->features, "features", j->job_id, e) < 0 ||
         copy_str(o->comment, sizeof o->comment, j->comment, "comment", j->job_id, e) < 0)
         return e ? e->code : BERTH_EINPUT;
+    o->waits_dependency = j->dependency && strstr(j->dependency, "(unfulfilled)");
     uint32_t base = j->job_state & JOB_STATE_BASE;
     switch (base) {
     case JOB_PENDING:

@@ -128,6 +128,7 @@ struct berth__slurm_job {
     char features[BERTH_SLURM_LIST_MAX];
     char gres[BERTH_SLURM_LIST_MAX];    /* the raw tres_per_node/job/task strings, joined */
     char comment[BERTH_SLURM_NAME_MAX]; /* the job's comment (berthd marks its own jobs) */
+    bool waits_dependency;              /* its --dependency is not fulfilled yet */
     struct berth__slurm_ask ask;
     int exit_code, exit_signal; /* of a finished job's batch script; -1 when none */
     uint32_t restarts;

@@ -750,8 +750,8 @@ static uint32_t claim(struct xslurm *x, const struct berth__slurm_job *sj, berth
         berth__slurm_hold(x->s, sj->id, &e);
         return 0;
     }
-    if (!strcmp(sj->reason, "BadConstraints"))
-        return 0;
+    if (!strcmp(sj->reason, "BadConstraints") || sj->waits_dependency)
+        return 0; /* adopted once Slurm says its --dependency is fulfilled */
     *rc = adopt(x, sj, now, err);
     return *rc ? 0 : map_get(x, sj->id);
 }
