@@ -6,7 +6,8 @@
 # the hook stops holding, held jobs released, berthd back: nothing runs twice); placements
 # journaled by node name (berthd restarted on a different node set); a job's own checkpoint
 # signal sent through Slurm at a preemption, the requeue after its grace; an sbatch job's
-# --dependency (adopted only once it is fulfilled). Skips, saying
+# --dependency (adopted only once it is fulfilled); a node removed from Slurm (state FUTURE)
+# and brought back while berthd runs. Skips, saying
 # why, without Slurm or libslurm or root, unless BERTH_REQUIRE names slurm.
 # Usage: bash tests/berthd_slurm_ops.sh BERTH SRC_DIR SHARED_DIR BERTHD
 set -u
@@ -37,7 +38,10 @@ notes() {
 }
 state_of() { api GET "/v1/jobs/$1" "" "$ROOT" >/dev/null && jf state; }
 final() { case $(state_of "$1") in completed | failed | cancelled) return 0 ;; esac; return 1; }
-wait_final() { wait_for 60 "job $1 to end" final "$1" || echo "  job $1 is $(state_of "$1")"; }
+wait_final() {
+    wait_for 60 "job $1 to end" final "$1" ||
+        echo "  job $1 is $(state_of "$1"); squeue: $(squeue -h -o '%i %T %r %N' | tr '\n' '|'); berthd: $(tail -5 "$W/berthd.log" | tr '\n' '|')"
+}
 until_go() { echo '"argv":["sh","-c","until [ -e '"$J/$1"' ]; do sleep 0.1; done"]'; }
 # node_field NODE FIELD: a field of GET /v1/nodes for one node
 node_field() {
@@ -228,5 +232,19 @@ adopted "$db" && bad "DB was adopted before DA ended" || ok "DB (afterok DA) wai
 touch "$J/go.da"
 wait_for 60 "berthd to adopt DB once DA completed" adopted "$db" && ok "DB adopted once its dependency is fulfilled"
 wait_for 60 "DB to run" eval '[ -s "$J/db.out" ]' && has "$J/db.out" "db-ran" "DB ran after DA"
+
+# ---- G. n2 leaves Slurm's node list (state FUTURE: scontrol shows "not found") and comes
+# back (resume): closed meanwhile, an 8-V100 job waits and a 4-V100 one runs on n1 ----
+scontrol update nodename=n2 state=future
+wait_for 60 "berthd to close the removed n2" grep -q "slurm node n2 is gone from Slurm's node list" "$W/berthd.log" &&
+    ok "berthd closes n2 when it leaves Slurm's node list"
+g8=$(submit '{"argv":["sleep","1"],"gpus":8,"gpu_type":"v100","cwd":"'"$J"'"}')
+g4=$(submit '{"argv":["sleep","1"],"gpus":4,"gpu_type":"v100","cwd":"'"$J"'"}')
+wait_final "$g4"
+notes "$g4" | grep "released on n1 " >/dev/null && ok "a 4-V100 job runs on n1 meanwhile" || bad "g4: $(notes "$g4" | tr '\n' '|')"
+[ "$(state_of "$g8")" = pending ] && ok "the 8-V100 job waits while n2 is gone" || bad "g8: $(state_of "$g8")"
+scontrol update nodename=n2 state=resume
+wait_final "$g8"
+[ "$(state_of "$g8")" = completed ] && ok "it runs once n2 is back" || bad "g8: $(state_of "$g8")"
 stop_berthd
 finish

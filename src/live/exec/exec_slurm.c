@@ -839,30 +839,42 @@ static size_t server_of(const struct berth_cluster *c, const char *name, size_t 
     return c->nsrv;
 }
 
-/* Nodes that left or came back (read by slurm_prefetch, applied under the lock): a node
- * drained (draining too), down or not responding is closed at once, its running jobs left
- * to finish, and opened again when Slurm says it is back. */
-static void apply_nodes(struct xslurm *x)
+/* Closes (away) or opens server sv, saying why. */
+static void set_away(struct xslurm *x, size_t sv, int away, const char *state)
 {
     const struct berth__exec_host *h = x->h;
-    const struct berth_cluster *c = x->inv; /* the engine's copy has the same servers */
+    if (away == x->offline[sv])
+        return;
+    x->offline[sv] = (uint8_t)away;
+    h->close_server(h->ctx, (uint32_t)sv, away);
+    if (away)
+        berth__exec_log(h, "berthd: slurm node %s is %s: nothing new is placed there\n",
+                        x->inv->srv[sv].name, state);
+    else
+        berth__exec_log(h, "berthd: slurm node %s is back (%s)\n", x->inv->srv[sv].name, state);
+    h->pass_due(h->ctx);
+}
+
+/* Nodes that left or came back (read by slurm_prefetch, applied under the lock): a node
+ * drained (draining too), down, not responding or gone from Slurm's list (deleted, or
+ * state FUTURE) is closed at once, its running jobs left to finish, and opened again when
+ * Slurm lists it back. */
+static void apply_nodes(struct xslurm *x)
+{
+    const struct berth_cluster *c = x->inv;          /* the engine's copy has the same servers */
+    memset(x->count, 0, c->nsrv * sizeof *x->count); /* seen in the list */
     for (size_t i = 0; i < x->nnodes; i++) {
         const struct berth__slurm_node *v = &x->nodes[i];
         size_t sv = server_of(c, v->name, i);
         if (sv == c->nsrv)
             continue; /* a node added since berthd started: not scheduled (docs/slurm.md) */
-        int away = v->state == BERTH_SLURM_NODE_DOWN || v->drain || !v->responding;
-        if (away == x->offline[sv])
-            continue;
-        x->offline[sv] = (uint8_t)away;
-        h->close_server(h->ctx, (uint32_t)sv, away);
-        if (away)
-            berth__exec_log(h, "berthd: slurm node %s is %s: nothing new is placed there\n",
-                            v->name, v->state_name);
-        else
-            berth__exec_log(h, "berthd: slurm node %s is back (%s)\n", v->name, v->state_name);
-        h->pass_due(h->ctx);
+        x->count[sv] = 1;
+        set_away(x, sv, v->state == BERTH_SLURM_NODE_DOWN || v->drain || !v->responding,
+                 v->state_name);
     }
+    for (size_t s = 0; s < c->nsrv; s++)
+        if (!x->count[s])
+            set_away(x, s, 1, "gone from Slurm's node list");
 }
 
 /* GPUs a Slurm job holds on each of its nodes, as far as its request says (a share of a
