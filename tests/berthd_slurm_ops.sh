@@ -17,18 +17,7 @@ SRC=${2:?usage: berthd_slurm_ops.sh BERTH SRC SHARED BERTHD}
 . "$SRC/tests/slurm/require.sh"
 slurm_require berthd_slurm_ops "$(dirname "$BERTH")/tests/slurm_api_test"
 
-export BERTH_SLURM_PORT=auto
-C=$W/cluster
-chmod 0755 "$W"
-trap 'stop_berthd KILL; bash "$SRC/tests/slurm/cluster.sh" down "$C" >/dev/null; rm -rf "$W"' EXIT
-bash "$SRC/tests/slurm/cluster.sh" up "$C" >"$W/up.log" 2>&1 || {
-    bad "cluster up: $(tail -5 "$W/up.log")"
-    finish
-    exit 1
-}
-export SLURM_CONF=$C/etc/slurm.conf
-J=$W/jobs
-mkdir -p "$J" && chmod 0777 "$J"
+slurm_berthd_cluster
 
 submit() { api POST /v1/jobs "$1" | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])'; }
 sq() { squeue -h -j "$1" -o "$2" 2>/dev/null; }

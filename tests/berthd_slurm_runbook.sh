@@ -12,19 +12,8 @@ SRC=${2:?usage: berthd_slurm_runbook.sh BERTH SRC SHARED BERTHD}
 . "$SRC/tests/slurm/require.sh"
 slurm_require berthd_slurm_runbook "$(dirname "$BERTH")/tests/slurm_api_test"
 
-export BERTH_SLURM_PORT=auto
-C=$W/cluster
-chmod 0755 "$W"
-trap 'stop_berthd KILL; bash "$SRC/tests/slurm/cluster.sh" down "$C" >/dev/null; rm -rf "$W"' EXIT
-bash "$SRC/tests/slurm/cluster.sh" up "$C" >"$W/up.log" 2>&1 || {
-    bad "cluster up: $(tail -5 "$W/up.log")"
-    finish
-    exit 1
-}
-export SLURM_CONF=$C/etc/slurm.conf
+slurm_berthd_cluster
 E=$C/etc
-J=$W/jobs
-mkdir -p "$J" && chmod 0777 "$J"
 sq() { squeue -h -j "$1" -o "$2" 2>/dev/null; }
 sb() { (cd "$J" && sbatch --parsable -D "$J" -o /dev/null "$@"); }
 running() { [ "$(sq "$1" %T)" = RUNNING ]; }
