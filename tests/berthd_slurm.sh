@@ -15,18 +15,7 @@ SRC=${2:?usage: berthd_slurm.sh BERTH SRC SHARED BERTHD}
 . "$SRC/tests/slurm/require.sh"
 slurm_require berthd_slurm "$(dirname "$BERTH")/tests/slurm_api_test"
 
-export BERTH_SLURM_PORT=auto # five free ports below the ephemeral range
-C=$W/cluster
-chmod 0755 "$W"
-trap 'stop_berthd KILL; bash "$SRC/tests/slurm/cluster.sh" down "$C" >/dev/null; rm -rf "$W"' EXIT
-bash "$SRC/tests/slurm/cluster.sh" up "$C" >"$W/up.log" 2>&1 || {
-    bad "cluster up: $(tail -5 "$W/up.log")"
-    finish
-    exit 1
-}
-export SLURM_CONF=$C/etc/slurm.conf
-J=$W/jobs # the jobs' files (Slurm runs them as root here, in this folder)
-mkdir -p "$J" && chmod 0777 "$J"
+slurm_berthd_cluster
 
 # submit BODY: prints the new job's id
 submit() { api POST /v1/jobs "$1" | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])'; }
@@ -125,7 +114,7 @@ fi
 # a drained node takes no job until it is back: n2 drained, an 8-V100 job waits, n1 alone
 # runs a 4-V100 one; when n2 resumes the 8-GPU job runs
 scontrol update nodename=n2 state=drain reason=berth-test
-wait_for 60 "berthd to take the drained n2 out" grep -q "slurm node n2 is.*nothing is placed there" "$W/berthd.log" &&
+wait_for 60 "berthd to take the drained n2 out" grep -q "slurm node n2 is.*nothing new is placed there" "$W/berthd.log" &&
     ok "berthd takes the drained n2 out"
 "$BERTH" nodes >"$W/nodes" 2>&1
 grep -q "^n2 .*(reserved)" "$W/nodes" && ok "berth nodes shows n2 reserved" || bad "berth nodes: $(cat "$W/nodes")"

@@ -468,7 +468,9 @@ int berth__engine_verify(const struct berth__engine *e, struct berth_err *err)
                                    "cluster says %lld (of %lld)",
                                    g, v->name, (long long)gmem[s][g], (long long)shmem,
                                    (long long)v->gpu_mem_mib);
-            if (v->reserved ? (held || idle) : ((held == 0) != idle || (shared && shared != held)))
+            int out = (v->out_mask >> g) & 1; /* busy with work outside the engine */
+            if (v->reserved || out ? (held || idle)
+                                   : ((held == 0) != idle || (shared && shared != held)))
                 rc = berth_err_set(err, BERTH_EINTERNAL,
                                    "GPU %d of server %s: jobs hold %d milli, the cluster says %s "
                                    "(%d shared)%s",

@@ -47,6 +47,8 @@ int berth__server_pick_share_gpu(const struct berth_cluster *c, uint32_t s,
     const struct berth__server *v = &c->srv[s];
     int32_t share = berth__job_share(j);
     int best = -1, best_room = 0;
+    if (v->closed) /* a closed server takes no new share (its idle GPUs are held out) */
+        return -1;
     if (v->shares)
         for (int g = 0; g < v->ngpus; g++) {
             int room = 1000 - v->shares->used[g];

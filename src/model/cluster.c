@@ -122,7 +122,7 @@ void berth__cluster_take_mask(struct berth_cluster *c, uint32_t s, uint64_t mask
     bucket_push(c, s);
 }
 
-void berth__cluster_give_mask(struct berth_cluster *c, uint32_t s, uint64_t mask)
+static void give_free(struct berth_cluster *c, uint32_t s, uint64_t mask)
 {
     struct berth__server *v = &c->srv[s];
     int n = mask_count(mask);
@@ -133,6 +133,61 @@ void berth__cluster_give_mask(struct berth_cluster *c, uint32_t s, uint64_t mask
     c->types[v->type].free += n;
     c->free += n;
     bucket_push(c, s);
+}
+
+static uint64_t all_gpus(const struct berth__server *v)
+{
+    return v->ngpus >= 64 ? UINT64_MAX : (UINT64_C(1) << v->ngpus) - 1;
+}
+
+/* Holds out as many GPUs as the server's outside work and closing ask: idle ones are taken
+ * (the lowest first), an excess is given back (the highest first). */
+static void out_balance(struct berth_cluster *c, uint32_t s)
+{
+    struct berth__server *v = &c->srv[s];
+    int want = v->closed ? v->ngpus : v->out_want, have = mask_count(v->out_mask);
+    uint64_t m = 0;
+    if (have < want) {
+        for (uint64_t idle = v->free_mask; idle && have < want; have++) {
+            uint64_t low = idle & (~idle + 1);
+            m |= low;
+            idle &= ~low;
+        }
+        if (m) {
+            berth__cluster_take_mask(c, s, m);
+            v->out_mask |= m;
+            c->out_gpus += mask_count(m);
+        }
+    } else if (have > want) {
+        for (int g = v->ngpus - 1; g >= 0 && have > want; g--)
+            if (v->out_mask >> g & 1) {
+                m |= UINT64_C(1) << g;
+                have--;
+            }
+        v->out_mask &= ~m;
+        c->out_gpus -= mask_count(m);
+        give_free(c, s, m);
+    }
+}
+
+void berth__cluster_give_mask(struct berth_cluster *c, uint32_t s, uint64_t mask)
+{
+    give_free(c, s, mask);
+    if (__builtin_expect(c->srv[s].closed | (c->srv[s].out_want != 0), 0))
+        out_balance(c, s); /* held out again before anyone can place on them */
+}
+
+void berth__cluster_hold_out(struct berth_cluster *c, uint32_t s, int32_t n)
+{
+    struct berth__server *v = &c->srv[s];
+    v->out_want = (uint16_t)(n < 0 ? 0 : n > v->ngpus ? v->ngpus : n);
+    out_balance(c, s);
+}
+
+void berth__cluster_close(struct berth_cluster *c, uint32_t s, int on)
+{
+    c->srv[s].closed = (uint8_t)(on != 0);
+    out_balance(c, s);
 }
 
 void berth__cluster_give_slots(struct berth_cluster *c, const struct berth__slot *sl, int32_t n)
@@ -155,11 +210,6 @@ void berth__cluster_take_slots(struct berth_cluster *c, const struct berth__slot
             mask |= UINT64_C(1) << sl[k].gpu;
         berth__cluster_take_mask(c, s, mask);
     }
-}
-
-static uint64_t all_gpus(const struct berth__server *v)
-{
-    return v->ngpus >= 64 ? UINT64_MAX : (UINT64_C(1) << v->ngpus) - 1;
 }
 
 int berth__cluster_reserve(struct berth_cluster *c, uint32_t s)
@@ -538,18 +588,27 @@ int berth__cluster_verify(const struct berth_cluster *c, struct berth_err *err)
     if (free_all != c->free || c->free < 0 || c->free > c->total)
         return berth_err_set(err, BERTH_EINTERNAL, "cluster: counted %d idle GPUs, recorded %d",
                              free_all, c->free);
-    /* fractional shares: idle room on partly used GPUs, partial lists */
+    /* fractional shares: idle room on partly used GPUs, partial lists; held-out GPUs */
     int64_t room = 0;
     size_t partial = 0;
+    int32_t out = 0;
     for (size_t s = 0; s < c->nsrv; s++) {
         const struct berth__server *v = &c->srv[s];
+        out += mask_count(v->out_mask);
+        if ((v->out_mask & (v->free_mask | ~all_gpus(v))) ||
+            (!v->closed && mask_count(v->out_mask) > v->out_want))
+            return berth_err_set(err, BERTH_EINTERNAL,
+                                 "server %s: held-out GPUs 0x%llx, idle 0x%llx, %d wanted out",
+                                 v->name, (unsigned long long)v->out_mask,
+                                 (unsigned long long)v->free_mask, v->out_want);
         for (int g = 0; g < v->ngpus; g++) {
             int used = v->shares ? v->shares->used[g] : 0;
             int idle = (v->free_mask >> g) & 1;
-            if ((idle && used) || used > 1000)
+            if ((idle && used) || used > 1000 || (used && (v->out_mask >> g & 1)))
                 return berth_err_set(err, BERTH_EINTERNAL,
-                                     "GPU %d of server %s: marked idle with %d milli in use", g,
-                                     v->name, used);
+                                     "GPU %d of server %s: marked idle or held out with %d milli "
+                                     "in use",
+                                     g, v->name, used);
             if (used > 0 && used < 1000) {
                 room += 1000 - used;
                 int32_t pos = v->shares->pos[g];
@@ -575,6 +634,9 @@ int berth__cluster_verify(const struct berth_cluster *c, struct berth_err *err)
                              "cluster: %lld idle milli-GPUs on partly used GPUs (recorded %lld), "
                              "%zu partial GPUs (listed %zu)",
                              (long long)room, (long long)c->frac_idle, partial, listed);
+    if (out != c->out_gpus)
+        return berth_err_set(err, BERTH_EINTERNAL, "cluster: counted %d held-out GPUs, recorded %d",
+                             out, c->out_gpus);
     return 0;
 }
 

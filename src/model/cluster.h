@@ -41,6 +41,11 @@ struct berth__server {
     uint16_t nfree;
     uint16_t type;
     uint8_t reserved;   /* held by its pool's owner (inference): all GPUs busy, no job here */
+    uint8_t closed;     /* takes no new work (berthd: a draining node): its GPUs are held out as
+                           they free, and its partly used GPUs take no new share */
+    uint16_t out_want;  /* GPUs busy with work outside the engine (berth__cluster_hold_out) */
+    uint64_t out_mask;  /* GPUs held out of placement with no job of the engine on them: the
+                           work outside, or all a closed server's GPUs its jobs do not hold */
     int32_t rack;       /* index into racks, -1 when unknown */
     int32_t pool;       /* index into pools, -1 when unknown */
     int32_t prev, next; /* links in the bucket (type, nfree); -1 ends */
@@ -66,6 +71,7 @@ struct berth_cluster {
     int32_t total, free; /* GPUs; free = wholly idle */
     int32_t reserved_gpus,
         reserved_servers; /* held by their pool's owner (berth__cluster_reserve) */
+    int32_t out_gpus;     /* in the servers' out_mask (berth__cluster_hold_out, _close) */
     int64_t frac_idle;    /* idle milli-GPUs on partly used GPUs (0 < used < 1000) */
     int32_t max_per_server;
     int allow_span;
@@ -139,6 +145,16 @@ void berth__cluster_give_mask(struct berth_cluster *c, uint32_t s, uint64_t mask
 int berth__cluster_reserve(struct berth_cluster *c, uint32_t s);
 /* Gives reserved server s back to the free state (-1 when it is not reserved). */
 int berth__cluster_unreserve(struct berth_cluster *c, uint32_t s);
+/* Work the engine does not schedule holds n of server s's GPUs (berthd: Slurm jobs berth did
+ * not place on a node it shares): n of its idle GPUs leave the free state now, as many as are
+ * idle, and GPUs its jobs give back make up the rest; a smaller n gives the excess back. */
+void berth__cluster_hold_out(struct berth_cluster *c, uint32_t s, int32_t n);
+/* Closes server s to new work (on = 1; berthd: a node starts draining) whatever runs there:
+ * its idle GPUs are held out at once and those its jobs give back as they leave, and its
+ * partly used GPUs take no new share; on = 0 opens it again (only hold_out's GPUs stay out).
+ * Placement, the plan's checks and the engine's invariants see held-out GPUs as busy with no
+ * job. The simulator never calls either. */
+void berth__cluster_close(struct berth_cluster *c, uint32_t s, int on);
 /* The same for an allocation's slots, grouped by server. */
 void berth__cluster_take_slots(struct berth_cluster *c, const struct berth__slot *sl, int32_t n);
 void berth__cluster_give_slots(struct berth_cluster *c, const struct berth__slot *sl, int32_t n);

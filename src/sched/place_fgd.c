@@ -128,7 +128,8 @@ static int pick(void *self, const struct berth_cluster *c, const struct berth__j
     int32_t best = -1, best_gpu = -1;
     double best_d = DBL_MAX;
     for (uint32_t s = 0; s < c->nsrv; s++) {
-        if ((type >= 0 && c->srv[s].type != type) || !berth__frag_feasible(c, s, j))
+        if ((type >= 0 && c->srv[s].type != type) || c->srv[s].closed ||
+            !berth__frag_feasible(c, s, j))
             continue;
         int32_t gpu;
         double d = berth__frag_delta(&f->w, c, s, j, frag_now(f, c, s), &gpu);

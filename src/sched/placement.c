@@ -122,7 +122,8 @@ static int pick_share(const struct berth_cluster *c, const struct berth__job *j,
     for (size_t i = 0; i < ty->npartial; i++) {
         const struct berth__partial *q = &ty->partial[i];
         int room = 1000 - c->srv[q->server].shares->used[q->gpu];
-        if (room < share || !berth__server_cpu_mem_fit(c, q->server, j, 1) ||
+        if (room < share || c->srv[q->server].closed ||
+            !berth__server_cpu_mem_fit(c, q->server, j, 1) ||
             !berth__gpu_mem_fits(c, q->server, q->gpu, j))
             continue;
         int better = spread ? room > best_room : room < best_room;
@@ -154,7 +155,7 @@ int32_t berth__place_cpu_server(const struct berth_cluster *c, const struct bert
         return c->nsrv ? 0 : -1;
     int32_t best = -1;
     for (size_t s = 0; s < c->nsrv; s++) {
-        if (!berth__server_cpu_mem_fit(c, (uint32_t)s, j, 1))
+        if (c->srv[s].closed || !berth__server_cpu_mem_fit(c, (uint32_t)s, j, 1))
             continue;
         if (best < 0 || (spread ? c->srv[s].cpu_free > c->srv[best].cpu_free
                                 : c->srv[s].cpu_free < c->srv[best].cpu_free))

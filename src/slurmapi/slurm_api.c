@@ -212,6 +212,42 @@ int berth__slurm_nodes(struct berth__slurm *s, struct berth__slurm_node **nodes,
     return 0;
 }
 
+int berth__slurm_partitions(struct berth__slurm *s, struct berth__slurm_partition **parts,
+                            size_t *n, struct berth_err *e)
+{
+    partition_info_msg_t *msg = NULL;
+    *parts = NULL;
+    *n = 0;
+    if (slurm_load_partitions(0, &msg, SHOW_ALL) != SLURM_SUCCESS)
+        return fail(s, e, 0, "reading partitions", 0);
+    struct berth__slurm_partition *out =
+        calloc(msg->record_count ? msg->record_count : 1, sizeof *out);
+    if (!out) {
+        slurm_free_partition_info_msg(msg);
+        return berth_err_set(e, BERTH_ENOMEM, "slurm: out of memory");
+    }
+    size_t k = 0;
+    for (uint32_t i = 0; i < msg->record_count; i++) {
+        const partition_info_t *p = &msg->partition_array[i];
+        if (!p->name)
+            continue;
+        snprintf(out[k].name, sizeof out[k].name, "%s", p->name);
+        if (snprintf(out[k].nodes, sizeof out[k].nodes, "%s", p->nodes ? p->nodes : "") >=
+            (int)sizeof out[k].nodes) {
+            berth_err_set(e, BERTH_EINPUT, "slurm: partition %s: node list longer than %zu",
+                          p->name, sizeof out[k].nodes - 1);
+            free(out);
+            slurm_free_partition_info_msg(msg);
+            return BERTH_EINPUT;
+        }
+        out[k++].is_default = (p->flags & PART_FLAG_DEFAULT) != 0;
+    }
+    slurm_free_partition_info_msg(msg);
+    *parts = out;
+    *n = k;
+    return 0;
+}
+
 int berth__slurm_kill_wait(struct berth__slurm *s, uint32_t *secs, struct berth_err *e)
 {
     slurm_conf_t *conf = NULL;
@@ -255,6 +291,7 @@ static int fill_job(struct berth__slurm *s, const slurm_job_info_t *j, struct be
         copy_str(o->features, sizeof o->features, j->features, "features", j->job_id, e) < 0 ||
         copy_str(o->comment, sizeof o->comment, j->comment, "comment", j->job_id, e) < 0)
         return e ? e->code : BERTH_EINPUT;
+    o->waits_dependency = j->dependency && strstr(j->dependency, "(unfulfilled)");
     uint32_t base = j->job_state & JOB_STATE_BASE;
     switch (base) {
     case JOB_PENDING:
@@ -565,6 +602,18 @@ int berth__slurm_place(struct berth__slurm *s, uint32_t id, const struct berth__
     return 0;
 }
 
+int berth__slurm_admin_comment(struct berth__slurm *s, uint32_t id, const char *text,
+                               struct berth_err *e)
+{
+    job_desc_msg_t d;
+    slurm_init_job_desc_msg(&d);
+    d.job_id = id;
+    d.admin_comment = (char *)text;
+    if (slurm_update_job(&d) != SLURM_SUCCESS)
+        return fail(s, e, 0, "admin comment", id);
+    return 0;
+}
+
 int berth__slurm_hold(struct berth__slurm *s, uint32_t id, struct berth_err *e)
 {
     job_desc_msg_t d;
@@ -616,6 +665,13 @@ int berth__slurm_resize(struct berth__slurm *s, uint32_t id, const struct berth_
         struct timespec ts = {0, 50 * 1000 * 1000};
         nanosleep(&ts, NULL);
     }
+}
+
+int berth__slurm_signal(struct berth__slurm *s, uint32_t id, int sig, struct berth_err *e)
+{
+    if (slurm_kill_job(id, (uint16_t)sig, KILL_JOB_BATCH) != SLURM_SUCCESS)
+        return fail(s, e, 0, "signal", id);
+    return 0;
 }
 
 int berth__slurm_cancel(struct berth__slurm *s, uint32_t id, struct berth_err *e)

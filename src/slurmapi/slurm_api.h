@@ -82,6 +82,15 @@ struct berth__slurm_node {
 int berth__slurm_nodes(struct berth__slurm *s, struct berth__slurm_node **nodes, size_t *n,
                        struct berth_err *e);
 
+/* ---- partitions ---- */
+struct berth__slurm_partition {
+    char name[BERTH_SLURM_NAME_MAX];
+    char nodes[1024]; /* Slurm's node list ("n[1-2],n5") */
+    bool is_default;  /* jobs that name no partition go here */
+};
+/* All partitions; *parts is malloc'd (free with free()). */
+int berth__slurm_partitions(struct berth__slurm *s, struct berth__slurm_partition **parts,
+                            size_t *n, struct berth_err *e);
 /* ---- jobs ---- */
 
 enum berth__slurm_job_state {
@@ -119,6 +128,7 @@ struct berth__slurm_job {
     char features[BERTH_SLURM_LIST_MAX];
     char gres[BERTH_SLURM_LIST_MAX];    /* the raw tres_per_node/job/task strings, joined */
     char comment[BERTH_SLURM_NAME_MAX]; /* the job's comment (berthd marks its own jobs) */
+    bool waits_dependency;              /* its --dependency is not fulfilled yet */
     struct berth__slurm_ask ask;
     int exit_code, exit_signal; /* of a finished job's batch script; -1 when none */
     uint32_t restarts;
@@ -188,6 +198,10 @@ struct berth__slurm_place {
 int berth__slurm_place(struct berth__slurm *s, uint32_t id, const struct berth__slurm_place *p,
                        struct berth_err *e);
 
+/* Sets the job's admin comment (sacct -o AdminComment with slurmdbd, scontrol show job):
+ * berthd writes its decisions there. Needs an admin's or SlurmUser's rights. */
+int berth__slurm_admin_comment(struct berth__slurm *s, uint32_t id, const char *text,
+                               struct berth_err *e);
 /* Holds a pending job that is not held (one Slurm requeued itself, or a user requeued). */
 int berth__slurm_hold(struct berth__slurm *s, uint32_t id, struct berth_err *e);
 
@@ -202,6 +216,9 @@ int berth__slurm_requeue_hold(struct berth__slurm *s, uint32_t id, struct berth_
 int berth__slurm_resize(struct berth__slurm *s, uint32_t id, const struct berth__slurm_place *p,
                         struct berth_err *e);
 
+/* Sends sig to a running job's batch script (berth's checkpoint request for a job with its
+ * own checkpoint signal; the requeue follows after its grace). */
+int berth__slurm_signal(struct berth__slurm *s, uint32_t id, int sig, struct berth_err *e);
 /* Cancels (SIGKILL to every step) a pending or running job. */
 int berth__slurm_cancel(struct berth__slurm *s, uint32_t id, struct berth_err *e);
 
@@ -250,6 +267,10 @@ int berth__slurm_parse_tres(const char *tres, char which, struct berth__slurm_as
  * a place or submit; "" when none. */
 int berth__slurm_format_gres(char *buf, size_t size, uint32_t gpus, const char *type,
                              uint32_t shards, struct berth_err *e);
+/* Expands a Slurm node list ("n1,n[3-4]", "gpu[01-02,7]") into at most max names in out
+ * (*n of them); BERTH_EINPUT naming the bad part otherwise. */
+int berth__slurm_hostlist(const char *list, char (*out)[BERTH_SLURM_NAME_MAX], size_t max,
+                          size_t *n, struct berth_err *e);
 /* Writes argv as a /bin/sh script that execs it, each word single-quoted. */
 int berth__slurm_argv_script(char *buf, size_t size, const char *const *argv, struct berth_err *e);
 

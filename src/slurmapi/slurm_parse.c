@@ -289,3 +289,67 @@ int berth__slurm_format_indices(char *buf, size_t size, const size_t *idx, size_
     }
     return 0;
 }
+
+/* One range list "01-03,7" inside brackets after prefix: each name into out. */
+static int hostlist_ranges(const char *prefix, size_t plen, const char *r, const char *end,
+                           char (*out)[BERTH_SLURM_NAME_MAX], size_t max, size_t *n,
+                           struct berth_err *e)
+{
+    while (r < end) {
+        const char *comma = memchr(r, ',', (size_t)(end - r));
+        const char *stop = comma ? comma : end, *dash = memchr(r, '-', (size_t)(stop - r));
+        char *q;
+        unsigned long lo = strtoul(r, &q, 10), hi = lo;
+        int width = (int)(q - r);
+        if (q == r || (dash ? q != dash : q != stop))
+            return berth_err_set(e, BERTH_EINPUT, "slurm node list: bad range '%.*s'",
+                                 (int)(stop - r), r);
+        if (dash) {
+            hi = strtoul(dash + 1, &q, 10);
+            if (q == dash + 1 || q != stop || hi < lo || hi - lo > 100000)
+                return berth_err_set(e, BERTH_EINPUT, "slurm node list: bad range '%.*s'",
+                                     (int)(stop - r), r);
+        }
+        for (unsigned long k = lo; k <= hi; k++) {
+            if (*n >= max)
+                return berth_err_set(e, BERTH_EINPUT, "slurm node list: more than %zu nodes", max);
+            if (snprintf(out[*n], BERTH_SLURM_NAME_MAX, "%.*s%0*lu", (int)plen, prefix, width, k) >=
+                BERTH_SLURM_NAME_MAX)
+                return berth_err_set(e, BERTH_EINPUT, "slurm node list: a name is too long");
+            (*n)++;
+        }
+        r = comma ? comma + 1 : end;
+    }
+    return 0;
+}
+
+int berth__slurm_hostlist(const char *list, char (*out)[BERTH_SLURM_NAME_MAX], size_t max,
+                          size_t *n, struct berth_err *e)
+{
+    *n = 0;
+    for (const char *p = list; p && *p;) {
+        size_t plen = strcspn(p, "[,");
+        if (p[plen] == '[') {
+            const char *close = strchr(p + plen, ']');
+            if (!close)
+                return berth_err_set(e, BERTH_EINPUT, "slurm node list '%s': no ']'", list);
+            int rc = hostlist_ranges(p, plen, p + plen + 1, close, out, max, n, e);
+            if (rc)
+                return rc;
+            p = close + 1;
+            if (*p && *p != ',')
+                return berth_err_set(e, BERTH_EINPUT,
+                                     "slurm node list '%s': text after ']' (not supported)", list);
+        } else if (plen) {
+            if (*n >= max)
+                return berth_err_set(e, BERTH_EINPUT, "slurm node list: more than %zu nodes", max);
+            if (plen >= BERTH_SLURM_NAME_MAX)
+                return berth_err_set(e, BERTH_EINPUT, "slurm node list: a name is too long");
+            memcpy(out[*n], p, plen);
+            out[(*n)++][plen] = 0;
+            p += plen;
+        }
+        p += *p == ',';
+    }
+    return 0;
+}

@@ -31,6 +31,15 @@ int berth__slurm_errno(const struct berth__slurm *s)
     return 0;
 }
 
+int berth__slurm_partitions(struct berth__slurm *s, struct berth__slurm_partition **parts,
+                            size_t *n, struct berth_err *e)
+{
+    (void)s;
+    *parts = NULL;
+    *n = 0;
+    return berth_err_set(e, BERTH_EUNSUPPORTED, NO_SLURM);
+}
+
 int berth__slurm_nodes(struct berth__slurm *s, struct berth__slurm_node **nodes, size_t *n,
                        struct berth_err *e)
 {
@@ -78,6 +87,19 @@ int berth__slurm_place(struct berth__slurm *s, uint32_t id, const struct berth__
                        struct berth_err *e)
 {
     (void)s, (void)id, (void)p;
+    return berth_err_set(e, BERTH_EUNSUPPORTED, NO_SLURM);
+}
+
+int berth__slurm_admin_comment(struct berth__slurm *s, uint32_t id, const char *text,
+                               struct berth_err *e)
+{
+    (void)s, (void)id, (void)text;
+    return berth_err_set(e, BERTH_EUNSUPPORTED, NO_SLURM);
+}
+
+int berth__slurm_signal(struct berth__slurm *s, uint32_t id, int sig, struct berth_err *e)
+{
+    (void)s, (void)id, (void)sig;
     return berth_err_set(e, BERTH_EUNSUPPORTED, NO_SLURM);
 }
 

@@ -558,6 +558,60 @@ static void test_clone_racks(void)
     tmp_close(&t);
 }
 
+/* GPUs held out for work outside the engine, and closed servers (berthd's Slurm nodes), on
+ * 2x4:v100 with a job on GPUs 0 and 1 of s0 (idle 0xc):
+ *   hold_out(s0, 1): the lowest idle GPU, 2, leaves the free state: out 0x4, idle 0x8;
+ *   hold_out(s0, 3): only GPU 3 is idle: out 0xc, one short; the job gives GPU 0 back and it
+ *     is held out at once (out 0xd), so nothing can be placed on it;
+ *   hold_out(s0, 0): all three back, the highest first: idle 0xd;
+ *   close(s1) while a job holds its GPU 0: GPUs 1..3 out; the job leaves and GPU 0 goes out
+ *     too; open again: all four idle. */
+static void test_hold_out_close(void)
+{
+    struct berth_cluster *c = parse_ok("2x4:v100");
+    if (!c)
+        return;
+    berth__cluster_take_mask(c, 0, 0x3);
+    berth__cluster_hold_out(c, 0, 1);
+    CHECK_I64(c->srv[0].out_mask, 0x4);
+    CHECK_I64(c->srv[0].free_mask, 0x8);
+    CHECK_I64(c->out_gpus, 1);
+    CHECK_I64(berth_cluster_free_gpus(c), 5);
+    verify_ok(c);
+    berth__cluster_hold_out(c, 0, 3);
+    CHECK_I64(c->srv[0].out_mask, 0xc);
+    CHECK_I64(c->srv[0].free_mask, 0);
+    berth__cluster_give_mask(c, 0, 0x1);
+    CHECK_I64(c->srv[0].out_mask, 0xd);
+    CHECK_I64(c->srv[0].nfree, 0);
+    CHECK_I64(c->out_gpus, 3);
+    CHECK_STR(bucket(c, 0, 0), "0");
+    verify_ok(c);
+    berth__cluster_hold_out(c, 0, 0);
+    CHECK_I64(c->srv[0].out_mask, 0);
+    CHECK_I64(c->srv[0].free_mask, 0xd);
+    CHECK_I64(c->out_gpus, 0);
+    berth__cluster_take_mask(c, 1, 0x1);
+    berth__cluster_close(c, 1, 1);
+    CHECK_I64(c->srv[1].out_mask, 0xe);
+    CHECK_I64(berth_cluster_free_gpus(c), 3);
+    berth__cluster_give_mask(c, 1, 0x1);
+    CHECK_I64(c->srv[1].out_mask, 0xf);
+    CHECK_I64(c->out_gpus, 4);
+    verify_ok(c);
+    berth__cluster_hold_out(c, 1, 2); /* outside work on a closed server: all stay out */
+    CHECK_I64(c->srv[1].out_mask, 0xf);
+    berth__cluster_close(c, 1, 0); /* open: only the outside work's two stay out */
+    CHECK_I64(c->srv[1].out_mask, 0x3);
+    CHECK_I64(c->srv[1].free_mask, 0xc);
+    berth__cluster_hold_out(c, 1, 0);
+    CHECK_I64(c->srv[1].free_mask, 0xf);
+    CHECK_I64(berth_cluster_free_gpus(c), 7);
+    CHECK_I64(c->out_gpus, 0);
+    verify_ok(c);
+    berth_cluster_free(c);
+}
+
 static const struct check_test tests[] = {
     {"shorthand_ok", test_shorthand_ok},
     {"shorthand_memory", test_shorthand_memory},
@@ -570,6 +624,7 @@ static const struct check_test tests[] = {
     {"take_all_64", test_take_all_64},
     {"clone", test_clone},
     {"clone_racks", test_clone_racks},
+    {"hold_out_close", test_hold_out_close},
 };
 
 CHECK_MAIN(tests)

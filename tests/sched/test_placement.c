@@ -355,11 +355,74 @@ static void test_fgd_spill(void)
     berth_cluster_free(c);
 }
 
+/* A closed server (berthd: a Slurm node that started draining) takes no new work whatever
+ * runs there: 2x2:v100 with a 450-milli share on GPU 0 of s0 and a whole job on GPU 0 of s1.
+ * With s0 open a half-GPU job fits most tightly on s0's partly used GPU 0 (550 left, under
+ * consolidate); with s0 closed its GPU 1 is held out and its GPU 0 takes no new share, so the
+ * half goes to s1's idle GPU 1, and then a whole 1-GPU job fits nowhere; opened again, s0's
+ * GPU 1 takes it. The same under fgd, which scores servers itself. */
+static void test_closed_server(void)
+{
+    for (int use_fgd = 0; use_fgd < 2; use_fgd++) {
+        struct berth_cluster *c = parse_ok("2x2:v100");
+        if (!c || berth__cluster_enable_shares(c)) {
+            berth_cluster_free(c);
+            return;
+        }
+        struct pjob r0, r1, half, one;
+        pjob_init(&r0, 0, "r0", 1, 0, -1);
+        pjob_init(&r1, 1, "r1", 1, 0, -1);
+        r0.spec.gpu_share_milli = 450;
+        berth__job_init(&r0.job, &r0.spec, 0, NULL);
+        struct berth__slot s0 = {0, 0}, s1 = {1, 0};
+        r0.job.slots = &s0;
+        r1.job.slots = &s1;
+        berth__alloc_take(c, &r0.job);
+        berth__alloc_take(c, &r1.job);
+        berth__cluster_close(c, 0, 1);
+        CHECK_I64(c->srv[0].out_mask, 0x2);
+        CHECK_I64(c->out_gpus, 1);
+        CHECK_I64(berth_cluster_free_gpus(c), 1);
+        verify_ok(c);
+        struct berth__placement fgd;
+        const struct berth__placement *pl = berth__placement_stateless(BERTH_PLACE_CONSOLIDATE);
+        struct pjob w[1];
+        pjob_init(&w[0], 0, "m", 1, 0, -1);
+        if (use_fgd) {
+            fgd_open(&fgd, c, w, 1);
+            pl = &fgd;
+        }
+        pjob_init(&half, 0, "half", 1, 0, -1);
+        half.spec.gpu_share_milli = 500;
+        berth__job_init(&half.job, &half.spec, 0, NULL);
+        half.job.state = BERTH_JOB_PENDING;
+        CHECK_STR(start_with(c, pl, &half, 0), "1:1");
+        pjob_init(&one, 0, "one", 1, 0, -1);
+        CHECK_STR(start_with(c, pl, &one, BERTH_NOFIT), "");
+        berth__cluster_close(c, 0, 0);
+        CHECK_I64(c->srv[0].out_mask, 0);
+        CHECK_I64(c->out_gpus, 0);
+        free(one.job.slots);
+        pjob_init(&one, 0, "one", 1, 0, -1);
+        CHECK_STR(start_with(c, pl, &one, 0), "0:1");
+        free(half.job.slots);
+        free(one.job.slots);
+        if (use_fgd)
+            berth__placement_close(&fgd);
+        berth_cluster_free(c);
+    }
+}
+
 static const struct check_test tests[] = {
-    {"placement", test_placement}, {"spread_even", test_spread_even},
-    {"table", test_table},         {"bad_pick_refused", test_bad_pick_refused},
-    {"fgd_whole", test_fgd_whole}, {"fgd_type", test_fgd_type},
-    {"fgd_share", test_fgd_share}, {"fgd_spill", test_fgd_spill},
+    {"placement", test_placement},
+    {"spread_even", test_spread_even},
+    {"table", test_table},
+    {"bad_pick_refused", test_bad_pick_refused},
+    {"fgd_whole", test_fgd_whole},
+    {"fgd_type", test_fgd_type},
+    {"fgd_share", test_fgd_share},
+    {"fgd_spill", test_fgd_spill},
+    {"closed_server", test_closed_server},
 };
 
 CHECK_MAIN(tests)

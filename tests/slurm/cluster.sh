@@ -188,6 +188,9 @@ NodeName=n2 NodeHostname=localhost NodeAddr=127.0.0.1 Port=$((port + 2)) CPUs=8 
 NodeName=n3 NodeHostname=localhost NodeAddr=127.0.0.1 Port=$((port + 3)) CPUs=16 RealMemory=32000 Gres=gpu:a100:8,mps:800 Features=a100,gpu
 NodeName=n4 NodeHostname=localhost NodeAddr=127.0.0.1 Port=$((port + 4)) CPUs=16 RealMemory=32000 Gres=gpu:a100:8,shard:32 Features=a100,gpu
 PartitionName=gpu Nodes=n[1-4] Default=YES MaxTime=INFINITE State=UP
+# for berthd --slurm-partitions (tests/berthd_slurm_ops.sh): berth schedules one, Slurm the other
+PartitionName=v100 Nodes=n[1-2] MaxTime=INFINITE State=UP
+PartitionName=a100 Nodes=n[3-4] MaxTime=INFINITE State=UP
 EOF
     cat >"$B/etc/cgroup.conf" <<EOF
 CgroupPlugin=cgroup/v1

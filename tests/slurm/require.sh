@@ -18,3 +18,20 @@ slurm_require() { # slurm_require NAME API
         slurm_skip "$1" "$2 not built (libslurm 22.05 not found when configuring: apt-get install libslurm-dev, then rebuild)"
     [ "$(id -u)" = 0 ] || slurm_skip "$1" "the mini cluster runs jobs as other users and needs root"
 }
+# slurm_berthd_cluster: for the berthd tests (after lib_berthd.sh): brings up a mini cluster
+# in $W/cluster ($C) on free ports, exports SLURM_CONF, makes the jobs' folder $J (Slurm runs
+# them as root here), and on exit stops berthd and the cluster; a failed start fails the test
+slurm_berthd_cluster() {
+    export BERTH_SLURM_PORT=auto # five free ports below the ephemeral range
+    C=$W/cluster
+    chmod 0755 "$W"
+    trap 'stop_berthd KILL; bash "$SRC/tests/slurm/cluster.sh" down "$C" >/dev/null; rm -rf "$W"' EXIT
+    bash "$SRC/tests/slurm/cluster.sh" up "$C" >"$W/up.log" 2>&1 || {
+        bad "cluster up: $(tail -5 "$W/up.log")"
+        finish
+        exit 1
+    }
+    export SLURM_CONF=$C/etc/slurm.conf
+    J=$W/jobs
+    mkdir -p "$J" && chmod 0777 "$J"
+}

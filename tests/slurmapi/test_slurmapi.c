@@ -147,7 +147,33 @@ static void test_format_indices(void)
     CHECK_HAS(e.msg, "more than 7 bytes");
 }
 
+/* Node lists as Slurm writes them: plain names, bracketed ranges keeping zero padding,
+ * several groups; and the malformed ones refused. */
+static void test_hostlist(void)
+{
+    char out[8][BERTH_SLURM_NAME_MAX];
+    size_t n = 0;
+    struct berth_err e = {0};
+    CHECK_I64(berth__slurm_hostlist("n1,n[3-4],gpu[08-10,7]", out, 8, &n, &e), 0);
+    CHECK_I64(n, 7);
+    if (n == 7) {
+        CHECK_STR(out[0], "n1");
+        CHECK_STR(out[1], "n3");
+        CHECK_STR(out[2], "n4");
+        CHECK_STR(out[3], "gpu08");
+        CHECK_STR(out[5], "gpu10");
+        CHECK_STR(out[6], "gpu7");
+    }
+    CHECK_I64(berth__slurm_hostlist("", out, 8, &n, &e), 0);
+    CHECK_I64(n, 0);
+    CHECK_I64(berth__slurm_hostlist("n[1-2", out, 8, &n, &e), BERTH_EINPUT);
+    CHECK_I64(berth__slurm_hostlist("n[3-1]", out, 8, &n, &e), BERTH_EINPUT);
+    CHECK_I64(berth__slurm_hostlist("n[x]", out, 8, &n, &e), BERTH_EINPUT);
+    CHECK_I64(berth__slurm_hostlist("n[1-9]", out, 8, &n, &e), BERTH_EINPUT);
+}
+
 static const struct check_test tests[] = {
+    {"hostlist", test_hostlist},
     {"format_indices", test_format_indices},
     {"node_gres", test_node_gres},
     {"tres", test_tres},

@@ -42,6 +42,7 @@ void berth__daemon_opts_init(struct berth__daemon_opts *o)
     o->body_timeout_us = 60 * BERTH_US_PER_S;
     o->max_connections = 1000;
     o->max_conn_per_addr = 64;
+    o->slurm_failsafe_us = 60 * BERTH_US_PER_S;
     berth__limits_init(&o->limits);
 }
 
@@ -69,10 +70,31 @@ struct berth__job *berth__daemon_ejob(struct berth__daemon *d, struct berth__ljo
     return j->in_engine ? &d->engine->jobs[j->eidx] : NULL;
 }
 
+/* The names of the servers of n slots, which recovery maps back to indices (the inventory
+ * may differ after a restart: Slurm nodes added or removed). */
+static json_t *slot_names(const struct berth_cluster *c, const struct berth__slot *s, int32_t n)
+{
+    json_t *a = json_array();
+    for (int32_t i = 0; a && i < n; i++)
+        if (json_array_append_new(
+                a, json_string(s[i].server < c->nsrv ? c->srv[s[i].server].name : ""))) {
+            json_decref(a);
+            return NULL;
+        }
+    return a;
+}
+
 int berth__daemon_save(struct berth__daemon *d, struct berth__ljob *j, int wait,
                        struct berth_err *err)
 {
     json_t *o = berth__ljob_json(j, 1);
+    if (o && (json_object_set_new(o, "slot_nodes",
+                                  slot_names(d->engine->cluster, j->slots, j->nslots)) ||
+              json_object_set_new(o, "pslot_nodes",
+                                  slot_names(d->engine->cluster, j->pslots, j->npslots)))) {
+        json_decref(o);
+        o = NULL;
+    }
     char *doc = o ? berth__json_dumps(o, JSON_COMPACT) : NULL;
     json_decref(o);
     if (!doc)

@@ -39,18 +39,21 @@ struct berth__daemon_opts {
     berth_us tick_us;           /* scheduler loop period */
     berth_us quantum_us;
     uint64_t seed;
-    int threads;             /* HTTP worker threads */
-    const char *executor;    /* "local" (default) or "slurm" */
-    const char *slurm_conf;  /* slurm: the slurm.conf (NULL: $SLURM_CONF or Slurm's default) */
-    const char *throughputs; /* Gavel throughput JSON for the policies (NULL: the built-in) */
-    const char *socket;      /* Unix socket path (NULL: STATE/berthd.sock; "none": no socket) */
-    const char *config;      /* the config file, read again on SIGHUP (NULL: none) */
-    const char *isolation;   /* "auto" (cgroups where writable) or "none" (process groups) */
-    int64_t log_cap;         /* bytes kept of each job's stdout and of its stderr */
-    int64_t min_free;        /* bytes the state dir's file system keeps free (507 below) */
-    double est_overrun;   /* a job past this many times its estimate is re-estimated (0: never) */
-    int64_t job_pids_max; /* processes (and threads) one attempt may have */
-    int64_t max_array;    /* tasks one array may have (--max-array) */
+    int threads;                  /* HTTP worker threads */
+    const char *executor;         /* "local" (default) or "slurm" */
+    const char *slurm_conf;       /* slurm: the slurm.conf (NULL: $SLURM_CONF or Slurm's default) */
+    const char *slurm_partitions; /* slurm: the partitions berth schedules (NULL: all) */
+    berth_us slurm_failsafe_us;   /* slurm: a heartbeat older than this and the hook holds
+                                     nothing */
+    const char *throughputs;      /* Gavel throughput JSON for the policies (NULL: the built-in) */
+    const char *socket;    /* Unix socket path (NULL: STATE/berthd.sock; "none": no socket) */
+    const char *config;    /* the config file, read again on SIGHUP (NULL: none) */
+    const char *isolation; /* "auto" (cgroups where writable) or "none" (process groups) */
+    int64_t log_cap;       /* bytes kept of each job's stdout and of its stderr */
+    int64_t min_free;      /* bytes the state dir's file system keeps free (507 below) */
+    double est_overrun;    /* a job past this many times its estimate is re-estimated (0: never) */
+    int64_t job_pids_max;  /* processes (and threads) one attempt may have */
+    int64_t max_array;     /* tasks one array may have (--max-array) */
     berth_us header_timeout_us, body_timeout_us; /* a request's headers, then its body */
     int max_connections, max_conn_per_addr;
     struct berth__limits limits; /* per-user limits (defaults and per-user overrides) */

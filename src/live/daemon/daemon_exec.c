@@ -24,6 +24,10 @@ static void describe_slots(struct berth__daemon *d, const struct berth__slot *s,
     size_t o = 0;
     buf[0] = '\0';
     for (int32_t i = 0; i < n && o < len; i++) {
+        if (s[i].server >= d->cluster->nsrv) { /* journaled on a node that is gone */
+            o += (size_t)snprintf(buf + o, len - o, "%s(gone)", i ? "," : "");
+            continue;
+        }
         const struct berth__server *v = &d->cluster->srv[s[i].server];
         if (s[i].gpu == BERTH_NO_GPU)
             o += (size_t)snprintf(buf + o, len - o, "%s%s", i ? "," : "", v->name);
@@ -39,7 +43,7 @@ void berth__daemon_drain(struct berth__daemon *d, struct berth__ljob *j, int on)
         return;
     j->draining = on;
     for (int32_t i = 0; i < j->npslots; i++)
-        if (j->pslots[i].gpu != BERTH_NO_GPU)
+        if (j->pslots[i].gpu != BERTH_NO_GPU && j->pslots[i].server < d->cluster->nsrv)
             d->drain[j->pslots[i].server * BERTH_MAX_SERVER_GPUS + j->pslots[i].gpu] +=
                 on ? 1 : (uint16_t)-1;
 }

@@ -95,6 +95,18 @@ static int host_reserve(void *ctx, uint32_t server, int on)
               : berth__cluster_unreserve(d->engine->cluster, server);
 }
 
+static void host_close_server(void *ctx, uint32_t server, int on)
+{
+    struct berth__daemon *d = ctx;
+    berth__cluster_close(d->engine->cluster, server, on);
+}
+
+static void host_hold_out(void *ctx, uint32_t server, int32_t n)
+{
+    struct berth__daemon *d = ctx;
+    berth__cluster_hold_out(d->engine->cluster, server, n);
+}
+
 static void host_pass_due(void *ctx)
 {
     struct berth__daemon *d = ctx;
@@ -113,6 +125,8 @@ void berth__daemon_host_init(struct berth__daemon *d)
                                         .files = &d->ex,
                                         .gpus = d->o.gpus,
                                         .slurm_conf = d->o.slurm_conf,
+                                        .slurm_partitions = d->o.slurm_partitions,
+                                        .slurm_failsafe_us = d->o.slurm_failsafe_us,
                                         .log = host_log,
                                         .now = host_now,
                                         .job_env = host_job_env,
@@ -123,6 +137,8 @@ void berth__daemon_host_init(struct berth__daemon *d)
                                         .cancel = host_cancel,
                                         .save = host_save,
                                         .reserve = host_reserve,
+                                        .close_server = host_close_server,
+                                        .hold_out = host_hold_out,
                                         .pass_due = host_pass_due,
                                         .counted_read = host_counted_read};
 }

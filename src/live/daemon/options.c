@@ -101,6 +101,26 @@ SETTER(set_slurm_conf)
     o->slurm_conf = v;
     return 0;
 }
+SETTER(set_slurm_partitions)
+{
+    size_t n = strlen(v);
+    if (!n ||
+        strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.,") != n ||
+        v[0] == ',' || v[n - 1] == ',' || strstr(v, ",,"))
+        return berth_err_set(err, BERTH_EINPUT,
+                             "--slurm-partitions: expected partition names separated by ',', "
+                             "found '%s'",
+                             v);
+    o->slurm_partitions = v;
+    return 0;
+}
+SETTER(set_slurm_failsafe)
+{
+    double x = 0;
+    int rc = number("slurm-failsafe", v, 2, 86400, &x, err);
+    o->slurm_failsafe_us = (berth_us)llround(x * 1e6);
+    return rc;
+}
 SETTER(set_policy)
 {
     (void)err;
@@ -339,6 +359,12 @@ static const struct def defs[] = {
      "slurmctld's nodes"},
     {"slurm-conf", "FILE", set_slurm_conf, ARG,
      "slurm: the cluster's slurm.conf (default $SLURM_CONF, then /etc/slurm/slurm.conf)"},
+    {"slurm-partitions", "LIST", set_slurm_partitions, ARG,
+     "slurm: the partitions berth schedules, comma-separated (default: all); job_submit.lua "
+     "holds only their jobs, reading them from berth_scope beside it, which berthd writes"},
+    {"slurm-failsafe", "S", set_slurm_failsafe, ARG,
+     "slurm: once berthd's heartbeat in berth_scope is this old, job_submit.lua holds no new "
+     "job and users may release theirs (default 60)"},
     {"throughputs", "FILE", set_throughputs, ARG,
      "Gavel throughput JSON the elastic policies value gang sizes with (default: berth's "
      "built-in catalog)"},

@@ -10,6 +10,26 @@
 
 #include "live/daemon/daemon.h"
 
+/* Slots journaled with their servers' names (slot_nodes) point at those servers in today's
+ * inventory: the same index when its name still matches, else the server of that name, else
+ * none (nsrv: the node is gone, so the attempt cannot be re-adopted and is requeued).
+ * Journals without names keep their indices. */
+static void remap_slots(const struct berth_cluster *c, const json_t *names, struct berth__slot *s,
+                        int32_t n)
+{
+    if (!json_is_array(names) || json_array_size(names) != (size_t)n)
+        return;
+    for (int32_t i = 0; i < n; i++) {
+        const char *nm = json_string_value(json_array_get(names, (size_t)i));
+        if (!nm || (s[i].server < c->nsrv && !strcmp(c->srv[s[i].server].name, nm)))
+            continue;
+        uint32_t k = 0;
+        while (k < c->nsrv && strcmp(c->srv[k].name, nm))
+            k++;
+        s[i].server = k;
+    }
+}
+
 static int load_one(void *ctx, uint64_t id, const char *doc, struct berth_err *err)
 {
     struct berth__daemon *d = ctx;
@@ -20,6 +40,10 @@ static int load_one(void *ctx, uint64_t id, const char *doc, struct berth_err *e
                              je.text);
     struct berth__ljob *j = NULL;
     int rc = berth__ljob_from_journal(o, &j, err);
+    if (!rc) {
+        remap_slots(d->engine->cluster, json_object_get(o, "slot_nodes"), j->slots, j->nslots);
+        remap_slots(d->engine->cluster, json_object_get(o, "pslot_nodes"), j->pslots, j->npslots);
+    }
     json_decref(o);
     if (rc)
         return rc;

@@ -25,6 +25,7 @@
 #define NODES_EVERY   (5 * BERTH_US_PER_S) /* nodes are read this often (drain, down, back) */
 #define COMMENT       "berth:"             /* comments "berth:TAG:ID" mark berthd's Slurm jobs */
 #define OPT_OUT       "berth:slurm"        /* job_submit.lua marks jobs left to Slurm */
+#define SCOPE_EVERY   BERTH_US_PER_S       /* berth_scope (the heartbeat) is written this often */
 
 struct xslurm {
     const struct berth__exec_host *h;
@@ -51,7 +52,18 @@ struct xslurm {
     size_t nnodes;
     int nodes_fetched;
     berth_us nodes_at;
-    uint8_t *offline; /* per server: reserved by this executor */
+    uint8_t *offline; /* per server: closed by this executor (drained, down) */
+    int32_t *outside; /* per server: GPUs Slurm jobs berth did not place hold (held out) */
+    int32_t *count;   /* scratch for the same */
+    struct berth__slurm_job *later; /* the recovery's list, counted at the next sync (after
+                                       the journaled jobs took their GPUs back) */
+    size_t nlater;
+    /* the scope: --slurm-partitions (NULL: all) and the file job_submit.lua reads */
+    const char *parts;
+    char default_part[BERTH_SLURM_NAME_MAX];
+    char scope_path[4200];
+    berth_us scope_at, scope_err_logged;
+    int comment_refused; /* an admin comment was refused (logged once) */
 };
 
 /* For measuring the poll's own cost. */
@@ -147,6 +159,101 @@ static int read_tag(struct xslurm *x, struct berth_err *err)
     return 0;
 }
 
+/* Whether every partition of list (a job's "a,b"; "" is the default one) is berth's. */
+static int in_scope(const struct xslurm *x, const char *list)
+{
+    if (!x->parts)
+        return 1;
+    if (!*list)
+        list = x->default_part;
+    for (const char *p = list; *p;) {
+        size_t l = strcspn(p, ","), found = 0;
+        for (const char *q = x->parts; *q && !found;) {
+            size_t m = strcspn(q, ",");
+            found = m == l && !strncmp(p, q, l);
+            q += m + (q[m] == ',');
+        }
+        if (!found)
+            return 0;
+        p += l + (p[l] == ',');
+    }
+    return 1;
+}
+
+/* The scope: --slurm-partitions checked against slurmctld's partitions (each must exist),
+ * the names of their nodes (*keep), the default partition, and where berth_scope goes
+ * (beside slurm.conf, where job_submit.lua is). */
+static int read_scope(struct xslurm *x, char (**keep)[BERTH_SLURM_NAME_MAX], size_t *nkeep,
+                      struct berth_err *err)
+{
+    const char *conf = x->h->slurm_conf ? x->h->slurm_conf : getenv("SLURM_CONF");
+    conf = conf && *conf ? conf : "/etc/slurm/slurm.conf";
+    const char *slash = strrchr(conf, '/');
+    snprintf(x->scope_path, sizeof x->scope_path, "%.*s/berth_scope",
+             slash ? (int)(slash - conf) : 1, slash ? conf : ".");
+    x->parts = x->h->slurm_partitions;
+    struct berth__slurm_partition *pa = NULL;
+    size_t np = 0, cap = 0;
+    int rc = berth__slurm_partitions(x->s, &pa, &np, err);
+    for (size_t i = 0; !rc && i < np; i++)
+        if (pa[i].is_default)
+            snprintf(x->default_part, sizeof x->default_part, "%s", pa[i].name);
+    for (const char *p = x->parts; !rc && p && *p;) {
+        size_t l = strcspn(p, ","), i = 0, got = 0;
+        while (i < np && (strlen(pa[i].name) != l || strncmp(pa[i].name, p, l)))
+            i++;
+        if (i == np) {
+            rc = berth_err_set(err, BERTH_EINPUT,
+                               "--slurm-partitions: slurmctld has no partition '%.*s'", (int)l, p);
+            break;
+        }
+        if (*nkeep + 4096 > cap) {
+            cap = *nkeep + 8192;
+            void *m = realloc(*keep, cap * sizeof **keep);
+            if (!m) {
+                rc = berth_err_set(err, BERTH_ENOMEM, "out of memory");
+                break;
+            }
+            *keep = m;
+        }
+        rc = berth__slurm_hostlist(pa[i].nodes, *keep + *nkeep, cap - *nkeep, &got, err);
+        *nkeep += got;
+        p += l + (p[l] == ',');
+    }
+    free(pa);
+    return rc;
+}
+
+/* berth_scope, read by job_submit.lua at each submit: the heartbeat (the wall clock's
+ * seconds), how old it may get before the hook holds nothing, the default partition and
+ * berth's partitions ("*": all). Written to a temporary file, then renamed. */
+static void write_scope(struct xslurm *x, berth_us now)
+{
+    char tmp[4300];
+    snprintf(tmp, sizeof tmp, "%s.tmp", x->scope_path);
+    FILE *f = fopen(tmp, "w");
+    int bad =
+        !f || fprintf(f,
+                      "# written by berthd every second; contrib/slurm/job_submit.lua "
+                      "reads it\nheartbeat %lld\nstale_after %lld\ndefault %s\n"
+                      "partitions %s\n",
+                      (long long)(now / BERTH_US_PER_S),
+                      (long long)(x->h->slurm_failsafe_us / BERTH_US_PER_S),
+                      x->default_part[0] ? x->default_part : "-", x->parts ? x->parts : "*") < 0;
+    if (f && fclose(f))
+        bad = 1;
+    if (!bad && rename(tmp, x->scope_path))
+        bad = 1;
+    if (bad && now - x->scope_err_logged >= ERR_LOG_EVERY) {
+        berth__exec_log(x->h,
+                        "berthd: %s: cannot write (%s): job_submit.lua will stop holding "
+                        "jobs\n",
+                        x->scope_path, strerror(errno));
+        x->scope_err_logged = now;
+    }
+    x->scope_at = now + SCOPE_EVERY;
+}
+
 static void slurm_close(void *self)
 {
     struct xslurm *x = self;
@@ -158,6 +265,9 @@ static void slurm_close(void *self)
     free(x->shards_per_gpu);
     free(x->mps_per_gpu);
     free(x->offline);
+    free(x->outside);
+    free(x->count);
+    free(x->later);
     free(x->nodes);
     free(x->jobs);
     free(x);
@@ -176,9 +286,13 @@ static int slurm_open(const struct berth__exec_host *h, void **self,
     if (h->gpus)
         rc = berth_err_set(err, BERTH_EINPUT,
                            "--gpus: the slurm executor takes its GPUs from slurmctld's nodes");
+    char(*keep)[BERTH_SLURM_NAME_MAX] = NULL;
+    size_t nkeep = 0;
     if (rc || (rc = berth__slurm_open(&x->s, h->slurm_conf, err)) ||
         (rc = berth__slurm_kill_wait(x->s, &x->kill_wait_s, err)) || (rc = read_tag(x, err)) ||
+        (rc = read_scope(x, &keep, &nkeep, err)) ||
         (rc = berth__slurm_nodes(x->s, &nodes, &n, err))) {
+        free(keep);
         slurm_close(x);
         return rc;
     }
@@ -187,10 +301,18 @@ static int slurm_open(const struct berth__exec_host *h, void **self,
     x->shards_per_gpu = calloc(n + 1, sizeof *x->shards_per_gpu);
     x->mps_per_gpu = calloc(n + 1, sizeof *x->mps_per_gpu);
     x->offline = calloc(n + 1, sizeof *x->offline);
-    if (!x->shards_per_gpu || !x->mps_per_gpu || !x->offline)
+    x->outside = calloc(n + 1, sizeof *x->outside);
+    x->count = calloc(n + 1, sizeof *x->count);
+    if (!x->shards_per_gpu || !x->mps_per_gpu || !x->offline || !x->outside || !x->count)
         rc = berth_err_set(err, BERTH_ENOMEM, "out of memory");
+    size_t ns = 0; /* servers: the nodes of the scope's partitions, in Slurm's order */
     for (size_t i = 0; !rc && i < n; i++) {
         const struct berth__slurm_node *v = &nodes[i];
+        size_t k = 0;
+        while (x->parts && k < nkeep && strcmp(keep[k], v->name))
+            k++;
+        if (x->parts && k == nkeep)
+            continue; /* outside berth's partitions: Slurm's alone */
         /* one GPU type a server: a node's first typed GPUs (others are left out, said) */
         const char *type = v->n_gpu_types && v->gpus[0].type[0] ? v->gpus[0].type : "gpu";
         uint32_t gpus = v->n_gpu_types ? v->gpus[0].count : 0;
@@ -202,14 +324,16 @@ static int slurm_open(const struct berth__exec_host *h, void **self,
                                         .gpus = (int32_t)gpus,
                                         .cpu_milli = (int64_t)v->cpus * 1000,
                                         .mem_mib = (int64_t)v->memory_mb,
-                                        .src = i};
-        x->shards_per_gpu[i] = gpus ? v->shards / gpus : 0;
-        x->mps_per_gpu[i] = gpus ? v->mps / gpus : 0;
+                                        .src = ns};
+        x->shards_per_gpu[ns] = gpus ? v->shards / gpus : 0;
+        x->mps_per_gpu[ns++] = gpus ? v->mps / gpus : 0;
         if (!sp.type || !sp.name || berth__builder_add(&b, &sp))
             rc = berth_err_set(err, BERTH_ENOMEM, "out of memory");
     }
-    if (!rc && !n)
-        rc = berth_err_set(err, BERTH_EINPUT, "--executor slurm: slurmctld reports no nodes");
+    if (!rc && !ns)
+        rc = berth_err_set(err, BERTH_EINPUT, "--executor slurm: slurmctld reports no nodes%s%s",
+                           x->parts ? " in partitions " : "", x->parts ? x->parts : "");
+    free(keep);
     if (!rc)
         rc = berth__builder_build(&b, "slurm", inventory, err);
     berth__builder_free(&b);
@@ -220,7 +344,10 @@ static int slurm_open(const struct berth__exec_host *h, void **self,
     }
     x->inv = *inventory;
     *self = x;
-    berth__exec_log(h, "berthd: slurm executor: %zu nodes, KillWait %u s\n", n, x->kill_wait_s);
+    berth__exec_log(h, "berthd: slurm executor: %zu nodes%s%s, KillWait %u s, scope in %s\n", ns,
+                    x->parts ? " of partitions " : "", x->parts ? x->parts : "", x->kill_wait_s,
+                    x->scope_path);
+    write_scope(x, h->now(h->ctx));
     return 0;
 }
 
@@ -228,7 +355,7 @@ static int slurm_open(const struct berth__exec_host *h, void **self,
 
 /* The batch script: the attempt number and the resume flag from Slurm's restart count, the
  * gang variables from the allocation, then exec of the job's argv. */
-static int job_script(const struct berth__ljob *j, char **out, struct berth_err *err)
+static int job_script(const struct berth__ljob *j, int first, char **out, struct berth_err *err)
 {
     static const char head[] =
         "#!/bin/sh\n"
@@ -243,7 +370,7 @@ static int job_script(const struct berth__ljob *j, char **out, struct berth_err 
     char *s = malloc(cap);
     if (!s)
         return berth_err_set(err, BERTH_ENOMEM, "out of memory");
-    int o = snprintf(s, cap, head, j->idstr, j->attempt + 1);
+    int o = snprintf(s, cap, head, j->idstr, first);
     /* argv_script writes "#!/bin/sh\nexec ...": keep its exec line */
     char *body = malloc(cap);
     int rc = body ? berth__slurm_argv_script(body, cap, (const char *const *)j->argv, err)
@@ -264,7 +391,15 @@ static int job_script(const struct berth__ljob *j, char **out, struct berth_err 
     return 0;
 }
 
-static int submit(struct xslurm *x, struct berth__ljob *j, struct berth_err *err)
+/* Whether a preemption sends the job's own checkpoint signal first (a job berthd submitted
+ * that asked for one other than SIGTERM, with a grace), then requeues it after the grace. */
+static int own_signal(const struct berth__ljob *j)
+{
+    return !j->foreign && j->ckpt_sig > 0 && j->ckpt_sig != 15 && j->grace_us > 0;
+}
+
+/* first: the attempt the Slurm job's first run is (admit: the next; launch: this one). */
+static int submit(struct xslurm *x, struct berth__ljob *j, int first, struct berth_err *err)
 {
     const struct berth__exec_host *h = x->h;
     char **env = h->job_env(h->ctx, j, 0), *script = NULL, buf[4200], comment[64];
@@ -277,15 +412,21 @@ static int submit(struct xslurm *x, struct berth__ljob *j, struct berth_err *err
     int has_path = 0;
     for (size_t i = 0; i < n; i++)
         has_path |= !strncmp(env[i], "PATH=", 5);
-    /* under Slurm the checkpoint request is the requeue's SIGTERM, the grace its KillWait */
-    snprintf(buf, sizeof buf, "%u", x->kill_wait_s);
-    int rc = berth__env_add(&env, &n, &cap, "BERTH_CHECKPOINT_SIGNAL", "SIGTERM") ||
+    /* the checkpoint request: the job's own signal, sent through Slurm, with its grace before
+     * the requeue; else the requeue's SIGTERM, the grace Slurm's KillWait */
+    int own = own_signal(j);
+    if (own)
+        snprintf(buf, sizeof buf, "%lld", (long long)(j->grace_us / BERTH_US_PER_S));
+    else
+        snprintf(buf, sizeof buf, "%u", x->kill_wait_s);
+    int rc = berth__env_add(&env, &n, &cap, "BERTH_CHECKPOINT_SIGNAL",
+                            own ? berth__signal_name(j->ckpt_sig) : "SIGTERM") ||
                      berth__env_add(&env, &n, &cap, "BERTH_GRACE_S", buf) ||
                      (!has_path &&
                       berth__env_add(&env, &n, &cap, "PATH", "/usr/local/bin:/usr/bin:/bin")) ||
                      (j->resume && berth__env_add(&env, &n, &cap, "BERTH_RESUME", "1"))
                  ? berth_err_set(err, BERTH_ENOMEM, "out of memory")
-                 : job_script(j, &script, err);
+                 : job_script(j, first, &script, err);
     /* the output goes to the job's spool folder, its account's: the Slurm job runs as it */
     if (!rc)
         rc = berth__lexec_prepare(h->files, j, err);
@@ -297,6 +438,7 @@ static int submit(struct xslurm *x, struct berth__ljob *j, struct berth_err *err
                                       .env = (const char *const *)env,
                                       .output = buf,
                                       .nodes = 1,
+                                      .partition = x->parts,
                                       .comment = comment,
                                       .uid = j->uid,
                                       .gid = j->gid,
@@ -316,7 +458,7 @@ static int slurm_admit(void *self, struct berth__ljob *j, berth_us now, struct b
     struct xslurm *x = self;
     if (j->slurm_id)
         return 0;
-    int rc = submit(x, j, err);
+    int rc = submit(x, j, j->attempt + 1, err);
     if (rc == BERTH_ENOMEM)
         return rc;
     if (rc) /* the launch submits it again; the queue does not wait for Slurm */
@@ -328,6 +470,23 @@ static int slurm_admit(void *self, struct berth__ljob *j, berth_us now, struct b
 
 /* ---- placing ---- */
 
+/* berth's decision in the Slurm job's admin comment (sacct shows it): what, then the job's
+ * latest note (who decided and why). A refusal (berthd without admin rights) is logged once. */
+static void decision(struct xslurm *x, const struct berth__ljob *j, const char *what)
+{
+    char text[256];
+    snprintf(text, sizeof text, "berth job %s: %s%s%s", j->idstr, what, j->nhist ? ": " : "",
+             j->nhist ? j->hist[j->nhist - 1].note : "");
+    struct berth_err e = {0};
+    if (berth__slurm_admin_comment(x->s, j->slurm_id, text, &e) && !x->comment_refused) {
+        x->comment_refused = 1;
+        berth__exec_log(x->h,
+                        "berthd: %s (berth's decisions are not written to Slurm's admin "
+                        "comments)\n",
+                        e.msg);
+    }
+}
+
 static int slurm_launch(void *self, struct berth__ljob *j, berth_us now, struct berth_err *err)
 {
     struct xslurm *x = self;
@@ -338,7 +497,7 @@ static int slurm_launch(void *self, struct berth__ljob *j, berth_us now, struct 
         return berth_err_set(err, BERTH_EINPUT,
                              "its Slurm job is gone; berthd cannot resubmit "
                              "a job it did not submit");
-    if (!j->slurm_id && (rc = submit(x, j, err)))
+    if (!j->slurm_id && (rc = submit(x, j, j->attempt, err)))
         return rc;
     /* the nodes in the order of the slots, with the GPUs on each */
     uint32_t srv[BERTH_L_MAX_SLOTS], cnt[BERTH_L_MAX_SLOTS];
@@ -398,6 +557,10 @@ static int slurm_launch(void *self, struct berth__ljob *j, berth_us now, struct 
         snprintf(what, sizeof what, "MPS %u", p.mps_per_node);
     else if (total)
         snprintf(what, sizeof what, "%u %s GPUs", total, p.gpu_type);
+    char placed[BERTH_SLURM_LIST_MAX + 80];
+    snprintf(placed, sizeof placed, "attempt %d placed by berth on %s%s%s", j->attempt, nodes,
+             what[0] ? " with " : "", what);
+    decision(x, j, placed);
     berth__ljob_note(j, now, BERTH_L_RUNNING, "attempt %d: Slurm job %u released on %s%s%s",
                      j->attempt, j->slurm_id, nodes, what[0] ? " with " : "", what);
     return 0;
@@ -466,6 +629,8 @@ static void try_stop(struct xslurm *x, struct berth__ljob *j, berth_us now)
         return;
     }
     j->sl_stop_due = 0;
+    if (!rc && j->then != BERTH_THEN_CANCEL && j->sl_state != BERTH_SLURM_JOB_PENDING)
+        decision(x, j, j->then == BERTH_THEN_RESTART ? "requeued to move or resize" : "preempted");
     if (rc)
         berth__exec_log(x->h, "berthd: job %s: %s\n", j->idstr, e.msg);
     else if (j->sl_state == BERTH_SLURM_JOB_PENDING && j->then != BERTH_THEN_CANCEL)
@@ -477,7 +642,11 @@ static void try_stop(struct xslurm *x, struct berth__ljob *j, berth_us now)
 static void slurm_stop(void *self, struct berth__ljob *j, int force)
 {
     (void)self;
-    if (!force) {
+    int own =
+        own_signal(j) && j->then != BERTH_THEN_CANCEL && j->sl_state == BERTH_SLURM_JOB_RUNNING;
+    if (!force && own) { /* its own signal now, the requeue when the grace is over */
+        j->sl_signal_due = 1;
+    } else if (!force || (own_signal(j) && j->then != BERTH_THEN_CANCEL)) {
         j->sl_stop_due = 1;
         j->launch_at = 0;
     }
@@ -574,15 +743,15 @@ static uint32_t claim(struct xslurm *x, const struct berth__slurm_job *sj, berth
         }
         return 0;
     }
-    if (sj->state != BERTH_SLURM_JOB_PENDING)
-        return 0;    /* finished, or placed by Slurm itself: not berth's to schedule */
+    if (sj->state != BERTH_SLURM_JOB_PENDING || !in_scope(x, sj->partition))
+        return 0;    /* finished, placed by Slurm itself, or in Slurm's partitions: not berth's */
     if (!sj->held) { /* a release or requeue outside berth: hold it, adopt it next poll */
         struct berth_err e = {0};
         berth__slurm_hold(x->s, sj->id, &e);
         return 0;
     }
-    if (!strcmp(sj->reason, "BadConstraints"))
-        return 0;
+    if (!strcmp(sj->reason, "BadConstraints") || sj->waits_dependency)
+        return 0; /* adopted once Slurm says its --dependency is fulfilled */
     *rc = adopt(x, sj, now, err);
     return *rc ? 0 : map_get(x, sj->id);
 }
@@ -614,6 +783,22 @@ static int update(struct xslurm *x, struct berth__ljob *j, const struct berth__s
         j->slurm_id = 0;
         return 0;
     }
+    if ((sj->state == BERTH_SLURM_JOB_RUNNING || sj->state == BERTH_SLURM_JOB_SUSPENDED) &&
+        !j->proc && (j->state == BERTH_L_PENDING || j->state == BERTH_L_HELD)) {
+        /* Slurm started a job berth never placed (released while berthd was down): it is
+         * Slurm's from now on, its GPUs counted busy; the berth job ends without a stop */
+        uint32_t sid = sj->id;
+        j->slurm_id = 0;
+        j->sl_gone = 1;
+        int rc = map_put(x, sid, UINT32_MAX) ? berth_err_set(err, BERTH_ENOMEM, "out of memory")
+                                             : h->cancel(h->ctx, j, now, err);
+        berth__ljob_note(j, now, j->state,
+                         "Slurm started it as job %u while berthd was away: left to Slurm", sid);
+        berth__exec_log(h, "berthd: job %s: Slurm started it (job %u) while berthd was away\n",
+                        j->idstr, sid);
+        h->pass_due(h->ctx);
+        return rc ? rc : h->save(h->ctx, j, err);
+    }
     if (sj->state == BERTH_SLURM_JOB_CANCELLED && j->then != BERTH_THEN_CANCEL) {
         int rc = h->cancel(h->ctx, j, now, err);
         berth__ljob_note(j, now, j->state, "cancelled in Slurm (job %u)", sj->id);
@@ -642,30 +827,103 @@ static void slurm_fetch(struct xslurm *x, berth_us now)
         x->next_poll = now + POLL_DUTY * (mono_us() - t0);
 }
 
-/* Nodes that left or came back (read by slurm_prefetch, applied under the lock). Only from
- * the loop: recovery re-adopts running jobs first, on whatever node they run. */
-static void apply_nodes(struct xslurm *x)
+/* The server named name (index i first: the inventory is in Slurm's node order), or
+ * nsrv. */
+static size_t server_of(const struct berth_cluster *c, const char *name, size_t i)
+{
+    if (i < c->nsrv && !strcmp(c->srv[i].name, name))
+        return i;
+    for (size_t k = 0; k < c->nsrv; k++)
+        if (!strcmp(c->srv[k].name, name))
+            return k;
+    return c->nsrv;
+}
+
+/* Closes (away) or opens server sv, saying why. */
+static void set_away(struct xslurm *x, size_t sv, int away, const char *state)
 {
     const struct berth__exec_host *h = x->h;
-    const struct berth_cluster *c = x->inv; /* the engine's copy has the same servers */
+    if (away == x->offline[sv])
+        return;
+    x->offline[sv] = (uint8_t)away;
+    h->close_server(h->ctx, (uint32_t)sv, away);
+    if (away)
+        berth__exec_log(h, "berthd: slurm node %s is %s: nothing new is placed there\n",
+                        x->inv->srv[sv].name, state);
+    else
+        berth__exec_log(h, "berthd: slurm node %s is back (%s)\n", x->inv->srv[sv].name, state);
+    h->pass_due(h->ctx);
+}
+
+/* Nodes that left or came back (read by slurm_prefetch, applied under the lock): a node
+ * drained (draining too), down, not responding or gone from Slurm's list (deleted, or
+ * state FUTURE) is closed at once, its running jobs left to finish, and opened again when
+ * Slurm lists it back. */
+static void apply_nodes(struct xslurm *x)
+{
+    const struct berth_cluster *c = x->inv;          /* the engine's copy has the same servers */
+    memset(x->count, 0, c->nsrv * sizeof *x->count); /* seen in the list */
     for (size_t i = 0; i < x->nnodes; i++) {
         const struct berth__slurm_node *v = &x->nodes[i];
-        size_t sv = i < c->nsrv && !strcmp(c->srv[i].name, v->name) ? i : c->nsrv;
-        for (size_t k = 0; sv == c->nsrv && k < c->nsrv; k++)
-            sv = strcmp(c->srv[k].name, v->name) ? sv : k;
+        size_t sv = server_of(c, v->name, i);
         if (sv == c->nsrv)
             continue; /* a node added since berthd started: not scheduled (docs/slurm.md) */
-        int away = v->state == BERTH_SLURM_NODE_DOWN || v->drain || !v->responding;
-        if (away && !x->offline[sv] && !h->reserve(h->ctx, (uint32_t)sv, 1)) {
-            x->offline[sv] = 1;
-            berth__exec_log(h, "berthd: slurm node %s is %s: nothing is placed there\n", v->name,
-                            v->state_name);
-        } else if (!away && x->offline[sv] && !h->reserve(h->ctx, (uint32_t)sv, 0)) {
-            x->offline[sv] = 0;
-            berth__exec_log(h, "berthd: slurm node %s is back (%s)\n", v->name, v->state_name);
-        } else {
+        x->count[sv] = 1;
+        set_away(x, sv, v->state == BERTH_SLURM_NODE_DOWN || v->drain || !v->responding,
+                 v->state_name);
+    }
+    for (size_t s = 0; s < c->nsrv; s++)
+        if (!x->count[s])
+            set_away(x, s, 1, "gone from Slurm's node list");
+}
+
+/* GPUs a Slurm job holds on each of its nodes, as far as its request says (a share of a
+ * GPU counts as one). */
+static uint32_t gpus_per_node(const struct berth__slurm_job *sj, size_t nnodes)
+{
+    const struct berth__slurm_ask *a = &sj->ask;
+    if (a->gpus_per_node)
+        return a->gpus_per_node;
+    if (a->gpus_per_job)
+        return (uint32_t)((a->gpus_per_job + nnodes - 1) / (nnodes ? nnodes : 1));
+    if (a->gpus_per_task)
+        return a->gpus_per_task;
+    return a->shards_per_node || a->mps_per_node;
+}
+
+/* The Slurm jobs berth does not schedule that hold GPUs (placed by Slurm: out of berth's
+ * partitions, opted out, another berthd's, started while berthd was away): their GPUs are
+ * held out of placement on their nodes, so berth's view counts them busy. */
+static void count_outside(struct xslurm *x, const struct berth__slurm_job *jobs, size_t n)
+{
+    const struct berth__exec_host *h = x->h;
+    const struct berth_cluster *c = x->inv;
+    char names[BERTH_L_MAX_SLOTS][BERTH_SLURM_NAME_MAX];
+    memset(x->count, 0, c->nsrv * sizeof *x->count);
+    for (size_t i = 0; i < n; i++) {
+        const struct berth__slurm_job *sj = &jobs[i];
+        uint32_t lid = map_get(x, sj->id);
+        int holds = sj->state == BERTH_SLURM_JOB_RUNNING ||
+                    sj->state == BERTH_SLURM_JOB_SUSPENDED || sj->completing;
+        size_t nn = 0;
+        struct berth_err e = {0};
+        if (!holds || (lid && lid != UINT32_MAX) ||
+            berth__slurm_hostlist(sj->nodes, names, BERTH_L_MAX_SLOTS, &nn, &e))
             continue;
+        uint32_t per = gpus_per_node(sj, nn);
+        for (size_t k = 0; k < nn && per; k++) {
+            size_t sv = server_of(c, names[k], c->nsrv);
+            if (sv < c->nsrv)
+                x->count[sv] += (int32_t)per;
         }
+    }
+    for (size_t s = 0; s < c->nsrv; s++) {
+        if (x->count[s] == x->outside[s])
+            continue;
+        berth__exec_log(h, "berthd: slurm node %s: %d GPUs busy with jobs berth did not place\n",
+                        c->srv[s].name, x->count[s]);
+        x->outside[s] = x->count[s];
+        h->hold_out(h->ctx, (uint32_t)s, x->count[s]);
         h->pass_due(h->ctx);
     }
 }
@@ -676,14 +934,29 @@ static int slurm_sync(void *self, berth_us now, struct berth_err *err)
     const struct berth__exec_host *h = x->h;
     struct berth__ljob *j;
     size_t at = 0;
-    while ((j = h->next_job(h->ctx, BERTH_EXEC_BUSY, &at))) /* stops asked, or refused for now */
+    while ((j = h->next_job(h->ctx, BERTH_EXEC_BUSY, &at))) { /* stops asked, or refused */
+        if (j->proc && j->sl_signal_due) {
+            struct berth_err e = {0};
+            j->sl_signal_due = 0;
+            if (berth__slurm_signal(x->s, j->slurm_id, j->ckpt_sig, &e))
+                berth__exec_log(h, "berthd: job %s: %s\n", j->idstr, e.msg);
+            else
+                berth__ljob_note(j, now, j->state, "%s sent through Slurm: requeued in %.0f s",
+                                 berth__signal_name(j->ckpt_sig), (double)j->grace_us / 1e6);
+        }
         if (j->proc && j->sl_stop_due && now >= j->launch_at)
             try_stop(x, j, now);
+    }
     if (x->nodes_fetched) {
         apply_nodes(x);
         x->nodes_fetched = 0;
     }
     slurm_fetch(x, now); /* unless the loop fetched already */
+    if (x->later && x->mapped && !(x->fetched && !x->fetch_rc && x->changed)) {
+        count_outside(x, x->later, x->nlater);
+        free(x->later);
+        x->later = NULL;
+    }
     if (!x->fetched)
         return 0;
     struct berth__slurm_job *jobs = x->jobs;
@@ -701,7 +974,7 @@ static int slurm_sync(void *self, berth_us now, struct berth_err *err)
         return 0;
     x->gen++;
     h->counted_read(h->ctx);
-    int rc = 0;
+    int rc = 0, first = !x->mapped;
     for (at = 0; !x->mapped && !rc && (j = h->next_job(h->ctx, BERTH_EXEC_ALL, &at));)
         if (j->slurm_id && map_put(x, j->slurm_id, (uint32_t)j->id)) /* after a restart */
             rc = berth_err_set(err, BERTH_ENOMEM, "out of memory");
@@ -716,6 +989,15 @@ static int slurm_sync(void *self, berth_us now, struct berth_err *err)
         j = h->job(h->ctx, lid);
         if (j && j->slurm_id == sj->id)
             rc = update(x, j, sj, now, err);
+    }
+    free(x->later);
+    x->later = NULL;
+    if (!rc && first) { /* recovery: its journaled jobs are not re-adopted yet */
+        x->later = jobs;
+        x->nlater = n;
+        jobs = NULL;
+    } else if (!rc) {
+        count_outside(x, jobs, n);
     }
     free(jobs);
     for (at = 0; !rc && (j = h->next_job(h->ctx, BERTH_EXEC_ALL, &at));) { /* Slurm forgot */
@@ -741,6 +1023,8 @@ static void slurm_prefetch(void *self)
     struct xslurm *x = self;
     berth_us now = x->h->now(x->h->ctx);
     slurm_fetch(x, now);
+    if (now >= x->scope_at)
+        write_scope(x, now);
     if (!x->nodes_fetched && now >= x->nodes_at) {
         struct berth_err e = {0};
         free(x->nodes);

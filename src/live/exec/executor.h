@@ -50,6 +50,8 @@ struct berth__exec_host {
     const struct berth__lexec *files;
     const char *gpus;       /* --gpus: a fake inventory (local); NULL: NVML. Slurm refuses it */
     const char *slurm_conf; /* --slurm-conf (slurm); NULL: $SLURM_CONF or Slurm's default */
+    const char *slurm_partitions; /* --slurm-partitions (slurm); NULL: every partition */
+    berth_us slurm_failsafe_us;   /* --slurm-failsafe (slurm): written into berth_scope */
 
     /* Writes one line of berthd's log (fmt ends with its newline). */
     void (*log)(void *ctx, const char *fmt, va_list ap);
@@ -80,6 +82,13 @@ struct berth__exec_host {
     /* Takes server (an index of the inventory) out of placement (on = 1) or gives it back
      * (0): 0 done, -1 not now (only an idle server is taken; one not taken is not given). */
     int (*reserve)(void *ctx, uint32_t server, int on);
+    /* Closes server to new placements (on = 1: a Slurm node draining or down) whatever runs
+     * there, or opens it again (0); its idle GPUs are held out at once, the rest as its jobs
+     * leave (berth__cluster_close). */
+    void (*close_server)(void *ctx, uint32_t server, int on);
+    /* n of server's GPUs are busy with work berth does not schedule (Slurm jobs it did not
+     * place): held out of placement (berth__cluster_hold_out). */
+    void (*hold_out)(void *ctx, uint32_t server, int32_t n);
     /* Something the policy sees changed: a scheduling pass is due. */
     void (*pass_due)(void *ctx);
     /* A sync read a changed list of the executor's jobs (counted for /v1/health). */

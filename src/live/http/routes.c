@@ -492,13 +492,13 @@ static void nodes(struct berth__daemon *d, const struct berth__hreq *r, struct b
                                                 (int)(v->free_mask >> g & 1), "draining",
                                                 d->drain[k], "jobs", gj[k]));
         }
-        json_array_append_new(a,
-                              json_pack("{s:s,s:s,s:i,s:I,s:i,s:b,s:o,s:o}", "name", v->name,
-                                        "gpu_type", c->types[v->type].name, "gpus", v->ngpus,
-                                        "gpu_mem_mib", (json_int_t)v->gpu_mem_mib, "idle_gpus",
-                                        v->nfree, "reserved", (int)v->reserved, "pool",
-                                        v->pool >= 0 ? json_string(c->pools[v->pool]) : json_null(),
-                                        "gpu_list", gs));
+        json_array_append_new(
+            a,
+            json_pack("{s:s,s:s,s:i,s:I,s:i,s:b,s:i,s:o,s:o}", "name", v->name, "gpu_type",
+                      c->types[v->type].name, "gpus", v->ngpus, "gpu_mem_mib",
+                      (json_int_t)v->gpu_mem_mib, "idle_gpus", v->nfree, "reserved",
+                      (int)(v->reserved || v->closed), "outside_gpus", (int)v->out_want, "pool",
+                      v->pool >= 0 ? json_string(c->pools[v->pool]) : json_null(), "gpu_list", gs));
     }
     free(gj);
     pthread_mutex_unlock(&d->mu);
