@@ -6,7 +6,7 @@
 # submits everything. Usage: bash bench/berthd.sh [BUILD_DIR]
 set -eu
 B=${1:-build}
-for p in ${BENCH_POLICIES:-fifo fifo-skip sjf srtf tiresias-dlas las}; do
+for p in ${BENCH_POLICIES:-fifo fifo-skip sjf srtf tiresias-dlas las backfill fairshare}; do
     "$B/bench/bench_live_pass" "$p" 5000 100000 2000
 done
 W=$(mktemp -d)
