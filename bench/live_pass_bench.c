@@ -109,9 +109,9 @@ int main(int argc, char **argv)
     qsort(lat, (size_t)passes, sizeof *lat, cmp);
     printf("policy %s%s%s, %ld servers (%ld GPUs), %zu pending, %ld passes: first pass %.1f ms; "
            "p50 %.3f ms, p99 %.3f ms, max %.3f ms\n",
-           e->ops->name, settings ? " " : "", settings ? settings : "", servers, fill,
-           e->npending, passes, first * 1e3, lat[passes / 2] * 1e3,
-           lat[passes * 99 / 100] * 1e3, lat[passes - 1] * 1e3);
+           e->ops->name, settings ? " " : "", settings ? settings : "", servers, fill, e->npending,
+           passes, first * 1e3, lat[passes / 2] * 1e3, lat[passes * 99 / 100] * 1e3,
+           lat[passes - 1] * 1e3);
     berth__engine_destroy(e);
     berth_cluster_free(c);
     free(specs);

@@ -69,7 +69,8 @@ stop_berthd
 # run time), on 1x4 GPUs under fifo: each job's prediction is read as soon as it is in the
 # scheduler; its error is its live start against that prediction. Under fifo an arrival
 # never goes ahead of earlier jobs, so the error is berthd's own (ticks, process start and
-# exit), and the bound is p90 under 2.5 s (0.5 s measured on an idle 2-core machine). BERTH_EST_REPORT=FILE writes the figures.
+# exit), and the bound is p90 under 2.5 s (0.5 s measured on an idle 2-core machine).
+# BERTH_EST_REPORT=FILE writes the figures; BERTH_EST_POLICY=P replays under P (no bound).
 TR=/work/shared/traces/philly-pollux/philly.csv
 [ -f "${BERTH_TRACES:-/work/shared/traces}/philly-pollux/philly.csv" ] && TR=${BERTH_TRACES:-/work/shared/traces}/philly-pollux/philly.csv
 if [ ! -f "$TR" ]; then
@@ -77,8 +78,9 @@ if [ ! -f "$TR" ]; then
     finish
     exit 0
 fi
-start_berthd --gpus 1x4:v100 --policy fifo
-python3 - "$TR" "$URL" "$ALICE" "$W/replay.json" <<'PY' && ok "replay: p90 start error within 2.5 s" || bad "replay: $(cat "$W/replay.json" 2>/dev/null | head -c 600)"
+POL=${BERTH_EST_POLICY:-fifo} # another policy measures; the bound is fifo's
+start_berthd --gpus 1x4:v100 --policy "$POL"
+python3 - "$TR" "$URL" "$ALICE" "$W/replay.json" "$POL" <<'PY' && ok "replay: p90 start error within 2.5 s" || bad "replay: $(cat "$W/replay.json" 2>/dev/null | head -c 600)"
 import csv, json, sys, time, urllib.request, datetime
 tr, url, tok, out = sys.argv[1:5]
 ts = lambda r: datetime.datetime.strptime(r["timestamp"], "%Y-%m-%d %H:%M:%S")
@@ -124,7 +126,7 @@ res = {"jobs": len(ids), "scale": scale, "predicted": len(errs), "median_err_s":
        "max_err_s": errs[-1], "median_wait_s": q(waits, 0.5), "p90_wait_s": q(waits, 0.9)}
 json.dump(res, open(out, "w"))
 print(json.dumps(res))
-assert len(errs) == len(ids) and res["p90_err_s"] < 2.5, res
+assert len(errs) == len(ids) and (sys.argv[5] != "fifo" or res["p90_err_s"] < 2.5), res
 PY
 [ -n "${BERTH_EST_REPORT:-}" ] && cp "$W/replay.json" "$BERTH_EST_REPORT"
 stop_berthd
