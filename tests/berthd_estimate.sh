@@ -71,8 +71,7 @@ stop_berthd
 # never goes ahead of earlier jobs, so the error is berthd's own (ticks, process start and
 # exit), and the bound is p90 under 2.5 s (0.5 s measured on an idle 2-core machine).
 # BERTH_EST_REPORT=FILE writes the figures; BERTH_EST_POLICY=P replays under P (no bound).
-TR=/work/shared/traces/philly-pollux/philly.csv
-[ -f "${BERTH_TRACES:-/work/shared/traces}/philly-pollux/philly.csv" ] && TR=${BERTH_TRACES:-/work/shared/traces}/philly-pollux/philly.csv
+TR=${3:-}/traces/philly-pollux/philly.csv
 if [ ! -f "$TR" ]; then
     echo "SKIP the Philly replay (no $TR)"
     finish
@@ -112,7 +111,7 @@ for r in rows:
             break
         time.sleep(0.02)
 end = time.time() + 300
-while time.time() < end and any(call("GET", "/v1/jobs/%d" % i)["state"] != "completed" for i in ids[-3:]):
+while time.time() < end and any(call("GET", "/v1/jobs/%d" % i)["state"] != "completed" for i in ids):
     time.sleep(0.2)
 errs, waits = [], []
 for i in ids:

@@ -15,7 +15,8 @@
  *
  * Cost: one engine pass per event of the virtual run (a start, an end, a policy's timer);
  * the result is cached and computed again only when the live engine ran a pass or a job
- * entered since, at most once per BERTH_EST_MIN_US. It runs under d->mu. */
+ * entered since, at most once per BERTH_EST_MIN_US and at least ten of its own costs after
+ * the last run (so it holds d->mu, which it runs under, a tenth of the time at most). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -249,8 +250,12 @@ static int compute(struct berth__daemon *d, berth_us now, struct berth_err *err)
     d->nest = d->njobs;
     for (uint32_t k = 0; k < e->njobs; k++) {
         uint64_t id = d->by_eidx[live[k]];
+        const struct berth__ljob *j = berth__daemon_job(d, id);
+        berth_us start = r.start[k];
+        if (j && j->state == BERTH_L_RUNNING && j->start_us) /* its own start */
+            start = j->start_us;
         if (id >= 1 && id <= d->nest)
-            d->est[id - 1] = (struct berth__est){r.start[k], r.end[k]};
+            d->est[id - 1] = (struct berth__est){start, r.end[k]};
     }
     goto done;
 oom:
@@ -273,7 +278,9 @@ int berth__daemon_estimate(struct berth__daemon *d, struct berth_err *err)
     berth_us mono = berth__mono_us();
     if (d->est_valid && d->est_passes == d->engine->passes && d->est_jobs == d->engine->njobs)
         return 0; /* nothing the policy sees changed */
-    if (d->est_valid && mono - d->est_mono < BERTH_EST_MIN_US)
+    /* at most twice a second, and never more than a tenth of the time under the lock */
+    berth_us gap = 10 * d->est_last_us > BERTH_EST_MIN_US ? 10 * d->est_last_us : BERTH_EST_MIN_US;
+    if (d->est_valid && mono - d->est_mono < gap)
         return 0;
     int rc = compute(d, berth__wall_us(), err);
     berth_us took = berth__mono_us() - mono;
