@@ -4,9 +4,10 @@
 # showing it, and its accuracy on a small time-scaled live replay of Philly, with a bound.
 #
 # Golden (1 server of 4 GPUs, fifo; sleep jobs whose est_s is their run time):
-#   J1 4 GPUs, 3 s, running from S1: ends at S1 + 3 s.
+#   J1 4 GPUs, 8 s, running from S1: ends at S1 + 8 s (long enough for the three
+#   submissions behind it on a loaded machine).
 #   J2 2 GPUs, 2 s; J3 2 GPUs, 1 s; J4 4 GPUs, 1 s, pending in that order.
-#   J2 and J3 start together when J1 ends: S2 = S3 = S1 + 3 s; J3 ends at S3 + 1 s, J2 at
+#   J2 and J3 start together when J1 ends: S2 = S3 = S1 + 8 s; J3 ends at S3 + 1 s, J2 at
 #   S2 + 2 s; J4 needs all 4 GPUs, so it starts when J2 ends: S4 = S2 + 2 s, E4 = S4 + 1 s.
 # The virtual run is exact arithmetic on those numbers; the live starts then differ from
 # them by berthd's tick and a process's start and exit (a bound of 1 s each).
@@ -15,8 +16,11 @@ set -u
 . "$(dirname "$0")/cli_lib.sh"
 . "$(dirname "$0")/lib_berthd.sh"
 start_berthd --gpus 1x4:v100 --policy fifo
-sub() { api POST /v1/jobs "{\"argv\":[\"sleep\",\"$2\"],\"gpus\":$1,\"est_s\":$2,\"name\":\"$3\"}" >/dev/null; jf id; }
-J1=$(sub 4 3 j1)
+sub() { # quick: no python per submission
+    api POST /v1/jobs "{\"argv\":[\"sleep\",\"$2\"],\"gpus\":$1,\"est_s\":$2,\"name\":\"$3\"}" >/dev/null
+    sed -n 's/.*"id":\([0-9]*\).*/\1/p' "$W/body"
+}
+J1=$(sub 4 8 j1)
 wait_state "$J1" running
 J2=$(sub 2 2 j2); J3=$(sub 2 1 j3); J4=$(sub 4 1 j4)
 # every one has its estimate once it is in the scheduler (the list's estimate=1 runs it)
@@ -27,14 +31,14 @@ p = [j for j in d["jobs"] if j["state"] == "pending"]
 sys.exit(0 if len(p) == 3 and all(j.get("estimate") for j in p) else 1)' "$W/q.json"; }
 wait_for 20 "every pending job's estimate" has_est && ok "queue?estimate=1: every pending job has an estimate" || bad "no estimates: $(head -c 600 "$W/q.json")"
 api GET "/v1/jobs/$J1" >"$W/j1.json"
-python3 - "$W/q.json" "$W/j1.json" "$J2" "$J3" "$J4" <<'PY' && ok "golden: S2 = S3 = S1 + 3 s, S4 = S2 + 2 s, ends by est_s" || bad "golden: $(head -c 900 "$W/q.json")"
+python3 - "$W/q.json" "$W/j1.json" "$J2" "$J3" "$J4" <<'PY' && ok "golden: S2 = S3 = S1 + 8 s, S4 = S2 + 2 s, ends by est_s" || bad "golden: $(head -c 900 "$W/q.json")"
 import json, sys
 q = {j["id"]: j["estimate"] for j in json.load(open(sys.argv[1]))["jobs"] if j["state"] == "pending"}
 j1 = json.load(open(sys.argv[2]))
 s1 = j1["start_us"]
 e = [q[int(x)] for x in sys.argv[3:]]
 S = 1000000
-assert abs(e[0]["start_us"] - (s1 + 3 * S)) < 0.2 * S, (s1, e)  # J1's run counted from its start
+assert abs(e[0]["start_us"] - (s1 + 8 * S)) < 0.2 * S, (s1, e)  # J1's run counted from its start
 assert e[0]["start_us"] == e[1]["start_us"], e
 assert e[1]["end_us"] == e[1]["start_us"] + S and e[0]["end_us"] == e[0]["start_us"] + 2 * S, e
 assert e[2]["start_us"] == e[0]["end_us"] and e[2]["end_us"] == e[2]["start_us"] + S, e
@@ -51,7 +55,7 @@ grep -q "^job $J4: expected to start at [0-9-]* [0-9:.]* (in [0-9]* s) and end a
 one_error "queue --start --state" "berth queue: --start lists pending jobs: it takes no --state" -- "$BERTH" queue --start --state running
 api GET "/v1/jobs?estimate=2" >/dev/null
 [ "$(status)" = 400 ] && has "$W/body" "estimate: expected 1" "estimate=2 gets 400" || bad "estimate=2: $(status)"
-wait_state "$J4" completed 30
+wait_state "$J4" completed 60
 python3 - "$W/pred.json" "$URL" "$ALICE" "$J2" "$J3" "$J4" <<'PY' && ok "golden: live starts within 1 s of the predicted" || bad "golden accuracy"
 import json, sys, urllib.request
 pred = {j["id"]: j["estimate"]["start_us"] for j in json.load(open(sys.argv[1]))["jobs"] if j["state"] == "pending"}
@@ -69,7 +73,8 @@ stop_berthd
 # run time), on 1x4 GPUs under fifo: each job's prediction is read as soon as it is in the
 # scheduler; its error is its live start against that prediction. Under fifo an arrival
 # never goes ahead of earlier jobs, so the error is berthd's own (ticks, process start and
-# exit), and the bound is p90 under 2.5 s (0.5 s measured on an idle 2-core machine).
+# exit), and the bound is p90 under 3.5 s (0.5 s measured on a 2-core machine, 1.8 s
+# under the sanitizers with a full test run beside it).
 # BERTH_EST_REPORT=FILE writes the figures; BERTH_EST_POLICY=P replays under P (no bound).
 TR=${3:-}/traces/philly-pollux/philly.csv
 if [ ! -f "$TR" ]; then
@@ -79,7 +84,7 @@ if [ ! -f "$TR" ]; then
 fi
 POL=${BERTH_EST_POLICY:-fifo} # another policy measures; the bound is fifo's
 start_berthd --gpus 1x4:v100 --policy "$POL"
-python3 - "$TR" "$URL" "$ALICE" "$W/replay.json" "$POL" <<'PY' && ok "replay: p90 start error within 2.5 s" || bad "replay: $(cat "$W/replay.json" 2>/dev/null | head -c 600)"
+python3 - "$TR" "$URL" "$ALICE" "$W/replay.json" "$POL" <<'PY' && ok "replay: p90 start error within 3.5 s" || bad "replay: $(cat "$W/replay.json" 2>/dev/null | head -c 600)"
 import csv, json, sys, time, urllib.request, datetime
 tr, url, tok, out = sys.argv[1:5]
 ts = lambda r: datetime.datetime.strptime(r["timestamp"], "%Y-%m-%d %H:%M:%S")
@@ -125,7 +130,7 @@ res = {"jobs": len(ids), "scale": scale, "predicted": len(errs), "median_err_s":
        "max_err_s": errs[-1], "median_wait_s": q(waits, 0.5), "p90_wait_s": q(waits, 0.9)}
 json.dump(res, open(out, "w"))
 print(json.dumps(res))
-assert len(errs) == len(ids) and (sys.argv[5] != "fifo" or res["p90_err_s"] < 2.5), res
+assert len(errs) == len(ids) and (sys.argv[5] != "fifo" or res["p90_err_s"] < 3.5), res
 PY
 [ -n "${BERTH_EST_REPORT:-}" ] && cp "$W/replay.json" "$BERTH_EST_REPORT"
 stop_berthd
