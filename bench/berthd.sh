@@ -12,7 +12,7 @@ if [ "${BENCH_SMOKE:-0}" = 1 ]; then
 else
     SERVERS=5000 PENDING=100000 PASSES=2000 SECS=5 FILL=100000
 fi
-for p in ${BENCH_POLICIES:-fifo fifo-skip sjf srtf tiresias-dlas las}; do
+for p in ${BENCH_POLICIES:-fifo fifo-skip sjf srtf tiresias-dlas las backfill fairshare}; do
     "$B/bench/bench_live_pass" "$p" "$SERVERS" "$PENDING" "$PASSES"
 done
 W=$(mktemp -d)

@@ -1,7 +1,10 @@
 /* Scheduling-pass latency as berthd sees it: a cluster of 5,000 servers x 8 GPUs kept full,
  * 100,000 jobs pending; each step one running job finishes, one new job arrives, and one
  * pass runs (what berthd does at an event). Prints p50 / p99 / max of the pass time.
- * Usage: bench_live_pass [POLICY] [SERVERS] [PENDING] [PASSES] */
+ * Jobs belong to 100 users in 10 queues (fair-share's accounts) and have a time limit of
+ * twice their run time (backfill's reservations). SETTINGS are --policy-arg's
+ * (KEY=VALUE,...), e.g. fairshare_weight=3600 or backfill=1.
+ * Usage: bench_live_pass [POLICY] [SERVERS] [PENDING] [PASSES] [SETTINGS] */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,12 +31,13 @@ int main(int argc, char **argv)
     long servers = argc > 2 ? strtol(argv[2], NULL, 10) : 5000;
     long pending = argc > 3 ? strtol(argv[3], NULL, 10) : 100000;
     long passes = argc > 4 ? strtol(argv[4], NULL, 10) : 2000;
+    const char *settings = argc > 5 ? argv[5] : NULL;
     char spec[64];
     snprintf(spec, sizeof spec, "%ldx8:a100", servers);
     struct berth_err err = {0};
     struct berth_cluster *c = NULL;
     struct berth__engine *e = NULL;
-    struct berth__params p = {.quantum_us = 60 * BERTH_US_PER_S};
+    struct berth__params p = {.quantum_us = 60 * BERTH_US_PER_S, .settings = settings};
     if (berth_cluster_parse(spec, &c, &err) ||
         berth__engine_create(c, policy, NULL, &p, NULL, &e, &err)) {
         fprintf(stderr, "bench_pass: %s\n", err.msg);
@@ -43,21 +47,28 @@ int main(int argc, char **argv)
     long fill = servers * 8, total = fill + pending + passes;
     struct berth_jobspec *specs = calloc((size_t)total, sizeof *specs);
     char(*ids)[24] = calloc((size_t)total, sizeof *ids);
+    static char users[100][8], queues[10][8];
+    for (int u = 0; u < 100; u++)
+        snprintf(users[u], sizeof users[u], "u%d", u);
+    for (int q = 0; q < 10; q++)
+        snprintf(queues[q], sizeof queues[q], "q%d", q);
     double *lat = calloc((size_t)passes, sizeof *lat);
     uint64_t x = 88172645463325252ULL;
     for (long i = 0; i < total; i++) {
         x ^= x << 13, x ^= x >> 7, x ^= x << 17;
         int g = i < fill ? 1 : 1 << (x % 4); /* 1, 2, 4 or 8 GPUs */
         snprintf(ids[i], sizeof ids[i], "%ld", i);
+        berth_us dur = (berth_us)(1 + x % 36000) * BERTH_US_PER_S;
         specs[i] = (struct berth_jobspec){.id = ids[i],
-                                          .duration_us = (berth_us)(1 + x % 36000) * BERTH_US_PER_S,
+                                          .duration_us = dur,
+                                          .time_limit_us = 2 * dur,
                                           .num_gpus = g,
                                           .min_gpus = g,
                                           .max_gpus = g,
                                           .gpu_share_milli = 1000,
                                           .job_type = "",
-                                          .user = "",
-                                          .queue = "",
+                                          .user = users[(x >> 8) % 100],
+                                          .queue = queues[(x >> 8) % 100 / 10],
                                           .status = "",
                                           .gpu_type = ""};
         uint32_t idx;
@@ -96,10 +107,11 @@ int main(int argc, char **argv)
         lat[k] = now_s() - a;
     }
     qsort(lat, (size_t)passes, sizeof *lat, cmp);
-    printf("policy %s, %ld servers (%ld GPUs), %zu pending, %ld passes: first pass %.1f ms; "
+    printf("policy %s%s%s, %ld servers (%ld GPUs), %zu pending, %ld passes: first pass %.1f ms; "
            "p50 %.3f ms, p99 %.3f ms, max %.3f ms\n",
-           e->ops->name, servers, fill, e->npending, passes, first * 1e3, lat[passes / 2] * 1e3,
-           lat[passes * 99 / 100] * 1e3, lat[passes - 1] * 1e3);
+           e->ops->name, settings ? " " : "", settings ? settings : "", servers, fill, e->npending,
+           passes, first * 1e3, lat[passes / 2] * 1e3, lat[passes * 99 / 100] * 1e3,
+           lat[passes - 1] * 1e3);
     berth__engine_destroy(e);
     berth_cluster_free(c);
     free(specs);

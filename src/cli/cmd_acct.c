@@ -146,6 +146,21 @@ static void csv(const char *s, int last)
     putchar(last ? '\n' : ',');
 }
 
+/* CSV fields of numbers: v in fmt; an integer, or "" when v is not one (null). */
+static void csv_num(const char *fmt, double v, int last)
+{
+    char b[64];
+    snprintf(b, sizeof b, fmt, v);
+    csv(b, last);
+}
+
+static void csv_int(const json_t *v, int last)
+{
+    char b[32];
+    snprintf(b, sizeof b, "%lld", (long long)json_integer_value(v));
+    csv(json_is_integer(v) ? b : "", last);
+}
+
 static void print_jobs(const json_t *jobs, int as_csv)
 {
     const json_t *j;
@@ -167,29 +182,18 @@ static void print_jobs(const json_t *jobs, int as_csv)
         double run = json_number_value(json_object_get(j, "run_s"));
         double gh = json_number_value(json_object_get(j, "gpu_hours"));
         if (as_csv) {
-            char b[64];
-            snprintf(b, sizeof b, "%lld", (long long)json_integer_value(json_object_get(j, "id")));
-            csv(b, 0);
+            csv_int(json_object_get(j, "id"), 0);
             csv(cu, 0);
             csv(cq, 0);
             csv(cn, 0);
             csv(str_of(j, "state"), 0);
-            snprintf(b, sizeof b, "%lld",
-                     (long long)json_integer_value(json_object_get(j, "gpus")));
-            csv(b, 0);
+            csv_int(json_object_get(j, "gpus"), 0);
             csv(ct, 0);
-            snprintf(b, sizeof b, "%.3f", wait);
-            csv(b, 0);
-            snprintf(b, sizeof b, "%.3f", run);
-            csv(b, 0);
-            snprintf(b, sizeof b, "%.6f", gh);
-            csv(b, 0);
-            const json_t *c = json_object_get(j, "exit_code"),
-                         *s = json_object_get(j, "exit_signal");
-            snprintf(b, sizeof b, "%lld", (long long)json_integer_value(c));
-            csv(json_is_integer(c) ? b : "", 0);
-            snprintf(b, sizeof b, "%lld", (long long)json_integer_value(s));
-            csv(json_is_integer(s) ? b : "", 1);
+            csv_num("%.3f", wait, 0);
+            csv_num("%.3f", run, 0);
+            csv_num("%.6f", gh, 0);
+            csv_int(json_object_get(j, "exit_code"), 0);
+            csv_int(json_object_get(j, "exit_signal"), 1);
             continue;
         }
         hms(wait, w, sizeof w);
@@ -217,17 +221,12 @@ static void print_group(const char *title, const json_t *by, int as_csv)
         char ck[64], w[32];
         cli_clean(k, ck, sizeof ck);
         if (as_csv) {
-            char b[64];
             csv(title, 0);
             csv(ck, 0);
-            snprintf(b, sizeof b, "%.0f", jobs);
-            csv(b, 0);
-            snprintf(b, sizeof b, "%.6f", gh);
-            csv(b, 0);
-            snprintf(b, sizeof b, "%.6f", rh);
-            csv(b, 0);
-            snprintf(b, sizeof b, "%.3f", jobs > 0 ? wh * 3600 / jobs : 0);
-            csv(b, 1);
+            csv_num("%.0f", jobs, 0);
+            csv_num("%.6f", gh, 0);
+            csv_num("%.6f", rh, 0);
+            csv_num("%.3f", jobs > 0 ? wh * 3600 / jobs : 0, 1);
             continue;
         }
         hms(jobs > 0 ? wh * 3600 / jobs : 0, w, sizeof w);

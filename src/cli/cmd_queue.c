@@ -33,9 +33,15 @@ static const struct cli_flag queue_flags[] = {
      .bits = CLI_QUIET_LETTER | CLI_ONCE},
     {"format", 'o', "F[,F...]",
      "the columns, by name (F:WIDTH sets one's width): id, user, queue, name, state, gpus, "
-     "type, elapsed, limit, servers, reason, priority, submit, start, end, attempt (default: "
+     "type, elapsed, limit, servers, reason, priority, submit, start, end, attempt, start_est, "
+     "end_est (default: "
      "id,user,queue,name,state,gpus,elapsed,limit,servers,reason)",
      CLI_STR_AT(Q, format), .bits = CLI_QUIET_LETTER | CLI_ONCE},
+    {"start", 0, NULL,
+     "pending jobs with berthd's predicted start and end (its queue run forward in a virtual "
+     "clock with its policy; columns start_est and end_est; default: "
+     "id,user,queue,name,gpus,start_est,end_est,reason)",
+     CLI_ON_AT(Q, start)},
     {"json", 0, NULL, "print the jobs as a JSON array (all of them unless --limit is given)",
      CLI_ON_AT(Q, json)},
     {"limit", 0, "N",
@@ -54,7 +60,7 @@ static const struct cli_section queue_sections[] = {
 static const struct cli_spec queue_spec = {
     .cmd = "queue",
     .usage = "queue [--all] [--state S[,S...]] [--user U | --me] [--queue Q] [--format F[,F...]] "
-             "[--json] [--limit N] [--server URL] [--token TOKEN] [--socket PATH]",
+             "[--start] [--json] [--limit N] [--server URL] [--token TOKEN] [--socket PATH]",
     .about = "Lists pending, held and running jobs (--all: finished ones too), the oldest "
              "first, in squeue's columns: at most 1000 of them unless --limit N says otherwise "
              "(0: all; --json lists all unless told). REASON is a code like Slurm's: Priority "
@@ -184,6 +190,17 @@ static void c_end(const json_t *j, char *b, size_t n)
 {
     local_time((long long)json_integer_value(json_object_get(j, "end_us")), b, n);
 }
+/* berthd's predicted start / end (berth queue --start), "-" when it has none */
+static void c_start_est(const json_t *j, char *b, size_t n)
+{
+    const json_t *e = json_object_get(j, "estimate");
+    local_time((long long)json_integer_value(json_object_get(e, "start_us")), b, n);
+}
+static void c_end_est(const json_t *j, char *b, size_t n)
+{
+    const json_t *e = json_object_get(j, "estimate");
+    local_time((long long)json_integer_value(json_object_get(e, "end_us")), b, n);
+}
 static void c_attempt(const json_t *j, char *b, size_t n)
 {
     snprintf(b, n, "%lld", (long long)json_integer_value(json_object_get(j, "attempt")));
@@ -205,6 +222,8 @@ static const struct column columns[] = {
     {"start", "START", 19, 1, c_start},
     {"end", "END", 19, 1, c_end},
     {"attempt", "ATTEMPT", 7, 0, c_attempt},
+    {"start_est", "START_EST", 19, 1, c_start_est},
+    {"end_est", "END_EST", 19, 1, c_end_est},
 };
 #define NCOLUMNS  (sizeof columns / sizeof *columns)
 #define MAX_SHOWN 32

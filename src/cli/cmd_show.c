@@ -23,6 +23,44 @@ static const char *local_time(const json_t *v, char *buf, size_t len)
     return buf;
 }
 
+/* "in 1 h 05 min" of us microseconds from now (at least "in 0 s"). */
+static const char *in_time(long long us, char *buf, size_t len)
+{
+    long long s = us > 0 ? us / 1000000 : 0;
+    if (s >= 3600)
+        snprintf(buf, len, "in %lld h %02lld min", s / 3600, s / 60 % 60);
+    else if (s >= 60)
+        snprintf(buf, len, "in %lld min", (s + 30) / 60);
+    else
+        snprintf(buf, len, "in %lld s", s);
+    return buf;
+}
+
+/* berth why's second line: berthd's predicted start (a pending job) or end (a running one),
+ * from its queue run forward in a virtual clock; nothing when it has none. */
+static void print_estimate(unsigned long long id, const json_t *j)
+{
+    const json_t *e = json_object_get(j, "estimate");
+    const char *state = json_string_value(json_object_get(j, "state"));
+    if (!json_is_object(e) || !state)
+        return;
+    long long now = (long long)time(NULL) * 1000000;
+    long long st = (long long)json_integer_value(json_object_get(e, "start_us"));
+    long long en = (long long)json_integer_value(json_object_get(e, "end_us"));
+    char a[64], b[64], c[64], d[64];
+    if (!strcmp(state, "pending"))
+        printf("job %llu: expected to start at %s (%s) and end at %s (%s), by berthd's queue "
+               "run forward under its policy\n",
+               id, local_time(json_object_get(e, "start_us"), a, sizeof a),
+               in_time(st - now, b, sizeof b),
+               local_time(json_object_get(e, "end_us"), c, sizeof c),
+               in_time(en - now, d, sizeof d));
+    else if (!strcmp(state, "running"))
+        printf("job %llu: expected to end at %s (%s)\n", id,
+               local_time(json_object_get(e, "end_us"), c, sizeof c),
+               in_time(en - now, d, sizeof d));
+}
+
 static void print_job(const json_t *j)
 {
     const char *keys[] = {
@@ -120,7 +158,9 @@ static const struct cli_spec show_spec = {
 static const struct cli_spec why_spec = {
     .cmd = "why",
     .usage = "why ID [--json] [--server URL] [--token TOKEN] [--socket PATH]",
-    .about = "Says in one sentence why job ID waits, or how it ended.",
+    .about = "Says in one sentence why job ID waits, or how it ended; for a pending job a "
+             "second line gives berthd's predicted start and end (berth queue's start_est and "
+             "end_est).",
     .sections = show_sections,
 };
 
@@ -148,9 +188,13 @@ static int show_or_why(int argc, char **argv, const struct cli_spec *spec, int w
             char *s = json_dumps(r.json, JSON_INDENT(2));
             printf("%s\n", s ? s : "{}");
             free(s);
-        } else if (why)
-            printf("job %llu: %s\n", id, json_string_value(json_object_get(r.json, "why")));
-        else
+        } else if (why) {
+            char clean[1024];
+            printf(
+                "job %llu: %s\n", id,
+                cli_clean(json_string_value(json_object_get(r.json, "why")), clean, sizeof clean));
+            print_estimate(id, r.json);
+        } else
             print_job(r.json);
     }
     cli_reply_free(&r);

@@ -210,7 +210,7 @@ static int queue_line(struct rd *r, char **w, int nw, struct berth_err *err)
             return bad(r, w[i], "each key once", w[i], err);
         seen |= 1u << k;
         int rc = 0;
-        int64_t n;
+        int64_t n = 0;
         switch (k) {
         case 0:
             rc = cohort_of(r, v, &d->cohort, err);

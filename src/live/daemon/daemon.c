@@ -410,6 +410,7 @@ void berth__daemon_destroy(struct berth__daemon *d)
     free(d->by_eidx);
     free(d->incoming);
     free(d->moved);
+    free(d->est);
     free(d->active);
     free(d->drain);
     free(d->gpu_base);

@@ -130,6 +130,14 @@ struct berth__daemon {
     uint64_t ticks, sync_reads; /* reads: syncs that read a changed job list (slurm) */
     berth_us tick_sum_us, tick_max_us, sync_sum_us, sync_max_us, pass_sum_us, pass_max_us;
     struct berth__infer infer;
+    /* the start-time estimate (estimate.c): per job id - 1, from the last virtual run */
+    struct berth__est *est;
+    size_t nest, est_cap;
+    int est_valid;
+    berth_us est_mono;             /* when it was computed (CLOCK_MONOTONIC) */
+    uint64_t est_passes, est_jobs; /* the live engine's passes and jobs then */
+    uint64_t est_runs;             /* virtual runs so far, and their cost, for /v1/health */
+    berth_us est_last_us, est_max_us;
 };
 
 /* The front end the daemon serves through, started once recovery can begin (so the bound
@@ -260,6 +268,19 @@ struct berth__acct_query {
     const char *user, *queue;
 };
 json_t *berth__daemon_acct(struct berth__daemon *d, const struct berth__acct_query *q);
+
+/* The start-time estimate (estimate.c), under d->mu: a job's predicted start and end in
+ * wall-clock microseconds (0: none). */
+struct berth__est {
+    berth_us start_us, end_us;
+};
+/* Runs the live queue forward in a virtual clock (the simulator's engine on a copy of the
+ * live state) unless the last run is still current; 0 or an error. */
+int berth__daemon_estimate(struct berth__daemon *d, struct berth_err *err);
+/* j's estimate from the last run, or NULL (it is not in the scheduler, or never starts
+ * within the run's horizon). */
+const struct berth__est *berth__daemon_estimate_of(struct berth__daemon *d,
+                                                   const struct berth__ljob *j);
 
 /* Restores every job from the journal (at create). */
 int berth__daemon_recover(struct berth__daemon *d, struct berth_err *err);

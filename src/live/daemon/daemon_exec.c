@@ -439,6 +439,7 @@ static void overrun(struct berth__daemon *d, struct berth__ljob *j, struct berth
         return;
     }
     j->spec.duration_us = est;
+    j->est_given = 1;
     berth__ljob_note(j, now, j->state,
                      "ran %.0f s, %g times its estimate: re-estimated at %.0f s (--est-overrun)",
                      (double)ran / 1e6, f, (double)est / 1e6);

@@ -148,6 +148,25 @@ static json_t *servers_of(struct berth__daemon *d, const struct berth__ljob *j)
     return a;
 }
 
+/* j's predicted start and end ({"start_us", "end_us"}) from the last virtual run, or null. */
+static json_t *estimate_json(struct berth__daemon *d, const struct berth__ljob *j)
+{
+    const struct berth__est *e = berth__daemon_estimate_of(d, j);
+    if (!e || (j->state != BERTH_L_PENDING && j->state != BERTH_L_RUNNING))
+        return json_null();
+    return json_pack("{s:I,s:I}", "start_us", (json_int_t)e->start_us, "end_us",
+                     (json_int_t)e->end_us);
+}
+
+/* Runs the estimate when the request asks for it; a failure is logged, never an error of
+ * the request (the estimates then are null). */
+static void refresh_estimate(struct berth__daemon *d)
+{
+    struct berth_err err = {0};
+    if (berth__daemon_estimate(d, &err))
+        fprintf(d->log, "berthd: estimate: %s\n", err.msg);
+}
+
 static json_t *summary(struct berth__daemon *d, struct berth__ljob *j, berth_us now)
 {
     const struct berth_jobspec *s = &j->spec;
@@ -240,9 +259,17 @@ static void list(struct berth__daemon *d, const struct berth__hreq *r, struct be
             return;
         }
     }
+    const char *est = r->arg(r->conn, "estimate"); /* berth queue --start */
+    if (est && strcmp(est, "1") && strcmp(est, "0")) {
+        berth__hresp_error(out, 400, "estimate: expected 1 (with each job's predicted start) or 0");
+        return;
+    }
+    int with_est = est && !strcmp(est, "1");
     json_t *a = json_array();
     json_int_t total = 0, next = 0; /* matching jobs in all; the last id of this page */
     pthread_mutex_lock(&d->mu);
+    if (with_est)
+        refresh_estimate(d);
     berth_us now = berth__wall_us();
     if (array && array - 1 > after) /* an array's tasks are consecutive ids */
         after = array - 1;
@@ -259,6 +286,8 @@ static void list(struct berth__daemon *d, const struct berth__hreq *r, struct be
                 berth__daemon_why_brief(d, (struct berth__ljob *)j, text, sizeof text);
                 json_object_set_new(o, "why", json_string(text));
             }
+            if (o && with_est)
+                json_object_set_new(o, "estimate", estimate_json(d, j));
             json_array_append_new(a, o);
             next = (json_int_t)j->id;
         }
@@ -276,7 +305,10 @@ static void show(struct berth__daemon *d, const struct berth__hreq *r, struct be
     if (j) {
         char why[768];
         const char *reason = berth__daemon_reason(d, j, why, sizeof why);
+        if (j->state == BERTH_L_PENDING || j->state == BERTH_L_RUNNING)
+            refresh_estimate(d);
         out->json = berth__ljob_json(j, 0);
+        json_object_set_new(out->json, "estimate", estimate_json(d, j));
         json_object_set_new(out->json, "why", json_string(why));
         json_object_set_new(out->json, "reason", json_string(reason));
         json_object_set_new(out->json, "run_s",
@@ -570,6 +602,11 @@ static void health(struct berth__daemon *d, const struct berth__hreq *r, struct 
         (json_int_t)cut_h, "cut_body", (json_int_t)cut_b, "refused", "limit",
         (json_int_t)d->refused_limit, "space", (json_int_t)d->refused_space, "journal",
         (json_int_t)d->refused_journal);
+    if (out->json) /* the start-time estimate's virtual runs and their cost */
+        json_object_set_new(out->json, "estimate",
+                            json_pack("{s:I,s:I,s:I}", "runs", (json_int_t)d->est_runs, "last_us",
+                                      (json_int_t)d->est_last_us, "max_us",
+                                      (json_int_t)d->est_max_us));
     pthread_mutex_unlock(&d->mu);
 }
 

@@ -108,6 +108,7 @@ struct berth__ljob {
     size_t nhist, hcap;
     berth_us submit_us, start_us, end_us;
     berth_us ran_us;            /* run time of its ended attempts (a time limit counts them all) */
+    uint8_t est_given;          /* est_s came from its user (or berthd's re-estimate) */
     char ran_type[32];          /* the GPU type it last ran on ("" = never ran), for accounting */
     berth_us attempt_us;        /* when the current attempt was launched (0 = none) */
     int exit_code, exit_signal; /* -1 when none */

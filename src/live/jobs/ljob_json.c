@@ -137,6 +137,7 @@ json_t *berth__ljob_json(const struct berth__ljob *j, int full)
     bad |= json_object_set_new(o, "token", json_string(j->token));
     bad |= json_object_set_new(o, "launched", json_integer(j->launched));
     bad |= json_object_set_new(o, "attempt_us", json_integer(j->attempt_us));
+    bad |= json_object_set_new(o, "est_given", json_boolean(j->est_given));
     bad |= json_object_set_new(o, "then", json_integer(j->then));
     bad |= json_object_set_new(o, "proc", json_boolean(j->proc));
     bad |= json_object_set_new(o, "pslots", slots_json(j->pslots, j->proc ? j->npslots : 0));
@@ -232,6 +233,9 @@ int berth__ljob_from_journal(const json_t *d, struct berth__ljob **out, struct b
         (berth_us)(json_number_value(json_object_get(d, "time_limit_s")) * 1e6 + 0.5);
     j->ran_us = (berth_us)(json_number_value(json_object_get(d, "ran_s")) * 1e6 + 0.5);
     j->attempt_us = geti(d, "attempt_us");
+    /* an older berthd's journal lacks it: its est_s was the estimate, as it read it */
+    const json_t *eg = json_object_get(d, "est_given");
+    j->est_given = (uint8_t)(eg ? json_is_true(eg) : 1);
     snprintf(j->ran_type, sizeof j->ran_type, "%s", gets_(d, "ran_type"));
     j->array_id = (uint64_t)geti(d, "array_id");
     j->array_task = (uint32_t)geti(d, "array_task");

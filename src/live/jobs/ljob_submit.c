@@ -395,6 +395,7 @@ int berth__ljob_from_submit(const json_t *body, const char *user, uint32_t uid, 
     j->spec.cpu_milli = (int64_t)llround(cpus * 1000);
     j->spec.mem_mib = mem;
     j->spec.duration_us = (berth_us)llround(est * 1e6);
+    j->est_given = json_object_get(body, "est_s") != NULL;
     if (j->spec.duration_us < 1)
         j->spec.duration_us = 1;
     j->spec.single_server = (uint8_t)single;
