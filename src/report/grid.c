@@ -151,7 +151,10 @@ static char *resolve(struct parse *P, const char *v)
     return berth__arena_strndup(&P->g->arena, real, strlen(real));
 }
 
-static int add_value(struct parse *P, int dim, const char *word, const char *dimname)
+/* Checks a value and adds it to dimension dim; *vp holds it meanwhile (its words malloc'd:
+ * add_value frees them when it fails). */
+static int add_value_in(struct parse *P, int dim, const char *word, const char *dimname,
+                        struct berth__grid_value *vp)
 {
     struct berth_grid *g = P->g;
     size_t ll = label_len(word);
@@ -160,7 +163,7 @@ static int add_value(struct parse *P, int dim, const char *word, const char *dim
         label = berth__arena_strndup(&g->arena, word, ll);
         value = word + ll + 1;
     }
-    struct berth__grid_value v = {.label = label, .value = value, .line = P->line};
+    *vp = (struct berth__grid_value){.label = label, .value = value, .line = P->line};
     char msg[64];
     switch (dim) {
     case GRID_POLICY:
@@ -176,11 +179,11 @@ static int add_value(struct parse *P, int dim, const char *word, const char *dim
             if (!abs)
                 return berth_err_set(P->err, BERTH_EINPUT, "%s:%u: cluster: %s: cannot read it",
                                      P->name, P->line, value);
-            v.value = abs;
+            vp->value = abs;
         }
         struct berth_cluster *c = NULL;
         struct berth_err e = {0};
-        if (berth_cluster_parse(v.value, &c, &e))
+        if (berth_cluster_parse(vp->value, &c, &e))
             return berth_err_set(P->err, BERTH_EINPUT, "%s:%u: cluster: %s", P->name, P->line,
                                  e.msg);
         berth_cluster_free(c);
@@ -188,9 +191,9 @@ static int add_value(struct parse *P, int dim, const char *word, const char *dim
     }
     case GRID_WORKLOAD:
         if (!strcmp(dimname, "gen")) {
-            v.gen = 1;
-            if (split(&g->arena, value, &v.words, &v.nwords, P->name, P->line, P->err) ||
-                check_flags(v.words, v.nwords, 1, 0, P->name, P->line, "gen", P->err))
+            vp->gen = 1;
+            if (split(&g->arena, value, &vp->words, &vp->nwords, P->name, P->line, P->err) ||
+                check_flags(vp->words, vp->nwords, 1, 0, P->name, P->line, "gen", P->err))
                 return P->err->code;
             if (!label) {
                 snprintf(msg, sizeof msg, "gen%zu", g->ndims[dim] + 1);
@@ -201,15 +204,15 @@ static int add_value(struct parse *P, int dim, const char *word, const char *dim
             if (!abs)
                 return berth_err_set(P->err, BERTH_EIO, "%s:%u: trace: %s: cannot read it: %s",
                                      P->name, P->line, value, strerror(errno ? errno : ENOENT));
-            v.value = abs;
+            vp->value = abs;
         }
         break;
     case GRID_FLAGS:
-        if (split(&g->arena, value, &v.words, &v.nwords, P->name, P->line, P->err) ||
-            check_flags(v.words, v.nwords, 0, 0, P->name, P->line, "flags", P->err))
+        if (split(&g->arena, value, &vp->words, &vp->nwords, P->name, P->line, P->err) ||
+            check_flags(vp->words, vp->nwords, 0, 0, P->name, P->line, "flags", P->err))
             return P->err->code;
         if (!label) {
-            if (!v.nwords)
+            if (!vp->nwords)
                 snprintf(msg, sizeof msg, "base");
             else
                 snprintf(msg, sizeof msg, "f%zu", g->ndims[dim] + 1);
@@ -220,10 +223,10 @@ static int add_value(struct parse *P, int dim, const char *word, const char *dim
         break;
     }
     if (!label) /* from the resolved value: a file's name without its folder and extension */
-        label = derive(&g->arena, v.value);
+        label = derive(&g->arena, vp->value);
     if (!label)
         return berth_err_set(P->err, BERTH_ENOMEM, "out of memory");
-    v.label = label;
+    vp->label = label;
     for (size_t i = 0; i < g->ndims[dim]; i++)
         if (!strcmp(g->dims[dim][i].label, label))
             return berth_err_set(P->err, BERTH_EINPUT,
@@ -232,8 +235,17 @@ static int add_value(struct parse *P, int dim, const char *word, const char *dim
                                  P->name, P->line, dimname, label, g->dims[dim][i].line);
     if (BERTH_GROW(g->dims[dim], g->dcap[dim], g->ndims[dim] + 1))
         return berth_err_set(P->err, BERTH_ENOMEM, "out of memory");
-    g->dims[dim][g->ndims[dim]++] = v;
+    g->dims[dim][g->ndims[dim]++] = *vp;
+    vp->words = NULL; /* the grid's now */
     return 0;
+}
+
+static int add_value(struct parse *P, int dim, const char *word, const char *dimname)
+{
+    struct berth__grid_value v = {0};
+    int rc = add_value_in(P, dim, word, dimname, &v);
+    free(v.words);
+    return rc;
 }
 
 static int add_seeds(struct parse *P, const char *w)

@@ -11,8 +11,8 @@
 #include "report/run.h"
 
 static const char *const captions[] = {
-    "The share of completed jobs that finished within a given time of their arrival. A curve "
-    "further left and higher is better; the log axis shows short and long jobs alike.",
+    ("The share of completed jobs that finished within a given time of their arrival. A curve "
+     "further left and higher is better; the log axis shows short and long jobs alike."),
     "The share of jobs that started within a given time of their arrival.",
     "GPUs held by jobs, against the cluster's size.",
     "Jobs that arrived and wait for GPUs.",

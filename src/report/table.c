@@ -314,11 +314,11 @@ void berth__fmt_metric(char *b, size_t len, const struct berth_metric *m, double
     if (m->kind == 0)
         berth__fmt_duration(b, len, v);
     else if (m->kind == 1)
-        berth__fmt_num(b, len, v, v == floor(v) ? 0 : 1);
+        berth__fmt_num(b, len, v, v == floor(v) || fabs(v) >= 100 ? 0 : 1);
     else if (m->kind == 2)
         isnan(v) ? snprintf(b, len, "-") : snprintf(b, len, "%.1f %%", 100 * v);
-    else
-        berth__fmt_num(b, len, v, 3);
+    else /* ratios: three decimals while they matter */
+        berth__fmt_num(b, len, v, fabs(v) >= 1000 ? 0 : fabs(v) >= 10 ? 1 : 3);
 }
 
 /* "1.23 h ± 0.05" */
@@ -339,9 +339,33 @@ static const size_t shown[] = {2, 5, 6, 8, 9, 10, 14, 16};
 
 static void groups_table(struct berth__svg *s, const struct berth_sweep_table *t)
 {
-    berth__svg_printf(s, "<div class=\"wide\"><table id=\"sweep-table\">\n<tr><th "
-                         "class=\"l\">policy</th><th class=\"l\">cluster</th><th "
-                         "class=\"l\">workload</th><th class=\"l\">flags</th><th>seeds</th>");
+    /* a column the same for every group (one cluster, one workload, no flags) is said once
+     * above the table instead, so that the metrics fit the page */
+    static const char *const heads[] = {"policy", "cluster", "workload", "flags"};
+    int show[4] = {1, 0, 0, 0}, any_same = 0;
+    for (size_t i = 1; i < t->ngroups; i++) {
+        const struct berth__sweep_group *a = &t->groups[0], *g = &t->groups[i];
+        show[1] |= strcmp(a->cluster, g->cluster) != 0;
+        show[2] |= strcmp(a->workload, g->workload) != 0;
+        show[3] |= strcmp(a->flags, g->flags) != 0;
+    }
+    for (int k = 1; k < 4 && t->ngroups; k++)
+        if (!show[k]) {
+            const struct berth__sweep_group *g = &t->groups[0];
+            const char *v = k == 1 ? g->cluster : k == 2 ? g->workload : g->flags;
+            berth__svg_printf(s, any_same ? " \xc2\xb7 %s " : "<p class=\"same\">%s ", heads[k]);
+            berth__svg_printf(s, "<b>");
+            berth__svg_escape(s, v);
+            berth__svg_printf(s, "</b>");
+            any_same = 1;
+        }
+    if (any_same)
+        berth__svg_printf(s, " (every group)</p>\n");
+    berth__svg_printf(s, "<div class=\"wide\"><table id=\"sweep-table\">\n<tr>");
+    for (int k = 0; k < 4; k++)
+        if (show[k])
+            berth__svg_printf(s, "<th class=\"l\">%s</th>", heads[k]);
+    berth__svg_printf(s, "<th>seeds</th>");
     for (size_t k = 0; k < NSHOWN; k++)
         berth__svg_printf(s, "<th>%s</th>", metrics[shown[k]].name);
     berth__svg_printf(s, "</tr>\n");
@@ -350,6 +374,8 @@ static void groups_table(struct berth__svg *s, const struct berth_sweep_table *t
         berth__svg_printf(s, "<tr>");
         const char *l[] = {g->policy, g->cluster, g->workload, g->flags};
         for (int k = 0; k < 4; k++) {
+            if (!show[k])
+                continue;
             berth__svg_printf(s, "<td class=\"l\">");
             berth__svg_escape(s, l[k]);
             berth__svg_printf(s, "</td>");

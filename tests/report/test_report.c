@@ -301,7 +301,7 @@ static void test_charts(void)
         if (!svg)
             continue;
         CHECK_HAS(svg, "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\"");
-        char want[128];
+        char want[160]; /* room for ">" TITLE "</title>" */
         snprintf(want, sizeof want, "data-chart=\"%s\"", berth_report_chart_id(i));
         CHECK_HAS(svg, want);
         char title[128] = ""; /* the title as XML writes it: ' is &#39; */
