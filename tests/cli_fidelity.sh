@@ -98,7 +98,13 @@ expect_rc 0 "--restart-cost helios" -- "$BERTH" sim --cluster 1x1:v100 --trace "
 [ "$(key "$W/out" makespan_s)" = "127.0" ] && ok "helios tiers: 7 s for one GPU" || bad "helios: $(key "$W/out" makespan_s)"
 expect_rc 0 "--mode gavel" -- "$BERTH" sim --cluster 1x1:v100 --trace "$W/r.csv" --mode gavel --json
 [ "$(key "$W/out" mode)" = "gavel" ] && ok "mode reported" || bad "mode not reported"
-# J1 admitted at 0 ends its work at 100 (GPU held to 360); J2 admitted at 360 ends at 380
+# Gavel's round ends at its latest finish: J1's round 0-100; J2 (arrived 10) admitted at
+# that end, 100-120; J2 waited 90 s, J1 none: avg 45 s
+[ "$(key "$W/out" makespan_s)" = "120.0" ] && ok "gavel mode: the round ends at its latest finish" || bad "gavel mode: $(key "$W/out" makespan_s)"
+[ "$(key "$W/out" avg_wait_s)" = "45.0" ] && ok "gavel mode: wait 45 s" || bad "gavel mode wait: $(key "$W/out" avg_wait_s)"
+expect_rc 0 "--mode gavel --round-early-end off" -- "$BERTH" sim --cluster 1x1:v100 --trace "$W/r.csv" --mode gavel --round-early-end off --json
+# rounds on the grid: J1 admitted at 0 ends its work at 100 (GPU held to 360); J2 admitted
+# at 360 ends at 380
 [ "$(key "$W/out" makespan_s)" = "380.0" ] && ok "gavel mode: makespan 380 s" || bad "gavel mode: $(key "$W/out" makespan_s)"
 # J1 holds its GPU from its work's end (100) to the boundary (360): not waiting; J2 waits
 # from 10 to its admission at 360: avg wait 175 s
@@ -124,6 +130,51 @@ python3 -c "
 import json; a=json.load(open('$W/tmode.json')); b=json.load(open('$W/out'))
 assert a['avg_jct_s'] == b['avg_jct_s'] and a['makespan_s'] == b['makespan_s'], (a, b)" \
     && ok "--mode tiresias runs jobs by their duration" || bad "--mode tiresias progress"
+
+# --- --mode gavel: Gavel's quirks, each turned off by its own switch ------------------------
+# consolidated rates only: the spread 2-GPU job runs at its one-server rate (its round ends
+# when its work does, at 1000); --spread-rates measured brings the measured ratio back
+expect_rc 0 "--mode gavel: a spread gang" -- "$BERTH" "${SP[@]}" --mode gavel
+[ "$(key "$W/out" makespan_s)" = "1000.0" ] && ok "--mode gavel: consolidated rates only" || bad "--mode gavel spread: $(key "$W/out" makespan_s)"
+expect_rc 0 "--mode gavel --spread-rates measured" -- "$BERTH" "${SP[@]}" --mode gavel --spread-rates measured
+[ "$(key "$W/out" makespan_s)" = "$measured" ] && ok "--mode gavel --spread-rates measured: the measured ratio" \
+    || bad "--mode gavel --spread-rates measured: $(key "$W/out" makespan_s)"
+# no idle filling: J1 (1000 s) allocated at 0; J2 (100 s, at 100) is admitted at the end of
+# J1's first round (360) but the allocation is re-solved only 1920 s after 0, at the first
+# round end past it: rounds end at 360, 720, 1000 (J1's work), then every 360 s with no job
+# running: 1360, 1720, 2080: J2 runs 2080-2180 (JCT 2080; avg (1000 + 2080) / 2 = 1540).
+# fill=1: J2 starts on the idle GPU at 360, ends 460 (JCT 360; avg 680, makespan 1000).
+printf 'job_id,arrival_s,duration_s,num_gpus\nJ1,0,1000,1\nJ2,100,100,1\n' >"$W/fill.csv"
+expect_rc 0 "--mode gavel: idle GPUs stay idle" -- "$BERTH" sim --cluster 1x2:v100 --trace "$W/fill.csv" --policy gavel-fifo --mode gavel --json
+[ "$(key "$W/out" avg_jct_s)" = "1540.0" ] && [ "$(key "$W/out" makespan_s)" = "2180.0" ] \
+    && ok "--mode gavel: no filling between re-solves" || bad "--mode gavel fill: $(cat "$W/out")"
+expect_rc 0 "--mode gavel --policy-arg fill=1" -- "$BERTH" sim --cluster 1x2:v100 --trace "$W/fill.csv" --policy gavel-fifo --mode gavel --policy-arg fill=1 --json
+[ "$(key "$W/out" avg_jct_s)" = "680.0" ] && [ "$(key "$W/out" makespan_s)" = "1000.0" ] \
+    && ok "fill=1 under --mode gavel fills the idle GPU" || bad "fill=1: $(cat "$W/out")"
+# Gavel's fifo type choice (test_gavel derives it): on gavel:8:8:4 with seed 1 the draw drops
+# p100, J2 and J3 wait for the re-solve at 2260 (rounds end at 100, then every 360 s): J1
+# 0-100, J2 2260-2360, J3 2360-2460 (avg 1640); seed 5: 0-100, 100-200, 200-300 (avg 200);
+# fastest_type=1: all three at once on v100, p100, k80 (avg 100)
+printf 'job_id,arrival_s,duration_s,num_gpus\nJ1,0,100,8\nJ2,0,100,8\nJ3,0,100,1\n' >"$W/f3.csv"
+F3=(sim --cluster gavel:8:8:4 --trace "$W/f3.csv" --policy gavel-fifo --mode gavel --json)
+expect_rc 0 "--mode gavel: Gavel's fifo type choice, seed 1" -- "$BERTH" "${F3[@]}" --seed 1
+[ "$(key "$W/out" avg_jct_s)" = "1640.0" ] && ok "Gavel's fifo with seed 1: avg JCT 1640 s" || bad "seed 1: $(key "$W/out" avg_jct_s)"
+expect_rc 0 "--mode gavel: Gavel's fifo type choice, seed 5" -- "$BERTH" "${F3[@]}" --seed 5
+[ "$(key "$W/out" avg_jct_s)" = "200.0" ] && ok "Gavel's fifo with seed 5: avg JCT 200 s" || bad "seed 5: $(key "$W/out" avg_jct_s)"
+expect_rc 0 "--mode gavel --policy-arg fastest_type=1" -- "$BERTH" "${F3[@]}" --policy-arg fastest_type=1
+[ "$(key "$W/out" avg_jct_s)" = "100.0" ] && ok "fastest_type=1: the capacity-checked choice" || bad "fastest_type=1: $(key "$W/out" avg_jct_s)"
+
+# --- --mode blox: Blox's shipped scattered placement -----------------------------------------
+# 2x4 v100, blox-fifo, 300 s rounds, finishes recorded at the boundary: J1 (2 GPUs) takes
+# server 0's first two; J2 (4 GPUs): 2 (server 0) + 4 (server 1) = 6 overshoots, so it
+# waits for J1 (work 0-100, released at 300): J2 300-400, recorded at 600 (avg 450).
+# --placement consolidate: J2 on server 1 at once, both recorded at 300
+printf 'job_id,arrival_s,duration_s,num_gpus\nJ1,0,100,2\nJ2,0,100,4\n' >"$W/bx.csv"
+expect_rc 0 "--mode blox: Blox's scattered placement" -- "$BERTH" sim --cluster 2x4:v100 --trace "$W/bx.csv" --policy blox-fifo --mode blox --json
+[ "$(key "$W/out" placement)" = blox-scattered ] && [ "$(key "$W/out" avg_jct_s)" = "450.0" ] \
+    && [ "$(key "$W/out" makespan_s)" = "600.0" ] && ok "--mode blox: the overshooting gang waits" || bad "--mode blox: $(cat "$W/out")"
+expect_rc 0 "--mode blox --placement consolidate" -- "$BERTH" sim --cluster 2x4:v100 --trace "$W/bx.csv" --policy blox-fifo --mode blox --placement consolidate --json
+[ "$(key "$W/out" avg_jct_s)" = "300.0" ] && ok "--placement consolidate turns Blox's placement off" || bad "blox consolidate: $(cat "$W/out")"
 expect_rc 0 "--mode tiresias --progress steps" -- "$BERTH" sim --cluster gavel --trace "$GAVEL" --policy fifo --mode tiresias --progress steps --json
 python3 -c "
 import json; a=json.load(open('$W/steps.json')); b=json.load(open('$W/out')); import sys

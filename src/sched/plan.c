@@ -26,8 +26,13 @@ const struct berth__placement *berth__placement_stateless(int id)
         [BERTH_PLACE_CONSOLIDATE] = {&berth__place_consolidate, NULL, BERTH_PLACE_CONSOLIDATE},
         [BERTH_PLACE_SPREAD] = {&berth__place_spread, NULL, BERTH_PLACE_SPREAD},
         [BERTH_PLACE_BEST_FIT] = {&berth__place_best_fit, NULL, BERTH_PLACE_BEST_FIT},
+        [BERTH_PLACE_FGD] = {NULL, NULL, BERTH_PLACE_FGD}, /* keeps state: none here */
+        [BERTH_PLACE_BLOX_SCATTERED] = {&berth__place_blox_scattered, NULL,
+                                        BERTH_PLACE_BLOX_SCATTERED},
+        [BERTH_PLACE_BLOX_CONSOLIDATED] = {&berth__place_blox_consolidated, NULL,
+                                           BERTH_PLACE_BLOX_CONSOLIDATED},
     };
-    return id >= 0 && id <= BERTH_PLACE_BEST_FIT ? &classic[id] : NULL;
+    return id >= 0 && id <= BERTH_PLACE_BLOX_CONSOLIDATED && classic[id].ops ? &classic[id] : NULL;
 }
 
 int berth__plan_open(struct berth__plan *p, struct berth_cluster *c, struct berth__job *jobs,

@@ -63,13 +63,17 @@ static const struct mode_defaults {
     int round_s, admit, release, jct, flat, early;
     int fixed;    /* every job by its duration */
     int measured; /* measured rates across servers (unless jobs run by duration) */
+    /* the placement when --placement is not given (NULL: the policy's default) */
+    const char *placement;
 } mode_defaults[] = {
-    /* round, admit, release, jct, flat, early, fixed, measured */
-    [BERTH_MODE_DES] = {0, 0, 0, 0, 0, 0, 0, 1},      /* exact time */
-    [BERTH_MODE_ROUNDS] = {300, 1, 1, 0, 0, 0, 0, 1}, /* rounds */
-    [BERTH_MODE_GAVEL] = {360, 1, 1, 0, 0, 0, 0, 1},  /* Gavel */
-    [BERTH_MODE_BLOX] = {300, 1, 1, 1, 1, 0, 0, 1},   /* Blox */
-    [BERTH_MODE_TIRESIAS] = {0, 0, 0, 0, 0, 0, 1, 0}, /* Tiresias */
+    /* round, admit, release, jct, flat, early, fixed, measured, placement */
+    [BERTH_MODE_DES] = {0, 0, 0, 0, 0, 0, 0, 1, NULL},      /* exact time */
+    [BERTH_MODE_ROUNDS] = {300, 1, 1, 0, 0, 0, 0, 1, NULL}, /* rounds */
+    /* Gavel: rounds end at their latest finish, consolidated rates only */
+    [BERTH_MODE_GAVEL] = {360, 1, 1, 0, 0, 1, 0, 0, NULL},
+    /* Blox: its shipped scattered placement */
+    [BERTH_MODE_BLOX] = {300, 1, 1, 1, 1, 0, 0, 1, "blox-scattered"},
+    [BERTH_MODE_TIRESIAS] = {0, 0, 0, 0, 0, 0, 1, 0, NULL}, /* Tiresias */
 };
 
 /* What each peer mode sets among a policy's own settings (sched/settings.h), when the
@@ -82,6 +86,8 @@ struct preset {
 
 static const struct preset presets[] = {
     {BERTH_MODE_TIRESIAS, "exact_demotion", "0"},
+    {BERTH_MODE_GAVEL, "fill", "0"},         /* Gavel leaves idle GPUs idle between rounds */
+    {BERTH_MODE_GAVEL, "fastest_type", "0"}, /* Gavel's base fifo's type choice */
 };
 
 static int resolve_timing(const struct berth_sim_opts *o, struct timing *t, struct berth_err *err)
@@ -370,7 +376,8 @@ int berth_sim_run(const struct berth_trace *t, const struct berth_cluster *c,
                                    .restart_us = o->restart_us,
                                    .restart_tiers = o->restart_tiers,
                                    .settings = settings};
-    if ((rc = berth__engine_create(c, o->policy, o->placement, &params, NULL, &e, err)) ||
+    const char *placement = o->placement ? o->placement : mode_defaults[o->mode].placement;
+    if ((rc = berth__engine_create(c, o->policy, placement, &params, NULL, &e, err)) ||
         (rc = berth__engine_set_tput(e, o->tput, err)))
         goto done;
     berth__engine_set_spread(e, &tm.sp);

@@ -307,7 +307,8 @@ static const struct def defs[] = {
      "one of the policy's own settings, repeatable (a list's items separated by ':'), as "
      "berth policies lists them"},
     {"placement", "P", set_placement, ARG,
-     "consolidate, spread, best-fit or fgd (default: the policy's)"},
+     "consolidate, spread, best-fit, fgd, blox-scattered or blox-consolidated (default: the "
+     "policy's)"},
     {"listen", "ADDR", set_listen, ARG, "IPv4 address to listen on (default 127.0.0.1)"},
     {"port", "N", set_port, ARG, "TCP port (default 8470; 0 = any free port)"},
     {"socket", "PATH", set_socket, ARG,
