@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # End-to-end tests of `berth sim`'s fidelity flags as a user runs them: the throughput model
 # (built-in catalog vs Gavel's file, --fixed-speed), co-location pairs from Lucid's file,
-# restart costs, time modes and their switches, the new summary fields, and exit 2 with a
-# clear message for every bad flag value.
+# restart costs, time modes and their switches, the peer presets, berth fidelity's ladder,
+# the new summary fields, and exit 2 with a clear message for every bad flag value.
 # Usage: cli_fidelity.sh PATH/TO/berth SRC_DIR SHARED_DIR
 set -u
 BERTH=$1 SRC=$2 SHARED=$3
@@ -62,6 +62,65 @@ expect_rc 0 "--spread-penalty TYPE=0.25 over F" -- "$BERTH" "${SP[@]}" --spread-
     || bad "--spread-penalty TYPE=F: $(key "$W/out" makespan_s)"
 expect_rc 0 "--spread-rates off" -- "$BERTH" "${SP[@]}" --spread-rates off
 [ "$(key "$W/out" makespan_s)" = "1000.0" ] && ok "--spread-rates off: the one-server rate" || bad "--spread-rates off"
+
+# --- berth fidelity: the ladder ---------------------------------------------------------------
+# each rung is a berth sim run with the switches so far: rung 0 is the peer's preset, the rung
+# that reaches des is berth sim's default, and each change is against the rung before
+"$BERTH" gen --profile gavel --jobs 200 --rate 20 --seed 4 --out "$W/lad.csv" >/dev/null
+LAD=(--cluster 4x4:v100 --trace "$W/lad.csv")
+simavg() { "$BERTH" sim "${LAD[@]}" --json "$@" | python3 -c 'import json,sys; print(json.load(sys.stdin)["avg_jct_s"])'; }
+for fam in gavel blox tiresias; do
+    expect_rc 0 "berth fidelity --family $fam --json" -- "$BERTH" fidelity "${LAD[@]}" --family $fam --json
+    cp "$W/out" "$W/lad-$fam.json"
+done
+python3 - "$W/lad-gavel.json" "$(simavg --policy gavel-fifo --mode gavel)" \
+    "$(simavg --policy gavel-fifo --mode gavel --policy-arg fastest_type=1)" \
+    "$(simavg --policy gavel-fifo --mode gavel --policy-arg fastest_type=1 --policy-arg fill=1 --spread-rates measured)" \
+    "$(simavg --policy gavel-fifo)" "$(simavg --policy gavel-fifo --restart-cost helios)" <<'PY' \
+    && ok "gavel ladder: six rungs, each the berth sim run of its switches" || bad "gavel ladder: $(cat "$W/lad-gavel.json")"
+import json, sys
+d = json.load(open(sys.argv[1])); r = d["rungs"]; want = [float(x) for x in sys.argv[2:]]
+assert d["family"] == "gavel" and d["policy"] == "gavel-fifo", d
+assert [x["change"].split(" (")[0] for x in r] == ["Gavel as shipped", "capacity-checked type choice",
+    "idle filling", "measured spread rates", "exact time, berth's default", "restart costs"], r
+got = [x["avg_jct_s"] for x in r]
+for i, w in zip([0, 1, 3, 4, 5], want):
+    assert abs(got[i] - w) <= 1e-5 * w, (i, got[i], w)
+for i in range(1, len(r)):
+    pct = 100 * (got[i] - got[i - 1]) / got[i - 1]
+    assert abs(r[i]["avg_jct_change_pct"] - pct) < 1e-2, (i, r[i], pct)
+assert r[0]["avg_jct_change_pct"] == 0
+PY
+python3 - "$W/lad-blox.json" "$(simavg --policy blox-las --mode blox)" \
+    "$(simavg --policy blox-las --mode blox --placement consolidate)" "$(simavg --policy blox-las)" <<'PY' \
+    && ok "blox ladder: Blox's preset, real placement, ..., berth's default" || bad "blox ladder: $(cat "$W/lad-blox.json")"
+import json, sys
+r = json.load(open(sys.argv[1]))["rungs"]; want = [float(x) for x in sys.argv[2:]]
+assert len(r) == 6, r
+for i, w in zip([0, 1, 4], want):
+    assert abs(r[i]["avg_jct_s"] - w) <= 1e-5 * w, (i, r[i], w)
+PY
+python3 - "$W/lad-tiresias.json" "$(simavg --policy tiresias-dlas-gpu --mode tiresias)" \
+    "$(simavg --policy tiresias-dlas-gpu)" <<'PY' \
+    && ok "tiresias ladder: Tiresias' preset to berth's default" || bad "tiresias ladder: $(cat "$W/lad-tiresias.json")"
+import json, sys
+r = json.load(open(sys.argv[1]))["rungs"]; want = [float(x) for x in sys.argv[2:]]
+assert len(r) == 5, r
+for i, w in zip([0, 3], want):
+    assert abs(r[i]["avg_jct_s"] - w) <= 1e-5 * w, (i, r[i], w)
+PY
+# a switch the policy lacks is no rung: fifo has neither fastest_type nor fill
+expect_rc 0 "berth fidelity --family gavel --policy fifo" -- "$BERTH" fidelity "${LAD[@]}" --family gavel --policy fifo --json
+[ "$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["rungs"]))' "$W/out")" = 4 ] \
+    && ok "rungs of settings the policy lacks are left out" || bad "fifo ladder: $(cat "$W/out")"
+expect_rc 0 "berth fidelity: the table" -- "$BERTH" fidelity "${LAD[@]}" --family blox
+has "$W/out" "Blox as shipped (--mode blox)" "the table names each rung"
+expect_rc 2 "berth fidelity --family nope" -- "$BERTH" fidelity "${LAD[@]}" --family nope
+has "$W/err" "--family: expected tiresias, gavel or blox, found 'nope'" "bad family named"
+expect_rc 2 "berth fidelity without --family" -- "$BERTH" fidelity "${LAD[@]}"
+has "$W/err" "--family PEER is required" "missing family named"
+expect_rc 2 "berth fidelity --policy nope" -- "$BERTH" fidelity "${LAD[@]}" --family gavel --policy nope
+has "$W/err" "unknown policy 'nope'" "bad policy named"
 
 # --- co-location with Lucid's pairs -----------------------------------------------------
 if [ -f "$LUCID" ]; then
