@@ -63,6 +63,27 @@ expect_rc 0 "--spread-penalty TYPE=0.25 over F" -- "$BERTH" "${SP[@]}" --spread-
 expect_rc 0 "--spread-rates off" -- "$BERTH" "${SP[@]}" --spread-rates off
 [ "$(key "$W/out" makespan_s)" = "1000.0" ] && ok "--spread-rates off: the one-server rate" || bad "--spread-rates off"
 
+# --- consolidate-or-wait: 2x4 v100, fifo. A (3 GPUs) fills server 0 but one GPU, B (3 GPUs,
+# 10000 s) server 1 but one: X (2 GPUs of ResNet-50, 1000 s alone) could only span the two,
+# at the measured ratio 1000/1153.82 (1153.82 s spread). Waiting for A to end at T and then
+# running on server 0 takes T + 1000: it waits while T + 1000 < 1153.82.
+#   A 100 s: waits, 100-1100;  A 150 s: waits, 150-1150;  A 160 s: spreads, 0-1153.82;
+#   --spread-wait off: spreads;  --spread-penalty 0.5 (2000 s spread), A 900 s: waits, 900-1900
+cw() { # cw A_SECONDS FLAGS...: X's start and finish
+    local a=$1; shift
+    printf 'job_id,arrival_s,duration_s,num_gpus,job_type\nA,0,%s,3,\nB,0,10000,3,\nX,0,1000,2,ResNet-50 (batch size 64)\n' "$a" >"$W/cw.csv"
+    "$BERTH" sim --cluster 2x4:v100 --trace "$W/cw.csv" --out "$W/cw" "$@" >/dev/null 2>&1 || { echo "rc $?"; return; }
+    awk -F, '$1 == "X" { print $3, $4 }' "$W/cw/jobs.csv"
+}
+[ "$(cw 100)" = "100 1100" ] && ok "consolidate-or-wait: X waits for one server (100-1100)" || bad "cw 100: $(cw 100)"
+[ "$(cw 150)" = "150 1150" ] && ok "consolidate-or-wait: still waits at 150 + 1000 < 1153.8" || bad "cw 150: $(cw 150)"
+[ "$(cw 160)" = "0 1153.819875" ] && ok "consolidate-or-wait: spreads once waiting is slower" || bad "cw 160: $(cw 160)"
+[ "$(cw 100 --spread-wait off)" = "0 1153.819875" ] && ok "--spread-wait off: spreads at once" || bad "cw off: $(cw 100 --spread-wait off)"
+[ "$(cw 900 --spread-penalty 0.5)" = "900 1900" ] && ok "consolidate-or-wait weighs an explicit penalty too" || bad "cw penalty: $(cw 900 --spread-penalty 0.5)"
+[ "$(cw 100 --mode tiresias)" = "0 1000" ] && ok "--mode tiresias: no spread rates, nothing to wait for" || bad "cw tiresias: $(cw 100 --mode tiresias)"
+expect_rc 2 "--spread-wait nope" -- "$BERTH" sim --cluster 2x4:v100 --trace "$W/cw.csv" --spread-wait nope
+has "$W/err" "expected on or off, found 'nope'" "--spread-wait names its values"
+
 # --- berth fidelity: the ladder ---------------------------------------------------------------
 # each rung is a berth sim run with the switches so far: rung 0 is the peer's preset, the rung
 # that reaches des is berth sim's default, and each change is against the rung before
@@ -76,15 +97,17 @@ done
 python3 - "$W/lad-gavel.json" "$(simavg --policy gavel-fifo --mode gavel)" \
     "$(simavg --policy gavel-fifo --mode gavel --policy-arg fastest_type=1)" \
     "$(simavg --policy gavel-fifo --mode gavel --policy-arg fastest_type=1 --policy-arg fill=1 --spread-rates measured)" \
+    "$(simavg --policy gavel-fifo --mode gavel --policy-arg fastest_type=1 --policy-arg fill=1 --spread-rates measured --spread-wait on)" \
     "$(simavg --policy gavel-fifo)" "$(simavg --policy gavel-fifo --restart-cost helios)" <<'PY' \
-    && ok "gavel ladder: six rungs, each the berth sim run of its switches" || bad "gavel ladder: $(cat "$W/lad-gavel.json")"
+    && ok "gavel ladder: seven rungs, each the berth sim run of its switches" || bad "gavel ladder: $(cat "$W/lad-gavel.json")"
 import json, sys
 d = json.load(open(sys.argv[1])); r = d["rungs"]; want = [float(x) for x in sys.argv[2:]]
 assert d["family"] == "gavel" and d["policy"] == "gavel-fifo", d
 assert [x["change"].split(" (")[0] for x in r] == ["Gavel as shipped", "capacity-checked type choice",
-    "idle filling", "measured spread rates", "exact time, berth's default", "restart costs"], r
+    "idle filling", "measured spread rates", "consolidate-or-wait", "exact time, berth's default",
+    "restart costs"], r
 got = [x["avg_jct_s"] for x in r]
-for i, w in zip([0, 1, 3, 4, 5], want):
+for i, w in zip([0, 1, 3, 4, 5, 6], want):
     assert abs(got[i] - w) <= 1e-5 * w, (i, got[i], w)
 for i in range(1, len(r)):
     pct = 100 * (got[i] - got[i - 1]) / got[i - 1]
@@ -96,8 +119,8 @@ python3 - "$W/lad-blox.json" "$(simavg --policy blox-las --mode blox)" \
     && ok "blox ladder: Blox's preset, real placement, ..., berth's default" || bad "blox ladder: $(cat "$W/lad-blox.json")"
 import json, sys
 r = json.load(open(sys.argv[1]))["rungs"]; want = [float(x) for x in sys.argv[2:]]
-assert len(r) == 6, r
-for i, w in zip([0, 1, 4], want):
+assert len(r) == 7, r
+for i, w in zip([0, 1, 5], want):
     assert abs(r[i]["avg_jct_s"] - w) <= 1e-5 * w, (i, r[i], w)
 PY
 python3 - "$W/lad-tiresias.json" "$(simavg --policy tiresias-dlas-gpu --mode tiresias)" \
@@ -105,13 +128,13 @@ python3 - "$W/lad-tiresias.json" "$(simavg --policy tiresias-dlas-gpu --mode tir
     && ok "tiresias ladder: Tiresias' preset to berth's default" || bad "tiresias ladder: $(cat "$W/lad-tiresias.json")"
 import json, sys
 r = json.load(open(sys.argv[1]))["rungs"]; want = [float(x) for x in sys.argv[2:]]
-assert len(r) == 5, r
-for i, w in zip([0, 3], want):
+assert len(r) == 6, r
+for i, w in zip([0, 4], want):
     assert abs(r[i]["avg_jct_s"] - w) <= 1e-5 * w, (i, r[i], w)
 PY
 # a switch the policy lacks is no rung: fifo has neither fastest_type nor fill
 expect_rc 0 "berth fidelity --family gavel --policy fifo" -- "$BERTH" fidelity "${LAD[@]}" --family gavel --policy fifo --json
-[ "$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["rungs"]))' "$W/out")" = 4 ] \
+[ "$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["rungs"]))' "$W/out")" = 5 ] \
     && ok "rungs of settings the policy lacks are left out" || bad "fifo ladder: $(cat "$W/out")"
 expect_rc 0 "berth fidelity: the table" -- "$BERTH" fidelity "${LAD[@]}" --family blox
 has "$W/out" "Blox as shipped (--mode blox)" "the table names each rung"

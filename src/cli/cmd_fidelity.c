@@ -54,6 +54,7 @@ enum change {
     PEER,      /* the peer's preset: --mode */
     SET,       /* a policy setting (skipped when the policy lacks it) */
     SPREAD,    /* measured spread rates */
+    WAIT,      /* consolidate-or-wait */
     STEPS,     /* progress by steps, spread rates still off */
     FLAT_OFF,  /* progress by the allocation */
     JCT_OFF,   /* finishes recorded when the work ends */
@@ -72,19 +73,22 @@ static const struct rung rungs[] = {
     {"tiresias", PEER, "Tiresias as shipped (--mode tiresias)", NULL},
     {"tiresias", SET, "exact demotion instant", "exact_demotion=1"},
     {"tiresias", STEPS, "progress by steps (--progress steps)", NULL},
+    {"tiresias", SPREAD, "measured spread rates (--spread-rates measured)", NULL},
     /* with it, every switch of --mode tiresias is off: berth's default (--mode des) */
-    {"tiresias", SPREAD, "measured spread rates, berth's default (--mode des)", NULL},
+    {"tiresias", WAIT, "consolidate-or-wait, berth's default (--mode des)", NULL},
     {"tiresias", RESTART, "restart costs (--restart-cost helios)", NULL},
     {"gavel", PEER, "Gavel as shipped (--mode gavel)", NULL},
     {"gavel", SET, "capacity-checked type choice", "fastest_type=1"},
     {"gavel", SET, "idle filling", "fill=1"},
     {"gavel", SPREAD, "measured spread rates (--spread-rates measured)", NULL},
+    {"gavel", WAIT, "consolidate-or-wait (--spread-wait on)", NULL},
     {"gavel", DES, "exact time, berth's default (--mode des)", NULL},
     {"gavel", RESTART, "restart costs (--restart-cost helios)", NULL},
     {"blox", PEER, "Blox as shipped (--mode blox)", NULL},
     {"blox", PLACEMENT, "real placement (--placement: the policy's)", NULL},
     {"blox", FLAT_OFF, "progress by allocation (--flat-progress off)", NULL},
     {"blox", JCT_OFF, "exact finish times (--round-jct off)", NULL},
+    {"blox", WAIT, "consolidate-or-wait (--spread-wait on)", NULL},
     {"blox", DES, "exact time, berth's default (--mode des)", NULL},
     {"blox", RESTART, "restart costs (--restart-cost helios)", NULL},
 };
@@ -192,6 +196,9 @@ static int apply(const struct rung *r, size_t pi, struct berth_sim_opts *o, char
         break;
     case SPREAD:
         o->spread_rates = 1;
+        break;
+    case WAIT:
+        o->spread_wait = 1;
         break;
     case FLAT_OFF:
         o->flat_progress = 0;

@@ -58,6 +58,7 @@ int berth__plan_open(struct berth__plan *p, struct berth_cluster *c, struct bert
     p->lent = p->reclaimed = 0;
     p->cluster = c;
     p->jobs = jobs;
+    p->njobs = njobs;
     p->now = now;
     p->place = pl;
     p->placement = pl->id;
@@ -280,6 +281,13 @@ static int start_in(struct berth__plan *p, uint32_t ji, uint64_t mask, struct be
     }
     if (t < 0 && j->gpus)
         return BERTH_NOFIT;
+    if (p->wait.tput && j->gpus > 1) {
+        int pays = berth__plan_spread_pays(p, j, t);
+        if (pays <= 0) {
+            berth__alloc_give_range(p->cluster, j, 0, p->filling);
+            return pays < 0 ? berth_err_set(err, BERTH_ENOMEM, "plan: out of memory") : BERTH_NOFIT;
+        }
+    }
     if (berth__plan_touch(p, ji)) {
         berth__alloc_give_range(p->cluster, j, 0, p->filling); /* the plan stays unchanged */
         return berth_err_set(err, BERTH_ENOMEM, "plan: out of memory");

@@ -26,7 +26,7 @@ void berth_sim_opts_init(struct berth_sim_opts *o)
     o->seed = 1;
     o->quantum_us = 60 * BERTH_US_PER_S;
     o->round_admit = o->round_release = o->round_jct = o->flat_progress = o->round_early_end = -1;
-    o->fixed_speed = o->spread_rates = -1;
+    o->fixed_speed = o->spread_rates = o->spread_wait = -1;
 }
 
 const char *berth_sim_mode_name(int mode)
@@ -51,6 +51,7 @@ struct timing {
     berth_us min_realloc;
     int fixed;               /* every job by its duration */
     struct berth__spread sp; /* how gangs across servers run */
+    int wait;                /* consolidate-or-wait */
 };
 
 static int pick(int set, int dflt)
@@ -65,15 +66,16 @@ static const struct mode_defaults {
     int measured; /* measured rates across servers (unless jobs run by duration) */
     /* the placement when --placement is not given (NULL: the policy's default) */
     const char *placement;
+    int wait; /* consolidate-or-wait (berth's own; no peer does it) */
 } mode_defaults[] = {
-    /* round, admit, release, jct, flat, early, fixed, measured, placement */
-    [BERTH_MODE_DES] = {0, 0, 0, 0, 0, 0, 0, 1, NULL},      /* exact time */
-    [BERTH_MODE_ROUNDS] = {300, 1, 1, 0, 0, 0, 0, 1, NULL}, /* rounds */
+    /* round, admit, release, jct, flat, early, fixed, measured, placement, wait */
+    [BERTH_MODE_DES] = {0, 0, 0, 0, 0, 0, 0, 1, NULL, 1},      /* exact time */
+    [BERTH_MODE_ROUNDS] = {300, 1, 1, 0, 0, 0, 0, 1, NULL, 1}, /* rounds */
     /* Gavel: rounds end at their latest finish, consolidated rates only */
-    [BERTH_MODE_GAVEL] = {360, 1, 1, 0, 0, 1, 0, 0, NULL},
+    [BERTH_MODE_GAVEL] = {360, 1, 1, 0, 0, 1, 0, 0, NULL, 0},
     /* Blox: its shipped scattered placement */
-    [BERTH_MODE_BLOX] = {300, 1, 1, 1, 1, 0, 0, 1, "blox-scattered"},
-    [BERTH_MODE_TIRESIAS] = {0, 0, 0, 0, 0, 0, 1, 0, NULL}, /* Tiresias */
+    [BERTH_MODE_BLOX] = {300, 1, 1, 1, 1, 0, 0, 1, "blox-scattered", 0},
+    [BERTH_MODE_TIRESIAS] = {0, 0, 0, 0, 0, 0, 1, 0, NULL, 0}, /* Tiresias */
 };
 
 /* What each peer mode sets among a policy's own settings (sched/settings.h), when the
@@ -111,6 +113,7 @@ static int resolve_timing(const struct berth_sim_opts *o, struct timing *t, stru
         .fixed = fixed,
         .sp = {o->spread_factor > 0 ? o->spread_factor : 0,
                pick(o->spread_rates, d->measured && !fixed) > 0},
+        .wait = pick(o->spread_wait, d->wait) > 0,
     };
     if (o->mode == BERTH_MODE_GAVEL && !t->min_realloc)
         t->min_realloc = 1920 * BERTH_US_PER_S;
@@ -381,6 +384,7 @@ int berth_sim_run(const struct berth_trace *t, const struct berth_cluster *c,
         (rc = berth__engine_set_tput(e, o->tput, err)))
         goto done;
     berth__engine_set_spread(e, &tm.sp);
+    berth__engine_set_spread_wait(e, tm.wait);
     berth__engine_set_check(e, o->check_invariants);
     berth__engine_set_metric(e, berth__curve_job_metric, NULL); /* from the class's curve */
     snprintf(out->policy, sizeof out->policy, "%s", e->ops->name);
