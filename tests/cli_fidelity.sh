@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # End-to-end tests of `berth sim`'s fidelity flags as a user runs them: the throughput model
 # (built-in catalog vs Gavel's file, --fixed-speed), co-location pairs from Lucid's file,
-# restart costs, time modes and their switches, the new summary fields, and exit 2 with a
-# clear message for every bad flag value.
+# restart costs, time modes and their switches, the peer presets, berth fidelity's ladder,
+# the new summary fields, and exit 2 with a clear message for every bad flag value.
 # Usage: cli_fidelity.sh PATH/TO/berth SRC_DIR SHARED_DIR
 set -u
 BERTH=$1 SRC=$2 SHARED=$3
@@ -63,6 +63,88 @@ expect_rc 0 "--spread-penalty TYPE=0.25 over F" -- "$BERTH" "${SP[@]}" --spread-
 expect_rc 0 "--spread-rates off" -- "$BERTH" "${SP[@]}" --spread-rates off
 [ "$(key "$W/out" makespan_s)" = "1000.0" ] && ok "--spread-rates off: the one-server rate" || bad "--spread-rates off"
 
+# --- consolidate-or-wait: 2x4 v100, fifo. A (3 GPUs) fills server 0 but one GPU, B (3 GPUs,
+# 10000 s) server 1 but one: X (2 GPUs of ResNet-50, 1000 s alone) could only span the two,
+# at the measured ratio 1000/1153.82 (1153.82 s spread). Waiting for A to end at T and then
+# running on server 0 takes T + 1000: it waits while T + 1000 < 1153.82.
+#   A 100 s: waits, 100-1100;  A 150 s: waits, 150-1150;  A 160 s: spreads, 0-1153.82;
+#   --spread-wait off: spreads;  --spread-penalty 0.5 (2000 s spread), A 900 s: waits, 900-1900
+cw() { # cw A_SECONDS FLAGS...: X's start and finish
+    local a=$1; shift
+    printf 'job_id,arrival_s,duration_s,num_gpus,job_type\nA,0,%s,3,\nB,0,10000,3,\nX,0,1000,2,ResNet-50 (batch size 64)\n' "$a" >"$W/cw.csv"
+    "$BERTH" sim --cluster 2x4:v100 --trace "$W/cw.csv" --out "$W/cw" "$@" >/dev/null 2>&1 || { echo "rc $?"; return; }
+    awk -F, '$1 == "X" { print $3, $4 }' "$W/cw/jobs.csv"
+}
+[ "$(cw 100)" = "100 1100" ] && ok "consolidate-or-wait: X waits for one server (100-1100)" || bad "cw 100: $(cw 100)"
+[ "$(cw 150)" = "150 1150" ] && ok "consolidate-or-wait: still waits at 150 + 1000 < 1153.8" || bad "cw 150: $(cw 150)"
+[ "$(cw 160)" = "0 1153.819875" ] && ok "consolidate-or-wait: spreads once waiting is slower" || bad "cw 160: $(cw 160)"
+[ "$(cw 100 --spread-wait off)" = "0 1153.819875" ] && ok "--spread-wait off: spreads at once" || bad "cw off: $(cw 100 --spread-wait off)"
+[ "$(cw 900 --spread-penalty 0.5)" = "900 1900" ] && ok "consolidate-or-wait weighs an explicit penalty too" || bad "cw penalty: $(cw 900 --spread-penalty 0.5)"
+[ "$(cw 100 --mode tiresias)" = "0 1000" ] && ok "--mode tiresias: no spread rates, nothing to wait for" || bad "cw tiresias: $(cw 100 --mode tiresias)"
+expect_rc 2 "--spread-wait nope" -- "$BERTH" sim --cluster 2x4:v100 --trace "$W/cw.csv" --spread-wait nope
+has "$W/err" "expected on or off, found 'nope'" "--spread-wait names its values"
+
+# --- berth fidelity: the ladder ---------------------------------------------------------------
+# each rung is a berth sim run with the switches so far: rung 0 is the peer's preset, the rung
+# that reaches des is berth sim's default, and each change is against the rung before
+"$BERTH" gen --profile gavel --jobs 200 --rate 20 --seed 4 --out "$W/lad.csv" >/dev/null
+LAD=(--cluster 4x4:v100 --trace "$W/lad.csv")
+simavg() { "$BERTH" sim "${LAD[@]}" --json "$@" | python3 -c 'import json,sys; print(json.load(sys.stdin)["avg_jct_s"])'; }
+for fam in gavel blox tiresias; do
+    expect_rc 0 "berth fidelity --family $fam --json" -- "$BERTH" fidelity "${LAD[@]}" --family $fam --json
+    cp "$W/out" "$W/lad-$fam.json"
+done
+python3 - "$W/lad-gavel.json" "$(simavg --policy gavel-fifo --mode gavel)" \
+    "$(simavg --policy gavel-fifo --mode gavel --policy-arg fastest_type=1)" \
+    "$(simavg --policy gavel-fifo --mode gavel --policy-arg fastest_type=1 --policy-arg fill=1 --spread-rates measured)" \
+    "$(simavg --policy gavel-fifo --mode gavel --policy-arg fastest_type=1 --policy-arg fill=1 --spread-rates measured --spread-wait on)" \
+    "$(simavg --policy gavel-fifo)" "$(simavg --policy gavel-fifo --restart-cost helios)" <<'PY' \
+    && ok "gavel ladder: seven rungs, each the berth sim run of its switches" || bad "gavel ladder: $(cat "$W/lad-gavel.json")"
+import json, sys
+d = json.load(open(sys.argv[1])); r = d["rungs"]; want = [float(x) for x in sys.argv[2:]]
+assert d["family"] == "gavel" and d["policy"] == "gavel-fifo", d
+assert [x["change"].split(" (")[0] for x in r] == ["Gavel as shipped", "capacity-checked type choice",
+    "idle filling", "measured spread rates", "consolidate-or-wait", "exact time, berth's default",
+    "restart costs"], r
+got = [x["avg_jct_s"] for x in r]
+for i, w in zip([0, 1, 3, 4, 5, 6], want):
+    assert abs(got[i] - w) <= 1e-5 * w, (i, got[i], w)
+for i in range(1, len(r)):
+    pct = 100 * (got[i] - got[i - 1]) / got[i - 1]
+    assert abs(r[i]["avg_jct_change_pct"] - pct) < 1e-2, (i, r[i], pct)
+assert r[0]["avg_jct_change_pct"] == 0
+PY
+python3 - "$W/lad-blox.json" "$(simavg --policy blox-las --mode blox)" \
+    "$(simavg --policy blox-las --mode blox --placement consolidate)" "$(simavg --policy blox-las)" <<'PY' \
+    && ok "blox ladder: Blox's preset, real placement, ..., berth's default" || bad "blox ladder: $(cat "$W/lad-blox.json")"
+import json, sys
+r = json.load(open(sys.argv[1]))["rungs"]; want = [float(x) for x in sys.argv[2:]]
+assert len(r) == 7, r
+for i, w in zip([0, 1, 5], want):
+    assert abs(r[i]["avg_jct_s"] - w) <= 1e-5 * w, (i, r[i], w)
+PY
+python3 - "$W/lad-tiresias.json" "$(simavg --policy tiresias-dlas-gpu --mode tiresias)" \
+    "$(simavg --policy tiresias-dlas-gpu)" <<'PY' \
+    && ok "tiresias ladder: Tiresias' preset to berth's default" || bad "tiresias ladder: $(cat "$W/lad-tiresias.json")"
+import json, sys
+r = json.load(open(sys.argv[1]))["rungs"]; want = [float(x) for x in sys.argv[2:]]
+assert len(r) == 6, r
+for i, w in zip([0, 4], want):
+    assert abs(r[i]["avg_jct_s"] - w) <= 1e-5 * w, (i, r[i], w)
+PY
+# a switch the policy lacks is no rung: fifo has neither fastest_type nor fill
+expect_rc 0 "berth fidelity --family gavel --policy fifo" -- "$BERTH" fidelity "${LAD[@]}" --family gavel --policy fifo --json
+[ "$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["rungs"]))' "$W/out")" = 5 ] \
+    && ok "rungs of settings the policy lacks are left out" || bad "fifo ladder: $(cat "$W/out")"
+expect_rc 0 "berth fidelity: the table" -- "$BERTH" fidelity "${LAD[@]}" --family blox
+has "$W/out" "Blox as shipped (--mode blox)" "the table names each rung"
+expect_rc 2 "berth fidelity --family nope" -- "$BERTH" fidelity "${LAD[@]}" --family nope
+has "$W/err" "--family: expected tiresias, gavel or blox, found 'nope'" "bad family named"
+expect_rc 2 "berth fidelity without --family" -- "$BERTH" fidelity "${LAD[@]}"
+has "$W/err" "--family PEER is required" "missing family named"
+expect_rc 2 "berth fidelity --policy nope" -- "$BERTH" fidelity "${LAD[@]}" --family gavel --policy nope
+has "$W/err" "unknown policy 'nope'" "bad policy named"
+
 # --- co-location with Lucid's pairs -----------------------------------------------------
 if [ -f "$LUCID" ]; then
     printf 'job_id,arrival_s,duration_s,num_gpus,job_type,gpu_share\nA,0,1000,1,ResNet18/CIFAR-10/32/0,0.5\nB,0,1000,1,MobileNetV3/ImageNet/32/0,0.5\n' >"$W/pair.csv"
@@ -98,7 +180,13 @@ expect_rc 0 "--restart-cost helios" -- "$BERTH" sim --cluster 1x1:v100 --trace "
 [ "$(key "$W/out" makespan_s)" = "127.0" ] && ok "helios tiers: 7 s for one GPU" || bad "helios: $(key "$W/out" makespan_s)"
 expect_rc 0 "--mode gavel" -- "$BERTH" sim --cluster 1x1:v100 --trace "$W/r.csv" --mode gavel --json
 [ "$(key "$W/out" mode)" = "gavel" ] && ok "mode reported" || bad "mode not reported"
-# J1 admitted at 0 ends its work at 100 (GPU held to 360); J2 admitted at 360 ends at 380
+# Gavel's round ends at its latest finish: J1's round 0-100; J2 (arrived 10) admitted at
+# that end, 100-120; J2 waited 90 s, J1 none: avg 45 s
+[ "$(key "$W/out" makespan_s)" = "120.0" ] && ok "gavel mode: the round ends at its latest finish" || bad "gavel mode: $(key "$W/out" makespan_s)"
+[ "$(key "$W/out" avg_wait_s)" = "45.0" ] && ok "gavel mode: wait 45 s" || bad "gavel mode wait: $(key "$W/out" avg_wait_s)"
+expect_rc 0 "--mode gavel --round-early-end off" -- "$BERTH" sim --cluster 1x1:v100 --trace "$W/r.csv" --mode gavel --round-early-end off --json
+# rounds on the grid: J1 admitted at 0 ends its work at 100 (GPU held to 360); J2 admitted
+# at 360 ends at 380
 [ "$(key "$W/out" makespan_s)" = "380.0" ] && ok "gavel mode: makespan 380 s" || bad "gavel mode: $(key "$W/out" makespan_s)"
 # J1 holds its GPU from its work's end (100) to the boundary (360): not waiting; J2 waits
 # from 10 to its admission at 360: avg wait 175 s
@@ -124,6 +212,51 @@ python3 -c "
 import json; a=json.load(open('$W/tmode.json')); b=json.load(open('$W/out'))
 assert a['avg_jct_s'] == b['avg_jct_s'] and a['makespan_s'] == b['makespan_s'], (a, b)" \
     && ok "--mode tiresias runs jobs by their duration" || bad "--mode tiresias progress"
+
+# --- --mode gavel: Gavel's quirks, each turned off by its own switch ------------------------
+# consolidated rates only: the spread 2-GPU job runs at its one-server rate (its round ends
+# when its work does, at 1000); --spread-rates measured brings the measured ratio back
+expect_rc 0 "--mode gavel: a spread gang" -- "$BERTH" "${SP[@]}" --mode gavel
+[ "$(key "$W/out" makespan_s)" = "1000.0" ] && ok "--mode gavel: consolidated rates only" || bad "--mode gavel spread: $(key "$W/out" makespan_s)"
+expect_rc 0 "--mode gavel --spread-rates measured" -- "$BERTH" "${SP[@]}" --mode gavel --spread-rates measured
+[ "$(key "$W/out" makespan_s)" = "$measured" ] && ok "--mode gavel --spread-rates measured: the measured ratio" \
+    || bad "--mode gavel --spread-rates measured: $(key "$W/out" makespan_s)"
+# no idle filling: J1 (1000 s) allocated at 0; J2 (100 s, at 100) is admitted at the end of
+# J1's first round (360) but the allocation is re-solved only 1920 s after 0, at the first
+# round end past it: rounds end at 360, 720, 1000 (J1's work), then every 360 s with no job
+# running: 1360, 1720, 2080: J2 runs 2080-2180 (JCT 2080; avg (1000 + 2080) / 2 = 1540).
+# fill=1: J2 starts on the idle GPU at 360, ends 460 (JCT 360; avg 680, makespan 1000).
+printf 'job_id,arrival_s,duration_s,num_gpus\nJ1,0,1000,1\nJ2,100,100,1\n' >"$W/fill.csv"
+expect_rc 0 "--mode gavel: idle GPUs stay idle" -- "$BERTH" sim --cluster 1x2:v100 --trace "$W/fill.csv" --policy gavel-fifo --mode gavel --json
+[ "$(key "$W/out" avg_jct_s)" = "1540.0" ] && [ "$(key "$W/out" makespan_s)" = "2180.0" ] \
+    && ok "--mode gavel: no filling between re-solves" || bad "--mode gavel fill: $(cat "$W/out")"
+expect_rc 0 "--mode gavel --policy-arg fill=1" -- "$BERTH" sim --cluster 1x2:v100 --trace "$W/fill.csv" --policy gavel-fifo --mode gavel --policy-arg fill=1 --json
+[ "$(key "$W/out" avg_jct_s)" = "680.0" ] && [ "$(key "$W/out" makespan_s)" = "1000.0" ] \
+    && ok "fill=1 under --mode gavel fills the idle GPU" || bad "fill=1: $(cat "$W/out")"
+# Gavel's fifo type choice (test_gavel derives it): on gavel:8:8:4 with seed 1 the draw drops
+# p100, J2 and J3 wait for the re-solve at 2260 (rounds end at 100, then every 360 s): J1
+# 0-100, J2 2260-2360, J3 2360-2460 (avg 1640); seed 5: 0-100, 100-200, 200-300 (avg 200);
+# fastest_type=1: all three at once on v100, p100, k80 (avg 100)
+printf 'job_id,arrival_s,duration_s,num_gpus\nJ1,0,100,8\nJ2,0,100,8\nJ3,0,100,1\n' >"$W/f3.csv"
+F3=(sim --cluster gavel:8:8:4 --trace "$W/f3.csv" --policy gavel-fifo --mode gavel --json)
+expect_rc 0 "--mode gavel: Gavel's fifo type choice, seed 1" -- "$BERTH" "${F3[@]}" --seed 1
+[ "$(key "$W/out" avg_jct_s)" = "1640.0" ] && ok "Gavel's fifo with seed 1: avg JCT 1640 s" || bad "seed 1: $(key "$W/out" avg_jct_s)"
+expect_rc 0 "--mode gavel: Gavel's fifo type choice, seed 5" -- "$BERTH" "${F3[@]}" --seed 5
+[ "$(key "$W/out" avg_jct_s)" = "200.0" ] && ok "Gavel's fifo with seed 5: avg JCT 200 s" || bad "seed 5: $(key "$W/out" avg_jct_s)"
+expect_rc 0 "--mode gavel --policy-arg fastest_type=1" -- "$BERTH" "${F3[@]}" --policy-arg fastest_type=1
+[ "$(key "$W/out" avg_jct_s)" = "100.0" ] && ok "fastest_type=1: the capacity-checked choice" || bad "fastest_type=1: $(key "$W/out" avg_jct_s)"
+
+# --- --mode blox: Blox's shipped scattered placement -----------------------------------------
+# 2x4 v100, blox-fifo, 300 s rounds, finishes recorded at the boundary: J1 (2 GPUs) takes
+# server 0's first two; J2 (4 GPUs): 2 (server 0) + 4 (server 1) = 6 overshoots, so it
+# waits for J1 (work 0-100, released at 300): J2 300-400, recorded at 600 (avg 450).
+# --placement consolidate: J2 on server 1 at once, both recorded at 300
+printf 'job_id,arrival_s,duration_s,num_gpus\nJ1,0,100,2\nJ2,0,100,4\n' >"$W/bx.csv"
+expect_rc 0 "--mode blox: Blox's scattered placement" -- "$BERTH" sim --cluster 2x4:v100 --trace "$W/bx.csv" --policy blox-fifo --mode blox --json
+[ "$(key "$W/out" placement)" = blox-scattered ] && [ "$(key "$W/out" avg_jct_s)" = "450.0" ] \
+    && [ "$(key "$W/out" makespan_s)" = "600.0" ] && ok "--mode blox: the overshooting gang waits" || bad "--mode blox: $(cat "$W/out")"
+expect_rc 0 "--mode blox --placement consolidate" -- "$BERTH" sim --cluster 2x4:v100 --trace "$W/bx.csv" --policy blox-fifo --mode blox --placement consolidate --json
+[ "$(key "$W/out" avg_jct_s)" = "300.0" ] && ok "--placement consolidate turns Blox's placement off" || bad "blox consolidate: $(cat "$W/out")"
 expect_rc 0 "--mode tiresias --progress steps" -- "$BERTH" sim --cluster gavel --trace "$GAVEL" --policy fifo --mode tiresias --progress steps --json
 python3 -c "
 import json; a=json.load(open('$W/steps.json')); b=json.load(open('$W/out')); import sys

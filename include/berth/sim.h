@@ -57,6 +57,9 @@ struct berth_sim_opts {
     int spread_rates;      /* 1: gangs across servers run at the model's measured rates (Gavel's
                               *_unconsolidated) where it has them; 0: at their one-server rate;
                               -1: the mode's default (1, but 0 under fixed_speed) */
+    int spread_wait;       /* consolidate-or-wait: a gang that would span servers waits when
+                              one server would finish it sooner at the model's rates; -1: the
+                              mode's default (on in des and rounds, off in the peer modes) */
     double colocate_speed; /* normalised speed of a job per partner sharing its GPU when the
                               model has no pair for them (0 = 1.0: no interference) */
     berth_us restart_us;   /* checkpoint/restore cost of every restart and migration */

@@ -26,6 +26,7 @@ const char *cli_clean(const char *s, char *buf, size_t len);
 void cli_report_load(const char *path, const struct berth_load_report *rep);
 
 int cmd_sim(int argc, char **argv);
+int cmd_fidelity(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
 int cmd_policies(int argc, char **argv);
 int cmd_pack(int argc, char **argv);

@@ -45,7 +45,9 @@ static const struct cli_flag sim_flags[] = {
      "one of the policy's own settings (repeatable; a list's items separated by ':'), as "
      "`berth policies` lists them",
      CLI_SET(set_policy_arg)},
-    {"placement", 0, "P", "consolidate, spread, best-fit or fgd (default: the policy's)",
+    {"placement", 0, "P",
+     "consolidate, spread, best-fit, fgd, blox-scattered or blox-consolidated (default: the "
+     "policy's)",
      CLI_STR_AT(A, o.placement)},
     {"seed", 0, "N", "seed for every random draw (default 1)", CLI_U64_AT(A, o.seed)},
     {"quantum", 0, "S", "time slice of las and salus-fair, in seconds (default 60)",

@@ -13,6 +13,8 @@ static int cmd_version(int argc, char **argv);
 
 static const struct cli_cmd commands[] = {
     {"sim", cmd_sim, "replay a trace on a cluster under a policy (trace-driven simulator)"},
+    {"fidelity", cmd_fidelity,
+     "run a trace as a peer simulator does, then berth's differences one at a time (a ladder)"},
     {"pack", cmd_pack, "pack pods on an empty cluster, FGD or a baseline (fragmentation)"},
     {"report", cmd_report, "draw sim runs: one HTML file with SVG charts (or SVG files)"},
     {"sweep", cmd_sweep, "run a grid of sims in parallel (or as a Slurm job array), resumable"},

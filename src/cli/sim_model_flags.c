@@ -161,6 +161,11 @@ const struct cli_flag sim_progress_flags[] = {
      "gangs across servers run at the model's measured rates (default; off under "
      "--fixed-speed) or at their one-server rate",
      CLI_SET(set_choice), .at = CLI_AT(A, o.spread_rates, int), .data = "measured|off"},
+    {"spread-wait", 0, "on|off",
+     "consolidate-or-wait: a gang that would span servers waits when one server, once free, "
+     "would finish it sooner at the model's rates (default on in des and rounds, off in the "
+     "peer modes)",
+     CLI_SET(set_switch), .at = CLI_AT(A, o.spread_wait, int)},
     {"colocate-speed", 0, "F",
      "speed per partner sharing a GPU when no pair is known, 0.01 to 100 (default 1: no "
      "interference)",

@@ -38,7 +38,8 @@ struct berth__engine {
     int check;                     /* verify every invariant after each pass */
     const struct berth_tput *tput; /* NULL: no throughput model */
     struct berth__spread spread;   /* how gangs across servers run (default: measured rates) */
-    int16_t *tput_type;            /* per cluster GPU type: the model's type, -1 */
+    int spread_wait;    /* consolidate-or-wait in every plan (sched/plan_wait.c; default off) */
+    int16_t *tput_type; /* per cluster GPU type: the model's type, -1 */
     /* the jobs' progress metric, passed to policies in the view (NULL: none) */
     double (*metric)(void *ctx, const struct berth__job *j, berth_us now);
     void *metric_ctx;
@@ -112,6 +113,13 @@ static inline void berth__engine_set_metric(struct berth__engine *e,
 static inline void berth__engine_set_spread(struct berth__engine *e, const struct berth__spread *sp)
 {
     e->spread = *sp;
+}
+
+/* Consolidate-or-wait (sched/plan.h): a spread gang waits when one server would finish it
+ * sooner (needs a throughput model). */
+static inline void berth__engine_set_spread_wait(struct berth__engine *e, int on)
+{
+    e->spread_wait = on;
 }
 
 static inline void berth__engine_set_infer_demand(struct berth__engine *e, int32_t servers)

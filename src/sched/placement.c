@@ -13,7 +13,8 @@
  *                for big gangs at the price of spanning more servers.
  *   spread       one GPU at a time, each to the server with the most idle GPUs.
  *
- * FGD (Weng et al., ATC'23) is the fourth, in place_fgd.c. */
+ * FGD (Weng et al., ATC'23) is the fourth, in place_fgd.c; Blox's two as shipped
+ * (blox-scattered, blox-consolidated) are in place_blox.c. */
 #include <stdio.h>
 #include <string.h>
 
@@ -26,6 +27,8 @@ static const struct berth__placement_ops *const placements[] = {
     [BERTH_PLACE_SPREAD] = &berth__place_spread,
     [BERTH_PLACE_BEST_FIT] = &berth__place_best_fit,
     [BERTH_PLACE_FGD] = &berth__place_fgd,
+    [BERTH_PLACE_BLOX_SCATTERED] = &berth__place_blox_scattered,
+    [BERTH_PLACE_BLOX_CONSOLIDATED] = &berth__place_blox_consolidated,
 };
 #define NPLACEMENTS (sizeof placements / sizeof *placements)
 

@@ -30,6 +30,8 @@ enum berth_placement {
     BERTH_PLACE_SPREAD = 1,
     BERTH_PLACE_BEST_FIT = 2,
     BERTH_PLACE_FGD = 3,
+    BERTH_PLACE_BLOX_SCATTERED = 4,
+    BERTH_PLACE_BLOX_CONSOLIDATED = 5,
 };
 
 /* One piece: n whole GPUs of server (its lowest idle ones); or, for a fractional job, its
@@ -79,6 +81,7 @@ int32_t berth__place_cpu_server(const struct berth_cluster *c, const struct bert
                                 int spread);
 
 extern const struct berth__placement_ops berth__place_consolidate, berth__place_spread,
-    berth__place_best_fit, berth__place_fgd;
+    berth__place_best_fit, berth__place_fgd, berth__place_blox_scattered,
+    berth__place_blox_consolidated;
 
 #endif

@@ -26,8 +26,13 @@ const struct berth__placement *berth__placement_stateless(int id)
         [BERTH_PLACE_CONSOLIDATE] = {&berth__place_consolidate, NULL, BERTH_PLACE_CONSOLIDATE},
         [BERTH_PLACE_SPREAD] = {&berth__place_spread, NULL, BERTH_PLACE_SPREAD},
         [BERTH_PLACE_BEST_FIT] = {&berth__place_best_fit, NULL, BERTH_PLACE_BEST_FIT},
+        [BERTH_PLACE_FGD] = {NULL, NULL, BERTH_PLACE_FGD}, /* keeps state: none here */
+        [BERTH_PLACE_BLOX_SCATTERED] = {&berth__place_blox_scattered, NULL,
+                                        BERTH_PLACE_BLOX_SCATTERED},
+        [BERTH_PLACE_BLOX_CONSOLIDATED] = {&berth__place_blox_consolidated, NULL,
+                                           BERTH_PLACE_BLOX_CONSOLIDATED},
     };
-    return id >= 0 && id <= BERTH_PLACE_BEST_FIT ? &classic[id] : NULL;
+    return id >= 0 && id <= BERTH_PLACE_BLOX_CONSOLIDATED && classic[id].ops ? &classic[id] : NULL;
 }
 
 int berth__plan_open(struct berth__plan *p, struct berth_cluster *c, struct berth__job *jobs,
@@ -53,6 +58,7 @@ int berth__plan_open(struct berth__plan *p, struct berth_cluster *c, struct bert
     p->lent = p->reclaimed = 0;
     p->cluster = c;
     p->jobs = jobs;
+    p->njobs = njobs;
     p->now = now;
     p->place = pl;
     p->placement = pl->id;
@@ -275,6 +281,13 @@ static int start_in(struct berth__plan *p, uint32_t ji, uint64_t mask, struct be
     }
     if (t < 0 && j->gpus)
         return BERTH_NOFIT;
+    if (p->wait.tput && j->gpus > 1) {
+        int pays = berth__plan_spread_pays(p, j, t);
+        if (pays <= 0) {
+            berth__alloc_give_range(p->cluster, j, 0, p->filling);
+            return pays < 0 ? berth_err_set(err, BERTH_ENOMEM, "plan: out of memory") : BERTH_NOFIT;
+        }
+    }
     if (berth__plan_touch(p, ji)) {
         berth__alloc_give_range(p->cluster, j, 0, p->filling); /* the plan stays unchanged */
         return berth_err_set(err, BERTH_ENOMEM, "plan: out of memory");

@@ -19,10 +19,24 @@ struct berth__touched {
     size_t snap;      /* offset of the saved slots in the plan's snapshot buffer */
 };
 
+struct berth_tput;
+struct berth__spread;
+
+/* Consolidate-or-wait (plan_wait.c): with a throughput model, a gang whose placement spans
+ * servers starts only when that finishes it no later than waiting for one server to hold it
+ * (then it does not fit). tput NULL: off. Set by the engine for each pass. */
+struct berth__plan_wait {
+    const struct berth_tput *tput;
+    const int16_t *tput_type; /* per cluster GPU type: the model's type, -1 */
+    const struct berth__spread *spread;
+};
+
 struct berth__plan {
     struct berth_cluster *cluster;
     struct berth__job *jobs;
+    size_t njobs;
     berth_us now;
+    struct berth__plan_wait wait;
     const struct berth__placement *place; /* who picks the GPUs of a start */
     int placement;                        /* its enum berth_placement, for policies */
     struct berth__touched *touched;
@@ -53,6 +67,10 @@ void berth__plan_free(struct berth__plan *p);
 int berth__plan_open(struct berth__plan *p, struct berth_cluster *c, struct berth__job *jobs,
                      size_t njobs, berth_us now, const struct berth__placement *pl, size_t npending,
                      size_t nrunning);
+/* Whether job j, just placed by the plan on GPU type t across several servers, should start
+ * so rather than wait for one server of t to hold its gang: 1 start, 0 wait, -1 out of
+ * memory. Always 1 with the rule off, a gang on one server, no class or no slowdown. */
+int berth__plan_spread_pays(const struct berth__plan *p, const struct berth__job *j, int t);
 /* A stateless placement by its enum berth_placement (not FGD, which keeps state), for
  * plans opened outside an engine (tests). */
 const struct berth__placement *berth__placement_stateless(int id);

@@ -28,7 +28,7 @@ void berth_sim_opts_init(struct berth_sim_opts *o)
     o->seed = 1;
     o->quantum_us = 60 * BERTH_US_PER_S;
     o->round_admit = o->round_release = o->round_jct = o->flat_progress = o->round_early_end = -1;
-    o->fixed_speed = o->spread_rates = -1;
+    o->fixed_speed = o->spread_rates = o->spread_wait = -1;
 }
 
 const char *berth_sim_mode_name(int mode)
@@ -53,6 +53,7 @@ struct timing {
     berth_us min_realloc;
     int fixed;               /* every job by its duration */
     struct berth__spread sp; /* how gangs across servers run */
+    int wait;                /* consolidate-or-wait */
 };
 
 static int pick(int set, int dflt)
@@ -65,13 +66,18 @@ static const struct mode_defaults {
     int round_s, admit, release, jct, flat, early;
     int fixed;    /* every job by its duration */
     int measured; /* measured rates across servers (unless jobs run by duration) */
+    /* the placement when --placement is not given (NULL: the policy's default) */
+    const char *placement;
+    int wait; /* consolidate-or-wait (berth's own; no peer does it) */
 } mode_defaults[] = {
-    /* round, admit, release, jct, flat, early, fixed, measured */
-    [BERTH_MODE_DES] = {0, 0, 0, 0, 0, 0, 0, 1},      /* exact time */
-    [BERTH_MODE_ROUNDS] = {300, 1, 1, 0, 0, 0, 0, 1}, /* rounds */
-    [BERTH_MODE_GAVEL] = {360, 1, 1, 0, 0, 0, 0, 1},  /* Gavel */
-    [BERTH_MODE_BLOX] = {300, 1, 1, 1, 1, 0, 0, 1},   /* Blox */
-    [BERTH_MODE_TIRESIAS] = {0, 0, 0, 0, 0, 0, 1, 0}, /* Tiresias */
+    /* round, admit, release, jct, flat, early, fixed, measured, placement, wait */
+    [BERTH_MODE_DES] = {0, 0, 0, 0, 0, 0, 0, 1, NULL, 1},      /* exact time */
+    [BERTH_MODE_ROUNDS] = {300, 1, 1, 0, 0, 0, 0, 1, NULL, 1}, /* rounds */
+    /* Gavel: rounds end at their latest finish, consolidated rates only */
+    [BERTH_MODE_GAVEL] = {360, 1, 1, 0, 0, 1, 0, 0, NULL, 0},
+    /* Blox: its shipped scattered placement */
+    [BERTH_MODE_BLOX] = {300, 1, 1, 1, 1, 0, 0, 1, "blox-scattered", 0},
+    [BERTH_MODE_TIRESIAS] = {0, 0, 0, 0, 0, 0, 1, 0, NULL, 0}, /* Tiresias */
 };
 
 /* What each peer mode sets among a policy's own settings (sched/settings.h), when the
@@ -84,6 +90,8 @@ struct preset {
 
 static const struct preset presets[] = {
     {BERTH_MODE_TIRESIAS, "exact_demotion", "0"},
+    {BERTH_MODE_GAVEL, "fill", "0"},         /* Gavel leaves idle GPUs idle between rounds */
+    {BERTH_MODE_GAVEL, "fastest_type", "0"}, /* Gavel's base fifo's type choice */
 };
 
 static int resolve_timing(const struct berth_sim_opts *o, struct timing *t, struct berth_err *err)
@@ -107,6 +115,7 @@ static int resolve_timing(const struct berth_sim_opts *o, struct timing *t, stru
         .fixed = fixed,
         .sp = {o->spread_factor > 0 ? o->spread_factor : 0,
                pick(o->spread_rates, d->measured && !fixed) > 0},
+        .wait = pick(o->spread_wait, d->wait) > 0,
     };
     if (o->mode == BERTH_MODE_GAVEL && !t->min_realloc)
         t->min_realloc = 1920 * BERTH_US_PER_S;
@@ -437,10 +446,12 @@ int berth_sim_run(const struct berth_trace *t, const struct berth_cluster *c,
                                    .restart_tiers = o->restart_tiers,
                                    .settings = settings,
                                    .queues = o->queues};
-    if ((rc = berth__engine_create(c, o->policy, o->placement, &params, NULL, &e, err)) ||
+    const char *placement = o->placement ? o->placement : mode_defaults[o->mode].placement;
+    if ((rc = berth__engine_create(c, o->policy, placement, &params, NULL, &e, err)) ||
         (rc = berth__engine_set_tput(e, o->tput, err)))
         goto done;
     berth__engine_set_spread(e, &tm.sp);
+    berth__engine_set_spread_wait(e, tm.wait);
     berth__engine_set_check(e, o->check_invariants);
     berth__engine_set_metric(e, berth__curve_job_metric, NULL); /* from the class's curve */
     snprintf(out->policy, sizeof out->policy, "%s", e->ops->name);

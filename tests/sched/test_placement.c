@@ -135,16 +135,17 @@ static void test_spread_even(void)
 
 static void test_table(void)
 {
-    static const char *const want[] = {"consolidate", "spread", "best-fit", "fgd"};
-    CHECK_I64(berth_placement_count(), 4);
-    for (size_t i = 0; i < 4; i++) {
+    static const char *const want[] = {"consolidate", "spread",         "best-fit",
+                                       "fgd",         "blox-scattered", "blox-consolidated"};
+    CHECK_I64(berth_placement_count(), 6);
+    for (size_t i = 0; i < 6; i++) {
         CHECK_STR(berth_placement_name(i), want[i]);
         CHECK_I64(berth_placement_find(want[i]), (int)i);
         CHECK(berth_placement_summary(i) && berth_placement_summary(i)[0]);
         for (size_t k = 0; k < i; k++)
             CHECK(strcmp(berth_placement_name(i), berth_placement_name(k)));
     }
-    CHECK(berth_placement_name(4) == NULL);
+    CHECK(berth_placement_name(6) == NULL);
     struct berth__placement pl;
     struct berth_err err = {0};
     CHECK_I64(berth__placement_open("tightest", &pl, &err), BERTH_EINPUT);
@@ -220,6 +221,50 @@ static const char *start_with(struct berth_cluster *c, const struct berth__place
     berth__plan_free(&p);
     verify_ok(c);
     return rc ? "" : slots_of(&pj->job);
+}
+
+/* Blox's placements as shipped on the partly busy cluster (4 servers of 8: 2, 5, 8 and 4
+ * idle GPUs, in server order). Scattered: each server in turn adds up to the whole gang's
+ * count; 1 GPU: server 0 (1 = 1); 2: server 0's two (2); 7: 2 + 5 = 7 exactly; 3: 2, then
+ * 2 + 3 = 5 overshoots, so it fails although servers 1-3 could each hold it; 4: 2 + 4 = 6,
+ * fails; 19: 2 + 5 + 8 + 4 = 19. Consolidated: only a server with exactly the gang free; 4:
+ * server 3; 5: server 1; 8: server 2; 3 and 1: none has exactly that, so it fails. */
+static void test_blox(void)
+{
+    static const struct {
+        int placement;
+        int32_t gpus;
+        const char *want; /* "" = does not fit */
+    } cases[] = {
+        {BERTH_PLACE_BLOX_SCATTERED, 1, "0:6"},
+        {BERTH_PLACE_BLOX_SCATTERED, 2, "0:6 0:7"},
+        {BERTH_PLACE_BLOX_SCATTERED, 7, "0:6 0:7 1:3 1:4 1:5 1:6 1:7"},
+        {BERTH_PLACE_BLOX_SCATTERED, 3, ""},
+        {BERTH_PLACE_BLOX_SCATTERED, 4, ""},
+        {BERTH_PLACE_BLOX_SCATTERED, 19,
+         "0:6 0:7 1:3 1:4 1:5 1:6 1:7 2:0 2:1 2:2 2:3 2:4 2:5 2:6 2:7 3:4 3:5 3:6 3:7"},
+        {BERTH_PLACE_BLOX_CONSOLIDATED, 4, "3:4 3:5 3:6 3:7"},
+        {BERTH_PLACE_BLOX_CONSOLIDATED, 5, "1:3 1:4 1:5 1:6 1:7"},
+        {BERTH_PLACE_BLOX_CONSOLIDATED, 8, "2:0 2:1 2:2 2:3 2:4 2:5 2:6 2:7"},
+        {BERTH_PLACE_BLOX_CONSOLIDATED, 3, ""},
+        {BERTH_PLACE_BLOX_CONSOLIDATED, 1, ""},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        struct berth_cluster *c = partly_busy();
+        if (!c)
+            continue;
+        struct pjob pj;
+        pjob_init(&pj, 0, "b", cases[i].gpus, 0, -1);
+        int before = check_failures;
+        CHECK_STR(start_with(c, berth__placement_stateless(cases[i].placement), &pj,
+                             cases[i].want[0] ? 0 : BERTH_NOFIT),
+                  cases[i].want);
+        CHECK_I64(berth_cluster_free_gpus(c), 19 - (cases[i].want[0] ? cases[i].gpus : 0));
+        if (check_failures != before)
+            fprintf(stderr, "  in blox case %zu (%d GPUs)\n", i, (int)cases[i].gpus);
+        free(pj.job.slots);
+        berth_cluster_free(c);
+    }
 }
 
 /* Two 4-GPU servers, s0 with 3 idle GPUs (1..3), s1 with 2 (2, 3); M = a 1-GPU and a 2-GPU
@@ -414,6 +459,7 @@ static void test_closed_server(void)
 }
 
 static const struct check_test tests[] = {
+    {"blox", test_blox},
     {"placement", test_placement},
     {"spread_even", test_spread_even},
     {"table", test_table},

@@ -254,17 +254,27 @@ static void restart_cost(void)
     }
 }
 
-/* Gavel mode (360 s rounds): J1 (100 s) arrives at 10 and is admitted at 360; its work
+/* Gavel mode with its rounds on the grid (--round-early-end off; 360 s rounds): J1 (100 s)
+ * arrives at 10 and is admitted at 360; its work
  * ends at 460, recorded exactly (JCT 450), but its GPU stays busy until 720. J2 (50 s)
  * arrives at 400, is admitted at 720 and ends at 770 (JCT 370). Blox mode (300 s rounds):
  * J1 admitted at 300, work ends at 400, detected at 600 (JCT 590); J2 admitted at 600, ends
- * at 650, detected at 900 (JCT 500). */
+ * at 650, detected at 900 (JCT 500). Gavel mode as Gavel (rounds end at their latest
+ * finish): J1 starts a round at its arrival, 10-110; J2 another at 400, 400-450. */
 static void round_modes(void)
 {
     const char *csv = "job_id,arrival_s,duration_s,num_gpus\nJ1,10,100,1\nJ2,400,50,1\n";
     struct berth_sim_opts o = opts("fifo", NULL);
     o.mode = BERTH_MODE_GAVEL;
     struct simtest st;
+    if (!run(csv, "1x1:v100", &o, &st)) {
+        CHECK_DBL(start(&st, "J1"), 10, 0);
+        CHECK_DBL(fin(&st, "J1"), 110, 0);
+        CHECK_DBL(start(&st, "J2"), 400, 0);
+        CHECK_DBL(fin(&st, "J2"), 450, 0);
+        simtest_free(&st);
+    }
+    o.round_early_end = 0;
     if (!run(csv, "1x1:v100", &o, &st)) {
         CHECK_DBL(start(&st, "J1"), 360, 0);
         CHECK_DBL(fin(&st, "J1"), 460, 0);
@@ -274,6 +284,7 @@ static void round_modes(void)
         simtest_free(&st);
     }
     o.mode = BERTH_MODE_BLOX;
+    o.round_early_end = -1;
     if (!run(csv, "1x1:v100", &o, &st)) {
         CHECK_DBL(start(&st, "J1"), 300, 0);
         CHECK_DBL(fin(&st, "J1"), 600, 0);

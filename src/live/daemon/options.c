@@ -380,7 +380,8 @@ static const struct def defs[] = {
      "a queues file: quotas, borrowing and cohorts, per-queue and per-user limits, fair-share "
      "shares (berth(1), QUEUES); the ordering policies enforce it (default: none)"},
     {"placement", "P", set_placement, ARG,
-     "consolidate, spread, best-fit or fgd (default: the policy's)"},
+     "consolidate, spread, best-fit, fgd, blox-scattered or blox-consolidated (default: the "
+     "policy's)"},
     {"listen", "ADDR", set_listen, ARG, "IPv4 address to listen on (default 127.0.0.1)"},
     {"port", "N", set_port, ARG, "TCP port (default 8470; 0 = any free port)"},
     {"metrics-listen", "ADDR:PORT", set_metrics_listen, ARG,
