@@ -420,6 +420,7 @@ void berth__daemon_destroy(struct berth__daemon *d)
     berth__usage_free(d->qusage);
     berth_queues_free(d->queues);
     berth__telemetry_free(&d->tel);
+    free(d->infer.srv);
     berth__iso_close(d->iso);
     berth__limits_free(&d->o.limits);
     pthread_mutex_destroy(&d->mu);

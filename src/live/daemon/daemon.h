@@ -67,6 +67,7 @@ void berth__daemon_opts_init(struct berth__daemon_opts *o);
  * inference manager posts. Integrals in GPU- and server-microseconds; latencies in us. */
 struct berth__infer {
     int32_t servers, gpus; /* the pool (0 servers: no pool, no loaning) */
+    uint32_t *srv;         /* its servers' indices, servers of them */
     int32_t demand;        /* servers inference needs now */
     int32_t reserved;      /* servers of the pool reserved for inference now */
     int32_t ready;         /* of those, servers with no training process left */

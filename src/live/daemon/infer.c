@@ -100,12 +100,16 @@ int berth__daemon_infer_init(struct berth__daemon *d, berth_us now, struct berth
 {
     struct berth_cluster *c = d->engine->cluster;
     struct berth__infer *in = &d->infer;
+    free(in->srv);
     memset(in, 0, sizeof *in);
     in->short_since = BERTH_TIME_NONE;
     in->last_reclaim_us = -1;
+    /* the pool's servers, listed once: every tick looks at them alone */
     for (size_t s = 0; s < c->nsrv; s++)
         if (in_pool(c, s)) {
-            in->servers++;
+            if (!in->srv && !(in->srv = malloc(c->nsrv * sizeof *in->srv)))
+                return berth_err_set(err, BERTH_ENOMEM, "inference: out of memory");
+            in->srv[in->servers++] = (uint32_t)s;
             in->gpus += c->srv[s].ngpus;
         }
     if (!in->servers) {
@@ -118,11 +122,13 @@ int berth__daemon_infer_init(struct berth__daemon *d, berth_us now, struct berth
         return rc;
     /* jobs recovery re-adopted on the pool keep running there: those servers count as lent
      * (the policy reclaims them if the demand asks); the idle ones go back to inference */
-    for (size_t s = 0; s < c->nsrv; s++)
-        if (in_pool(c, s) && !c->srv[s].reserved && c->srv[s].nfree == c->srv[s].ngpus &&
-            berth__cluster_reserve(c, (uint32_t)s))
+    for (int32_t i = 0; i < in->servers; i++) {
+        uint32_t s = in->srv[i];
+        if (!c->srv[s].reserved && c->srv[s].nfree == c->srv[s].ngpus &&
+            berth__cluster_reserve(c, s))
             return berth_err_set(err, BERTH_EINTERNAL, "inference: server %s: cannot reserve",
                                  c->srv[s].name);
+    }
     in->demand = dem;
     in->since_us = now;
     berth__engine_set_infer_demand(d->engine, dem);
@@ -163,12 +169,12 @@ void berth__daemon_infer_tick(struct berth__daemon *d, berth_us now)
         return;
     const struct berth_cluster *c = d->engine->cluster;
     int32_t reserved = 0, ready = 0, lent_gpus = 0;
-    for (size_t s = 0; s < c->nsrv; s++)
-        if (in_pool(c, s)) {
-            reserved += c->srv[s].reserved != 0;
-            ready += free_for_inference(d, s);
-            lent_gpus += c->srv[s].reserved ? 0 : c->srv[s].ngpus;
-        }
+    for (int32_t i = 0; i < in->servers; i++) {
+        uint32_t s = in->srv[i];
+        reserved += c->srv[s].reserved != 0;
+        ready += free_for_inference(d, s);
+        lent_gpus += c->srv[s].reserved ? 0 : c->srv[s].ngpus;
+    }
     if (now > in->since_us) {
         double dt = (double)(now - in->since_us);
         in->lent_gpu_us += (double)lent_gpus * dt;
