@@ -218,6 +218,22 @@ static int within_limits(struct berth__daemon *d, struct berth__ljob *j, int64_t
 }
 
 /* 400 when a dependency names a job berthd does not have. Under d->mu. */
+/* Under d->mu, after the checks that gave st: the disk's floor (507), then the submitter's
+ * limits for n jobs (429), each refusal counted for /v1/health; st when it already refused. */
+static int admit_counted(struct berth__daemon *d, struct berth__ljob *j, int64_t n, int st,
+                         int *retry, struct berth_err *err)
+{
+    if (!st)
+        st = space_left(d, err);
+    if (!st)
+        st = within_limits(d, j, n, retry, err);
+    if (st == 429)
+        d->refused_limit++;
+    else if (st == 507)
+        d->refused_space++;
+    return st;
+}
+
 static int check_deps(struct berth__daemon *d, const struct berth__ljob *j, struct berth_err *err)
 {
     for (size_t i = 0; i < j->ndeps; i++)
@@ -234,14 +250,7 @@ int berth__daemon_submit(struct berth__daemon *d, struct berth__ljob *j, int *re
 {
     pthread_mutex_lock(&d->mu); /* a policy's check may set the policy up */
     int st = berth__daemon_refuses(d, j, err) ? 400 : check_deps(d, j, err);
-    if (!st)
-        st = space_left(d, err);
-    if (!st)
-        st = within_limits(d, j, 1, retry, err);
-    if (st == 429)
-        d->refused_limit++;
-    else if (st == 507)
-        d->refused_space++;
+    st = admit_counted(d, j, 1, st, retry, err);
     pthread_mutex_unlock(&d->mu);
     if (st)
         return st;
@@ -301,14 +310,8 @@ int berth__daemon_submit_array(struct berth__daemon *d, struct berth__ljob **job
                       n, (long long)d->o.max_array);
         st = 400;
     }
-    if (!st)
-        st = space_left(d, err);
-    if (!st) /* one submission: one token of the user's rate, but every task waits */
-        st = within_limits(d, j, (int64_t)n, retry, err);
-    if (st == 429)
-        d->refused_limit++;
-    else if (st == 507)
-        d->refused_space++;
+    /* one submission: one token of the user's rate, but every task waits */
+    st = admit_counted(d, j, (int64_t)n, st, retry, err);
     pthread_mutex_unlock(&d->mu);
     if (st)
         return st;
