@@ -1,9 +1,11 @@
 /* Aryl / Lyra (EuroSys'23): capacity loaning and elastic scaling.
  *
- * The cluster's "inference" pool lends idle servers to training: when the view carries an
- * inference demand D (servers in use), L = |S_I| - D - headroom of them are lent, and when D
- * rises the loaned servers whose return preempts the fewest jobs are reclaimed (reclaim.c,
- * greedy, recomputed after each pick): elastic jobs there shrink, the others are preempted.
+ * The cluster's "inference" pool lends idle servers to training: it is a lender (sched/lend.h,
+ * the accounting quota.c's cohorts use too) whose lending limit the demand signal sets at
+ * every pass: when the view carries an inference demand D (servers in use), L = |S_I| - D -
+ * headroom of them are lent, and when D rises what is owed comes back: the loaned servers
+ * whose return preempts the fewest jobs are reclaimed (reclaim.c, greedy, recomputed after
+ * each pick): elastic jobs there shrink in place, the others are preempted.
  * Pending jobs are admitted in arrival order (first fit) at their minimum size, on training
  * servers first; inelastic jobs take loaned servers as a last resort; when a job does not
  * fit, elastic jobs give up extra workers for it. The GPUs left are shared among elastic
@@ -22,6 +24,7 @@
 
 #include "model/alloc.h"
 #include "model/tput.h"
+#include "sched/lend.h"
 #include "sched/plan.h"
 #include "sched/settings.h"
 #include "solve/mckp.h"
@@ -38,6 +41,9 @@ struct aryl {
     uint32_t *infer; /* the inference pool's servers, in index order */
     size_t ninfer;
     uint8_t *is_infer; /* per server */
+    /* the inference pool as a lender (sched/lend.h), in servers: its limit set by the
+     * demand signal at every pass, lent = its servers not reserved for inference */
+    struct berth__lender pool;
     berth_us *resized; /* per job: last resize (BERTH_TIME_NONE never) */
     int32_t *local;    /* per job: scratch of a reclaim (0 between passes) */
     int32_t *xs;       /* per server: extra workers there (scratch, 0 between uses) */
@@ -258,31 +264,33 @@ static int32_t grow_by(struct aryl *a, const struct berth__view *v, struct berth
     return added;
 }
 
-/* Lends or reclaims inference servers so that L = |S_I| - D - headroom are lent. */
+/* Lends or reclaims inference servers so that the pool lends its limit L = |S_I| - D -
+ * headroom (0 for a policy that does not loan): the room left goes out, what is owed comes
+ * back. */
 static int loans(struct aryl *a, const struct berth__view *v, struct berth__plan *plan,
                  struct berth_err *err)
 {
     const struct berth_cluster *c = v->cluster;
     int64_t head = ((int64_t)a->ninfer * a->headroom_milli + 999) / 1000;
-    int64_t target = (int64_t)a->ninfer - v->infer_demand - head;
-    if (target < 0 || !a->loan)
-        target = 0;
-    size_t lent = 0;
+    a->pool.limit =
+        a->loan ? berth__lend_limit((int64_t)a->ninfer, v->infer_demand + head, BERTH_LEND_ALL) : 0;
+    a->pool.lent = 0;
     for (size_t i = 0; i < a->ninfer; i++)
-        lent += !c->srv[a->infer[i]].reserved;
+        a->pool.lent += !c->srv[a->infer[i]].reserved;
+    size_t lent = (size_t)a->pool.lent;
     int rc = 0;
-    if ((int64_t)lent < target) { /* lend the lowest-numbered reserved servers */
-        for (size_t i = 0; i < a->ninfer && (int64_t)lent < target && !rc; i++)
+    if (berth__lend_room(&a->pool)) { /* lend the lowest-numbered reserved servers */
+        for (size_t i = 0; i < a->ninfer && berth__lend_room(&a->pool) && !rc; i++)
             if (c->srv[a->infer[i]].reserved) {
                 rc = berth__plan_unreserve(plan, a->infer[i], err);
-                lent++;
+                a->pool.lent++;
             }
         return rc;
     }
-    if ((int64_t)lent == target)
+    if (!berth__lend_owed(&a->pool))
         return 0;
-    /* reclaim lent - target servers: the jobs on loaned servers, and where they run */
-    size_t k = lent - (size_t)target, ncand = 0, nplaces = 0, njobs = 0;
+    /* reclaim what is owed: the jobs on loaned servers, and where they run */
+    size_t k = (size_t)berth__lend_owed(&a->pool), ncand = 0, nplaces = 0, njobs = 0;
     uint32_t *cand = malloc(lent * sizeof *cand);
     uint32_t *jobmap = NULL; /* reclaim job index -> engine job */
     struct berth__rc_job *rj = NULL;
@@ -360,7 +368,8 @@ static int loans(struct aryl *a, const struct berth__view *v, struct berth__plan
         }
     }
     for (size_t i = 0; i < nsteps && !rc; i++)
-        rc = berth__plan_reserve(plan, steps[i].server, err);
+        if (!(rc = berth__plan_reserve(plan, steps[i].server, err)))
+            a->pool.lent--;
     free(ret);
 done:
     for (size_t i = 0; i < njobs; i++)

@@ -31,6 +31,8 @@
 
 #include "model/alloc.h"
 #include "policy/tiresias.h"
+#include "sched/fairshare.h"
+#include "sched/order.h"
 #include "sched/plan.h"
 #include "sched/settings.h"
 
@@ -42,7 +44,8 @@ enum { NOWHERE = 0, PENDING = 1, RUNNING = 2, POPPED = 3, DEMOTED = 4 };
 enum { START = 0, RESTORE = 1 };            /* desired-set members to run */
 enum { DONE = 0, FAILED = 1, RETYPED = 2 }; /* how applying the plan ended */
 
-struct hent { /* a pending job: min-heap on (key, job) */
+struct hent {   /* a pending job: min-heap on (fair-share key, key, job) */
+    int64_t fk; /* attained service less fairshare_weight x factor; 0 without fair-share */
     berth_us key;
     uint32_t job;
 };
@@ -150,6 +153,12 @@ struct tiresias {
     uint32_t *demoted;
     struct rank *tmp;
     size_t ndemoted, demoted_cap, ntmp, tmp_cap;
+    /* fair-share (fairshare_weight > 0): usage per user and queue; a pending job's place in
+     * its queue moves by the weight times its factor, in the unit of attained service */
+    int has_fs;
+    berth_us fs_weight;
+    struct berth__tenants ten;
+    struct berth__fairshare fs;
 };
 
 /* ---- attained service and demotion instants ------------------------------------------ */
@@ -187,7 +196,18 @@ static int64_t cost_of(const struct berth__job *j)
 
 static int hless(const struct hent *a, const struct hent *b)
 {
+    if (a->fk != b->fk)
+        return a->fk < b->fk;
     return a->key < b->key || (a->key == b->key && a->job < b->job);
+}
+
+/* A pending job's fair-share key: its attained service less the weight times its factor
+ * (0 for every job without fair-share, so the order is the discipline's alone). */
+static int64_t fs_key(const struct tiresias *s, const struct berth__job *j)
+{
+    if (!s->has_fs)
+        return 0;
+    return attained(s, j) - (int64_t)((double)s->fs_weight * berth__fs_factor(&s->fs, j->idx));
 }
 
 static void hset(struct tiresias *s, struct pheap *h, size_t i, struct hent e)
@@ -262,7 +282,7 @@ static int push_pending(struct tiresias *s, const struct berth__view *v, uint32_
         return BERTH_ENOMEM;
     s->js[j].dm = (uint16_t)d;
     s->js[j].where = PENDING;
-    hset(s, h, h->n++, (struct hent){s->js[j].key, j});
+    hset(s, h, h->n++, (struct hent){fs_key(s, &v->jobs[j]), s->js[j].key, j});
     hup(s, h, h->n - 1);
     return 0;
 }
@@ -472,12 +492,16 @@ static void destroy(void *self)
     free(s->excl);
     free(s->demoted);
     free(s->tmp);
+    if (s->has_fs)
+        berth__fs_free(&s->fs);
+    berth__tenants_free(&s->ten);
     free(s);
 }
 
 struct tiresias_settings {
     struct berth__us_list queue_limits;
     int entry_order, exact_demotion;
+    struct berth__order_set o; /* its fair-share part alone */
 };
 
 static const struct berth__setting settings[] = {
@@ -494,11 +518,17 @@ static const struct berth__setting settings[] = {
      "a pass at the exact instant a job reaches its queue's limit (default on; off: at "
      "Tiresias' predicted instant now + (limit - run time) / GPUs in whole seconds, late for "
      "-gpu jobs that ran before; --mode tiresias sets off)"},
+    BERTH_FAIRSHARE_SETTINGS(struct tiresias_settings, o,
+                             "attained service (seconds, GPU-seconds for -gpu) a pending job's "
+                             "place in its queue improves by at a fair-share factor of 1 "
+                             "(default 0: fair-share not weighed, the queue's list order alone)"),
 };
 
 static int create(const struct berth__params *p, int gpu_time, void **self, struct berth_err *err)
 {
-    struct tiresias_settings set = {{{3250 * BERTH_US_PER_S, 7200 * BERTH_US_PER_S}, 2}, 0, 1};
+    struct tiresias_settings set = {
+        .queue_limits = {{3250 * BERTH_US_PER_S, 7200 * BERTH_US_PER_S}, 2}, .exact_demotion = 1};
+    berth__order_defaults(&set.o, 0);
     int rc = berth__settings_parse(gpu_time ? "tiresias-dlas-gpu" : "tiresias-dlas", p->settings,
                                    settings, sizeof settings / sizeof *settings, &set, err);
     if (rc)
@@ -512,6 +542,11 @@ static int create(const struct berth__params *p, int gpu_time, void **self, stru
     s->list = !set.entry_order;
     s->exact = set.exact_demotion;
     s->nq = n + 1;
+    berth__tenants_init(&s->ten, NULL); /* no queues file: shares 1, GPU weights 1 */
+    s->fs_weight = set.o.fs_weight_us;
+    s->has_fs = s->fs_weight > 0;
+    if (s->has_fs)
+        berth__fs_init(&s->fs, NULL, &s->ten, set.o.fs_half_life_us, set.o.fs_period_us);
     for (int q = 0; q < MAXQ; q++)
         s->run[q].chunk = CHUNK;
     memcpy(s->limit, lim, (size_t)n * sizeof *lim);
@@ -578,6 +613,53 @@ static int cmp_u32(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* ---- fair-share ---------------------------------------------------------------------- */
+
+/* Job j is known from now on: its user and queue get their numbers. */
+static int fs_see(struct tiresias *s, const struct berth__view *v, uint32_t j)
+{
+    if (!s->has_fs)
+        return 0;
+    return berth__tenants_see(&s->ten, &v->jobs[j]) || berth__fs_see(&s->fs, &v->jobs[j], v->now)
+               ? BERTH_ENOMEM
+               : 0;
+}
+
+/* Job j starts (on = 1) or stops holding its GPUs at t (again: nothing). */
+static int fs_charge(struct tiresias *s, const struct berth__job *j, int on, berth_us t)
+{
+    return s->has_fs ? berth__fs_charge(&s->fs, j, on, t) : 0;
+}
+
+/* The factors moved: every pending heap re-keyed and re-heaped in place, O(pending). */
+static void fs_rekey(struct tiresias *s, const struct berth__view *v)
+{
+    for (size_t d = 0; d < s->ndem; d++)
+        for (int q = 0; q < s->nq; q++) {
+            struct pheap *h = &s->dem[d].q[q];
+            for (size_t i = 0; i < h->n; i++)
+                h->a[i].fk = fs_key(s, &v->jobs[h->a[i].job]);
+            for (size_t i = h->n / 2; i-- > 0;)
+                hdown(s, h, i);
+        }
+}
+
+/* After a pass: the jobs it preempted stop being charged, those it started are. */
+static int fs_note_pass(struct tiresias *s, const struct berth__view *v)
+{
+    if (!s->has_fs)
+        return 0;
+    for (size_t i = 0; i < s->npre; i++)
+        if (v->jobs[s->pre[i]].state != BERTH_JOB_RUNNING &&
+            fs_charge(s, &v->jobs[s->pre[i]], 0, v->now))
+            return BERTH_ENOMEM;
+    for (size_t k = 0; k < s->ntr; k++)
+        if (v->jobs[s->tr[k].job].state == BERTH_JOB_RUNNING &&
+            fs_charge(s, &v->jobs[s->tr[k].job], 1, v->now))
+            return BERTH_ENOMEM;
+    return 0;
+}
+
 /* Brings the queues up to date: jobs that left, were requeued or arrived, and demotions
  * due by now (a job may cross several limits when passes come late). In entry order a job's
  * key is the time it entered its queue; in Tiresias' list (s->list) its rank: arrivals and
@@ -590,6 +672,8 @@ static int sync(struct tiresias *s, const struct berth__view *v)
         return BERTH_ENOMEM;
     for (size_t i = 0; i < v->nadopted; i++) { /* running: in the queue its service earned */
         const struct berth__job *j = &v->jobs[v->adopted[i]];
+        if (fs_see(s, v, j->idx) || fs_charge(s, j, 1, j->since))
+            return BERTH_ENOMEM;
         int q = 0;
         for (; q < s->nq - 1 && attained(s, j) >= s->limit[q];)
             q++;
@@ -606,6 +690,8 @@ static int sync(struct tiresias *s, const struct berth__view *v)
         else if (s->js[j].where == PENDING)
             hremove(s, &s->dem[s->js[j].dm].q[s->js[j].q], s->js[j].pos);
         s->js[j].where = NOWHERE;
+        if (fs_charge(s, &v->jobs[j], 0, v->jobs[j].since))
+            return BERTH_ENOMEM;
         if (!requeued)
             continue;
         int q0 = s->js[j].q;
@@ -619,6 +705,8 @@ static int sync(struct tiresias *s, const struct berth__view *v)
     }
     for (size_t i = 0; i < v->narrived; i++) {
         uint32_t j = v->arrived[i];
+        if (fs_see(s, v, j))
+            return BERTH_ENOMEM;
         s->js[j].q = 0;
         s->js[j].key = s->list ? ++s->ptail[0] : v->now;
         if (push_pending(s, v, j))
@@ -648,6 +736,8 @@ static int sync(struct tiresias *s, const struct berth__view *v)
     }
     if (s->ndemoted > 1)
         qsort(s->demoted, s->ndemoted, sizeof *s->demoted, cmp_u32);
+    if (s->has_fs && berth__fs_update(&s->fs, v->now))
+        fs_rekey(s, v);
     return 0;
 }
 
@@ -990,7 +1080,7 @@ static int plan(void *self, const struct berth__view *v, struct berth__plan *pla
         s->ntr = tr0 = keep;
         at = (struct scan){e.q, e.phase, e.kind == START ? 0 : e.ri + 1};
     }
-    if (commit(s, v))
+    if (commit(s, v) || fs_note_pass(s, v))
         return berth_err_set(err, BERTH_ENOMEM, "policy: out of memory");
     return 0;
 }

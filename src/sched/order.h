@@ -27,9 +27,13 @@ struct berth__order_set {
      "jobs' time limits, and later jobs start only if they do not delay it (default 0)"},         \
     {"backfill_depth", BERTH_SET_DOUBLE, offsetof(T, m.backfill_depth), 1, 1e7,                    \
      "jobs a pass looks at past the reservation (Slurm's bf_max_job_test; default 1000)"},         \
-    {"fairshare_weight", BERTH_SET_SECONDS, offsetof(T, m.fs_weight_us), 0, 1e9,                   \
-     "seconds (GPU-seconds under las) a job's key improves by at a fair-share factor of 1 "        \
-     "(default 0: fair-share not weighed)"},                                                       \
+    BERTH_FAIRSHARE_SETTINGS(T, m,                                                                 \
+                             "seconds (GPU-seconds under las) a job's key improves by at a "      \
+                             "fair-share factor of 1 (default 0: fair-share not weighed)")
+/* The fair-share part alone (tiresias-* take it without backfill), weight_help saying the
+ * weight's unit for the policy. */
+#define BERTH_FAIRSHARE_SETTINGS(T, m, weight_help)                                                \
+    {"fairshare_weight", BERTH_SET_SECONDS, offsetof(T, m.fs_weight_us), 0, 1e9, weight_help},    \
     {"fairshare_half_life", BERTH_SET_SECONDS, offsetof(T, m.fs_half_life_us), 1, 1e10,            \
      "half-life of the usage decay, seconds (default 604800: 7 days)"},                            \
     {"fairshare_period", BERTH_SET_SECONDS, offsetof(T, m.fs_period_us), 0.001, 1e9,               \

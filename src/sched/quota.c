@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "model/alloc.h"
+#include "sched/lend.h"
 #include "sched/quota.h"
 #include "util/mem.h"
 
@@ -12,9 +13,10 @@ struct berth__quota {
     size_t nq, nt;
     int64_t *use;    /* [q * nt + type]: milli-GPUs its running jobs hold */
     int64_t *qtotal; /* [q]: the same over every type */
-    int64_t *cuse;   /* [cohort * nt + type]: sum of max(0, U - G) */
-    int64_t *pool;   /* [cohort * nt + type]: sum of L */
-    int64_t *uuse;   /* [user]: milli-GPUs */
+    /* [cohort * nt + type]: the cohort as a lender (lend.h): limit P = sum of L, lent
+     * C = sum of max(0, U - G) */
+    struct berth__lender *coh;
+    int64_t *uuse; /* [user]: milli-GPUs */
     size_t ucap;
     int64_t *jmilli; /* per job: what its running charge holds (0: none) */
     int16_t *jtype;
@@ -29,8 +31,7 @@ struct berth__quota {
 
 static int64_t lendable(const struct berth__qdef *d, size_t t)
 {
-    return d->lend[t] == BERTH_Q_UNLIMITED || d->lend[t] > d->nominal[t] ? d->nominal[t]
-                                                                         : d->lend[t];
+    return berth__lend_limit(d->nominal[t], 0, d->lend[t]);
 }
 
 static int64_t guaranteed(const struct berth__qdef *d, size_t t)
@@ -56,11 +57,10 @@ int berth__quota_create(const struct berth_queues *qf, struct berth__tenants *t,
     size_t nqt = (q->nq ? q->nq : 1) * q->nt, nct = (qf->ncohorts ? qf->ncohorts : 1) * q->nt;
     q->use = calloc(nqt, sizeof *q->use);
     q->qtotal = calloc(q->nq ? q->nq : 1, sizeof *q->qtotal);
-    q->cuse = calloc(nct, sizeof *q->cuse);
-    q->pool = calloc(nct, sizeof *q->pool);
+    q->coh = calloc(nct, sizeof *q->coh);
     q->lhead = malloc(nqt * sizeof *q->lhead);
     q->ltail = malloc(nqt * sizeof *q->ltail);
-    if (!q->use || !q->qtotal || !q->cuse || !q->pool || !q->lhead || !q->ltail) {
+    if (!q->use || !q->qtotal || !q->coh || !q->lhead || !q->ltail) {
         berth__quota_free(q);
         return BERTH_ENOMEM;
     }
@@ -70,7 +70,7 @@ int berth__quota_create(const struct berth_queues *qf, struct berth__tenants *t,
         const struct berth__qdef *d = &qf->q[i];
         if (d->cohort >= 0)
             for (size_t k = 0; k < qf->ntypes; k++)
-                q->pool[(size_t)d->cohort * q->nt + k] += lendable(d, k);
+                q->coh[(size_t)d->cohort * q->nt + k].limit += lendable(d, k);
     }
     for (size_t i = 0; i < qf->nu; i++)
         q->user_limits |= qf->u[i].max_gpus > 0;
@@ -84,8 +84,7 @@ void berth__quota_free(struct berth__quota *q)
         return;
     free(q->use);
     free(q->qtotal);
-    free(q->cuse);
-    free(q->pool);
+    free(q->coh);
     free(q->uuse);
     free(q->jmilli);
     free(q->jtype);
@@ -131,7 +130,7 @@ static void add_use(struct berth__quota *q, int32_t qi, size_t t, int64_t delta)
     int64_t *u = &q->use[(size_t)qi * q->nt + t];
     if (d->cohort >= 0) {
         int64_t g = guaranteed(d, t);
-        q->cuse[(size_t)d->cohort * q->nt + t] += over(*u + delta, g) - over(*u, g);
+        q->coh[(size_t)d->cohort * q->nt + t].lent += over(*u + delta, g) - over(*u, g);
     }
     *u += delta;
     q->qtotal[qi] += delta;
@@ -223,12 +222,11 @@ int berth__quota_admits(const struct berth__quota *q, const struct berth__job *j
             int64_t b = d->borrow[t];
             if (b != BERTH_Q_UNLIMITED && u2 > n + b)
                 return refuse(w, qi, BERTH_LIMIT_BORROW, t, u, n + b);
-            size_t ci = (size_t)d->cohort * q->nt + (size_t)t;
+            const struct berth__lender *l = &q->coh[(size_t)d->cohort * q->nt + (size_t)t];
             int64_t g = guaranteed(d, (size_t)t);
-            int64_t c2 = q->cuse[ci] - over(u, g) + over(u2, g);
-            if (c2 > q->pool[ci]) {
+            if (!berth__lend_fits(l, over(u2, g) - over(u, g))) {
                 *entitled = u2 <= n;
-                return refuse(w, qi, BERTH_LIMIT_COHORT, t, q->cuse[ci], q->pool[ci]);
+                return refuse(w, qi, BERTH_LIMIT_COHORT, t, l->lent, l->limit);
             }
         }
     }

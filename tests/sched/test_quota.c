@@ -16,6 +16,8 @@
  * No cohort: a queue never goes past its quota: X2 waits for X1 although 2 GPUs are idle. */
 #include "ctltest.h"
 #include "engine/engine.h"
+#include "model/queues.h"
+#include "sched/lend.h"
 
 static const char *jobs = "job_id,arrival_s,duration_s,num_gpus,queue\n"
                           "X1,0,100,2,b\n"
@@ -142,10 +144,35 @@ static void test_why(void)
     berth_cluster_free(c);
 }
 
+/* The lender's accounting both lenders use (sched/lend.h), by hand.
+ * A queue of nominal 2000 milli-GPUs lends all of it unless its line says less (lend=1:
+ * 1000; a lend past the quota is the quota). Aryl's pool of 16 servers at a demand of 10 with
+ * a headroom of 1 lends 5 (3 when it lends at most 3); at a demand of 16, nothing. A cohort of
+ * limit 3000 with 2000 lent fits 1000 more, not 1001, has room 1000 and owes nothing; when its
+ * limit drops to 1500 (a pool whose demand rose) it has no room and 500 must come back. */
+static void test_lender(void)
+{
+    CHECK_I64(berth__lend_limit(2000, 0, BERTH_Q_UNLIMITED), 2000);
+    CHECK_I64(berth__lend_limit(2000, 0, 1000), 1000);
+    CHECK_I64(berth__lend_limit(2000, 0, 3000), 2000);
+    CHECK_I64(berth__lend_limit(16, 10 + 1, BERTH_LEND_ALL), 5);
+    CHECK_I64(berth__lend_limit(16, 16 + 1, BERTH_LEND_ALL), 0);
+    CHECK_I64(berth__lend_limit(16, 10 + 1, 3), 3); /* a pool with a limit of its own */
+    struct berth__lender l = {.limit = 3000, .lent = 2000};
+    CHECK(berth__lend_fits(&l, 1000));
+    CHECK(!berth__lend_fits(&l, 1001));
+    CHECK(berth__lend_fits(&l, -500));
+    CHECK_I64(berth__lend_room(&l), 1000);
+    CHECK_I64(berth__lend_owed(&l), 0);
+    l.limit = 1500;
+    CHECK_I64(berth__lend_room(&l), 0);
+    CHECK_I64(berth__lend_owed(&l), 500);
+}
+
 static const struct check_test tests[] = {
     {"reclaim", test_reclaim}, {"lend_borrow", test_lend_borrow},
     {"limits", test_limits},   {"unknown_queue", test_unknown_queue},
-    {"why", test_why},
+    {"why", test_why},         {"lender", test_lender},
 };
 
 CHECK_MAIN(tests)
