@@ -271,9 +271,10 @@ static int loans(struct aryl *a, const struct berth__view *v, struct berth__plan
     for (size_t i = 0; i < a->ninfer; i++)
         lent += !c->srv[a->infer[i]].reserved;
     int rc = 0;
-    if ((int64_t)lent < target) { /* lend the lowest-numbered reserved servers */
+    if ((int64_t)lent < target) { /* lend the lowest-numbered reserved servers, never one
+                                     that hosts inference's own work (pinned) */
         for (size_t i = 0; i < a->ninfer && (int64_t)lent < target && !rc; i++)
-            if (c->srv[a->infer[i]].reserved) {
+            if (c->srv[a->infer[i]].reserved && !c->srv[a->infer[i]].pinned) {
                 rc = berth__plan_unreserve(plan, a->infer[i], err);
                 lent++;
             }
