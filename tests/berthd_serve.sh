@@ -124,11 +124,23 @@ served() { curl -s --max-time 5 "http://127.0.0.1:$1/" | grep -q "replica $2"; }
 wait_for 30 "replica 0 serving on its port" served "$P0" 0 && ok "replica 0 serves HTTP on its PORT"
 demand1() { [ "$(inf demand_servers)" = 1 ]; }
 wait_for 30 "demand 1" demand1 && ok "one wanted replica: the inference demand is 1 server"
+api GET /v1/services "" "$ALICE" >/dev/null
+! grep -q '"env"' "$W/body" && has "$W/body" '"argv"' "a user reads the service, without the replicas' environment"
+api POST "/v1/jobs/$J0/load" '{"load": 5}' "$BOB" >/dev/null
+if [ "$MULTI" = 1 ]; then
+    [ "$(status)" = 403 ] && ok "a user may not post another account's replica's load (403)" || bad "bob load: $(status)"
+fi
+api POST "/v1/jobs/$J0/load" '{"load": -1}' "$ROOT" >/dev/null
+[ "$(status)" = 400 ] && has "$W/body" "load: required, a number from 0" "a negative load: 400 naming load" || bad "load -1: $(status)"
+api POST "/v1/jobs/$J0/load" '{"load": 1, "rps": 2}' "$ROOT" >/dev/null
+[ "$(status)" = 400 ] && has "$W/body" "rps: unknown field" "an unknown load field: 400 naming it" || bad "load rps: $(status)"
 api POST /v1/inference '{"demand_servers": 2}' "$ROOT" >/dev/null
 [ "$(status)" = 409 ] && has "$W/body" "services run on the inference pool" "with a service, the demand is not set by hand (409)" || bad "inference set: $(status)"
 
 A=$(submit "$(job A)")
 wait_state "$A" running && ok "training job A runs ($(server_of "$A"))"
+api POST "/v1/jobs/$A/load" '{"load": 1}' "$ROOT" >/dev/null
+[ "$(status)" = 409 ] && has "$W/body" "not a service's replica" "a batch job has no load to report (409)" || bad "load of A: $(status)"
 B=$(submit "$(job B)")
 wait_state "$B" running && [ "$(server_of "$B")" = infer-0 ] && ok "training job B borrows the lent inference server infer-0" ||
     bad "B on $(server_of "$B")"

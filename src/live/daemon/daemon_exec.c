@@ -300,6 +300,15 @@ static int launch(struct berth__daemon *d, struct berth__ljob *j, berth_us now,
         j->attempt_us = 0;
         return 0;
     }
+    if (rc && j->svc) { /* a replica: as if it exited at once (restart, or the crash loop) */
+        j->attempt_us = 0;
+        fprintf(d->log, "berthd: replica job %s: %s\n", j->idstr, err->msg);
+        char how[160];
+        snprintf(how, sizeof how, "launch failed: %.120s", err->msg);
+        berth__svc_exited(d, j, how, 0, now);
+        berth__daemon_save(d, j, 0, NULL);
+        return 0;
+    }
     if (rc) { /* the job goes back to the queue */
         j->attempt_us = 0;
         fprintf(d->log, "berthd: job %s: %s\n", j->idstr, err->msg);

@@ -702,6 +702,11 @@ static json_t *svc_json(struct berth__daemon *d, const struct berth__service *s)
     }
     json_object_del(o, "uid");
     json_object_del(o, "gid");
+    /* every caller reads services: the replicas' environment (which may hold secrets) stays
+     * out, as a job's does from its list entry */
+    json_t *job = json_deep_copy(json_object_get(o, "job"));
+    json_object_del(job, "env");
+    json_object_set_new(o, "job", job ? job : json_object());
     json_object_set_new(o, "state",
                         json_string(s->deleting            ? "deleting"
                                     : s->crashloop[0]      ? "crash-loop"
