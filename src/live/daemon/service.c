@@ -432,7 +432,7 @@ void berth__svc_exited(struct berth__daemon *d, struct berth__ljob *j, const cha
                          j->quick_fails, BERTH_SVC_QUICK_S, how);
         snprintf(s->crashloop, sizeof s->crashloop,
                  "replica %d (job %" PRIu64 ") exited %u times in a row within %d s of its "
-                 "start (last: %s)",
+                 "start (last: %.40s)",
                  j->replica, j->id, j->quick_fails, BERTH_SVC_QUICK_S, how);
         fprintf(d->log, "berthd: service %s: %s: no more replicas are started\n", s->name,
                 s->crashloop);
@@ -872,7 +872,7 @@ static void *scraper(void *arg)
                 berth__svc_report(j, t[i].load, now);
             } else {
                 s->scrape_errors++;
-                snprintf(s->scrape_err, sizeof s->scrape_err, "replica %d: %s", j->replica,
+                snprintf(s->scrape_err, sizeof s->scrape_err, "replica %d: %.140s", j->replica,
                          t[i].why);
             }
         }
