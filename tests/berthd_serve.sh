@@ -10,7 +10,8 @@
 # demand rises to 2 servers and aryl reclaims the lent one (the borrower is preempted) and
 # the third replica serves on it (the latency from the load's rise to the replica running is
 # printed); low load scales down only after the cool-down and the server is lent again; a
-# SIGKILLed berthd comes back with the same replicas re-adopted and none duplicated; a
+# SIGKILLed berthd comes back with the same replicas re-adopted and none duplicated; an
+# elastic borrower grown onto the lent server shrinks off it in place on a load rise; a
 # replica that keeps exiting hits the crash-loop bound; the scrape path reads a Prometheus
 # answer from a python3 http.server replica; deleting a service stops its replicas.
 # Usage: as berthd_api.sh.
@@ -228,5 +229,27 @@ wait_for 60 "the services gone" gone && ok "deleted services are gone, a user ma
 wait_state "$KEEP" cancelled && ok "the replica was stopped"
 touch "$W/A.go" "$W/B.go"
 for j in "$A" "$B"; do wait_state "$j" completed 60; done && ok "training jobs A and B complete"
+
+# ---- an elastic borrower: aryl grows it onto the lent server, and a load rise shrinks it off
+# that server in place (no preemption) for the new replicas
+echo 0 >"$W/load"
+rm -f "$W/load-0"
+api POST /v1/services "$(svc_body web2 report ',"replicas_min":1,"replicas_max":3,"target_rps":10,"headroom":0,"cooldown_s":2')" "$ROOT" >/dev/null
+S2=$(jf id)
+wait_for 60 "web2's replica 0 running" running_n "$S2" 1
+E=$(submit '{"argv":["'"$W"'/job.sh","'"$W"'/E.go"],"gpus":2,"min_gpus":2,"max_gpus":4,"job_type":"ResNet-50 (batch size 64)","name":"E","checkpoint_signal":"SIGUSR1","grace_s":30,"cwd":"'"$W"'"}')
+grown() { case $(server_of "$E") in "infer-"?" train-0") return 0 ;; esac; return 1; }
+wait_for 60 "elastic E grown onto a lent server" grown && ok "elastic E runs on train-0 and a lent inference server ($(server_of "$E"))"
+t0=$(date +%s.%N)
+echo 25 >"$W/load"
+wait_for 120 "3 replicas of web2" running_n "$S2" 3 && ok "load 25: 3 replicas of web2 run"
+t1=$(date +%s.%N)
+echo "MEASURED elastic borrower: load rise -> 3rd replica running: berthd $(svc "$S2" last_scale_up_s) s (test clock $(python3 -c "print(round($t1-$t0,3))") s); inference reclaim $(inf last_reclaim_s) s"
+api GET "/v1/jobs/$E" >/dev/null
+[ "$(jf state)" = running ] && has "$W/body" "resized to train-0:0,train-0:1" "E shrank off the reclaimed server in place and runs on" ||
+    bad "E: $(head -c 400 "$W/body")"
+wait_for 30 "web2's replica 2 serving" served "$(svc "$S2" replicas.2.port)" 2 && ok "the new replica serves on the server E gave back"
+touch "$W/E.go"
+wait_state "$E" completed 60 && ok "E completes"
 stop_berthd
 finish
