@@ -252,4 +252,12 @@ wait_for 30 "web2's replica 2 serving" served "$(svc "$S2" replicas.2.port)" 2 &
 touch "$W/E.go"
 wait_state "$E" completed 60 && ok "E completes"
 stop_berthd
+
+# ---- a damaged services file stops berthd at start, naming it
+echo '{"services": 5}' >"$W/st/services.json"
+if timeout 30 "$BERTHD" --tokens "$W/tokens" --port 0 --state-dir "$W/st" --gpus "$W/cl.json" >"$W/bad.log" 2>&1; then
+    bad "berthd started with a damaged services.json"
+else
+    has "$W/bad.log" "services.json: services: expected at most 16" "a damaged services.json stops berthd, naming the file and field"
+fi
 finish
