@@ -888,7 +888,10 @@ static void *scraper(void *arg)
 
 int berth__svc_start(struct berth__daemon *d, struct berth_err *err)
 {
-    if (!svcs_of(d))
+    pthread_mutex_lock(&d->mu); /* an HTTP thread may be making the first service */
+    struct berth__svcs *v = svcs_of(d);
+    pthread_mutex_unlock(&d->mu);
+    if (!v)
         return berth_err_set(err, BERTH_ENOMEM, "out of memory");
     atomic_store(&d->svcs->stop, 0);
     if (pthread_create(&d->svcs->thr, NULL, scraper, d))
