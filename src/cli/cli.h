@@ -53,6 +53,7 @@ int cmd_hold(int argc, char **argv);
 int cmd_release(int argc, char **argv);
 int cmd_nodes(int argc, char **argv);
 int cmd_inference(int argc, char **argv);
+int cmd_serve(int argc, char **argv);
 int cmd_logs(int argc, char **argv);
 int cmd_acct(int argc, char **argv);
 

@@ -31,6 +31,7 @@ static const struct cli_cmd commands[] = {
     {"release", cmd_release, "release held jobs"},
     {"nodes", cmd_nodes, "list berthd's servers and GPUs and the jobs on them"},
     {"inference", cmd_inference, "the inference pool berthd lends to training; --demand N"},
+    {"serve", cmd_serve, "run a service (replicas on the inference pool) beside the jobs"},
     {"logs", cmd_logs, "print a job's output (-f follows it)"},
     {"acct", cmd_acct, "accounting: jobs' wait, run time, GPU-hours; totals per user, queue, type"},
     {"help", cmd_help, "show this help, or a subcommand's (berth help sim)"},

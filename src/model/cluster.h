@@ -41,6 +41,8 @@ struct berth__server {
     uint16_t nfree;
     uint16_t type;
     uint8_t reserved;   /* held by its pool's owner (inference): all GPUs busy, no job here */
+    uint8_t pinned;     /* reserved and hosting its owner's work (berthd's service replicas):
+                           a lending policy must not lend it (the simulator never sets it) */
     uint8_t closed;     /* takes no new work (berthd: a draining node): its GPUs are held out as
                            they free, and its partly used GPUs take no new share */
     uint16_t out_want;  /* GPUs busy with work outside the engine (berth__cluster_hold_out) */

@@ -279,9 +279,10 @@ static int loans(struct aryl *a, const struct berth__view *v, struct berth__plan
         a->pool.lent += !c->srv[a->infer[i]].reserved;
     size_t lent = (size_t)a->pool.lent;
     int rc = 0;
-    if (berth__lend_room(&a->pool)) { /* lend the lowest-numbered reserved servers */
+    if (berth__lend_room(&a->pool)) { /* lend the lowest-numbered reserved servers, never one
+                                        that hosts inference's own work (pinned) */
         for (size_t i = 0; i < a->ninfer && berth__lend_room(&a->pool) && !rc; i++)
-            if (c->srv[a->infer[i]].reserved) {
+            if (c->srv[a->infer[i]].reserved && !c->srv[a->infer[i]].pinned) {
                 rc = berth__plan_unreserve(plan, a->infer[i], err);
                 a->pool.lent++;
             }

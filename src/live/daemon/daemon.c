@@ -13,6 +13,7 @@
 #include "io/json_load.h"
 #include "live/exec/cgroup.h"
 #include "live/daemon/daemon.h"
+#include "live/daemon/service.h"
 #include "live/daemon/options.h"
 #include "util/hash.h"
 #include "model/cluster.h"
@@ -420,6 +421,7 @@ void berth__daemon_destroy(struct berth__daemon *d)
     berth__usage_free(d->qusage);
     berth_queues_free(d->queues);
     berth__telemetry_free(&d->tel);
+    berth__svc_free(d);
     free(d->infer.srv);
     berth__iso_close(d->iso);
     berth__limits_free(&d->o.limits);
@@ -472,6 +474,8 @@ int berth__daemon_run(struct berth__daemon *d, const struct berth__daemon_server
     if (!rc)
         rc = berth__daemon_infer_init(d, berth__wall_us(), err);
     pthread_mutex_unlock(&d->mu);
+    if (!rc)
+        rc = berth__svc_start(d, err); /* the thread that scrapes services' load */
     if (rc) {
         srv->stop(d);
         return rc;
@@ -518,6 +522,7 @@ int berth__daemon_run(struct berth__daemon *d, const struct berth__daemon_server
         }
     }
     pthread_mutex_unlock(&d->mu);
+    berth__svc_stop(d);
     srv->stop(d);
     return rc;
 }

@@ -78,6 +78,8 @@ struct berth__infer {
     double lent_gpu_us, short_server_us;
 };
 
+struct berth__svcs; /* services (service.h) */
+
 struct berth__daemon {
     struct berth__daemon_opts o;
     pthread_mutex_t mu;
@@ -131,6 +133,7 @@ struct berth__daemon {
     uint64_t ticks, sync_reads; /* reads: syncs that read a changed job list (slurm) */
     berth_us tick_sum_us, tick_max_us, sync_sum_us, sync_max_us, pass_sum_us, pass_max_us;
     struct berth__infer infer;
+    struct berth__svcs *svcs; /* services and their replicas (service.c); NULL: none yet */
     /* the start-time estimate (estimate.c): per job id - 1, from the last virtual run */
     struct berth__est *est;
     size_t nest, est_cap;
@@ -178,6 +181,10 @@ int berth__daemon_infer_init(struct berth__daemon *d, berth_us now, struct berth
 int berth__daemon_infer_set(struct berth__daemon *d, int32_t servers, berth_us now,
                             struct berth_err *err);
 void berth__daemon_infer_tick(struct berth__daemon *d, berth_us now);
+/* Writes STATE-like file dir/name whole and durably (statefile.c): a crash leaves the old
+ * contents or the new. */
+int berth__state_write(const char *dir, const char *name, const void *buf, size_t len,
+                       struct berth_err *err);
 /* One scheduler tick: exits, kills after grace, arrivals, a pass when due, launches,
  * progress files. */
 int berth__daemon_tick(struct berth__daemon *d, berth_us now, struct berth_err *err);
@@ -185,6 +192,8 @@ int berth__daemon_tick(struct berth__daemon *d, berth_us now, struct berth_err *
  * those of one attempt on this machine (BERTH_RESUME, BERTH_ATTEMPT, CUDA_*, WORLD_SIZE,
  * RANK, MASTER_*). NULL-terminated and malloc'd, each string too; NULL when out of memory. */
 char **berth__daemon_job_env(struct berth__daemon *d, const struct berth__ljob *j, int devices);
+/* A TCP port free on 127.0.0.1 now (the kernel's pick; 29500 when it cannot say). */
+int berth__free_port(void);
 /* Fills d->host, the executor's view of berthd (daemon_host.c), from d's settings. */
 void berth__daemon_host_init(struct berth__daemon *d);
 /* Reads the running jobs' progress files without the lock (it takes it to list them and

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "live/daemon/daemon.h"
+#include "live/daemon/service.h"
 #include "model/cluster.h"
 #include "live/jobs/report.h"
 
@@ -126,7 +127,7 @@ void berth__daemon_on_migrate(void *ctx, struct berth__job *ej, berth_us now)
     berth__daemon_activate(d, j);
 }
 
-static int free_port(void)
+int berth__free_port(void)
 {
     int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
@@ -163,7 +164,10 @@ char **berth__daemon_job_env(struct berth__daemon *d, const struct berth__ljob *
                                        "MASTER_PORT",
                                        "BERTH_ARRAY_JOB_ID",
                                        "BERTH_ARRAY_TASK_ID",
-                                       "BERTH_ARRAY_TASK_COUNT"};
+                                       "BERTH_ARRAY_TASK_COUNT",
+                                       "BERTH_SERVICE_ID",
+                                       "BERTH_REPLICA",
+                                       "PORT"};
     char **v = NULL, val[4096];
     size_t n = 0, cap = 0;
     int ok = 1;
@@ -198,6 +202,14 @@ char **berth__daemon_job_env(struct berth__daemon *d, const struct berth__ljob *
         ok = ok && !berth__env_add(&v, &n, &cap, "BERTH_ARRAY_TASK_ID", val);
         snprintf(val, sizeof val, "%u", j->array_n);
         ok = ok && !berth__env_add(&v, &n, &cap, "BERTH_ARRAY_TASK_COUNT", val);
+    }
+    if (j->svc) { /* a service's replica: its index and the port berthd gave it */
+        snprintf(val, sizeof val, "%llu", (unsigned long long)j->svc);
+        ok = ok && !berth__env_add(&v, &n, &cap, "BERTH_SERVICE_ID", val);
+        snprintf(val, sizeof val, "%d", j->replica);
+        ok = ok && !berth__env_add(&v, &n, &cap, "BERTH_REPLICA", val);
+        snprintf(val, sizeof val, "%d", j->port);
+        ok = ok && !berth__env_add(&v, &n, &cap, "PORT", val);
     }
     if (!devices)
         goto done;
@@ -237,7 +249,7 @@ char **berth__daemon_job_env(struct berth__daemon *d, const struct berth__ljob *
          !berth__env_add(&v, &n, &cap, "RANK", "0") &&
          !berth__env_add(&v, &n, &cap, "LOCAL_RANK", "0") &&
          !berth__env_add(&v, &n, &cap, "MASTER_ADDR", "127.0.0.1");
-    snprintf(val, sizeof val, "%d", free_port());
+    snprintf(val, sizeof val, "%d", berth__free_port());
     ok = ok && !berth__env_add(&v, &n, &cap, "MASTER_PORT", val);
 done:
     if (!ok) {
@@ -288,6 +300,15 @@ static int launch(struct berth__daemon *d, struct berth__ljob *j, berth_us now,
         j->attempt_us = 0;
         return 0;
     }
+    if (rc && j->svc) { /* a replica: as if it exited at once (restart, or the crash loop) */
+        j->attempt_us = 0;
+        fprintf(d->log, "berthd: replica job %s: %s\n", j->idstr, err->msg);
+        char how[160];
+        snprintf(how, sizeof how, "launch failed: %.120s", err->msg);
+        berth__svc_exited(d, j, how, 0, now);
+        berth__daemon_save(d, j, 0, NULL);
+        return 0;
+    }
     if (rc) { /* the job goes back to the queue */
         j->attempt_us = 0;
         fprintf(d->log, "berthd: job %s: %s\n", j->idstr, err->msg);
@@ -321,12 +342,16 @@ static int on_exit_(struct berth__daemon *d, struct berth__ljob *j, int lost, be
     berth__daemon_drain(d, j, 0);
     j->proc = 0;
     j->kill_at = 0;
+    berth_us ran = j->attempt_us && now > j->attempt_us ? now - j->attempt_us : 0;
     if (j->attempt_us && now > j->attempt_us) /* the attempt's run time counts to its limit */
         j->ran_us += now - j->attempt_us;
     j->attempt_us = 0;
     int rc = 0;
     struct berth__job *ej = berth__daemon_ejob(d, j);
-    switch (j->then) {
+    switch (j->svc && j->then == BERTH_THEN_FINISH ? -1 : j->then) {
+    case -1: /* a service's replica ended by itself: restarted, or given up */
+        berth__svc_exited(d, j, how, ran, now);
+        break;
     case BERTH_THEN_FINISH:
         if (lost) {
             j->resume = 1;
@@ -567,6 +592,7 @@ int berth__daemon_tick(struct berth__daemon *d, berth_us now, struct berth_err *
     d->nincoming = 0;
     if (!rc && (d->nmoved || d->moved_all)) /* dependencies met, array tasks let in */
         rc = berth__daemon_moved_apply(d, now, err);
+    berth__svc_tick(d, now); /* services: replicas to wanted, the inference demand they need */
     berth__daemon_infer_tick(d, now);
     /* a pass when one is due, by the simulator's rule (engine/drive.h) */
     if (!rc && berth__drive_due(&d->drive, now)) {

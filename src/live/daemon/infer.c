@@ -73,27 +73,9 @@ static int demand_load(struct berth__daemon *d, int32_t *servers, struct berth_e
 
 static int demand_store(struct berth__daemon *d, int32_t servers, struct berth_err *err)
 {
-    char path[4200], tmp[4300], buf[32];
-    demand_path(d, path, sizeof path);
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    char buf[32];
     int len = snprintf(buf, sizeof buf, "%" PRId32 "\n", servers);
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
-    if (fd < 0)
-        return berth_err_set(err, BERTH_EIO, "%s: %s", tmp, strerror(errno));
-    int ok = write(fd, buf, (size_t)len) == len && !fsync(fd);
-    ok = !close(fd) && ok && !rename(tmp, path);
-    if (ok) { /* the rename too */
-        int dfd = open(d->state_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        ok = dfd >= 0 && !fsync(dfd);
-        if (dfd >= 0)
-            close(dfd);
-    }
-    if (!ok) {
-        int e = errno;
-        unlink(tmp);
-        return berth_err_set(err, BERTH_EIO, "%s: %s", path, strerror(e));
-    }
-    return 0;
+    return berth__state_write(d->state_dir, "inference-demand", buf, (size_t)len, err);
 }
 
 int berth__daemon_infer_init(struct berth__daemon *d, berth_us now, struct berth_err *err)

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "live/daemon/daemon.h"
+#include "live/daemon/service.h"
 
 /* Slots journaled with their servers' names (slot_nodes) point at those servers in today's
  * inventory: the same index when its name still matches, else the server of that name, else
@@ -131,7 +132,9 @@ static int check_attempt(struct berth__daemon *d, struct berth__ljob *j, berth_u
 
 int berth__daemon_recover(struct berth__daemon *d, struct berth_err *err)
 {
-    int rc = berth__journal_load(d->jn, load_one, d, err);
+    int rc = berth__svc_load(d, err); /* services first: their replicas come back to them */
+    if (!rc)
+        rc = berth__journal_load(d->jn, load_one, d, err);
     berth_us now = berth__wall_us();
     /* each job's history length before recovery: a longer one means recovery decided */
     size_t *nhist = calloc(d->njobs + 1, sizeof *nhist);
@@ -166,6 +169,10 @@ int berth__daemon_recover(struct berth__daemon *d, struct berth_err *err)
         if (!j || berth__lstate_final(j->state))
             continue;
         j->in_engine = 0;
+        if (j->svc) { /* a service's replica: never the scheduler's */
+            rc = berth__svc_recover_job(d, j, now, err);
+            continue;
+        }
         if (j->launched && j->launched == j->attempt && (j->proc || j->state == BERTH_L_RUNNING)) {
             rc = check_attempt(d, j, now, err);
             adopted += j->in_engine;
@@ -175,7 +182,7 @@ int berth__daemon_recover(struct berth__daemon *d, struct berth_err *err)
     }
     for (size_t i = 0; !rc && i < d->njobs; i++) {
         struct berth__ljob *j = d->jobs[i];
-        if (!j || berth__lstate_final(j->state) || j->in_engine)
+        if (!j || berth__lstate_final(j->state) || j->in_engine || j->svc)
             continue;
         /* a cancel acknowledged while its attempt was stopping waits for that attempt's
          * end, outside the queue */
@@ -184,6 +191,8 @@ int berth__daemon_recover(struct berth__daemon *d, struct berth_err *err)
             queued++;
         }
     }
+    if (!rc) /* every replica back in its service, duplicates stopped */
+        berth__svc_recovered(d, now);
     /* every decision recovery made is journaled, final states included (a job that ended
      * while berthd was down must not be found running again, nor get a new end time, at
      * the next start), and durably before berthd serves: the last save waits for the

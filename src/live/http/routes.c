@@ -12,6 +12,7 @@
 #include "live/jobs/report.h"
 #include "live/http/http.h"
 #include "live/http/routes.h"
+#include "live/daemon/service.h"
 
 #define LOG_CHUNK (1 << 20)
 
@@ -60,7 +61,7 @@ static struct berth__ljob *own_job(struct berth__daemon *d, const struct berth__
     return j;
 }
 
-static json_t *parse_body(const struct berth__hreq *r, struct berth__hresp *out)
+json_t *berth__route_body(const struct berth__hreq *r, struct berth__hresp *out)
 {
     json_error_t je;
     json_t *o = json_loadb(r->body, r->body_len, JSON_REJECT_DUPLICATES, &je);
@@ -75,7 +76,7 @@ static json_t *parse_body(const struct berth__hreq *r, struct berth__hresp *out)
 
 static void submit(struct berth__daemon *d, const struct berth__hreq *r, struct berth__hresp *out)
 {
-    json_t *body = parse_body(r, out);
+    json_t *body = berth__route_body(r, out);
     if (!body)
         return;
     struct berth__ljob *j = NULL;
@@ -365,7 +366,7 @@ static void release(struct berth__daemon *d, const struct berth__hreq *r, struct
 
 static void progress(struct berth__daemon *d, const struct berth__hreq *r, struct berth__hresp *out)
 {
-    json_t *body = parse_body(r, out);
+    json_t *body = berth__route_body(r, out);
     if (!body)
         return;
     struct berth__report rep;
@@ -646,7 +647,7 @@ static void inference_set(struct berth__daemon *d, const struct berth__hreq *r,
         berth__hresp_error(out, 403, "only an admin sets the inference demand");
         return;
     }
-    json_t *body = parse_body(r, out);
+    json_t *body = berth__route_body(r, out);
     if (!body)
         return;
     const char *key;
@@ -670,6 +671,14 @@ static void inference_set(struct berth__daemon *d, const struct berth__hreq *r,
     }
     struct berth_err err = {0};
     pthread_mutex_lock(&d->mu);
+    if (d->svcs && d->svcs->n) { /* the services' wanted replicas set it */
+        pthread_mutex_unlock(&d->mu);
+        json_decref(body);
+        berth__hresp_error(out, 409,
+                           "demand_servers: services run on the inference pool: their wanted "
+                           "replicas set the demand (delete them to set it by hand)");
+        return;
+    }
     int rc = berth__daemon_infer_set(d, (int32_t)json_integer_value(dem), berth__wall_us(), &err);
     if (!rc) {
         out->json = inference_json(d);
@@ -689,12 +698,17 @@ const struct berth__route berth__routes[] = {
     {"POST", "/v1/jobs/{id}/hold", hold, 0, 0},
     {"POST", "/v1/jobs/{id}/release", release, 0, 0},
     {"POST", "/v1/jobs/{id}/progress", progress, 1, 0},
+    {"POST", "/v1/jobs/{id}/load", berth__route_job_load, 1, 0},
     {"GET", "/v1/jobs/{id}/logs", logs, 0, 0},
     {"GET", "/v1/acct", accounting, 0, 0},
     {"GET", "/v1/nodes", nodes, 0, 0},
     {"GET", "/v1/policies", policies, 0, 0},
     {"GET", "/v1/inference", inference, 0, 0},
     {"POST", "/v1/inference", inference_set, 0, 0},
+    {"POST", "/v1/services", berth__route_svc_create, 0, 0},
+    {"GET", "/v1/services", berth__route_svc_list, 0, 0},
+    {"GET", "/v1/services/{id}", berth__route_svc_show, 0, 0},
+    {"DELETE", "/v1/services/{id}", berth__route_svc_delete, 0, 0},
     {"GET", "/v1/health", health, 0, 0},
     {"GET", "/v1/charts/*", berth__route_chart, 0, 0},
     /* open: no caller, no body (docs/security.md) */

@@ -90,5 +90,18 @@ void berth__route_ui_redirect(struct berth__daemon *d, const struct berth__hreq 
                               struct berth__hresp *out);
 void berth__route_chart(struct berth__daemon *d, const struct berth__hreq *r,
                         struct berth__hresp *out);
+/* The request's body as JSON (duplicate keys refused), or NULL with a 400 in out. */
+json_t *berth__route_body(const struct berth__hreq *r, struct berth__hresp *out);
+/* Services (routes_service.c). */
+void berth__route_svc_create(struct berth__daemon *d, const struct berth__hreq *r,
+                             struct berth__hresp *out);
+void berth__route_svc_list(struct berth__daemon *d, const struct berth__hreq *r,
+                           struct berth__hresp *out);
+void berth__route_svc_show(struct berth__daemon *d, const struct berth__hreq *r,
+                           struct berth__hresp *out);
+void berth__route_svc_delete(struct berth__daemon *d, const struct berth__hreq *r,
+                             struct berth__hresp *out);
+void berth__route_job_load(struct berth__daemon *d, const struct berth__hreq *r,
+                           struct berth__hresp *out);
 
 #endif

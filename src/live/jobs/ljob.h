@@ -98,6 +98,14 @@ struct berth__ljob {
     uint32_t array_task, array_n, array_max;
     uint32_t *array_idx; /* at submission only: the indices asked for (narray of them) */
     size_t narray;
+    /* a replica of a service (service.h): its service's id (0: an ordinary job), its index
+     * (BERTH_REPLICA), the port berthd gave it (PORT), its restarts and the consecutive
+     * quick failures the crash-loop bound counts, and the load it last reported (req/s) */
+    uint64_t svc;
+    int32_t replica, port;
+    uint32_t restarts, quick_fails;
+    double load;
+    berth_us load_at;         /* 0: none reported since its attempt started */
     struct berth__ldep *deps; /* what it waits for before it may enter the scheduler */
     size_t ndeps;
     uint64_t *rdeps; /* jobs that depend on this one (in memory: rebuilt at recovery) */
@@ -170,6 +178,12 @@ static inline int berth__lstate_final(int s)
     return s >= BERTH_L_COMPLETED;
 }
 
+/* An optional field of body: absent leaves *out; else a whole number (int) or a number
+ * (num) in [lo, hi], or BERTH_EINPUT "FIELD: expected ...". */
+int berth__json_int(const json_t *body, const char *field, int64_t lo, int64_t hi, int64_t *out,
+                    struct berth_err *err);
+int berth__json_num(const json_t *body, const char *field, double lo, double hi, double *out,
+                    struct berth_err *err);
 /* Builds a job from a submission body (the API's fields; see docs/api.md) for the account
  * user (uid, gid). On bad input returns BERTH_EINPUT with err naming the field ("gpus:
  * expected ..."). */

@@ -111,6 +111,14 @@ json_t *berth__ljob_json(const struct berth__ljob *j, int full)
         bad |= json_object_set_new(o, "array_n", json_integer(j->array_n));
         bad |= json_object_set_new(o, "array_max", json_integer(j->array_max));
     }
+    if (j->svc) { /* a service's replica */
+        bad |= json_object_set_new(o, "service", json_integer((json_int_t)j->svc));
+        bad |= json_object_set_new(o, "replica", json_integer(j->replica));
+        bad |= json_object_set_new(o, "port", json_integer(j->port));
+        bad |= json_object_set_new(o, "restarts", json_integer(j->restarts));
+        bad |= json_object_set_new(o, "quick_fails", json_integer(j->quick_fails));
+        bad |= json_object_set_new(o, "load", j->load_at ? json_real(j->load) : json_null());
+    }
     bad |= json_object_set_new(o, "dependencies", deps_json(j));
     if (j->slurm_id)
         bad |= json_object_set_new(o, "slurm_job", json_integer(j->slurm_id));
@@ -241,6 +249,11 @@ int berth__ljob_from_journal(const json_t *d, struct berth__ljob **out, struct b
     j->array_task = (uint32_t)geti(d, "array_task");
     j->array_n = (uint32_t)geti(d, "array_n");
     j->array_max = (uint32_t)geti(d, "array_max");
+    j->svc = (uint64_t)geti(d, "service");
+    j->replica = (int32_t)geti(d, "replica");
+    j->port = (int32_t)geti(d, "port");
+    j->restarts = (uint32_t)geti(d, "restarts");
+    j->quick_fails = (uint32_t)geti(d, "quick_fails");
     const json_t *deps = json_object_get(d, "dependencies"), *dv;
     size_t di;
     if (json_array_size(deps) > BERTH_L_MAX_DEPS ||

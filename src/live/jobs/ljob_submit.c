@@ -31,8 +31,8 @@ static char *dup_str(const char *s)
     return strdup(s ? s : "");
 }
 
-static int get_int(const json_t *body, const char *field, int64_t lo, int64_t hi, int64_t *out,
-                   struct berth_err *err)
+int berth__json_int(const json_t *body, const char *field, int64_t lo, int64_t hi, int64_t *out,
+                    struct berth_err *err)
 {
     const json_t *v = json_object_get(body, field);
     if (!v)
@@ -44,8 +44,8 @@ static int get_int(const json_t *body, const char *field, int64_t lo, int64_t hi
     return 0;
 }
 
-static int get_num(const json_t *body, const char *field, double lo, double hi, double *out,
-                   struct berth_err *err)
+int berth__json_num(const json_t *body, const char *field, double lo, double hi, double *out,
+                    struct berth_err *err)
 {
     const json_t *v = json_object_get(body, field);
     if (!v)
@@ -148,13 +148,13 @@ static int read_gpus(const json_t *body, struct berth__ljob *j, struct berth_err
     int64_t g = 1, mn = -1, mx = -1, mem = 0, pmem = 0, emem = 0;
     double share = 1.0;
     int rc;
-    if ((rc = get_int(body, "gpus", 0, MAX_GPUS, &g, err)) ||
-        (rc = get_int(body, "min_gpus", 1, MAX_GPUS, &mn, err)) ||
-        (rc = get_int(body, "max_gpus", 1, MAX_GPUS, &mx, err)) ||
-        (rc = get_int(body, "gpu_mem_mib", 0, INT64_C(1) << 40, &mem, err)) ||
-        (rc = get_int(body, "persist_mib", 0, INT64_C(1) << 40, &pmem, err)) ||
-        (rc = get_int(body, "ephem_mib", 0, INT64_C(1) << 40, &emem, err)) ||
-        (rc = get_num(body, "gpu_share", 0.001, 1.0, &share, err)))
+    if ((rc = berth__json_int(body, "gpus", 0, MAX_GPUS, &g, err)) ||
+        (rc = berth__json_int(body, "min_gpus", 1, MAX_GPUS, &mn, err)) ||
+        (rc = berth__json_int(body, "max_gpus", 1, MAX_GPUS, &mx, err)) ||
+        (rc = berth__json_int(body, "gpu_mem_mib", 0, INT64_C(1) << 40, &mem, err)) ||
+        (rc = berth__json_int(body, "persist_mib", 0, INT64_C(1) << 40, &pmem, err)) ||
+        (rc = berth__json_int(body, "ephem_mib", 0, INT64_C(1) << 40, &emem, err)) ||
+        (rc = berth__json_num(body, "gpu_share", 0.001, 1.0, &share, err)))
         return rc;
     if (share < 1.0 && g != 1)
         return bad(err, "gpu_share", "a share below 1 needs gpus: 1");
@@ -346,13 +346,13 @@ int berth__ljob_from_submit(const json_t *body, const char *user, uint32_t uid, 
         (rc = get_str(body, "job_type", MAX_NAME, &jtype, err)) ||
         (rc = get_str(body, "name", MAX_NAME, &name, err)) ||
         (rc = get_str(body, "checkpoint_signal", 16, &sig, err)) ||
-        (rc = get_int(body, "priority", -1000000, 1000000, &prio, err)) ||
-        (rc = get_int(body, "total_steps", 0, INT64_C(1) << 50, &steps, err)) ||
-        (rc = get_num(body, "grace_s", 0, 86400, &grace, err)) ||
-        (rc = get_num(body, "est_s", 0.001, MAX_SECONDS, &est, err)) ||
-        (rc = get_num(body, "cpus", 0.001, 4096, &cpus, err)) ||
-        (rc = get_num(body, "time_limit_s", 0.001, MAX_SECONDS, &limit, err)) ||
-        (rc = get_int(body, "mem_mib", 1, INT64_C(1) << 30, &mem, err)) ||
+        (rc = berth__json_int(body, "priority", -1000000, 1000000, &prio, err)) ||
+        (rc = berth__json_int(body, "total_steps", 0, INT64_C(1) << 50, &steps, err)) ||
+        (rc = berth__json_num(body, "grace_s", 0, 86400, &grace, err)) ||
+        (rc = berth__json_num(body, "est_s", 0.001, MAX_SECONDS, &est, err)) ||
+        (rc = berth__json_num(body, "cpus", 0.001, 4096, &cpus, err)) ||
+        (rc = berth__json_num(body, "time_limit_s", 0.001, MAX_SECONDS, &limit, err)) ||
+        (rc = berth__json_int(body, "mem_mib", 1, INT64_C(1) << 30, &mem, err)) ||
         (rc = read_array(body, j, err)) || (rc = read_deps(body, j, err)))
         goto fail;
     if ((rc = printable("name", name, err)) || (rc = printable("queue", queue, err)) ||

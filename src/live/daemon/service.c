@@ -1,0 +1,922 @@
+/* Services (service.h): their definitions and persistence, the replicas' placement on the
+ * inference pool, reconciliation every tick (wanted replicas, restarts, scale-down), the
+ * inference demand they drive, recovery, and the thread that scrapes the replicas' load. */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "live/daemon/daemon.h"
+#include "live/daemon/service.h"
+#include "model/cluster.h"
+
+#define SVC_FILE "services.json"
+
+/* The job fields a service passes on to its replicas; the others are the service's own. */
+static const char *const job_fields[] = {
+    "argv", "env", "cwd", "shell", "gpu_type", "checkpoint_signal", "grace_s", "cpus", "mem_mib"};
+static const char *const svc_fields[] = {
+    "name",   "replicas_min",  "replicas_max",     "gpus",
+    "pool",   "target_rps",    "headroom",         "cooldown_s",
+    "scrape", "scrape_metric", "scrape_interval_s"};
+
+static int in_list(const char *k, const char *const *l, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(k, l[i]))
+            return 1;
+    return 0;
+}
+
+static struct berth__service *find(struct berth__daemon *d, uint64_t id)
+{
+    for (size_t i = 0; d->svcs && i < d->svcs->n; i++)
+        if (d->svcs->s[i]->id == id)
+            return d->svcs->s[i];
+    return NULL;
+}
+
+static int alive(const struct berth__ljob *j)
+{
+    return j && !berth__lstate_final(j->state);
+}
+
+static struct berth__svcs *svcs_of(struct berth__daemon *d)
+{
+    if (!d->svcs && (d->svcs = calloc(1, sizeof *d->svcs)))
+        d->svcs->next_id = 1;
+    return d->svcs;
+}
+
+static void svc_free(struct berth__service *s)
+{
+    if (s)
+        json_decref(s->tmpl);
+    free(s);
+}
+
+/* ---- the definitions and their file */
+
+static json_t *def_json(const struct berth__service *s)
+{
+    return json_pack("{s:I,s:s,s:s,s:i,s:i,s:i,s:i,s:i,s:f,s:f,s:f,s:s,s:s,s:f,s:O,s:I,s:b}", "id",
+                     (json_int_t)s->id, "name", s->name, "user", s->user, "uid", (int)s->uid, "gid",
+                     (int)s->gid, "replicas_min", s->as.min, "replicas_max", s->as.max, "gpus",
+                     s->gpus, "target_rps", s->as.target, "headroom", s->as.headroom, "cooldown_s",
+                     (double)s->as.cooldown_us / 1e6, "scrape", s->scrape, "scrape_metric",
+                     s->metric, "scrape_interval_s", (double)s->scrape_every_us / 1e6, "job",
+                     s->tmpl, "created_us", (json_int_t)s->created_us, "deleting", s->deleting);
+}
+
+static int store(struct berth__daemon *d, struct berth_err *err)
+{
+    json_t *a = json_array(), *o = NULL;
+    int bad = !a;
+    for (size_t i = 0; !bad && i < d->svcs->n; i++)
+        bad = json_array_append_new(a, def_json(d->svcs->s[i]));
+    if (!bad)
+        o = json_pack("{s:i,s:I,s:o}", "version", 1, "next_id", (json_int_t)d->svcs->next_id,
+                      "services", a);
+    else
+        json_decref(a);
+    char *txt = o ? json_dumps(o, JSON_COMPACT) : NULL;
+    json_decref(o);
+    if (!txt)
+        return berth_err_set(err, BERTH_ENOMEM, "services: out of memory");
+    int rc = berth__state_write(d->state_dir, SVC_FILE, txt, strlen(txt), err);
+    free(txt);
+    return rc;
+}
+
+/* A service from a request body (or a definition from the file: file = 1 reads its id, user
+ * and state too). BERTH_EINPUT naming the field. */
+static int from_json(struct berth__daemon *d, const json_t *b, int file,
+                     struct berth__service **out, struct berth_err *err)
+{
+    if (!json_is_object(b))
+        return berth_err_set(err, BERTH_EINPUT, "body: expected a JSON object");
+    const char *k;
+    const json_t *v;
+    static const char *const file_fields[] = {"id",  "user",       "uid",     "gid",
+                                              "job", "created_us", "deleting"};
+    json_object_foreach((json_t *)b, k, v)
+    {
+        if (!in_list(k, svc_fields, sizeof svc_fields / sizeof *svc_fields) &&
+            !in_list(k, job_fields, sizeof job_fields / sizeof *job_fields) &&
+            !(file && in_list(k, file_fields, sizeof file_fields / sizeof *file_fields)))
+            return berth_err_set(err, BERTH_EINPUT, "%.64s: unknown field", k);
+    }
+    struct berth__service *s = calloc(1, sizeof *s);
+    if (!s)
+        return berth_err_set(err, BERTH_ENOMEM, "out of memory");
+    int rc = 0;
+    int64_t mn = 1, mx = -1, g = 1;
+    double target = 0, head = 0.1, cool = 30, every = 1;
+    const char *name = json_string_value(json_object_get(b, "name"));
+    const json_t *pool = json_object_get(b, "pool");
+    if (!name || !*name || strlen(name) >= sizeof s->name || !berth__name_printable(name) ||
+        strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.") !=
+            strlen(name))
+        rc = berth_err_set(err, BERTH_EINPUT,
+                           "name: required, 1 to %zu letters, digits, '-', '_' or '.'",
+                           sizeof s->name - 1);
+    else if (pool && (!json_is_string(pool) || strcasecmp(json_string_value(pool), "inference")))
+        rc = berth_err_set(err, BERTH_EINPUT,
+                           "pool: expected \"inference\" (services run on the inference pool; "
+                           "the other pools' servers are the scheduler's)");
+    else if ((rc = berth__json_int(b, "replicas_min", 1, BERTH_SVC_MAX_REPLICAS, &mn, err)) ||
+             (rc = berth__json_int(b, "replicas_max", 1, BERTH_SVC_MAX_REPLICAS, &mx, err)) ||
+             (rc = berth__json_int(b, "gpus", 1, BERTH_MAX_SERVER_GPUS, &g, err)) ||
+             (rc = berth__json_num(b, "target_rps", 0, 1e9, &target, err)) ||
+             (rc = berth__json_num(b, "headroom", 0, 0.9, &head, err)) ||
+             (rc = berth__json_num(b, "cooldown_s", 0, 86400, &cool, err)) ||
+             (rc = berth__json_num(b, "scrape_interval_s", 0.1, 3600, &every, err)))
+        ;
+    else if (mx >= 0 && mx < mn)
+        rc = berth_err_set(err, BERTH_EINPUT, "replicas_max: expected at least replicas_min (%lld)",
+                           (long long)mn);
+    if (rc)
+        goto fail;
+    snprintf(s->name, sizeof s->name, "%s", name);
+    s->gpus = (int32_t)g;
+    s->as = (struct berth__as_params){.min = (int32_t)mn,
+                                      .max = (int32_t)(mx < 0 ? mn : mx),
+                                      .target = target,
+                                      .headroom = head,
+                                      .cooldown_us = (berth_us)(cool * 1e6)};
+    s->ast.low_since = BERTH_TIME_NONE;
+    s->scrape_every_us = (berth_us)(every * 1e6);
+    snprintf(s->metric, sizeof s->metric, "load");
+    const json_t *sc = json_object_get(b, "scrape"), *sm = json_object_get(b, "scrape_metric");
+    if (sc && !json_is_string(sc)) {
+        rc = berth_err_set(err, BERTH_EINPUT, "scrape: expected a string (a URL or a path)");
+        goto fail;
+    }
+    if (sc && *json_string_value(sc) &&
+        (rc = berth__scrape_url(json_string_value(sc), s->scrape, sizeof s->scrape, err)))
+        goto fail;
+    if (sm && (!json_is_string(sm) || !berth__scrape_metric_ok(json_string_value(sm)))) {
+        rc = berth_err_set(err, BERTH_EINPUT,
+                           "scrape_metric: expected a Prometheus metric name "
+                           "([a-zA-Z_:][a-zA-Z0-9_:]*, at most %d bytes)",
+                           BERTH_SCRAPE_METRIC_MAX);
+        goto fail;
+    }
+    if (sm)
+        snprintf(s->metric, sizeof s->metric, "%s", json_string_value(sm));
+    if (file) {
+        s->id = (uint64_t)json_integer_value(json_object_get(b, "id"));
+        snprintf(s->user, sizeof s->user, "%s", json_string_value(json_object_get(b, "user")));
+        s->uid = (uint32_t)json_integer_value(json_object_get(b, "uid"));
+        s->gid = (uint32_t)json_integer_value(json_object_get(b, "gid"));
+        s->created_us = json_integer_value(json_object_get(b, "created_us"));
+        s->deleting = json_is_true(json_object_get(b, "deleting"));
+        s->tmpl = json_deep_copy(json_object_get(b, "job"));
+    } else {
+        s->tmpl = json_object();
+        json_object_foreach((json_t *)b, k, v)
+        {
+            if (s->tmpl && in_list(k, job_fields, sizeof job_fields / sizeof *job_fields))
+                json_object_set_new(s->tmpl, k, json_deep_copy(v));
+        }
+    }
+    if (!s->tmpl) {
+        rc = berth_err_set(err, BERTH_ENOMEM, "out of memory");
+        goto fail;
+    }
+    (void)d;
+    s->wanted = s->as.min;
+    s->last_up_us = -1;
+    *out = s;
+    return 0;
+fail:
+    svc_free(s);
+    return rc;
+}
+
+int berth__svc_load(struct berth__daemon *d, struct berth_err *err)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s", d->state_dir, SVC_FILE);
+    if (access(path, F_OK))
+        return 0;
+    json_error_t je;
+    json_t *o = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+    if (!o || !svcs_of(d)) {
+        json_decref(o);
+        return berth_err_set(err, BERTH_EINPUT, "%s: line %d: %s", path, je.line, je.text);
+    }
+    const json_t *a = json_object_get(o, "services"), *v;
+    size_t i;
+    int rc = json_is_array(a) && json_array_size(a) <= BERTH_SVC_MAX
+                 ? 0
+                 : berth_err_set(err, BERTH_EINPUT, "%s: services: expected at most %d", path,
+                                 BERTH_SVC_MAX);
+    d->svcs->next_id = (uint64_t)json_integer_value(json_object_get(o, "next_id"));
+    json_array_foreach(a, i, v)
+    {
+        struct berth__service *s = NULL;
+        if (rc || (rc = from_json(d, v, 1, &s, err)))
+            break;
+        d->svcs->s[d->svcs->n++] = s;
+        if (s->id >= d->svcs->next_id)
+            d->svcs->next_id = s->id + 1;
+    }
+    if (rc && err->msg[0] && !strstr(err->msg, path)) {
+        char m[sizeof err->msg];
+        snprintf(m, sizeof m, "%s", err->msg);
+        berth_err_set(err, BERTH_EINPUT, "%s: %s", path, m);
+    }
+    json_decref(o);
+    return rc;
+}
+
+/* ---- replicas */
+
+static int port_taken(struct berth__daemon *d, int port)
+{
+    if (port == d->bound_port)
+        return 1;
+    for (size_t i = 0; i < d->svcs->n; i++)
+        for (int r = 0; r < BERTH_SVC_MAX_REPLICAS; r++) {
+            struct berth__ljob *j =
+                d->svcs->s[i]->rep[r] ? berth__daemon_job(d, d->svcs->s[i]->rep[r]) : NULL;
+            if (alive(j) && j->port == port)
+                return 1;
+        }
+    return 0;
+}
+
+/* A port free on this host now and no other live replica's. */
+static int pick_port(struct berth__daemon *d)
+{
+    for (int tries = 0; tries < 32; tries++) {
+        int port = berth__free_port();
+        if (port != 29500 && !port_taken(d, port))
+            return port;
+    }
+    return 0;
+}
+
+static int pool_index(const struct berth__daemon *d, uint32_t server)
+{
+    for (int32_t i = 0; i < d->infer.servers; i++)
+        if (d->infer.srv[i] == server)
+            return i;
+    return -1;
+}
+
+static void occupy(struct berth__daemon *d, const struct berth__slot *sl, int32_t n)
+{
+    for (int32_t i = 0; i < n; i++) {
+        int p = pool_index(d, sl[i].server);
+        if (p >= 0 && sl[i].gpu < BERTH_MAX_SERVER_GPUS)
+            d->svcs->occ[(size_t)p * BERTH_MAX_SERVER_GPUS + sl[i].gpu] = 1;
+    }
+}
+
+/* Rebuilds which pool GPUs replicas hold and pins their servers (so no policy lends them).
+ * Returns the servers pinned. */
+static int32_t pin(struct berth__daemon *d)
+{
+    struct berth__svcs *v = d->svcs;
+    struct berth_cluster *c = d->engine->cluster;
+    memset(v->occ, 0, (size_t)d->infer.servers * BERTH_MAX_SERVER_GPUS);
+    for (size_t i = 0; i < v->n; i++)
+        for (int r = 0; r < BERTH_SVC_MAX_REPLICAS; r++) {
+            struct berth__ljob *j = v->s[i]->rep[r] ? berth__daemon_job(d, v->s[i]->rep[r]) : NULL;
+            if (!alive(j))
+                continue;
+            occupy(d, j->slots, j->nslots);
+            if (j->proc)
+                occupy(d, j->pslots, j->npslots);
+        }
+    int32_t pinned = 0;
+    for (int32_t p = 0; p < d->infer.servers; p++) {
+        uint8_t on = 0;
+        for (int g = 0; g < BERTH_MAX_SERVER_GPUS && !on; g++)
+            on = v->occ[(size_t)p * BERTH_MAX_SERVER_GPUS + (size_t)g];
+        c->srv[d->infer.srv[p]].pinned = on;
+        pinned += on;
+    }
+    return pinned;
+}
+
+/* A reserved pool server with gpus GPUs free of replicas and of draining processes (of the
+ * type asked, if any): one that hosts replicas already first, then the highest-numbered.
+ * Fills slots; 0, or -1 when there is none. */
+static int place(struct berth__daemon *d, int32_t gpus, const char *type, struct berth__slot *slots)
+{
+    const struct berth_cluster *c = d->engine->cluster;
+    int best = -1, best_pinned = 0;
+    for (int32_t p = d->infer.servers - 1; p >= 0; p--) {
+        uint32_t s = d->infer.srv[p];
+        const struct berth__server *v = &c->srv[s];
+        if (!v->reserved || v->ngpus < gpus ||
+            (type && *type && strcasecmp(c->types[v->type].name, type)))
+            continue;
+        int32_t freeg = 0;
+        for (int g = 0; g < v->ngpus; g++)
+            freeg += !d->svcs->occ[(size_t)p * BERTH_MAX_SERVER_GPUS + (size_t)g] &&
+                     !d->drain[s * BERTH_MAX_SERVER_GPUS + (size_t)g];
+        if (freeg < gpus || (best >= 0 && (best_pinned || !v->pinned)))
+            continue;
+        best = p;
+        best_pinned = v->pinned;
+    }
+    if (best < 0)
+        return -1;
+    uint32_t s = d->infer.srv[best];
+    int32_t k = 0;
+    for (int g = 0; g < c->srv[s].ngpus && k < gpus; g++)
+        if (!d->svcs->occ[(size_t)best * BERTH_MAX_SERVER_GPUS + (size_t)g] &&
+            !d->drain[s * BERTH_MAX_SERVER_GPUS + (size_t)g]) {
+            slots[k++] = (struct berth__slot){.server = s, .gpu = (uint32_t)g};
+            d->svcs->occ[(size_t)best * BERTH_MAX_SERVER_GPUS + (size_t)g] = 1;
+        }
+    d->engine->cluster->srv[s].pinned = 1;
+    return 0;
+}
+
+/* Replica idx of s as a new job, placed and due to launch: 0, 1 when no server has room,
+ * or an error. */
+static int start_replica(struct berth__daemon *d, struct berth__service *s, int idx, berth_us now,
+                         struct berth_err *err)
+{
+    json_t *b = json_deep_copy(s->tmpl);
+    char name[96];
+    snprintf(name, sizeof name, "%s-%d", s->name, idx);
+    if (!b || json_object_set_new(b, "gpus", json_integer(s->gpus)) ||
+        json_object_set_new(b, "name", json_string(name))) {
+        json_decref(b);
+        return berth_err_set(err, BERTH_ENOMEM, "out of memory");
+    }
+    struct berth__ljob *j = NULL;
+    int rc = berth__ljob_from_submit(b, s->user, s->uid, s->gid, &j, err);
+    json_decref(b);
+    if (rc)
+        return rc;
+    struct berth__slot slots[BERTH_MAX_SERVER_GPUS];
+    if (place(d, s->gpus, j->spec.gpu_type, slots)) {
+        berth__ljob_free(j);
+        return 1;
+    }
+    if (berth__auth_new_token(j->token, sizeof j->token)) {
+        berth__ljob_free(j);
+        return berth_err_set(err, BERTH_EIO, "no randomness for the replica's token");
+    }
+    uint64_t id = atomic_fetch_add(&d->next_id, 1);
+    berth__ljob_set_id(j, id);
+    j->svc = s->id;
+    j->replica = idx;
+    j->port = pick_port(d);
+    j->submit_us = j->start_us = now;
+    j->nslots = s->gpus;
+    memcpy(j->slots, slots, (size_t)s->gpus * sizeof *slots);
+    j->run_share_milli = 1000;
+    const struct berth_cluster *c = d->engine->cluster;
+    snprintf(j->ran_type, sizeof j->ran_type, "%s", c->types[c->srv[slots[0].server].type].name);
+    if (berth__ljob_note(j, now, BERTH_L_PENDING, "replica %d of service %s (%" PRIu64 "), port %d",
+                         idx, s->name, s->id, j->port) ||
+        berth__ljob_note(j, now, BERTH_L_RUNNING, "placed on %s (inference pool)",
+                         c->srv[slots[0].server].name)) {
+        berth__ljob_free(j);
+        return berth_err_set(err, BERTH_ENOMEM, "out of memory");
+    }
+    if ((rc = berth__daemon_insert(d, j, id, err))) {
+        berth__ljob_free(j);
+        return rc;
+    }
+    j->usage = berth__usage_of(d->usage, j->user);
+    j->qusage = berth__usage_of(d->qusage, j->spec.queue);
+    j->launch = 1;
+    berth__daemon_activate(d, j);
+    berth__daemon_save(d, j, 0, NULL); /* the launch journals it durably before its fork */
+    s->rep[idx] = id;
+    fprintf(d->log, "berthd: service %s: replica %d is job %" PRIu64 " on %s, port %d\n", s->name,
+            idx, id, c->srv[slots[0].server].name, j->port);
+    return 0;
+}
+
+static void stop_replica(struct berth__daemon *d, struct berth__ljob *j, const char *why,
+                         berth_us now)
+{
+    if (j->then == BERTH_THEN_CANCEL)
+        return;
+    struct berth_err e = {0};
+    berth__daemon_cancel_locked(d, j, now, &e);
+    berth__ljob_note(j, now, j->state, "%s", why);
+    berth__daemon_save(d, j, 0, NULL);
+}
+
+void berth__svc_exited(struct berth__daemon *d, struct berth__ljob *j, const char *how,
+                       berth_us ran_us, berth_us now)
+{
+    struct berth__service *s = find(d, j->svc);
+    if (!s || s->deleting) {
+        j->end_us = now;
+        berth__ljob_note(j, now, j->exit_code == 0 ? BERTH_L_COMPLETED : BERTH_L_FAILED, "%s", how);
+        return;
+    }
+    j->quick_fails = ran_us < (berth_us)BERTH_SVC_QUICK_S * BERTH_US_PER_S ? j->quick_fails + 1 : 0;
+    j->load_at = 0;
+    if (j->quick_fails >= BERTH_SVC_CRASH_LOOP) {
+        j->end_us = now;
+        berth__ljob_note(j, now, BERTH_L_FAILED,
+                         "crash loop: %u exits within %d s of their start in a row (last: %s): "
+                         "given up",
+                         j->quick_fails, BERTH_SVC_QUICK_S, how);
+        snprintf(s->crashloop, sizeof s->crashloop,
+                 "replica %d (job %" PRIu64 ") exited %u times in a row within %d s of its "
+                 "start (last: %.40s)",
+                 j->replica, j->id, j->quick_fails, BERTH_SVC_QUICK_S, how);
+        fprintf(d->log, "berthd: service %s: %s: no more replicas are started\n", s->name,
+                s->crashloop);
+        return;
+    }
+    /* backoff: 0.25 s, doubling with each quick exit in a row, at most 30 s */
+    berth_us back = (berth_us)250000 << (j->quick_fails ? j->quick_fails - 1 : 0);
+    back = back > 30 * BERTH_US_PER_S ? 30 * BERTH_US_PER_S : back;
+    j->restarts++;
+    s->restarts++;
+    j->resume = 1;
+    j->launch = 1;
+    j->launch_at = now + back;
+    berth__ljob_note(j, now, BERTH_L_RUNNING, "replica exited (%s): restart %u in %.2f s", how,
+                     j->restarts, (double)back / 1e6);
+    berth__daemon_activate(d, j);
+}
+
+void berth__svc_report(struct berth__ljob *j, double load, berth_us now)
+{
+    j->load = load;
+    j->load_at = now;
+}
+
+/* ---- reconciliation */
+
+static int32_t server_gpus(const struct berth__daemon *d)
+{
+    int32_t g = 0; /* the pool's smallest server */
+    for (int32_t i = 0; i < d->infer.servers; i++) {
+        int32_t n = d->engine->cluster->srv[d->infer.srv[i]].ngpus;
+        g = !g || n < g ? n : g;
+    }
+    return g;
+}
+
+static void reconcile(struct berth__daemon *d, struct berth__service *s, berth_us now)
+{
+    int32_t live = 0, running = 0, reporting = 0;
+    double load = 0;
+    for (int r = 0; r < BERTH_SVC_MAX_REPLICAS; r++) {
+        struct berth__ljob *j = s->rep[r] ? berth__daemon_job(d, s->rep[r]) : NULL;
+        if (!alive(j)) {
+            s->rep[r] = 0;
+            continue;
+        }
+        live++;
+        running += j->proc && j->then == BERTH_THEN_FINISH;
+        if (j->load_at && j->proc) {
+            load += j->load;
+            reporting++;
+        }
+    }
+    if (s->deleting) {
+        for (int r = 0; r < BERTH_SVC_MAX_REPLICAS; r++)
+            if (s->rep[r])
+                stop_replica(d, berth__daemon_job(d, s->rep[r]), "its service is deleted", now);
+        return;
+    }
+    s->load = load;
+    s->reporting = reporting;
+    int32_t w = s->as.target > 0 && reporting
+                    ? berth__autoscale_step(&s->as, &s->ast, s->wanted, load, now)
+                : s->wanted < s->as.min ? s->as.min
+                : s->wanted > s->as.max ? s->as.max
+                                        : s->wanted;
+    if (w != s->wanted) {
+        fprintf(d->log, "berthd: service %s: load %.2f over %d replicas: %d wanted (was %d)\n",
+                s->name, load, reporting, w, s->wanted);
+        if (w > s->wanted) {
+            s->scale_ups++;
+            if (!s->up_at)
+                s->up_at = now;
+        } else
+            s->scale_downs++;
+        s->wanted = w;
+    }
+    s->waiting_room = 0;
+    for (int r = 0; r < BERTH_SVC_MAX_REPLICAS; r++) {
+        struct berth__ljob *j = s->rep[r] ? berth__daemon_job(d, s->rep[r]) : NULL;
+        if (r < s->wanted && !j && !s->crashloop[0]) {
+            struct berth_err e = {0};
+            int rc = start_replica(d, s, r, now, &e);
+            if (rc == 1)
+                s->waiting_room++;
+            else if (rc)
+                fprintf(d->log, "berthd: service %s: replica %d: %s\n", s->name, r, e.msg);
+        } else if (r >= s->wanted && j) {
+            stop_replica(d, j, "scaled down", now);
+        }
+    }
+    if (s->up_at && running >= s->wanted) {
+        s->last_up_us = now - s->up_at;
+        s->max_up_us = s->last_up_us > s->max_up_us ? s->last_up_us : s->max_up_us;
+        fprintf(d->log, "berthd: service %s: %d replicas run, %.3f s after the scale-up\n", s->name,
+                running, (double)s->last_up_us / 1e6);
+        s->up_at = 0;
+    }
+}
+
+void berth__svc_tick(struct berth__daemon *d, berth_us now)
+{
+    struct berth__svcs *v = d->svcs;
+    if (!v || !d->infer.servers)
+        return;
+    if (!v->occ && !(v->occ = calloc((size_t)d->infer.servers * BERTH_MAX_SERVER_GPUS, 1)))
+        return;
+    pin(d);
+    int gone = 0;
+    for (size_t i = 0; i < v->n; i++)
+        reconcile(d, v->s[i], now);
+    /* a deleted service with no replica left is gone */
+    for (size_t i = 0; i < v->n;) {
+        struct berth__service *s = v->s[i];
+        int left = 0;
+        for (int r = 0; r < BERTH_SVC_MAX_REPLICAS; r++)
+            left += s->rep[r] && alive(berth__daemon_job(d, s->rep[r]));
+        if (s->deleting && !left) {
+            fprintf(d->log, "berthd: service %s (%" PRIu64 ") is gone\n", s->name, s->id);
+            svc_free(s);
+            v->s[i] = v->s[--v->n];
+            gone = 1;
+        } else
+            i++;
+    }
+    struct berth_err e = {0};
+    if (gone && store(d, &e))
+        fprintf(d->log, "berthd: services: %s (the deleted service is written again later)\n",
+                e.msg);
+    if (!v->n && !gone)
+        return;
+    int32_t pinned = pin(d), need = 0, sg = server_gpus(d);
+    for (size_t i = 0; i < v->n; i++) {
+        int32_t n =
+            berth__autoscale_servers(v->s[i]->deleting ? 0 : v->s[i]->wanted, v->s[i]->gpus, sg);
+        need += n > 0 ? n : 0;
+    }
+    int32_t dem = need > pinned ? need : pinned;
+    dem = dem > d->infer.servers ? d->infer.servers : dem;
+    if (dem != d->infer.demand && berth__daemon_infer_set(d, dem, now, &e))
+        fprintf(d->log, "berthd: services: inference demand %d: %s\n", dem, e.msg);
+}
+
+/* ---- the API */
+
+int berth__svc_create(struct berth__daemon *d, const json_t *body, const struct berth__caller *who,
+                      json_t **out, struct berth_err *err)
+{
+    if (!who->admin) {
+        berth_err_set(err, BERTH_EINPUT,
+                      "only an admin may create a service (a service drives the inference "
+                      "demand, which only an admin sets)");
+        return 403;
+    }
+    struct berth__service *s = NULL;
+    int rc = from_json(d, body, 0, &s, err);
+    if (rc)
+        return rc == BERTH_EINPUT ? 400 : 500;
+    /* the replicas' job body must be a valid job, checked once here */
+    struct berth__ljob *probe = NULL;
+    json_t *b = json_deep_copy(s->tmpl);
+    if (b)
+        json_object_set_new(b, "gpus", json_integer(s->gpus));
+    rc = b ? berth__ljob_from_submit(b, who->user, who->uid, who->gid, &probe, err)
+           : berth_err_set(err, BERTH_ENOMEM, "out of memory");
+    json_decref(b);
+    berth__ljob_free(probe);
+    if (rc) {
+        svc_free(s);
+        return rc == BERTH_EINPUT ? 400 : 500;
+    }
+    snprintf(s->user, sizeof s->user, "%s", who->user);
+    s->uid = who->uid;
+    s->gid = who->gid;
+    s->created_us = berth__wall_us();
+    pthread_mutex_lock(&d->mu);
+    int st = 0;
+    int32_t sg = server_gpus(d);
+    if (!svcs_of(d))
+        st = 500, berth_err_set(err, BERTH_ENOMEM, "out of memory");
+    else if (!d->infer.servers)
+        st = 400, berth_err_set(err, BERTH_EINPUT,
+                                "pool: this cluster has no server in pool \"inference\" (the "
+                                "cluster file's \"pool\" of each server)");
+    else if (strcmp(d->xo->name, "local"))
+        st = 400, berth_err_set(err, BERTH_EINPUT,
+                                "pool: services run on the local executor only (this berthd runs "
+                                "--executor %s)",
+                                d->xo->name);
+    else if (s->gpus > sg)
+        st = 400, berth_err_set(err, BERTH_EINPUT,
+                                "gpus: %d per replica, but the inference pool's servers have %d",
+                                s->gpus, sg);
+    else if (d->svcs->n >= BERTH_SVC_MAX)
+        st = 429, berth_err_set(err, BERTH_EINPUT, "services: at most %d at once", BERTH_SVC_MAX);
+    for (size_t i = 0; !st && i < d->svcs->n; i++)
+        if (!strcmp(d->svcs->s[i]->name, s->name))
+            st = 409, berth_err_set(err, BERTH_EINPUT, "name: service %s exists (id %" PRIu64 ")",
+                                    s->name, d->svcs->s[i]->id);
+    if (!st) {
+        s->id = d->svcs->next_id++;
+        d->svcs->s[d->svcs->n++] = s;
+        if (store(d, err)) { /* not durable, not made */
+            d->svcs->n--;
+            d->svcs->next_id--;
+            st = 503;
+        }
+    }
+    if (!st) {
+        *out = berth__svc_json(d, s->id);
+        fprintf(d->log,
+                "berthd: service %s (%" PRIu64 ") created by %s: %d..%d replicas of %d GPUs\n",
+                s->name, s->id, s->user, s->as.min, s->as.max, s->gpus);
+        pthread_cond_signal(&d->wake);
+    }
+    pthread_mutex_unlock(&d->mu);
+    if (st)
+        svc_free(s);
+    return st;
+}
+
+int berth__svc_delete(struct berth__daemon *d, uint64_t id, const struct berth__caller *who,
+                      struct berth_err *err)
+{
+    if (!who->admin) {
+        berth_err_set(err, BERTH_EINPUT, "only an admin may delete a service");
+        return 403;
+    }
+    struct berth__service *s = find(d, id);
+    if (!s) {
+        berth_err_set(err, BERTH_EINPUT, "id: no such service");
+        return 404;
+    }
+    if (s->deleting)
+        return 0;
+    s->deleting = 1;
+    if (store(d, err)) {
+        s->deleting = 0;
+        return 503;
+    }
+    pthread_cond_signal(&d->wake);
+    return 0;
+}
+
+static json_t *svc_json(struct berth__daemon *d, const struct berth__service *s)
+{
+    json_t *o = def_json(s), *reps = json_array();
+    if (!o || !reps) {
+        json_decref(o);
+        json_decref(reps);
+        return NULL;
+    }
+    int32_t running = 0;
+    for (int r = 0; r < BERTH_SVC_MAX_REPLICAS; r++) {
+        struct berth__ljob *j = s->rep[r] ? berth__daemon_job(d, s->rep[r]) : NULL;
+        if (!alive(j))
+            continue;
+        const struct berth__server *v = j->nslots && j->slots[0].server < d->cluster->nsrv
+                                            ? &d->cluster->srv[j->slots[0].server]
+                                            : NULL;
+        running += j->proc && j->then == BERTH_THEN_FINISH;
+        json_array_append_new(
+            reps, json_pack("{s:i,s:I,s:i,s:s,s:b,s:i,s:o}", "replica", r, "job", (json_int_t)j->id,
+                            "port", j->port, "server", v ? v->name : "", "running",
+                            j->proc && j->then == BERTH_THEN_FINISH, "restarts", (int)j->restarts,
+                            "load", j->load_at ? json_real(j->load) : json_null()));
+    }
+    json_object_del(o, "uid");
+    json_object_del(o, "gid");
+    /* every caller reads services: the replicas' environment (which may hold secrets) stays
+     * out, as a job's does from its list entry */
+    json_t *job = json_deep_copy(json_object_get(o, "job"));
+    json_object_del(job, "env");
+    json_object_set_new(o, "job", job ? job : json_object());
+    json_object_set_new(o, "state",
+                        json_string(s->deleting            ? "deleting"
+                                    : s->crashloop[0]      ? "crash-loop"
+                                    : running >= s->wanted ? "ready"
+                                                           : "scaling"));
+    json_object_set_new(o, "wanted", json_integer(s->wanted));
+    json_object_set_new(o, "running", json_integer(running));
+    json_object_set_new(o, "load", json_real(s->load));
+    json_object_set_new(o, "reporting", json_integer(s->reporting));
+    json_object_set_new(o, "waiting_for_servers", json_integer(s->waiting_room));
+    json_object_set_new(o, "restarts", json_integer((json_int_t)s->restarts));
+    json_object_set_new(o, "scale_ups", json_integer((json_int_t)s->scale_ups));
+    json_object_set_new(o, "scale_downs", json_integer((json_int_t)s->scale_downs));
+    json_object_set_new(o, "scrapes", json_integer((json_int_t)s->scrapes));
+    json_object_set_new(o, "scrape_errors", json_integer((json_int_t)s->scrape_errors));
+    json_object_set_new(o, "last_scrape_error", json_string(s->scrape_err));
+    json_object_set_new(o, "crash_loop", s->crashloop[0] ? json_string(s->crashloop) : json_null());
+    json_object_set_new(o, "last_scale_up_s",
+                        s->last_up_us >= 0 ? json_real((double)s->last_up_us / 1e6) : json_null());
+    json_object_set_new(o, "max_scale_up_s", json_real((double)s->max_up_us / 1e6));
+    json_object_set_new(o, "replicas", reps);
+    return o;
+}
+
+json_t *berth__svc_json(struct berth__daemon *d, uint64_t id)
+{
+    const struct berth__service *s = find(d, id);
+    return s ? svc_json(d, s) : NULL;
+}
+
+json_t *berth__svc_list(struct berth__daemon *d)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; a && d->svcs && i < d->svcs->n; i++)
+        json_array_append_new(a, svc_json(d, d->svcs->s[i]));
+    return json_pack("{s:o}", "services", a ? a : json_array());
+}
+
+/* ---- recovery */
+
+int berth__svc_recover_job(struct berth__daemon *d, struct berth__ljob *j, berth_us now,
+                           struct berth_err *err)
+{
+    (void)err;
+    j->in_engine = 0;
+    if (!j->launched || j->launched != j->attempt) { /* its attempt was never journaled */
+        j->launch = 1;
+        berth__daemon_activate(d, j);
+        return berth__ljob_note(j, now, j->state, "replica launched after a restart");
+    }
+    int st = d->xo->poll(d->xs, j);
+    if (st == 0) { /* its shim lives: re-adopted on its GPUs */
+        j->proc = 1;
+        berth__daemon_activate(d, j);
+        if (!j->npslots) {
+            memcpy(j->pslots, j->slots, (size_t)j->nslots * sizeof *j->slots);
+            j->npslots = j->nslots;
+        }
+        if (j->then == BERTH_THEN_CANCEL) { /* it was being stopped: let it finish */
+            berth__daemon_drain(d, j, 1);
+            j->kill_at = now + (j->grace_us > 0 ? j->grace_us : 1);
+            d->xo->stop(d->xs, j, 0);
+            return 0;
+        }
+        return berth__ljob_note(j, now, BERTH_L_RUNNING,
+                                "replica re-adopted after a restart (pid %d)", j->shim_pid);
+    }
+    j->proc = 0;
+    if (j->then == BERTH_THEN_CANCEL) {
+        j->end_us = now;
+        return berth__ljob_note(j, now, BERTH_L_CANCELLED, "ended while berthd was down");
+    }
+    j->restarts++;
+    j->resume = 1;
+    j->launch = 1;
+    j->then = BERTH_THEN_FINISH;
+    berth__daemon_activate(d, j);
+    return berth__ljob_note(j, now, BERTH_L_RUNNING,
+                            "replica attempt %d %s while berthd was down: restarted", j->attempt,
+                            st == 1 ? "ended" : "lost its supervisor");
+}
+
+void berth__svc_recovered(struct berth__daemon *d, berth_us now)
+{
+    for (size_t i = 0; i < d->njobs; i++) {
+        struct berth__ljob *j = d->jobs[i];
+        if (!alive(j) || !j->svc)
+            continue;
+        struct berth__service *s = find(d, j->svc);
+        if (!s || j->replica < 0 || j->replica >= BERTH_SVC_MAX_REPLICAS ||
+            (s->rep[j->replica] && s->rep[j->replica] != j->id)) {
+            stop_replica(d, j,
+                         s ? "a second replica of the same index: stopped" : "its service is gone",
+                         now);
+            continue;
+        }
+        s->rep[j->replica] = j->id;
+    }
+    for (size_t i = 0; d->svcs && i < d->svcs->n; i++) {
+        struct berth__service *s = d->svcs->s[i];
+        int32_t n = 0;
+        for (int r = 0; r < BERTH_SVC_MAX_REPLICAS; r++)
+            n += s->rep[r] != 0;
+        s->wanted = n < s->as.min ? s->as.min : n > s->as.max ? s->as.max : n;
+        fprintf(d->log, "berthd: service %s (%" PRIu64 "): %d replicas recovered, %d wanted\n",
+                s->name, s->id, n, s->wanted);
+    }
+}
+
+/* ---- scraping, in a thread of its own */
+
+struct target {
+    uint64_t svc, job;
+    int attempt, port;
+    char path[BERTH_SCRAPE_PATH_MAX + 1], metric[BERTH_SCRAPE_METRIC_MAX + 1];
+    int ok;
+    double load;
+    char why[160];
+};
+
+static void *scraper(void *arg)
+{
+    struct berth__daemon *d = arg;
+    struct target *t = calloc(BERTH_SVC_MAX * BERTH_SVC_MAX_REPLICAS, sizeof *t);
+    berth_us next[BERTH_SVC_MAX] = {0};
+    uint64_t next_id[BERTH_SVC_MAX] = {0};
+    while (t && !atomic_load(&d->svcs->stop)) {
+        size_t n = 0;
+        berth_us mono = berth__mono_us();
+        pthread_mutex_lock(&d->mu);
+        for (size_t i = 0; i < d->svcs->n; i++) {
+            const struct berth__service *s = d->svcs->s[i];
+            if (!s->scrape[0] || s->deleting)
+                continue;
+            if (next_id[i] == s->id && mono < next[i])
+                continue;
+            next_id[i] = s->id;
+            next[i] = mono + s->scrape_every_us;
+            for (int r = 0; r < BERTH_SVC_MAX_REPLICAS; r++) {
+                const struct berth__ljob *j = s->rep[r] ? berth__daemon_job(d, s->rep[r]) : NULL;
+                if (!alive(j) || !j->proc || j->then != BERTH_THEN_FINISH || !j->port)
+                    continue;
+                t[n] = (struct target){
+                    .svc = s->id, .job = j->id, .attempt = j->attempt, .port = j->port};
+                snprintf(t[n].path, sizeof t[n].path, "%s", s->scrape);
+                snprintf(t[n].metric, sizeof t[n].metric, "%s", s->metric);
+                n++;
+            }
+        }
+        pthread_mutex_unlock(&d->mu);
+        for (size_t i = 0; i < n && !atomic_load(&d->svcs->stop); i++) /* without the lock */
+            t[i].ok = !berth__scrape_fetch(t[i].port, t[i].path, t[i].metric, 500000, &t[i].load,
+                                           t[i].why, sizeof t[i].why);
+        pthread_mutex_lock(&d->mu);
+        berth_us now = berth__wall_us();
+        for (size_t i = 0; i < n; i++) {
+            struct berth__service *s = find(d, t[i].svc);
+            struct berth__ljob *j = berth__daemon_job(d, t[i].job);
+            if (!s || !alive(j) || j->attempt != t[i].attempt)
+                continue;
+            s->scrapes++;
+            if (t[i].ok) {
+                berth__svc_report(j, t[i].load, now);
+            } else {
+                s->scrape_errors++;
+                snprintf(s->scrape_err, sizeof s->scrape_err, "replica %d: %.140s", j->replica,
+                         t[i].why);
+            }
+        }
+        if (n)
+            pthread_cond_signal(&d->wake);
+        pthread_mutex_unlock(&d->mu);
+        for (int k = 0; k < 5 && !atomic_load(&d->svcs->stop); k++)
+            usleep(20000);
+    }
+    free(t);
+    return NULL;
+}
+
+int berth__svc_start(struct berth__daemon *d, struct berth_err *err)
+{
+    pthread_mutex_lock(&d->mu); /* an HTTP thread may be making the first service */
+    struct berth__svcs *v = svcs_of(d);
+    pthread_mutex_unlock(&d->mu);
+    if (!v)
+        return berth_err_set(err, BERTH_ENOMEM, "out of memory");
+    atomic_store(&d->svcs->stop, 0);
+    if (pthread_create(&d->svcs->thr, NULL, scraper, d))
+        return berth_err_set(err, BERTH_EIO, "services: cannot start the scraping thread");
+    d->svcs->thr_on = 1;
+    return 0;
+}
+
+void berth__svc_stop(struct berth__daemon *d)
+{
+    if (!d->svcs || !d->svcs->thr_on)
+        return;
+    atomic_store(&d->svcs->stop, 1);
+    pthread_join(d->svcs->thr, NULL);
+    d->svcs->thr_on = 0;
+}
+
+void berth__svc_free(struct berth__daemon *d)
+{
+    if (!d->svcs)
+        return;
+    berth__svc_stop(d);
+    for (size_t i = 0; i < d->svcs->n; i++)
+        svc_free(d->svcs->s[i]);
+    free(d->svcs->occ);
+    free(d->svcs);
+    d->svcs = NULL;
+}
