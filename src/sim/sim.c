@@ -413,14 +413,12 @@ static int finish_results(struct berth_sim_result *out, struct berth__engine *e,
         r->ftf_rho = r->iso_us > 0 ? (double)(fin - j->spec->arrival_us) / (r->iso_us * slow) : 0;
         memcpy(buf + i * sizeof res, &res, sizeof res);
     }
-    /* down to the results' size (a failure counts as any other: the run reports it) */
-    out->jobs = realloc(buf, (n ? n : 1) * sizeof(struct berth_job_result));
-    if (!out->jobs) {
+    /* kept at the records' size: the run's peak is behind it (the per-job state goes next) */
+    if (!n)
         free(buf);
-        return -1;
-    }
+    out->jobs = n ? (struct berth_job_result *)(void *)buf : calloc(1, sizeof *out->jobs);
     out->njobs = n;
-    return 0;
+    return out->jobs ? 0 : -1;
 }
 
 int berth_sim_run(const struct berth_trace *t, const struct berth_cluster *c,
