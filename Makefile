@@ -96,7 +96,7 @@ compilers: deps
 # make bench: every case once, 100,000 generated jobs where the full run has a million, the
 # scale curve to a million (SCALE_SIZES to change it: bench/scale.sh).
 bench: build
-	@{ echo "# berth's benchmarks"; echo; echo "\`$(if $(filter 1,$(BENCH_QUICK)),BENCH_QUICK=1 )make bench\` on $$(nproc) cores ($$(uname -m), $$(free -g | awk '/^Mem/ {print $$2}') GiB, shared), $$(date -u +%Y-%m-%d), berth $$(git describe --always --dirty 2>/dev/null)."; \
+	@{ echo "# berth's benchmarks"; echo; echo "\`$(if $(filter 1,$(BENCH_QUICK)),BENCH_QUICK=1 )make bench\` on $$(nproc) cores ($$(uname -m), $$(free -g | awk '/^Mem/ {print $$2}') GiB, shared), $$(date -u +%Y-%m-%d), berth $$(git describe --always --dirty 2>/dev/null), load average $$(cut -d' ' -f1 /proc/loadavg) at the start."; \
 	  echo; echo '```'; bash bench/run.sh $(BUILD)/berth; echo; bash bench/scale.sh $(BUILD)/berth; echo; bash bench/berthd.sh $(BUILD); echo '```'; } | tee bench/results.md
 
 bench-smoke: build
