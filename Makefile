@@ -92,13 +92,16 @@ compilers: deps
 
 # The benchmarks; their output is also written to bench/results.md (kept beside the code
 # that made it: commit it when the numbers change). bench-smoke: every case once at a small
-# size (CI runs it so that the benchmarks never rot; its times mean nothing).
+# size (CI runs it so that the benchmarks never rot; its times mean nothing). BENCH_QUICK=1
+# make bench: every case once, 100,000 generated jobs where the full run has a million, the
+# scale curve to a million (SCALE_SIZES to change it: bench/scale.sh).
 bench: build
-	@{ echo "# berth's benchmarks"; echo; echo "\`make bench\` on $$(nproc) cores, $$(date -u +%Y-%m-%d), berth $$(git describe --always --dirty 2>/dev/null)."; \
-	  echo; echo '```'; bash bench/run.sh $(BUILD)/berth; echo; bash bench/berthd.sh $(BUILD); echo '```'; } | tee bench/results.md
+	@{ echo "# berth's benchmarks"; echo; echo "\`$(if $(filter 1,$(BENCH_QUICK)),BENCH_QUICK=1 )make bench\` on $$(nproc) cores ($$(uname -m), $$(free -g | awk '/^Mem/ {print $$2}') GiB, shared), $$(date -u +%Y-%m-%d), berth $$(git describe --always --dirty 2>/dev/null), load average $$(cut -d' ' -f1 /proc/loadavg) at the start."; \
+	  echo; echo '```'; bash bench/run.sh $(BUILD)/berth; echo; bash bench/scale.sh $(BUILD)/berth; echo; bash bench/berthd.sh $(BUILD); echo '```'; } | tee bench/results.md
 
 bench-smoke: build
 	@BENCH_SMOKE=1 bash bench/run.sh $(BUILD)/berth
+	@BENCH_SMOKE=1 bash bench/scale.sh $(BUILD)/berth
 	@BENCH_SMOKE=1 bash bench/berthd.sh $(BUILD)
 
 # Installs berth, berthd, libberth.a with its headers and pkg-config file, the man pages, the

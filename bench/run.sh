@@ -10,14 +10,18 @@
 # Each case runs REPEAT times (default 3); the best wall time is reported (machines here
 # are shared and noisy); a case that runs past CASE_TIMEOUT seconds (300) is reported as
 # such. BENCH_SMOKE=1 runs every case once at a small size (CI does, so the
-# benchmarks never rot; its times mean nothing). Usage: bench/run.sh [PATH/TO/berth]
+# benchmarks never rot; its times mean nothing). BENCH_QUICK=1: the full cases, once each,
+# with 100,000 generated gavel jobs instead of a million (a shared 2-core machine runs it in
+# minutes). Usage: bench/run.sh [PATH/TO/berth]
 set -euo pipefail
 BERTH=${1:-build/berth}
 REPEAT=${REPEAT:-3}
 SMOKE=${BENCH_SMOKE:-0}
-# sizes: the full benchmark, or the smoke test's
+# sizes: the full benchmark, the quick one, or the smoke test's
 if [ "$SMOKE" = 1 ]; then
     REPEAT=1 MILLION=20000 TWOK=300 PAI_ROWS=20000 LP_JOBS=100 PASS="100 8 500 20"
+elif [ "${BENCH_QUICK:-0}" = 1 ]; then
+    REPEAT=1 MILLION=100000 TWOK=2000 PAI_ROWS=1200000 LP_JOBS=1000 PASS="1000 8 5000 200"
 else
     MILLION=1000000 TWOK=2000 PAI_ROWS=1200000 LP_JOBS=1000 PASS="1000 8 5000 200"
 fi

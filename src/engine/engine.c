@@ -130,6 +130,16 @@ int berth__engine_check(struct berth__engine *e, uint32_t *bad, struct berth_err
     return 0;
 }
 
+struct berth__job *berth__engine_take_jobs(struct berth__engine *e)
+{
+    struct berth__job *jobs = e->jobs;
+    for (size_t i = 0; i < e->njobs; i++)
+        free(jobs[i].slots);
+    e->jobs = NULL;
+    e->njobs = e->cap = 0;
+    return jobs;
+}
+
 int berth__engine_add(struct berth__engine *e, const struct berth_jobspec *spec, uint32_t *idx,
                       struct berth_err *err)
 {

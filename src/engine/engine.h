@@ -67,6 +67,11 @@ int berth__engine_reserve_pool(struct berth__engine *e, const char *pool, size_t
  * BERTH_EINPUT with *bad = the first job it refuses and err saying why. */
 int berth__engine_check(struct berth__engine *e, uint32_t *bad, struct berth_err *err);
 
+/* Hands the job records over to the caller (who frees them with free()) once the run is
+ * over: their allocations (slots) are freed and the engine is left with no jobs, ready only
+ * to be destroyed or to report its counters. */
+struct berth__job *berth__engine_take_jobs(struct berth__engine *e);
+
 /* Registers a job (not yet arrived). Its number is the order of registration, so callers
  * register in arrival order. spec must outlive the engine. */
 int berth__engine_add(struct berth__engine *e, const struct berth_jobspec *spec, uint32_t *idx,

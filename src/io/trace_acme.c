@@ -211,9 +211,9 @@ static int row(struct berth__cols *x, int64_t *origin, struct berth_err *err)
     s = berth__cols_get(x, C_ID, &n);
     js.id = berth__trace_str(t, s, n);
     s = berth__cols_get(x, C_USER, &n);
-    js.user = berth__trace_str(t, s, n);
+    js.user = berth__trace_intern(t, s, n);
     s = berth__cols_get(x, C_TYPE, &n);
-    js.job_type = berth__trace_str(t, s, n);
+    js.job_type = berth__trace_intern(t, s, n);
     js.num_gpus = js.min_gpus = js.max_gpus = (int32_t)gpus;
     js.arrival_us = submit_us; /* absolute until every row is read */
     js.cpu_milli = cpu_milli;

@@ -130,7 +130,7 @@ static int row(struct ctx *x, struct berth_err *err)
     }
     if (n == 0 || n > 255)
         return bad(x, C_TYPE, "a non-empty job type of at most 255 bytes", err);
-    if (!(js.job_type = berth__trace_str(L->t, s, n)))
+    if (!(js.job_type = berth__trace_intern(L->t, s, n)))
         goto nomem;
     s = fv(x, C_NDD, &n);
     if (berth__parse_i64(s, n, &v) || (v != 0 && v != 1))

@@ -189,7 +189,7 @@ static int row(struct berth__cols *x, struct berth_trace *t, struct berth_err *e
             s = berth__cols_get(x, strs[k].c, &n);
             if (n > 255)
                 return berth__cols_bad(x, strs[k].c, "at most 255 bytes", err);
-            if (!(*strs[k].dst = berth__trace_str(t, s, n)))
+            if (!(*strs[k].dst = berth__trace_intern(t, s, n)))
                 goto nomem;
         }
     if (berth__trace_push(t, &js))

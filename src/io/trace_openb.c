@@ -194,9 +194,9 @@ static int row(struct ctx *x, struct berth_err *err)
     js.cpu_milli = cpu;
     js.mem_mib = mem;
     js.id = berth__trace_str(t, name, name_len);
-    js.gpu_type = gpus ? berth__trace_str(t, spec, strlen(spec)) : ""; /* no GPU, no model */
-    js.queue = berth__trace_str(t, qos, qos_len);
-    js.status = berth__trace_str(t, phase, phase_len);
+    js.gpu_type = gpus ? berth__trace_intern(t, spec, strlen(spec)) : ""; /* no GPU, no model */
+    js.queue = berth__trace_intern(t, qos, qos_len);
+    js.status = berth__trace_intern(t, phase, phase_len);
     if (!js.id || !js.gpu_type || !js.queue || !js.status || berth__trace_push(t, &js))
         return berth_err_set(err, BERTH_ENOMEM, "%s:%u: out of memory", x->c.L->path, js.line);
     return 0;

@@ -65,7 +65,7 @@ static int row(struct berth__load *L, struct berth__csv *c, int64_t *origin, str
     char idb[24];
     size_t idn = berth__fmt_u64(idb, L->rep->rows);
     js.id = berth__trace_str(L->t, idb, idn);
-    js.queue = berth__trace_str(L->t, berth__csv_field(c, 4), berth__csv_len(c, 4));
+    js.queue = berth__trace_intern(L->t, berth__csv_field(c, 4), berth__csv_len(c, 4));
     js.num_gpus = js.min_gpus = js.max_gpus = (int32_t)gpus;
     js.arrival_us = ts; /* absolute seconds until every row is read */
     if (ts < *origin)

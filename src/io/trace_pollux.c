@@ -75,7 +75,7 @@ static int row(struct berth__cols *x, struct berth_err *err)
         return berth__cols_bad(x, C_DUR, "a duration in seconds > 0 and at most 10^12", err);
     char tb[256];
     int tn = snprintf(tb, sizeof tb, "%.*s (batch size %lld)", (int)an, app, (long long)bsz);
-    if (!(js.job_type = berth__trace_str(L->t, tb, (size_t)tn)) || berth__trace_push(L->t, &js))
+    if (!(js.job_type = berth__trace_intern(L->t, tb, (size_t)tn)) || berth__trace_push(L->t, &js))
         goto nomem;
     return 0;
 nomem:

@@ -83,7 +83,7 @@ static int row(struct berth__cols *x, struct berth_err *err)
     if ((s = berth__cols_get(x, C_MODEL, &n), n > 0)) {
         if (n > 255)
             return berth__cols_bad(x, C_MODEL, "a model name of at most 255 bytes", err);
-        if (!(js.job_type = berth__trace_str(L->t, s, n)))
+        if (!(js.job_type = berth__trace_intern(L->t, s, n)))
             goto nomem;
     }
     if (berth__trace_push(L->t, &js))

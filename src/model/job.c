@@ -40,3 +40,7 @@ berth_us berth__job_restart_us(const struct berth__job *j, int32_t gpus, berth_u
         return flat;
     }
 }
+
+/* One record per job: keep it at 160 bytes on 64-bit machines (ten million jobs). */
+_Static_assert(sizeof(void *) != 8 || sizeof(struct berth__job) == 160,
+               "struct berth__job grew: fill the holes");

@@ -25,17 +25,18 @@ struct berth__slot {
     uint32_t gpu;
 };
 
-struct berth__job {
+struct berth__job { /* 160 bytes: small fields fill the holes (one per job, millions) */
     const struct berth_jobspec *spec;
     uint32_t idx;              /* berth's job number: arrival order, the tie-breaker everywhere */
     uint8_t state;             /* enum berth_job_state */
     uint8_t single;            /* the gang must stay on one server (job or cluster says so) */
+    int16_t type;              /* GPU type of the current (or last) allocation, -1 = never ran */
     int32_t gpus;              /* gang size: spec->num_gpus, or what an elastic start chose within
                                   min_gpus..max_gpus (kept here: hot in every pass) */
     int32_t share;             /* milli of one GPU, 1000 for whole GPUs (spec's, kept here too) */
     uint64_t type_mask;        /* allowed GPU types (bit per cluster type), 0 = any */
-    int16_t type;              /* GPU type of the current (or last) allocation, -1 = never ran */
     int32_t servers;           /* servers the current (or last) allocation spans */
+    uint8_t timed_out;         /* it was stopped at its limit (done, its work not finished) */
     struct berth__slot *slots; /* gpus entries once it first starts */
     berth_us first_start;      /* BERTH_TIME_NONE until it first starts */
     berth_us finish;           /* BERTH_TIME_NONE until it finishes */
@@ -59,7 +60,6 @@ struct berth__job {
      * timeout), 0 = none: the spec's, or what the simulator's --time-limit-factor gave it. */
     berth_us limit_us;
     berth_us queued_us; /* when it first arrived (or was adopted): arrival order's key */
-    uint8_t timed_out;  /* it was stopped at its limit (done, its work not finished) */
 };
 
 /* Work done by now, extrapolating at the current rate. */

@@ -38,6 +38,46 @@ const char *berth__trace_str(struct berth_trace *t, const char *s, size_t len)
     return berth__arena_strndup(&t->strings, s, len);
 }
 
+static size_t str_hash(const char *s, size_t len)
+{
+    uint64_t h = 1469598103934665603u; /* FNV-1a */
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ (unsigned char)s[i]) * 1099511628211u;
+    return (size_t)h;
+}
+
+const char *berth__trace_intern(struct berth_trace *t, const char *s, size_t len)
+{
+    if (!len)
+        return "";
+    if (2 * (t->ninterned + 1) > t->interned_cap) { /* keep it at most half full */
+        size_t cap = t->interned_cap ? 2 * t->interned_cap : 64;
+        const char **tab = calloc(cap, sizeof *tab);
+        if (!tab)
+            return NULL;
+        for (size_t i = 0; i < t->interned_cap; i++)
+            if (t->interned[i]) {
+                size_t h = str_hash(t->interned[i], strlen(t->interned[i])) & (cap - 1);
+                while (tab[h])
+                    h = (h + 1) & (cap - 1);
+                tab[h] = t->interned[i];
+            }
+        free(t->interned);
+        t->interned = tab;
+        t->interned_cap = cap;
+    }
+    size_t h = str_hash(s, len) & (t->interned_cap - 1);
+    for (; t->interned[h]; h = (h + 1) & (t->interned_cap - 1))
+        if (!strncmp(t->interned[h], s, len) && t->interned[h][len] == '\0')
+            return t->interned[h];
+    const char *c = berth__trace_str(t, s, len);
+    if (c) {
+        t->interned[h] = c;
+        t->ninterned++;
+    }
+    return c;
+}
+
 void berth__jobspec_defaults(struct berth_jobspec *js)
 {
     memset(js, 0, sizeof *js);
@@ -51,6 +91,7 @@ void berth_trace_free(struct berth_trace *t)
     if (!t)
         return;
     free(t->jobs);
+    free(t->interned);
     free(t->path);
     berth__arena_free(&t->strings);
     free(t);

@@ -14,6 +14,8 @@ struct berth_trace {
     size_t n, cap;
     char *path;
     struct berth__arena strings; /* every string the jobs point to */
+    const char **interned;       /* berth__trace_intern's table (open addressing), NULL: none */
+    size_t ninterned, interned_cap;
 };
 
 /* An empty trace named path (copied). NULL when out of memory. */
@@ -22,6 +24,9 @@ struct berth_trace *berth__trace_new(const char *path);
 int berth__trace_push(struct berth_trace *t, const struct berth_jobspec *js);
 /* Copies s[0..len) into the trace's arena; NULL when out of memory. */
 const char *berth__trace_str(struct berth_trace *t, const char *s, size_t len);
+/* The same, but one copy per distinct string (users, queues, job types: few values that
+ * millions of jobs share); NULL when out of memory. */
+const char *berth__trace_intern(struct berth_trace *t, const char *s, size_t len);
 /* A job spec with every optional field at its default (1 GPU, whole GPUs, strings ""). */
 void berth__jobspec_defaults(struct berth_jobspec *js);
 

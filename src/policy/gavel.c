@@ -62,6 +62,7 @@ enum kind { FIFO, MAX_MIN, MAX_MIN_PERF, FTF };
 struct act { /* an active job: arrived, not yet left */
     uint32_t job;
     int16_t chosen;   /* type chosen at this round's start, -1 */
+    uint8_t gone;     /* it left (done): dropped at the next compaction */
     int64_t run_seen; /* run time already counted into recv */
     /* finish-time fairness: isolated-equivalent time of the work done, counted at solves */
     double iso_time, prev_done, prev_rate;
@@ -95,11 +96,20 @@ struct gavel {
     size_t nfadd, fadd_cap;
     berth_us round_us, realloc_us;
     size_t nt;       /* cluster GPU types, known from the first pass */
-    size_t ncpu;     /* active CPU-only jobs (counted again at each compaction) */
+    size_t ncpu;     /* active CPU-only jobs (those that left go at the next compaction) */
     struct act *act; /* in job-number (arrival) order */
     size_t nact, act_cap;
     double *x, *recv, *deficit; /* [nact * nt], beside act; recv in microseconds */
     size_t xcap;
+    /* recv summed over the active jobs, per type: whole microseconds, so the running sum is
+     * exactly what summing recv again would give (in any order) */
+    int64_t wsum[64];
+    uint32_t *run; /* jobs that may have run since the last round start (job order once a
+                      round start has filtered it; starts append) */
+    size_t nrun, run_cap;
+    uint32_t *alloc; /* jobs with some x > X_MIN at the last reset, in job order */
+    size_t nalloc, alloc_cap;
+    int left;      /* a job left since the last compaction */
     uint32_t *pos; /* per job: index in act, or NONE */
     size_t pos_cap;
     int changed, solved;
@@ -195,18 +205,32 @@ static int add_job(struct gavel *g, uint32_t job, int32_t gpus)
     return 0;
 }
 
-/* Drops jobs that left, keeping arrival order. */
+/* Marks the jobs that left (done) since the last pass. */
+static void mark_left(struct gavel *g, const struct berth__view *v)
+{
+    for (size_t i = 0; i < v->nleft; i++) {
+        uint32_t job = v->left[i];
+        if (job < g->pos_cap && g->pos[job] != NONE) {
+            g->act[g->pos[job]].gone = 1;
+            g->left = 1;
+        }
+    }
+}
+
+/* Drops the jobs that left, keeping arrival order (a CPU-only job stays one: ncpu loses
+ * those that left). */
 static void compact(struct gavel *g, const struct berth__view *v)
 {
     size_t w = 0, nt = g->nt;
-    g->ncpu = 0;
     for (size_t k = 0; k < g->nact; k++) {
         uint32_t job = g->act[k].job;
-        if (v->jobs[job].state == BERTH_JOB_DONE) {
+        if (g->act[k].gone) {
+            for (size_t t = 0; t < nt; t++)
+                g->wsum[t] -= (int64_t)g->recv[k * nt + t];
             g->pos[job] = NONE;
+            g->ncpu -= v->jobs[job].gpus == 0;
             continue;
         }
-        g->ncpu += v->jobs[job].gpus == 0;
         if (w != k) {
             g->act[w] = g->act[k];
             for (size_t t = 0; t < nt; t++) {
@@ -226,8 +250,10 @@ static void account(struct gavel *g, const struct berth__view *v, size_t k)
 {
     const struct berth__job *j = &v->jobs[g->act[k].job];
     int64_t run = berth__job_run_us(j, v->now);
-    if (run > g->act[k].run_seen && j->type >= 0 && (size_t)j->type < g->nt)
+    if (run > g->act[k].run_seen && j->type >= 0 && (size_t)j->type < g->nt) {
         g->recv[k * g->nt + (size_t)j->type] += (double)(run - g->act[k].run_seen);
+        g->wsum[j->type] += run - g->act[k].run_seen;
+    }
     g->act[k].run_seen = run;
 }
 
@@ -468,14 +494,31 @@ static int reset(struct gavel *g, const struct berth__view *v, struct berth_err 
         g->deficit[k] += g->x[k] * since - g->recv[k];
         g->recv[k] = 0;
     }
+    for (size_t t = 0; t < g->nt; t++)
+        g->wsum[t] = 0;
     g->last_reset = v->now;
     g->solved = 1;
     g->changed = 0;
+    int rc = 0;
     if (g->kind == FIFO && !g->fastest && alloc_fifo_gavel(g, v))
         return berth_err_set(err, BERTH_ENOMEM, "gavel: out of memory");
     if (g->kind == FIFO)
-        return g->fastest ? alloc_fifo(g, v) : 0;
-    return alloc_lp(g, v, err);
+        rc = g->fastest ? alloc_fifo(g, v) : 0;
+    else
+        rc = alloc_lp(g, v, err);
+    if (rc)
+        return rc;
+    /* the allocated jobs, so that a round looks at them alone */
+    g->nalloc = 0;
+    for (size_t k = 0; k < g->nact; k++)
+        for (size_t t = 0; t < g->nt; t++)
+            if (g->x[k * g->nt + t] > X_MIN) {
+                if (BERTH_GROW(g->alloc, g->alloc_cap, g->nalloc + 1))
+                    return berth_err_set(err, BERTH_ENOMEM, "gavel: out of memory");
+                g->alloc[g->nalloc++] = g->act[k].job;
+                break;
+            }
+    return 0;
 }
 
 /* ---- a round ---------------------------------------------------------------------------- */
@@ -499,11 +542,13 @@ static int rank(struct gavel *g, const struct berth__view *v)
 {
     size_t nt = g->nt;
     double w[64] = {0}; /* time all jobs ran on each type since the reset */
-    for (size_t k = 0; k < g->nact; k++)
-        for (size_t t = 0; t < nt; t++)
-            w[t] += g->recv[k * nt + t];
+    for (size_t t = 0; t < nt; t++)
+        w[t] = (double)g->wsum[t];
     g->nent = 0;
-    for (size_t k = 0; k < g->nact; k++) {
+    for (size_t i = 0; i < g->nalloc; i++) { /* only they have some x: in act order */
+        size_t k = g->pos[g->alloc[i]];
+        if (k == NONE)
+            continue; /* left since */
         const struct berth__job *j = &v->jobs[g->act[k].job];
         for (size_t t = 0; t < nt; t++) {
             double x = g->x[k * nt + t];
@@ -537,6 +582,10 @@ static int try_start(struct gavel *g, const struct berth__view *v, struct berth_
                          : berth__plan_start(p, g->act[k].job, err);
     if (rc == BERTH_NOFIT) /* does not fit after all (server, CPU or memory) */
         return 0;
+    if (!rc && BERTH_GROW(g->run, g->run_cap, g->nrun + 1))
+        return berth_err_set(err, BERTH_ENOMEM, "gavel: out of memory");
+    if (!rc)
+        g->run[g->nrun++] = g->act[k].job;
     return rc ? rc : 1;
 }
 
@@ -636,12 +685,13 @@ static int collect_victims(struct gavel *g, const struct berth__view *v)
 {
     if (!grow_scratch((void **)&g->key, &g->key_cap, g->nact, sizeof *g->key))
         return BERTH_ENOMEM;
-    for (size_t k = 0; k < g->nact; k++)
-        g->key[k] = g->nent + k; /* unranked */
+    for (size_t i = 0; i < g->nrun; i++) /* only running jobs' keys are read */
+        g->key[g->pos[g->run[i]]] = g->nent + g->pos[g->run[i]]; /* unranked */
     for (size_t e = g->nent; e-- > 0;)
         g->key[g->ent[e].k] = e; /* ends at each job's best rank */
     g->nvictims = 0;
-    for (size_t k = 0; k < g->nact; k++) {
+    for (size_t i = 0; i < g->nrun; i++) { /* the running jobs, in act order */
+        size_t k = g->pos[g->run[i]];
         const struct berth__job *j = &v->jobs[g->act[k].job];
         if (j->state == BERTH_JOB_RUNNING && j->gpus > 0 && g->act[k].chosen != j->type) {
             if (BERTH_GROW(g->victims, g->victims_cap, g->nvictims + 1))
@@ -654,13 +704,40 @@ static int collect_victims(struct gavel *g, const struct berth__view *v)
     return 0;
 }
 
+static int cmp_u32(const void *pa, const void *pb)
+{
+    uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+    return (a > b) - (a < b);
+}
+
+/* Counts the time of every job that may have run since the last round start (every other
+ * one's run time is what it had then: all starts go through try_start or a restore of a job
+ * running then) and keeps the running ones in g->run, in act order, once each. */
+static void running(struct gavel *g, const struct berth__view *v)
+{
+    if (g->nrun > 1)
+        qsort(g->run, g->nrun, sizeof *g->run, cmp_u32);
+    size_t w = 0;
+    for (size_t i = 0; i < g->nrun; i++) {
+        uint32_t job = g->run[i];
+        if ((w && g->run[w - 1] == job) || g->pos[job] == NONE)
+            continue;
+        account(g, v, g->pos[job]);
+        if (v->jobs[job].state == BERTH_JOB_RUNNING)
+            g->run[w++] = job;
+    }
+    g->nrun = w;
+}
+
 static int round_start(struct gavel *g, const struct berth__view *v, struct berth__plan *p,
                        struct berth_err *err)
 {
     int rc;
-    compact(g, v);
-    for (size_t k = 0; k < g->nact; k++)
-        account(g, v, k);
+    if (g->left) /* nothing to drop otherwise */
+        compact(g, v);
+    g->left = 0;
+    running(g, v);
+    size_t nrun = g->nrun; /* running at the round start (starts append) */
     if (g->changed && (!g->solved || v->now - g->last_reset >= g->realloc_us) &&
         (rc = reset(g, v, err)))
         return rc;
@@ -670,8 +747,11 @@ static int round_start(struct gavel *g, const struct berth__view *v, struct bert
     int64_t room[64];
     for (size_t t = 0; t < g->nt; t++)
         room[t] = (int64_t)v->cluster->types[t].total * 1000;
-    for (size_t k = 0; k < g->nact; k++)
-        g->act[k].chosen = -1;
+    /* chosen is read for ranked and running jobs only */
+    for (size_t e = 0; e < g->nent; e++)
+        g->act[g->ent[e].k].chosen = -1;
+    for (size_t i = 0; i < nrun; i++)
+        g->act[g->pos[g->run[i]]].chosen = -1;
     for (size_t e = 0; e < g->nent; e++) {
         struct entry *en = &g->ent[e];
         struct act *a = &g->act[en->k];
@@ -682,7 +762,8 @@ static int round_start(struct gavel *g, const struct berth__view *v, struct bert
         room[en->type] -= d;
     }
     /* jobs chosen on another type than they run on move */
-    for (size_t k = 0; k < g->nact; k++) {
+    for (size_t i = 0; i < nrun; i++) {
+        size_t k = g->pos[g->run[i]];
         const struct berth__job *j = &v->jobs[g->act[k].job];
         if (j->state == BERTH_JOB_RUNNING && g->act[k].chosen >= 0 && g->act[k].chosen != j->type) {
             account(g, v, k);
@@ -716,10 +797,9 @@ static int round_start(struct gavel *g, const struct berth__view *v, struct bert
             if ((rc = try_start(g, v, p, en->k, en->type, err)) < 0)
                 return rc;
         }
-    /* victims and movers whose GPUs nobody took keep running */
-    for (size_t k = 0; k < g->nact; k++)
-        if (berth__plan_can_restore(p, g->act[k].job) &&
-            (rc = berth__plan_restore(p, g->act[k].job, err)))
+    /* victims and movers whose GPUs nobody took keep running (they ran at the round start) */
+    for (size_t i = 0; i < nrun; i++)
+        if (berth__plan_can_restore(p, g->run[i]) && (rc = berth__plan_restore(p, g->run[i], err)))
             return rc;
     g->next_round = v->now + g->round_us;
     return 0;
@@ -741,6 +821,7 @@ static int gavel_plan(void *self, const struct berth__view *v, struct berth__pla
         if (add_job(g, v->arrived[i], v->jobs[v->arrived[i]].gpus))
             return berth_err_set(err, BERTH_ENOMEM, "gavel: out of memory");
     g->changed |= v->narrived > 0 || v->nleft > 0;
+    mark_left(g, v);
     if ((g->round_passes || v->now >= g->next_round) && (rc = round_start(g, v, p, err)))
         return rc;
     return fill(g, v, p, err);
@@ -801,6 +882,8 @@ static void gavel_destroy(void *self)
     if (!g)
         return;
     free(g->act);
+    free(g->run);
+    free(g->alloc);
     free(g->x);
     free(g->recv);
     free(g->deficit);

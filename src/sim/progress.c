@@ -407,23 +407,31 @@ berth_us berth__progress_round(struct berth__progress *p, berth_us now, berth_us
     return end;
 }
 
-void berth__progress_free(struct berth__progress *p)
+void berth__progress_free_jobs(struct berth__progress *p)
 {
-    free(p->scratch);
+    uint32_t **u32[] = {&p->scratch, &p->res_head, &p->res_next, &p->res_prev, &p->res_at};
+    for (size_t i = 0; i < sizeof u32 / sizeof *u32; i++) {
+        free(*u32[i]);
+        *u32[i] = NULL;
+    }
+    berth_us **us[] = {&p->stall_end, &p->lost,       &p->work_end,
+                       &p->done_us,   &p->held_since, &p->held_milli};
+    for (size_t i = 0; i < sizeof us / sizeof *us; i++) {
+        free(*us[i]);
+        *us[i] = NULL;
+    }
     berth__events_free(&p->ev);
     free(p->steps);
-    free(p->stall_end);
-    free(p->lost);
-    free(p->work_end);
     free(p->restarts);
-    free(p->done_us);
-    free(p->held_since);
     free(p->held_type);
-    free(p->held_milli);
+    p->steps = NULL;
+    p->restarts = NULL;
+    p->held_type = NULL;
+}
+
+void berth__progress_free(struct berth__progress *p)
+{
+    berth__progress_free_jobs(p);
     free(p->type_gpu_us);
-    free(p->res_head);
-    free(p->res_next);
-    free(p->res_prev);
-    free(p->res_at);
     memset(p, 0, sizeof *p);
 }

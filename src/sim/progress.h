@@ -56,6 +56,9 @@ struct berth__progress {
 int berth__progress_init(struct berth__progress *p, struct berth__engine *e,
                          const struct berth_sim_opts *o, int fixed, const struct berth__spread *sp,
                          berth_us round_release_us, const char *path, struct berth_err *err);
+/* Frees the per-job state (the run is over); the per-type GPU time stays until
+ * berth__progress_free. */
+void berth__progress_free_jobs(struct berth__progress *p);
 void berth__progress_free(struct berth__progress *p);
 /* Rounds whose length the driver sets (round_release_us must have been 0): with release, a
  * job whose work ends within a round keeps its GPUs to the round's end. 0, or -1 when out

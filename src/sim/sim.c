@@ -363,21 +363,28 @@ static int settings_of(const struct berth_sim_opts *o, char *buf, size_t len, st
     return 0;
 }
 
-/* Per-job results, FTF and the aggregates, once every job is done. */
-static int finish_results(struct berth_sim_result *out, const struct berth__engine *e,
+_Static_assert(sizeof(struct berth_job_result) <= sizeof(struct berth__job),
+               "a job's result is written over its engine record");
+
+/* Per-job results and FTF, once every job is done. They are written over the engine's job
+ * records, which the run no longer needs (result i lies below record i, so each record is
+ * read before anything is written over it): the results cost no memory of their own.
+ * active[i] is the integral of active jobs over job i's life (arrival to finish). */
+static int finish_results(struct berth_sim_result *out, struct berth__engine *e,
                           const struct berth__progress *p, const struct timing *tm,
-                          const berth_us *admitted, const double *active_at_arrival,
-                          const double *active_at_finish, const struct berth_cluster *c)
+                          const double *active, const struct berth_cluster *c)
 {
     size_t n = e->njobs;
     int32_t total = berth_cluster_gpus(c);
-    out->njobs = n;
+    unsigned char *buf = (unsigned char *)berth__engine_take_jobs(e);
     for (size_t i = 0; i < n; i++) {
-        const struct berth__job *j = &e->jobs[i];
+        struct berth__job jc;
+        memcpy(&jc, buf + i * sizeof jc, sizeof jc);
+        const struct berth__job *j = &jc;
         berth_us fin = tm->jct ? j->finish : p->work_end[i];
         if (fin == BERTH_TIME_NONE || fin > j->finish)
             fin = j->finish;
-        struct berth_job_result *r = &out->jobs[i];
+        struct berth_job_result res, *r = &res;
         *r = (struct berth_job_result){.spec = j->spec,
                                        .first_start_us = j->first_start,
                                        .finish_us = fin,
@@ -399,13 +406,19 @@ static int finish_results(struct berth_sim_result *out, const struct berth__engi
         berth_us held = j->run_us - (j->finish - fin);
         r->wait_us = fin == BERTH_TIME_NONE ? BERTH_TIME_NONE
                                             : fin - j->spec->arrival_us - (held > 0 ? held : 0);
-        berth_us life = j->finish - admitted[i];
-        double nbar = life > 0 ? (active_at_finish[i] - active_at_arrival[i]) / (double)life : 1.0;
+        berth_us life = j->finish - j->queued_us; /* from its admission */
+        double nbar = life > 0 ? active[i] / (double)life : 1.0;
         double g = j->gpus ? (double)j->gpus * j->share / 1000.0 : 0.0;
         double slow = total > 0 && nbar * g > total ? nbar * g / total : 1.0;
         r->ftf_rho = r->iso_us > 0 ? (double)(fin - j->spec->arrival_us) / (r->iso_us * slow) : 0;
+        memcpy(buf + i * sizeof res, &res, sizeof res);
     }
-    return 0;
+    /* kept at the records' size: the run's peak is behind it (the per-job state goes next) */
+    if (!n)
+        free(buf);
+    out->jobs = n ? (struct berth_job_result *)(void *)buf : calloc(1, sizeof *out->jobs);
+    out->njobs = n;
+    return out->jobs ? 0 : -1;
 }
 
 int berth_sim_run(const struct berth_trace *t, const struct berth_cluster *c,
@@ -427,10 +440,7 @@ int berth_sim_run(const struct berth_trace *t, const struct berth_cluster *c,
     uint32_t *ord = malloc((n ? n : 1) * sizeof *ord);
     int64_t *arrival = malloc((n ? n : 1) * sizeof *arrival);
     double *act_arr = calloc(n ? n : 1, sizeof *act_arr);
-    double *act_fin = calloc(n ? n : 1, sizeof *act_fin);
-    berth_us *admitted = calloc(n ? n : 1, sizeof *admitted);
-    out->jobs = calloc(n ? n : 1, sizeof *out->jobs);
-    if (!ord || !arrival || !act_arr || !act_fin || !admitted || !out->jobs) {
+    if (!ord || !arrival || !act_arr) {
         rc = berth_err_set(err, BERTH_ENOMEM, "sim: out of memory");
         goto done;
     }
@@ -464,11 +474,15 @@ int berth_sim_run(const struct berth_trace *t, const struct berth_cluster *c,
         rc = berth_err_set(err, BERTH_ENOMEM, "sim: out of memory");
         goto done;
     }
+    free(arrival);
+    arrival = NULL;
     for (size_t i = 0; i < n; i++) {
         uint32_t idx;
         if ((rc = berth__engine_add(e, &specs[ord[i]], &idx, err)))
             goto done;
     }
+    free(ord);
+    ord = NULL;
     if ((rc = berth__progress_init(&p, e, o, tm.fixed, &tm.sp,
                                    tm.release && !tm.early ? tm.round : 0, berth_trace_path(t),
                                    err)))
@@ -540,7 +554,7 @@ int berth_sim_run(const struct berth_trace *t, const struct berth_cluster *c,
             berth__progress_finish(&p, &e->jobs[j], now);
             if (has_lim)
                 berth__events_remove(&lim.ev, j);
-            act_fin[j] = active_integral;
+            act_arr[j] = active_integral - act_arr[j]; /* over its life, from now on */
             if ((rc = berth__engine_finish(e, j, now, err)))
                 goto done;
             berth__drive_touch(&drive);
@@ -552,7 +566,7 @@ int berth_sim_run(const struct berth_trace *t, const struct berth_cluster *c,
             berth__events_remove(&lim.ev, j);
             berth__progress_stop(&p, &e->jobs[j], now);
             e->jobs[j].timed_out = 1;
-            act_fin[j] = active_integral;
+            act_arr[j] = active_integral - act_arr[j]; /* over its life, from now on */
             if ((rc = berth__engine_finish(e, j, now, err)))
                 goto done;
             berth__drive_touch(&drive);
@@ -560,7 +574,6 @@ int berth_sim_run(const struct berth_trace *t, const struct berth_cluster *c,
         while (next < n && admit_time(e, next, &tm, drive.next) == now) {
             events++;
             act_arr[next] = active_integral;
-            admitted[next] = now;
             if ((rc = berth__engine_arrive(e, (uint32_t)next++, now, err)))
                 goto done;
             berth__drive_touch(&drive);
@@ -602,8 +615,15 @@ int berth_sim_run(const struct berth_trace *t, const struct berth_cluster *c,
                            (long long)now, e->ndone, n, e->npending);
         goto done;
     }
-    if (finish_results(out, e, &p, &tm, admitted, act_arr, act_fin, c) ||
-        berth__summarise(out, busy_integral, p.type_gpu_us, c)) {
+    /* the per-job state goes before the aggregates sort their copies of the figures */
+    if (finish_results(out, e, &p, &tm, act_arr, c)) {
+        rc = berth_err_set(err, BERTH_ENOMEM, "sim: out of memory");
+        goto done;
+    }
+    berth__progress_free_jobs(&p);
+    free(act_arr);
+    act_arr = NULL;
+    if (berth__summarise(out, busy_integral, p.type_gpu_us, c)) {
         rc = berth_err_set(err, BERTH_ENOMEM, "sim: out of memory");
         goto done;
     }
@@ -622,8 +642,6 @@ done:
     free(ord);
     free(arrival);
     free(act_arr);
-    free(act_fin);
-    free(admitted);
     if (rc)
         berth_sim_result_free(out);
     else

@@ -47,27 +47,33 @@ void berth__arena_free(struct berth__arena *a)
     berth__arena_init(a);
 }
 
-void *berth__arena_alloc(struct berth__arena *a, size_t n)
+/* n bytes at a multiple of align (1 or 16) from the chunk's start (max_align_t-aligned). */
+static void *arena_take(struct berth__arena *a, size_t n, size_t align)
 {
-    n = (n + 15) & ~(size_t)15;
-    if (!a->head || a->used + n > a->size) {
+    size_t at = a->head ? (a->used + align - 1) & ~(align - 1) : 0;
+    if (!a->head || at + n > a->size) {
         size_t sz = n > ARENA_CHUNK ? n : ARENA_CHUNK;
         struct berth__arena_chunk *c = malloc(sizeof *c + sz);
         if (!c)
             return NULL;
         c->next = a->head;
         a->head = c;
-        a->used = 0;
         a->size = sz;
+        at = 0;
     }
-    void *p = a->head->data + a->used;
-    a->used += n;
+    void *p = a->head->data + at;
+    a->used = at + n;
     return p;
+}
+
+void *berth__arena_alloc(struct berth__arena *a, size_t n)
+{
+    return arena_take(a, n, 16);
 }
 
 char *berth__arena_strndup(struct berth__arena *a, const char *s, size_t len)
 {
-    char *p = berth__arena_alloc(a, len + 1);
+    char *p = arena_take(a, len + 1, 1); /* strings need no alignment: a million ids */
     if (!p)
         return NULL;
     memcpy(p, s, len);

@@ -704,8 +704,44 @@ static void test_philly_real(void)
     berth_trace_free(tr);
 }
 
+/* Users and queues are interned: one copy per distinct string, every job pointing at it,
+ * the values unchanged (enough distinct users to grow the table several times). */
+static void test_native_interned(void)
+{
+    enum { N = 3000, USERS = 700 };
+    struct tmp t;
+    tmp_open(&t);
+    size_t cap = 64 + (size_t)N * 40, len = 0;
+    char *csv = malloc(cap);
+    CHECK(csv != NULL);
+    if (!csv)
+        return;
+    len += (size_t)snprintf(csv, cap, "job_id,arrival_s,duration_s,num_gpus,user,queue\n");
+    for (int i = 0; i < N; i++)
+        len += (size_t)snprintf(csv + len, cap - len, "j%d,%d,60,1,u%d,%s\n", i, i, i % USERS,
+                                i % 3 ? "vc-a" : "vc-b");
+    struct berth_trace *tr = load_ok(tmp_write(&t, "interned.csv", csv), "native");
+    if (tr) {
+        const struct berth_jobspec *j = berth_trace_jobs(tr);
+        CHECK_I64(berth_trace_count(tr), N);
+        int ok = 1;
+        char want[32];
+        for (int i = 0; i < N && berth_trace_count(tr) == N; i++) {
+            snprintf(want, sizeof want, "u%d", i % USERS);
+            ok &= !strcmp(j[i].user, want) && !strcmp(j[i].queue, i % 3 ? "vc-a" : "vc-b");
+            ok &= j[i].user == j[i % USERS].user && j[i].queue == j[i % 3 ? 1 : 0].queue;
+        }
+        CHECK(ok);
+        CHECK(j[0].queue != j[1].queue && j[0].user != j[1].user);
+    }
+    berth_trace_free(tr);
+    free(csv);
+    tmp_close(&t);
+}
+
 static const struct check_test tests[] = {
     {"native_all_columns", test_native_all_columns},
+    {"native_interned", test_native_interned},
     {"native_minimal", test_native_minimal},
     {"native_errors", test_native_errors},
     {"formats", test_formats},

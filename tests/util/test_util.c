@@ -727,9 +727,11 @@ static void test_arena(void)
         /* mostly small, a few larger than a 64 KiB chunk */
         size_t len = i % 5000 == 4999 ? 70000 + (size_t)i : (size_t)(i % 97);
         p[i] = berth__arena_strndup(&a, src + i % 7, len);
-        ok &= p[i] != NULL && ((uintptr_t)p[i] % 16) == 0;
+        ok &= p[i] != NULL;
     }
     CHECK(ok);
+    /* strings are packed (no alignment: millions of short ids), blocks 16-aligned */
+    CHECK(p[2] == p[1] + 2 && p[3] == p[2] + 3);
     for (int i = 0; i < N && ok; i++) {
         size_t len = i % 5000 == 4999 ? 70000 + (size_t)i : (size_t)(i % 97);
         ok &= strlen(p[i]) == len && !memcmp(p[i], src + i % 7, len);
@@ -738,7 +740,11 @@ static void test_arena(void)
     char *e = berth__arena_strndup(&a, "xyz", 0);
     CHECK_STR(e, "");
     void *raw = berth__arena_alloc(&a, 1 << 20);
-    CHECK(raw != NULL);
+    CHECK(raw != NULL && (uintptr_t)raw % 16 == 0);
+    void *small = berth__arena_alloc(&a, 24); /* after an odd-length string */
+    CHECK(berth__arena_strndup(&a, "odd", 3) != NULL);
+    void *small2 = berth__arena_alloc(&a, 8);
+    CHECK(small && small2 && (uintptr_t)small % 16 == 0 && (uintptr_t)small2 % 16 == 0);
     if (raw)
         memset(raw, 0x5a, 1 << 20);
     CHECK_I64(strlen(p[N - 2]), (size_t)((N - 2) % 97)); /* untouched by the big block */
