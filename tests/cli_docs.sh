@@ -225,7 +225,7 @@ compare "completion of 'berth trace stats --format '" format "$(lines auto $("$B
     "$(complete_words "$BERTH" trace stats --format "")" "berth trace formats" "the completion"
 compare "completion of 'berth sim --mode '" mode "$(lines des rounds gavel blox tiresias)" \
     "$(complete_words "$BERTH" sim --mode "")" "berth sim --help" "the completion"
-for sw in --round-admit --round-release --round-jct --flat-progress --round-early-end; do
+for sw in --round-admit --round-release --round-jct --flat-progress --round-early-end --whole-steps; do
     compare "completion of 'berth sim $sw '" value "$(lines on off)" \
         "$(complete_words "$BERTH" sim $sw "")" "berth sim --help" "the completion"
 done

@@ -94,20 +94,28 @@ for fam in gavel blox tiresias; do
     expect_rc 0 "berth fidelity --family $fam --json" -- "$BERTH" fidelity "${LAD[@]}" --family $fam --json
     cp "$W/out" "$W/lad-$fam.json"
 done
-python3 - "$W/lad-gavel.json" "$(simavg --policy gavel-fifo --mode gavel)" \
-    "$(simavg --policy gavel-fifo --mode gavel --policy-arg fastest_type=1)" \
-    "$(simavg --policy gavel-fifo --mode gavel --policy-arg fastest_type=1 --policy-arg fill=1 --spread-rates measured)" \
-    "$(simavg --policy gavel-fifo --mode gavel --policy-arg fastest_type=1 --policy-arg fill=1 --spread-rates measured --spread-wait on)" \
+G=(--policy gavel-fifo --mode gavel)
+G1=("${G[@]}" --policy-arg zero_reset=0)
+G2=("${G1[@]}" --policy-arg exec_time=0)
+G3=("${G2[@]}" --whole-steps off)
+G4=("${G3[@]}" --policy-arg half_credit=0)
+G5=("${G4[@]}" --policy-arg fastest_type=1)
+G7=("${G5[@]}" --policy-arg fill=1 --spread-rates measured)
+python3 - "$W/lad-gavel.json" "$(simavg "${G[@]}")" "$(simavg "${G1[@]}")" "$(simavg "${G2[@]}")" \
+    "$(simavg "${G3[@]}")" "$(simavg "${G4[@]}")" "$(simavg "${G5[@]}")" "$(simavg "${G7[@]}")" \
+    "$(simavg "${G7[@]}" --spread-wait on)" \
     "$(simavg --policy gavel-fifo)" "$(simavg --policy gavel-fifo --restart-cost helios)" <<'PY' \
-    && ok "gavel ladder: seven rungs, each the berth sim run of its switches" || bad "gavel ladder: $(cat "$W/lad-gavel.json")"
+    && ok "gavel ladder: eleven rungs, each the berth sim run of its switches" || bad "gavel ladder: $(cat "$W/lad-gavel.json")"
 import json, sys
 d = json.load(open(sys.argv[1])); r = d["rungs"]; want = [float(x) for x in sys.argv[2:]]
 assert d["family"] == "gavel" and d["policy"] == "gavel-fifo", d
-assert [x["change"].split(" (")[0] for x in r] == ["Gavel as shipped", "capacity-checked type choice",
-    "idle filling", "measured spread rates", "consolidate-or-wait", "exact time, berth's default",
+assert [x["change"].split(" (")[0] for x in r] == ["Gavel as shipped",
+    "reset interval from time 0 too", "time received = time held", "fractional steps per round",
+    "no half-round credit", "capacity-checked type choice", "idle filling",
+    "measured spread rates", "consolidate-or-wait", "exact time, berth's default",
     "restart costs"], r
 got = [x["avg_jct_s"] for x in r]
-for i, w in zip([0, 1, 3, 4, 5, 6], want):
+for i, w in zip([0, 1, 2, 3, 4, 5, 7, 8, 9, 10], want):
     assert abs(got[i] - w) <= 1e-5 * w, (i, got[i], w)
 for i in range(1, len(r)):
     pct = 100 * (got[i] - got[i - 1]) / got[i - 1]
@@ -132,9 +140,10 @@ assert len(r) == 6, r
 for i, w in zip([0, 4], want):
     assert abs(r[i]["avg_jct_s"] - w) <= 1e-5 * w, (i, r[i], w)
 PY
-# a switch the policy lacks is no rung: fifo has neither fastest_type nor fill
+# a switch the policy lacks is no rung: fifo has none of gavel's settings (whole steps are
+# the simulator's, so that rung stays)
 expect_rc 0 "berth fidelity --family gavel --policy fifo" -- "$BERTH" fidelity "${LAD[@]}" --family gavel --policy fifo --json
-[ "$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["rungs"]))' "$W/out")" = 5 ] \
+[ "$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["rungs"]))' "$W/out")" = 6 ] \
     && ok "rungs of settings the policy lacks are left out" || bad "fifo ladder: $(cat "$W/out")"
 expect_rc 0 "berth fidelity: the table" -- "$BERTH" fidelity "${LAD[@]}" --family blox
 has "$W/out" "Blox as shipped (--mode blox)" "the table names each rung"
@@ -222,27 +231,35 @@ expect_rc 0 "--mode gavel --spread-rates measured" -- "$BERTH" "${SP[@]}" --mode
 [ "$(key "$W/out" makespan_s)" = "$measured" ] && ok "--mode gavel --spread-rates measured: the measured ratio" \
     || bad "--mode gavel --spread-rates measured: $(key "$W/out" makespan_s)"
 # no idle filling: J1 (1000 s) allocated at 0; J2 (100 s, at 100) is admitted at the end of
-# J1's first round (360) but the allocation is re-solved only 1920 s after 0, at the first
-# round end past it: rounds end at 360, 720, 1000 (J1's work), then every 360 s with no job
-# running: 1360, 1720, 2080: J2 runs 2080-2180 (JCT 2080; avg (1000 + 2080) / 2 = 1540).
-# fill=1: J2 starts on the idle GPU at 360, ends 460 (JCT 360; avg 680, makespan 1000).
+# J1's first round (360). With zero_reset=0 the allocation is re-solved only 1920 s after 0,
+# at the first round end past it: rounds end at 360, 720, 1000 (J1's work), then every 360 s
+# with no job running: 1360, 1720, 2080: J2 runs 2080-2180 (JCT 2080; avg (1000 + 2080) / 2
+# = 1540). fill=1: J2 starts on the idle GPU at 360, ends 460 (JCT 360; avg 680, makespan
+# 1000). Gavel as shipped (zero_reset=1: the last reset was at time 0, so the next may come
+# at any round): J2 is allocated at 360 too, 360-460 (avg 680).
 printf 'job_id,arrival_s,duration_s,num_gpus\nJ1,0,1000,1\nJ2,100,100,1\n' >"$W/fill.csv"
-expect_rc 0 "--mode gavel: idle GPUs stay idle" -- "$BERTH" sim --cluster 1x2:v100 --trace "$W/fill.csv" --policy gavel-fifo --mode gavel --json
+FILL=(sim --cluster 1x2:v100 --trace "$W/fill.csv" --policy gavel-fifo --mode gavel --json)
+expect_rc 0 "--mode gavel zero_reset=0: idle GPUs stay idle" -- "$BERTH" "${FILL[@]}" --policy-arg zero_reset=0
 [ "$(key "$W/out" avg_jct_s)" = "1540.0" ] && [ "$(key "$W/out" makespan_s)" = "2180.0" ] \
     && ok "--mode gavel: no filling between re-solves" || bad "--mode gavel fill: $(cat "$W/out")"
-expect_rc 0 "--mode gavel --policy-arg fill=1" -- "$BERTH" sim --cluster 1x2:v100 --trace "$W/fill.csv" --policy gavel-fifo --mode gavel --policy-arg fill=1 --json
+expect_rc 0 "--mode gavel --policy-arg fill=1" -- "$BERTH" "${FILL[@]}" --policy-arg zero_reset=0 --policy-arg fill=1
 [ "$(key "$W/out" avg_jct_s)" = "680.0" ] && [ "$(key "$W/out" makespan_s)" = "1000.0" ] \
     && ok "fill=1 under --mode gavel fills the idle GPU" || bad "fill=1: $(cat "$W/out")"
-# Gavel's fifo type choice (test_gavel derives it): on gavel:8:8:4 with seed 1 the draw drops
-# p100, J2 and J3 wait for the re-solve at 2260 (rounds end at 100, then every 360 s): J1
-# 0-100, J2 2260-2360, J3 2360-2460 (avg 1640); seed 5: 0-100, 100-200, 200-300 (avg 200);
+expect_rc 0 "--mode gavel: a re-solve while the last was at time 0" -- "$BERTH" "${FILL[@]}"
+[ "$(key "$W/out" avg_jct_s)" = "680.0" ] && [ "$(key "$W/out" makespan_s)" = "1000.0" ] \
+    && ok "--mode gavel: zero_reset re-solves at the next round" || bad "zero_reset: $(cat "$W/out")"
+# Gavel's fifo type choice (test_gavel derives it) under --mode gavel: on gavel:8:8:4 with
+# seed 1 the draw drops p100 and J2 (no candidate) waits; the round ends at J1's finish, 100,
+# and since the last reset was at 0 the allocation is re-solved there: J1's v100 goes to J2,
+# J3 takes p100 (the last type with room): J1 0-100, J2 and J3 100-200 (avg 500/3); seed 5:
+# J1 v100, J2 p100, J3 k80, all 0-100 (avg 100), as Gavel's own simulator places them;
 # fastest_type=1: all three at once on v100, p100, k80 (avg 100)
 printf 'job_id,arrival_s,duration_s,num_gpus\nJ1,0,100,8\nJ2,0,100,8\nJ3,0,100,1\n' >"$W/f3.csv"
 F3=(sim --cluster gavel:8:8:4 --trace "$W/f3.csv" --policy gavel-fifo --mode gavel --json)
 expect_rc 0 "--mode gavel: Gavel's fifo type choice, seed 1" -- "$BERTH" "${F3[@]}" --seed 1
-[ "$(key "$W/out" avg_jct_s)" = "1640.0" ] && ok "Gavel's fifo with seed 1: avg JCT 1640 s" || bad "seed 1: $(key "$W/out" avg_jct_s)"
+[ "$(key "$W/out" avg_jct_s)" = "166.666666667" ] && ok "Gavel's fifo with seed 1: avg JCT 500/3 s" || bad "seed 1: $(key "$W/out" avg_jct_s)"
 expect_rc 0 "--mode gavel: Gavel's fifo type choice, seed 5" -- "$BERTH" "${F3[@]}" --seed 5
-[ "$(key "$W/out" avg_jct_s)" = "200.0" ] && ok "Gavel's fifo with seed 5: avg JCT 200 s" || bad "seed 5: $(key "$W/out" avg_jct_s)"
+[ "$(key "$W/out" avg_jct_s)" = "100.0" ] && ok "Gavel's fifo with seed 5: avg JCT 100 s" || bad "seed 5: $(key "$W/out" avg_jct_s)"
 expect_rc 0 "--mode gavel --policy-arg fastest_type=1" -- "$BERTH" "${F3[@]}" --policy-arg fastest_type=1
 [ "$(key "$W/out" avg_jct_s)" = "100.0" ] && ok "fastest_type=1: the capacity-checked choice" || bad "fastest_type=1: $(key "$W/out" avg_jct_s)"
 

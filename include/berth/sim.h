@@ -77,6 +77,10 @@ struct berth_sim_opts {
     /* a round ends early, when the work of every job holding GPUs in it has ended (Gavel's
      * round end at the latest finish); rounds no longer fall on a grid then */
     int round_early_end;
+    /* each round a job by steps runs a whole number of steps, floor(rate x round), and
+     * holds its GPUs idle after them (Gavel's int(throughput x round)); needs
+     * round_early_end: the round ends when the last job's steps are done */
+    int whole_steps;
     /* Multi-level feedback thresholds (0 of them: defaults): the tiresias policies' setting
      * queue_limits, given this way (another policy refuses it). */
     berth_us queue_limits_us[8];

@@ -58,6 +58,7 @@ enum change {
     STEPS,     /* progress by steps, spread rates still off */
     FLAT_OFF,  /* progress by the allocation */
     JCT_OFF,   /* finishes recorded when the work ends */
+    WHOLE_OFF, /* progress not cut to whole steps per round */
     PLACEMENT, /* the policy's own placement */
     DES,       /* exact time: berth's default */
     RESTART,   /* Helios' restart costs */
@@ -78,6 +79,10 @@ static const struct rung rungs[] = {
     {"tiresias", WAIT, "consolidate-or-wait, berth's default (--mode des)", NULL},
     {"tiresias", RESTART, "restart costs (--restart-cost helios)", NULL},
     {"gavel", PEER, "Gavel as shipped (--mode gavel)", NULL},
+    {"gavel", SET, "reset interval from time 0 too", "zero_reset=0"},
+    {"gavel", SET, "time received = time held", "exec_time=0"},
+    {"gavel", WHOLE_OFF, "fractional steps per round (--whole-steps off)", NULL},
+    {"gavel", SET, "no half-round credit", "half_credit=0"},
     {"gavel", SET, "capacity-checked type choice", "fastest_type=1"},
     {"gavel", SET, "idle filling", "fill=1"},
     {"gavel", SPREAD, "measured spread rates (--spread-rates measured)", NULL},
@@ -206,12 +211,15 @@ static int apply(const struct rung *r, size_t pi, struct berth_sim_opts *o, char
     case JCT_OFF:
         o->round_jct = 0;
         break;
+    case WHOLE_OFF:
+        o->whole_steps = 0;
+        break;
     case PLACEMENT:
         o->placement = berth_policy_default_placement(pi);
         break;
     case DES:
         o->mode = BERTH_MODE_DES;
-        o->round_jct = o->flat_progress = o->round_early_end = -1;
+        o->round_jct = o->flat_progress = o->round_early_end = o->whole_steps = -1;
         break;
     case RESTART:
         o->restart_tiers = BERTH_RESTART_HELIOS;

@@ -199,6 +199,10 @@ const struct cli_flag sim_time_flags[] = {
      "round switch: a round ends when the work of every job in it has, if before the round's "
      "length (Gavel's round end at the latest finish); rounds then leave the grid",
      CLI_SET(set_switch), .at = CLI_AT(A, o.round_early_end, int)},
+    {"whole-steps", 0, "on|off",
+     "round switch: each round a job runs a whole number of steps, floor(rate x round), then "
+     "idles (Gavel's int(throughput x round)); needs --round-early-end on",
+     CLI_SET(set_switch), .at = CLI_AT(A, o.whole_steps, int)},
     {"queue-limits", 0, "S[,S...]", "multi-level feedback thresholds (tiresias-*)",
      CLI_SET(set_queue_limits)},
     {0},

@@ -38,10 +38,16 @@
  * equivalent time, which grows at each recompute by the work done since the last one over
  * the isolated rate of then. Every job has weight 1.
  *
- * Settings (--mode gavel turns both off, as Gavel runs): fill (the idle-GPU fill above) and,
- * for gavel-fifo, fastest_type (the capacity-checked fastest type; off: Gavel's base fifo,
- * alloc_fifo_gavel, with Python's generator seeded by params.seed for its one draw). With
- * params.round_passes (the simulator's rounds that end early) every pass starts a round. */
+ * Settings (--mode gavel sets each as Gavel runs): fill (the idle-GPU fill above; off in
+ * gavel mode); for gavel-fifo, fastest_type (the capacity-checked fastest type; off: Gavel's
+ * base fifo, alloc_fifo_gavel, with Python's generator seeded by params.seed for its one
+ * draw); and three rules of Gavel's priorities (scheduler.py), on in gavel mode: exec_time
+ * (time received is the time a job's work ran at its rate, as Gavel adds its micro-tasks'
+ * execution times, not the time it held GPUs), half_credit (time received starts at half a
+ * round at arrival and at each reset, and a type's total keeps finished jobs' time until
+ * the next reset) and zero_reset (while the last reset was at time 0 the next may come at
+ * any round: Gavel's `_last_reset_time == 0`). With params.round_passes (the simulator's
+ * rounds that end early) every pass starts a round. */
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -64,6 +70,7 @@ struct act { /* an active job: arrived, not yet left */
     int16_t chosen;   /* type chosen at this round's start, -1 */
     uint8_t gone;     /* it left (done): dropped at the next compaction */
     int64_t run_seen; /* run time already counted into recv */
+    double done_seen; /* exec_time: work already counted into recv */
     /* finish-time fairness: isolated-equivalent time of the work done, counted at solves */
     double iso_time, prev_done, prev_rate;
 };
@@ -89,6 +96,9 @@ struct gavel {
     int fill;                  /* fill idle GPUs without preempting (Gavel does not) */
     int fastest;               /* gavel-fifo: the fastest type with room (else Gavel's base fifo) */
     int round_passes;          /* every pass starts a round (params.round_passes) */
+    int half_credit;           /* Gavel's half-round credit in the time received (below) */
+    int zero_reset;            /* a reset at time 0 does not count as one (Gavel's test) */
+    int exec_time;             /* time received = time the job's work ran (Gavel's) */
     struct berth__pyrand rand; /* Gavel's base fifo's random.Random(seed) */
     struct fentry *falloc;     /* Gavel's base fifo's allocation, by job number */
     size_t nfalloc, falloc_cap;
@@ -100,6 +110,7 @@ struct gavel {
     struct act *act; /* in job-number (arrival) order */
     size_t nact, act_cap;
     double *x, *recv, *deficit; /* [nact * nt], beside act; recv in microseconds */
+    double wtime[64];           /* half_credit: Gavel's time so far per type since the reset */
     size_t xcap;
     /* recv summed over the active jobs, per type: whole microseconds, so the running sum is
      * exactly what summing recv again would give (in any order) */
@@ -126,6 +137,13 @@ struct gavel {
     uint32_t *lpk; /* LP row -> act index */
     size_t lpk_cap;
 };
+
+/* What a job's time received on a type starts at (Gavel: half a round, `_add_job` and
+ * `_reset_time_run_so_far`), in microseconds. */
+static double credit(const struct gavel *g)
+{
+    return g->half_credit ? (double)g->round_us / 2 : 0;
+}
 
 /* ---- throughputs ------------------------------------------------------------------------ */
 
@@ -198,8 +216,10 @@ static int add_job(struct gavel *g, uint32_t job, int32_t gpus)
         return BERTH_ENOMEM;
     size_t k = g->nact++;
     g->act[k] = (struct act){.job = job, .chosen = -1};
-    for (size_t t = 0; t < g->nt; t++)
-        g->x[k * g->nt + t] = g->recv[k * g->nt + t] = g->deficit[k * g->nt + t] = 0;
+    for (size_t t = 0; t < g->nt; t++) {
+        g->x[k * g->nt + t] = g->deficit[k * g->nt + t] = 0;
+        g->recv[k * g->nt + t] = credit(g);
+    }
     g->pos[job] = (uint32_t)k;
     g->ncpu += gpus == 0;
     return 0;
@@ -250,9 +270,20 @@ static void account(struct gavel *g, const struct berth__view *v, size_t k)
 {
     const struct berth__job *j = &v->jobs[g->act[k].job];
     int64_t run = berth__job_run_us(j, v->now);
-    if (run > g->act[k].run_seen && j->type >= 0 && (size_t)j->type < g->nt) {
-        g->recv[k * g->nt + (size_t)j->type] += (double)(run - g->act[k].run_seen);
-        g->wsum[j->type] += run - g->act[k].run_seen;
+    double got = (double)(run - g->act[k].run_seen);
+    if (g->exec_time) { /* the work done since, at the job's own rate on its type */
+        double d = berth__job_done(j, v->now), rate;
+        got = d - g->act[k].done_seen;
+        if (j->cls >= 0 && v->tput && j->type >= 0 && (size_t)j->type < g->nt &&
+            (rate = tput(v, j, (size_t)j->type)) > 0)
+            got /= rate / 1e6;
+        g->act[k].done_seen = d;
+    }
+    if (got > 0 && j->type >= 0 && (size_t)j->type < g->nt) {
+        g->recv[k * g->nt + (size_t)j->type] += got;
+        g->wtime[j->type] += got;
+        if (!g->exec_time) /* whole microseconds only then */
+            g->wsum[j->type] += run - g->act[k].run_seen;
     }
     g->act[k].run_seen = run;
 }
@@ -353,9 +384,10 @@ static int alloc_fifo_gavel(struct gavel *g, const struct berth__view *v)
             g->falloc[w++] = e;
             continue;
         }
-        if (qh < nq) { /* the head leaves the queue whether it fits or not */
-            const struct berth__job *h = &v->jobs[g->act[g->lpk[qh++]].job];
+        if (qh < nq) { /* the head leaves the queue only when it fits */
+            const struct berth__job *h = &v->jobs[g->act[g->lpk[qh]].job];
             if (h->gpus <= avail[e.type] && tput(v, h, (size_t)e.type) > 0) {
+                qh++;
                 avail[e.type] -= h->gpus;
                 if (add_falloc(g, h->idx, e.type))
                     return BERTH_ENOMEM;
@@ -389,9 +421,11 @@ static int alloc_fifo_gavel(struct gavel *g, const struct berth__view *v)
         if (!nc)
             break;
         uint32_t drawn = berth__pyrand_below(&g->rand, (uint32_t)nc);
-        int t = last;
-        if (tput(v, j, (size_t)t) <= 0 || j->gpus > v->cluster->types[t].total)
+        int t = types[ntypes - 1];
+        if (j->gpus > v->cluster->types[t].total)
             t = types[cand[drawn]];
+        if (tput(v, j, (size_t)t) <= 0) /* off the queue, allocated at a later recompute */
+            continue;
         if (add_falloc(g, j->idx, t))
             return BERTH_ENOMEM;
         avail[t] -= j->gpus;
@@ -491,11 +525,13 @@ static int reset(struct gavel *g, const struct berth__view *v, struct berth_err 
 {
     double since = g->solved ? (double)(v->now - g->last_reset) : 0;
     for (size_t k = 0; k < g->nact * g->nt; k++) {
-        g->deficit[k] += g->x[k] * since - g->recv[k];
-        g->recv[k] = 0;
+        g->deficit[k] += g->x[k] * since - (g->recv[k] - credit(g));
+        g->recv[k] = credit(g);
     }
-    for (size_t t = 0; t < g->nt; t++)
+    for (size_t t = 0; t < g->nt; t++) {
         g->wsum[t] = 0;
+        g->wtime[t] = credit(g) * (double)g->nact;
+    }
     g->last_reset = v->now;
     g->solved = 1;
     g->changed = 0;
@@ -542,8 +578,15 @@ static int rank(struct gavel *g, const struct berth__view *v)
 {
     size_t nt = g->nt;
     double w[64] = {0}; /* time all jobs ran on each type since the reset */
-    for (size_t t = 0; t < nt; t++)
-        w[t] = (double)g->wsum[t];
+    if (g->half_credit) /* Gavel's totals: credits and finished jobs' time included */
+        memcpy(w, g->wtime, sizeof w);
+    else if (g->exec_time) /* fractional microseconds: summed over the active jobs again */
+        for (size_t k = 0; k < g->nact; k++)
+            for (size_t t = 0; t < nt; t++)
+                w[t] += g->recv[k * nt + t];
+    else
+        for (size_t t = 0; t < nt; t++)
+            w[t] = (double)g->wsum[t];
     g->nent = 0;
     for (size_t i = 0; i < g->nalloc; i++) { /* only they have some x: in act order */
         size_t k = g->pos[g->alloc[i]];
@@ -738,7 +781,9 @@ static int round_start(struct gavel *g, const struct berth__view *v, struct bert
     g->left = 0;
     running(g, v);
     size_t nrun = g->nrun; /* running at the round start (starts append) */
-    if (g->changed && (!g->solved || v->now - g->last_reset >= g->realloc_us) &&
+    if (g->changed &&
+        (!g->solved || v->now - g->last_reset >= g->realloc_us ||
+         (g->zero_reset && g->last_reset == 0)) &&
         (rc = reset(g, v, err)))
         return rc;
     if ((rc = rank(g, v)))
@@ -838,7 +883,7 @@ static berth_us gavel_next_pass(void *self, const struct berth__view *v)
 }
 
 struct gavel_settings {
-    int fill, fastest_type;
+    int fill, half_credit, zero_reset, exec_time, fastest_type;
 };
 
 static const struct berth__setting settings[] = {
@@ -846,19 +891,32 @@ static const struct berth__setting settings[] = {
      "start pending jobs on idle GPUs at once, without preempting, between and after the "
      "rounds' choices (default on; off: Gavel leaves them idle until the next round or "
      "re-solve; --mode gavel sets off)"},
+    {"half_credit", BERTH_SET_BOOL, offsetof(struct gavel_settings, half_credit), 0, 1,
+     "Gavel's half-round credit: every job's time received on every type starts at half a "
+     "round when it arrives and at each reset, and the time on a type keeps what finished "
+     "jobs ran until the next reset (default off: time received starts at 0 and a type's "
+     "total is its active jobs'; --mode gavel sets on)"},
+    {"zero_reset", BERTH_SET_BOOL, offsetof(struct gavel_settings, zero_reset), 0, 1,
+     "Gavel's test for the last reset, `_last_reset_time == 0`: while the last reset was at "
+     "time 0, the next may come at any round, not only after the minimum interval (default "
+     "off; --mode gavel sets on)"},
+    {"exec_time", BERTH_SET_BOOL, offsetof(struct gavel_settings, exec_time), 0, 1,
+     "time received counts the time a job's work ran at its rate (Gavel's micro-task "
+     "execution times), not the time it held GPUs; they differ under --whole-steps (default "
+     "off; --mode gavel sets on)"},
     {"fastest_type", BERTH_SET_BOOL, offsetof(struct gavel_settings, fastest_type), 0, 1,
      "gavel-fifo: each job on the fastest GPU type with room (default on; off: Gavel's base "
-     "fifo.py, the last type by name without a capacity check, a random index drawn and used "
-     "only to drop a type, a finished job's type refilled before the running jobs are counted; "
-     "--mode gavel sets off)"},
+     "fifo.py: the last by name of the types that had room, without a capacity check, a random "
+     "index drawn and used only to drop a type, a finished job's type refilled before the "
+     "running jobs are counted; --mode gavel sets off)"},
 };
 
 static int create(int kind, const struct berth__params *prm, void **self, struct berth_err *err)
 {
     static const char *const names[] = {"gavel-fifo", "gavel-max-min", "gavel-max-min-perf",
                                         "themis-ftf"};
-    struct gavel_settings set = {1, 1};
-    int rc = berth__settings_parse(names[kind], prm->settings, settings, kind == FIFO ? 2 : 1, &set,
+    struct gavel_settings set = {1, 0, 0, 0, 1};
+    int rc = berth__settings_parse(names[kind], prm->settings, settings, kind == FIFO ? 5 : 4, &set,
                                    err);
     if (rc)
         return rc;
@@ -868,6 +926,9 @@ static int create(int kind, const struct berth__params *prm, void **self, struct
     g->kind = kind;
     g->fill = set.fill;
     g->fastest = set.fastest_type;
+    g->half_credit = set.half_credit;
+    g->zero_reset = set.zero_reset;
+    g->exec_time = set.exec_time;
     g->round_passes = prm->round_passes;
     berth__pyrand_seed(&g->rand, prm->seed);
     g->round_us = prm->round_us > 0 ? prm->round_us : DEFAULT_ROUND_US;
@@ -928,7 +989,7 @@ const struct berth__policy_ops berth__policy_gavel_fifo = {
     .plan = gavel_plan,
     .next_pass = gavel_next_pass,
     .settings = settings,
-    .nsettings = 2,
+    .nsettings = 5,
 };
 
 const struct berth__policy_ops berth__policy_gavel_max_min = {
@@ -940,7 +1001,7 @@ const struct berth__policy_ops berth__policy_gavel_max_min = {
     .plan = gavel_plan,
     .next_pass = gavel_next_pass,
     .settings = settings,
-    .nsettings = 1,
+    .nsettings = 4,
 };
 
 const struct berth__policy_ops berth__policy_gavel_max_min_perf = {
@@ -953,7 +1014,7 @@ const struct berth__policy_ops berth__policy_gavel_max_min_perf = {
     .plan = gavel_plan,
     .next_pass = gavel_next_pass,
     .settings = settings,
-    .nsettings = 1,
+    .nsettings = 4,
 };
 
 const struct berth__policy_ops berth__policy_themis_ftf = {
@@ -966,5 +1027,5 @@ const struct berth__policy_ops berth__policy_themis_ftf = {
     .plan = gavel_plan,
     .next_pass = gavel_next_pass,
     .settings = settings,
-    .nsettings = 1,
+    .nsettings = 4,
 };

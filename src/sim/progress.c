@@ -87,6 +87,8 @@ static void advance(struct berth__progress *p, struct berth__job *j, berth_us no
         berth_us dt = now - j->progress_at;
         if (p->steps[j->idx]) {
             j->done += j->rate * (double)dt;
+            if (p->cap && p->cap[j->idx] >= 0 && j->done > p->cap[j->idx])
+                j->done = p->cap[j->idx];
         } else { /* integer microseconds of work: exact at rate 1, whatever the size */
             int64_t *d = &p->done_us[j->idx];
             *d += j->rate == 1.0 ? dt : (int64_t)llround(j->rate * (double)dt);
@@ -112,6 +114,15 @@ static void reschedule(struct berth__progress *p, struct berth__job *j)
 {
     if (p->work_end[j->idx] != BERTH_TIME_NONE && j->done >= j->work)
         return; /* its work ended; it only waits for the round boundary */
+    if (p->cap && p->cap[j->idx] >= 0) {
+        /* its whole steps end before its work: spread evenly over the round (so that the
+         * work done by any instant is known without a pause event), no end yet */
+        berth_us span = p->round_end - j->progress_at;
+        j->rate = span > 0 ? (p->cap[j->idx] - j->done) / (double)span : 0;
+        p->work_end[j->idx] = BERTH_TIME_NONE;
+        berth__events_set(&p->ev, j->idx, FOREVER);
+        return;
+    }
     j->rate = base_rate(p, j) * colocated(p, j);
     if (!(j->rate > 0)) {
         p->failed = 1;
@@ -225,6 +236,8 @@ static void begin(struct berth__progress *p, struct berth__job *j, berth_us now,
     p->stall_end[j->idx] = now + cost;
     j->progress_at = now + cost;
     p->work_end[j->idx] = BERTH_TIME_NONE;
+    if (p->cap)
+        p->cap[j->idx] = -1;
     link_gpu(p, j, now);
     reschedule(p, j);
 }
@@ -241,6 +254,8 @@ static void end(struct berth__progress *p, struct berth__job *j, berth_us now)
     p->stall_end[j->idx] = now;
     advance(p, j, now);
     j->progress_at = now;
+    if (p->cap)
+        p->cap[j->idx] = -1;
     unlink_gpu(p, j, now);
 }
 
@@ -382,10 +397,58 @@ int berth__progress_use_ends(struct berth__progress *p, int release)
     return 0;
 }
 
+int berth__progress_use_whole_steps(struct berth__progress *p)
+{
+    if (!(p->cap = malloc((p->njobs ? p->njobs : 1) * sizeof *p->cap)) ||
+        (!p->scratch && !(p->scratch = malloc((p->njobs ? p->njobs : 1) * sizeof *p->scratch))))
+        return -1;
+    for (size_t i = 0; i < p->njobs; i++)
+        p->cap[i] = -1;
+    return 0;
+}
+
+/* Whole steps: a round starts at now. Every running job by steps that will not finish
+ * within the round gets floor(rate x round) more steps; the round ends (at most now + round)
+ * at the latest instant a running job's work or whole steps end; the capped jobs' steps are
+ * spread over it. Returns the end. */
+static berth_us cap_round(struct berth__progress *p, berth_us now, berth_us round)
+{
+    size_t n = 0; /* gathered first: setting moves the heap */
+    for (size_t i = 0; i < p->ev.n; i++)
+        p->scratch[n++] = p->ev.heap[i].job;
+    berth_us last = now + 1;
+    for (size_t i = 0; i < n; i++) {
+        struct berth__job *j = &p->jobs[p->scratch[i]];
+        if (p->steps[j->idx] && p->stall_end[j->idx] <= now) {
+            advance(p, j, now);
+            p->cap[j->idx] = -1;
+            reschedule(p, j); /* its own rate again */
+            double whole = floor(j->rate * (double)round);
+            if (j->rate > 0 && j->work - j->done > whole) {
+                p->cap[j->idx] = j->done + whole;
+                berth_us m = now + ceil_us(whole / j->rate);
+                last = m > last ? m : last;
+                continue;
+            }
+        }
+        berth_us w = p->work_end[j->idx];
+        last = w != BERTH_TIME_NONE && w > last ? w : last;
+    }
+    berth_us end = last < now + round ? last : now + round;
+    p->round_end = end;
+    for (size_t i = 0; i < n; i++)
+        if (p->cap[p->scratch[i]] >= 0)
+            reschedule(p, &p->jobs[p->scratch[i]]);
+    return end;
+}
+
 berth_us berth__progress_round(struct berth__progress *p, berth_us now, berth_us round, int early)
 {
     berth_us end = now + round;
-    if (early && p->ev.n) {
+    if (early && p->cap && p->ev.n) {
+        berth_us last = cap_round(p, now, round);
+        end = last < end ? last : end;
+    } else if (early && p->ev.n) {
         berth_us last = now + 1;
         for (size_t i = 0; i < p->ev.n; i++) {
             berth_us w = p->work_end[p->ev.heap[i].job];
@@ -420,6 +483,8 @@ void berth__progress_free_jobs(struct berth__progress *p)
         free(*us[i]);
         *us[i] = NULL;
     }
+    free(p->cap);
+    p->cap = NULL;
     berth__events_free(&p->ev);
     free(p->steps);
     free(p->restarts);

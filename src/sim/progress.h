@@ -38,6 +38,9 @@ struct berth__progress {
     int ends;
     berth_us round_end;
     uint32_t *scratch;
+    /* whole steps (berth__progress_use_whole_steps): per job, the work it may reach in the
+     * round under way (its whole steps), < 0 when not capped */
+    double *cap;
     uint8_t *steps; /* per job: work in steps */
     berth_us *stall_end, *lost, *work_end;
     int32_t *restarts;
@@ -64,6 +67,12 @@ void berth__progress_free(struct berth__progress *p);
  * job whose work ends within a round keeps its GPUs to the round's end. 0, or -1 when out
  * of memory. */
 int berth__progress_use_ends(struct berth__progress *p, int release);
+/* Whole steps per round (Gavel's _get_num_steps, scheduler.py ~959-985: int(throughput x
+ * round) steps a round): at each round start (berth__progress_round) a job by steps that
+ * will not finish in the round may make only floor(rate x round) more steps, then holds its
+ * GPUs idle; the round's early end is the latest instant such a job's steps are done. Needs
+ * berth__progress_use_ends first. 0, or -1 when out of memory. */
+int berth__progress_use_whole_steps(struct berth__progress *p);
 /* A round starts at now (after its pass): its end is now + round or, with early, the latest
  * instant the work of a job holding GPUs ends if that comes first (Gavel, scheduler.py
  * ~1283-1290: a round lasts until its last dispatched job is done); with release, every job

@@ -28,6 +28,7 @@ void berth_sim_opts_init(struct berth_sim_opts *o)
     o->seed = 1;
     o->quantum_us = 60 * BERTH_US_PER_S;
     o->round_admit = o->round_release = o->round_jct = o->flat_progress = o->round_early_end = -1;
+    o->whole_steps = -1;
     o->fixed_speed = o->spread_rates = o->spread_wait = -1;
 }
 
@@ -50,6 +51,7 @@ struct timing {
     berth_us round; /* 0 in des mode */
     int admit, release, jct, flat;
     int early; /* rounds end early, when their jobs' work has (round > 0) */
+    int whole; /* whole steps per round (needs early) */
     berth_us min_realloc;
     int fixed;               /* every job by its duration */
     struct berth__spread sp; /* how gangs across servers run */
@@ -63,21 +65,21 @@ static int pick(int set, int dflt)
 
 /* Each mode's defaults: round length, the round switches, and the progress model. */
 static const struct mode_defaults {
-    int round_s, admit, release, jct, flat, early;
+    int round_s, admit, release, jct, flat, early, whole;
     int fixed;    /* every job by its duration */
     int measured; /* measured rates across servers (unless jobs run by duration) */
     /* the placement when --placement is not given (NULL: the policy's default) */
     const char *placement;
     int wait; /* consolidate-or-wait (berth's own; no peer does it) */
 } mode_defaults[] = {
-    /* round, admit, release, jct, flat, early, fixed, measured, placement, wait */
-    [BERTH_MODE_DES] = {0, 0, 0, 0, 0, 0, 0, 1, NULL, 1},      /* exact time */
-    [BERTH_MODE_ROUNDS] = {300, 1, 1, 0, 0, 0, 0, 1, NULL, 1}, /* rounds */
-    /* Gavel: rounds end at their latest finish, consolidated rates only */
-    [BERTH_MODE_GAVEL] = {360, 1, 1, 0, 0, 1, 0, 0, NULL, 0},
+    /* round, admit, release, jct, flat, early, whole, fixed, measured, placement, wait */
+    [BERTH_MODE_DES] = {0, 0, 0, 0, 0, 0, 0, 0, 1, NULL, 1},      /* exact time */
+    [BERTH_MODE_ROUNDS] = {300, 1, 1, 0, 0, 0, 0, 0, 1, NULL, 1}, /* rounds */
+    /* Gavel: rounds end at their latest finish, whole steps, consolidated rates only */
+    [BERTH_MODE_GAVEL] = {360, 1, 1, 0, 0, 1, 1, 0, 0, NULL, 0},
     /* Blox: its shipped scattered placement */
-    [BERTH_MODE_BLOX] = {300, 1, 1, 1, 1, 0, 0, 1, "blox-scattered", 0},
-    [BERTH_MODE_TIRESIAS] = {0, 0, 0, 0, 0, 0, 1, 0, NULL, 0}, /* Tiresias */
+    [BERTH_MODE_BLOX] = {300, 1, 1, 1, 1, 0, 0, 0, 1, "blox-scattered", 0},
+    [BERTH_MODE_TIRESIAS] = {0, 0, 0, 0, 0, 0, 0, 1, 0, NULL, 0}, /* Tiresias */
 };
 
 /* What each peer mode sets among a policy's own settings (sched/settings.h), when the
@@ -92,6 +94,9 @@ static const struct preset presets[] = {
     {BERTH_MODE_TIRESIAS, "exact_demotion", "0"},
     {BERTH_MODE_GAVEL, "fill", "0"},         /* Gavel leaves idle GPUs idle between rounds */
     {BERTH_MODE_GAVEL, "fastest_type", "0"}, /* Gavel's base fifo's type choice */
+    {BERTH_MODE_GAVEL, "zero_reset", "1"},   /* Gavel's _last_reset_time == 0 test */
+    {BERTH_MODE_GAVEL, "half_credit", "1"},  /* Gavel's half-round credit in time received */
+    {BERTH_MODE_GAVEL, "exec_time", "1"},    /* time received: Gavel's execution times */
 };
 
 static int resolve_timing(const struct berth_sim_opts *o, struct timing *t, struct berth_err *err)
@@ -111,6 +116,8 @@ static int resolve_timing(const struct berth_sim_opts *o, struct timing *t, stru
         .jct = pick(o->round_jct, d->jct),
         .flat = pick(o->flat_progress, d->flat),
         .early = pick(o->round_early_end, d->early) > 0,
+        /* the mode's whole steps go with its early round ends */
+        .whole = pick(o->whole_steps, d->whole && pick(o->round_early_end, d->early) > 0) > 0,
         .min_realloc = o->min_realloc_us,
         .fixed = fixed,
         .sp = {o->spread_factor > 0 ? o->spread_factor : 0,
@@ -123,6 +130,10 @@ static int resolve_timing(const struct berth_sim_opts *o, struct timing *t, stru
         return berth_err_set(err, BERTH_EINPUT,
                              "--round-admit, --round-release, --round-jct and --round-early-end "
                              "need a round mode (--mode rounds, gavel or blox)");
+    if (t->whole && !t->early)
+        return berth_err_set(err, BERTH_EINPUT,
+                             "--whole-steps on needs rounds that end early (--round-early-end "
+                             "on, as --mode gavel has them)");
     return 0;
 }
 
@@ -487,7 +498,8 @@ int berth_sim_run(const struct berth_trace *t, const struct berth_cluster *c,
                                    tm.release && !tm.early ? tm.round : 0, berth_trace_path(t),
                                    err)))
         goto done;
-    if (tm.early && berth__progress_use_ends(&p, tm.release)) {
+    if ((tm.early && berth__progress_use_ends(&p, tm.release)) ||
+        (tm.whole && berth__progress_use_whole_steps(&p))) {
         rc = berth_err_set(err, BERTH_ENOMEM, "sim: out of memory");
         goto done;
     }

@@ -314,18 +314,22 @@ static void generated_properties(void)
 /* Gavel's base fifo's type choice (fastest_type=0), with fill=0 as Gavel runs it, on three
  * types, gavel:8:8:4 (by name k80 4, p100 8, v100 8 GPUs), rounds of 360 s, re-solves at most
  * every 1920 s. Three jobs of 100 s at 0: J1 and J2 gangs of 8, J3 of 1. At 0 all queue; the
- * types with room sorted by name are [k80, p100, v100]. J1: candidates (room for 8) p100,
- * v100; Gavel draws random.Random(seed).randrange(2) and ignores it: J1 takes the loop
- * variable left over, v100 (the last name), which is then exactly full, so the drawn
- * candidate leaves the list. (Python, checked by a replica of fifo.py: seed 1 draws 0, seed
- * 5 draws 1, 0, 0.)
- * Seed 1: p100 leaves, J2 finds no candidate (k80 4, v100 0): the loop stops, J2 and J3 stay
- * unallocated until the re-solve at 2160 (the first round 1920 s after 0). Round 0: J1 on
- * v100 0-100. 2160: J1 is done, its v100 goes to the head J2; J3 gets v100 too (-1 left).
- * Round 2160 ranks both at x * 1e9, J2 first: 2160-2260; J3 at the round at 2520: 2520-2620.
- * Seed 5: v100 leaves the list, J2 (candidate p100, drawn 0) and J3 (k80, p100) both get
- * v100, over-subscribed; round 0: J1 only; 360: J2 (360-460); 720: J3 (720-820). p100 and
- * k80 stay idle throughout either way.
+ * types with room sorted by name are [k80, p100, v100]. For each queued job fifo.py walks
+ * that list to find the types that hold its gang (its candidates), draws
+ * random.Random(seed).randrange(candidates) and does not use it: the job takes the loop
+ * variable that walk leaves, the last type of the list, without a capacity check; when that
+ * type is then exactly full, the candidate at the drawn index leaves the list (seed 1 draws
+ * 0; seed 5 draws 1, then 0).
+ * J1: candidates p100, v100; it takes v100 (the list's last), now full.
+ * Seed 1: the drawn candidate p100 leaves: list [k80, v100]; J2 has no candidate (k80 4,
+ * v100 0): the loop stops, J2 and J3 wait for the re-solve at 2160 (the first round 1920 s
+ * after 0). There J1 is done, and its v100 goes to the head J2, whose gang fits it; the
+ * types with room are [k80, p100], so J3 takes p100. Both run 2160-2260.
+ * Seed 5: the drawn v100 leaves: list [k80, p100]; J2 (candidate p100) takes p100, now full,
+ * and p100 leaves; J3 (candidate k80) takes k80. All three run 0-100.
+ * (Gavel's own simulator, on the same three jobs by steps, puts them on the same types.)
+ * zero_reset=1, seed 1: the last reset was at time 0, which fifo's caller treats as none, so
+ * J1's finish is re-solved at the next round, 360: J2 and J3 run 360-460.
  * berth's own choice (fastest_type=1, no model: every type as fast, so the first with room in
  * cluster order v100, p100, k80): J1 v100, J2 p100, J3 k80: all run 0-100. */
 static const char *fifo3 = "job_id,arrival_s,duration_s,num_gpus\n"
@@ -339,12 +343,17 @@ static void fifo_gavel_type_choice(void)
     o.policy_settings = "fill=0,fastest_type=0";
     o.seed = 1;
     const struct want s1[] = {
-        {"J1", 0, 100, 0, "v100"}, {"J2", 2160, 2260, 0, "v100"}, {"J3", 2520, 2620, 0, "v100"}};
-    run_opts(fifo3, "gavel:8:8:4", &o, s1, 3, (100 + 2260 + 2620) / 3.0, 2620, 0, 0);
+        {"J1", 0, 100, 0, "v100"}, {"J2", 2160, 2260, 0, "v100"}, {"J3", 2160, 2260, 0, "p100"}};
+    run_opts(fifo3, "gavel:8:8:4", &o, s1, 3, (100 + 2260 + 2260) / 3.0, 2260, 0, 0);
+    o.policy_settings = "fill=0,fastest_type=0,zero_reset=1";
+    const struct want z1[] = {
+        {"J1", 0, 100, 0, "v100"}, {"J2", 360, 460, 0, "v100"}, {"J3", 360, 460, 0, "p100"}};
+    run_opts(fifo3, "gavel:8:8:4", &o, z1, 3, (100 + 460 + 460) / 3.0, 460, 0, 0);
+    o.policy_settings = "fill=0,fastest_type=0";
     o.seed = 5;
     const struct want s5[] = {
-        {"J1", 0, 100, 0, "v100"}, {"J2", 360, 460, 0, "v100"}, {"J3", 720, 820, 0, "v100"}};
-    run_opts(fifo3, "gavel:8:8:4", &o, s5, 3, (100 + 460 + 820) / 3.0, 820, 0, 0);
+        {"J1", 0, 100, 0, "v100"}, {"J2", 0, 100, 0, "p100"}, {"J3", 0, 100, 0, "k80"}};
+    run_opts(fifo3, "gavel:8:8:4", &o, s5, 3, 100, 100, 0, 0);
     o.policy_settings = "fill=0";
     const struct want b[] = {
         {"J1", 0, 100, 0, "v100"}, {"J2", 0, 100, 0, "p100"}, {"J3", 0, 100, 0, "k80"}};

@@ -305,6 +305,51 @@ static void round_modes(void)
     }
 }
 
+/* Whole steps per round (gavel mode's --whole-steps, Gavel's int(throughput x 360)), fifo
+ * on 1x2 v100, class W at 0.3125 steps/s (5/16: exact in binary), so a round's whole steps
+ * are floor(0.3125 x 360) = floor(112.5) = 112, done in 112 / 0.3125 = 358.4 s.
+ *     0  J1 (300 steps) alone: capped at 112, the round ends at 358.4 (not 360).
+ * 358.4  J1 has 188 left: 112 more, the round ends at 716.8. J2 (50 steps) arrives at 400
+ *        and is admitted at that end.
+ * 716.8  J1's last 76 steps take 243.2 s (ends 960), J2's 50 take 160 s (ends 876.8): both
+ *        finish within the round, which ends at 960.
+ * Without whole steps (rounds still end early): rounds at 0 and 360 (J1's work ends at 960,
+ * after a round's length), J2 is admitted at 720 and ends at 880; J1 still ends at 960 (its
+ * micro-tasks run back to back, so only the round ends move). Whole steps need rounds that
+ * end early. */
+static void whole_steps(void)
+{
+    struct berth_tput *m = berth__tput_new();
+    int v100 = 0, w = 0;
+    CHECK(m != NULL);
+    CHECK(!berth__tput_add_type(m, "v100", &v100) && !berth__tput_add_class(m, "W", &w));
+    CHECK(!berth__tput_add_point(m, w, v100, 1, 0, 0.3125));
+    const char *csv = "job_id,arrival_s,duration_s,num_gpus,job_type,total_steps\n"
+                      "J1,0,,1,W,300\nJ2,400,,1,W,50\n";
+    struct berth_sim_opts o = opts("fifo", m);
+    o.mode = BERTH_MODE_GAVEL;
+    struct simtest st;
+    if (!run(csv, "1x2:v100", &o, &st)) {
+        CHECK_DBL(fin(&st, "J1"), 960, 1e-6);
+        CHECK_DBL(start(&st, "J2"), 716.8, 1e-6);
+        CHECK_DBL(fin(&st, "J2"), 876.8, 1e-6);
+        simtest_free(&st);
+    }
+    o.whole_steps = 0;
+    if (!run(csv, "1x2:v100", &o, &st)) {
+        CHECK_DBL(fin(&st, "J1"), 960, 1e-6);
+        CHECK_DBL(start(&st, "J2"), 720, 0);
+        CHECK_DBL(fin(&st, "J2"), 880, 1e-6);
+        simtest_free(&st);
+    }
+    o.whole_steps = 1;
+    o.round_early_end = 0;
+    struct berth_err err = {0};
+    CHECK_I64(simtest_run_opts(csv, "1x2:v100", &o, &st, &err), BERTH_EINPUT);
+    CHECK_HAS(err.msg, "--whole-steps");
+    berth_tput_free(m);
+}
+
 /* Rounds that end early (Gavel's round end at the latest finish), gavel mode, fifo, 1x2.
  *    0  J1 (100 s) is alone: the round ends when its work does, at 100 (not 360).
  *  100  J2 (20 s, arrived 10) and J3 (500 s, at 50) were admitted at that end; the round ends
@@ -518,6 +563,7 @@ static const struct check_test tests[] = {
     {"restart_cost", restart_cost},
     {"round_modes", round_modes},
     {"round_early_end", round_early_end},
+    {"whole_steps", whole_steps},
     {"gavel_mode_colocated", gavel_mode_colocated},
     {"flat_progress", flat_progress},
     {"fairness_and_groups", fairness_and_groups},
