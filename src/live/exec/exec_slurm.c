@@ -21,11 +21,10 @@
 
 #define RETRY_US      (250 * 1000)          /* a "not yet" from Slurm is tried again after */
 #define ERR_LOG_EVERY (10 * BERTH_US_PER_S) /* an unreachable slurmctld is logged this often */
-#define POLL_DUTY     4 /* a read of the job list that took T waits 4 T for the next poll */
-#define NODES_EVERY   (5 * BERTH_US_PER_S) /* nodes are read this often (drain, down, back) */
-#define COMMENT       "berth:"             /* comments "berth:TAG:ID" mark berthd's Slurm jobs */
-#define OPT_OUT       "berth:slurm"        /* job_submit.lua marks jobs left to Slurm */
-#define SCOPE_EVERY   BERTH_US_PER_S       /* berth_scope (the heartbeat) is written this often */
+#define POLL_DUTY     4        /* a read of the job list that took T waits 4 T for the next poll */
+#define COMMENT       "berth:" /* comments "berth:TAG:ID" mark berthd's Slurm jobs */
+#define OPT_OUT       "berth:slurm"  /* job_submit.lua marks jobs left to Slurm */
+#define SCOPE_EVERY   BERTH_US_PER_S /* berth_scope (the heartbeat) is written this often */
 
 struct xslurm {
     const struct berth__exec_host *h;
@@ -51,8 +50,9 @@ struct xslurm {
     struct berth__slurm_node *nodes;
     size_t nnodes;
     int nodes_fetched;
-    berth_us nodes_at;
-    uint8_t *offline; /* per server: closed by this executor (drained, down) */
+    berth_us nodes_at, nodes_every; /* the next read; --slurm-node-poll */
+    berth_us nodes_forced_at;       /* the last read a job Slurm could not start asked for */
+    uint8_t *offline;               /* per server: closed by this executor (drained, down) */
     int32_t *outside; /* per server: GPUs Slurm jobs berth did not place hold (held out) */
     int32_t *count;   /* scratch for the same */
     struct berth__slurm_job *later; /* the recovery's list, counted at the next sync (after
@@ -337,13 +337,20 @@ static int slurm_open(const struct berth__exec_host *h, void **self,
     if (!rc)
         rc = berth__builder_build(&b, "slurm", inventory, err);
     berth__builder_free(&b);
-    free(nodes);
     if (rc) {
+        free(nodes);
         slurm_close(x);
         return rc;
     }
     x->inv = *inventory;
     *self = x;
+    /* this read is the first the loop applies (a node drained now is closed at the first
+     * sync); the next comes --slurm-node-poll later */
+    x->nodes = nodes;
+    x->nnodes = n;
+    x->nodes_fetched = 1;
+    x->nodes_every = h->slurm_node_poll_us > 0 ? h->slurm_node_poll_us : 5 * BERTH_US_PER_S;
+    x->nodes_at = h->now(h->ctx) + x->nodes_every;
     berth__exec_log(h, "berthd: slurm executor: %zu nodes%s%s, KillWait %u s, scope in %s\n", ns,
                     x->parts ? " of partitions " : "", x->parts ? x->parts : "", x->kill_wait_s,
                     x->scope_path);
@@ -549,7 +556,7 @@ static int slurm_launch(void *self, struct berth__ljob *j, berth_us now, struct 
     j->sl_placed_at = now;
     j->sl_placed_restarts = j->sl_restarts;
     j->sl_state = BERTH_SLURM_JOB_PENDING;
-    j->sl_held = j->sl_seen_run = j->sl_stop_due = 0;
+    j->sl_held = j->sl_seen_run = j->sl_stop_due = j->sl_unplaced = j->sl_node_na = 0;
     char what[48] = "";
     if (p.shards_per_node)
         snprintf(what, sizeof what, "%u shards", p.shards_per_node);
@@ -591,6 +598,8 @@ static int slurm_poll(void *self, struct berth__ljob *j)
             j->exit_signal = 15;
             return j->sl_held ? 1 : 0;
         }
+        if (j->sl_unplaced) /* berth held it back (its node closed): never started, once held */
+            return j->sl_held && j->sl_restarts == j->sl_placed_restarts ? 3 : 0;
         /* held again (BadConstraints, or someone held it), or requeued by Slurm itself */
         return j->sl_held || j->sl_restarts != j->sl_placed_restarts ? 2 : 0;
     case BERTH_SLURM_JOB_DONE:
@@ -769,6 +778,10 @@ static int update(struct xslurm *x, struct berth__ljob *j, const struct berth__s
     j->sl_restarts = sj->restarts;
     j->sl_exit_code = sj->exit_code;
     j->sl_exit_signal = sj->exit_signal;
+    j->sl_node_na = sj->state == BERTH_SLURM_JOB_PENDING && !sj->held &&
+                    !strncmp(sj->reason, "ReqNodeNotAvail", strlen("ReqNodeNotAvail"));
+    if (sj->state != BERTH_SLURM_JOB_PENDING)
+        j->sl_unplaced = 0; /* Slurm started it before the hold: it runs (or ran) there */
     struct berth_err e = {0};
     if (berth__lstate_final(j->state)) { /* over in berth: nothing of it may wait in Slurm */
         if (sj->state == BERTH_SLURM_JOB_PENDING)
@@ -928,13 +941,69 @@ static void count_outside(struct xslurm *x, const struct berth__slurm_job *jobs,
     }
 }
 
+/* The first node of j's attempt this executor closed (drained, down, gone), or NULL. */
+static const char *closed_node(const struct xslurm *x, const struct berth__ljob *j)
+{
+    for (int32_t i = 0; i < j->npslots; i++)
+        if (j->pslots[i].server < x->inv->nsrv && x->offline[j->pslots[i].server])
+            return x->inv->srv[j->pslots[i].server].name;
+    return NULL;
+}
+
+/* A job berth released that Slurm has not started, and cannot start where berth placed it:
+ * a node of it closed since (drained, down, gone: the node poll saw it, or Slurm says
+ * ReqNodeNotAvail, and then the nodes are read at once). It is held again; once a poll
+ * shows it held, poll says it never started, and the loop queues it to be placed again. */
+static void unstartable(struct xslurm *x, struct berth__ljob *j, berth_us now)
+{
+    if (!j->proc || j->then != BERTH_THEN_FINISH || !j->slurm_id || j->sl_gone || j->sl_unplaced ||
+        j->sl_seen_run || j->sl_state != BERTH_SLURM_JOB_PENDING || j->sl_held ||
+        j->sl_completing || j->sl_restarts != j->sl_placed_restarts)
+        return;
+    const char *away = closed_node(x, j);
+    if (!away && j->sl_node_na && now - x->nodes_forced_at >= BERTH_US_PER_S) {
+        struct berth_err e = {0};
+        x->nodes_forced_at = now;
+        free(x->nodes);
+        x->nodes = NULL;
+        if (!berth__slurm_nodes(x->s, &x->nodes, &x->nnodes, &e)) {
+            apply_nodes(x);
+            x->nodes_at = now + x->nodes_every;
+        }
+        x->nodes_fetched = 0;
+        away = closed_node(x, j);
+    }
+    if (!away)
+        return;
+    struct berth_err e = {0};
+    if (berth__slurm_hold(x->s, j->slurm_id, &e)) {
+        berth__exec_log(x->h, "berthd: job %s: %s\n", j->idstr, e.msg);
+        return;
+    }
+    j->sl_unplaced = 1; /* a start that raced the hold shows RUNNING next poll and clears it */
+    berth__ljob_note(j, now, j->state,
+                     "Slurm has not started Slurm job %u and node %s is closed: held again",
+                     j->slurm_id, away);
+    char what[BERTH_SLURM_NAME_MAX + 64];
+    snprintf(what, sizeof what, "attempt %d not started on closed node %s: held again", j->attempt,
+             away);
+    decision(x, j, what);
+    berth__exec_log(x->h, "berthd: job %s: Slurm job %u not started, node %s closed: held again\n",
+                    j->idstr, j->slurm_id, away);
+}
+
 static int slurm_sync(void *self, berth_us now, struct berth_err *err)
 {
     struct xslurm *x = self;
     const struct berth__exec_host *h = x->h;
     struct berth__ljob *j;
     size_t at = 0;
+    if (x->nodes_fetched && x->mapped) { /* after recovery re-adopted the journaled jobs */
+        apply_nodes(x);
+        x->nodes_fetched = 0;
+    }
     while ((j = h->next_job(h->ctx, BERTH_EXEC_BUSY, &at))) { /* stops asked, or refused */
+        unstartable(x, j, now);
         if (j->proc && j->sl_signal_due) {
             struct berth_err e = {0};
             j->sl_signal_due = 0;
@@ -946,10 +1015,6 @@ static int slurm_sync(void *self, berth_us now, struct berth_err *err)
         }
         if (j->proc && j->sl_stop_due && now >= j->launch_at)
             try_stop(x, j, now);
-    }
-    if (x->nodes_fetched) {
-        apply_nodes(x);
-        x->nodes_fetched = 0;
     }
     slurm_fetch(x, now); /* unless the loop fetched already */
     if (x->later && x->mapped && !(x->fetched && !x->fetch_rc && x->changed)) {
@@ -1030,12 +1095,13 @@ static void slurm_prefetch(void *self)
         free(x->nodes);
         x->nodes = NULL;
         x->nodes_fetched = !berth__slurm_nodes(x->s, &x->nodes, &x->nnodes, &e);
-        x->nodes_at = now + NODES_EVERY;
+        x->nodes_at = now + x->nodes_every;
     }
 }
 
 const struct berth__executor berth__exec_slurm = {.name = "slurm",
                                                   .lost = "Slurm requeued, held or forgot it",
+                                                  .unstarted = "Slurm could not start it there",
                                                   .open = slurm_open,
                                                   .close = slurm_close,
                                                   .prefetch = slurm_prefetch,
