@@ -327,6 +327,7 @@ static int fill_job(struct berth__slurm *s, const slurm_job_info_t *j, struct be
         o->state = BERTH_SLURM_JOB_FAILED;
     }
     o->completing = (j->job_state & JOB_COMPLETING) != 0;
+    o->timed_out = base == JOB_TIMEOUT;
     o->held = base == JOB_PENDING && j->priority == 0;
     snprintf(o->state_name, sizeof o->state_name, "%s", slurm_job_state_string(j->job_state));
     snprintf(o->reason, sizeof o->reason, "%s", slurm_job_reason_string(j->state_reason));
@@ -494,6 +495,11 @@ int berth__slurm_submit_held(struct berth__slurm *s, const struct berth__slurm_s
     if (sub->time_limit_us > 0)
         d.time_limit =
             (uint32_t)((sub->time_limit_us + 60 * BERTH_US_PER_S - 1) / (60 * BERTH_US_PER_S));
+    if (sub->warn_signal > 0) {
+        d.warn_signal = (uint16_t)sub->warn_signal;
+        d.warn_time = (uint16_t)(sub->warn_s > 65535 ? 65535 : sub->warn_s);
+        d.warn_flags = KILL_JOB_BATCH;
+    }
 
     submit_response_msg_t *resp = NULL;
     rc = slurm_submit_batch_job(&d, &resp);
@@ -622,6 +628,39 @@ int berth__slurm_admin_comment(struct berth__slurm *s, uint32_t id, const char *
     d.admin_comment = (char *)text;
     if (slurm_update_job(&d) != SLURM_SUCCESS)
         return fail(s, e, 0, "admin comment", id);
+    return 0;
+}
+
+int berth__slurm_set_time_limit(struct berth__slurm *s, uint32_t id, berth_us limit_us,
+                                struct berth_err *e)
+{
+    job_desc_msg_t d;
+    slurm_init_job_desc_msg(&d);
+    d.job_id = id;
+    d.time_limit = (uint32_t)((limit_us + 60 * BERTH_US_PER_S - 1) / (60 * BERTH_US_PER_S));
+    if (slurm_update_job(&d) != SLURM_SUCCESS)
+        return fail(s, e, 0, "time limit", id);
+    return 0;
+}
+
+int berth__slurm_job_script(struct berth__slurm *s, uint32_t id, char **script, struct berth_err *e)
+{
+    size_t len = 0;
+    *script = NULL;
+    FILE *f = open_memstream(script, &len);
+    if (!f)
+        return berth_err_set(e, BERTH_ENOMEM, "out of memory");
+    int rc = slurm_job_batch_script(f, id);
+    if (fclose(f) || !*script) {
+        free(*script);
+        *script = NULL;
+        return berth_err_set(e, BERTH_ENOMEM, "out of memory");
+    }
+    if (rc != SLURM_SUCCESS) {
+        free(*script);
+        *script = NULL;
+        return fail(s, e, 0, "batch script", id);
+    }
     return 0;
 }
 

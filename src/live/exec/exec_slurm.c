@@ -23,8 +23,11 @@
 #define ERR_LOG_EVERY (10 * BERTH_US_PER_S) /* an unreachable slurmctld is logged this often */
 #define POLL_DUTY     4        /* a read of the job list that took T waits 4 T for the next poll */
 #define COMMENT       "berth:" /* comments "berth:TAG:ID" mark berthd's Slurm jobs */
-#define OPT_OUT       "berth:slurm"  /* job_submit.lua marks jobs left to Slurm */
-#define SCOPE_EVERY   BERTH_US_PER_S /* berth_scope (the heartbeat) is written this often */
+#define OPT_OUT       "berth:slurm" /* job_submit.lua marks jobs left to Slurm */
+/* an adopted job's Slurm time limit is its --time plus this: berth enforces --time (signal,
+ * grace, cancel) before Slurm's checks (every 30 s or so) could race it */
+#define SLURM_LIMIT_MARGIN (60 * BERTH_US_PER_S)
+#define SCOPE_EVERY        BERTH_US_PER_S /* berth_scope (the heartbeat) is written this often */
 
 struct xslurm {
     const struct berth__exec_host *h;
@@ -450,6 +453,12 @@ static int submit(struct xslurm *x, struct berth__ljob *j, int first, struct ber
                                       .uid = j->uid,
                                       .gid = j->gid,
                                       .set_owner = h->files->multi_user};
+    if (j->spec.time_limit_us > 0) { /* Slurm's limit backs berth's up (berthd away) */
+        sub.time_limit_us =
+            j->spec.time_limit_us + (j->grace_us > 0 ? j->grace_us : 0) + SLURM_LIMIT_MARGIN;
+        sub.warn_signal = j->ckpt_sig > 0 ? j->ckpt_sig : 15;
+        sub.warn_s = (uint32_t)(j->grace_us / BERTH_US_PER_S);
+    }
     uint32_t id = 0;
     if (!rc)
         rc = berth__slurm_submit_held(x->s, &sub, &id, err);
@@ -626,7 +635,7 @@ static void try_stop(struct xslurm *x, struct berth__ljob *j, berth_us now)
     int rc = 0;
     if (!j->slurm_id || j->sl_gone || j->sl_state >= BERTH_SLURM_JOB_DONE)
         rc = 0;
-    else if (j->then == BERTH_THEN_CANCEL)
+    else if (j->then == BERTH_THEN_CANCEL || j->then == BERTH_THEN_TIMEOUT)
         rc = berth__slurm_cancel(x->s, j->slurm_id, &e);
     else if (j->sl_state == BERTH_SLURM_JOB_PENDING)
         rc = j->sl_held ? 0 : berth__slurm_hold(x->s, j->slurm_id, &e);
@@ -639,7 +648,10 @@ static void try_stop(struct xslurm *x, struct berth__ljob *j, berth_us now)
     }
     j->sl_stop_due = 0;
     if (!rc && j->then != BERTH_THEN_CANCEL && j->sl_state != BERTH_SLURM_JOB_PENDING)
-        decision(x, j, j->then == BERTH_THEN_RESTART ? "requeued to move or resize" : "preempted");
+        decision(x, j,
+                 j->then == BERTH_THEN_RESTART   ? "requeued to move or resize"
+                 : j->then == BERTH_THEN_TIMEOUT ? "cancelled at its time limit"
+                                                 : "preempted");
     if (rc)
         berth__exec_log(x->h, "berthd: job %s: %s\n", j->idstr, e.msg);
     else if (j->sl_state == BERTH_SLURM_JOB_PENDING && j->then != BERTH_THEN_CANCEL)
@@ -651,11 +663,13 @@ static void try_stop(struct xslurm *x, struct berth__ljob *j, berth_us now)
 static void slurm_stop(void *self, struct berth__ljob *j, int force)
 {
     (void)self;
-    int own =
-        own_signal(j) && j->then != BERTH_THEN_CANCEL && j->sl_state == BERTH_SLURM_JOB_RUNNING;
-    if (!force && own) { /* its own signal now, the requeue when the grace is over */
+    /* its own signal first (a preemption, a move), or at its time limit its checkpoint
+     * signal (SIGTERM, or an sbatch job's --signal): the requeue or the cancel follows when
+     * the grace is over */
+    int first = j->then == BERTH_THEN_TIMEOUT || (own_signal(j) && j->then != BERTH_THEN_CANCEL);
+    if (!force && first && j->sl_state == BERTH_SLURM_JOB_RUNNING) {
         j->sl_signal_due = 1;
-    } else if (!force || (own_signal(j) && j->then != BERTH_THEN_CANCEL)) {
+    } else if (!force || first) {
         j->sl_stop_due = 1;
         j->launch_at = 0;
     }
@@ -669,7 +683,41 @@ static int slurm_started(void *self, const struct berth__ljob *j)
 
 /* ---- the poll of slurmctld ---- */
 
-/* An sbatch job (held by job_submit.lua) becomes a berth job of the same shape. */
+/* An sbatch job's #SBATCH --signal=[B:]SIG@SECS (22.05's job records do not carry it; the
+ * script does, unless it came on sbatch's command line): *sig and *lead_us when found. */
+static void script_signal(struct xslurm *x, const struct berth__slurm_job *sj, int *sig,
+                          berth_us *lead_us)
+{
+    char *script = NULL, name[16];
+    uint32_t lead = 0;
+    bool batch = false;
+    struct berth_err e = {0};
+    int rc = berth__slurm_job_script(x->s, sj->id, &script, &e);
+    if (!rc)
+        rc = berth__slurm_parse_signal(script, name, sizeof name, &lead, &batch, &e);
+    free(script);
+    if (rc <= 0) {
+        if (rc < 0)
+            berth__exec_log(x->h, "berthd: Slurm job %u: %s (its signal stays SIGTERM)\n", sj->id,
+                            e.msg);
+        return;
+    }
+    int s =
+        name[0] >= '0' && name[0] <= '9' ? (int)strtol(name, NULL, 10) : berth__signal_find(name);
+    if (s <= 0 || berth__signal_find(berth__signal_name(s)) != s) {
+        berth__exec_log(x->h,
+                        "berthd: Slurm job %u: --signal %s is not a checkpoint signal berth "
+                        "sends (its signal stays SIGTERM)\n",
+                        sj->id, name);
+        return;
+    }
+    *sig = s;
+    *lead_us = (berth_us)lead * BERTH_US_PER_S;
+}
+
+/* An sbatch job (held by job_submit.lua) becomes a berth job of the same shape; its --time is
+ * berth's time limit, its --signal=SIG@SECS the checkpoint signal sent SECS before it (the
+ * limit then is --time less SECS, the grace SECS), else SIGTERM and KillWait. */
 static int adopt(struct xslurm *x, const struct berth__slurm_job *sj, berth_us now,
                  struct berth_err *err)
 {
@@ -695,11 +743,21 @@ static int adopt(struct xslurm *x, const struct berth__slurm_job *sj, berth_us n
     snprintf(uid, sizeof uid, "uid%u", sj->uid);
     char sid[16];
     snprintf(sid, sizeof sid, "%u", sj->id);
+    int sig = 15;
+    berth_us lead = 0, grace = (berth_us)x->kill_wait_s * BERTH_US_PER_S, limit = sj->time_limit_us;
+    script_signal(x, sj, &sig, &lead);
+    if (sig != 15 || lead) { /* Slurm's lead time is berth's grace, before the same end */
+        grace = lead;
+        limit = limit > lead ? limit - lead : limit ? BERTH_US_PER_S : 0;
+    }
     json_t *o =
-        json_pack("{s:[s,s,s],s:i,s:f,s:s,s:s,s:b,s:f}", "argv", "sbatch", "job", sid, "gpus",
-                  (int)gpus, "gpu_share", share, "gpu_type", type, "name",
+        json_pack("{s:[s,s,s],s:i,s:f,s:s,s:s,s:b,s:f,s:s,s:f}", "argv", "sbatch", "job", sid,
+                  "gpus", (int)gpus, "gpu_share", share, "gpu_type", type, "name",
                   sj->name[0] ? sj->name : "sbatch", "single_server", nodes == 1 && gpus > 0,
-                  "est_s", sj->time_limit_us ? (double)sj->time_limit_us / 1e6 : 3600.0);
+                  "est_s", sj->time_limit_us ? (double)sj->time_limit_us / 1e6 : 3600.0,
+                  "checkpoint_signal", berth__signal_name(sig), "grace_s", (double)grace / 1e6);
+    if (o && limit)
+        json_object_set_new(o, "time_limit_s", json_real((double)limit / 1e6));
     struct berth__ljob *j = NULL;
     int rc = o ? berth__ljob_from_submit(o, sj->user[0] ? sj->user : uid, sj->uid, sj->gid, &j, err)
                : berth_err_set(err, BERTH_ENOMEM, "out of memory");
@@ -713,7 +771,6 @@ static int adopt(struct xslurm *x, const struct berth__slurm_job *sj, berth_us n
         return rc == BERTH_ENOMEM ? rc : map_put(x, sj->id, UINT32_MAX) ? BERTH_ENOMEM : 0;
     }
     j->foreign = 1;
-    j->grace_us = (berth_us)x->kill_wait_s * BERTH_US_PER_S;
     j->submit_us = sj->submit_us ? sj->submit_us : now;
     if ((rc = berth__ljob_note(j, now, j->state, "submitted to Slurm by %s as job %u: adopted",
                                j->user, sj->id)) ||
@@ -723,6 +780,11 @@ static int adopt(struct xslurm *x, const struct berth__slurm_job *sj, berth_us n
     }
     if ((rc = bind(x, j, sj->id, err)))
         return rc;
+    struct berth_err e = {0};
+    if (sj->time_limit_us && /* berth enforces it; Slurm's, a minute later, backs it up */
+        berth__slurm_set_time_limit(x->s, sj->id, sj->time_limit_us + SLURM_LIMIT_MARGIN, &e))
+        berth__exec_log(h, "berthd: Slurm job %u: %s (Slurm's own time limit may come first)\n",
+                        sj->id, e.msg);
     berth__exec_log(h, "berthd: Slurm job %u of %s adopted as job %s (%u GPUs%s%s)\n", sj->id,
                     j->user, j->idstr, gpus, type[0] ? " " : "", type);
     return h->save(h->ctx, j, err);
@@ -812,7 +874,13 @@ static int update(struct xslurm *x, struct berth__ljob *j, const struct berth__s
         h->pass_due(h->ctx);
         return rc ? rc : h->save(h->ctx, j, err);
     }
-    if (sj->state == BERTH_SLURM_JOB_CANCELLED && j->then != BERTH_THEN_CANCEL) {
+    if (sj->timed_out && j->proc && j->then == BERTH_THEN_FINISH) {
+        j->then = BERTH_THEN_TIMEOUT; /* Slurm's own limit came first (or berthd was away) */
+        berth__ljob_note(j, now, j->state, "Slurm stopped job %u at its time limit", sj->id);
+        return 0;
+    }
+    if (sj->state == BERTH_SLURM_JOB_CANCELLED && j->then != BERTH_THEN_CANCEL &&
+        j->then != BERTH_THEN_TIMEOUT) {
         int rc = h->cancel(h->ctx, j, now, err);
         berth__ljob_note(j, now, j->state, "cancelled in Slurm (job %u)", sj->id);
         h->pass_due(h->ctx);
@@ -1010,8 +1078,10 @@ static int slurm_sync(void *self, berth_us now, struct berth_err *err)
             if (berth__slurm_signal(x->s, j->slurm_id, j->ckpt_sig, &e))
                 berth__exec_log(h, "berthd: job %s: %s\n", j->idstr, e.msg);
             else
-                berth__ljob_note(j, now, j->state, "%s sent through Slurm: requeued in %.0f s",
-                                 berth__signal_name(j->ckpt_sig), (double)j->grace_us / 1e6);
+                berth__ljob_note(j, now, j->state, "%s sent through Slurm: %s in %.0f s",
+                                 berth__signal_name(j->ckpt_sig),
+                                 j->then == BERTH_THEN_TIMEOUT ? "cancelled" : "requeued",
+                                 (double)j->grace_us / 1e6);
         }
         if (j->proc && j->sl_stop_due && now >= j->launch_at)
             try_stop(x, j, now);
