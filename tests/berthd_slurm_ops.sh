@@ -216,7 +216,10 @@ dc=$(cd "$J" && sbatch --parsable -p v100 -D "$J" -o /dev/null --gres=gpu:1 --wr
 wait_for 60 "berthd to adopt DA and DC" eval 'adopted "$da" && adopted "$dc"'
 adopted "$db" && bad "DB was adopted before DA ended" || ok "DB (afterok DA) waits outside berth's queue while DA runs"
 touch "$J/go.da"
-wait_for 60 "berthd to adopt DB once DA completed" adopted "$db" && ok "DB adopted once its dependency is fulfilled"
+# Slurm marks a held job's dependency fulfilled in its periodic pass (up to 60 s here, seen
+# 61 s after DA ended), without counting it as a change: berthd sees it at its next whole
+# read of the job list (every 10 s)
+wait_for 120 "berthd to adopt DB once DA completed" adopted "$db" && ok "DB adopted once its dependency is fulfilled"
 wait_for 60 "DB to run" eval '[ -s "$J/db.out" ]' && has "$J/db.out" "db-ran" "DB ran after DA"
 
 # ---- G. n2 leaves Slurm's node list (state FUTURE: scontrol shows "not found") and comes

@@ -41,7 +41,7 @@ wait_for 60 "berth to release U on $on" noted "$u" "released on $on "
 su=$(field "$u" slurm_job)
 wait_for 60 "berthd to take U's attempt back" noted "$u" "never started" &&
     ok "berthd takes back the attempt Slurm could not start on the drained $on"
-noted "$u" "node $on is closed: held again" && ok "U's history says why: $on is closed" ||
+noted "$u" "and node $on is closed: held again" && ok "U's history says why: $on is closed" ||
     bad "U: $(notes "$u" | tr '\n' '|')"
 grep -q "slurm node $on is .*nothing new is placed there" "$W/berthd.log" && ok "berthd read the nodes at once and closed $on" ||
     bad "berthd log: $(grep "slurm node" "$W/berthd.log" | tr '\n' '|')"

@@ -27,7 +27,10 @@
 /* an adopted job's Slurm time limit is its --time plus this: berth enforces --time (signal,
  * grace, cancel) before Slurm's checks (every 30 s or so) could race it */
 #define SLURM_LIMIT_MARGIN (60 * BERTH_US_PER_S)
-#define SCOPE_EVERY        BERTH_US_PER_S /* berth_scope (the heartbeat) is written this often */
+/* the whole job list is read this often even when Slurm says nothing changed: it does not
+ * count some changes (a held job's --dependency fulfilled by its periodic pass) as one */
+#define FULL_READ_EVERY (10 * BERTH_US_PER_S)
+#define SCOPE_EVERY     BERTH_US_PER_S /* berth_scope (the heartbeat) is written this often */
 
 struct xslurm {
     const struct berth__exec_host *h;
@@ -47,7 +50,7 @@ struct xslurm {
     struct berth__slurm_job *jobs;
     size_t njobs;
     struct berth_err fetch_err;
-    berth_us next_poll;
+    berth_us next_poll, full_at; /* the next poll; the next whole read */
     /* the nodes, read every NODES_EVERY by slurm_prefetch: a node drained, down or not
      * responding is reserved (no placement there) once idle, and given back when it returns */
     struct berth__slurm_node *nodes;
@@ -842,8 +845,11 @@ static int update(struct xslurm *x, struct berth__ljob *j, const struct berth__s
     j->sl_exit_signal = sj->exit_signal;
     j->sl_node_na = sj->state == BERTH_SLURM_JOB_PENDING && !sj->held &&
                     !strncmp(sj->reason, "ReqNodeNotAvail", strlen("ReqNodeNotAvail"));
-    if (sj->state != BERTH_SLURM_JOB_PENDING)
-        j->sl_unplaced = 0; /* Slurm started it before the hold: it runs (or ran) there */
+    if (sj->state != BERTH_SLURM_JOB_PENDING && j->sl_unplaced) { /* it started before the hold */
+        j->sl_unplaced = 0;
+        berth__ljob_note(j, now, j->state, "Slurm had started job %u before the hold: it runs on",
+                         sj->id);
+    }
     struct berth_err e = {0};
     if (berth__lstate_final(j->state)) { /* over in berth: nothing of it may wait in Slurm */
         if (sj->state == BERTH_SLURM_JOB_PENDING)
@@ -902,7 +908,13 @@ static void slurm_fetch(struct xslurm *x, berth_us now)
     if (x->fetched || now < x->next_poll)
         return;
     berth_us t0 = mono_us();
-    x->fetch_rc = berth__slurm_jobs_poll(x->s, &x->jobs, &x->njobs, &x->changed, &x->fetch_err);
+    if (now >= x->full_at) {
+        x->fetch_rc = berth__slurm_jobs(x->s, &x->jobs, &x->njobs, &x->fetch_err);
+        x->changed = !x->fetch_rc;
+        x->full_at = now + FULL_READ_EVERY;
+    } else {
+        x->fetch_rc = berth__slurm_jobs_poll(x->s, &x->jobs, &x->njobs, &x->changed, &x->fetch_err);
+    }
     x->fetched = 1;
     if (x->changed)
         x->next_poll = now + POLL_DUTY * (mono_us() - t0);
@@ -1050,7 +1062,7 @@ static void unstartable(struct xslurm *x, struct berth__ljob *j, berth_us now)
     }
     j->sl_unplaced = 1; /* a start that raced the hold shows RUNNING next poll and clears it */
     berth__ljob_note(j, now, j->state,
-                     "Slurm has not started Slurm job %u and node %s is closed: held again",
+                     "Slurm was not seen starting Slurm job %u and node %s is closed: held again",
                      j->slurm_id, away);
     char what[BERTH_SLURM_NAME_MAX + 64];
     snprintf(what, sizeof what, "attempt %d not started on closed node %s: held again", j->attempt,
