@@ -17,16 +17,7 @@ slurm_require berthd_slurm "$(dirname "$BERTH")/tests/slurm_api_test"
 
 slurm_berthd_cluster
 
-# submit BODY: prints the new job's id
-submit() { api POST /v1/jobs "$1" | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])'; }
-# sq SLURM_ID FORMAT: one squeue field list of a Slurm job
-sq() { squeue -h -j "$1" -o "$2" 2>/dev/null; }
 slurm_of() { api GET "/v1/jobs/$1" "" "$ROOT" >/dev/null && jf slurm_job; }
-# notes ID: the job's history notes, one a line
-notes() {
-    api GET "/v1/jobs/$1" "" "$ROOT" >/dev/null
-    python3 -c 'import json,sys; [print(h["note"]) for h in json.load(open(sys.argv[1]))["history"]]' "$W/body"
-}
 # final ID: the job is over (completed, failed or cancelled)
 final() {
     api GET "/v1/jobs/$1" "" "$ROOT" >/dev/null

@@ -14,7 +14,6 @@ slurm_require berthd_slurm_runbook "$(dirname "$BERTH")/tests/slurm_api_test"
 
 slurm_berthd_cluster
 E=$C/etc
-sq() { squeue -h -j "$1" -o "$2" 2>/dev/null; }
 sb() { (cd "$J" && sbatch --parsable -D "$J" -o /dev/null "$@"); }
 running() { [ "$(sq "$1" %T)" = RUNNING ]; }
 held() { [ "$(sq "$1" %r)" = JobHeldUser ]; }

@@ -234,6 +234,14 @@ int berth__engine_requeue(struct berth__engine *e, uint32_t ji, berth_us now, st
     return 0;
 }
 
+int berth__engine_unstart(struct berth__engine *e, uint32_t ji, berth_us now, struct berth_err *err)
+{
+    struct berth__job *j = &e->jobs[ji];
+    if (j->state == BERTH_JOB_RUNNING)
+        j->since = now; /* nothing attained since the start that did not happen */
+    return berth__engine_requeue(e, ji, now, err);
+}
+
 int berth__engine_adopt(struct berth__engine *e, uint32_t ji, const struct berth__slot *slots,
                         int32_t n, berth_us now, struct berth_err *err)
 {

@@ -88,6 +88,10 @@ int berth__engine_finish(struct berth__engine *e, uint32_t j, berth_us now, stru
  * BERTH_EINPUT when the slots are not free. */
 int berth__engine_cancel(struct berth__engine *e, uint32_t j, berth_us now, struct berth_err *err);
 int berth__engine_requeue(struct berth__engine *e, uint32_t j, berth_us now, struct berth_err *err);
+/* Unstart: a running job's start never happened (its executor could not start it where it
+ * was placed): pending again like a requeue, its GPUs free, but no run time or GPU time
+ * counted for the time since it was placed. */
+int berth__engine_unstart(struct berth__engine *e, uint32_t j, berth_us now, struct berth_err *err);
 int berth__engine_adopt(struct berth__engine *e, uint32_t j, const struct berth__slot *slots,
                         int32_t n, berth_us now, struct berth_err *err);
 /* A job's expected run time becomes est_us (berthd: the job ran past the estimate its user

@@ -1,6 +1,6 @@
-/* The libslurm 22.05 side of slurm_api.h: every libslurm call berth makes lives here (the
- * ABI changes with each Slurm release, so nothing else includes slurm.h). Compiled only
- * when CMake finds libslurm; slurm_stub.c stands in otherwise. */
+/* The libslurm side of slurm_api.h (22.05 or 24.11: slurm_compat.h): every libslurm call berth
+ * makes lives here (the ABI changes with each Slurm release, so nothing else includes slurm.h).
+ * Compiled only when CMake finds libslurm; slurm_stub.c stands in otherwise. */
 #include <errno.h>
 #include <pwd.h>
 #include <signal.h>
@@ -15,16 +15,12 @@
 #include <slurm/slurm_errno.h>
 
 #include "slurmapi/slurm_api.h"
+#include "slurmapi/slurm_compat.h"
 
-#if SLURM_VERSION_NUMBER < SLURM_VERSION_NUM(22, 5, 0) ||                                          \
-    SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(22, 6, 0)
-#error "src/slurmapi is written against Slurm 22.05 (libslurm.so.38); see docs/slurm.md"
-#endif
-
-/* exported by libslurm 22.05 but not declared in its headers */
+/* exported by libslurm but not declared in its headers (the reason's name: slurm_compat.h) */
 extern void slurm_xfree(void **item);
 extern char *slurm_job_state_string(uint32_t inx);
-extern char *slurm_job_reason_string(int inx);
+extern char *berth_slurm_reason_string(int inx);
 extern char *slurm_node_state_string(uint32_t inx);
 
 /* Jobs this handle requeued lately, for the same-node gap: a requeued pending job's
@@ -67,7 +63,7 @@ static berth_us secs_us(time_t t)
 static int fail(struct berth__slurm *s, struct berth_err *e, int err, const char *what, uint32_t id)
 {
     if (err == 0)
-        err = slurm_get_errno();
+        err = berth_slurm_errno();
     s->last_errno = err;
     int code = err == ESLURM_INVALID_JOB_ID ? BERTH_EINPUT : BERTH_EIO;
     if (id)
@@ -327,9 +323,10 @@ static int fill_job(struct berth__slurm *s, const slurm_job_info_t *j, struct be
         o->state = BERTH_SLURM_JOB_FAILED;
     }
     o->completing = (j->job_state & JOB_COMPLETING) != 0;
+    o->timed_out = base == JOB_TIMEOUT;
     o->held = base == JOB_PENDING && j->priority == 0;
     snprintf(o->state_name, sizeof o->state_name, "%s", slurm_job_state_string(j->job_state));
-    snprintf(o->reason, sizeof o->reason, "%s", slurm_job_reason_string(j->state_reason));
+    snprintf(o->reason, sizeof o->reason, "%s", berth_slurm_reason_string(j->state_reason));
     o->uid = j->user_id;
     o->gid = j->group_id;
     user_name(s, j->user_id, o->user);
@@ -402,7 +399,7 @@ int berth__slurm_jobs_poll(struct berth__slurm *s, struct berth__slurm_job **job
     *n = 0;
     *changed = false;
     int rc = slurm_load_jobs(s->jobs_update, &msg, SHOW_ALL | SHOW_DETAIL);
-    if (rc != SLURM_SUCCESS && slurm_get_errno() == SLURM_NO_CHANGE_IN_DATA)
+    if (rc != SLURM_SUCCESS && berth_slurm_errno() == SLURM_NO_CHANGE_IN_DATA)
         return 0;
     if (rc != SLURM_SUCCESS)
         return fail(s, e, 0, "polling jobs", 0);
@@ -494,6 +491,11 @@ int berth__slurm_submit_held(struct berth__slurm *s, const struct berth__slurm_s
     if (sub->time_limit_us > 0)
         d.time_limit =
             (uint32_t)((sub->time_limit_us + 60 * BERTH_US_PER_S - 1) / (60 * BERTH_US_PER_S));
+    if (sub->warn_signal > 0) {
+        d.warn_signal = (uint16_t)sub->warn_signal;
+        d.warn_time = (uint16_t)(sub->warn_s > 65535 ? 65535 : sub->warn_s);
+        d.warn_flags = KILL_JOB_BATCH;
+    }
 
     submit_response_msg_t *resp = NULL;
     rc = slurm_submit_batch_job(&d, &resp);
@@ -509,7 +511,7 @@ int berth__slurm_submit_held(struct berth__slurm *s, const struct berth__slurm_s
 /* Whether the host lists a and b share a node; -1 when one cannot be read. */
 static int overlap(const char *a, const char *b)
 {
-    hostlist_t ha = slurm_hostlist_create(a), hb = slurm_hostlist_create(b);
+    berth_hostlist ha = slurm_hostlist_create(a), hb = slurm_hostlist_create(b);
     int found = ha && hb ? 0 : -1;
     char *h;
     while (found == 0 && hb && (h = slurm_hostlist_shift(hb))) {
@@ -525,7 +527,7 @@ static int overlap(const char *a, const char *b)
 
 static int count_hosts(const char *list)
 {
-    hostlist_t h = slurm_hostlist_create(list);
+    berth_hostlist h = slurm_hostlist_create(list);
     if (!h)
         return -1;
     int n = slurm_hostlist_count(h);
@@ -622,6 +624,39 @@ int berth__slurm_admin_comment(struct berth__slurm *s, uint32_t id, const char *
     d.admin_comment = (char *)text;
     if (slurm_update_job(&d) != SLURM_SUCCESS)
         return fail(s, e, 0, "admin comment", id);
+    return 0;
+}
+
+int berth__slurm_set_time_limit(struct berth__slurm *s, uint32_t id, berth_us limit_us,
+                                struct berth_err *e)
+{
+    job_desc_msg_t d;
+    slurm_init_job_desc_msg(&d);
+    d.job_id = id;
+    d.time_limit = (uint32_t)((limit_us + 60 * BERTH_US_PER_S - 1) / (60 * BERTH_US_PER_S));
+    if (slurm_update_job(&d) != SLURM_SUCCESS)
+        return fail(s, e, 0, "time limit", id);
+    return 0;
+}
+
+int berth__slurm_job_script(struct berth__slurm *s, uint32_t id, char **script, struct berth_err *e)
+{
+    size_t len = 0;
+    *script = NULL;
+    FILE *f = open_memstream(script, &len);
+    if (!f)
+        return berth_err_set(e, BERTH_ENOMEM, "out of memory");
+    int rc = slurm_job_batch_script(f, id);
+    if (fclose(f) || !*script) {
+        free(*script);
+        *script = NULL;
+        return berth_err_set(e, BERTH_ENOMEM, "out of memory");
+    }
+    if (rc != SLURM_SUCCESS) {
+        free(*script);
+        *script = NULL;
+        return fail(s, e, 0, "batch script", id);
+    }
     return 0;
 }
 
@@ -741,7 +776,7 @@ int berth__slurm_array_active(struct berth__slurm *s, uint32_t id, size_t *activ
     *active = 0;
     job_info_msg_t *msg = NULL;
     if (slurm_load_job(&msg, id, SHOW_ALL) != SLURM_SUCCESS) {
-        if (slurm_get_errno() == ESLURM_INVALID_JOB_ID)
+        if (berth_slurm_errno() == ESLURM_INVALID_JOB_ID)
             return 0; /* over and purged (MinJobAge) */
         return fail(s, e, 0, "reading the array", id);
     }

@@ -135,6 +135,7 @@ struct berth__slurm_job {
     berth_us submit_us, start_us, end_us; /* 0 when Slurm has none; for a pending or
                                              running job end is Slurm's expected end */
     berth_us time_limit_us;               /* 0: no limit */
+    bool timed_out;                       /* TIMEOUT: Slurm stopped it at its time limit */
 };
 
 /* All jobs Slurm still knows (including finished ones within MinJobAge); *jobs is malloc'd. */
@@ -165,6 +166,8 @@ struct berth__slurm_submit {
     uint32_t shards_per_node;
     uint32_t cpus_per_node; /* 0: Slurm's default (one) */
     berth_us time_limit_us; /* 0: the partition's; rounded up to whole minutes */
+    int warn_signal;        /* sbatch's --signal=B:SIG@SECS: 0 none, else SIG ... */
+    uint32_t warn_s;        /* ... sent to the batch shell SECS before the time limit */
     uint32_t uid, gid;      /* the job's owner; used when set_owner (root only) */
     bool set_owner;
     const char *comment; /* NULL or a comment Slurm keeps with the job */
@@ -251,6 +254,19 @@ int berth__slurm_format_indices(char *buf, size_t size, const size_t *idx, size_
 /* A job that FAILED within BERTH_SLURM_RESTART_FAIL_US of a restart most likely hit the
  * credential-revoked race: berthd should resubmit it rather than count a failure. */
 bool berth__slurm_job_failed_restart(const struct berth__slurm_job *job);
+
+/* Sets a job's time limit (rounded up to whole minutes; raising one takes an admin). */
+int berth__slurm_set_time_limit(struct berth__slurm *s, uint32_t id, berth_us limit_us,
+                                struct berth_err *e);
+/* A batch job's script (scontrol write batch_script), malloc'd in *script. */
+int berth__slurm_job_script(struct berth__slurm *s, uint32_t id, char **script,
+                            struct berth_err *e);
+/* The --signal=[{R|B}:]SIG[@SECS] of a batch script's #SBATCH lines (read as sbatch does: up
+ * to the first command; the last one counts), which 22.05's job records do not carry: 1 found
+ * (sig: the signal as written, a name without "SIG" or a number; *lead_s: SECS, sbatch's
+ * default 60; *batch: B:, the batch shell only), 0 none, BERTH_EINPUT when malformed. */
+int berth__slurm_parse_signal(const char *script, char *sig, size_t size, uint32_t *lead_s,
+                              bool *batch, struct berth_err *e);
 
 /* ---- parsing (no libslurm; unit-tested everywhere) ---- */
 

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "slurmapi/slurm_api.h"
 
@@ -352,4 +353,82 @@ int berth__slurm_hostlist(const char *list, char (*out)[BERTH_SLURM_NAME_MAX], s
         p += *p == ',';
     }
     return 0;
+}
+
+/* One --signal value: [{R|B}:]SIG[@SECS]. */
+static int signal_value(const char *v, size_t l, char *sig, size_t size, uint32_t *lead_s,
+                        bool *batch, struct berth_err *e)
+{
+    char buf[64];
+    if (l == 0 || l >= sizeof buf)
+        goto bad;
+    memcpy(buf, v, l);
+    buf[l] = '\0';
+    char *p = buf, *at = strchr(buf, '@');
+    *batch = false;
+    if ((p[0] == 'B' || p[0] == 'R') && p[1] == ':') { /* R: (reservation) is sbatch's too */
+        *batch = p[0] == 'B';
+        p += 2;
+    }
+    *lead_s = 60;
+    if (at) {
+        char *end;
+        *at = '\0';
+        unsigned long t = strtoul(at + 1, &end, 10);
+        if (end == at + 1 || *end || t > 65535)
+            goto bad;
+        *lead_s = (uint32_t)t;
+    }
+    if (!strncasecmp(p, "SIG", 3))
+        p += 3;
+    if (!*p ||
+        strspn(p, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789") != strlen(p) ||
+        strlen(p) >= size)
+        goto bad;
+    snprintf(sig, size, "%s", p);
+    return 1;
+bad:
+    return berth_err_set(e, BERTH_EINPUT, "#SBATCH --signal: expected [B:]SIG[@SECS], found '%.*s'",
+                         (int)(l < 60 ? l : 60), v);
+}
+
+int berth__slurm_parse_signal(const char *script, char *sig, size_t size, uint32_t *lead_s,
+                              bool *batch, struct berth_err *e)
+{
+    int found = 0, rc;
+    const char *line = script ? script : "";
+    if (!strncmp(line, "#!", 2)) /* the interpreter line */
+        line += strcspn(line, "\n");
+    for (; *line; line += *line == '\n') {
+        size_t l = strcspn(line, "\n");
+        const char *p = line, *end = line + l;
+        line = end;
+        while (p < end && (*p == ' ' || *p == '\t'))
+            p++;
+        if (p < end && *p != '#')
+            break; /* the first command: sbatch reads no #SBATCH line after it */
+        if (end - p < 7 || strncmp(p, "#SBATCH", 7))
+            continue;
+        int next = 0; /* the token before was "--signal": this one is its value */
+        for (p += 7; p < end;) {
+            while (p < end && (*p == ' ' || *p == '\t'))
+                p++;
+            size_t w = 0;
+            while (p + w < end && p[w] != ' ' && p[w] != '\t')
+                w++;
+            if (!w || *p == '#')
+                break; /* a comment after the options */
+            if (next || (w > 9 && !strncmp(p, "--signal=", 9))) {
+                size_t skip = next ? 0 : 9;
+                if ((rc = signal_value(p + skip, w - skip, sig, size, lead_s, batch, e)) < 0)
+                    return rc;
+                found = 1;
+                next = 0;
+            } else {
+                next = w == 8 && !strncmp(p, "--signal", 8);
+            }
+            p += w;
+        }
+    }
+    return found;
 }

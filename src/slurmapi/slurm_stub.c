@@ -97,6 +97,20 @@ int berth__slurm_admin_comment(struct berth__slurm *s, uint32_t id, const char *
     return berth_err_set(e, BERTH_EUNSUPPORTED, NO_SLURM);
 }
 
+int berth__slurm_set_time_limit(struct berth__slurm *s, uint32_t id, berth_us limit_us,
+                                struct berth_err *e)
+{
+    (void)s, (void)id, (void)limit_us;
+    return berth_err_set(e, BERTH_EUNSUPPORTED, NO_SLURM);
+}
+
+int berth__slurm_job_script(struct berth__slurm *s, uint32_t id, char **script, struct berth_err *e)
+{
+    (void)s, (void)id;
+    *script = NULL;
+    return berth_err_set(e, BERTH_EUNSUPPORTED, NO_SLURM);
+}
+
 int berth__slurm_signal(struct berth__slurm *s, uint32_t id, int sig, struct berth_err *e)
 {
     (void)s, (void)id, (void)sig;

@@ -35,3 +35,12 @@ slurm_berthd_cluster() {
     J=$W/jobs
     mkdir -p "$J" && chmod 0777 "$J"
 }
+# The berthd Slurm tests' job helpers (after lib_berthd.sh). submit BODY: the new job's id;
+# sq SLURM_ID FORMAT: squeue's fields of a Slurm job; notes ID: the job's history notes, one
+# a line
+submit() { api POST /v1/jobs "$1" | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])'; }
+sq() { squeue -h -j "$1" -o "$2" 2>/dev/null; }
+notes() {
+    api GET "/v1/jobs/$1" "" "$ROOT" >/dev/null
+    python3 -c 'import json,sys; [print(h["note"]) for h in json.load(open(sys.argv[1]))["history"]]' "$W/body"
+}

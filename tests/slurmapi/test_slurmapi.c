@@ -172,7 +172,50 @@ static void test_hostlist(void)
     CHECK_I64(berth__slurm_hostlist("n[1-9]", out, 8, &n, &e), BERTH_EINPUT);
 }
 
+static void test_parse_signal(void)
+{
+    struct berth_err e;
+    char sig[16];
+    uint32_t lead = 0;
+    bool batch = false;
+    /* several options on one line; the last --signal counts; sbatch's default lead is 60 */
+    CHECK_I64(berth__slurm_parse_signal("#!/bin/sh\n#SBATCH --time=1\n"
+                                        "#SBATCH --signal=USR2 --gres=gpu:1\n"
+                                        "#SBATCH --signal=B:USR1@50\nsleep 1\n",
+                                        sig, sizeof sig, &lead, &batch, &e),
+              1);
+    CHECK_STR(sig, "USR1");
+    CHECK_I64(lead, 50);
+    CHECK_I64(batch, 1);
+    CHECK_I64(berth__slurm_parse_signal("#SBATCH --signal SIGTERM # why\n", sig, sizeof sig, &lead,
+                                        &batch, &e),
+              1);
+    CHECK_STR(sig, "TERM");
+    CHECK_I64(lead, 60);
+    CHECK_I64(batch, 0);
+    CHECK_I64(
+        berth__slurm_parse_signal("#SBATCH --signal=R:10@5\n", sig, sizeof sig, &lead, &batch, &e),
+        1);
+    CHECK_STR(sig, "10");
+    CHECK_I64(lead, 5);
+    /* none: no line, or after the first command (sbatch stops reading there) */
+    CHECK_I64(berth__slurm_parse_signal("#!/bin/sh\necho hi\n#SBATCH --signal=USR1@9\n", sig,
+                                        sizeof sig, &lead, &batch, &e),
+              0);
+    CHECK_I64(berth__slurm_parse_signal("", sig, sizeof sig, &lead, &batch, &e), 0);
+    CHECK_I64(berth__slurm_parse_signal(NULL, sig, sizeof sig, &lead, &batch, &e), 0);
+    /* malformed: said, naming the option */
+    CHECK_I64(berth__slurm_parse_signal("#SBATCH --signal=B:USR1@x\n", sig, sizeof sig, &lead,
+                                        &batch, &e),
+              BERTH_EINPUT);
+    CHECK(strstr(e.msg, "--signal") != NULL);
+    CHECK_I64(
+        berth__slurm_parse_signal("#SBATCH --signal=B:@5\n", sig, sizeof sig, &lead, &batch, &e),
+        BERTH_EINPUT);
+}
+
 static const struct check_test tests[] = {
+    {"parse_signal", test_parse_signal},
     {"hostlist", test_hostlist},
     {"format_indices", test_format_indices},
     {"node_gres", test_node_gres},

@@ -44,6 +44,7 @@ void berth__daemon_opts_init(struct berth__daemon_opts *o)
     o->max_connections = 1000;
     o->max_conn_per_addr = 64;
     o->slurm_failsafe_us = 60 * BERTH_US_PER_S;
+    o->slurm_node_poll_us = 5 * BERTH_US_PER_S;
     berth__limits_init(&o->limits);
 }
 

@@ -45,6 +45,7 @@ struct berth__daemon_opts {
     const char *slurm_partitions; /* slurm: the partitions berth schedules (NULL: all) */
     berth_us slurm_failsafe_us;   /* slurm: a heartbeat older than this and the hook holds
                                      nothing */
+    berth_us slurm_node_poll_us;  /* slurm: slurmctld's nodes are read this often */
     const char *throughputs;      /* Gavel throughput JSON for the policies (NULL: the built-in) */
     const char *socket;    /* Unix socket path (NULL: STATE/berthd.sock; "none": no socket) */
     const char *config;    /* the config file, read again on SIGHUP (NULL: none) */

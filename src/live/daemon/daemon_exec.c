@@ -329,11 +329,15 @@ static int launch(struct berth__daemon *d, struct berth__ljob *j, berth_us now,
 
 static void note_dropped(struct berth__daemon *d, struct berth__ljob *j, berth_us now);
 
-static int on_exit_(struct berth__daemon *d, struct berth__ljob *j, int lost, berth_us now,
+/* st: what poll said (1 ended, 2 lost, 3 never started). */
+static int on_exit_(struct berth__daemon *d, struct berth__ljob *j, int st, berth_us now,
                     struct berth_err *err)
 {
     char how[64];
-    if (lost)
+    int lost = st == 2, unstarted = st == 3 && j->then == BERTH_THEN_FINISH;
+    if (unstarted)
+        snprintf(how, sizeof how, "%s", d->xo->unstarted ? d->xo->unstarted : d->xo->lost);
+    else if (lost)
         snprintf(how, sizeof how, "%s", d->xo->lost);
     else if (j->exit_signal >= 0)
         snprintf(how, sizeof how, "killed by signal %d", j->exit_signal);
@@ -343,7 +347,7 @@ static int on_exit_(struct berth__daemon *d, struct berth__ljob *j, int lost, be
     j->proc = 0;
     j->kill_at = 0;
     berth_us ran = j->attempt_us && now > j->attempt_us ? now - j->attempt_us : 0;
-    if (j->attempt_us && now > j->attempt_us) /* the attempt's run time counts to its limit */
+    if (j->attempt_us && now > j->attempt_us && !unstarted) /* its run time counts to its limit */
         j->ran_us += now - j->attempt_us;
     j->attempt_us = 0;
     int rc = 0;
@@ -353,6 +357,15 @@ static int on_exit_(struct berth__daemon *d, struct berth__ljob *j, int lost, be
         berth__svc_exited(d, j, how, ran, now);
         break;
     case BERTH_THEN_FINISH:
+        if (unstarted) { /* undone: not an attempt, no run time, placed again */
+            berth__ljob_note(j, now, BERTH_L_PENDING, "attempt %d never started (%s): placed again",
+                             j->attempt, how);
+            j->attempt--;
+            j->launched = j->attempt;
+            j->resume = j->attempt > 0;
+            rc = berth__engine_unstart(d->engine, j->eidx, now, err);
+            break;
+        }
         if (lost) {
             j->resume = 1;
             berth__ljob_note(j, now, BERTH_L_PENDING, "attempt %d lost (%s): requeued", j->attempt,
@@ -516,7 +529,7 @@ static int processes(struct berth__daemon *d, berth_us now, struct berth_err *er
         note_dropped(d, j, now);
         int st = d->xo->poll(d->xs, j);
         if (st) {
-            if ((rc = on_exit_(d, j, st == 2, now, err)))
+            if ((rc = on_exit_(d, j, st, now, err)))
                 return rc;
         } else if (j->kill_at && now >= j->kill_at) {
             d->xo->stop(d->xs, j, 1);

@@ -127,6 +127,7 @@ void berth__daemon_host_init(struct berth__daemon *d)
                                         .slurm_conf = d->o.slurm_conf,
                                         .slurm_partitions = d->o.slurm_partitions,
                                         .slurm_failsafe_us = d->o.slurm_failsafe_us,
+                                        .slurm_node_poll_us = d->o.slurm_node_poll_us,
                                         .log = host_log,
                                         .now = host_now,
                                         .job_env = host_job_env,

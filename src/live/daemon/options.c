@@ -121,6 +121,13 @@ SETTER(set_slurm_failsafe)
     o->slurm_failsafe_us = (berth_us)llround(x * 1e6);
     return rc;
 }
+SETTER(set_slurm_node_poll)
+{
+    double x = 0;
+    int rc = number("slurm-node-poll", v, 1, 86400, &x, err);
+    o->slurm_node_poll_us = (berth_us)llround(x * 1e6);
+    return rc;
+}
 SETTER(set_policy)
 {
     (void)err;
@@ -365,6 +372,9 @@ static const struct def defs[] = {
     {"slurm-failsafe", "S", set_slurm_failsafe, ARG,
      "slurm: once berthd's heartbeat in berth_scope is this old, job_submit.lua holds no new "
      "job and users may release theirs (default 60)"},
+    {"slurm-node-poll", "S", set_slurm_node_poll, ARG,
+     "slurm: how often berthd reads slurmctld's nodes (drained, down, gone, back; default 5); "
+     "a job Slurm cannot start on its nodes has them read at once"},
     {"throughputs", "FILE", set_throughputs, ARG,
      "Gavel throughput JSON the elastic policies value gang sizes with (default: berth's "
      "built-in catalog)"},

@@ -65,7 +65,8 @@ static int check_attempt(struct berth__daemon *d, struct berth__ljob *j, berth_u
                          struct berth_err *err)
 {
     int st = d->xo->poll(d->xs, j);
-    if (st == 0) { /* its shim lives */
+    st = st == 3 ? 2 : st; /* never started: requeued below */
+    if (st == 0) {         /* its shim lives */
         j->proc = 1;
         berth__daemon_activate(d, j);
         if (!j->npslots) {

@@ -21,11 +21,16 @@
 
 #define RETRY_US      (250 * 1000)          /* a "not yet" from Slurm is tried again after */
 #define ERR_LOG_EVERY (10 * BERTH_US_PER_S) /* an unreachable slurmctld is logged this often */
-#define POLL_DUTY     4 /* a read of the job list that took T waits 4 T for the next poll */
-#define NODES_EVERY   (5 * BERTH_US_PER_S) /* nodes are read this often (drain, down, back) */
-#define COMMENT       "berth:"             /* comments "berth:TAG:ID" mark berthd's Slurm jobs */
-#define OPT_OUT       "berth:slurm"        /* job_submit.lua marks jobs left to Slurm */
-#define SCOPE_EVERY   BERTH_US_PER_S       /* berth_scope (the heartbeat) is written this often */
+#define POLL_DUTY     4        /* a read of the job list that took T waits 4 T for the next poll */
+#define COMMENT       "berth:" /* comments "berth:TAG:ID" mark berthd's Slurm jobs */
+#define OPT_OUT       "berth:slurm" /* job_submit.lua marks jobs left to Slurm */
+/* an adopted job's Slurm time limit is its --time plus this: berth enforces --time (signal,
+ * grace, cancel) before Slurm's checks (every 30 s or so) could race it */
+#define SLURM_LIMIT_MARGIN (60 * BERTH_US_PER_S)
+/* the whole job list is read this often even when Slurm says nothing changed: it does not
+ * count some changes (a held job's --dependency fulfilled by its periodic pass) as one */
+#define FULL_READ_EVERY (10 * BERTH_US_PER_S)
+#define SCOPE_EVERY     BERTH_US_PER_S /* berth_scope (the heartbeat) is written this often */
 
 struct xslurm {
     const struct berth__exec_host *h;
@@ -45,14 +50,15 @@ struct xslurm {
     struct berth__slurm_job *jobs;
     size_t njobs;
     struct berth_err fetch_err;
-    berth_us next_poll;
+    berth_us next_poll, full_at; /* the next poll; the next whole read */
     /* the nodes, read every NODES_EVERY by slurm_prefetch: a node drained, down or not
      * responding is reserved (no placement there) once idle, and given back when it returns */
     struct berth__slurm_node *nodes;
     size_t nnodes;
     int nodes_fetched;
-    berth_us nodes_at;
-    uint8_t *offline; /* per server: closed by this executor (drained, down) */
+    berth_us nodes_at, nodes_every; /* the next read; --slurm-node-poll */
+    berth_us nodes_forced_at;       /* the last read a job Slurm could not start asked for */
+    uint8_t *offline;               /* per server: closed by this executor (drained, down) */
     int32_t *outside; /* per server: GPUs Slurm jobs berth did not place hold (held out) */
     int32_t *count;   /* scratch for the same */
     struct berth__slurm_job *later; /* the recovery's list, counted at the next sync (after
@@ -337,13 +343,20 @@ static int slurm_open(const struct berth__exec_host *h, void **self,
     if (!rc)
         rc = berth__builder_build(&b, "slurm", inventory, err);
     berth__builder_free(&b);
-    free(nodes);
     if (rc) {
+        free(nodes);
         slurm_close(x);
         return rc;
     }
     x->inv = *inventory;
     *self = x;
+    /* this read is the first the loop applies (a node drained now is closed at the first
+     * sync); the next comes --slurm-node-poll later */
+    x->nodes = nodes;
+    x->nnodes = n;
+    x->nodes_fetched = 1;
+    x->nodes_every = h->slurm_node_poll_us > 0 ? h->slurm_node_poll_us : 5 * BERTH_US_PER_S;
+    x->nodes_at = h->now(h->ctx) + x->nodes_every;
     berth__exec_log(h, "berthd: slurm executor: %zu nodes%s%s, KillWait %u s, scope in %s\n", ns,
                     x->parts ? " of partitions " : "", x->parts ? x->parts : "", x->kill_wait_s,
                     x->scope_path);
@@ -443,6 +456,12 @@ static int submit(struct xslurm *x, struct berth__ljob *j, int first, struct ber
                                       .uid = j->uid,
                                       .gid = j->gid,
                                       .set_owner = h->files->multi_user};
+    if (j->spec.time_limit_us > 0) { /* Slurm's limit backs berth's up (berthd away) */
+        sub.time_limit_us =
+            j->spec.time_limit_us + (j->grace_us > 0 ? j->grace_us : 0) + SLURM_LIMIT_MARGIN;
+        sub.warn_signal = j->ckpt_sig > 0 ? j->ckpt_sig : 15;
+        sub.warn_s = (uint32_t)(j->grace_us / BERTH_US_PER_S);
+    }
     uint32_t id = 0;
     if (!rc)
         rc = berth__slurm_submit_held(x->s, &sub, &id, err);
@@ -549,7 +568,7 @@ static int slurm_launch(void *self, struct berth__ljob *j, berth_us now, struct 
     j->sl_placed_at = now;
     j->sl_placed_restarts = j->sl_restarts;
     j->sl_state = BERTH_SLURM_JOB_PENDING;
-    j->sl_held = j->sl_seen_run = j->sl_stop_due = 0;
+    j->sl_held = j->sl_seen_run = j->sl_stop_due = j->sl_unplaced = j->sl_node_na = 0;
     char what[48] = "";
     if (p.shards_per_node)
         snprintf(what, sizeof what, "%u shards", p.shards_per_node);
@@ -591,6 +610,8 @@ static int slurm_poll(void *self, struct berth__ljob *j)
             j->exit_signal = 15;
             return j->sl_held ? 1 : 0;
         }
+        if (j->sl_unplaced) /* berth held it back (its node closed): never started, once held */
+            return j->sl_held && j->sl_restarts == j->sl_placed_restarts ? 3 : 0;
         /* held again (BadConstraints, or someone held it), or requeued by Slurm itself */
         return j->sl_held || j->sl_restarts != j->sl_placed_restarts ? 2 : 0;
     case BERTH_SLURM_JOB_DONE:
@@ -617,7 +638,7 @@ static void try_stop(struct xslurm *x, struct berth__ljob *j, berth_us now)
     int rc = 0;
     if (!j->slurm_id || j->sl_gone || j->sl_state >= BERTH_SLURM_JOB_DONE)
         rc = 0;
-    else if (j->then == BERTH_THEN_CANCEL)
+    else if (j->then == BERTH_THEN_CANCEL || j->then == BERTH_THEN_TIMEOUT)
         rc = berth__slurm_cancel(x->s, j->slurm_id, &e);
     else if (j->sl_state == BERTH_SLURM_JOB_PENDING)
         rc = j->sl_held ? 0 : berth__slurm_hold(x->s, j->slurm_id, &e);
@@ -630,7 +651,10 @@ static void try_stop(struct xslurm *x, struct berth__ljob *j, berth_us now)
     }
     j->sl_stop_due = 0;
     if (!rc && j->then != BERTH_THEN_CANCEL && j->sl_state != BERTH_SLURM_JOB_PENDING)
-        decision(x, j, j->then == BERTH_THEN_RESTART ? "requeued to move or resize" : "preempted");
+        decision(x, j,
+                 j->then == BERTH_THEN_RESTART   ? "requeued to move or resize"
+                 : j->then == BERTH_THEN_TIMEOUT ? "cancelled at its time limit"
+                                                 : "preempted");
     if (rc)
         berth__exec_log(x->h, "berthd: job %s: %s\n", j->idstr, e.msg);
     else if (j->sl_state == BERTH_SLURM_JOB_PENDING && j->then != BERTH_THEN_CANCEL)
@@ -642,11 +666,13 @@ static void try_stop(struct xslurm *x, struct berth__ljob *j, berth_us now)
 static void slurm_stop(void *self, struct berth__ljob *j, int force)
 {
     (void)self;
-    int own =
-        own_signal(j) && j->then != BERTH_THEN_CANCEL && j->sl_state == BERTH_SLURM_JOB_RUNNING;
-    if (!force && own) { /* its own signal now, the requeue when the grace is over */
+    /* its own signal first (a preemption, a move), or at its time limit its checkpoint
+     * signal (SIGTERM, or an sbatch job's --signal): the requeue or the cancel follows when
+     * the grace is over */
+    int first = j->then == BERTH_THEN_TIMEOUT || (own_signal(j) && j->then != BERTH_THEN_CANCEL);
+    if (!force && first && j->sl_state == BERTH_SLURM_JOB_RUNNING) {
         j->sl_signal_due = 1;
-    } else if (!force || (own_signal(j) && j->then != BERTH_THEN_CANCEL)) {
+    } else if (!force || first) {
         j->sl_stop_due = 1;
         j->launch_at = 0;
     }
@@ -660,7 +686,41 @@ static int slurm_started(void *self, const struct berth__ljob *j)
 
 /* ---- the poll of slurmctld ---- */
 
-/* An sbatch job (held by job_submit.lua) becomes a berth job of the same shape. */
+/* An sbatch job's #SBATCH --signal=[B:]SIG@SECS (22.05's job records do not carry it; the
+ * script does, unless it came on sbatch's command line): *sig and *lead_us when found. */
+static void script_signal(struct xslurm *x, const struct berth__slurm_job *sj, int *sig,
+                          berth_us *lead_us)
+{
+    char *script = NULL, name[16];
+    uint32_t lead = 0;
+    bool batch = false;
+    struct berth_err e = {0};
+    int rc = berth__slurm_job_script(x->s, sj->id, &script, &e);
+    if (!rc)
+        rc = berth__slurm_parse_signal(script, name, sizeof name, &lead, &batch, &e);
+    free(script);
+    if (rc <= 0) {
+        if (rc < 0)
+            berth__exec_log(x->h, "berthd: Slurm job %u: %s (its signal stays SIGTERM)\n", sj->id,
+                            e.msg);
+        return;
+    }
+    int s =
+        name[0] >= '0' && name[0] <= '9' ? (int)strtol(name, NULL, 10) : berth__signal_find(name);
+    if (s <= 0 || berth__signal_find(berth__signal_name(s)) != s) {
+        berth__exec_log(x->h,
+                        "berthd: Slurm job %u: --signal %s is not a checkpoint signal berth "
+                        "sends (its signal stays SIGTERM)\n",
+                        sj->id, name);
+        return;
+    }
+    *sig = s;
+    *lead_us = (berth_us)lead * BERTH_US_PER_S;
+}
+
+/* An sbatch job (held by job_submit.lua) becomes a berth job of the same shape; its --time is
+ * berth's time limit, its --signal=SIG@SECS the checkpoint signal sent SECS before it (the
+ * limit then is --time less SECS, the grace SECS), else SIGTERM and KillWait. */
 static int adopt(struct xslurm *x, const struct berth__slurm_job *sj, berth_us now,
                  struct berth_err *err)
 {
@@ -686,11 +746,21 @@ static int adopt(struct xslurm *x, const struct berth__slurm_job *sj, berth_us n
     snprintf(uid, sizeof uid, "uid%u", sj->uid);
     char sid[16];
     snprintf(sid, sizeof sid, "%u", sj->id);
+    int sig = 15;
+    berth_us lead = 0, grace = (berth_us)x->kill_wait_s * BERTH_US_PER_S, limit = sj->time_limit_us;
+    script_signal(x, sj, &sig, &lead);
+    if (sig != 15 || lead) { /* Slurm's lead time is berth's grace, before the same end */
+        grace = lead;
+        limit = limit > lead ? limit - lead : limit ? BERTH_US_PER_S : 0;
+    }
     json_t *o =
-        json_pack("{s:[s,s,s],s:i,s:f,s:s,s:s,s:b,s:f}", "argv", "sbatch", "job", sid, "gpus",
-                  (int)gpus, "gpu_share", share, "gpu_type", type, "name",
+        json_pack("{s:[s,s,s],s:i,s:f,s:s,s:s,s:b,s:f,s:s,s:f}", "argv", "sbatch", "job", sid,
+                  "gpus", (int)gpus, "gpu_share", share, "gpu_type", type, "name",
                   sj->name[0] ? sj->name : "sbatch", "single_server", nodes == 1 && gpus > 0,
-                  "est_s", sj->time_limit_us ? (double)sj->time_limit_us / 1e6 : 3600.0);
+                  "est_s", sj->time_limit_us ? (double)sj->time_limit_us / 1e6 : 3600.0,
+                  "checkpoint_signal", berth__signal_name(sig), "grace_s", (double)grace / 1e6);
+    if (o && limit)
+        json_object_set_new(o, "time_limit_s", json_real((double)limit / 1e6));
     struct berth__ljob *j = NULL;
     int rc = o ? berth__ljob_from_submit(o, sj->user[0] ? sj->user : uid, sj->uid, sj->gid, &j, err)
                : berth_err_set(err, BERTH_ENOMEM, "out of memory");
@@ -704,7 +774,6 @@ static int adopt(struct xslurm *x, const struct berth__slurm_job *sj, berth_us n
         return rc == BERTH_ENOMEM ? rc : map_put(x, sj->id, UINT32_MAX) ? BERTH_ENOMEM : 0;
     }
     j->foreign = 1;
-    j->grace_us = (berth_us)x->kill_wait_s * BERTH_US_PER_S;
     j->submit_us = sj->submit_us ? sj->submit_us : now;
     if ((rc = berth__ljob_note(j, now, j->state, "submitted to Slurm by %s as job %u: adopted",
                                j->user, sj->id)) ||
@@ -714,6 +783,11 @@ static int adopt(struct xslurm *x, const struct berth__slurm_job *sj, berth_us n
     }
     if ((rc = bind(x, j, sj->id, err)))
         return rc;
+    struct berth_err e = {0};
+    if (sj->time_limit_us && /* berth enforces it; Slurm's, a minute later, backs it up */
+        berth__slurm_set_time_limit(x->s, sj->id, sj->time_limit_us + SLURM_LIMIT_MARGIN, &e))
+        berth__exec_log(h, "berthd: Slurm job %u: %s (Slurm's own time limit may come first)\n",
+                        sj->id, e.msg);
     berth__exec_log(h, "berthd: Slurm job %u of %s adopted as job %s (%u GPUs%s%s)\n", sj->id,
                     j->user, j->idstr, gpus, type[0] ? " " : "", type);
     return h->save(h->ctx, j, err);
@@ -769,6 +843,13 @@ static int update(struct xslurm *x, struct berth__ljob *j, const struct berth__s
     j->sl_restarts = sj->restarts;
     j->sl_exit_code = sj->exit_code;
     j->sl_exit_signal = sj->exit_signal;
+    j->sl_node_na = sj->state == BERTH_SLURM_JOB_PENDING && !sj->held &&
+                    !strncmp(sj->reason, "ReqNodeNotAvail", strlen("ReqNodeNotAvail"));
+    if (sj->state != BERTH_SLURM_JOB_PENDING && j->sl_unplaced) { /* it started before the hold */
+        j->sl_unplaced = 0;
+        berth__ljob_note(j, now, j->state, "Slurm had started job %u before the hold: it runs on",
+                         sj->id);
+    }
     struct berth_err e = {0};
     if (berth__lstate_final(j->state)) { /* over in berth: nothing of it may wait in Slurm */
         if (sj->state == BERTH_SLURM_JOB_PENDING)
@@ -799,7 +880,13 @@ static int update(struct xslurm *x, struct berth__ljob *j, const struct berth__s
         h->pass_due(h->ctx);
         return rc ? rc : h->save(h->ctx, j, err);
     }
-    if (sj->state == BERTH_SLURM_JOB_CANCELLED && j->then != BERTH_THEN_CANCEL) {
+    if (sj->timed_out && j->proc && j->then == BERTH_THEN_FINISH) {
+        j->then = BERTH_THEN_TIMEOUT; /* Slurm's own limit came first (or berthd was away) */
+        berth__ljob_note(j, now, j->state, "Slurm stopped job %u at its time limit", sj->id);
+        return 0;
+    }
+    if (sj->state == BERTH_SLURM_JOB_CANCELLED && j->then != BERTH_THEN_CANCEL &&
+        j->then != BERTH_THEN_TIMEOUT) {
         int rc = h->cancel(h->ctx, j, now, err);
         berth__ljob_note(j, now, j->state, "cancelled in Slurm (job %u)", sj->id);
         h->pass_due(h->ctx);
@@ -821,7 +908,13 @@ static void slurm_fetch(struct xslurm *x, berth_us now)
     if (x->fetched || now < x->next_poll)
         return;
     berth_us t0 = mono_us();
-    x->fetch_rc = berth__slurm_jobs_poll(x->s, &x->jobs, &x->njobs, &x->changed, &x->fetch_err);
+    if (now >= x->full_at) {
+        x->fetch_rc = berth__slurm_jobs(x->s, &x->jobs, &x->njobs, &x->fetch_err);
+        x->changed = !x->fetch_rc;
+        x->full_at = now + FULL_READ_EVERY;
+    } else {
+        x->fetch_rc = berth__slurm_jobs_poll(x->s, &x->jobs, &x->njobs, &x->changed, &x->fetch_err);
+    }
     x->fetched = 1;
     if (x->changed)
         x->next_poll = now + POLL_DUTY * (mono_us() - t0);
@@ -928,28 +1021,82 @@ static void count_outside(struct xslurm *x, const struct berth__slurm_job *jobs,
     }
 }
 
+/* The first node of j's attempt this executor closed (drained, down, gone), or NULL. */
+static const char *closed_node(const struct xslurm *x, const struct berth__ljob *j)
+{
+    for (int32_t i = 0; i < j->npslots; i++)
+        if (j->pslots[i].server < x->inv->nsrv && x->offline[j->pslots[i].server])
+            return x->inv->srv[j->pslots[i].server].name;
+    return NULL;
+}
+
+/* A job berth released that Slurm has not started, and cannot start where berth placed it:
+ * a node of it closed since (drained, down, gone: the node poll saw it, or Slurm says
+ * ReqNodeNotAvail, and then the nodes are read at once). It is held again; once a poll
+ * shows it held, poll says it never started, and the loop queues it to be placed again. */
+static void unstartable(struct xslurm *x, struct berth__ljob *j, berth_us now)
+{
+    if (!j->proc || j->then != BERTH_THEN_FINISH || !j->slurm_id || j->sl_gone || j->sl_unplaced ||
+        j->sl_seen_run || j->sl_state != BERTH_SLURM_JOB_PENDING || j->sl_held ||
+        j->sl_completing || j->sl_restarts != j->sl_placed_restarts)
+        return;
+    const char *away = closed_node(x, j);
+    if (!away && j->sl_node_na && now - x->nodes_forced_at >= BERTH_US_PER_S) {
+        struct berth_err e = {0};
+        x->nodes_forced_at = now;
+        free(x->nodes);
+        x->nodes = NULL;
+        if (!berth__slurm_nodes(x->s, &x->nodes, &x->nnodes, &e)) {
+            apply_nodes(x);
+            x->nodes_at = now + x->nodes_every;
+        }
+        x->nodes_fetched = 0;
+        away = closed_node(x, j);
+    }
+    if (!away)
+        return;
+    struct berth_err e = {0};
+    if (berth__slurm_hold(x->s, j->slurm_id, &e)) {
+        berth__exec_log(x->h, "berthd: job %s: %s\n", j->idstr, e.msg);
+        return;
+    }
+    j->sl_unplaced = 1; /* a start that raced the hold shows RUNNING next poll and clears it */
+    berth__ljob_note(j, now, j->state,
+                     "Slurm was not seen starting Slurm job %u and node %s is closed: held again",
+                     j->slurm_id, away);
+    char what[BERTH_SLURM_NAME_MAX + 64];
+    snprintf(what, sizeof what, "attempt %d not started on closed node %s: held again", j->attempt,
+             away);
+    decision(x, j, what);
+    berth__exec_log(x->h, "berthd: job %s: Slurm job %u not started, node %s closed: held again\n",
+                    j->idstr, j->slurm_id, away);
+}
+
 static int slurm_sync(void *self, berth_us now, struct berth_err *err)
 {
     struct xslurm *x = self;
     const struct berth__exec_host *h = x->h;
     struct berth__ljob *j;
     size_t at = 0;
+    if (x->nodes_fetched && x->mapped) { /* after recovery re-adopted the journaled jobs */
+        apply_nodes(x);
+        x->nodes_fetched = 0;
+    }
     while ((j = h->next_job(h->ctx, BERTH_EXEC_BUSY, &at))) { /* stops asked, or refused */
+        unstartable(x, j, now);
         if (j->proc && j->sl_signal_due) {
             struct berth_err e = {0};
             j->sl_signal_due = 0;
             if (berth__slurm_signal(x->s, j->slurm_id, j->ckpt_sig, &e))
                 berth__exec_log(h, "berthd: job %s: %s\n", j->idstr, e.msg);
             else
-                berth__ljob_note(j, now, j->state, "%s sent through Slurm: requeued in %.0f s",
-                                 berth__signal_name(j->ckpt_sig), (double)j->grace_us / 1e6);
+                berth__ljob_note(j, now, j->state, "%s sent through Slurm: %s in %.0f s",
+                                 berth__signal_name(j->ckpt_sig),
+                                 j->then == BERTH_THEN_TIMEOUT ? "cancelled" : "requeued",
+                                 (double)j->grace_us / 1e6);
         }
         if (j->proc && j->sl_stop_due && now >= j->launch_at)
             try_stop(x, j, now);
-    }
-    if (x->nodes_fetched) {
-        apply_nodes(x);
-        x->nodes_fetched = 0;
     }
     slurm_fetch(x, now); /* unless the loop fetched already */
     if (x->later && x->mapped && !(x->fetched && !x->fetch_rc && x->changed)) {
@@ -1030,12 +1177,13 @@ static void slurm_prefetch(void *self)
         free(x->nodes);
         x->nodes = NULL;
         x->nodes_fetched = !berth__slurm_nodes(x->s, &x->nodes, &x->nnodes, &e);
-        x->nodes_at = now + NODES_EVERY;
+        x->nodes_at = now + x->nodes_every;
     }
 }
 
 const struct berth__executor berth__exec_slurm = {.name = "slurm",
                                                   .lost = "Slurm requeued, held or forgot it",
+                                                  .unstarted = "Slurm could not start it there",
                                                   .open = slurm_open,
                                                   .close = slurm_close,
                                                   .prefetch = slurm_prefetch,

@@ -52,6 +52,7 @@ struct berth__exec_host {
     const char *slurm_conf; /* --slurm-conf (slurm); NULL: $SLURM_CONF or Slurm's default */
     const char *slurm_partitions; /* --slurm-partitions (slurm); NULL: every partition */
     berth_us slurm_failsafe_us;   /* --slurm-failsafe (slurm): written into berth_scope */
+    berth_us slurm_node_poll_us;  /* --slurm-node-poll (slurm): nodes are read this often */
 
     /* Writes one line of berthd's log (fmt ends with its newline). */
     void (*log)(void *ctx, const char *fmt, va_list ap);
@@ -108,7 +109,8 @@ static inline void berth__exec_log(const struct berth__exec_host *h, const char 
 
 struct berth__executor {
     const char *name;
-    const char *lost; /* how an attempt poll calls lost ended, for the job's history */
+    const char *lost;      /* how an attempt poll calls lost ended, for the job's history */
+    const char *unstarted; /* why an attempt poll says never started did not (NULL: lost's) */
     /* Makes the executor's state (*self) and the inventory the engine schedules
      * (*inventory; local: --gpus or NVML; slurm: slurmctld's nodes), which is the host's from
      * then on: it keeps it, unchanged, until after close. On failure nothing is left to
@@ -130,7 +132,9 @@ struct berth__executor {
      * failed, err says why (the job is requeued). */
     int (*launch)(void *self, struct berth__ljob *j, berth_us now, struct berth_err *err);
     /* What became of the attempt: 0 still running (or starting), 1 ended (j->exit_code or
-     * j->exit_signal set), 2 lost (it ended without a status; the job is requeued). */
+     * j->exit_signal set), 2 lost (it ended without a status; the job is requeued), 3 never
+     * started and never will where it was placed (slurm: a node drained before Slurm started
+     * it; the attempt is undone: the job is queued again, no run counted). */
     int (*poll)(void *self, struct berth__ljob *j);
     /* Asks the attempt to stop: force 0 is the checkpoint request, 1 comes when the grace
      * period is over. j->then says what follows (requeue, restart, cancel). May be called

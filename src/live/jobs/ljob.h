@@ -153,6 +153,8 @@ struct berth__ljob {
     uint8_t sl_held, sl_completing, sl_gone, sl_stop_due, sl_seen_run;
     uint8_t sl_signal_due; /* its own checkpoint signal is to be sent through Slurm */
     uint8_t sl_bad;        /* pending held with Reason=BadConstraints */
+    uint8_t sl_node_na;    /* released, pending with Reason=ReqNodeNotAvail */
+    uint8_t sl_unplaced;   /* released, not started, a node of it closed: held again */
     uint32_t sl_restarts, sl_placed_restarts;
     int sl_exit_code, sl_exit_signal;
     uint64_t sl_gen;       /* the poll that last saw it */
