@@ -234,19 +234,30 @@ static inline void pt_generated(const char *policy, int njobs)
  * every job finishes once after exactly its duration and never starts before it arrives.
  * Fills jct[i] and pre[i] and prints them with the wall time; returns 0 when Philly is not
  * there (the test is skipped). */
-static inline int pt_philly(const char *const *policies, size_t n, double *jct, uint64_t *pre)
+/* Loads the real Philly trace ($BERTH_SHARED) and its 64x8 V100 cluster: 1, or 0 (with a
+ * note naming what is skipped) when the trace is not there. */
+static inline int pt_philly_load(struct berth_trace **t, struct berth_cluster **c,
+                                 const char *what)
 {
     const char *shared = getenv("BERTH_SHARED");
     char path[4096];
+    struct berth_err err = {0};
+    snprintf(path, sizeof path, "%s/traces/philly-pollux/philly.csv", shared ? shared : "");
+    if (!shared || !*shared || berth_trace_load(path, NULL, t, &err)) {
+        printf("note: %s not there, %s skipped\n", path, what);
+        return 0;
+    }
+    CHECK_I64(berth_cluster_parse("64x8:v100", c, &err), 0);
+    return 1;
+}
+
+static inline int pt_philly(const char *const *policies, size_t n, double *jct, uint64_t *pre)
+{
     struct berth_trace *t;
     struct berth_cluster *c;
     struct berth_err err = {0};
-    snprintf(path, sizeof path, "%s/traces/philly-pollux/philly.csv", shared ? shared : "");
-    if (!shared || !*shared || berth_trace_load(path, NULL, &t, &err)) {
-        printf("note: %s not there, philly skipped\n", path);
+    if (!pt_philly_load(&t, &c, "philly"))
         return 0;
-    }
-    CHECK_I64(berth_cluster_parse("64x8:v100", &c, &err), 0);
     for (size_t k = 0; k < n; k++) {
         struct berth_sim_opts so;
         berth_sim_opts_init(&so);

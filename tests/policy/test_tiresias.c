@@ -611,17 +611,11 @@ static double queue_jain(const struct berth_sim_result *r)
  * bound asks for a clear gain). */
 static void philly_fairshare(void)
 {
-    const char *shared = getenv("BERTH_SHARED");
-    char path[4096];
     struct berth_trace *t;
     struct berth_cluster *c;
     struct berth_err err = {0};
-    snprintf(path, sizeof path, "%s/traces/philly-pollux/philly.csv", shared ? shared : "");
-    if (!shared || !*shared || berth_trace_load(path, NULL, &t, &err)) {
-        printf("note: %s not there, philly_fairshare skipped\n", path);
+    if (!pt_philly_load(&t, &c, "philly_fairshare"))
         return;
-    }
-    CHECK_I64(berth_cluster_parse("64x8:v100", &c, &err), 0);
     static const char *const set[] = {NULL, "fairshare_weight=0", "fairshare_weight=3600"};
     struct berth_sim_result r[3];
     for (int k = 0; k < 3; k++) {
