@@ -74,6 +74,28 @@ json_t *berth__route_body(const struct berth__hreq *r, struct berth__hresp *out)
     return o;
 }
 
+json_t *berth__route_body_one(const struct berth__hreq *r, struct berth__hresp *out,
+                              const char *field, json_t **val)
+{
+    json_t *body = berth__route_body(r, out);
+    if (!body)
+        return NULL;
+    const char *key;
+    json_t *v;
+    json_object_foreach(body, key, v)
+    {
+        if (strcmp(key, field)) {
+            char msg[320];
+            snprintf(msg, sizeof msg, "%.200s: unknown field (expected %.64s)", key, field);
+            berth__hresp_error(out, 400, msg);
+            json_decref(body);
+            return NULL;
+        }
+    }
+    *val = json_object_get(body, field);
+    return body;
+}
+
 static void submit(struct berth__daemon *d, const struct berth__hreq *r, struct berth__hresp *out)
 {
     json_t *body = berth__route_body(r, out);
@@ -647,22 +669,9 @@ static void inference_set(struct berth__daemon *d, const struct berth__hreq *r,
         berth__hresp_error(out, 403, "only an admin sets the inference demand");
         return;
     }
-    json_t *body = berth__route_body(r, out);
+    json_t *dem = NULL, *body = berth__route_body_one(r, out, "demand_servers", &dem);
     if (!body)
         return;
-    const char *key;
-    json_t *val, *dem = NULL;
-    json_object_foreach(body, key, val)
-    {
-        if (strcmp(key, "demand_servers")) {
-            char msg[320];
-            snprintf(msg, sizeof msg, "%.200s: unknown field (expected demand_servers)", key);
-            berth__hresp_error(out, 400, msg);
-            json_decref(body);
-            return;
-        }
-        dem = val;
-    }
     if (!json_is_integer(dem) || json_integer_value(dem) < 0 ||
         json_integer_value(dem) > INT32_MAX) {
         berth__hresp_error(out, 400, "demand_servers: required, an integer >= 0");

@@ -92,6 +92,10 @@ void berth__route_chart(struct berth__daemon *d, const struct berth__hreq *r,
                         struct berth__hresp *out);
 /* The request's body as JSON (duplicate keys refused), or NULL with a 400 in out. */
 json_t *berth__route_body(const struct berth__hreq *r, struct berth__hresp *out);
+/* The same for a body of one field: any other field is a 400 naming it; *val is the field's
+ * value (NULL when absent). */
+json_t *berth__route_body_one(const struct berth__hreq *r, struct berth__hresp *out,
+                              const char *field, json_t **val);
 /* Services (routes_service.c). */
 void berth__route_svc_create(struct berth__daemon *d, const struct berth__hreq *r,
                              struct berth__hresp *out);

@@ -70,22 +70,9 @@ void berth__route_svc_delete(struct berth__daemon *d, const struct berth__hreq *
 void berth__route_job_load(struct berth__daemon *d, const struct berth__hreq *r,
                            struct berth__hresp *out)
 {
-    json_t *body = berth__route_body(r, out);
+    json_t *l = NULL, *body = berth__route_body_one(r, out, "load", &l);
     if (!body)
         return;
-    const char *k;
-    json_t *v;
-    json_object_foreach(body, k, v)
-    {
-        if (strcmp(k, "load")) {
-            char msg[160];
-            snprintf(msg, sizeof msg, "%.64s: unknown field (expected load)", k);
-            berth__hresp_error(out, 400, msg);
-            json_decref(body);
-            return;
-        }
-    }
-    const json_t *l = json_object_get(body, "load");
     if (!json_is_number(l) || !isfinite(json_number_value(l)) || json_number_value(l) < 0 ||
         json_number_value(l) > 1e12) {
         berth__hresp_error(out, 400, "load: required, a number from 0 to 1e12 (requests/s)");
