@@ -107,6 +107,7 @@ static int resolve_timing(const struct berth_sim_opts *o, struct timing *t, stru
         return berth_err_set(err, BERTH_EINPUT, "--round and --min-realloc must be >= 0");
     const struct mode_defaults *d = &mode_defaults[o->mode];
     int fixed = pick(o->fixed_speed, d->fixed) > 0;
+    int early = pick(o->round_early_end, d->early) > 0;
     *t = (struct timing){
         .round = !d->round_s   ? 0
                  : o->round_us ? o->round_us
@@ -115,9 +116,8 @@ static int resolve_timing(const struct berth_sim_opts *o, struct timing *t, stru
         .release = pick(o->round_release, d->release),
         .jct = pick(o->round_jct, d->jct),
         .flat = pick(o->flat_progress, d->flat),
-        .early = pick(o->round_early_end, d->early) > 0,
-        /* the mode's whole steps go with its early round ends */
-        .whole = pick(o->whole_steps, d->whole && pick(o->round_early_end, d->early) > 0) > 0,
+        .early = early,
+        .whole = pick(o->whole_steps, d->whole && early) > 0, /* the mode's go with early ends */
         .min_realloc = o->min_realloc_us,
         .fixed = fixed,
         .sp = {o->spread_factor > 0 ? o->spread_factor : 0,
