@@ -236,8 +236,7 @@ static inline void pt_generated(const char *policy, int njobs)
  * there (the test is skipped). */
 /* Loads the real Philly trace ($BERTH_SHARED) and its 64x8 V100 cluster: 1, or 0 (with a
  * note naming what is skipped) when the trace is not there. */
-static inline int pt_philly_load(struct berth_trace **t, struct berth_cluster **c,
-                                 const char *what)
+static inline int pt_philly_load(struct berth_trace **t, struct berth_cluster **c, const char *what)
 {
     const char *shared = getenv("BERTH_SHARED");
     char path[4096];
