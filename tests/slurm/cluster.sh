@@ -252,6 +252,10 @@ all_idle() {
 
 up() {
     need munged slurmctld slurmd scontrol sinfo
+    # slurmd 24.11 binds its port at this machine's own name, whatever NodeAddr says; a root
+    # made by debootstrap (a chroot, a container) has no /etc/hosts line for it
+    getent hosts "$(hostname)" >/dev/null ||
+        die "this machine's name $(hostname) does not resolve (slurmd 24.11 binds to it): add \"127.0.1.1 $(hostname)\" to /etc/hosts"
     if status >/dev/null; then
         echo "cluster.sh: already up in $B"
         return 0

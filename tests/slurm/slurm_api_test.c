@@ -379,13 +379,29 @@ static int bench(uint32_t n)
     return held == n ? 0 : 1;
 }
 
+/* bench/slurm_rest.sh: the seconds each of K holds of jobs FIRST.. takes, one a line (one
+ * update RPC each, in one process as berthd makes them) */
+static int bench_hold(uint32_t first, int k)
+{
+    struct berth_err e;
+    for (int i = 0; i < k; i++) {
+        double t0 = now_s();
+        if (berth__slurm_hold(S, first + (uint32_t)i, &e) < 0) {
+            fprintf(stderr, "slurm_api_test: %s\n", e.msg);
+            return 1;
+        }
+        printf("%.6f\n", now_s() - t0);
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     struct berth_err e;
     if (argc < 3) {
-        fprintf(
-            stderr,
-            "usage: slurm_api_test all|bench WORKDIR [N] | place ID NODE GPUS TYPE | hold ID\n");
+        fprintf(stderr,
+                "usage: slurm_api_test all|bench WORKDIR [N] | place ID NODE GPUS TYPE | hold ID | "
+                "bench-hold FIRST K\n");
         return 2;
     }
     if (berth__slurm_open(&S, NULL, &e) < 0)
@@ -402,6 +418,8 @@ int main(int argc, char **argv)
         if (rc < 0)
             fprintf(stderr, "slurm_api_test: %s\n", e.msg);
         rc = rc < 0;
+    } else if (!strcmp(argv[1], "bench-hold") && argc == 4) {
+        rc = bench_hold((uint32_t)strtoul(argv[2], NULL, 10), atoi(argv[3]));
     } else if (!strcmp(argv[1], "place") && argc == 6) {
         struct berth__slurm_place p = {.nodes = argv[3],
                                        .gpus_per_node = (uint32_t)strtoul(argv[4], NULL, 10),
