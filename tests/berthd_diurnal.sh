@@ -31,6 +31,7 @@ cat >"$W/cl.json" <<'EOF'
  {"name": "infer-2", "gpu_type": "v100", "gpus": 2, "pool": "inference"}]}
 EOF
 PYS=$(reach "$SRC/tests/diurnal.py")
+reach "$SRC/tests/toy_replica.py" >/dev/null # beside it: the service's replicas
 
 # berthd 1: aryl (start_berthd's); berthd 2: aryl-base, beside it
 start_berthd --gpus "$W/cl.json" --policy aryl --policy-arg loan_headroom=0
@@ -88,7 +89,10 @@ if lends:
     say(at_peak and all(r["demand_servers"] == 3 and r["lent_servers"] == 0 for r in at_peak),
         "at the peak the demand is 3 servers and none is lent: %s" % [(round(rel(r), 2), r["demand_servers"], r["lent_servers"]) for r in at_peak])
     notes = [h2["note"] for j in jobs.values() for h2 in j["history"]]
-    say(any("preempted by the aryl policy" in x for x in notes) and pre, "a borrower was reclaimed by aryl and requeued (%s)" % pre)
+    # reclaimed: preempted and requeued, or moved at once to a free training server
+    moved = any("preempted by the aryl policy" in x or x.startswith("migrated to ") for x in notes)
+    say(moved and bool(pre), "a borrower was reclaimed by aryl (preempted or migrated) and restarted (%s)%s"
+        % (pre, "" if moved else ": %s" % notes))
 else:
     say(all(r["lent_servers"] == 0 for r in h), "aryl-base lends nothing")
 lat = [r["reclaim_s"] for r in h if r["reclaim_s"] is not None]

@@ -3,15 +3,13 @@ compressed day of an inference service beside a stream of training jobs on berth
 aryl policy, and the same day replayed by `berth sim` for sim<->live parity. Standard library
 only. Subcommands:
 
-  replica DIR            a toy inference server (run by berthd as a service replica): serves
-                         HTTP on $PORT and posts the requests/s it served over the last second
-                         to berthd (POST /v1/jobs/ID/load, its own job token) every 0.1 s
   job DIR NAME SECONDS   a training job: works SECONDS in all, saving the work done to
                          DIR/NAME.ck on its checkpoint signal (SIGUSR1) and resuming from it
                          when BERTH_RESUME=1; at the end it appends "done NAME ATTEMPT" to
                          DIR/done (so "finished exactly once" can be counted)
   live URL ADMIN USER DIR DAY OUT
-                         drives one berthd through the day: creates the service, sends
+                         drives one berthd through the day: creates the service (replicas
+                         of tests/toy_replica.py, reporting the requests/s they served), sends
                          requests at the diurnal rate to its replicas, submits the jobs at
                          their offsets, waits until they are all over, writes OUT (JSON)
   compare BERTH CLUSTER GRACE TICK DAY OUT...
@@ -24,7 +22,6 @@ trough at t = 0 to the peak at DAY / 2, over a target of 10 req/s per 2-GPU repl
 replica per inference server). Job offsets and lengths are fractions of DAY, so a longer DAY
 runs the same scenario slower.
 """
-import http.server
 import json
 import math
 import os
@@ -37,53 +34,18 @@ import urllib.request
 
 TROUGH, PEAK, TARGET = 5.0, 28.0, 10.0
 # name, arrival (fraction of the day), GPUs, elastic (min 1, max GPUs), work (fraction)
-JOBS = [("R1", 0.00, 2, False, 0.20), ("E1", 0.00, 2, True, 0.25), ("E2", 0.02, 2, True, 0.25),
-        ("R2", 0.04, 2, False, 0.15), ("R3", 0.08, 2, False, 0.10), ("R4", 0.75, 2, False, 0.08),
+# aryl admits elastic jobs on the training pool only and rigid ones on lent servers as a last
+# resort: R2 and R3 borrow while R1 holds train-0; R3 ends before the first rise (a free
+# server comes back), R2 outlasts the rise to the peak (about 0.3 of the day), when nothing
+# may stay lent, while E1 and E2 still hold train-0 (to 0.4): R2 is always reclaimed and
+# requeued, however late the load's rise is seen
+JOBS = [("R1", 0.00, 2, False, 0.10), ("E1", 0.00, 2, True, 0.30), ("E2", 0.02, 2, True, 0.30),
+        ("R2", 0.04, 2, False, 0.40), ("R3", 0.08, 2, False, 0.05), ("R4", 0.75, 2, False, 0.08),
         ("E3", 0.78, 2, True, 0.08)]
 
 
 def load_at(t, day):
     return TROUGH + (PEAK - TROUGH) * (1 - math.cos(2 * math.pi * min(t, day) / day)) / 2
-
-
-def replica(d):
-    r, port = os.environ["BERTH_REPLICA"], int(os.environ["PORT"])
-    seen, lock = [], threading.Lock()
-
-    class H(http.server.BaseHTTPRequestHandler):
-        def do_GET(self):
-            with lock:
-                seen.append(time.monotonic())
-            body = ("replica %s\n" % r).encode()
-            self.send_response(200)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *a):
-            pass
-
-    srv = http.server.ThreadingHTTPServer(("127.0.0.1", port), H)
-    url = "%s/v1/jobs/%s/load" % (os.environ["BERTH_API"], os.environ["BERTH_JOB_ID"])
-    tok = os.environ["BERTH_JOB_TOKEN"]
-
-    def post():
-        while True:
-            now = time.monotonic()
-            with lock:
-                while seen and seen[0] < now - 1.0:
-                    seen.pop(0)
-                rps = float(len(seen))
-            req = urllib.request.Request(url, json.dumps({"load": rps}).encode(), method="POST",
-                                         headers={"Authorization": "Bearer " + tok})
-            try:
-                urllib.request.urlopen(req, timeout=5).read()
-            except Exception as e:  # berthd busy or restarting: the next post tries again
-                print("post:", e, flush=True)
-            time.sleep(0.1)
-
-    threading.Thread(target=post, daemon=True).start()
-    srv.serve_forever()
 
 
 def job(d, name, seconds):
@@ -124,7 +86,8 @@ def live(url, admin, user, d, day, out):
     day = float(day)
     me = os.path.abspath(__file__)
     svc = call(url, "POST", "/v1/services", admin, {
-        "name": "web", "argv": ["python3", me, "replica", d], "cwd": d,
+        "name": "web", "argv": ["python3", os.path.join(os.path.dirname(me), "toy_replica.py"), d, "served"],
+        "cwd": d,
         "env": {"PATH": "/usr/bin:/bin"}, "gpus": 2, "replicas_min": 1, "replicas_max": 3,
         "target_rps": TARGET, "headroom": 0, "cooldown_s": 1})
     sid = svc["id"]
@@ -220,7 +183,7 @@ def figures_live(run):
     gpus = run["inference"]["pool_gpus"] // max(1, run["inference"]["pool_servers"])
     lat = sorted(r["reclaim_s"] for r in h["changes"] if r["reclaim_s"] is not None and r["t_us"] >= t0)
     jct = [(j["end_us"] - j["submit_us"]) / 1e6 for j in jobs]
-    return {"preemptions": sum(j["attempt"] - 1 for j in jobs),
+    return {"restarts": sum(j["attempt"] - 1 for j in jobs),
             "reclaim_p50_s": lat[len(lat) // 2] if lat else 0.0,
             "reclaim_avg_s": sum(lat) / len(lat) if lat else 0.0, "shortfalls": len(lat), "reclaim_max_s": lat[-1] if lat else 0.0,
             "lent_gpu_s": integ(h, t0, last, lambda r: gpus * r["lent_servers"]),
@@ -262,7 +225,7 @@ def figures_sim(berth, cluster, policy, dem, tr):
                          check=True, capture_output=True, text=True).stdout
     s = json.loads(out)
     i = s["inference"]
-    return {"preemptions": s["preemptions"], "reclaim_p50_s": None, "reclaim_avg_s": i["reclaim_latency_avg_s"],
+    return {"restarts": s["restarts"], "reclaim_p50_s": None, "reclaim_avg_s": i["reclaim_latency_avg_s"],
             "reclaim_max_s": i["reclaim_latency_max_s"], "lent_gpu_s": i["loaned_gpu_hours"] * 3600,
             "short_server_s": i["short_server_hours"] * 3600, "avg_jct_s": s["avg_jct_s"],
             "makespan_s": s["makespan_s"]}
@@ -287,14 +250,14 @@ def compare(berth, cluster, grace, tick, day, outs):
             return "%.2f" % (v * scale / 3600)  # scaled GPU-hours
         if k == "short_server_s":
             return "%.3f" % (v * scale / 3600)
-        if k == "preemptions":
+        if k == "restarts":
             return "%d" % v
         return "%.3f" % v
 
     names = [("reclaim_p50_s", "reclaim latency p50 (s, live time)"),
              ("reclaim_avg_s", "reclaim latency mean (s, live time)"),
              ("reclaim_max_s", "reclaim latency max (s, live time)"),
-             ("preemptions", "training preemptions (reclaims' victims)"),
+             ("restarts", "training restarts (reclaimed borrowers)"),
              ("lent_gpu_s", "lent GPU-hours (scaled to 24 h)"),
              ("short_server_s", "inference shortfall (server-hours, scaled)"),
              ("avg_jct_s", "training avg JCT (s, live time)"),
@@ -309,8 +272,8 @@ def compare(berth, cluster, grace, tick, day, outs):
             fails.append("%s: live reclaim max %.3f s > grace + tick %.3f s" % (pol, lv["reclaim_max_s"], bound))
         if sv["reclaim_max_s"] > bound:
             fails.append("%s: sim reclaim max %.3f s > %.3f s" % (pol, sv["reclaim_max_s"], bound))
-        if abs(lv["preemptions"] - sv["preemptions"]) > 1:
-            fails.append("%s: preemptions live %d, sim %d (at most 1 apart)" % (pol, lv["preemptions"], sv["preemptions"]))
+        if abs(lv["restarts"] - sv["restarts"]) > 1:
+            fails.append("%s: restarts live %d, sim %d (at most 1 apart)" % (pol, lv["restarts"], sv["restarts"]))
         # each side integrates over its own run (to its last job's end): a longer live run
         # lends at most the pool for the extra time, and each rise may lag by the bound
         lent_tol = (0.05 * max(lv["lent_gpu_s"], sv["lent_gpu_s"])
@@ -340,13 +303,11 @@ GRACE = float(os.environ.get("DIURNAL_GRACE_S", "3"))
 if __name__ == "__main__":
 
     a = sys.argv[1:]
-    if a[0] == "replica":
-        replica(a[1])
-    elif a[0] == "job":
+    if a[0] == "job":
         job(a[1], a[2], float(a[3]))
     elif a[0] == "live":
         live(*a[1:7])
     elif a[0] == "compare":
         compare(a[1], a[2], a[3], a[4], a[5], a[6:])
     else:
-        sys.exit("usage: diurnal.py replica|job|live|compare ...")
+        sys.exit("usage: diurnal.py job|live|compare ...")
