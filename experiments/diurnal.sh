@@ -9,6 +9,19 @@
 # and fails when a figure leaves the tolerance of docs/design.md ("Sim⇄live parity").
 # The day lasts DAY seconds of wall time (default 240: 1 s = 6 min of the modelled day).
 #
+# berth's figures (2026-12-02, DAY=240, loaded 2-core VM; live / sim):
+#   figure                              aryl              aryl-base
+#   reclaim latency p50 / max (s)       0.020 / 0.022, 0  0.020 / 0.020, 0
+#   training restarts                   1 / 1             0 / 0
+#   lent GPU-hours (scaled to 24 h)     34.52 / 34.35     0 / 0
+#   inference shortfall (server-h)      0.009 / 0         0.006 / 0
+#   training avg JCT (s)                56.8 / 56.1       149.5 / 148.1
+#   makespan (s)                        218.8 / 218.4     316.8 / 314.4
+#   aryl-base / aryl avg JCT            2.63x / 2.64x
+# The simulator reclaims within its pass (0 s); berthd needs a tick for a borrower that
+# checkpoints at once. A longer day shrinks the gaps: with D = 40 s the live JCTs are 4-8 %
+# above the sim's (each start's tick and launch), here about 1 %.
+#
 # Usage: bash experiments/diurnal.sh [BUILD_DIR]   (env DAY, GRACE; KEEP=DIR keeps the
 #        runs' JSON and the simulator's CSV inputs there)
 set -eu
