@@ -7,7 +7,8 @@
 # one server is reclaimed with the fewest preemptions — its job gets the checkpoint signal, is
 # requeued — and berthd measures the latency from the demand's rise to a server free of
 # training processes (a job that ignores the signal is killed after its grace: the latency is
-# at least the grace). The demand survives a restart; only an admin may set it; bad bodies get
+# at least the grace). GET /v1/inference/history records the changes in order. The demand
+# survives a restart; only an admin may set it; bad bodies get
 # 400 naming the field. Usage: as berthd_api.sh.
 set -u
 . "$(dirname "$0")/cli_lib.sh"
@@ -113,10 +114,31 @@ python3 -c 'import sys; sys.exit(not float(sys.argv[1]) < 30)' "$lat" && ok "rec
 api GET "/v1/jobs/$PRE" >/dev/null
 has "$W/body" "preempted by the aryl policy" "the reclaimed job was preempted by aryl and waits again"
 
+# ---- the history: the demand 2 -> 0 -> 1 in order, times rising, the reclaim's length
+api GET /v1/inference/history "" "$ALICE" >/dev/null
+python3 - "$W/body" "$lat" <<'PY' && ok "GET /v1/inference/history: demand 2, 0, 1 in order, the reclaim's $lat s" ||
+import json, sys
+h = json.load(open(sys.argv[1]))
+c = h["changes"]
+dem = [r["demand_servers"] for r in c]
+runs = [d for i, d in enumerate(dem) if i == 0 or d != dem[i - 1]]
+ts = [r["t_us"] for r in c]
+took = [r["reclaim_s"] for r in c if r["reclaim_s"] is not None]
+ok = (runs == [2, 0, 1] and ts == sorted(ts) and h["dropped"] == 0 and h["recorded"] == len(c)
+      and h["pool_servers"] == 2 and len(took) == 1 and abs(took[0] - float(sys.argv[2])) < 1e-3
+      and all(r["lent_servers"] == 2 - r["reserved_servers"] for r in c)
+      and all(r["ready_servers"] <= r["reserved_servers"] for r in c))
+sys.exit(not ok)
+PY
+    bad "history: $(head -c 800 "$W/body")"
+[ "$(status)" = 200 ] || bad "history status $(status)"
+
 # ---- the demand survives a restart
 stop_berthd
 start_berthd --gpus "$W/cl.json" --policy aryl --policy-arg loan_headroom=0
 [ "$(inf demand_servers)" = 1 ] && ok "after a restart the demand is still 1" || bad "restart: $(cat "$W/body")"
+restored() { api GET /v1/inference/history "" "$ROOT" >/dev/null; [ "$(jf changes.0.demand_servers)" = 1 ]; }
+wait_for 30 "the new history" restored && ok "a restart starts a new history at the restored demand 1"
 
 # ---- demand 0 again: the server is lent back and the waiting job resumes there
 demand 0

@@ -25,47 +25,10 @@ cat >"$W/cl.json" <<'EOF2'
  {"name": "infer-0", "gpu_type": "v100", "gpus": 2, "pool": "inference"},
  {"name": "infer-1", "gpu_type": "v100", "gpus": 2, "pool": "inference"}]}
 EOF2
-# the replica: serves HTTP on $PORT (GET /metrics answers Prometheus text with the load, any
-# other path "replica N"), records its variables, and in mode "report" posts the load it is
-# told (the file load-N, else load, else 0) to berthd with its own job token
-cat >"$W/replica.py" <<'PY'
-import http.server, json, os, sys, threading, time, urllib.request
-W, mode = sys.argv[1], sys.argv[2]
-r, port = os.environ["BERTH_REPLICA"], int(os.environ["PORT"])
-def load():
-    for f in ("load-" + r, "load"):
-        try:
-            return float(open(os.path.join(W, f)).read())
-        except (OSError, ValueError):
-            pass
-    return 0.0
-class H(http.server.BaseHTTPRequestHandler):
-    def do_GET(self):
-        body = ("# HELP load requests/s\n# TYPE load gauge\nload{replica=\"%s\"} %g\nother 99\n" % (r, load())
-                if self.path == "/metrics" else "replica %s\n" % r).encode()
-        self.send_response(200)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-    def log_message(self, *a):
-        pass
-srv = http.server.HTTPServer(("127.0.0.1", port), H)
-with open(os.path.join(W, "rep-%s-%s" % (r, os.environ["BERTH_ATTEMPT"])), "w") as f:
-    f.write("%s %d %d %s\n" % (r, port, os.getpid(), os.environ["BERTH_JOB_ID"]))
-if mode == "report":
-    def post():
-        url = "%s/v1/jobs/%s/load" % (os.environ["BERTH_API"], os.environ["BERTH_JOB_ID"])
-        while True:
-            req = urllib.request.Request(url, json.dumps({"load": load()}).encode(), method="POST",
-                                         headers={"Authorization": "Bearer " + os.environ["BERTH_JOB_TOKEN"]})
-            try:
-                urllib.request.urlopen(req, timeout=5).read()
-            except Exception as e:
-                print("post:", e, flush=True)
-            time.sleep(0.1)
-    threading.Thread(target=post, daemon=True).start()
-srv.serve_forever()
-PY
+# the replica (tests/toy_replica.py): serves HTTP on $PORT (GET /metrics answers Prometheus
+# text with the load, any other path "replica N"), records its variables, and in mode
+# "report" posts the load it is told (the file load-N, else load, else 0) to berthd with its
+# own job token
 cat >"$W/job.sh" <<'SH'
 #!/bin/sh
 trap 'echo "checkpoint $BERTH_ATTEMPT" >>"$1.ck"; exit 0' USR1
@@ -73,7 +36,7 @@ echo "start attempt=$BERTH_ATTEMPT resume=${BERTH_RESUME:-0}"
 while [ ! -e "$1" ]; do sleep 0.1; done
 SH
 chmod 755 "$W/job.sh"
-PYS=$(reach "$W/replica.py")
+PYS=$(reach "$2/tests/toy_replica.py")
 svc_body() { # svc_body NAME MODE [EXTRA JSON FIELDS] [POOL] [GPUS]
     echo '{"name":"'"$1"'","argv":["python3","'"$PYS"'","'"$W"'","'"$2"'"],"cwd":"'"$W"'","env":{"PATH":"/usr/bin:/bin"},"gpus":'"${5:-1}"',"pool":"'"${4:-inference}"'"'"${3:-}"'}'
 }

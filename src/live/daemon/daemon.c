@@ -424,6 +424,7 @@ void berth__daemon_destroy(struct berth__daemon *d)
     berth__telemetry_free(&d->tel);
     berth__svc_free(d);
     free(d->infer.srv);
+    free(d->infer.hist);
     berth__iso_close(d->iso);
     berth__limits_free(&d->o.limits);
     pthread_mutex_destroy(&d->mu);

@@ -64,6 +64,15 @@ struct berth__daemon_opts {
 
 void berth__daemon_opts_init(struct berth__daemon_opts *o);
 
+/* One change of the inference pool's state (infer.c), for GET /v1/inference/history: the
+ * demand, the servers reserved and ready, and, on the tick a shortfall ended, its length. */
+#define BERTH_INFER_HIST 4096
+struct berth__infer_rec {
+    berth_us t_us; /* wall clock */
+    int32_t demand, reserved, ready;
+    berth_us reclaim_us; /* -1 unless a shortfall ended here */
+};
+
 /* Capacity loaning live (infer.c): the cluster's "inference" pool and the demand an
  * inference manager posts. Integrals in GPU- and server-microseconds; latencies in us. */
 struct berth__infer {
@@ -77,6 +86,8 @@ struct berth__infer {
     berth_us last_reclaim_us, max_reclaim_us; /* demand rise -> enough servers free */
     uint64_t reclaims, changes;
     double lent_gpu_us, short_server_us;
+    struct berth__infer_rec *hist; /* the last BERTH_INFER_HIST changes, a ring (NULL: none) */
+    uint64_t nhist;                /* changes recorded since start (the ring holds the last) */
 };
 
 struct berth__svcs; /* services (service.h) */

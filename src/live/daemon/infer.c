@@ -10,7 +10,10 @@
  * that do not lend leave the whole pool to inference.
  *
  * The demand survives restarts (STATE/inference-demand, written atomically before the answer);
- * until an inference manager has spoken, inference keeps every server of its pool. */
+ * until an inference manager has spoken, inference keeps every server of its pool. Every
+ * change of the demand, of the servers reserved or ready, and every end of a shortfall is
+ * recorded in memory (the last BERTH_INFER_HIST of them, lost on a restart): the series
+ * `berth sim --inference FILE` replays to predict the live run (tests/berthd_diurnal.sh). */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -83,6 +86,7 @@ int berth__daemon_infer_init(struct berth__daemon *d, berth_us now, struct berth
     struct berth_cluster *c = d->engine->cluster;
     struct berth__infer *in = &d->infer;
     free(in->srv);
+    free(in->hist);
     memset(in, 0, sizeof *in);
     in->short_since = BERTH_TIME_NONE;
     in->last_reclaim_us = -1;
@@ -118,6 +122,26 @@ int berth__daemon_infer_init(struct berth__daemon *d, berth_us now, struct berth
     fprintf(d->log, "berthd: inference pool: %d servers (%d GPUs), demand %d\n", in->servers,
             in->gpus, dem);
     return 0;
+}
+
+/* Appends the pool's state now to the history when it differs from the last record, or
+ * when a shortfall ended (reclaim_us >= 0). Out of memory: nothing is recorded (counted). */
+static void hist_add(struct berth__infer *in, berth_us now, berth_us reclaim_us)
+{
+    if (!in->hist && !(in->hist = calloc(BERTH_INFER_HIST, sizeof *in->hist)))
+        return;
+    if (in->nhist && reclaim_us < 0) {
+        const struct berth__infer_rec *l = &in->hist[(in->nhist - 1) % BERTH_INFER_HIST];
+        if (l->demand == in->demand && l->reserved == in->reserved && l->ready == in->ready)
+            return;
+    }
+    in->hist[in->nhist++ % BERTH_INFER_HIST] = (struct berth__infer_rec){
+        .t_us = now,
+        .demand = in->demand,
+        .reserved = in->reserved,
+        .ready = in->ready,
+        .reclaim_us = reclaim_us,
+    };
 }
 
 int berth__daemon_infer_set(struct berth__daemon *d, int32_t servers, berth_us now,
@@ -168,15 +192,19 @@ void berth__daemon_infer_tick(struct berth__daemon *d, berth_us now)
     in->ready = ready;
     if (in->demand > ready && in->short_since == BERTH_TIME_NONE) {
         in->short_since = now;
+        hist_add(in, now, -1);
     } else if (in->demand <= ready && in->short_since != BERTH_TIME_NONE) {
         berth_us took = now - in->short_since;
         in->last_reclaim_us = took;
         in->max_reclaim_us = took > in->max_reclaim_us ? took : in->max_reclaim_us;
         in->reclaims++;
         in->short_since = BERTH_TIME_NONE;
+        hist_add(in, now, took);
         fprintf(d->log,
                 "berthd: inference: %d servers free for a demand of %d, %.3f s after it "
                 "rose\n",
                 ready, in->demand, (double)took / 1e6);
+    } else {
+        hist_add(in, now, -1);
     }
 }

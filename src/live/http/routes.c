@@ -661,6 +661,36 @@ static void inference(struct berth__daemon *d, const struct berth__hreq *r,
     pthread_mutex_unlock(&d->mu);
 }
 
+/* The pool's recorded changes, oldest first (infer.c keeps the last BERTH_INFER_HIST): the
+ * demand series a simulation of the same run replays. */
+static void inference_history(struct berth__daemon *d, const struct berth__hreq *r,
+                              struct berth__hresp *out)
+{
+    (void)r;
+    json_t *a = json_array();
+    pthread_mutex_lock(&d->mu);
+    const struct berth__infer *in = &d->infer;
+    uint64_t first = in->nhist > BERTH_INFER_HIST ? in->nhist - BERTH_INFER_HIST : 0;
+    for (uint64_t i = first; a && in->hist && i < in->nhist; i++) {
+        const struct berth__infer_rec *h = &in->hist[i % BERTH_INFER_HIST];
+        json_t *took = h->reclaim_us >= 0 ? json_real((double)h->reclaim_us / 1e6) : json_null();
+        if (json_array_append_new(a, json_pack("{s:I,s:i,s:i,s:i,s:i,s:o}", "t_us",
+                                               (json_int_t)h->t_us, "demand_servers", h->demand,
+                                               "reserved_servers", h->reserved, "ready_servers",
+                                               h->ready, "lent_servers", in->servers - h->reserved,
+                                               "reclaim_s", took))) {
+            json_decref(a);
+            a = NULL;
+        }
+    }
+    out->json = a ? json_pack("{s:i,s:I,s:I,s:o}", "pool_servers", in->servers, "recorded",
+                              (json_int_t)in->nhist, "dropped", (json_int_t)first, "changes", a)
+                  : NULL;
+    pthread_mutex_unlock(&d->mu);
+    if (!out->json)
+        berth__hresp_error(out, 503, "inference history: out of memory");
+}
+
 /* An inference manager says how many of its pool's servers inference needs now (admin). */
 static void inference_set(struct berth__daemon *d, const struct berth__hreq *r,
                           struct berth__hresp *out)
@@ -713,6 +743,7 @@ const struct berth__route berth__routes[] = {
     {"GET", "/v1/nodes", nodes, 0, 0},
     {"GET", "/v1/policies", policies, 0, 0},
     {"GET", "/v1/inference", inference, 0, 0},
+    {"GET", "/v1/inference/history", inference_history, 0, 0},
     {"POST", "/v1/inference", inference_set, 0, 0},
     {"POST", "/v1/services", berth__route_svc_create, 0, 0},
     {"GET", "/v1/services", berth__route_svc_list, 0, 0},
