@@ -356,6 +356,21 @@ static int fill_job(struct berth__slurm *s, const slurm_job_info_t *j, struct be
     o->time_limit_us = j->time_limit == INFINITE || j->time_limit == NO_VAL
                            ? 0
                            : (berth_us)j->time_limit * 60 * BERTH_US_PER_S;
+    if (j->array_job_id && j->array_job_id != NO_VAL) {
+        o->array_job_id = j->array_job_id;
+        o->array_task = j->array_task_id == NO_VAL ? BERTH_SLURM_ARRAY_META : j->array_task_id;
+        o->array_max = j->array_max_tasks == NO_VAL ? 0 : j->array_max_tasks;
+        /* the pending tasks' indices: a long list is cut after a ',' (the rest come later) */
+        const char *t = j->array_task_str ? j->array_task_str : "";
+        size_t l = strcspn(t, "%");
+        if (l >= sizeof o->array_pending) {
+            l = sizeof o->array_pending - 1;
+            while (l && t[l] != ',')
+                l--;
+        }
+        memcpy(o->array_pending, t, l);
+        o->array_pending[l] = '\0';
+    }
     return 0;
 }
 
@@ -657,6 +672,20 @@ int berth__slurm_job_script(struct berth__slurm *s, uint32_t id, char **script, 
         *script = NULL;
         return fail(s, e, 0, "batch script", id);
     }
+    return 0;
+}
+
+int berth__slurm_split_task(struct berth__slurm *s, uint32_t array_id, uint32_t task,
+                            const char *text, struct berth_err *e)
+{
+    char id[32];
+    snprintf(id, sizeof id, "%u_%u", array_id, task);
+    job_desc_msg_t d;
+    slurm_init_job_desc_msg(&d);
+    d.job_id_str = id;
+    d.admin_comment = (char *)text;
+    if (slurm_update_job(&d) != SLURM_SUCCESS)
+        return fail(s, e, 0, "split array task", array_id);
     return 0;
 }
 

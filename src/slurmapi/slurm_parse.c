@@ -291,6 +291,35 @@ int berth__slurm_format_indices(char *buf, size_t size, const size_t *idx, size_
     return 0;
 }
 
+int berth__slurm_parse_indices(const char *s, uint32_t *idx, size_t max, size_t *n,
+                               struct berth_err *e)
+{
+    *n = 0;
+    for (const char *p = s; *p && *p != '%';) {
+        size_t l = strcspn(p, ",%");
+        char *end;
+        unsigned long a = strtoul(p, &end, 10), b = a, step = 1;
+        int ok = end > p && *p >= '0' && *p <= '9';
+        if (ok && *end == '-') {
+            const char *q = end + 1;
+            b = strtoul(q, &end, 10);
+            ok = end > q && *q >= '0' && *q <= '9' && b >= a;
+        }
+        if (ok && *end == ':') {
+            const char *q = end + 1;
+            step = strtoul(q, &end, 10);
+            ok = end > q && *q >= '0' && *q <= '9' && step > 0;
+        }
+        if (!ok || end != p + l || b > UINT32_MAX - 1)
+            return berth_err_set(e, BERTH_EINPUT, "slurm: array indices '%.60s': bad range '%.*s'",
+                                 s, (int)(l > 30 ? 30 : l), p);
+        for (unsigned long k = a; k <= b && *n < max; k += step)
+            idx[(*n)++] = (uint32_t)k;
+        p += l + (p[l] == ',');
+    }
+    return 0;
+}
+
 /* One range list "01-03,7" inside brackets after prefix: each name into out. */
 static int hostlist_ranges(const char *prefix, size_t plen, const char *r, const char *end,
                            char (*out)[BERTH_SLURM_NAME_MAX], size_t max, size_t *n,

@@ -718,11 +718,12 @@ static void script_signal(struct xslurm *x, const struct berth__slurm_job *sj, i
     *lead_us = (berth_us)lead * BERTH_US_PER_S;
 }
 
-/* An sbatch job (held by job_submit.lua) becomes a berth job of the same shape; its --time is
- * berth's time limit, its --signal=SIG@SECS the checkpoint signal sent SECS before it (the
- * limit then is --time less SECS, the grace SECS), else SIGTERM and KillWait. */
-static int adopt(struct xslurm *x, const struct berth__slurm_job *sj, berth_us now,
-                 struct berth_err *err)
+/* An sbatch job (held by job_submit.lua) as a berth job of the same shape (*out, not adopted
+ * yet); its --time is berth's time limit, its --signal=SIG@SECS the checkpoint signal sent
+ * SECS before it (the limit then is --time less SECS, the grace SECS), else SIGTERM and
+ * KillWait. A job berth cannot run is logged and left held: 1, *out NULL. */
+static int adopt_make(struct xslurm *x, const struct berth__slurm_job *sj, struct berth__ljob **out,
+                      struct berth_err *err)
 {
     const struct berth__exec_host *h = x->h;
     const struct berth__slurm_ask *a = &sj->ask;
@@ -742,7 +743,7 @@ static int adopt(struct xslurm *x, const struct berth__slurm_job *sj, berth_us n
     uint64_t mask;
     if (!type[0] && sj->features[0] && !berth__cluster_type_mask(x->inv, sj->features, &mask))
         type = sj->features;
-    char body[1024], uid[16];
+    char uid[16];
     snprintf(uid, sizeof uid, "uid%u", sj->uid);
     char sid[16];
     snprintf(sid, sizeof sid, "%u", sj->id);
@@ -767,13 +768,51 @@ static int adopt(struct xslurm *x, const struct berth__slurm_job *sj, berth_us n
     json_decref(o);
     if (!rc && h->refuses(h->ctx, j, err))
         rc = BERTH_EINPUT;
+    *out = NULL;
+    if (rc == BERTH_ENOMEM) {
+        berth__ljob_free(j);
+        return rc;
+    }
     if (rc) {
+        char body[1024];
         snprintf(body, sizeof body, "%s", err->msg);
         berth__exec_log(h, "berthd: Slurm job %u (%s) is left held: %s\n", sj->id, sj->gres, body);
         berth__ljob_free(j);
-        return rc == BERTH_ENOMEM ? rc : map_put(x, sj->id, UINT32_MAX) ? BERTH_ENOMEM : 0;
+        return 1;
     }
     j->foreign = 1;
+    *out = j;
+    return 0;
+}
+
+/* j (adopted by the host) is Slurm job sj's from now on: bound, its Slurm time limit a minute
+ * after berth's, journaled. */
+static int adopt_bind(struct xslurm *x, struct berth__ljob *j, const struct berth__slurm_job *sj,
+                      struct berth_err *err)
+{
+    const struct berth__exec_host *h = x->h;
+    int rc = bind(x, j, sj->id, err);
+    if (rc)
+        return rc;
+    struct berth_err e = {0};
+    if (sj->time_limit_us && /* berth enforces it; Slurm's, a minute later, backs it up */
+        berth__slurm_set_time_limit(x->s, sj->id, sj->time_limit_us + SLURM_LIMIT_MARGIN, &e))
+        berth__exec_log(h, "berthd: Slurm job %u: %s (Slurm's own time limit may come first)\n",
+                        sj->id, e.msg);
+    return h->save(h->ctx, j, err);
+}
+
+/* An sbatch job becomes a berth job of the same shape (adopt_make). */
+static int adopt(struct xslurm *x, const struct berth__slurm_job *sj, berth_us now,
+                 struct berth_err *err)
+{
+    const struct berth__exec_host *h = x->h;
+    struct berth__ljob *j = NULL;
+    int rc = adopt_make(x, sj, &j, err);
+    if (rc == 1) /* left held: not looked at again */
+        return map_put(x, sj->id, UINT32_MAX) ? BERTH_ENOMEM : 0;
+    if (rc)
+        return rc;
     j->submit_us = sj->submit_us ? sj->submit_us : now;
     if ((rc = berth__ljob_note(j, now, j->state, "submitted to Slurm by %s as job %u: adopted",
                                j->user, sj->id)) ||
@@ -781,21 +820,135 @@ static int adopt(struct xslurm *x, const struct berth__slurm_job *sj, berth_us n
         berth__ljob_free(j);
         return rc;
     }
-    if ((rc = bind(x, j, sj->id, err)))
-        return rc;
+    berth__exec_log(h, "berthd: Slurm job %u of %s adopted as job %s (%d GPUs%s%s)\n", sj->id,
+                    j->user, j->idstr, j->spec.num_gpus, j->spec.gpu_type[0] ? " " : "",
+                    j->spec.gpu_type);
+    return adopt_bind(x, j, sj, err);
+}
+
+/* ---- job arrays (sbatch --array) ---- */
+
+#define SPLIT_MAX 1024 /* tasks split off one array's pending record per poll */
+
+/* The pending record of an array's tasks: each task is split off into a job of its own
+ * (its own job id, the array's id and its index, still held; Slurm does this for any update
+ * of one task), so that berth can place, requeue and journal each by its job id. The tasks
+ * are adopted together once none is left to split (adopt_array). */
+static void split_array(struct xslurm *x, const struct berth__slurm_job *sj)
+{
+    uint32_t *idx = malloc(SPLIT_MAX * sizeof *idx);
+    size_t n = 0;
     struct berth_err e = {0};
-    if (sj->time_limit_us && /* berth enforces it; Slurm's, a minute later, backs it up */
-        berth__slurm_set_time_limit(x->s, sj->id, sj->time_limit_us + SLURM_LIMIT_MARGIN, &e))
-        berth__exec_log(h, "berthd: Slurm job %u: %s (Slurm's own time limit may come first)\n",
-                        sj->id, e.msg);
-    berth__exec_log(h, "berthd: Slurm job %u of %s adopted as job %s (%u GPUs%s%s)\n", sj->id,
-                    j->user, j->idstr, gpus, type[0] ? " " : "", type);
-    return h->save(h->ctx, j, err);
+    if (!idx || berth__slurm_parse_indices(sj->array_pending, idx, SPLIT_MAX, &n, &e)) {
+        berth__exec_log(x->h, "berthd: Slurm array %u: %s\n", sj->array_job_id,
+                        idx ? e.msg : "out of memory");
+        free(idx);
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        char text[96];
+        snprintf(text, sizeof text, "berth: task %u of array %u split off for berth", idx[i],
+                 sj->array_job_id);
+        if (berth__slurm_split_task(x->s, sj->array_job_id, idx[i], text, &e)) {
+            berth__exec_log(x->h, "berthd: Slurm job %u_%u: %s\n", sj->array_job_id, idx[i], e.msg);
+            break;
+        }
+    }
+    free(idx);
+}
+
+static int by_task(const void *a, const void *b)
+{
+    const struct berth__slurm_job *const *p = a, *const *q = b;
+    return ((*p)->array_task > (*q)->array_task) - ((*p)->array_task < (*q)->array_task);
+}
+
+/* The split tasks of sj's array that berth has not adopted, all pending and held, become one
+ * berth array of the same indices and throttle (each task a berth job bound to its task's
+ * job id): the throttle counts them together. Waits (0) while a task is left to split, not
+ * held (it is held now) or waits on its --dependency. */
+static int adopt_array(struct xslurm *x, const struct berth__slurm_job *sj,
+                       const struct berth__slurm_job *jobs, size_t n, berth_us now,
+                       struct berth_err *err)
+{
+    const struct berth__exec_host *h = x->h;
+    const struct berth__slurm_job **t = malloc(n * sizeof *t);
+    size_t nt = 0;
+    if (!t)
+        return berth_err_set(err, BERTH_ENOMEM, "out of memory");
+    int wait = 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct berth__slurm_job *o = &jobs[i];
+        if (o->array_job_id != sj->array_job_id || o->state != BERTH_SLURM_JOB_PENDING ||
+            map_get(x, o->id) || !strncmp(o->comment, COMMENT, strlen(COMMENT)))
+            continue;
+        if (o->array_task == BERTH_SLURM_ARRAY_META || o->waits_dependency ||
+            !strcmp(o->reason, "BadConstraints")) {
+            wait = 1;
+        } else if (!o->held) {
+            struct berth_err e = {0};
+            berth__slurm_hold(x->s, o->id, &e);
+            wait = 1;
+        } else {
+            t[nt++] = o;
+        }
+    }
+    if (wait || !nt) {
+        free(t);
+        return 0;
+    }
+    qsort(t, nt, sizeof *t, by_task);
+    struct berth__ljob **tasks = calloc(nt, sizeof *tasks), *j = NULL;
+    int rc =
+        tasks ? adopt_make(x, t[0], &j, err) : berth_err_set(err, BERTH_ENOMEM, "out of memory");
+    if (rc == 1) { /* left held: none of its tasks is looked at again */
+        for (size_t i = 0; i < nt && !rc; i++)
+            rc = map_put(x, t[i]->id, UINT32_MAX) ? BERTH_ENOMEM : 0;
+        rc = rc ? rc : 1;
+    }
+    if (!rc && !(j->array_idx = malloc(nt * sizeof *j->array_idx)))
+        rc = berth_err_set(err, BERTH_ENOMEM, "out of memory");
+    if (!rc) {
+        j->narray = j->array_n = (uint32_t)nt;
+        j->array_max = sj->array_max;
+        tasks[0] = j;
+        for (size_t i = 0; i < nt; i++)
+            j->array_idx[i] = t[i]->array_task;
+    }
+    for (size_t i = 1; !rc && i < nt; i++)
+        rc = berth__ljob_clone(j, &tasks[i], err);
+    for (size_t i = 0; !rc && i < nt; i++) {
+        tasks[i]->foreign = 1;
+        tasks[i]->submit_us = t[i]->submit_us ? t[i]->submit_us : now;
+        rc = berth__ljob_note(tasks[i], now, tasks[i]->state,
+                              "submitted to Slurm by %s as job %u_%u (job %u): adopted, "
+                              "task %zu of %zu%s%.0u",
+                              tasks[i]->user, t[i]->array_job_id, t[i]->array_task, t[i]->id, i + 1,
+                              nt, sj->array_max ? ", at most running: " : "", sj->array_max);
+    }
+    size_t taken = 0;
+    if (!rc)
+        rc = h->adopt_array(h->ctx, tasks, nt, &taken, err);
+    for (size_t i = 0; i < nt && tasks && rc; i++)
+        if (i >= taken)
+            berth__ljob_free(tasks[i]);
+    if (!rc)
+        berth__exec_log(h,
+                        "berthd: Slurm array %u of %s adopted as jobs %s-%s (%zu tasks, %u at "
+                        "once)\n",
+                        sj->array_job_id, j->user, tasks[0]->idstr, tasks[nt - 1]->idstr, nt,
+                        sj->array_max);
+    for (size_t i = 0; i < taken && rc != BERTH_ENOMEM; i++)
+        rc = adopt_bind(x, tasks[i], t[i], err);
+    free(tasks);
+    free(t);
+    return rc == 1 ? 0 : rc;
 }
 
 /* A Slurm job berthd has no record of: one of its own whose id the journal missed, one left
  * to Slurm, or an sbatch job to adopt. Returns the live job it belongs to, or 0. */
-static uint32_t claim(struct xslurm *x, const struct berth__slurm_job *sj, berth_us now,
+static uint32_t claim(struct xslurm *x, const struct berth__slurm_job *sj,
+                      const struct berth__slurm_job *jobs, size_t n, berth_us now,
                       struct berth_err *err, int *rc)
 {
     if (!strncmp(sj->comment, OPT_OUT, strlen(OPT_OUT)))
@@ -826,6 +979,14 @@ static uint32_t claim(struct xslurm *x, const struct berth__slurm_job *sj, berth
     }
     if (!strcmp(sj->reason, "BadConstraints") || sj->waits_dependency)
         return 0; /* adopted once Slurm says its --dependency is fulfilled */
+    if (sj->array_job_id && sj->array_task == BERTH_SLURM_ARRAY_META) {
+        split_array(x, sj); /* its tasks are adopted at a later poll, as one array */
+        return 0;
+    }
+    if (sj->array_job_id) {
+        *rc = adopt_array(x, sj, jobs, n, now, err);
+        return *rc ? 0 : map_get(x, sj->id);
+    }
     *rc = adopt(x, sj, now, err);
     return *rc ? 0 : map_get(x, sj->id);
 }
@@ -1131,7 +1292,7 @@ static int slurm_sync(void *self, berth_us now, struct berth_err *err)
         uint32_t lid = map_get(x, sj->id);
         if (lid == UINT32_MAX)
             continue;
-        if (!lid && !(lid = claim(x, sj, now, err, &rc)))
+        if (!lid && !(lid = claim(x, sj, jobs, n, now, err, &rc)))
             continue;
         j = h->job(h->ctx, lid);
         if (j && j->slurm_id == sj->id)
