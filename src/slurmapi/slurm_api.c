@@ -295,9 +295,10 @@ static int fill_job(struct berth__slurm *s, const slurm_job_info_t *j, struct be
         copy_str(o->partition, sizeof o->partition, j->partition, "partition", j->job_id, e) < 0 ||
         copy_str(o->nodes, sizeof o->nodes, j->nodes, "nodes", j->job_id, e) < 0 ||
         copy_str(o->req_nodes, sizeof o->req_nodes, j->req_nodes, "req_nodes", j->job_id, e) < 0 ||
-        copy_str(o->features, sizeof o->features, j->features, "features", j->job_id, e) < 0 ||
-        copy_str(o->comment, sizeof o->comment, j->comment, "comment", j->job_id, e) < 0)
+        copy_str(o->features, sizeof o->features, j->features, "features", j->job_id, e) < 0)
         return e ? e->code : BERTH_EINPUT;
+    /* a user's comment may be long: cut (berth's marks and berth-signal= come first) */
+    snprintf(o->comment, sizeof o->comment, "%s", j->comment ? j->comment : "");
     o->waits_dependency = j->dependency && strstr(j->dependency, "(unfulfilled)");
     uint32_t base = j->job_state & JOB_STATE_BASE;
     switch (base) {

@@ -280,6 +280,13 @@ int berth__slurm_job_script(struct berth__slurm *s, uint32_t id, char **script,
 int berth__slurm_parse_signal(const char *script, char *sig, size_t size, uint32_t *lead_s,
                               bool *batch, struct berth_err *e);
 
+/* The --signal given on sbatch's command line, which contrib/slurm/cli_filter.lua writes
+ * into the job's comment as the word "berth-signal=[B:]SIG@SECS" (22.05 keeps it nowhere a
+ * client can read): as berth__slurm_parse_signal, 0 when the comment has none ("0@0" is
+ * sbatch's none). */
+int berth__slurm_comment_signal(const char *comment, char *sig, size_t size, uint32_t *lead_s,
+                                bool *batch, struct berth_err *e);
+
 /* ---- parsing (no libslurm; unit-tested everywhere) ---- */
 
 /* Adds a node's GRES list ("gpu:v100:4,mps:a100:800", "gpu:a100:2(IDX:0-1)", "(null)")

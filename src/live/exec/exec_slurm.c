@@ -686,8 +686,9 @@ static int slurm_started(void *self, const struct berth__ljob *j)
 
 /* ---- the poll of slurmctld ---- */
 
-/* An sbatch job's #SBATCH --signal=[B:]SIG@SECS (22.05's job records do not carry it; the
- * script does, unless it came on sbatch's command line): *sig and *lead_us when found. */
+/* An sbatch job's --signal=[B:]SIG@SECS (22.05's job records do not carry it): from sbatch's
+ * command line, which contrib/slurm/cli_filter.lua writes into the comment, else from the
+ * script's #SBATCH lines: *sig and *lead_us when found. */
 static void script_signal(struct xslurm *x, const struct berth__slurm_job *sj, int *sig,
                           berth_us *lead_us)
 {
@@ -695,8 +696,9 @@ static void script_signal(struct xslurm *x, const struct berth__slurm_job *sj, i
     uint32_t lead = 0;
     bool batch = false;
     struct berth_err e = {0};
-    int rc = berth__slurm_job_script(x->s, sj->id, &script, &e);
-    if (!rc)
+    /* sbatch's command line (cli_filter.lua's comment) overrides the script, as in sbatch */
+    int rc = berth__slurm_comment_signal(sj->comment, name, sizeof name, &lead, &batch, &e);
+    if (!rc && !(rc = berth__slurm_job_script(x->s, sj->id, &script, &e)))
         rc = berth__slurm_parse_signal(script, name, sizeof name, &lead, &batch, &e);
     free(script);
     if (rc <= 0) {
