@@ -18,16 +18,6 @@ slurm_require berthd_slurm_limits "$(dirname "$BERTH")/tests/slurm_api_test"
 
 slurm_berthd_cluster
 
-field() { api GET "/v1/jobs/$1" "" "$ROOT" >/dev/null && jf "$2"; }
-adopted() { # adopted SLURM_ID: berth's job id of the adopted Slurm job (empty: none yet)
-    api GET "/v1/jobs?all=1" "" "$ROOT" >/dev/null
-    python3 -c 'import json,sys
-for j in json.load(open(sys.argv[1]))["jobs"]:
-    if j.get("slurm_job") == int(sys.argv[2]): print(j["id"])' "$W/body" "$1" 2>/dev/null
-}
-is_adopted() { [ -n "$(adopted "$1")" ]; }
-over() { case $(field "$1" state) in completed | failed | cancelled | timeout) return 0 ;; esac; return 1; }
-
 # a job that counts in steps of 0.2 s until a signal: SIG (its argument) saves and exits 0
 cat >"$J/count.sh" <<'EOS'
 n=0
@@ -43,8 +33,10 @@ ss=$(cd "$J" && sbatch --parsable -p v100 -D "$J" -o "$J/s.out" "$J/s.sh")
 # T: --time=1 alone: berth's limit is 60 s, then SIGTERM, KillWait (5 s) to go
 tt=$(cd "$J" && sbatch --parsable -p v100 -D "$J" -o "$J/t.out" --time=1 --gres=gpu:1 --wrap "SIG=TERM; . $J/count.sh")
 # C: --signal=B:USR2@30 on sbatch's command line (22.05's job record lacks it;
-# contrib/slurm/cli_filter.lua keeps it in the comment): berth's limit 30 s, then USR2
-cc=$(cd "$J" && sbatch --parsable -p v100 -D "$J" -o "$J/c.out" --time=1 --signal=B:USR2@30 --gres=gpu:1 --wrap "SIG=USR2; . $J/count.sh")
+# contrib/slurm/cli_filter.lua keeps it in the comment): berth's limit 30 s, then USR2; its
+# own comment is 100 bytes long (once, one such comment made berthd's every job read fail)
+cc=$(cd "$J" && sbatch --parsable -p v100 -D "$J" -o "$J/c.out" --time=1 --signal=B:USR2@30 --gres=gpu:1 \
+    --comment "$(printf 'c%.0s' $(seq 100))" --wrap "SIG=USR2; . $J/count.sh")
 # B: a job of berthd's own, time limit 4 s, SIGUSR2 with a grace of 3 s
 b=$(submit '{"argv":["sh","-c","SIG=USR2; . '"$J"'/count.sh"],"gpus":1,"gpu_type":"v100","time_limit_s":4,"checkpoint_signal":"SIGUSR2","grace_s":3,"cwd":"'"$J"'","name":"B"}')
 wait_for 60 "berthd to adopt S ($ss), T ($tt) and C ($cc)" eval 'is_adopted "$ss" && is_adopted "$tt" && is_adopted "$cc"'

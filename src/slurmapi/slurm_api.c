@@ -142,6 +142,7 @@ static int fill_node(const node_info_t *ni, struct berth__slurm_node *n, struct 
     n->memory_mb = ni->real_memory;
     n->drain = (ni->node_state & (NODE_STATE_DRAIN | NODE_STATE_FAIL)) != 0;
     n->responding = (ni->node_state & NODE_STATE_NO_RESPOND) == 0;
+    n->reserved = (ni->node_state & NODE_STATE_RES) != 0;
     int rc = berth__slurm_parse_node_gres(ni->gres, false, n, e);
     if (rc == 0)
         rc = berth__slurm_parse_node_gres(ni->gres_used, true, n, e);
@@ -701,6 +702,19 @@ int berth__slurm_hold(struct berth__slurm *s, uint32_t id, struct berth_err *e)
     return 0;
 }
 
+/* The requeue-and-hold itself; the job's nodes are remembered for the same-node gap. */
+static int requeue_held(struct berth__slurm *s, const struct berth__slurm_job *j,
+                        struct berth_err *e)
+{
+    if (slurm_requeue(j->id, JOB_REQUEUE_HOLD) != SLURM_SUCCESS)
+        return fail(s, e, 0, "requeue", j->id);
+    struct recent *r = &s->recent[s->next_recent++ % RECENT];
+    r->id = j->id;
+    r->at = now_us();
+    memcpy(r->nodes, j->nodes, sizeof r->nodes);
+    return 0;
+}
+
 int berth__slurm_requeue_hold(struct berth__slurm *s, uint32_t id, struct berth_err *e)
 {
     struct berth__slurm_job j;
@@ -718,13 +732,21 @@ int berth__slurm_requeue_hold(struct berth__slurm *s, uint32_t id, struct berth_
                              "until it has run %lld s (credential-revoked race)",
                              id, (double)ran / 1e6,
                              (long long)(BERTH_SLURM_MIN_RUN_US / BERTH_US_PER_S + 1));
-    if (slurm_requeue(id, JOB_REQUEUE_HOLD) != SLURM_SUCCESS)
-        return fail(s, e, 0, "requeue", id);
-    struct recent *r = &s->recent[s->next_recent++ % RECENT];
-    r->id = id;
-    r->at = now_us();
-    memcpy(r->nodes, j.nodes, sizeof r->nodes);
-    return 0;
+    return requeue_held(s, &j, e);
+}
+
+int berth__slurm_requeue_ended(struct berth__slurm *s, uint32_t id, struct berth_err *e)
+{
+    struct berth__slurm_job j;
+    int rc = berth__slurm_job(s, id, &j, e);
+    if (rc < 0)
+        return rc;
+    if (j.state != BERTH_SLURM_JOB_DONE && j.state != BERTH_SLURM_JOB_FAILED)
+        return berth_err_set(e, BERTH_EINPUT, "slurm: requeue job %u: it is %s, not ended", id,
+                             j.state_name);
+    if (j.completing)
+        return berth_err_set(e, BERTH_EAGAIN, "slurm: requeue job %u: still completing", id);
+    return requeue_held(s, &j, e);
 }
 
 int berth__slurm_resize(struct berth__slurm *s, uint32_t id, const struct berth__slurm_place *p,

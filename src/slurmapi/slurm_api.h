@@ -65,6 +65,7 @@ struct berth__slurm_node {
     enum berth__slurm_node_state state;
     bool drain;      /* DRAIN / DRAINING / FAIL: takes no new work */
     bool responding; /* false under NO_RESPOND */
+    bool reserved;   /* RESERVED: in an active reservation, which berth's jobs never name */
     char state_name[32];
     uint32_t cpus, cpus_used;
     uint64_t memory_mb;
@@ -223,6 +224,12 @@ int berth__slurm_hold(struct berth__slurm *s, uint32_t id, struct berth_err *e);
 /* Preempts: requeue-and-hold; the job goes back to PENDING, held, restarts+1.
  * BERTH_EAGAIN in the job's first BERTH_SLURM_MIN_RUN_US of running. */
 int berth__slurm_requeue_hold(struct berth__slurm *s, uint32_t id, struct berth_err *e);
+
+/* Requeues a batch job that ended (COMPLETED or FAILED, while Slurm still knows it: MinJobAge)
+ * held, as requeue_hold does a running one: PENDING, held, restarts+1. berthd uses it for an
+ * adopted job that exited on its checkpoint signal during a preemption (berthd cannot submit
+ * a job it did not submit again). BERTH_EAGAIN while it is still completing. */
+int berth__slurm_requeue_ended(struct berth__slurm *s, uint32_t id, struct berth_err *e);
 
 /* Resizes a running job (Slurm cannot grow one in place, and a shrink without slurmdbd
  * blocks later updates): requeue-and-hold, wait for the requeue to finish and for the

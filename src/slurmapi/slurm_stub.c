@@ -130,6 +130,12 @@ int berth__slurm_hold(struct berth__slurm *s, uint32_t id, struct berth_err *e)
     return berth_err_set(e, BERTH_EUNSUPPORTED, NO_SLURM);
 }
 
+int berth__slurm_requeue_ended(struct berth__slurm *s, uint32_t id, struct berth_err *e)
+{
+    (void)s, (void)id;
+    return berth_err_set(e, BERTH_EUNSUPPORTED, NO_SLURM);
+}
+
 int berth__slurm_requeue_hold(struct berth__slurm *s, uint32_t id, struct berth_err *e)
 {
     (void)s, (void)id;

@@ -404,11 +404,16 @@ static int job_script(const struct berth__ljob *j, int first, char **out, struct
     return 0;
 }
 
-/* Whether a preemption sends the job's own checkpoint signal first (a job berthd submitted
- * that asked for one other than SIGTERM, with a grace), then requeues it after the grace. */
-static int own_signal(const struct berth__ljob *j)
+/* Whether a preemption sends the job's own checkpoint signal first, then requeues it after
+ * the grace: a job berthd submitted that asked for one other than SIGTERM, with a grace; an
+ * adopted sbatch job with its --signal (any but a plain SIGTERM with KillWait's lead, which
+ * is what the requeue itself gives). */
+static int own_signal(const struct xslurm *x, const struct berth__ljob *j)
 {
-    return !j->foreign && j->ckpt_sig > 0 && j->ckpt_sig != 15 && j->grace_us > 0;
+    if (j->ckpt_sig <= 0 || j->grace_us <= 0)
+        return 0;
+    return j->ckpt_sig != 15 ||
+           (j->foreign && j->grace_us != (berth_us)x->kill_wait_s * BERTH_US_PER_S);
 }
 
 /* first: the attempt the Slurm job's first run is (admit: the next; launch: this one). */
@@ -427,7 +432,7 @@ static int submit(struct xslurm *x, struct berth__ljob *j, int first, struct ber
         has_path |= !strncmp(env[i], "PATH=", 5);
     /* the checkpoint request: the job's own signal, sent through Slurm, with its grace before
      * the requeue; else the requeue's SIGTERM, the grace Slurm's KillWait */
-    int own = own_signal(j);
+    int own = own_signal(x, j);
     if (own)
         snprintf(buf, sizeof buf, "%lld", (long long)(j->grace_us / BERTH_US_PER_S));
     else
@@ -510,6 +515,24 @@ static int slurm_launch(void *self, struct berth__ljob *j, berth_us now, struct 
 {
     struct xslurm *x = self;
     int rc;
+    if (j->slurm_id && j->foreign &&
+        (j->sl_state == BERTH_SLURM_JOB_DONE || j->sl_state == BERTH_SLURM_JOB_FAILED)) {
+        /* an adopted job that exited on its checkpoint signal in a preemption: its Slurm job
+         * is requeued held (Slurm requeues an ended batch job), then placed as before */
+        struct berth_err e = {0};
+        rc = berth__slurm_requeue_ended(x->s, j->slurm_id, &e);
+        if (rc == BERTH_EAGAIN) {
+            j->launch_at = now + RETRY_US;
+            return rc;
+        }
+        if (rc)
+            return berth_err_set(err, rc, "%s", e.msg);
+        j->sl_state = BERTH_SLURM_JOB_PENDING;
+        j->sl_held = 1;
+        j->sl_restarts++;
+        berth__ljob_note(j, now, j->state, "Slurm job %u requeued held after its checkpoint exit",
+                         j->slurm_id);
+    }
     if (j->slurm_id && j->sl_state >= BERTH_SLURM_JOB_DONE) /* it ended: a new Slurm job */
         j->slurm_id = 0;
     if (!j->slurm_id && j->foreign)
@@ -665,11 +688,11 @@ static void try_stop(struct xslurm *x, struct berth__ljob *j, berth_us now)
  * the loop's alone; the loop's next sync makes the call. */
 static void slurm_stop(void *self, struct berth__ljob *j, int force)
 {
-    (void)self;
+    const struct xslurm *x = self;
     /* its own signal first (a preemption, a move), or at its time limit its checkpoint
      * signal (SIGTERM, or an sbatch job's --signal): the requeue or the cancel follows when
      * the grace is over */
-    int first = j->then == BERTH_THEN_TIMEOUT || (own_signal(j) && j->then != BERTH_THEN_CANCEL);
+    int first = j->then == BERTH_THEN_TIMEOUT || (own_signal(x, j) && j->then != BERTH_THEN_CANCEL);
     if (!force && first && j->sl_state == BERTH_SLURM_JOB_RUNNING) {
         j->sl_signal_due = 1;
     } else if (!force || first) {
@@ -1112,9 +1135,10 @@ static void set_away(struct xslurm *x, size_t sv, int away, const char *state)
 }
 
 /* Nodes that left or came back (read by slurm_prefetch, applied under the lock): a node
- * drained (draining too), down, not responding or gone from Slurm's list (deleted, or
- * state FUTURE) is closed at once, its running jobs left to finish, and opened again when
- * Slurm lists it back. */
+ * drained (draining too), down, not responding, in an active reservation (berth's jobs name
+ * none, so Slurm would not start them there) or gone from Slurm's list (deleted, or state
+ * FUTURE) is closed at once, its running jobs left to finish, and opened again when Slurm
+ * lists it back. */
 static void apply_nodes(struct xslurm *x)
 {
     const struct berth_cluster *c = x->inv;          /* the engine's copy has the same servers */
@@ -1125,7 +1149,8 @@ static void apply_nodes(struct xslurm *x)
         if (sv == c->nsrv)
             continue; /* a node added since berthd started: not scheduled (docs/slurm.md) */
         x->count[sv] = 1;
-        set_away(x, sv, v->state == BERTH_SLURM_NODE_DOWN || v->drain || !v->responding,
+        set_away(x, sv,
+                 v->state == BERTH_SLURM_NODE_DOWN || v->drain || !v->responding || v->reserved,
                  v->state_name);
     }
     for (size_t s = 0; s < c->nsrv; s++)
