@@ -905,10 +905,10 @@ static int adopt_array(struct xslurm *x, const struct berth__slurm_job *sj,
     for (size_t i = 0; i < n; i++) {
         const struct berth__slurm_job *o = &jobs[i];
         if (o->array_job_id != sj->array_job_id || o->state != BERTH_SLURM_JOB_PENDING ||
-            map_get(x, o->id) || !strncmp(o->comment, COMMENT, strlen(COMMENT)))
+            map_get(x, o->id) || !strncmp(o->comment, COMMENT, strlen(COMMENT)) ||
+            !strcmp(o->reason, "BadConstraints")) /* one Slurm can never run: left held */
             continue;
-        if (o->array_task == BERTH_SLURM_ARRAY_META || o->waits_dependency ||
-            !strcmp(o->reason, "BadConstraints")) {
+        if (o->array_task == BERTH_SLURM_ARRAY_META || o->waits_dependency) {
             wait = 1;
         } else if (!o->held) {
             struct berth_err e = {0};
@@ -943,6 +943,13 @@ static int adopt_array(struct xslurm *x, const struct berth__slurm_job *sj,
     for (size_t i = 1; !rc && i < nt; i++)
         rc = berth__ljob_clone(j, &tasks[i], err);
     for (size_t i = 0; !rc && i < nt; i++) {
+        char sid[16]; /* its argv names its own Slurm job ("sbatch job ID") */
+        snprintf(sid, sizeof sid, "%u", t[i]->id);
+        char *a = tasks[i]->argc > 2 ? strdup(sid) : NULL;
+        if (a) {
+            free(tasks[i]->argv[2]);
+            tasks[i]->argv[2] = a;
+        }
         tasks[i]->foreign = 1;
         tasks[i]->submit_us = t[i]->submit_us ? t[i]->submit_us : now;
         rc = berth__ljob_note(tasks[i], now, tasks[i]->state,
@@ -963,8 +970,10 @@ static int adopt_array(struct xslurm *x, const struct berth__slurm_job *sj,
                         "once)\n",
                         sj->array_job_id, j->user, tasks[0]->idstr, tasks[nt - 1]->idstr, nt,
                         sj->array_max);
-    for (size_t i = 0; i < taken && rc != BERTH_ENOMEM; i++)
-        rc = adopt_bind(x, tasks[i], t[i], err);
+    for (size_t i = 0; i < taken; i++) { /* the tasks the host took are bound, whatever came */
+        int b = adopt_bind(x, tasks[i], t[i], err);
+        rc = rc ? rc : b;
+    }
     free(tasks);
     free(t);
     return rc == 1 ? 0 : rc;
