@@ -70,6 +70,10 @@ struct xslurm {
     char scope_path[4200];
     berth_us scope_at, scope_err_logged;
     int comment_refused; /* an admin comment was refused (logged once) */
+    /* the array that adopt_array last found not ready, and in which read: its other tasks
+     * in the same read are not looked at again */
+    uint32_t array_waits;
+    uint64_t array_waits_gen;
 };
 
 /* For measuring the poll's own cost. */
@@ -897,6 +901,8 @@ static int adopt_array(struct xslurm *x, const struct berth__slurm_job *sj,
                        struct berth_err *err)
 {
     const struct berth__exec_host *h = x->h;
+    if (x->array_waits == sj->array_job_id && x->array_waits_gen == x->gen)
+        return 0;
     const struct berth__slurm_job **t = malloc(n * sizeof *t);
     size_t nt = 0;
     if (!t)
@@ -919,6 +925,8 @@ static int adopt_array(struct xslurm *x, const struct berth__slurm_job *sj,
         }
     }
     if (wait || !nt) {
+        x->array_waits = sj->array_job_id;
+        x->array_waits_gen = x->gen;
         free(t);
         return 0;
     }
