@@ -4,7 +4,8 @@
 # #SBATCH --signal=B:SIG@SECS the checkpoint signal sent SECS before that end; without one
 # SIGTERM at the limit and KillWait to go; a job submitted to berthd with a time limit and its
 # own signal gives Slurm both (its --time and --signal back the limit up while berthd is
-# away). Slurm counts --time in whole minutes, so the plain case takes a minute; the others
+# away); a --signal given on sbatch's command line (cli_filter.lua) counts as one in the
+# script. Slurm counts --time in whole minutes, so the plain case takes a minute; the others
 # run alongside it. Skips, saying why, without Slurm or libslurm or root, unless
 # BERTH_REQUIRE names slurm.
 # Usage: bash tests/berthd_slurm_limits.sh BERTH SRC_DIR SHARED_DIR BERTHD
@@ -16,16 +17,6 @@ SRC=${2:?usage: berthd_slurm_limits.sh BERTH SRC SHARED BERTHD}
 slurm_require berthd_slurm_limits "$(dirname "$BERTH")/tests/slurm_api_test"
 
 slurm_berthd_cluster
-
-field() { api GET "/v1/jobs/$1" "" "$ROOT" >/dev/null && jf "$2"; }
-adopted() { # adopted SLURM_ID: berth's job id of the adopted Slurm job (empty: none yet)
-    api GET "/v1/jobs?all=1" "" "$ROOT" >/dev/null
-    python3 -c 'import json,sys
-for j in json.load(open(sys.argv[1]))["jobs"]:
-    if j.get("slurm_job") == int(sys.argv[2]): print(j["id"])' "$W/body" "$1" 2>/dev/null
-}
-is_adopted() { [ -n "$(adopted "$1")" ]; }
-over() { case $(field "$1" state) in completed | failed | cancelled | timeout) return 0 ;; esac; return 1; }
 
 # a job that counts in steps of 0.2 s until a signal: SIG (its argument) saves and exits 0
 cat >"$J/count.sh" <<'EOS'
@@ -41,11 +32,20 @@ printf '#!/bin/sh\n#SBATCH --time=1\n#SBATCH --signal=B:USR1@50 --gres=gpu:1\nSI
 ss=$(cd "$J" && sbatch --parsable -p v100 -D "$J" -o "$J/s.out" "$J/s.sh")
 # T: --time=1 alone: berth's limit is 60 s, then SIGTERM, KillWait (5 s) to go
 tt=$(cd "$J" && sbatch --parsable -p v100 -D "$J" -o "$J/t.out" --time=1 --gres=gpu:1 --wrap "SIG=TERM; . $J/count.sh")
+# C: --signal=B:USR2@30 on sbatch's command line (22.05's job record lacks it;
+# contrib/slurm/cli_filter.lua keeps it in the comment): berth's limit 30 s, then USR2; its
+# own comment is 100 bytes long (once, one such comment made berthd's every job read fail)
+cc=$(cd "$J" && sbatch --parsable -p v100 -D "$J" -o "$J/c.out" --time=1 --signal=B:USR2@30 --gres=gpu:1 \
+    --comment "$(printf 'c%.0s' $(seq 100))" --wrap "SIG=USR2; . $J/count.sh")
 # B: a job of berthd's own, time limit 4 s, SIGUSR2 with a grace of 3 s
 b=$(submit '{"argv":["sh","-c","SIG=USR2; . '"$J"'/count.sh"],"gpus":1,"gpu_type":"v100","time_limit_s":4,"checkpoint_signal":"SIGUSR2","grace_s":3,"cwd":"'"$J"'","name":"B"}')
-wait_for 60 "berthd to adopt S ($ss) and T ($tt)" eval 'is_adopted "$ss" && is_adopted "$tt"'
+wait_for 60 "berthd to adopt S ($ss), T ($tt) and C ($cc)" eval 'is_adopted "$ss" && is_adopted "$tt" && is_adopted "$cc"'
 s=$(adopted "$ss")
 t=$(adopted "$tt")
+c=$(adopted "$cc")
+[ "$(field "$c" time_limit_s)" = 30.0 ] && [ "$(field "$c" checkpoint_signal)" = SIGUSR2 ] &&
+    [ "$(field "$c" grace_s)" = 30.0 ] && ok "C: sbatch --signal=B:USR2@30 (command line) is berth's limit 30 s, SIGUSR2, grace 30 s" ||
+    bad "C: limit $(field "$c" time_limit_s), signal $(field "$c" checkpoint_signal), grace $(field "$c" grace_s)"
 [ "$(field "$s" time_limit_s)" = 10.0 ] && [ "$(field "$s" checkpoint_signal)" = SIGUSR1 ] &&
     [ "$(field "$s" grace_s)" = 50.0 ] && ok "S: --time=1 --signal=B:USR1@50 is berth's limit 10 s, SIGUSR1, grace 50 s" ||
     bad "S: limit $(field "$s" time_limit_s), signal $(field "$s" checkpoint_signal), grace $(field "$s" grace_s)"
@@ -73,6 +73,9 @@ python3 -c 'import sys; sys.exit(not 10 <= float(sys.argv[1]) < 40)' "$ran" &&
 notes "$s" | grep -q "time limit of 10 s reached" && ok "S's history names the limit" ||
     bad "S: $(notes "$s" | tr '\n' '|')"
 
+wait_for 60 "C to end" over "$c"
+[ "$(field "$c" state)" = timeout ] && ok "C ends in timeout" || bad "C: $(field "$c" state)"
+has "$J/c.out" "got USR2 at" "C got its command-line --signal USR2 at berth's limit"
 wait_for 120 "T to end" over "$t"
 [ "$(field "$t" state)" = timeout ] && ok "T ends in timeout" || bad "T: $(field "$t" state)"
 has "$J/t.out" "got TERM at" "T got SIGTERM at its limit"

@@ -18,17 +18,19 @@ sb() { (cd "$J" && sbatch --parsable -D "$J" -o /dev/null "$@"); }
 running() { [ "$(sq "$1" %T)" = RUNNING ]; }
 held() { [ "$(sq "$1" %r)" = JobHeldUser ]; }
 gone() { [ -z "$(sq "$1" %T)" ]; }
-# the cluster as a site has it before berth: no job_submit plugin
-sed -i '/^JobSubmitPlugins=/d' "$E/slurm.conf"
-rm -f "$E/job_submit.lua" "$E/berth_admin_uids.txt"
+# the cluster as a site has it before berth: no job_submit or cli_filter plugin
+sed -i '/^JobSubmitPlugins=/d; /^CliFilterPlugins=/d' "$E/slurm.conf"
+rm -f "$E/job_submit.lua" "$E/cli_filter.lua" "$E/berth_admin_uids.txt"
 scontrol reconfigure
 j0=$(sb -p v100 --gres=gpu:1 --wrap true)
 wait_for 60 "a job to run under Slurm alone" gone "$j0" && ok "before berth: Slurm runs jobs itself"
 
-# 1. Install: the hook and the admin uids beside slurm.conf, JobSubmitPlugins=lua, reconfigure
+# 1. Install: the hooks and the admin uids beside slurm.conf, JobSubmitPlugins=lua and
+# CliFilterPlugins=lua, reconfigure
 cp "$SRC/contrib/slurm/job_submit.lua" "$E/job_submit.lua"
+cp "$SRC/contrib/slurm/cli_filter.lua" "$E/cli_filter.lua"
 id -u >"$E/berth_admin_uids.txt"
-echo "JobSubmitPlugins=lua" >>"$E/slurm.conf"
+printf 'JobSubmitPlugins=lua\nCliFilterPlugins=lua\n' >>"$E/slurm.conf"
 scontrol reconfigure
 j1=$(sb -p v100 --gres=gpu:1 --wrap true)
 wait_for 30 "the hook to hold a job (no berth_scope yet: every job)" held "$j1" &&
@@ -72,10 +74,10 @@ touch "$J/go5"
 wait_for 60 "the released and the new job to run under Slurm" eval 'gone "$j4" && gone "$j6"' &&
     ok "both ran under Slurm"
 
-# 5. Roll back: lua out of JobSubmitPlugins, reconfigure, the files removed
-sed -i '/^JobSubmitPlugins=/d' "$E/slurm.conf"
+# 5. Roll back: lua out of JobSubmitPlugins and CliFilterPlugins, reconfigure, the files removed
+sed -i '/^JobSubmitPlugins=/d; /^CliFilterPlugins=/d' "$E/slurm.conf"
 scontrol reconfigure
-rm -f "$E/job_submit.lua" "$E/berth_scope" "$E/berth_admin_uids.txt"
+rm -f "$E/job_submit.lua" "$E/cli_filter.lua" "$E/berth_scope" "$E/berth_admin_uids.txt"
 j7=$(sb -p v100 --gres=gpu:1 --wrap true)
 wait_for 60 "a job to run with the hook removed" gone "$j7" && ok "rolled back: Slurm alone runs jobs"
 finish

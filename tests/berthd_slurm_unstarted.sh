@@ -4,8 +4,9 @@
 # run counted) and place it elsewhere. Made deterministic on the mini cluster with
 # --slurm-node-poll 3600: berthd read the nodes once at start, so a node drained afterwards
 # is closed in its view only through the job Slurm cannot start (no race between the release
-# and Slurm's start: the node is drained before the job is even submitted). Skips, saying
-# why, without Slurm or libslurm or root, unless BERTH_REQUIRE names slurm.
+# and Slurm's start: the node is drained before the job is even submitted). The same for a
+# node that enters a reservation (berth's jobs name none). Skips, saying why, without Slurm
+# or libslurm or root, unless BERTH_REQUIRE names slurm.
 # Usage: bash tests/berthd_slurm_unstarted.sh BERTH SRC_DIR SHARED_DIR BERTHD
 set -u
 SRC=${2:?usage: berthd_slurm_unstarted.sh BERTH SRC SHARED BERTHD}
@@ -16,7 +17,6 @@ slurm_require berthd_slurm_unstarted "$(dirname "$BERTH")/tests/slurm_api_test"
 
 slurm_berthd_cluster
 
-field() { api GET "/v1/jobs/$1" "" "$ROOT" >/dev/null && jf "$2"; }
 noted() { notes "$1" | grep -q "$2"; }
 
 start_berthd --executor slurm --policy fifo --slurm-partitions v100 --slurm-node-poll 3600
@@ -61,5 +61,20 @@ has "$J/u.out" "ran attempt=1 resume=0 on $fn" "U ran once, as its first attempt
 [ "$(wc -l <"$J/u.out")" = 1 ] || bad "U ran $(wc -l <"$J/u.out") times"
 [ "$(field "$u" attempt)" = 1 ] && ok "U's one attempt is counted" || bad "attempt $(field "$u" attempt)"
 scontrol update nodename="$on" state=resume
+
+# R: a reservation berth does not know of (its jobs name none) starts on $fn, still open in
+# berthd's view; $on is back in Slurm, still closed in berthd's (no node poll for an hour).
+# V, placed on $fn, waits "ReqNodeNotAvail, May be reserved for other job": berthd reads the
+# nodes at once, closes the reserved $fn, opens $on, holds V again and places it on $on.
+scontrol create reservation reservationname=berth-r nodes="$fn" users=nobody starttime=now \
+    duration=30 flags=ignore_jobs >/dev/null
+v=$(submit '{"argv":["'"$J"'/u.sh","'"$J"'/v.out"],"gpus":2,"gpu_type":"v100","single_server":true,"cwd":"'"$J"'","name":"V"}')
+wait_state "$v" completed 120
+noted "$v" "released on $fn " && noted "$v" "and node $fn is closed: held again" &&
+    ok "V, placed on the reserved $fn, is held again" || bad "V: $(notes "$v" | tr '\n' '|')"
+grep -q "slurm node $fn is .*RESERVED.*nothing new is placed there" "$W/berthd.log" &&
+    ok "berthd closes a node in a reservation" || bad "berthd log: $(grep "slurm node" "$W/berthd.log" | tr '\n' '|')"
+has "$J/v.out" "ran attempt=1 resume=0 on $on" "V ran once, as its first attempt, on $on"
+scontrol delete reservationname=berth-r
 stop_berthd
 finish

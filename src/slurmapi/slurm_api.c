@@ -142,6 +142,7 @@ static int fill_node(const node_info_t *ni, struct berth__slurm_node *n, struct 
     n->memory_mb = ni->real_memory;
     n->drain = (ni->node_state & (NODE_STATE_DRAIN | NODE_STATE_FAIL)) != 0;
     n->responding = (ni->node_state & NODE_STATE_NO_RESPOND) == 0;
+    n->reserved = (ni->node_state & NODE_STATE_RES) != 0;
     int rc = berth__slurm_parse_node_gres(ni->gres, false, n, e);
     if (rc == 0)
         rc = berth__slurm_parse_node_gres(ni->gres_used, true, n, e);
@@ -295,9 +296,10 @@ static int fill_job(struct berth__slurm *s, const slurm_job_info_t *j, struct be
         copy_str(o->partition, sizeof o->partition, j->partition, "partition", j->job_id, e) < 0 ||
         copy_str(o->nodes, sizeof o->nodes, j->nodes, "nodes", j->job_id, e) < 0 ||
         copy_str(o->req_nodes, sizeof o->req_nodes, j->req_nodes, "req_nodes", j->job_id, e) < 0 ||
-        copy_str(o->features, sizeof o->features, j->features, "features", j->job_id, e) < 0 ||
-        copy_str(o->comment, sizeof o->comment, j->comment, "comment", j->job_id, e) < 0)
+        copy_str(o->features, sizeof o->features, j->features, "features", j->job_id, e) < 0)
         return e ? e->code : BERTH_EINPUT;
+    /* a user's comment may be long: cut (berth's marks and berth-signal= come first) */
+    snprintf(o->comment, sizeof o->comment, "%s", j->comment ? j->comment : "");
     o->waits_dependency = j->dependency && strstr(j->dependency, "(unfulfilled)");
     uint32_t base = j->job_state & JOB_STATE_BASE;
     switch (base) {
@@ -356,6 +358,21 @@ static int fill_job(struct berth__slurm *s, const slurm_job_info_t *j, struct be
     o->time_limit_us = j->time_limit == INFINITE || j->time_limit == NO_VAL
                            ? 0
                            : (berth_us)j->time_limit * 60 * BERTH_US_PER_S;
+    if (j->array_job_id && j->array_job_id != NO_VAL) {
+        o->array_job_id = j->array_job_id;
+        o->array_task = j->array_task_id == NO_VAL ? BERTH_SLURM_ARRAY_META : j->array_task_id;
+        o->array_max = j->array_max_tasks == NO_VAL ? 0 : j->array_max_tasks;
+        /* the pending tasks' indices: a long list is cut after a ',' (the rest come later) */
+        const char *t = j->array_task_str ? j->array_task_str : "";
+        size_t l = strcspn(t, "%");
+        if (l >= sizeof o->array_pending) {
+            l = sizeof o->array_pending - 1;
+            while (l && t[l] != ',')
+                l--;
+        }
+        memcpy(o->array_pending, t, l);
+        o->array_pending[l] = '\0';
+    }
     return 0;
 }
 
@@ -660,6 +677,20 @@ int berth__slurm_job_script(struct berth__slurm *s, uint32_t id, char **script, 
     return 0;
 }
 
+int berth__slurm_split_task(struct berth__slurm *s, uint32_t array_id, uint32_t task,
+                            const char *text, struct berth_err *e)
+{
+    char id[32];
+    snprintf(id, sizeof id, "%u_%u", array_id, task);
+    job_desc_msg_t d;
+    slurm_init_job_desc_msg(&d);
+    d.job_id_str = id;
+    d.admin_comment = (char *)text;
+    if (slurm_update_job(&d) != SLURM_SUCCESS)
+        return fail(s, e, 0, "split array task", array_id);
+    return 0;
+}
+
 int berth__slurm_hold(struct berth__slurm *s, uint32_t id, struct berth_err *e)
 {
     job_desc_msg_t d;
@@ -668,6 +699,19 @@ int berth__slurm_hold(struct berth__slurm *s, uint32_t id, struct berth_err *e)
     d.priority = 0;
     if (slurm_update_job(&d) != SLURM_SUCCESS)
         return fail(s, e, 0, "hold", id);
+    return 0;
+}
+
+/* The requeue-and-hold itself; the job's nodes are remembered for the same-node gap. */
+static int requeue_held(struct berth__slurm *s, const struct berth__slurm_job *j,
+                        struct berth_err *e)
+{
+    if (slurm_requeue(j->id, JOB_REQUEUE_HOLD) != SLURM_SUCCESS)
+        return fail(s, e, 0, "requeue", j->id);
+    struct recent *r = &s->recent[s->next_recent++ % RECENT];
+    r->id = j->id;
+    r->at = now_us();
+    memcpy(r->nodes, j->nodes, sizeof r->nodes);
     return 0;
 }
 
@@ -688,13 +732,21 @@ int berth__slurm_requeue_hold(struct berth__slurm *s, uint32_t id, struct berth_
                              "until it has run %lld s (credential-revoked race)",
                              id, (double)ran / 1e6,
                              (long long)(BERTH_SLURM_MIN_RUN_US / BERTH_US_PER_S + 1));
-    if (slurm_requeue(id, JOB_REQUEUE_HOLD) != SLURM_SUCCESS)
-        return fail(s, e, 0, "requeue", id);
-    struct recent *r = &s->recent[s->next_recent++ % RECENT];
-    r->id = id;
-    r->at = now_us();
-    memcpy(r->nodes, j.nodes, sizeof r->nodes);
-    return 0;
+    return requeue_held(s, &j, e);
+}
+
+int berth__slurm_requeue_ended(struct berth__slurm *s, uint32_t id, struct berth_err *e)
+{
+    struct berth__slurm_job j;
+    int rc = berth__slurm_job(s, id, &j, e);
+    if (rc < 0)
+        return rc;
+    if (j.state != BERTH_SLURM_JOB_DONE && j.state != BERTH_SLURM_JOB_FAILED)
+        return berth_err_set(e, BERTH_EINPUT, "slurm: requeue job %u: it is %s, not ended", id,
+                             j.state_name);
+    if (j.completing)
+        return berth_err_set(e, BERTH_EAGAIN, "slurm: requeue job %u: still completing", id);
+    return requeue_held(s, &j, e);
 }
 
 int berth__slurm_resize(struct berth__slurm *s, uint32_t id, const struct berth__slurm_place *p,

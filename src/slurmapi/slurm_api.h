@@ -65,6 +65,7 @@ struct berth__slurm_node {
     enum berth__slurm_node_state state;
     bool drain;      /* DRAIN / DRAINING / FAIL: takes no new work */
     bool responding; /* false under NO_RESPOND */
+    bool reserved;   /* RESERVED: in an active reservation, which berth's jobs never name */
     char state_name[32];
     uint32_t cpus, cpus_used;
     uint64_t memory_mb;
@@ -136,7 +137,14 @@ struct berth__slurm_job {
                                              running job end is Slurm's expected end */
     berth_us time_limit_us;               /* 0: no limit */
     bool timed_out;                       /* TIMEOUT: Slurm stopped it at its time limit */
+    /* a task of a job array (sbatch --array): its array's job id (0: not an array), its
+     * index, or BERTH_SLURM_ARRAY_META for the one record of the tasks Slurm has not split
+     * off yet, whose indices array_pending lists (sbatch's syntax, cut after a ',' when
+     * longer), and the array's throttle (%N; 0: none) */
+    uint32_t array_job_id, array_task, array_max;
+    char array_pending[BERTH_SLURM_LIST_MAX];
 };
+#define BERTH_SLURM_ARRAY_META UINT32_MAX
 
 /* All jobs Slurm still knows (including finished ones within MinJobAge); *jobs is malloc'd. */
 int berth__slurm_jobs(struct berth__slurm *s, struct berth__slurm_job **jobs, size_t *n,
@@ -205,12 +213,23 @@ int berth__slurm_place(struct berth__slurm *s, uint32_t id, const struct berth__
  * berthd writes its decisions there. Needs an admin's or SlurmUser's rights. */
 int berth__slurm_admin_comment(struct berth__slurm *s, uint32_t id, const char *text,
                                struct berth_err *e);
+/* Splits task `task` of array job `array_id` off the array's pending record, as Slurm does
+ * for any update of one task ("ID_TASK"): it becomes a job of its own, with its own job id
+ * and the same array job id and index, still held; text becomes its admin comment. */
+int berth__slurm_split_task(struct berth__slurm *s, uint32_t array_id, uint32_t task,
+                            const char *text, struct berth_err *e);
 /* Holds a pending job that is not held (one Slurm requeued itself, or a user requeued). */
 int berth__slurm_hold(struct berth__slurm *s, uint32_t id, struct berth_err *e);
 
 /* Preempts: requeue-and-hold; the job goes back to PENDING, held, restarts+1.
  * BERTH_EAGAIN in the job's first BERTH_SLURM_MIN_RUN_US of running. */
 int berth__slurm_requeue_hold(struct berth__slurm *s, uint32_t id, struct berth_err *e);
+
+/* Requeues a batch job that ended (COMPLETED or FAILED, while Slurm still knows it: MinJobAge)
+ * held, as requeue_hold does a running one: PENDING, held, restarts+1. berthd uses it for an
+ * adopted job that exited on its checkpoint signal during a preemption (berthd cannot submit
+ * a job it did not submit again). BERTH_EAGAIN while it is still completing. */
+int berth__slurm_requeue_ended(struct berth__slurm *s, uint32_t id, struct berth_err *e);
 
 /* Resizes a running job (Slurm cannot grow one in place, and a shrink without slurmdbd
  * blocks later updates): requeue-and-hold, wait for the requeue to finish and for the
@@ -268,6 +287,13 @@ int berth__slurm_job_script(struct berth__slurm *s, uint32_t id, char **script,
 int berth__slurm_parse_signal(const char *script, char *sig, size_t size, uint32_t *lead_s,
                               bool *batch, struct berth_err *e);
 
+/* The --signal given on sbatch's command line, which contrib/slurm/cli_filter.lua writes
+ * into the job's comment as the word "berth-signal=[B:]SIG@SECS" (22.05 keeps it nowhere a
+ * client can read): as berth__slurm_parse_signal, 0 when the comment has none ("0@0" is
+ * sbatch's none). */
+int berth__slurm_comment_signal(const char *comment, char *sig, size_t size, uint32_t *lead_s,
+                                bool *batch, struct berth_err *e);
+
 /* ---- parsing (no libslurm; unit-tested everywhere) ---- */
 
 /* Adds a node's GRES list ("gpu:v100:4,mps:a100:800", "gpu:a100:2(IDX:0-1)", "(null)")
@@ -283,6 +309,11 @@ int berth__slurm_parse_tres(const char *tres, char which, struct berth__slurm_as
  * a place or submit; "" when none. */
 int berth__slurm_format_gres(char *buf, size_t size, uint32_t gpus, const char *type,
                              uint32_t shards, struct berth_err *e);
+/* Reads an array's indices ("0-9", "1,3,5-11:2", "0-99%8": the throttle is not read) into
+ * idx, in the order written, at most max of them (*n; the rest are left for later);
+ * BERTH_EINPUT naming the bad part. */
+int berth__slurm_parse_indices(const char *s, uint32_t *idx, size_t max, size_t *n,
+                               struct berth_err *e);
 /* Expands a Slurm node list ("n1,n[3-4]", "gpu[01-02,7]") into at most max names in out
  * (*n of them); BERTH_EINPUT naming the bad part otherwise. */
 int berth__slurm_hostlist(const char *list, char (*out)[BERTH_SLURM_NAME_MAX], size_t max,

@@ -291,6 +291,35 @@ int berth__slurm_format_indices(char *buf, size_t size, const size_t *idx, size_
     return 0;
 }
 
+int berth__slurm_parse_indices(const char *s, uint32_t *idx, size_t max, size_t *n,
+                               struct berth_err *e)
+{
+    *n = 0;
+    for (const char *p = s; *p && *p != '%';) {
+        size_t l = strcspn(p, ",%");
+        char *end;
+        unsigned long a = strtoul(p, &end, 10), b = a, step = 1;
+        int ok = end > p && *p >= '0' && *p <= '9';
+        if (ok && *end == '-') {
+            const char *q = end + 1;
+            b = strtoul(q, &end, 10);
+            ok = end > q && *q >= '0' && *q <= '9' && b >= a;
+        }
+        if (ok && *end == ':') {
+            const char *q = end + 1;
+            step = strtoul(q, &end, 10);
+            ok = end > q && *q >= '0' && *q <= '9' && step > 0;
+        }
+        if (!ok || end != p + l || b > UINT32_MAX - 1)
+            return berth_err_set(e, BERTH_EINPUT, "slurm: array indices '%.60s': bad range '%.*s'",
+                                 s, (int)(l > 30 ? 30 : l), p);
+        for (unsigned long k = a; k <= b && *n < max; k += step)
+            idx[(*n)++] = (uint32_t)k;
+        p += l + (p[l] == ',');
+    }
+    return 0;
+}
+
 /* One range list "01-03,7" inside brackets after prefix: each name into out. */
 static int hostlist_ranges(const char *prefix, size_t plen, const char *r, const char *end,
                            char (*out)[BERTH_SLURM_NAME_MAX], size_t max, size_t *n,
@@ -355,9 +384,9 @@ int berth__slurm_hostlist(const char *list, char (*out)[BERTH_SLURM_NAME_MAX], s
     return 0;
 }
 
-/* One --signal value: [{R|B}:]SIG[@SECS]. */
+/* One --signal value: [{R|B}:]SIG[@SECS]; what names where it was found. */
 static int signal_value(const char *v, size_t l, char *sig, size_t size, uint32_t *lead_s,
-                        bool *batch, struct berth_err *e)
+                        bool *batch, const char *what, struct berth_err *e)
 {
     char buf[64];
     if (l == 0 || l >= sizeof buf)
@@ -388,7 +417,7 @@ static int signal_value(const char *v, size_t l, char *sig, size_t size, uint32_
     snprintf(sig, size, "%s", p);
     return 1;
 bad:
-    return berth_err_set(e, BERTH_EINPUT, "#SBATCH --signal: expected [B:]SIG[@SECS], found '%.*s'",
+    return berth_err_set(e, BERTH_EINPUT, "%s: expected [B:]SIG[@SECS], found '%.*s'", what,
                          (int)(l < 60 ? l : 60), v);
 }
 
@@ -420,7 +449,8 @@ int berth__slurm_parse_signal(const char *script, char *sig, size_t size, uint32
                 break; /* a comment after the options */
             if (next || (w > 9 && !strncmp(p, "--signal=", 9))) {
                 size_t skip = next ? 0 : 9;
-                if ((rc = signal_value(p + skip, w - skip, sig, size, lead_s, batch, e)) < 0)
+                if ((rc = signal_value(p + skip, w - skip, sig, size, lead_s, batch,
+                                       "#SBATCH --signal", e)) < 0)
                     return rc;
                 found = 1;
                 next = 0;
@@ -431,4 +461,23 @@ int berth__slurm_parse_signal(const char *script, char *sig, size_t size, uint32
         }
     }
     return found;
+}
+
+int berth__slurm_comment_signal(const char *comment, char *sig, size_t size, uint32_t *lead_s,
+                                bool *batch, struct berth_err *e)
+{
+    static const char key[] = "berth-signal=";
+    for (const char *p = comment ? comment : ""; *p;) {
+        p += strspn(p, " ");
+        size_t w = strcspn(p, " ");
+        if (w > sizeof key - 1 && !strncmp(p, key, sizeof key - 1)) {
+            const char *v = p + sizeof key - 1;
+            size_t l = w - (sizeof key - 1);
+            if (l == 3 && !strncmp(v, "0@0", 3))
+                return 0; /* sbatch's "no --signal" */
+            return signal_value(v, l, sig, size, lead_s, batch, "comment berth-signal", e);
+        }
+        p += w;
+    }
+    return 0;
 }

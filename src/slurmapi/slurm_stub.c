@@ -97,6 +97,13 @@ int berth__slurm_admin_comment(struct berth__slurm *s, uint32_t id, const char *
     return berth_err_set(e, BERTH_EUNSUPPORTED, NO_SLURM);
 }
 
+int berth__slurm_split_task(struct berth__slurm *s, uint32_t array_id, uint32_t task,
+                            const char *text, struct berth_err *e)
+{
+    (void)s, (void)array_id, (void)task, (void)text;
+    return berth_err_set(e, BERTH_EUNSUPPORTED, NO_SLURM);
+}
+
 int berth__slurm_set_time_limit(struct berth__slurm *s, uint32_t id, berth_us limit_us,
                                 struct berth_err *e)
 {
@@ -118,6 +125,12 @@ int berth__slurm_signal(struct berth__slurm *s, uint32_t id, int sig, struct ber
 }
 
 int berth__slurm_hold(struct berth__slurm *s, uint32_t id, struct berth_err *e)
+{
+    (void)s, (void)id;
+    return berth_err_set(e, BERTH_EUNSUPPORTED, NO_SLURM);
+}
+
+int berth__slurm_requeue_ended(struct berth__slurm *s, uint32_t id, struct berth_err *e)
 {
     (void)s, (void)id;
     return berth_err_set(e, BERTH_EUNSUPPORTED, NO_SLURM);

@@ -2,8 +2,9 @@
 # A Slurm 22.05 mini cluster on loopback for berth's Slurm tests: munged, slurmctld and four
 # slurmd (-N) with fake typed GPUs, all under BASE_DIR; nothing system-wide is touched.
 # Usage: tests/slurm/cluster.sh up|down|status BASE_DIR
-#   up      writes BASE_DIR/etc (slurm.conf, gres.conf, job_submit.lua), starts the daemons,
-#           waits until the four nodes are idle; does nothing when the cluster is already up
+#   up      writes BASE_DIR/etc (slurm.conf, gres.conf, job_submit.lua, cli_filter.lua),
+#           starts the daemons, waits until the four nodes are idle; does nothing when the
+#           cluster is already up
 #   down    stops everything it started, by recorded pid, and the jobs' stray processes
 #   status  says which daemons run; exit 0 only when all of them do
 # Clients use the cluster with: export SLURM_CONF=BASE_DIR/etc/slurm.conf
@@ -174,6 +175,7 @@ GresTypes=gpu,mps,shard
 SchedulerType=sched/builtin
 SchedulerParameters=batch_sched_delay=0
 JobSubmitPlugins=lua
+CliFilterPlugins=lua
 MailProg=/bin/true
 ReturnToService=2
 AccountingStorageType=accounting_storage/none
@@ -209,6 +211,7 @@ NodeName=n4 Name=gpu Type=a100 File=$B/dev/n4/nvidia[0-7]
 NodeName=n4 Name=shard Count=32 File=$B/dev/n4/nvidia[0-7]
 EOF
     cp "$src/contrib/slurm/job_submit.lua" "$B/etc/job_submit.lua"
+    cp "$src/contrib/slurm/cli_filter.lua" "$B/etc/cli_filter.lua"
     echo "$uid" >"$B/etc/berth_admin_uids.txt"
 }
 

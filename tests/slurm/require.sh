@@ -44,3 +44,14 @@ notes() {
     api GET "/v1/jobs/$1" "" "$ROOT" >/dev/null
     python3 -c 'import json,sys; [print(h["note"]) for h in json.load(open(sys.argv[1]))["history"]]' "$W/body"
 }
+# field ID FIELD: a field of berth's job ID; adopted SLURM_ID: berth's job id of the adopted
+# Slurm job (empty: none yet); is_adopted SLURM_ID; over ID: the berth job has ended
+field() { api GET "/v1/jobs/$1" "" "$ROOT" >/dev/null && jf "$2"; }
+adopted() {
+    api GET "/v1/jobs?all=1" "" "$ROOT" >/dev/null
+    python3 -c 'import json,sys
+for j in json.load(open(sys.argv[1]))["jobs"]:
+    if j.get("slurm_job") == int(sys.argv[2]): print(j["id"])' "$W/body" "$1" 2>/dev/null
+}
+is_adopted() { [ -n "$(adopted "$1")" ]; }
+over() { case $(field "$1" state) in completed | failed | cancelled | timeout) return 0 ;; esac; return 1; }

@@ -147,6 +147,61 @@ static void test_format_indices(void)
     CHECK_HAS(e.msg, "more than 7 bytes");
 }
 
+/* An array's pending indices as slurmctld writes them (array_task_str), golden by hand; the
+ * throttle is not an index; at most max are taken; a bad range is named. */
+static void test_parse_indices(void)
+{
+    uint32_t idx[16];
+    size_t n = 99;
+    struct berth_err e = {0};
+    CHECK_I64(berth__slurm_parse_indices("0-3,7,10-14:2%2", idx, 16, &n, &e), 0);
+    const uint32_t want[] = {0, 1, 2, 3, 7, 10, 12, 14};
+    CHECK_I64(n, 8);
+    for (size_t i = 0; i < 8 && i < n; i++)
+        CHECK_I64(idx[i], want[i]);
+    CHECK_I64(berth__slurm_parse_indices("", idx, 16, &n, &e), 0);
+    CHECK_I64(n, 0);
+    CHECK_I64(berth__slurm_parse_indices("5-100", idx, 4, &n, &e), 0);
+    CHECK_I64(n, 4);
+    CHECK_I64(idx[3], 8);
+    CHECK_I64(berth__slurm_parse_indices("1,x-3", idx, 16, &n, &e), BERTH_EINPUT);
+    CHECK_HAS(e.msg, "bad range 'x-3'");
+    CHECK_I64(berth__slurm_parse_indices("4-2", idx, 16, &n, &e), BERTH_EINPUT);
+    CHECK_I64(berth__slurm_parse_indices("1-3:0", idx, 16, &n, &e), BERTH_EINPUT);
+    CHECK_I64(berth__slurm_parse_indices("1,,2", idx, 16, &n, &e), BERTH_EINPUT);
+}
+
+/* sbatch's command-line --signal as cli_filter.lua leaves it in the comment: the word
+ * berth-signal=VALUE wherever it is; "0@0" and no word are none; a bad value is named. */
+static void test_comment_signal(void)
+{
+    struct berth_err e;
+    char sig[16];
+    uint32_t lead = 0;
+    bool batch = false;
+    CHECK_I64(berth__slurm_comment_signal("berth-signal=B:USR1@50 my run", sig, sizeof sig, &lead,
+                                          &batch, &e),
+              1);
+    CHECK_STR(sig, "USR1");
+    CHECK_I64(lead, 50);
+    CHECK_I64(batch, 1);
+    CHECK_I64(
+        berth__slurm_comment_signal("a berth-signal=USR2@7", sig, sizeof sig, &lead, &batch, &e),
+        1);
+    CHECK_STR(sig, "USR2");
+    CHECK_I64(lead, 7);
+    CHECK_I64(batch, 0);
+    CHECK_I64(berth__slurm_comment_signal("berth-signal=0@0", sig, sizeof sig, &lead, &batch, &e),
+              0);
+    CHECK_I64(berth__slurm_comment_signal("", sig, sizeof sig, &lead, &batch, &e), 0);
+    CHECK_I64(berth__slurm_comment_signal(NULL, sig, sizeof sig, &lead, &batch, &e), 0);
+    CHECK_I64(berth__slurm_comment_signal("berth:ab12:3", sig, sizeof sig, &lead, &batch, &e), 0);
+    CHECK_I64(
+        berth__slurm_comment_signal("berth-signal=USR1@x", sig, sizeof sig, &lead, &batch, &e),
+        BERTH_EINPUT);
+    CHECK_HAS(e.msg, "comment berth-signal: expected [B:]SIG[@SECS], found 'USR1@x'");
+}
+
 /* Node lists as Slurm writes them: plain names, bracketed ranges keeping zero padding,
  * several groups; and the malformed ones refused. */
 static void test_hostlist(void)
@@ -216,8 +271,10 @@ static void test_parse_signal(void)
 
 static const struct check_test tests[] = {
     {"parse_signal", test_parse_signal},
+    {"comment_signal", test_comment_signal},
     {"hostlist", test_hostlist},
     {"format_indices", test_format_indices},
+    {"parse_indices", test_parse_indices},
     {"node_gres", test_node_gres},
     {"tres", test_tres},
     {"format_gres", test_format_gres},

@@ -77,6 +77,43 @@ static int host_adopt(void *ctx, struct berth__ljob *j, struct berth_err *err)
     return rc;
 }
 
+static int host_adopt_array(void *ctx, struct berth__ljob **jobs, size_t n, size_t *taken,
+                            struct berth_err *err)
+{
+    struct berth__daemon *d = ctx;
+    *taken = 0;
+    for (size_t i = 0; i < n; i++)
+        if (berth__auth_new_token(jobs[i]->token, sizeof jobs[i]->token))
+            return berth_err_set(err, BERTH_EIO, "no randomness for the job token");
+    uint64_t first = atomic_fetch_add(&d->next_id, n);
+    for (size_t i = 0; i < n; i++) {
+        struct berth__ljob *t = jobs[i];
+        berth__ljob_set_id(t, first + i);
+        t->array_id = first;
+        t->array_task = jobs[0]->array_idx[i];
+        t->array_n = (uint32_t)n;
+        t->array_max = jobs[0]->array_max;
+        t->usage = berth__usage_of(d->usage, t->user);
+        t->qusage = berth__usage_of(d->qusage, t->spec.queue);
+        if (t->usage)
+            t->usage->waiting++;
+        if (t->qusage)
+            t->qusage->waiting++;
+        if (berth__daemon_insert(d, t, first + i, err)) { /* nothing of it stays counted */
+            if (t->usage)
+                t->usage->waiting--;
+            if (t->qusage)
+                t->qusage->waiting--;
+            t->usage = t->qusage = NULL;
+            return BERTH_ENOMEM;
+        }
+        *taken = i + 1;
+        if (berth__daemon_deps_link(d, t))
+            d->moved_all = 1;
+    }
+    return 0;
+}
+
 static int host_cancel(void *ctx, struct berth__ljob *j, berth_us now, struct berth_err *err)
 {
     return berth__daemon_cancel_locked(ctx, j, now, err);
@@ -135,6 +172,7 @@ void berth__daemon_host_init(struct berth__daemon *d)
                                         .next_job = host_next_job,
                                         .refuses = host_refuses,
                                         .adopt = host_adopt,
+                                        .adopt_array = host_adopt_array,
                                         .cancel = host_cancel,
                                         .save = host_save,
                                         .reserve = host_reserve,

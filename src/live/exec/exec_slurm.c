@@ -70,6 +70,10 @@ struct xslurm {
     char scope_path[4200];
     berth_us scope_at, scope_err_logged;
     int comment_refused; /* an admin comment was refused (logged once) */
+    /* the array that adopt_array last found not ready, and in which read: its other tasks
+     * in the same read are not looked at again */
+    uint32_t array_waits;
+    uint64_t array_waits_gen;
 };
 
 /* For measuring the poll's own cost. */
@@ -404,11 +408,16 @@ static int job_script(const struct berth__ljob *j, int first, char **out, struct
     return 0;
 }
 
-/* Whether a preemption sends the job's own checkpoint signal first (a job berthd submitted
- * that asked for one other than SIGTERM, with a grace), then requeues it after the grace. */
-static int own_signal(const struct berth__ljob *j)
+/* Whether a preemption sends the job's own checkpoint signal first, then requeues it after
+ * the grace: a job berthd submitted that asked for one other than SIGTERM, with a grace; an
+ * adopted sbatch job with its --signal (any but a plain SIGTERM with KillWait's lead, which
+ * is what the requeue itself gives). */
+static int own_signal(const struct xslurm *x, const struct berth__ljob *j)
 {
-    return !j->foreign && j->ckpt_sig > 0 && j->ckpt_sig != 15 && j->grace_us > 0;
+    if (j->ckpt_sig <= 0 || j->grace_us <= 0)
+        return 0;
+    return j->ckpt_sig != 15 ||
+           (j->foreign && j->grace_us != (berth_us)x->kill_wait_s * BERTH_US_PER_S);
 }
 
 /* first: the attempt the Slurm job's first run is (admit: the next; launch: this one). */
@@ -427,7 +436,7 @@ static int submit(struct xslurm *x, struct berth__ljob *j, int first, struct ber
         has_path |= !strncmp(env[i], "PATH=", 5);
     /* the checkpoint request: the job's own signal, sent through Slurm, with its grace before
      * the requeue; else the requeue's SIGTERM, the grace Slurm's KillWait */
-    int own = own_signal(j);
+    int own = own_signal(x, j);
     if (own)
         snprintf(buf, sizeof buf, "%lld", (long long)(j->grace_us / BERTH_US_PER_S));
     else
@@ -510,6 +519,24 @@ static int slurm_launch(void *self, struct berth__ljob *j, berth_us now, struct 
 {
     struct xslurm *x = self;
     int rc;
+    if (j->slurm_id && j->foreign &&
+        (j->sl_state == BERTH_SLURM_JOB_DONE || j->sl_state == BERTH_SLURM_JOB_FAILED)) {
+        /* an adopted job that exited on its checkpoint signal in a preemption: its Slurm job
+         * is requeued held (Slurm requeues an ended batch job), then placed as before */
+        struct berth_err e = {0};
+        rc = berth__slurm_requeue_ended(x->s, j->slurm_id, &e);
+        if (rc == BERTH_EAGAIN) {
+            j->launch_at = now + RETRY_US;
+            return rc;
+        }
+        if (rc)
+            return berth_err_set(err, rc, "%s", e.msg);
+        j->sl_state = BERTH_SLURM_JOB_PENDING;
+        j->sl_held = 1;
+        j->sl_restarts++;
+        berth__ljob_note(j, now, j->state, "Slurm job %u requeued held after its checkpoint exit",
+                         j->slurm_id);
+    }
     if (j->slurm_id && j->sl_state >= BERTH_SLURM_JOB_DONE) /* it ended: a new Slurm job */
         j->slurm_id = 0;
     if (!j->slurm_id && j->foreign)
@@ -665,11 +692,11 @@ static void try_stop(struct xslurm *x, struct berth__ljob *j, berth_us now)
  * the loop's alone; the loop's next sync makes the call. */
 static void slurm_stop(void *self, struct berth__ljob *j, int force)
 {
-    (void)self;
+    const struct xslurm *x = self;
     /* its own signal first (a preemption, a move), or at its time limit its checkpoint
      * signal (SIGTERM, or an sbatch job's --signal): the requeue or the cancel follows when
      * the grace is over */
-    int first = j->then == BERTH_THEN_TIMEOUT || (own_signal(j) && j->then != BERTH_THEN_CANCEL);
+    int first = j->then == BERTH_THEN_TIMEOUT || (own_signal(x, j) && j->then != BERTH_THEN_CANCEL);
     if (!force && first && j->sl_state == BERTH_SLURM_JOB_RUNNING) {
         j->sl_signal_due = 1;
     } else if (!force || first) {
@@ -686,8 +713,9 @@ static int slurm_started(void *self, const struct berth__ljob *j)
 
 /* ---- the poll of slurmctld ---- */
 
-/* An sbatch job's #SBATCH --signal=[B:]SIG@SECS (22.05's job records do not carry it; the
- * script does, unless it came on sbatch's command line): *sig and *lead_us when found. */
+/* An sbatch job's --signal=[B:]SIG@SECS (22.05's job records do not carry it): from sbatch's
+ * command line, which contrib/slurm/cli_filter.lua writes into the comment, else from the
+ * script's #SBATCH lines: *sig and *lead_us when found. */
 static void script_signal(struct xslurm *x, const struct berth__slurm_job *sj, int *sig,
                           berth_us *lead_us)
 {
@@ -695,8 +723,9 @@ static void script_signal(struct xslurm *x, const struct berth__slurm_job *sj, i
     uint32_t lead = 0;
     bool batch = false;
     struct berth_err e = {0};
-    int rc = berth__slurm_job_script(x->s, sj->id, &script, &e);
-    if (!rc)
+    /* sbatch's command line (cli_filter.lua's comment) overrides the script, as in sbatch */
+    int rc = berth__slurm_comment_signal(sj->comment, name, sizeof name, &lead, &batch, &e);
+    if (!rc && !(rc = berth__slurm_job_script(x->s, sj->id, &script, &e)))
         rc = berth__slurm_parse_signal(script, name, sizeof name, &lead, &batch, &e);
     free(script);
     if (rc <= 0) {
@@ -718,11 +747,12 @@ static void script_signal(struct xslurm *x, const struct berth__slurm_job *sj, i
     *lead_us = (berth_us)lead * BERTH_US_PER_S;
 }
 
-/* An sbatch job (held by job_submit.lua) becomes a berth job of the same shape; its --time is
- * berth's time limit, its --signal=SIG@SECS the checkpoint signal sent SECS before it (the
- * limit then is --time less SECS, the grace SECS), else SIGTERM and KillWait. */
-static int adopt(struct xslurm *x, const struct berth__slurm_job *sj, berth_us now,
-                 struct berth_err *err)
+/* An sbatch job (held by job_submit.lua) as a berth job of the same shape (*out, not adopted
+ * yet); its --time is berth's time limit, its --signal=SIG@SECS the checkpoint signal sent
+ * SECS before it (the limit then is --time less SECS, the grace SECS), else SIGTERM and
+ * KillWait. A job berth cannot run is logged and left held: 1, *out NULL. */
+static int adopt_make(struct xslurm *x, const struct berth__slurm_job *sj, struct berth__ljob **out,
+                      struct berth_err *err)
 {
     const struct berth__exec_host *h = x->h;
     const struct berth__slurm_ask *a = &sj->ask;
@@ -742,7 +772,7 @@ static int adopt(struct xslurm *x, const struct berth__slurm_job *sj, berth_us n
     uint64_t mask;
     if (!type[0] && sj->features[0] && !berth__cluster_type_mask(x->inv, sj->features, &mask))
         type = sj->features;
-    char body[1024], uid[16];
+    char uid[16];
     snprintf(uid, sizeof uid, "uid%u", sj->uid);
     char sid[16];
     snprintf(sid, sizeof sid, "%u", sj->id);
@@ -767,13 +797,51 @@ static int adopt(struct xslurm *x, const struct berth__slurm_job *sj, berth_us n
     json_decref(o);
     if (!rc && h->refuses(h->ctx, j, err))
         rc = BERTH_EINPUT;
+    *out = NULL;
+    if (rc == BERTH_ENOMEM) {
+        berth__ljob_free(j);
+        return rc;
+    }
     if (rc) {
+        char body[1024];
         snprintf(body, sizeof body, "%s", err->msg);
         berth__exec_log(h, "berthd: Slurm job %u (%s) is left held: %s\n", sj->id, sj->gres, body);
         berth__ljob_free(j);
-        return rc == BERTH_ENOMEM ? rc : map_put(x, sj->id, UINT32_MAX) ? BERTH_ENOMEM : 0;
+        return 1;
     }
     j->foreign = 1;
+    *out = j;
+    return 0;
+}
+
+/* j (adopted by the host) is Slurm job sj's from now on: bound, its Slurm time limit a minute
+ * after berth's, journaled. */
+static int adopt_bind(struct xslurm *x, struct berth__ljob *j, const struct berth__slurm_job *sj,
+                      struct berth_err *err)
+{
+    const struct berth__exec_host *h = x->h;
+    int rc = bind(x, j, sj->id, err);
+    if (rc)
+        return rc;
+    struct berth_err e = {0};
+    if (sj->time_limit_us && /* berth enforces it; Slurm's, a minute later, backs it up */
+        berth__slurm_set_time_limit(x->s, sj->id, sj->time_limit_us + SLURM_LIMIT_MARGIN, &e))
+        berth__exec_log(h, "berthd: Slurm job %u: %s (Slurm's own time limit may come first)\n",
+                        sj->id, e.msg);
+    return h->save(h->ctx, j, err);
+}
+
+/* An sbatch job becomes a berth job of the same shape (adopt_make). */
+static int adopt(struct xslurm *x, const struct berth__slurm_job *sj, berth_us now,
+                 struct berth_err *err)
+{
+    const struct berth__exec_host *h = x->h;
+    struct berth__ljob *j = NULL;
+    int rc = adopt_make(x, sj, &j, err);
+    if (rc == 1) /* left held: not looked at again */
+        return map_put(x, sj->id, UINT32_MAX) ? BERTH_ENOMEM : 0;
+    if (rc)
+        return rc;
     j->submit_us = sj->submit_us ? sj->submit_us : now;
     if ((rc = berth__ljob_note(j, now, j->state, "submitted to Slurm by %s as job %u: adopted",
                                j->user, sj->id)) ||
@@ -781,21 +849,148 @@ static int adopt(struct xslurm *x, const struct berth__slurm_job *sj, berth_us n
         berth__ljob_free(j);
         return rc;
     }
-    if ((rc = bind(x, j, sj->id, err)))
-        return rc;
+    berth__exec_log(h, "berthd: Slurm job %u of %s adopted as job %s (%d GPUs%s%s)\n", sj->id,
+                    j->user, j->idstr, j->spec.num_gpus, j->spec.gpu_type[0] ? " " : "",
+                    j->spec.gpu_type);
+    return adopt_bind(x, j, sj, err);
+}
+
+/* ---- job arrays (sbatch --array) ---- */
+
+#define SPLIT_MAX 1024 /* tasks split off one array's pending record per poll */
+
+/* The pending record of an array's tasks: each task is split off into a job of its own
+ * (its own job id, the array's id and its index, still held; Slurm does this for any update
+ * of one task), so that berth can place, requeue and journal each by its job id. The tasks
+ * are adopted together once none is left to split (adopt_array). */
+static void split_array(struct xslurm *x, const struct berth__slurm_job *sj)
+{
+    uint32_t *idx = malloc(SPLIT_MAX * sizeof *idx);
+    size_t n = 0;
     struct berth_err e = {0};
-    if (sj->time_limit_us && /* berth enforces it; Slurm's, a minute later, backs it up */
-        berth__slurm_set_time_limit(x->s, sj->id, sj->time_limit_us + SLURM_LIMIT_MARGIN, &e))
-        berth__exec_log(h, "berthd: Slurm job %u: %s (Slurm's own time limit may come first)\n",
-                        sj->id, e.msg);
-    berth__exec_log(h, "berthd: Slurm job %u of %s adopted as job %s (%u GPUs%s%s)\n", sj->id,
-                    j->user, j->idstr, gpus, type[0] ? " " : "", type);
-    return h->save(h->ctx, j, err);
+    if (!idx || berth__slurm_parse_indices(sj->array_pending, idx, SPLIT_MAX, &n, &e)) {
+        berth__exec_log(x->h, "berthd: Slurm array %u: %s\n", sj->array_job_id,
+                        idx ? e.msg : "out of memory");
+        free(idx);
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        char text[96];
+        snprintf(text, sizeof text, "berth: task %u of array %u split off for berth", idx[i],
+                 sj->array_job_id);
+        if (berth__slurm_split_task(x->s, sj->array_job_id, idx[i], text, &e)) {
+            berth__exec_log(x->h, "berthd: Slurm job %u_%u: %s\n", sj->array_job_id, idx[i], e.msg);
+            break;
+        }
+    }
+    free(idx);
+}
+
+static int by_task(const void *a, const void *b)
+{
+    const struct berth__slurm_job *const *p = a, *const *q = b;
+    return ((*p)->array_task > (*q)->array_task) - ((*p)->array_task < (*q)->array_task);
+}
+
+/* The split tasks of sj's array that berth has not adopted, all pending and held, become one
+ * berth array of the same indices and throttle (each task a berth job bound to its task's
+ * job id): the throttle counts them together. Waits (0) while a task is left to split, not
+ * held (it is held now) or waits on its --dependency. */
+static int adopt_array(struct xslurm *x, const struct berth__slurm_job *sj,
+                       const struct berth__slurm_job *jobs, size_t n, berth_us now,
+                       struct berth_err *err)
+{
+    const struct berth__exec_host *h = x->h;
+    if (x->array_waits == sj->array_job_id && x->array_waits_gen == x->gen)
+        return 0;
+    const struct berth__slurm_job **t = malloc(n * sizeof *t);
+    size_t nt = 0;
+    if (!t)
+        return berth_err_set(err, BERTH_ENOMEM, "out of memory");
+    int wait = 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct berth__slurm_job *o = &jobs[i];
+        if (o->array_job_id != sj->array_job_id || o->state != BERTH_SLURM_JOB_PENDING ||
+            map_get(x, o->id) || !strncmp(o->comment, COMMENT, strlen(COMMENT)) ||
+            !strcmp(o->reason, "BadConstraints")) /* one Slurm can never run: left held */
+            continue;
+        if (o->array_task == BERTH_SLURM_ARRAY_META || o->waits_dependency) {
+            wait = 1;
+        } else if (!o->held) {
+            struct berth_err e = {0};
+            berth__slurm_hold(x->s, o->id, &e);
+            wait = 1;
+        } else {
+            t[nt++] = o;
+        }
+    }
+    if (wait || !nt) {
+        x->array_waits = sj->array_job_id;
+        x->array_waits_gen = x->gen;
+        free(t);
+        return 0;
+    }
+    qsort(t, nt, sizeof *t, by_task);
+    struct berth__ljob **tasks = calloc(nt, sizeof *tasks), *j = NULL;
+    int rc =
+        tasks ? adopt_make(x, t[0], &j, err) : berth_err_set(err, BERTH_ENOMEM, "out of memory");
+    if (rc == 1) { /* left held: none of its tasks is looked at again */
+        for (size_t i = 0; i < nt && !rc; i++)
+            rc = map_put(x, t[i]->id, UINT32_MAX) ? BERTH_ENOMEM : 0;
+        rc = rc ? rc : 1;
+    }
+    if (!rc && !(j->array_idx = malloc(nt * sizeof *j->array_idx)))
+        rc = berth_err_set(err, BERTH_ENOMEM, "out of memory");
+    if (!rc) {
+        j->narray = j->array_n = (uint32_t)nt;
+        j->array_max = sj->array_max;
+        tasks[0] = j;
+        for (size_t i = 0; i < nt; i++)
+            j->array_idx[i] = t[i]->array_task;
+    }
+    for (size_t i = 1; !rc && i < nt; i++)
+        rc = berth__ljob_clone(j, &tasks[i], err);
+    for (size_t i = 0; !rc && i < nt; i++) {
+        char sid[16]; /* its argv names its own Slurm job ("sbatch job ID") */
+        snprintf(sid, sizeof sid, "%u", t[i]->id);
+        char *a = tasks[i]->argc > 2 ? strdup(sid) : NULL;
+        if (a) {
+            free(tasks[i]->argv[2]);
+            tasks[i]->argv[2] = a;
+        }
+        tasks[i]->foreign = 1;
+        tasks[i]->submit_us = t[i]->submit_us ? t[i]->submit_us : now;
+        rc = berth__ljob_note(tasks[i], now, tasks[i]->state,
+                              "submitted to Slurm by %s as job %u_%u (job %u): adopted, "
+                              "task %zu of %zu%s%.0u",
+                              tasks[i]->user, t[i]->array_job_id, t[i]->array_task, t[i]->id, i + 1,
+                              nt, sj->array_max ? ", at most running: " : "", sj->array_max);
+    }
+    size_t taken = 0;
+    if (!rc)
+        rc = h->adopt_array(h->ctx, tasks, nt, &taken, err);
+    for (size_t i = 0; i < nt && tasks && rc; i++)
+        if (i >= taken)
+            berth__ljob_free(tasks[i]);
+    if (!rc)
+        berth__exec_log(h,
+                        "berthd: Slurm array %u of %s adopted as jobs %s-%s (%zu tasks, %u at "
+                        "once)\n",
+                        sj->array_job_id, j->user, tasks[0]->idstr, tasks[nt - 1]->idstr, nt,
+                        sj->array_max);
+    for (size_t i = 0; i < taken; i++) { /* the tasks the host took are bound, whatever came */
+        int b = adopt_bind(x, tasks[i], t[i], err);
+        rc = rc ? rc : b;
+    }
+    free(tasks);
+    free(t);
+    return rc == 1 ? 0 : rc;
 }
 
 /* A Slurm job berthd has no record of: one of its own whose id the journal missed, one left
  * to Slurm, or an sbatch job to adopt. Returns the live job it belongs to, or 0. */
-static uint32_t claim(struct xslurm *x, const struct berth__slurm_job *sj, berth_us now,
+static uint32_t claim(struct xslurm *x, const struct berth__slurm_job *sj,
+                      const struct berth__slurm_job *jobs, size_t n, berth_us now,
                       struct berth_err *err, int *rc)
 {
     if (!strncmp(sj->comment, OPT_OUT, strlen(OPT_OUT)))
@@ -826,6 +1021,14 @@ static uint32_t claim(struct xslurm *x, const struct berth__slurm_job *sj, berth
     }
     if (!strcmp(sj->reason, "BadConstraints") || sj->waits_dependency)
         return 0; /* adopted once Slurm says its --dependency is fulfilled */
+    if (sj->array_job_id && sj->array_task == BERTH_SLURM_ARRAY_META) {
+        split_array(x, sj); /* its tasks are adopted at a later poll, as one array */
+        return 0;
+    }
+    if (sj->array_job_id) {
+        *rc = adopt_array(x, sj, jobs, n, now, err);
+        return *rc ? 0 : map_get(x, sj->id);
+    }
     *rc = adopt(x, sj, now, err);
     return *rc ? 0 : map_get(x, sj->id);
 }
@@ -949,9 +1152,10 @@ static void set_away(struct xslurm *x, size_t sv, int away, const char *state)
 }
 
 /* Nodes that left or came back (read by slurm_prefetch, applied under the lock): a node
- * drained (draining too), down, not responding or gone from Slurm's list (deleted, or
- * state FUTURE) is closed at once, its running jobs left to finish, and opened again when
- * Slurm lists it back. */
+ * drained (draining too), down, not responding, in an active reservation (berth's jobs name
+ * none, so Slurm would not start them there) or gone from Slurm's list (deleted, or state
+ * FUTURE) is closed at once, its running jobs left to finish, and opened again when Slurm
+ * lists it back. */
 static void apply_nodes(struct xslurm *x)
 {
     const struct berth_cluster *c = x->inv;          /* the engine's copy has the same servers */
@@ -962,7 +1166,8 @@ static void apply_nodes(struct xslurm *x)
         if (sv == c->nsrv)
             continue; /* a node added since berthd started: not scheduled (docs/slurm.md) */
         x->count[sv] = 1;
-        set_away(x, sv, v->state == BERTH_SLURM_NODE_DOWN || v->drain || !v->responding,
+        set_away(x, sv,
+                 v->state == BERTH_SLURM_NODE_DOWN || v->drain || !v->responding || v->reserved,
                  v->state_name);
     }
     for (size_t s = 0; s < c->nsrv; s++)
@@ -1131,7 +1336,7 @@ static int slurm_sync(void *self, berth_us now, struct berth_err *err)
         uint32_t lid = map_get(x, sj->id);
         if (lid == UINT32_MAX)
             continue;
-        if (!lid && !(lid = claim(x, sj, now, err, &rc)))
+        if (!lid && !(lid = claim(x, sj, jobs, n, now, err, &rc)))
             continue;
         j = h->job(h->ctx, lid);
         if (j && j->slurm_id == sj->id)

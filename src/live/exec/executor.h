@@ -75,6 +75,13 @@ struct berth__exec_host {
      * id and its user's accounting, and takes it into its table, to enter the queue at the
      * next tick. Not journaled yet (save follows). On failure j is still the caller's. */
     int (*adopt)(void *ctx, struct berth__ljob *j, struct berth_err *err);
+    /* As adopt, for the n tasks of one job array (an sbatch --array): jobs[0] carries the
+     * indices (array_idx, narray) and the throttle (array_max), jobs[1..n) are its copies;
+     * they get consecutive ids, each its index, and enter the queue as one array (the
+     * throttle counts them together). On failure the tasks from *taken on are still the
+     * caller's. */
+    int (*adopt_array)(void *ctx, struct berth__ljob **jobs, size_t n, size_t *taken,
+                       struct berth_err *err);
     /* j was cancelled outside berthd: it leaves the scheduler as a cancel makes it (an
      * attempt that runs is asked to stop: stop is called back). Not journaled (save). */
     int (*cancel)(void *ctx, struct berth__ljob *j, berth_us now, struct berth_err *err);
