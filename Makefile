@@ -13,7 +13,7 @@ CMAKE_ARGS   ?=
 DEV_ARGS      = -DBERTH_WERROR=ON $(CMAKE_ARGS)
 TEST_PACKAGES = python3-torch man-db chromium prometheus fonts-dejavu-core
 TEST_REQUIRE  = torch,chromium,prometheus
-SLURM_PACKAGES = munge slurmctld slurmd slurm-client libslurm-dev
+SLURM_PACKAGES = munge slurmctld slurmd slurm-client libslurm-dev python3-torch
 
 .PHONY: all deps build asan demo test test-plain test-asan test-deps test-slurm test-isolation fuzz bench \
 	lint layers format compilers install uninstall clean bench-smoke
@@ -62,8 +62,8 @@ test: test-plain test-asan
 test-slurm:
 	@BERTH_EXTRA_PACKAGES="$(SLURM_PACKAGES)" sh scripts/install-deps.sh
 	@$(MAKE) build asan
-	@cd $(BUILD) && BERTH_REQUIRE=slurm $(call ctest,-L slurm)
-	@cd $(ASAN_BUILD) && BERTH_REQUIRE=slurm $(call ctest,-L slurm)
+	@cd $(BUILD) && BERTH_REQUIRE=slurm,torch $(call ctest,-L slurm)
+	@cd $(ASAN_BUILD) && BERTH_REQUIRE=slurm,torch $(call ctest,-L slurm)
 
 # What needs root, writable cgroups and a tmpfs mount to run whole: jobs as other accounts,
 # cgroup isolation and limits, the disk-full checks (plain and sanitized builds). A pristine

@@ -47,7 +47,8 @@ wait_for() {
 # Optional parts (Slurm, PyTorch, a GPU): a test that lacks one says so on a line starting
 # "SKIP", never fails for it, and never skips it silently. BERTH_REQUIRE (a comma list such
 # as "torch" or "slurm,torch") names the parts that must be here: make test installs PyTorch
-# and sets torch, make test-slurm installs Slurm and sets slurm; there an absence fails.
+# and sets torch, make test-slurm installs Slurm and PyTorch and sets slurm,torch; there an
+# absence fails.
 required() { case ",${BERTH_REQUIRE:-}," in *",$1,"*) return 0 ;; esac; return 1; }
 # absent PART WHY...: one part of this test cannot run here
 absent() {

@@ -765,9 +765,9 @@ int berth__slurm_resize(struct berth__slurm *s, uint32_t id, const struct berth_
     }
 }
 
-int berth__slurm_signal(struct berth__slurm *s, uint32_t id, int sig, struct berth_err *e)
+int berth__slurm_signal(struct berth__slurm *s, uint32_t id, int sig, int tree, struct berth_err *e)
 {
-    if (slurm_kill_job(id, (uint16_t)sig, KILL_JOB_BATCH) != SLURM_SUCCESS)
+    if (slurm_kill_job(id, (uint16_t)sig, tree ? KILL_FULL_JOB : KILL_JOB_BATCH) != SLURM_SUCCESS)
         return fail(s, e, 0, "signal", id);
     return 0;
 }

@@ -238,9 +238,13 @@ int berth__slurm_requeue_ended(struct berth__slurm *s, uint32_t id, struct berth
 int berth__slurm_resize(struct berth__slurm *s, uint32_t id, const struct berth__slurm_place *p,
                         struct berth_err *e);
 
-/* Sends sig to a running job's batch script (berth's checkpoint request for a job with its
- * own checkpoint signal; the requeue follows after its grace). */
-int berth__slurm_signal(struct berth__slurm *s, uint32_t id, int sig, struct berth_err *e);
+/* Sends sig to a running job (berth's checkpoint request for a job with its own checkpoint
+ * signal; the requeue follows after its grace): tree 0, to the batch script alone (sbatch's
+ * --signal=B:, scancel --batch); tree 1, to the batch script and every process under it and
+ * every step (scancel --full: what berthd's local executor does, a signal to the job's
+ * process group, so that a script's worker processes see it too). */
+int berth__slurm_signal(struct berth__slurm *s, uint32_t id, int sig, int tree,
+                        struct berth_err *e);
 /* Cancels (SIGKILL to every step) a pending or running job. */
 int berth__slurm_cancel(struct berth__slurm *s, uint32_t id, struct berth_err *e);
 

@@ -118,9 +118,9 @@ int berth__slurm_job_script(struct berth__slurm *s, uint32_t id, char **script, 
     return berth_err_set(e, BERTH_EUNSUPPORTED, NO_SLURM);
 }
 
-int berth__slurm_signal(struct berth__slurm *s, uint32_t id, int sig, struct berth_err *e)
+int berth__slurm_signal(struct berth__slurm *s, uint32_t id, int sig, int tree, struct berth_err *e)
 {
-    (void)s, (void)id, (void)sig;
+    (void)s, (void)id, (void)sig, (void)tree;
     return berth_err_set(e, BERTH_EUNSUPPORTED, NO_SLURM);
 }
 

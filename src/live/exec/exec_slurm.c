@@ -1292,7 +1292,9 @@ static int slurm_sync(void *self, berth_us now, struct berth_err *err)
         if (j->proc && j->sl_signal_due) {
             struct berth_err e = {0};
             j->sl_signal_due = 0;
-            if (berth__slurm_signal(x->s, j->slurm_id, j->ckpt_sig, &e))
+            /* berth's own jobs as on the local executor (the whole tree); an adopted sbatch
+             * job as its --signal=B: asked (the batch script) */
+            if (berth__slurm_signal(x->s, j->slurm_id, j->ckpt_sig, !j->foreign, &e))
                 berth__exec_log(h, "berthd: job %s: %s\n", j->idstr, e.msg);
             else
                 berth__ljob_note(j, now, j->state, "%s sent through Slurm: %s in %.0f s",
