@@ -17,15 +17,17 @@
 struct berth_cluster;
 
 /* What a job asks for. Everything a loader can know before the job runs. */
-struct berth_jobspec {
+struct berth_jobspec {    /* 152 bytes, no holes: one per job, millions of jobs */
     const char *id;       /* unique within the trace */
     berth_us arrival_us;  /* submit time, relative to the trace's origin */
     berth_us duration_us; /* run time at full speed on the GPUs asked for (> 0) */
     int32_t num_gpus;     /* gang size (>= 1) */
     int32_t min_gpus;     /* elastic range; both equal num_gpus when inelastic */
     int32_t max_gpus;
-    int32_t gpu_share_milli; /* share of one GPU in 1/1000 (1000 = whole GPUs) */
+    int16_t gpu_share_milli; /* share of one GPU in 1/1000 (1000 = whole GPUs) */
+    uint8_t single_server;   /* 1 = the gang must not span servers */
     int32_t priority;        /* larger = more important; 0 by default */
+    uint32_t line;           /* line in the source file, for error messages */
     int64_t gpu_mem_mib;     /* GPU memory per GPU, 0 = unknown */
     int64_t cpu_milli;       /* CPU for the whole job in 1/1000 cores, 0 = unknown */
     int64_t mem_mib;         /* host memory for the whole job, 0 = unknown */
@@ -37,8 +39,6 @@ struct berth_jobspec {
     const char *queue;       /* "" when absent (virtual cluster, partition) */
     const char *status;      /* final state in the source trace ("" = unknown), e.g. Failed */
     const char *gpu_type;    /* "" = any GPU type; "a|b" = any of these (see below) */
-    uint8_t single_server;   /* 1 = the gang must not span servers */
-    uint32_t line;           /* line in the source file, for error messages */
     /* Salus' memory split per GPU (0 = unknown: the policy's per-class estimate): persistent
      * memory (weights, framework state) and peak ephemeral memory (activations, freed at
      * every iteration boundary). */

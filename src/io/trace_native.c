@@ -112,7 +112,7 @@ static int row(struct berth__cols *x, struct berth_trace *t, struct berth_err *e
         v /= 1000;
         if (v < 1000 && js.num_gpus != 1)
             return berth__cols_bad(x, C_SHARE, "1 (a fractional share needs num_gpus = 1)", err);
-        js.gpu_share_milli = (int32_t)v;
+        js.gpu_share_milli = (int16_t)v;
     }
     if (berth__cols_present(x, C_MEM)) {
         if ((rc = berth__cols_int(x, C_MEM, 0, INT64_C(1) << 40, "a memory size in MiB >= 0", &v,

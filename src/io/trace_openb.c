@@ -141,7 +141,7 @@ static int row(struct ctx *x, struct berth_err *err)
     } else if (gpus == 1) {
         if (berth__parse_i64(s, n, &milli) || milli < 1 || milli > 1000)
             return berth__cols_bad(&x->c, C_MILLI, "a share of one GPU in 1/1000, 1 to 1000", err);
-        js.gpu_share_milli = (int32_t)milli;
+        js.gpu_share_milli = (int16_t)milli;
     } else if (berth__parse_i64(s, n, &milli) || milli != 1000) {
         return berth__cols_bad(&x->c, C_MILLI, "1000 (a fractional share needs num_gpu = 1)", err);
     }

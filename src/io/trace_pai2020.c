@@ -399,7 +399,7 @@ static int job_row(struct pai *p, int64_t *origin, struct berth_err *err)
     js.arrival_us = submit; /* absolute until every row is read */
     js.duration_us = end > g->start_us ? end - g->start_us : BERTH_US_PER_S;
     if (g->gpu_milli < 1000) {
-        js.gpu_share_milli = (int32_t)g->gpu_milli;
+        js.gpu_share_milli = (int16_t)g->gpu_milli;
     } else {
         js.num_gpus = (int32_t)((g->gpu_milli + 999) / 1000);
         js.min_gpus = js.max_gpus = js.num_gpus;

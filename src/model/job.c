@@ -5,6 +5,9 @@
 #include "model/cluster.h"
 #include "model/job.h"
 
+_Static_assert(sizeof(void *) != 8 || sizeof(struct berth_jobspec) == 152,
+               "struct berth_jobspec grew: fill the holes");
+
 int berth__job_init(struct berth__job *j, const struct berth_jobspec *spec, uint32_t idx,
                     const struct berth_cluster *c)
 {
@@ -41,6 +44,6 @@ berth_us berth__job_restart_us(const struct berth__job *j, int32_t gpus, berth_u
     }
 }
 
-/* One record per job: keep it at 160 bytes on 64-bit machines (ten million jobs). */
-_Static_assert(sizeof(void *) != 8 || sizeof(struct berth__job) == 160,
+/* One record per job: keep it at 152 bytes on 64-bit machines (ten million jobs). */
+_Static_assert(sizeof(void *) != 8 || sizeof(struct berth__job) == 152,
                "struct berth__job grew: fill the holes");

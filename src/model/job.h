@@ -25,30 +25,31 @@ struct berth__slot {
     uint32_t gpu;
 };
 
-struct berth__job { /* 160 bytes: small fields fill the holes (one per job, millions) */
+struct berth__job { /* 152 bytes, no holes (one per job, millions): keep the small fields packed */
     const struct berth_jobspec *spec;
-    uint32_t idx;              /* berth's job number: arrival order, the tie-breaker everywhere */
-    uint8_t state;             /* enum berth_job_state */
-    uint8_t single;            /* the gang must stay on one server (job or cluster says so) */
-    int16_t type;              /* GPU type of the current (or last) allocation, -1 = never ran */
-    int32_t gpus;              /* gang size: spec->num_gpus, or what an elastic start chose within
-                                  min_gpus..max_gpus (kept here: hot in every pass) */
-    int32_t share;             /* milli of one GPU, 1000 for whole GPUs (spec's, kept here too) */
-    uint64_t type_mask;        /* allowed GPU types (bit per cluster type), 0 = any */
-    int32_t servers;           /* servers the current (or last) allocation spans */
-    uint8_t timed_out;         /* it was stopped at its limit (done, its work not finished) */
+    uint32_t idx;          /* berth's job number: arrival order, the tie-breaker everywhere */
+    uint8_t state;         /* enum berth_job_state */
+    uint8_t single : 1;    /* the gang must stay on one server (job or cluster says so) */
+    uint8_t timed_out : 1; /* it was stopped at its limit (done, its work not finished) */
+    int16_t type;          /* GPU type of the current (or last) allocation, -1 = never ran */
+    int32_t gpus;          /* gang size: spec->num_gpus, or what an elastic start chose within
+                              min_gpus..max_gpus (kept here: hot in every pass) */
+    int16_t share;         /* milli of one GPU, 1000 for whole GPUs (spec's, kept here too) */
+    /* throughput-model class, -1 = none: fixed speed (duration); set by the executor */
+    int16_t cls;
+    uint64_t type_mask; /* allowed GPU types (bit per cluster type), 0 = any */
+    int32_t servers;    /* servers the current (or last) allocation spans */
+    int32_t preemptions;
+    int32_t migrations;
+    int32_t resizes;
     struct berth__slot *slots; /* gpus entries once it first starts */
     berth_us first_start;      /* BERTH_TIME_NONE until it first starts */
     berth_us finish;           /* BERTH_TIME_NONE until it finishes */
     berth_us since;            /* time of the last state change */
     berth_us run_us;           /* time spent running, up to since */
     int64_t gpu_us;            /* GPU-microseconds attained, up to since */
-    int32_t preemptions;
-    int32_t migrations;
-    int32_t resizes;
     /* Progress, kept by the executor (the simulator from its throughput model, berthd from
      * what jobs report); policies read it as an estimate. */
-    int32_t cls; /* throughput-model class, -1 = none: fixed speed (duration) */
     double work; /* total work: total_steps for a class job, duration_us otherwise */
     double done; /* work done as of progress_at */
     double rate; /* work per microsecond while running now (0 when not running) */

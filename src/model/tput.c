@@ -152,7 +152,8 @@ int berth__tput_add_class(struct berth_tput *m, const char *name, int *c)
     }
     if ((m->ncls + 1) * 2 > m->index_cap && rehash(m))
         return -1;
-    if (m->ncls >= INT32_MAX - 1 || BERTH_GROW(m->cls, m->cls_cap, m->ncls + 1))
+    /* a job's class is 16 bits in its engine record (model/job.h) */
+    if (m->ncls >= INT16_MAX || BERTH_GROW(m->cls, m->cls_cap, m->ncls + 1))
         return -1;
     const char *copy = berth__arena_strndup(&m->arena, name, strlen(name));
     if (!copy)

@@ -6,9 +6,16 @@
 
 #include "model/cluster.h"
 #include "sim/progress.h"
+#include "util/mem.h"
 
 #define NONE    UINT32_MAX
 #define FOREVER (INT64_MAX / 4)
+
+/* The started state of job i (it must have started and not finished). */
+static struct berth__run *started(const struct berth__progress *p, uint32_t i)
+{
+    return &p->run[p->run_of[i]];
+}
 
 static uint32_t gpu_key(const struct berth__slot *s)
 {
@@ -90,7 +97,7 @@ static void advance(struct berth__progress *p, struct berth__job *j, berth_us no
             if (p->cap && p->cap[j->idx] >= 0 && j->done > p->cap[j->idx])
                 j->done = p->cap[j->idx];
         } else { /* integer microseconds of work: exact at rate 1, whatever the size */
-            int64_t *d = &p->done_us[j->idx];
+            int64_t *d = &started(p, j->idx)->done_us;
             *d += j->rate == 1.0 ? dt : (int64_t)llround(j->rate * (double)dt);
             if (*d > j->spec->duration_us)
                 *d = j->spec->duration_us;
@@ -112,14 +119,15 @@ static berth_us next_boundary(berth_us t, berth_us round)
 /* Sets j's rate from its allocation and (re)schedules its completion. */
 static void reschedule(struct berth__progress *p, struct berth__job *j)
 {
-    if (p->work_end[j->idx] != BERTH_TIME_NONE && j->done >= j->work)
+    struct berth__run *r = started(p, j->idx);
+    if (r->work_end != BERTH_TIME_NONE && j->done >= j->work)
         return; /* its work ended; it only waits for the round boundary */
     if (p->cap && p->cap[j->idx] >= 0) {
         /* its whole steps end before its work: spread evenly over the round (so that the
          * work done by any instant is known without a pause event), no end yet */
         berth_us span = p->round_end - j->progress_at;
         j->rate = span > 0 ? (p->cap[j->idx] - j->done) / (double)span : 0;
-        p->work_end[j->idx] = BERTH_TIME_NONE;
+        r->work_end = BERTH_TIME_NONE;
         berth__events_set(&p->ev, j->idx, FOREVER);
         return;
     }
@@ -131,13 +139,13 @@ static void reschedule(struct berth__progress *p, struct berth__job *j)
     }
     berth_us end;
     if (!p->steps[j->idx] && j->rate == 1.0) { /* exact */
-        end = j->progress_at + (j->spec->duration_us - p->done_us[j->idx]);
+        end = j->progress_at + (j->spec->duration_us - r->done_us);
     } else {
-        double left = p->steps[j->idx] ? j->work - j->done
-                                       : (double)(j->spec->duration_us - p->done_us[j->idx]);
+        double left =
+            p->steps[j->idx] ? j->work - j->done : (double)(j->spec->duration_us - r->done_us);
         end = left <= 0 ? j->progress_at : j->progress_at + ceil_us(left / j->rate);
     }
-    p->work_end[j->idx] = end;
+    r->work_end = end;
     berth_us at = end;
     if (p->round_us)
         at = next_boundary(end, p->round_us);
@@ -154,9 +162,10 @@ static void touch_partners(struct berth__progress *p, uint32_t g, uint32_t self,
             continue;
         struct berth__job *o = &p->jobs[k];
         advance(p, o, now);
-        if (p->work_end[k] != BERTH_TIME_NONE && o->done >= o->work)
+        struct berth__run *r = started(p, k);
+        if (r->work_end != BERTH_TIME_NONE && o->done >= o->work)
             continue; /* its work ended already; it only waits for the round boundary */
-        p->work_end[k] = BERTH_TIME_NONE;
+        r->work_end = BERTH_TIME_NONE;
         reschedule(p, o);
     }
 }
@@ -223,19 +232,79 @@ static berth_us restart_cost(const struct berth__progress *p, const struct berth
     return berth__job_restart_us(j, j->gpus, p->restart_us, p->tiers);
 }
 
+/* Job i's started state, made at its first start (zeroed). NULL when out of memory. */
+static struct berth__run *run_get(struct berth__progress *p, uint32_t i)
+{
+    if (p->run_of[i] != BERTH_EV_NONE)
+        return started(p, i);
+    uint32_t k = p->run_free;
+    if (k != BERTH_EV_NONE) {
+        p->run_free = p->run[k].next_free;
+    } else {
+        if (p->nrun >= BERTH_EV_NONE || BERTH_GROW(p->run, p->run_cap, p->nrun + 1))
+            return NULL;
+        k = (uint32_t)p->nrun++;
+    }
+    p->run_of[i] = k;
+    p->run[k] = (struct berth__run){0};
+    return &p->run[k];
+}
+
+int berth__progress_retire(struct berth__progress *p, const struct berth__job *j, berth_us now)
+{
+    uint32_t k = p->run_of[j->idx];
+    if (k == BERTH_EV_NONE)
+        return 0;
+    berth_us w = p->run[k].work_end;
+    p->run[k].next_free = p->run_free;
+    p->run_free = k;
+    p->run_of[j->idx] = BERTH_EV_NONE;
+    if (w == BERTH_TIME_NONE || w >= now)
+        return 0;
+    if (BERTH_GROW(p->early, p->early_cap, p->nearly + 1))
+        return -1;
+    p->early[p->nearly++] = (struct berth__early){j->idx, w};
+    return 0;
+}
+
+static int cmp_early(const void *a, const void *b)
+{
+    uint32_t x = ((const struct berth__early *)a)->job, y = ((const struct berth__early *)b)->job;
+    return (x > y) - (x < y);
+}
+
+berth_us berth__progress_work_end(struct berth__progress *p, size_t i)
+{
+    if (i == 0) {
+        p->early_at = 0;
+        if (p->nearly > 1)
+            qsort(p->early, p->nearly, sizeof *p->early, cmp_early);
+    }
+    while (p->early_at < p->nearly && p->early[p->early_at].job < i)
+        p->early_at++;
+    return p->early_at < p->nearly && p->early[p->early_at].job == i
+               ? p->early[p->early_at].work_end
+               : BERTH_TIME_NONE;
+}
+
 /* Starts j's progress at now, after a restart cost if it ran before. */
 static void begin(struct berth__progress *p, struct berth__job *j, berth_us now, int restart)
 {
+    struct berth__run *r = run_get(p, j->idx);
+    if (!r) {
+        p->ev.oom = 1; /* reported by the run loop */
+        return;
+    }
     berth_us cost = restart ? restart_cost(p, j) : 0;
-    p->held_since[j->idx] = now;
-    p->held_type[j->idx] = j->type;
-    p->held_milli[j->idx] = (int64_t)j->gpus * j->share;
+    r->held_since = now;
+    r->held_type = j->type;
+    r->held_milli = (int64_t)j->gpus * j->share;
     if (restart)
         p->restarts[j->idx]++;
     p->lost[j->idx] += cost;
-    p->stall_end[j->idx] = now + cost;
+    r->stall_end = now + cost;
     j->progress_at = now + cost;
-    p->work_end[j->idx] = BERTH_TIME_NONE;
+    r->work_end = BERTH_TIME_NONE;
     if (p->cap)
         p->cap[j->idx] = -1;
     link_gpu(p, j, now);
@@ -246,12 +315,13 @@ static void begin(struct berth__progress *p, struct berth__job *j, berth_us now,
 static void end(struct berth__progress *p, struct berth__job *j, berth_us now)
 {
     /* what it held since it began (a resize or migration may have changed it since) */
-    if (p->held_type[j->idx] >= 0)
-        p->type_gpu_us[p->held_type[j->idx]] +=
-            (double)(now - p->held_since[j->idx]) * (double)p->held_milli[j->idx] / 1000.0;
-    if (p->stall_end[j->idx] > now)
-        p->lost[j->idx] -= p->stall_end[j->idx] - now;
-    p->stall_end[j->idx] = now;
+    struct berth__run *r = started(p, j->idx);
+    if (r->held_type >= 0)
+        p->type_gpu_us[r->held_type] +=
+            (double)(now - r->held_since) * (double)r->held_milli / 1000.0;
+    if (r->stall_end > now)
+        p->lost[j->idx] -= r->stall_end - now;
+    r->stall_end = now;
     advance(p, j, now);
     j->progress_at = now;
     if (p->cap)
@@ -361,19 +431,15 @@ int berth__progress_init(struct berth__progress *p, struct berth__engine *e,
     p->round_us = round_release_us;
     size_t m = n ? n : 1;
     p->steps = calloc(m, 1);
-    p->stall_end = calloc(m, sizeof *p->stall_end);
     p->lost = calloc(m, sizeof *p->lost);
-    p->work_end = calloc(m, sizeof *p->work_end);
     p->restarts = calloc(m, sizeof *p->restarts);
-    p->done_us = calloc(m, sizeof *p->done_us);
-    p->held_since = calloc(m, sizeof *p->held_since);
-    p->held_type = calloc(m, sizeof *p->held_type);
-    p->held_milli = calloc(m, sizeof *p->held_milli);
+    p->run_of = malloc(m * sizeof *p->run_of);
+    p->run_free = BERTH_EV_NONE;
     p->type_gpu_us = calloc(e->cluster->ntypes + 1, sizeof *p->type_gpu_us);
-    if (!p->held_since || !p->held_type || !p->held_milli || !p->type_gpu_us || !p->done_us ||
-        !p->steps || !p->stall_end || !p->lost || !p->work_end || !p->restarts ||
+    if (!p->type_gpu_us || !p->steps || !p->lost || !p->restarts || !p->run_of ||
         berth__events_init(&p->ev, n))
         return berth_err_set(err, BERTH_ENOMEM, "sim: out of memory");
+    memset(p->run_of, 0xff, m * sizeof *p->run_of);
     int shares = 0;
     for (size_t i = 0; i < n; i++) {
         int rc = setup_job(p, &e->jobs[i], fixed, path, err);
@@ -419,7 +485,7 @@ static berth_us cap_round(struct berth__progress *p, berth_us now, berth_us roun
     berth_us last = now + 1;
     for (size_t i = 0; i < n; i++) {
         struct berth__job *j = &p->jobs[p->scratch[i]];
-        if (p->steps[j->idx] && p->stall_end[j->idx] <= now) {
+        if (p->steps[j->idx] && started(p, j->idx)->stall_end <= now) {
             advance(p, j, now);
             p->cap[j->idx] = -1;
             reschedule(p, j); /* its own rate again */
@@ -431,7 +497,7 @@ static berth_us cap_round(struct berth__progress *p, berth_us now, berth_us roun
                 continue;
             }
         }
-        berth_us w = p->work_end[j->idx];
+        berth_us w = started(p, j->idx)->work_end;
         last = w != BERTH_TIME_NONE && w > last ? w : last;
     }
     berth_us end = last < now + round ? last : now + round;
@@ -451,7 +517,7 @@ berth_us berth__progress_round(struct berth__progress *p, berth_us now, berth_us
     } else if (early && p->ev.n) {
         berth_us last = now + 1;
         for (size_t i = 0; i < p->ev.n; i++) {
-            berth_us w = p->work_end[p->ev.heap[i].job];
+            berth_us w = started(p, p->ev.heap[i].job)->work_end;
             last = w != BERTH_TIME_NONE && w > last ? w : last;
         }
         end = last < end ? last : end;
@@ -462,7 +528,8 @@ berth_us berth__progress_round(struct berth__progress *p, berth_us now, berth_us
     size_t n = 0; /* whose work ends by then: released then (gathered first: setting moves) */
     for (size_t i = 0; i < p->ev.n; i++) {
         uint32_t j = p->ev.heap[i].job;
-        if (p->work_end[j] != BERTH_TIME_NONE && p->work_end[j] <= end && p->ev.heap[i].t != end)
+        berth_us w = started(p, j)->work_end;
+        if (w != BERTH_TIME_NONE && w <= end && p->ev.heap[i].t != end)
             p->scratch[n++] = j;
     }
     for (size_t i = 0; i < n; i++)
@@ -472,26 +539,27 @@ berth_us berth__progress_round(struct berth__progress *p, berth_us now, berth_us
 
 void berth__progress_free_jobs(struct berth__progress *p)
 {
-    uint32_t **u32[] = {&p->scratch, &p->res_head, &p->res_next, &p->res_prev, &p->res_at};
+    uint32_t **u32[] = {&p->scratch,  &p->res_head, &p->res_next,
+                        &p->res_prev, &p->res_at,   &p->run_of};
     for (size_t i = 0; i < sizeof u32 / sizeof *u32; i++) {
         free(*u32[i]);
         *u32[i] = NULL;
     }
-    berth_us **us[] = {&p->stall_end, &p->lost,       &p->work_end,
-                       &p->done_us,   &p->held_since, &p->held_milli};
-    for (size_t i = 0; i < sizeof us / sizeof *us; i++) {
-        free(*us[i]);
-        *us[i] = NULL;
-    }
     free(p->cap);
+    free(p->lost);
+    free(p->run);
+    free(p->early);
     p->cap = NULL;
+    p->lost = NULL;
+    p->run = NULL;
+    p->early = NULL;
+    p->nrun = p->run_cap = p->nearly = p->early_cap = 0;
+    p->run_free = BERTH_EV_NONE;
     berth__events_free(&p->ev);
     free(p->steps);
     free(p->restarts);
-    free(p->held_type);
     p->steps = NULL;
     p->restarts = NULL;
-    p->held_type = NULL;
 }
 
 void berth__progress_free(struct berth__progress *p)

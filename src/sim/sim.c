@@ -382,8 +382,8 @@ _Static_assert(sizeof(struct berth_job_result) <= sizeof(struct berth__job),
  * read before anything is written over it): the results cost no memory of their own.
  * active[i] is the integral of active jobs over job i's life (arrival to finish). */
 static int finish_results(struct berth_sim_result *out, struct berth__engine *e,
-                          const struct berth__progress *p, const struct timing *tm,
-                          const double *active, const struct berth_cluster *c)
+                          struct berth__progress *p, const struct timing *tm, const double *active,
+                          const struct berth_cluster *c)
 {
     size_t n = e->njobs;
     int32_t total = berth_cluster_gpus(c);
@@ -392,7 +392,8 @@ static int finish_results(struct berth_sim_result *out, struct berth__engine *e,
         struct berth__job jc;
         memcpy(&jc, buf + i * sizeof jc, sizeof jc);
         const struct berth__job *j = &jc;
-        berth_us fin = tm->jct ? j->finish : p->work_end[i];
+        berth_us work_end = berth__progress_work_end(p, i); /* called for every i, in order */
+        berth_us fin = tm->jct ? j->finish : work_end;
         if (fin == BERTH_TIME_NONE || fin > j->finish)
             fin = j->finish;
         struct berth_job_result res, *r = &res;
@@ -564,6 +565,10 @@ int berth_sim_run(const struct berth_trace *t, const struct berth_cluster *c,
             uint32_t j = top->job;
             events++;
             berth__progress_finish(&p, &e->jobs[j], now);
+            if (berth__progress_retire(&p, &e->jobs[j], now)) {
+                rc = berth_err_set(err, BERTH_ENOMEM, "sim: out of memory");
+                goto done;
+            }
             if (has_lim)
                 berth__events_remove(&lim.ev, j);
             act_arr[j] = active_integral - act_arr[j]; /* over its life, from now on */
@@ -577,6 +582,10 @@ int berth_sim_run(const struct berth_trace *t, const struct berth_cluster *c,
             events++;
             berth__events_remove(&lim.ev, j);
             berth__progress_stop(&p, &e->jobs[j], now);
+            if (berth__progress_retire(&p, &e->jobs[j], now)) {
+                rc = berth_err_set(err, BERTH_ENOMEM, "sim: out of memory");
+                goto done;
+            }
             e->jobs[j].timed_out = 1;
             act_arr[j] = active_integral - act_arr[j]; /* over its life, from now on */
             if ((rc = berth__engine_finish(e, j, now, err)))

@@ -554,6 +554,31 @@ static void bad_input(void)
     berth_tput_free(m);
 }
 
+/* Work done past 2^53 microseconds stays exact across a preemption (a started job's work is
+ * integer microseconds, not a double): A (12,000,000,000.000001 s) runs alone until B (1 s)
+ * arrives at 2^53 + 1 us, an instant no double holds; srtf preempts A for B, and A resumes
+ * at B's end with exactly its duration less 2^53 + 1 us to go: it ends at its duration
+ * plus B's second, to the microsecond. */
+static void work_past_2_53_exact(void)
+{
+    struct berth_sim_opts o = opts("srtf", NULL);
+    const char *csv = "job_id,arrival_s,duration_s,num_gpus\n"
+                      "A,0,12000000000.000001,1\n"
+                      "B,9007199254.740993,1,1\n";
+    struct simtest st;
+    if (!run(csv, "1x1:v100", &o, &st)) {
+        const struct berth_job_result *a = run_job(&st, "A"), *b = run_job(&st, "B");
+        if (a && b) {
+            CHECK_I64(a->preemptions, 1);
+            CHECK_I64(b->first_start_us, INT64_C(9007199254740993));
+            CHECK_I64(b->finish_us, INT64_C(9007199255740993));
+            CHECK_I64(a->finish_us, INT64_C(12000000001000001));
+            CHECK_I64(a->run_us, INT64_C(12000000000000001));
+        }
+        simtest_free(&st);
+    }
+}
+
 static const struct check_test tests[] = {
     {"heterogeneous_types", heterogeneous_types},
     {"gang_sizes", gang_sizes},
@@ -568,6 +593,7 @@ static const struct check_test tests[] = {
     {"flat_progress", flat_progress},
     {"fairness_and_groups", fairness_and_groups},
     {"long_jobs_exact", long_jobs_exact},
+    {"work_past_2_53_exact", work_past_2_53_exact},
     {"oracle_estimates", oracle_estimates},
     {"bad_input", bad_input},
 };

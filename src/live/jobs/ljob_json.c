@@ -226,7 +226,8 @@ int berth__ljob_from_journal(const json_t *d, struct berth__ljob **out, struct b
     s->num_gpus = (int32_t)geti(d, "gpus");
     s->min_gpus = (int32_t)geti(d, "min_gpus");
     s->max_gpus = (int32_t)geti(d, "max_gpus");
-    s->gpu_share_milli = (int32_t)(json_number_value(json_object_get(d, "gpu_share")) * 1000 + 0.5);
+    double share = json_number_value(json_object_get(d, "gpu_share")) * 1000 + 0.5;
+    s->gpu_share_milli = (int16_t)(share < INT16_MAX ? share : INT16_MAX); /* 16 bits: no wrap */
     s->gpu_mem_mib = geti(d, "gpu_mem_mib");
     s->persist_mib = geti(d, "persist_mib"); /* absent in older journals: 0, unknown */
     s->ephem_mib = geti(d, "ephem_mib");

@@ -172,7 +172,7 @@ static int read_gpus(const json_t *body, struct berth__ljob *j, struct berth_err
     s->num_gpus = (int32_t)g;
     s->min_gpus = (int32_t)mn;
     s->max_gpus = (int32_t)mx;
-    s->gpu_share_milli = (int32_t)lround(share * 1000);
+    s->gpu_share_milli = (int16_t)lround(share * 1000);
     s->gpu_mem_mib = mem;
     if ((pmem || emem) && g == 0)
         return bad(err, pmem ? "persist_mib" : "ephem_mib", "a CPU-only job has no GPU memory");
