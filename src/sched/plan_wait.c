@@ -43,19 +43,52 @@ static berth_us end_of(const struct berth__job *k, berth_us now)
                        : now + (berth_us)left_us(k, now);
 }
 
-/* The k-th smallest (1-based) of v[0..n), n <= 64, by partial selection (v is reordered). */
-static berth_us kth_smallest(berth_us *v, int n, int k)
+/* Per server, the expected ends of the running whole-GPU jobs on it, sorted: valid within
+ * one pass (the jobs' rates hold) while the server's gen (every take and give) holds, so a
+ * pass that retries many gangs reads each server's jobs once per change. A server with GPUs
+ * of a gang being placed is not kept: the gang becomes running with no take of its own. */
+struct berth__ready {
+    berth_us *ends; /* stride per server */
+    uint32_t *gen, *pass;
+    uint8_t *n;
+    size_t nsrv, stride;
+};
+
+void berth__plan_wait_free(struct berth__plan *p)
 {
-    for (int i = 0; i < k; i++) {
-        int m = i;
-        for (int x = i + 1; x < n; x++)
-            if (v[x] < v[m])
-                m = x;
-        berth_us t = v[i];
-        v[i] = v[m];
-        v[m] = t;
+    if (!p->ready)
+        return;
+    free(p->ready->ends);
+    free(p->ready->gen);
+    free(p->ready->pass);
+    free(p->ready->n);
+    free(p->ready);
+    p->ready = NULL;
+}
+
+/* The cache sized for the plan's cluster, or NULL when out of memory. */
+static struct berth__ready *ready_of(struct berth__plan *p)
+{
+    const struct berth_cluster *c = p->cluster;
+    size_t stride = (size_t)c->max_per_server, n = c->nsrv ? c->nsrv : 1;
+    struct berth__ready *r = p->ready;
+    if (r && r->nsrv == n && r->stride == stride)
+        return r;
+    berth__plan_wait_free(p);
+    if (!(r = calloc(1, sizeof *r)))
+        return NULL;
+    p->ready = r;
+    r->nsrv = n;
+    r->stride = stride;
+    r->ends = malloc(n * (stride ? stride : 1) * sizeof *r->ends);
+    r->gen = calloc(n, sizeof *r->gen);
+    r->pass = calloc(n, sizeof *r->pass); /* 0: no pass yet (an open makes pass >= 1) */
+    r->n = calloc(n, sizeof *r->n);
+    if (!r->ends || !r->gen || !r->pass || !r->n) {
+        berth__plan_wait_free(p);
+        return NULL;
     }
-    return v[k - 1];
+    return r;
 }
 
 /* Whether whole-GPU job o of the plan (an owner map entry) counts: running (its GPUs free at
@@ -97,30 +130,48 @@ static int fits_now(const struct berth_cluster *c, const struct berth__job *j, i
 }
 
 /* When server s's idle GPUs first reach gang j's size, from the ends of the running jobs on
- * it; BERTH_TIME_NONE when they never do. */
-static berth_us server_ready(const struct berth__plan *p, uint32_t s, const struct berth__job *j)
+ * it (sorted, from the cache r); BERTH_TIME_NONE when they never do. */
+static berth_us server_ready(const struct berth__plan *p, struct berth__ready *r, uint32_t s,
+                             const struct berth__job *j)
 {
     const struct berth_cluster *c = p->cluster;
     const struct berth__server *v = &c->srv[s];
     int32_t lack = j->gpus - (v->reserved ? 0 : v->nfree);
-    uint32_t who[BERTH_MAX_SERVER_GPUS];
-    int n = 0;
-    for (uint32_t g = 0; g < v->ngpus; g++) {
-        uint32_t o = berth__gpu_owner(c, s, g);
-        if (o == j->idx)
-            lack--;
-        else if (counts(p, o))
-            who[n++] = o;
+    for (uint32_t g = 0; g < v->ngpus; g++)
+        lack -= berth__gpu_owner(c, s, g) == j->idx;
+    berth_us *ends = r->ends + (size_t)s * r->stride;
+    if (r->pass[s] != p->pass || r->gen[s] != v->gen) {
+        int n = 0;
+        uint32_t prev = UINT32_MAX;
+        berth_us pe = 0;
+        int held = 0;
+        for (uint32_t g = 0; g < v->ngpus; g++) {
+            uint32_t o = berth__gpu_owner(c, s, g);
+            if (!counts(p, o)) {
+                held |= o != UINT32_MAX; /* a gang being placed: it may start unseen */
+                continue;
+            }
+            /* a job's GPUs sit side by side: one end for a run of them */
+            berth_us e = o == prev ? pe : end_of(&p->jobs[o], p->now);
+            int k = n++;
+            for (; k > 0 && ends[k - 1] > e; k--) /* insertion: at most 64 */
+                ends[k] = ends[k - 1];
+            ends[k] = e;
+            prev = o;
+            pe = e;
+        }
+        r->n[s] = (uint8_t)n;
+        r->pass[s] = held ? 0 : p->pass; /* kept only with no such gang on it */
+        r->gen[s] = v->gen;
     }
-    if (n < lack)
+    if (lack <= 0) /* it holds the gang now (fits_now answered first) */
+        return p->now;
+    if (r->n[s] < lack)
         return BERTH_TIME_NONE; /* its other GPUs never free (fractional jobs, work outside) */
-    berth_us ends[BERTH_MAX_SERVER_GPUS];
-    for (int i = 0; i < n; i++) /* a job's GPUs sit side by side: one end for a run of them */
-        ends[i] = i && who[i] == who[i - 1] ? ends[i - 1] : end_of(&p->jobs[who[i]], p->now);
-    return kth_smallest(ends, n, lack);
+    return ends[lack - 1];
 }
 
-int berth__plan_spread_pays(const struct berth__plan *p, const struct berth__job *j, int t)
+int berth__plan_spread_pays(struct berth__plan *p, const struct berth__job *j, int t)
 {
     const struct berth_cluster *c = p->cluster;
     if (!p->wait.tput || !c->owner || j->cls < 0 || j->gpus <= 1 || berth__job_share(j) < 1000 ||
@@ -134,11 +185,14 @@ int berth__plan_spread_pays(const struct berth__plan *p, const struct berth__job
         return 1;
     /* wait when some server is ready soon enough: the test is monotone in the wait, so one
      * such server decides as the earliest would, and the scan stops there */
+    struct berth__ready *rd = ready_of(p);
+    if (!rd)
+        return -1;
     double tc = left_us(j, p->now), spread = tc / r;
     const struct berth__gputype *ty = &c->types[t];
     for (int32_t f = 0; f <= ty->max_per_server; f++)
         for (int32_t s = ty->head[f]; s >= 0; s = c->srv[s].next) {
-            berth_us at = server_ready(p, (uint32_t)s, j);
+            berth_us at = server_ready(p, rd, (uint32_t)s, j);
             if (at != BERTH_TIME_NONE && (double)(at - p->now) + tc < spread)
                 return 0;
         }

@@ -218,6 +218,32 @@ static void test_other_type_ignored(void)
     world_close(&w);
 }
 
+/* Within one pass the answers for later gangs see a gang that started since (it turns
+ * running with no take of its own, so a server's cached ends must not be kept while a gang
+ * is being placed on it). G (3 GPUs) on 0:0 1:0 1:1 starts (every server ready at 5000 s);
+ * then H (2 GPUs, E = 1000) on 2:3 3:3: server 0 (one GPU idle) is ready when G ends, 50 s:
+ * H waits (1050 < 2000); without G's end it would start. */
+static void test_started_gang_seen(void)
+{
+    struct world w;
+    if (world_open(&w, "4x4:v100"))
+        return;
+    uint32_t g = add_job(&w, 3, 100, "0:0 1:0 1:1");
+    add_running(&w, 2, "0:2 0:3", 5000, 0);
+    add_running(&w, 2, "1:2 1:3", 5000, 0);
+    add_running(&w, 3, "2:0 2:1 2:2", 5000, 0);
+    add_running(&w, 3, "3:0 3:1 3:2", 5000, 0);
+    CHECK_I64(pays(&w, g), 1);
+    w.job[g].state = BERTH_JOB_RUNNING; /* as the plan's start marks it, in the same pass */
+    w.job[g].work = 50.0 * SEC;
+    w.job[g].rate = 1;
+    w.job[g].progress_at = w.now;
+    uint32_t h = add_job(&w, 2, 1000, "2:3 3:3");
+    w.p.njobs = w.n;
+    CHECK_I64(berth__plan_spread_pays(&w.p, &w.job[h], 0), 0);
+    world_close(&w);
+}
+
 /* Where the rule does not apply the gang starts: one GPU, no class, no spread slowdown
  * (r = 1), no owner map; and the rule off (no model) in the plan. */
 static void test_rule_off(void)
@@ -390,6 +416,7 @@ static const struct check_test tests[] = {
     {"kth_end", test_kth_end},
     {"never_free_and_fits_now", test_never_free_and_fits_now},
     {"other_type_ignored", test_other_type_ignored},
+    {"started_gang_seen", test_started_gang_seen},
     {"rule_off", test_rule_off},
     {"owner_map", test_owner_map},
     {"random_against_replay", test_random_against_replay},
