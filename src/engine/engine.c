@@ -42,7 +42,7 @@ int berth__engine_create(const struct berth_cluster *c, const char *policy, cons
     }
     e->place = place;
     e->cluster = berth__cluster_clone(c);
-    if (!e->cluster) {
+    if (!e->cluster || berth__cluster_track_owners(e->cluster)) { /* consolidate-or-wait's */
         berth__engine_destroy(e);
         return berth_err_set(err, BERTH_ENOMEM, "engine: out of memory");
     }

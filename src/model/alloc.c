@@ -108,6 +108,17 @@ int berth__cluster_enable_shares(struct berth_cluster *c)
     return 0;
 }
 
+int berth__cluster_track_owners(struct berth_cluster *c)
+{
+    if (c->owner)
+        return 0;
+    size_t n = c->nsrv * (size_t)c->max_per_server;
+    if (!(c->owner = malloc((n ? n : 1) * sizeof *c->owner)))
+        return -1;
+    memset(c->owner, 0xff, (n ? n : 1) * sizeof *c->owner);
+    return 0;
+}
+
 static void partial_add(struct berth_cluster *c, uint32_t s, uint32_t g)
 {
     struct berth__gputype *ty = &c->types[c->srv[s].type];
@@ -190,8 +201,12 @@ static void whole_range(struct berth_cluster *c, const struct berth__job *j, int
         uint32_t s = sl[k].server;
         uint64_t mask = 0;
         int32_t n = 0;
-        for (; k < k1 && sl[k].server == s; k++, n++)
+        for (; k < k1 && sl[k].server == s; k++, n++) {
             mask |= UINT64_C(1) << sl[k].gpu;
+            if (c->owner)
+                c->owner[(size_t)s * (size_t)c->max_per_server + sl[k].gpu] =
+                    give ? UINT32_MAX : j->idx;
+        }
         if (give)
             berth__cluster_give_mask(c, s, mask);
         else

@@ -15,6 +15,16 @@
  * list per type. Called once, before the first fractional job is charged. */
 int berth__cluster_enable_shares(struct berth_cluster *c);
 
+/* Turns on the owner map (c->owner: which whole-GPU job holds each GPU, by its idx), kept
+ * by every take and give below from then on; for consolidate-or-wait (sched/plan_wait.c).
+ * Called before any job is charged; 0, or -1 when out of memory. */
+int berth__cluster_track_owners(struct berth_cluster *c);
+/* The owner map's entry for GPU g of server s (c->owner must be on). */
+static inline uint32_t berth__gpu_owner(const struct berth_cluster *c, uint32_t s, uint32_t g)
+{
+    return c->owner[(size_t)s * (size_t)c->max_per_server + g];
+}
+
 /* The job's share of one GPU in milli (1000 for whole-GPU jobs). */
 static inline int32_t berth__job_share(const struct berth__job *j)
 {

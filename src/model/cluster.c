@@ -493,6 +493,7 @@ void berth_cluster_free(struct berth_cluster *c)
         free(c->srv[s].shares);
     free(c->types);
     free(c->srv);
+    free(c->owner);
     free(c->racks);
     free(c->pools);
     berth__arena_free(&c->names);
@@ -508,6 +509,7 @@ struct berth_cluster *berth__cluster_clone(const struct berth_cluster *c)
     /* names stay in c's arena: the clone must not outlive c */
     berth__arena_init(&d->names);
     d->shares_ready = 0; /* nothing below is owned until copied */
+    d->owner = NULL;     /* a clone does not track owners */
     d->ntypes = 0;
     d->srv = malloc((c->nsrv ? c->nsrv : 1) * sizeof *d->srv);
     d->types = malloc((c->ntypes ? c->ntypes : 1) * sizeof *d->types);

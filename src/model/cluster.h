@@ -80,6 +80,9 @@ struct berth_cluster {
     int has_cpu_mem;  /* some server models CPU or memory */
     int shares_ready; /* berth__cluster_enable_shares has run */
     int has_gpu_mem;  /* some server gives its GPUs' memory */
+    uint32_t *owner;  /* per GPU (s * max_per_server + g): the idx of the whole-GPU job
+                         holding it, UINT32_MAX none; NULL until berth__cluster_track_owners
+                         (model/alloc.h), not copied by a clone */
     const char **racks;
     size_t nracks;
     const char **pools;

@@ -4,7 +4,12 @@
  * before anything can preempt it, so jobs of equal service trade places at most once a
  * quantum instead of at every event (continuous LAS otherwise degenerates into processor
  * sharing at the event rate). Preemption is free here (checkpoint costs belong to the
- * throughput model). It takes the ordering family's settings too (sched/order.h). */
+ * throughput model). In overload the jobs at the boundary still trade places every quantum
+ * as their service crosses (hundreds of preemptions per job); the setting hysteresis=H
+ * (default 0, off) lets a waiting job take a running one's GPUs only when the running job
+ * has more than 1 + H times its attained GPU-time, so a job is preempted about log(size) /
+ * log(1 + H) times instead of size / quantum. It takes the ordering family's settings too
+ * (sched/order.h). */
 #include "sched/order.h"
 
 static int64_t key_attained(void *ctx, const struct berth__job *j)
@@ -21,12 +26,16 @@ static int64_t slope_gang(void *ctx, const struct berth__job *j)
 
 struct las_settings {
     berth_us quantum_us;
+    double hysteresis;
     struct berth__order_set o;
 };
 
 static const struct berth__setting settings[] = {
     {"quantum", BERTH_SET_SECONDS, offsetof(struct las_settings, quantum_us), 0.001, 1e6,
      "time slice and minimum run time, seconds (default: --quantum, 60)"},
+    {"hysteresis", BERTH_SET_DOUBLE, offsetof(struct las_settings, hysteresis), 0, 1e6,
+     "a running job yields to a waiting one only when its attained GPU-time exceeds the "
+     "waiting job's by more than this fraction of it (default 0: any excess)"},
     BERTH_ORDER_SETTINGS(struct las_settings, o),
 };
 
@@ -42,7 +51,8 @@ static int create_las(const struct berth__params *p, void **self, struct berth_e
                                   .slope = slope_gang,
                                   .preemptive = 1,
                                   .quantum_us = s.quantum_us,
-                                  .min_run_us = s.quantum_us};
+                                  .min_run_us = s.quantum_us,
+                                  .hysteresis = s.hysteresis};
     struct berth__params q = *p;
     q.settings = NULL; /* parsed above */
     return berth__order_create("las", &q, settings, sizeof settings / sizeof *settings, &s, &s.o,

@@ -17,6 +17,7 @@ void berth__plan_free(struct berth__plan *p)
     free(p->snaps);
     free(p->stamp);
     free(p->hidden);
+    berth__plan_wait_free(p);
     berth__plan_init(p);
 }
 
@@ -40,6 +41,7 @@ int berth__plan_open(struct berth__plan *p, struct berth_cluster *c, struct bert
                      size_t nrunning)
 {
     size_t old = p->touch_cap;
+    p->pass++;
     if (BERTH_GROW(p->touch_of, p->touch_cap, njobs))
         return BERTH_ENOMEM;
     for (size_t i = old; i < p->touch_cap; i++)

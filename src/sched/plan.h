@@ -52,7 +52,9 @@ struct berth__plan {
     uint32_t epoch;
     struct berth__hidden *hidden; /* idle GPUs hidden from placement in this pass */
     size_t nhidden, hidden_cap;
-    int32_t lent, reclaimed; /* servers unreserved / reserved in this pass */
+    int32_t lent, reclaimed;    /* servers unreserved / reserved in this pass */
+    uint32_t pass;              /* bumped by every open */
+    struct berth__ready *ready; /* consolidate-or-wait's per-server ends (plan_wait.c) */
 };
 
 struct berth__hidden {
@@ -70,7 +72,9 @@ int berth__plan_open(struct berth__plan *p, struct berth_cluster *c, struct bert
 /* Whether job j, just placed by the plan on GPU type t across several servers, should start
  * so rather than wait for one server of t to hold its gang: 1 start, 0 wait, -1 out of
  * memory. Always 1 with the rule off, a gang on one server, no class or no slowdown. */
-int berth__plan_spread_pays(const struct berth__plan *p, const struct berth__job *j, int t);
+int berth__plan_spread_pays(struct berth__plan *p, const struct berth__job *j, int t);
+/* Frees what berth__plan_spread_pays keeps between calls (berth__plan_free calls it). */
+void berth__plan_wait_free(struct berth__plan *p);
 /* A stateless placement by its enum berth_placement (not FGD, which keeps state), for
  * plans opened outside an engine (tests). */
 const struct berth__placement *berth__placement_stateless(int id);

@@ -13,26 +13,21 @@
  * The gang starts spread unless waiting finishes it strictly sooner. No server of the type
  * large enough, a server that could hold it now (the placement chose to spread), no class,
  * no known model type, or r >= 1: it starts. Fractional jobs' GPUs count as never freed
- * (the estimate then leans to spreading). Cost: O(jobs + slots log slots) per spread gang,
- * only when the rule is on. */
+ * (the estimate then leans to spreading).
+ *
+ * W is the least, over the servers of the type, of the time the server's idle GPUs reach
+ * the gang: its k-th earliest end among the whole-GPU jobs on it, k the GPUs it lacks. The
+ * cluster's owner map (model/alloc.h) names the job on each GPU, so no walk over the jobs
+ * (in overload mostly pending) and no sort of every running slot is needed, as they were
+ * per attempt before (90 % of an overloaded las run); and as the test is monotone in W, the
+ * first server ready soon enough decides. Cost: O(GPUs of the type) per spread gang at
+ * most, only when the rule is on. Without the owner map (a plan outside an engine, which
+ * turns it on) the gang starts. */
 #include <stdlib.h>
 
 #include "model/alloc.h"
 #include "model/tput.h"
 #include "sched/plan.h"
-
-struct freeing {
-    berth_us at;
-    uint32_t server;
-};
-
-static int by_time(const void *a, const void *b)
-{
-    const struct freeing *x = a, *y = b;
-    return x->at < y->at   ? -1
-           : x->at > y->at ? 1
-                           : (x->server > y->server) - (x->server < y->server);
-}
 
 /* Microseconds of work left for job k at its one-server speed alone, from its estimate. */
 static double left_us(const struct berth__job *k, berth_us now)
@@ -41,67 +36,165 @@ static double left_us(const struct berth__job *k, berth_us now)
     return (frac > 0 ? frac : 0) * (double)k->est_us;
 }
 
-int berth__plan_spread_pays(const struct berth__plan *p, const struct berth__job *j, int t)
+/* When running whole-GPU job k is expected to end, from its rate (else its estimate). */
+static berth_us end_of(const struct berth__job *k, berth_us now)
+{
+    return k->rate > 0 ? now + (berth_us)((k->work - berth__job_done(k, now)) / k->rate)
+                       : now + (berth_us)left_us(k, now);
+}
+
+/* Per server, the expected ends of the running whole-GPU jobs on it, sorted: valid within
+ * one pass (the jobs' rates hold) while the server's gen (every take and give) holds, so a
+ * pass that retries many gangs reads each server's jobs once per change. A server with GPUs
+ * of a gang being placed is not kept: the gang becomes running with no take of its own. */
+struct berth__ready {
+    berth_us *ends; /* stride per server */
+    uint32_t *gen, *pass;
+    uint8_t *n;
+    size_t nsrv, stride;
+};
+
+void berth__plan_wait_free(struct berth__plan *p)
+{
+    if (!p->ready)
+        return;
+    free(p->ready->ends);
+    free(p->ready->gen);
+    free(p->ready->pass);
+    free(p->ready->n);
+    free(p->ready);
+    p->ready = NULL;
+}
+
+/* The cache sized for the plan's cluster, or NULL when out of memory. */
+static struct berth__ready *ready_of(struct berth__plan *p)
 {
     const struct berth_cluster *c = p->cluster;
-    if (!p->wait.tput || j->cls < 0 || j->gpus <= 1 || berth__job_share(j) < 1000 ||
+    size_t stride = (size_t)c->max_per_server, n = c->nsrv ? c->nsrv : 1;
+    struct berth__ready *r = p->ready;
+    if (r && r->nsrv == n && r->stride == stride)
+        return r;
+    berth__plan_wait_free(p);
+    if (!(r = calloc(1, sizeof *r)))
+        return NULL;
+    p->ready = r;
+    r->nsrv = n;
+    r->stride = stride;
+    r->ends = malloc(n * (stride ? stride : 1) * sizeof *r->ends);
+    r->gen = calloc(n, sizeof *r->gen);
+    r->pass = calloc(n, sizeof *r->pass); /* 0: no pass yet (an open makes pass >= 1) */
+    r->n = calloc(n, sizeof *r->n);
+    if (!r->ends || !r->gen || !r->pass || !r->n) {
+        berth__plan_wait_free(p);
+        return NULL;
+    }
+    return r;
+}
+
+/* Whether whole-GPU job o of the plan (an owner map entry) counts: running (its GPUs free at
+ * its expected end). */
+static int counts(const struct berth__plan *p, uint32_t o)
+{
+    if (o >= p->njobs)
+        return 0;
+    const struct berth__job *k = &p->jobs[o];
+    return k->state == BERTH_JOB_RUNNING && k->gpus > 0 && berth__job_share(k) >= 1000;
+}
+
+/* GPUs of server s the gang j would find idle now: the idle ones and its own. */
+static int32_t idle_for(const struct berth_cluster *c, uint32_t s, const struct berth__job *j)
+{
+    const struct berth__server *v = &c->srv[s];
+    int32_t n = v->reserved ? 0 : v->nfree;
+    for (uint32_t g = 0; g < v->ngpus; g++)
+        n += berth__gpu_owner(c, s, g) == j->idx;
+    return n;
+}
+
+/* 1 when some server of type t could hold gang j now (the placement chose to spread): a
+ * server of its own, or one in a bucket of at least its size. */
+static int fits_now(const struct berth_cluster *c, const struct berth__job *j, int t)
+{
+    for (int32_t k = 0; k < j->gpus; k++) {
+        uint32_t s = j->slots[k].server;
+        if ((k == 0 || s != j->slots[k - 1].server) && c->srv[s].type == t &&
+            idle_for(c, s, j) >= j->gpus)
+            return 1;
+    }
+    const struct berth__gputype *ty = &c->types[t];
+    for (int32_t f = j->gpus; f <= ty->max_per_server; f++)
+        for (int32_t s = ty->head[f]; s >= 0; s = c->srv[s].next)
+            if (!c->srv[s].reserved)
+                return 1;
+    return 0;
+}
+
+/* When server s's idle GPUs first reach gang j's size, from the ends of the running jobs on
+ * it (sorted, from the cache r); BERTH_TIME_NONE when they never do. */
+static berth_us server_ready(const struct berth__plan *p, struct berth__ready *r, uint32_t s,
+                             const struct berth__job *j)
+{
+    const struct berth_cluster *c = p->cluster;
+    const struct berth__server *v = &c->srv[s];
+    int32_t lack = j->gpus - (v->reserved ? 0 : v->nfree);
+    for (uint32_t g = 0; g < v->ngpus; g++)
+        lack -= berth__gpu_owner(c, s, g) == j->idx;
+    berth_us *ends = r->ends + (size_t)s * r->stride;
+    if (r->pass[s] != p->pass || r->gen[s] != v->gen) {
+        int n = 0;
+        uint32_t prev = UINT32_MAX;
+        berth_us pe = 0;
+        int held = 0;
+        for (uint32_t g = 0; g < v->ngpus; g++) {
+            uint32_t o = berth__gpu_owner(c, s, g);
+            if (!counts(p, o)) {
+                held |= o != UINT32_MAX; /* a gang being placed: it may start unseen */
+                continue;
+            }
+            /* a job's GPUs sit side by side: one end for a run of them */
+            berth_us e = o == prev ? pe : end_of(&p->jobs[o], p->now);
+            int k = n++;
+            for (; k > 0 && ends[k - 1] > e; k--) /* insertion: at most 64 */
+                ends[k] = ends[k - 1];
+            ends[k] = e;
+            prev = o;
+            pe = e;
+        }
+        r->n[s] = (uint8_t)n;
+        r->pass[s] = held ? 0 : p->pass; /* kept only with no such gang on it */
+        r->gen[s] = v->gen;
+    }
+    if (lack <= 0) /* it holds the gang now (fits_now answered first) */
+        return p->now;
+    if (r->n[s] < lack)
+        return BERTH_TIME_NONE; /* its other GPUs never free (fractional jobs, work outside) */
+    return ends[lack - 1];
+}
+
+int berth__plan_spread_pays(struct berth__plan *p, const struct berth__job *j, int t)
+{
+    const struct berth_cluster *c = p->cluster;
+    if (!p->wait.tput || !c->owner || j->cls < 0 || j->gpus <= 1 || berth__job_share(j) < 1000 ||
         c->types[t].max_per_server < j->gpus)
         return 1;
     int mt = p->wait.tput_type ? p->wait.tput_type[t] : -1;
     if (mt < 0)
         return 1;
     double r = berth__tput_spread_ratio(p->wait.tput, p->wait.spread, j->cls, mt, j->gpus);
-    if (!(r > 0 && r < 1))
+    if (!(r > 0 && r < 1) || fits_now(c, j, t))
         return 1;
-    int32_t *idle = calloc(c->nsrv ? c->nsrv : 1, sizeof *idle);
-    size_t n = 0, cap = 64;
-    struct freeing *ev = malloc(cap * sizeof *ev);
-    if (!idle || !ev) {
-        free(idle);
-        free(ev);
+    /* wait when some server is ready soon enough: the test is monotone in the wait, so one
+     * such server decides as the earliest would, and the scan stops there */
+    struct berth__ready *rd = ready_of(p);
+    if (!rd)
         return -1;
-    }
-    int rc = 1, now_fits = 0;
-    for (uint32_t s = 0; s < c->nsrv; s++)
-        idle[s] = c->srv[s].type == t && !c->srv[s].reserved ? c->srv[s].nfree : 0;
-    for (int32_t k = 0; k < j->gpus; k++) /* the gang's own GPUs, placed but not yet taken */
-        idle[j->slots[k].server]++;
-    for (uint32_t s = 0; s < c->nsrv && !now_fits; s++)
-        now_fits = c->srv[s].type == t && idle[s] >= j->gpus;
-    for (size_t i = 0; i < p->njobs && !now_fits; i++) {
-        const struct berth__job *k = &p->jobs[i];
-        if (k->state != BERTH_JOB_RUNNING || k->gpus == 0 || berth__job_share(k) < 1000)
-            continue;
-        berth_us end = k->rate > 0
-                           ? p->now + (berth_us)((k->work - berth__job_done(k, p->now)) / k->rate)
-                           : p->now + (berth_us)left_us(k, p->now);
-        for (int32_t g = 0; g < berth__job_nslots(k); g++) {
-            uint32_t s = k->slots[g].server;
-            if (c->srv[s].type != t)
-                continue;
-            if (n == cap) {
-                struct freeing *m = realloc(ev, 2 * cap * sizeof *ev);
-                if (!m) {
-                    rc = -1;
-                    goto out;
-                }
-                ev = m;
-                cap *= 2;
-            }
-            ev[n++] = (struct freeing){end, s};
+    double tc = left_us(j, p->now), spread = tc / r;
+    const struct berth__gputype *ty = &c->types[t];
+    for (int32_t f = 0; f <= ty->max_per_server; f++)
+        for (int32_t s = ty->head[f]; s >= 0; s = c->srv[s].next) {
+            berth_us at = server_ready(p, rd, (uint32_t)s, j);
+            if (at != BERTH_TIME_NONE && (double)(at - p->now) + tc < spread)
+                return 0;
         }
-    }
-    if (now_fits)
-        goto out;
-    qsort(ev, n, sizeof *ev, by_time);
-    for (size_t i = 0; i < n; i++)
-        if (++idle[ev[i].server] >= j->gpus) { /* the first server that holds it: wait? */
-            double tc = left_us(j, p->now), wait = (double)(ev[i].at - p->now);
-            rc = wait + tc >= tc / r;
-            break;
-        }
-out:
-    free(idle);
-    free(ev);
-    return rc;
+    return 1;
 }

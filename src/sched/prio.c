@@ -674,6 +674,11 @@ static int admit_preempting(struct berth__prio *q, const struct berth__view *v,
     if (could < p->gpus)
         return 0;
     int fit = 0, rc = 0;
+    int64_t bar = pe->key; /* a victim's key is worse than this (on a tie, its number) */
+    if (q->cfg.hysteresis > 0 && pe->key > 0) {
+        double more = q->cfg.hysteresis * (double)pe->key;
+        bar = more < (double)(INT64_MAX - pe->key) ? bar + (int64_t)more : INT64_MAX;
+    }
     for (;;) {
         int c = worst_running(q, v->now, p->type_mask);
         if (c < 0)
@@ -681,7 +686,7 @@ static int admit_preempting(struct berth__prio *q, const struct berth__view *v,
         struct rheap *h = &q->slopes[c];
         struct rent top = h->a[0];
         int64_t k = key_now(h, &top, v->now);
-        if (!(k > pe->key || (k == pe->key && top.job > pe->job)))
+        if (!(k > bar || (k == bar && top.job > pe->job)))
             break; /* every running job it could use is at least as good as p */
         remove_job(q, top.job);
         if (BERTH_GROW(q->victims, q->vcap, q->nvictims + 1))

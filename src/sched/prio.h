@@ -36,6 +36,10 @@ struct berth__prio_cfg {
     int strict;          /* a head that does not fit blocks every job behind it */
     berth_us quantum_us; /* > 0: ask for a pass every quantum while jobs wait */
     berth_us min_run_us; /* a (re)started job cannot be a victim before running this long */
+    /* > 0: a running job is a victim only when its key exceeds the waiting job's by more
+     * than this fraction of the waiting job's key (keys >= 0: las's attained GPU-time), so
+     * jobs of like service stop trading places every quantum; 0: any worse key */
+    double hysteresis;
     /* The shared-cluster controls (sched/order.h sets them from the family's settings);
      * all zero: none, and the scheduler is exactly the plain one above. */
     const struct berth_queues *queues; /* quotas, cohorts, limits, shares (quota.h) */

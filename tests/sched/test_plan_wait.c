@@ -1,0 +1,425 @@
+/* Tests for consolidate-or-wait (src/sched/plan_wait.c) on hand-built clusters outside any
+ * engine: golden cases worked out by hand (the first server of the gang's type to be ready,
+ * the k-th earliest end on a server, GPUs that never free, a server that holds the gang now,
+ * the tie that starts), the cases where the rule does not apply, the owner map the allocator
+ * keeps for it (model/alloc.h), and random states against a brute-force replay of the
+ * running jobs' ends in time order. */
+#include "model/tput.h"
+#include "plantest.h"
+
+#define SEC  BERTH_US_PER_S
+#define MAXJ 64
+
+/* A cluster with its owner map, up to MAXJ jobs (job i has idx i) and a model of one class
+ * on v100 whose gangs run at half speed across servers (r = 0.5). */
+struct world {
+    struct berth_cluster *c;
+    struct berth_jobspec spec[MAXJ];
+    struct berth__job job[MAXJ];
+    char id[MAXJ][8];
+    uint32_t n;
+    struct berth_tput *m;
+    int16_t tput_type[2]; /* cluster type 0 is the model's v100, a second one unknown */
+    struct berth__spread sp;
+    struct berth__plan p;
+    berth_us now;
+};
+
+static int world_open(struct world *w, const char *cluster)
+{
+    memset(w, 0, sizeof *w);
+    int cls, t;
+    w->c = parse_ok(cluster);
+    w->m = berth__tput_new();
+    CHECK(w->m != NULL);
+    if (!w->c || !w->m || berth__tput_add_type(w->m, "v100", &t) ||
+        berth__tput_add_class(w->m, "a", &cls)) {
+        berth_cluster_free(w->c);
+        berth_tput_free(w->m);
+        return -1;
+    }
+    for (int32_t g = 1; g <= 8; g++)
+        CHECK_I64(berth__tput_add_point(w->m, cls, t, g, 0, g), 0);
+    CHECK_I64(berth__cluster_track_owners(w->c), 0);
+    w->tput_type[0] = (int16_t)t;
+    w->tput_type[1] = -1;
+    w->sp = (struct berth__spread){0.5, 0};
+    w->now = 100 * SEC;
+    berth__plan_init(&w->p);
+    return 0;
+}
+
+static void world_close(struct world *w)
+{
+    for (uint32_t i = 0; i < w->n; i++)
+        free(w->job[i].slots);
+    berth__plan_free(&w->p);
+    berth_cluster_free(w->c);
+    berth_tput_free(w->m);
+}
+
+/* A pending job of class a with `gpus` GPUs and est seconds alone, its GPUs from "s:g ..."
+ * (NULL: none yet) taken, as a placement in progress leaves them. */
+static uint32_t add_job(struct world *w, int32_t gpus, double est, const char *at)
+{
+    uint32_t i = w->n++;
+    struct berth_jobspec *s = &w->spec[i];
+    snprintf(w->id[i], sizeof w->id[i], "j%u", i);
+    *s = (struct berth_jobspec){.id = w->id[i],
+                                .job_type = "a",
+                                .user = "",
+                                .queue = "",
+                                .gpu_type = "",
+                                .num_gpus = gpus,
+                                .min_gpus = gpus,
+                                .max_gpus = gpus,
+                                .gpu_share_milli = 1000,
+                                .duration_us = (berth_us)(est * SEC)};
+    struct berth__job *j = &w->job[i];
+    berth__job_init(j, s, i, w->c);
+    j->state = BERTH_JOB_PENDING;
+    j->cls = 0;
+    j->est_us = s->duration_us;
+    j->work = (double)j->est_us;
+    j->slots = calloc((size_t)gpus, sizeof *j->slots);
+    CHECK(j->slots != NULL);
+    for (int32_t k = 0; at && j->slots && k < gpus; k++) {
+        unsigned sv, g;
+        int used = 0;
+        CHECK_I64(sscanf(at, " %u:%u%n", &sv, &g, &used), 2);
+        at += used;
+        j->slots[k] = (struct berth__slot){sv, g};
+    }
+    if (at && j->slots)
+        berth__alloc_take(w->c, j);
+    return i;
+}
+
+/* A running job on "s:g ..." that ends `left` seconds from now: by its rate, or (by_est)
+ * by its estimate with half its work done and no rate known. */
+static uint32_t add_running(struct world *w, int32_t gpus, const char *at, double left, int by_est)
+{
+    uint32_t i = add_job(w, gpus, 2 * left, at);
+    struct berth__job *j = &w->job[i];
+    j->state = BERTH_JOB_RUNNING;
+    j->progress_at = w->now;
+    if (by_est) { /* left = (1 - done / work) * est_us */
+        j->work = 10;
+        j->done = 5;
+    } else { /* end = now + (work - done) / rate */
+        j->work = left * SEC;
+        j->rate = 1;
+    }
+    return i;
+}
+
+/* berth__plan_spread_pays for job i on type 0 in a plan opened now. */
+static int pays(struct world *w, uint32_t i)
+{
+    CHECK_I64(berth__plan_open(&w->p, w->c, w->job, w->n, w->now,
+                               berth__placement_stateless(BERTH_PLACE_CONSOLIDATE), 1, 0),
+              0);
+    w->p.wait = (struct berth__plan_wait){w->m, w->tput_type, &w->sp};
+    return berth__plan_spread_pays(&w->p, &w->job[i], 0);
+}
+
+/* Three 4-GPU servers; the gang j (4 GPUs) placed on 0:2 0:3 1:2 1:3. Server 0 is ready when
+ * A ends (600 s, by its estimate), server 1 when the later of B (300 s) and C (1500 s) ends,
+ * server 2 when D ends (800 s): W = 600. Spreading is done after 2E (r = 0.5), waiting after
+ * 600 + E: it waits when E > 600, and the tie E = 600 starts. */
+static void test_first_ready_server(void)
+{
+    static const struct {
+        double est;
+        int want;
+    } cases[] = {{1000, 0}, {601, 0}, {600, 1}, {300, 1}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        struct world w;
+        if (world_open(&w, "3x4:v100"))
+            return;
+        uint32_t j = add_job(&w, 4, cases[i].est, "0:2 0:3 1:2 1:3");
+        add_running(&w, 2, "0:0 0:1", 600, 1);
+        add_running(&w, 1, "1:0", 300, 0);
+        add_running(&w, 1, "1:1", 1500, 0);
+        add_running(&w, 4, "2:0 2:1 2:2 2:3", 800, 0);
+        if (pays(&w, j) != cases[i].want)
+            fprintf(stderr, "  first_ready_server case %zu\n", i);
+        CHECK_I64(pays(&w, j), cases[i].want);
+        verify_ok(w.c);
+        world_close(&w);
+    }
+}
+
+/* The k-th earliest end: j (4 GPUs) holds 0:1 0:2 0:3 and 1:0, so server 0 lacks one GPU
+ * (V's, 1200 s) and server 1 three (X 900 s, Y 100 s, Z 400 s: the third is 900 s). W =
+ * 900: E = 1000 waits (1900 < 2000), E = 900 starts (1800 = 1800). */
+static void test_kth_end(void)
+{
+    static const struct {
+        double est;
+        int want;
+    } cases[] = {{1000, 0}, {900, 1}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        struct world w;
+        if (world_open(&w, "2x4:v100"))
+            return;
+        uint32_t j = add_job(&w, 4, cases[i].est, "0:1 0:2 0:3 1:0");
+        add_running(&w, 1, "0:0", 1200, 0);
+        add_running(&w, 1, "1:1", 900, 0);
+        add_running(&w, 1, "1:2", 100, 1);
+        add_running(&w, 1, "1:3", 400, 0);
+        CHECK_I64(pays(&w, j), cases[i].want);
+        world_close(&w);
+    }
+}
+
+/* GPUs that never free (work outside the engine), a reserved server, a server that holds
+ * the gang now. Server 0's other GPUs are held out, so only server 2 (800 s) can be ready:
+ * E = 1000 waits (1800 < 2000), E = 700 starts (1500 >= 1400). An idle server 2 holds the
+ * gang now: it starts even with E = 10,000; reserved, it holds nothing and never frees, and
+ * server 1 (1500 s) decides: E = 2000 waits (3500 < 4000), E = 1000 starts. */
+static void test_never_free_and_fits_now(void)
+{
+    static const struct {
+        int server2; /* 0: D on it, 1: idle, 2: reserved */
+        double est;
+        int want;
+    } cases[] = {{0, 1000, 0}, {0, 700, 1}, {1, 10000, 1}, {2, 2000, 0}, {2, 1000, 1}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        struct world w;
+        if (world_open(&w, "3x4:v100"))
+            return;
+        if (cases[i].server2 == 2)
+            CHECK_I64(berth__cluster_reserve(w.c, 2), 0);
+        uint32_t j = add_job(&w, 4, cases[i].est, "0:2 0:3 1:2 1:3");
+        berth__cluster_hold_out(w.c, 0, 2); /* 0:0 and 0:1 */
+        add_running(&w, 2, "1:0 1:1", 1500, 0);
+        if (cases[i].server2 == 0)
+            add_running(&w, 4, "2:0 2:1 2:2 2:3", 800, 0);
+        if (pays(&w, j) != cases[i].want)
+            fprintf(stderr, "  never_free_and_fits_now case %zu\n", i);
+        CHECK_I64(pays(&w, j), cases[i].want);
+        world_close(&w);
+    }
+}
+
+/* Only servers of the gang's type count: a k80 server about to free is no place to wait
+ * for. The v100 servers are ready after 1500 s: E = 1000 starts (2500 >= 2000). */
+static void test_other_type_ignored(void)
+{
+    struct world w;
+    if (world_open(&w, "2x4:v100,1x4:k80"))
+        return;
+    uint32_t j = add_job(&w, 4, 1000, "0:2 0:3 1:2 1:3");
+    add_running(&w, 2, "0:0 0:1", 1500, 0);
+    add_running(&w, 2, "1:0 1:1", 1500, 0);
+    add_running(&w, 4, "2:0 2:1 2:2 2:3", 1, 0);
+    CHECK_I64(pays(&w, j), 1);
+    world_close(&w);
+}
+
+/* Within one pass the answers for later gangs see a gang that started since (it turns
+ * running with no take of its own, so a server's cached ends must not be kept while a gang
+ * is being placed on it). G (3 GPUs) on 0:0 1:0 1:1 starts (every server ready at 5000 s);
+ * then H (2 GPUs, E = 1000) on 2:3 3:3: server 0 (one GPU idle) is ready when G ends, 50 s:
+ * H waits (1050 < 2000); without G's end it would start. */
+static void test_started_gang_seen(void)
+{
+    struct world w;
+    if (world_open(&w, "4x4:v100"))
+        return;
+    uint32_t g = add_job(&w, 3, 100, "0:0 1:0 1:1");
+    add_running(&w, 2, "0:2 0:3", 5000, 0);
+    add_running(&w, 2, "1:2 1:3", 5000, 0);
+    add_running(&w, 3, "2:0 2:1 2:2", 5000, 0);
+    add_running(&w, 3, "3:0 3:1 3:2", 5000, 0);
+    CHECK_I64(pays(&w, g), 1);
+    w.job[g].state = BERTH_JOB_RUNNING; /* as the plan's start marks it, in the same pass */
+    w.job[g].work = 50.0 * SEC;
+    w.job[g].rate = 1;
+    w.job[g].progress_at = w.now;
+    uint32_t h = add_job(&w, 2, 1000, "2:3 3:3");
+    w.p.njobs = w.n;
+    CHECK_I64(berth__plan_spread_pays(&w.p, &w.job[h], 0), 0);
+    world_close(&w);
+}
+
+/* Where the rule does not apply the gang starts: one GPU, no class, no spread slowdown
+ * (r = 1), no owner map; and the rule off (no model) in the plan. */
+static void test_rule_off(void)
+{
+    for (int c = 0; c < 5; c++) {
+        struct world w;
+        if (world_open(&w, "2x4:v100"))
+            return;
+        uint32_t j = add_job(&w, c == 0 ? 1 : 2, 1000, c == 0 ? "0:3" : "0:3 1:3");
+        add_running(&w, 3, "0:0 0:1 0:2", 1, 0);
+        add_running(&w, 3, "1:0 1:1 1:2", 1, 0);
+        CHECK_I64(pays(&w, j), c == 0); /* the 2-GPU gang waits a second: control */
+        if (c == 1)
+            w.job[j].cls = -1;
+        if (c == 2)
+            w.sp.factor = 0; /* no factor, no spread points: r = 1 */
+        if (c == 3) {
+            free(w.c->owner);
+            w.c->owner = NULL;
+        }
+        if (c < 4)
+            CHECK_I64(pays(&w, j), 1);
+        CHECK_I64(berth__plan_open(&w.p, w.c, w.job, w.n, w.now,
+                                   berth__placement_stateless(BERTH_PLACE_CONSOLIDATE), 1, 0),
+                  0);
+        w.p.wait = (struct berth__plan_wait){0}; /* what the engine sets when the rule is off */
+        CHECK_I64(berth__plan_spread_pays(&w.p, &w.job[j], 0), 1);
+        world_close(&w);
+    }
+}
+
+/* The owner map follows every take and give of whole GPUs (not fractional shares), and a
+ * clone does not carry it. */
+static void test_owner_map(void)
+{
+    struct world w;
+    if (world_open(&w, "2x4:v100"))
+        return;
+    uint32_t a = add_job(&w, 3, 10, "0:1 1:0 1:3");
+    CHECK_I64(berth__gpu_owner(w.c, 0, 1), a);
+    CHECK_I64(berth__gpu_owner(w.c, 1, 0), a);
+    CHECK_I64(berth__gpu_owner(w.c, 1, 3), a);
+    CHECK_I64(berth__gpu_owner(w.c, 0, 0), UINT32_MAX);
+    CHECK_I64(berth__gpu_owner(w.c, 1, 1), UINT32_MAX);
+    berth__alloc_give_range(w.c, &w.job[a], 1, 3);
+    CHECK_I64(berth__gpu_owner(w.c, 0, 1), a);
+    CHECK_I64(berth__gpu_owner(w.c, 1, 0), UINT32_MAX);
+    CHECK_I64(berth__gpu_owner(w.c, 1, 3), UINT32_MAX);
+    uint32_t b = add_job(&w, 1, 10, NULL);
+    w.spec[b].gpu_share_milli = 500;
+    w.job[b].share = 500;
+    w.job[b].slots[0] = (struct berth__slot){1, 3};
+    CHECK_I64(berth__cluster_enable_shares(w.c), 0);
+    berth__alloc_take(w.c, &w.job[b]);
+    CHECK_I64(berth__gpu_owner(w.c, 1, 3), UINT32_MAX);
+    struct berth_cluster *d = berth__cluster_clone(w.c);
+    CHECK(d != NULL && d->owner == NULL);
+    berth_cluster_free(d);
+    berth__alloc_give(w.c, &w.job[b]);
+    berth__alloc_give_range(w.c, &w.job[a], 0, 1);
+    CHECK_I64(berth__gpu_owner(w.c, 0, 1), UINT32_MAX);
+    verify_ok(w.c);
+    world_close(&w);
+}
+
+/* When job i ends: the random states' running jobs all go by rate 1 from nothing done. */
+static berth_us end_at(const struct world *w, uint32_t i)
+{
+    const struct berth__job *k = &w->job[i];
+    return k->state == BERTH_JOB_RUNNING ? w->now + (berth_us)k->work : BERTH_TIME_NONE;
+}
+
+/* The brute force: replay the running jobs' ends in time order (every slot of every running
+ * whole-GPU job), each one freeing its GPU, until some server of type 0 has the gang's GPUs
+ * idle (its idle ones and the gang's own count from the start). */
+static int replay(struct world *w, uint32_t ji)
+{
+    const struct berth__job *j = &w->job[ji];
+    int32_t idle[16] = {0};
+    for (uint32_t s = 0; s < w->c->nsrv; s++)
+        idle[s] = w->c->srv[s].reserved ? 0 : w->c->srv[s].nfree;
+    for (int32_t k = 0; k < j->gpus; k++)
+        idle[j->slots[k].server]++;
+    for (uint32_t s = 0; s < w->c->nsrv; s++)
+        if (idle[s] >= j->gpus)
+            return 1;
+    berth_us last = BERTH_TIME_NONE;
+    for (;;) {
+        berth_us next = BERTH_TIME_NONE; /* the earliest end after last */
+        for (uint32_t i = 0; i < w->n; i++) {
+            berth_us end = end_at(w, i);
+            if (end != BERTH_TIME_NONE && end > last && (next == BERTH_TIME_NONE || end < next))
+                next = end;
+        }
+        if (next == BERTH_TIME_NONE)
+            return 1;
+        for (uint32_t i = 0; i < w->n; i++) {
+            const struct berth__job *k = &w->job[i];
+            for (int32_t g = 0; end_at(w, i) == next && g < k->gpus; g++)
+                if (++idle[k->slots[g].server] >= j->gpus) {
+                    double tc = (double)j->est_us;
+                    return (double)(next - w->now) + tc >= tc / 0.5;
+                }
+        }
+        last = next;
+    }
+}
+
+/* Random states of six 4-GPU servers (ends on a 100 s grid, so ties are common; some GPUs
+ * held out) against the replay. */
+#define RND(n) ((int)((x = x * 6364136223846793005ULL + 1442695040888963407ULL) >> 33) % (n))
+static void test_random_against_replay(void)
+{
+    uint64_t x = 12345;
+    int waited = 0, started = 0;
+    for (int round = 0; round < 400; round++) {
+        struct world w;
+        if (world_open(&w, "6x4:v100"))
+            return;
+        for (uint32_t s = 0; s < 6; s++)
+            if (RND(5) == 0)
+                berth__cluster_hold_out(w.c, s, 1 + RND(2));
+        for (uint32_t s = 0; s < 6; s++)
+            for (int g = 0; g < 4;) {
+                int n = 1 + RND(3);
+                if (g + n > 4)
+                    n = 4 - g;
+                char at[64] = "";
+                size_t o = 0;
+                int ok = RND(3) != 0;
+                for (int k = 0; k < n; k++) {
+                    ok &= (int)(w.c->srv[s].free_mask >> (g + k) & 1);
+                    o += (size_t)snprintf(at + o, sizeof at - o, "%u:%d ", s, g + k);
+                }
+                if (ok && w.n < MAXJ - 1)
+                    add_running(&w, n, at, 100.0 * (1 + RND(20)), 0);
+                g += n;
+            }
+        /* the gang: up to 4 idle GPUs, the lowest first, from two or more servers */
+        char at[64] = "";
+        size_t o = 0;
+        int32_t want = 2 + RND(3), got = 0, servers = 0;
+        for (uint32_t s = 0; s < 6 && got < want; s++) {
+            int took = 0;
+            for (int g = 0; g < 4 && got < want; g++)
+                if (w.c->srv[s].free_mask >> g & 1 && (took < 1 || RND(2))) {
+                    o += (size_t)snprintf(at + o, sizeof at - o, "%u:%d ", s, g);
+                    got++;
+                    took++;
+                }
+            servers += took > 0;
+        }
+        if (got == want && servers > 1) {
+            uint32_t j = add_job(&w, want, 100.0 * (1 + RND(30)), at);
+            int rc = pays(&w, j), ref = replay(&w, j);
+            if (rc != ref)
+                fprintf(stderr, "  round %d: gang %d on %s: %d, the replay %d\n", round, want, at,
+                        rc, ref);
+            CHECK_I64(rc, ref);
+            waited += rc == 0;
+            started += rc == 1;
+        }
+        world_close(&w);
+    }
+    CHECK(waited > 20 && started > 20); /* both answers were exercised */
+}
+
+static const struct check_test tests[] = {
+    {"first_ready_server", test_first_ready_server},
+    {"kth_end", test_kth_end},
+    {"never_free_and_fits_now", test_never_free_and_fits_now},
+    {"other_type_ignored", test_other_type_ignored},
+    {"started_gang_seen", test_started_gang_seen},
+    {"rule_off", test_rule_off},
+    {"owner_map", test_owner_map},
+    {"random_against_replay", test_random_against_replay},
+};
+
+CHECK_MAIN(tests)
