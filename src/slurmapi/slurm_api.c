@@ -84,9 +84,16 @@ static int copy_str(char *dst, size_t size, const char *src, const char *what, u
     return 0;
 }
 
-/* libslurm's configuration is process-global: read at the first open, freed at the last
- * close (handles are not thread-safe; berthd keeps one) */
-static int open_handles;
+/* libslurm's configuration is process-global: read at the first open and kept until the
+ * process exits (handles are not thread-safe; berthd keeps one). 24.11 crashes in
+ * slurm_init after a slurm_fini (its plugins are loaded again into freed tables), so the
+ * configuration is never read twice: berth sweep --slurm opens a handle per poll. */
+static char init_conf[4096]; /* the slurm.conf read at the first open */
+
+static void fini_at_exit(void)
+{
+    slurm_fini();
+}
 
 int berth__slurm_open(struct berth__slurm **out, const char *conf, struct berth_err *e)
 {
@@ -95,16 +102,27 @@ int berth__slurm_open(struct berth__slurm **out, const char *conf, struct berth_
      * records, "configless", and gives up fatally): look first */
     const char *path = conf ? conf : getenv("SLURM_CONF");
     path = path && *path ? path : "/etc/slurm/slurm.conf";
-    if (open_handles == 0 && access(path, R_OK))
+    if (init_conf[0] && strcmp(init_conf, path))
+        return berth_err_set(e, BERTH_EINPUT,
+                             "slurm: %s: this process already read %s (libslurm holds one "
+                             "configuration per process)",
+                             path, init_conf);
+    if (!init_conf[0] && access(path, R_OK))
         return berth_err_set(e, BERTH_EINPUT,
                              "slurm: cannot read %s (%s): give the cluster's slurm.conf with "
                              "--slurm-conf FILE or SLURM_CONF",
                              path, strerror(errno));
+    if (!init_conf[0] && strlen(path) >= sizeof init_conf)
+        return berth_err_set(e, BERTH_EINPUT, "slurm: %.60s...: path over %zu bytes", path,
+                             sizeof init_conf - 1);
     struct berth__slurm *s = calloc(1, sizeof *s);
     if (!s)
         return berth_err_set(e, BERTH_ENOMEM, "slurm: out of memory");
-    if (open_handles++ == 0)
-        slurm_init(conf); /* mandatory in 22.05; reads conf or SLURM_CONF */
+    if (!init_conf[0]) {
+        slurm_init(conf); /* mandatory since 22.05; reads conf or SLURM_CONF */
+        snprintf(init_conf, sizeof init_conf, "%s", path);
+        atexit(fini_at_exit);
+    }
     if (slurm_ping(0) != SLURM_SUCCESS) {
         int rc = fail(s, e, 0, "slurmctld does not answer", 0);
         berth__slurm_close(s);
@@ -119,8 +137,6 @@ void berth__slurm_close(struct berth__slurm *s)
     if (!s)
         return;
     free(s);
-    if (--open_handles == 0)
-        slurm_fini();
 }
 
 int berth__slurm_errno(const struct berth__slurm *s)

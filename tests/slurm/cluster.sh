@@ -258,7 +258,7 @@ up() {
     # slurmd 24.11 binds its port at this machine's own name, whatever NodeAddr says; a root
     # made by debootstrap (a chroot, a container) has no /etc/hosts line for it
     getent hosts "$(hostname)" >/dev/null ||
-        die "this machine's name $(hostname) does not resolve (slurmd 24.11 binds to it): add \"127.0.1.1 $(hostname)\" to /etc/hosts"
+        die "this machine's name $(hostname) does not resolve (slurmd 24.11 binds to it): add \"127.0.0.1 $(hostname)\" to /etc/hosts (127.0.0.1, the nodes' NodeAddr: at 127.0.1.1 slurmctld cannot reach them and jobs never launch nor finish)"
     if status >/dev/null; then
         echo "cluster.sh: already up in $B"
         return 0
