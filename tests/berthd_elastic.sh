@@ -20,11 +20,7 @@ if [ "$TRAIN" != "$SRC/examples/pytorch/train_elastic.py" ]; then
     reach "$SRC/examples/pytorch/train.py" >/dev/null
     reach "$SRC/clients/python/berth_client.py" >/dev/null
 fi
-PY=""
-for py in ${BERTH_PYTHON:-} python3 /usr/bin/python3; do
-    "$py" -c 'import torch, torch.distributed as d; assert d.is_gloo_available()' 2>/dev/null &&
-        { PY=$(command -v "$py"); break; }
-done
+PY=$(gloo_python)
 [ -n "$PY" ] ||
     skip_test torch "python3-torch with Gloo is not installed (make test installs it; apt-get install python3-torch)"
 STEPS=400

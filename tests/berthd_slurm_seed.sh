@@ -88,11 +88,7 @@ has "$(spool "$s" stdout.log)" "start attempt=2 resume=1" "S's second attempt re
 stop_berthd
 
 # ---- 2. elastic PyTorch on Slurm: 2 workers, grown to 4 ----
-PY=""
-for py in ${BERTH_PYTHON:-} python3 /usr/bin/python3; do
-    "$py" -c 'import torch, torch.distributed as d; assert d.is_gloo_available()' 2>/dev/null &&
-        { PY=$(command -v "$py"); break; }
-done
+PY=$(gloo_python)
 [ -n "$PY" ] ||
     skip_test torch "berthd_slurm_seed part 2: python3-torch with Gloo is not installed (make test-slurm installs it)"
 TRAIN=$J/pytorch/train_elastic.py

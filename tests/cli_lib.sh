@@ -56,6 +56,15 @@ absent() {
     shift
     if required "$part"; then bad "$* (BERTH_REQUIRE names $part)"; else echo "SKIP $*"; fi
 }
+# gloo_python: the path of a Python with PyTorch and its Gloo backend (BERTH_PYTHON first,
+# then python3), empty when there is none (the elastic examples' workers need Gloo)
+gloo_python() {
+    local py
+    for py in ${BERTH_PYTHON:-} python3 /usr/bin/python3; do
+        "$py" -c 'import torch, torch.distributed as d; assert d.is_gloo_available()' 2>/dev/null &&
+            { command -v "$py"; return; }
+    done
+}
 # skip_test PART WHY...: the rest of this test needs PART: it ends here, reported to CTest as
 # skipped (exit 77) when nothing failed before
 skip_test() {
