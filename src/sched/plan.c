@@ -41,7 +41,10 @@ int berth__plan_open(struct berth__plan *p, struct berth_cluster *c, struct bert
                      size_t nrunning)
 {
     size_t old = p->touch_cap;
-    p->pass++;
+    if (++p->pass == 0) { /* wrapped: 0 means "no pass" in the wait cache, which is dropped */
+        p->pass = 1;
+        berth__plan_wait_free(p);
+    }
     if (BERTH_GROW(p->touch_of, p->touch_cap, njobs))
         return BERTH_ENOMEM;
     for (size_t i = old; i < p->touch_cap; i++)
