@@ -72,8 +72,9 @@ struct berth__slurm_node {
     size_t n_gpu_types;
     struct berth__slurm_gpus gpus[BERTH_SLURM_GPU_TYPES];
     uint32_t shards;          /* gres shard (GPU sharing by count) */
-    uint32_t shard_gpus_used; /* GPUs with shards in use: 22.05's GresUsed counts GPUs, not
-                                 shards (two jobs of 2 and 4 shards on two GPUs show 2) */
+    uint32_t shard_gpus_used; /* GPUs with shards in use. 22.05's GresUsed counts these GPUs
+                                 (jobs of 2 and 4 shards on two GPUs: "shard:2(IDX:0-1)");
+                                 24.11 counts shards, per GPU ("shard:6(2/4,4/4)") */
     uint32_t mps, mps_used;   /* gres mps (percent of a GPU, 100 per GPU) */
     char features[BERTH_SLURM_LIST_MAX];
     char gres[BERTH_SLURM_LIST_MAX]; /* Slurm's own string, for messages */

@@ -72,41 +72,62 @@ static int split_entry(const char *entry, char *name, char *type, uint32_t *coun
 }
 
 /* Calls fn on each entry of a list separated by ',' or ';' outside parentheses, with any
- * "(...)" suffix cut. "(null)" and "" are empty lists. */
-typedef int (*entry_fn)(const char *entry, void *arg, struct berth_err *e);
+ * "(...)" suffix cut and passed apart (its text without the outer parentheses, "" if none).
+ * "(null)" and "" are empty lists. */
+typedef int (*entry_fn)(const char *entry, const char *suffix, void *arg, struct berth_err *e);
 static int each_entry(const char *list, entry_fn fn, void *arg, struct berth_err *e)
 {
     if (!list || !*list || strcmp(list, "(null)") == 0)
         return 0;
-    char entry[BERTH_SLURM_LIST_MAX];
-    size_t len = 0;
+    char entry[BERTH_SLURM_LIST_MAX], suffix[BERTH_SLURM_LIST_MAX];
+    size_t len = 0, slen = 0;
     int depth = 0;
     for (const char *p = list;; p++) {
         char c = *p;
         if (c == '\0' || (depth == 0 && (c == ',' || c == ';'))) {
             entry[len] = '\0';
+            suffix[slen] = '\0';
             if (len > 0) {
-                int rc = fn(entry, arg, e);
+                int rc = fn(entry, suffix, arg, e);
                 if (rc < 0)
                     return rc;
             }
-            len = 0;
+            len = slen = 0;
             if (c == '\0')
                 return 0;
             continue;
         }
-        if (c == '(')
-            depth++;
-        else if (c == ')' && depth > 0)
-            depth--;
-        else if (depth == 0) {
-            if (len + 1 >= sizeof entry)
-                return berth_err_set(e, BERTH_EINPUT,
-                                     "slurm: GRES list \"%.80s...\": entry too long", list);
-            entry[len++] = c;
-        }
+        if ((c == '(' && depth++ == 0) || (c == ')' && depth > 0 && --depth == 0))
+            continue;
+        char *buf = depth ? suffix : entry;
+        size_t *n = depth ? &slen : &len;
+        if (*n + 1 >= sizeof entry)
+            return berth_err_set(e, BERTH_EINPUT, "slurm: GRES list \"%.80s...\": entry too long",
+                                 list);
+        buf[(*n)++] = c;
     }
     return 0;
+}
+
+/* GPUs in use in a per-GPU breakdown "3/4,0/4,2/4" (24.11's GresUsed for shards and MPS):
+ * the slots whose first number is not 0. -1 when the suffix is not such a breakdown (22.05's
+ * "IDX:0-1"). */
+static int busy_slots(const char *suffix)
+{
+    if (!strchr(suffix, '/'))
+        return -1;
+    int busy = 0;
+    for (const char *p = suffix; *p;) {
+        char *end;
+        unsigned long used = strtoul(p, &end, 10);
+        if (end == p || *end != '/')
+            return -1;
+        busy += used > 0;
+        p = end + strcspn(end, ",");
+        if (*p == ',')
+            p++;
+    }
+    return busy;
 }
 
 struct node_arg {
@@ -114,7 +135,7 @@ struct node_arg {
     bool used;
 };
 
-static int node_entry(const char *entry, void *arg, struct berth_err *e)
+static int node_entry(const char *entry, const char *suffix, void *arg, struct berth_err *e)
 {
     struct node_arg *a = arg;
     char name[BERTH_SLURM_NAME_MAX], type[BERTH_SLURM_NAME_MAX];
@@ -124,7 +145,10 @@ static int node_entry(const char *entry, void *arg, struct berth_err *e)
         return rc;
     struct berth__slurm_node *n = a->n;
     if (strcmp(name, "shard") == 0) {
-        *(a->used ? &n->shard_gpus_used : &n->shards) += count;
+        /* in use, 22.05 counts the GPUs lending shards; 24.11 counts shards and breaks them
+         * down per GPU */
+        int busy = a->used ? busy_slots(suffix) : -1;
+        *(a->used ? &n->shard_gpus_used : &n->shards) += busy >= 0 ? (uint32_t)busy : count;
     } else if (strcmp(name, "mps") == 0) {
         *(a->used ? &n->mps_used : &n->mps) += count;
     } else if (strcmp(name, "gpu") == 0) {
@@ -160,8 +184,9 @@ struct tres_arg {
     char which;
 };
 
-static int tres_entry(const char *entry, void *arg, struct berth_err *e)
+static int tres_entry(const char *entry, const char *suffix, void *arg, struct berth_err *e)
 {
+    (void)suffix;
     struct tres_arg *a = arg;
     if (strncmp(entry, "gres:", 5) != 0 && strncmp(entry, "gres/", 5) != 0)
         return 0; /* cpu, mem, license TRES: not GPUs */

@@ -36,6 +36,27 @@ static void test_node_gres(void)
     CHECK_I64(m.shards, 32);
     CHECK_I64(m.gpus[0].used + m.gpus[1].used + m.shard_gpus_used, 0);
 
+    /* shards in use: 22.05 counts GPUs lending shards, 24.11 counts shards per GPU */
+    struct berth__slurm_node s22 = {.name = "s22"}, s24 = {.name = "s24"};
+    CHECK_I64(berth__slurm_parse_node_gres("gpu:a100:8,shard:a100:32", false, &s22, &e), 0);
+    CHECK_I64(berth__slurm_parse_node_gres(
+                  "gpu:a100:0(IDX:N/A),mps:a100:0(IDX:N/A),shard:a100:2(IDX:0-1)", true, &s22, &e),
+              0);
+    CHECK_I64(s22.shard_gpus_used, 2);
+    CHECK_I64(berth__slurm_parse_node_gres("gpu:a100:8,shard:a100:32", false, &s24, &e), 0);
+    CHECK_I64(
+        berth__slurm_parse_node_gres(
+            "gpu:a100:2(IDX:1-2),shard:a100:6(2/4,0/4,4/4,0/4,0/4,0/4,0/4,0/4)", true, &s24, &e),
+        0);
+    CHECK_I64(s24.shard_gpus_used, 2);
+    CHECK_I64(s24.gpus[0].used, 2);
+    CHECK_I64(s24.shards, 32);
+    /* a breakdown that is not numbers is read as 22.05's count */
+    struct berth__slurm_node sx = {.name = "sx"};
+    CHECK_I64(berth__slurm_parse_node_gres("shard:a100:32", false, &sx, &e), 0);
+    CHECK_I64(berth__slurm_parse_node_gres("shard:a100:3(x/4)", true, &sx, &e), 0);
+    CHECK_I64(sx.shard_gpus_used, 3);
+
     /* bad: a count that is not a number, GPUs in use of a type the node lacks */
     struct berth__slurm_node b = {.name = "b"};
     CHECK_I64(berth__slurm_parse_node_gres("gpu:v100:x4:1", false, &b, &e), BERTH_EINPUT);
