@@ -127,6 +127,10 @@ def worker(rank: int, args, world: int) -> None:
     if world > 1:
         addr = os.environ.get("MASTER_ADDR") or "127.0.0.1"
         port = os.environ.get("MASTER_PORT") or "29500"
+        # torch >= 2.4 asks its TCPStore for libuv by default, which Debian 13's torch is
+        # built without ("use_libuv was requested but PyTorch was build without libuv
+        # support"); older torch ignores the variable
+        os.environ.setdefault("USE_LIBUV", "0")
         dist.init_process_group("nccl" if cuda else "gloo", init_method=f"tcp://{addr}:{port}",
                                 rank=rank, world_size=world)
     torch.manual_seed(args.seed)  # the same initial weights on every worker
