@@ -18,17 +18,11 @@ slurm_require berthd_slurm "$(dirname "$BERTH")/tests/slurm_api_test"
 slurm_berthd_cluster
 
 slurm_of() { api GET "/v1/jobs/$1" "" "$ROOT" >/dev/null && jf slurm_job; }
-# final ID: the job is over (completed, failed or cancelled)
-final() {
-    api GET "/v1/jobs/$1" "" "$ROOT" >/dev/null
-    case $(jf state) in completed | failed | cancelled) return 0 ;; esac
-    return 1
-}
 wait_all_final() { # wait_all_final SECONDS ID...: each job's wait has a deadline of SECONDS
     local t=$1
     shift
     for id in "$@"; do
-        wait_for "$t" "job $id to end" final "$id" || echo "  job $id is $(jf state)"
+        wait_for "$t" "job $id to end" final "$id" || echo "  job $id is $(state_of "$id")"
     done
 }
 
@@ -42,7 +36,6 @@ grep -q '"n3"' "$W/body" && ok "the nodes are slurmctld's" || bad "nodes: $(head
 
 # t1 and t2 run until $J/go.t exists, so that squeue shows them RUNNING when it is asked (a
 # job that had ended would show COMPLETING or nothing)
-until_go() { echo '"argv":["sh","-c","until [ -e '"$J/$1"' ]; do sleep 0.1; done"]'; }
 t1=$(submit '{'"$(until_go go.t)"',"gpus":4,"gpu_type":"v100","cwd":"'"$J"'"}')
 t2=$(submit '{'"$(until_go go.t)"',"gpus":8,"gpu_type":"a100","cwd":"'"$J"'"}')
 # a half GPU: shards where the node has them (n4), MPS where it has MPS (n3)

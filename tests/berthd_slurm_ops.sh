@@ -3,7 +3,8 @@
 # cluster (tests/slurm/cluster.sh): GPUs of jobs Slurm placed itself count as busy in berth's
 # view; a node that starts draining while busy gets no new placement at once; berth scoped to
 # one partition (v100) while Slurm schedules the other (a100); the fail-safe (berthd killed:
-# the hook stops holding, held jobs released, berthd back: nothing runs twice); placements
+# the hook stops holding, held jobs released, berthd back: it adopts what Slurm started,
+# nothing runs twice); placements
 # journaled by node name (berthd restarted on a different node set); a job's own checkpoint
 # signal sent through Slurm at a preemption, the requeue after its grace; an sbatch job's
 # --dependency (adopted only once it is fulfilled); a node removed from Slurm (state FUTURE)
@@ -19,20 +20,6 @@ slurm_require berthd_slurm_ops "$(dirname "$BERTH")/tests/slurm_api_test"
 
 slurm_berthd_cluster
 
-state_of() { api GET "/v1/jobs/$1" "" "$ROOT" >/dev/null && jf state; }
-final() { case $(state_of "$1") in completed | failed | cancelled) return 0 ;; esac; return 1; }
-wait_final() {
-    wait_for 60 "job $1 to end" final "$1" ||
-        echo "  job $1 is $(state_of "$1"); squeue: $(squeue -h -o '%i %T %r %N' | tr '\n' '|'); berthd: $(tail -5 "$W/berthd.log" | tr '\n' '|')"
-}
-until_go() { echo '"argv":["sh","-c","until [ -e '"$J/$1"' ]; do sleep 0.1; done"]'; }
-# node_field NODE FIELD: a field of GET /v1/nodes for one node
-node_field() {
-    api GET /v1/nodes "" >/dev/null
-    python3 -c 'import json,sys
-for n in json.load(open(sys.argv[1]))["nodes"]:
-    if n["name"] == sys.argv[2]: print(n[sys.argv[3]])' "$W/body" "$1" "$2"
-}
 is_field() { [ "$(node_field "$1" "$2")" = "$3" ]; }
 
 # ---- A. Slurm-placed GPUs are busy in berth's view; a node draining while busy takes no
@@ -107,8 +94,9 @@ adopted "$sa" && bad "berthd adopted the a100 job" || ok "berthd left the a100 j
 scancel "$sa" "$sm"
 
 # ---- C. Fail-safe: berthd killed; once its heartbeat is 3 s old the hook holds nothing and
-# berth-release-held releases what it held; both run under Slurm; berthd back: it lets the
-# jobs Slurm started be Slurm's (each runs once) and holds new jobs again ----
+# berth-release-held releases what it held; both run under Slurm; berthd back: it adopts
+# both running where Slurm runs them (the released one keeps its berth record, the one
+# submitted meanwhile becomes a berth job), each runs once, and it holds new jobs again ----
 occ=$(submit '{'"$(until_go go.occ)"',"gpus":8,"gpu_type":"v100","cwd":"'"$J"'"}')
 wait_state "$occ" running
 sh1=$(cd "$J" && sbatch --parsable -p v100 -D "$J" -o /dev/null --gres=gpu:2 --wrap "echo once >>$J/h1.count; until [ -e $J/go.h ]; do sleep 0.1; done")
@@ -128,21 +116,33 @@ touch "$J/go.occ"
 runs() { [ "$(sq "$sh1" %T)" = RUNNING ] && [ "$(sq "$sh2" %T)" = RUNNING ]; }
 wait_for 60 "Slurm to run both jobs itself" runs && ok "both run under Slurm while berthd is down"
 start_berthd --executor slurm --policy fifo --slurm-partitions v100 --slurm-failsafe 3
-wait_for 30 "berthd to let $sh1 be Slurm's" grep -q "Slurm started it (job $sh1)" "$W/berthd.log" &&
-    ok "berthd back: the job Slurm started is left to it"
-wait_for 30 "berthd to count the 4 GPUs Slurm's jobs hold" eval '[ $(( $(node_field n1 outside_gpus) + $(node_field n2 outside_gpus) )) = 4 ]' &&
-    ok "their 4 GPUs are busy in berth's view"
+wait_state "$h1" running
+notes "$h1" | grep "Slurm started it as job $sh1 on n[12] while berthd was away: adopted running" >/dev/null &&
+    ok "berthd back: its job $h1 that Slurm started is adopted running (the same record)" ||
+    bad "h1: $(state_of "$h1"): $(notes "$h1" | tail -3 | tr '\n' '|')"
+h2=""
+adopted "$sh2" && h2=$bv && ok "the job submitted while berthd was down is berth job $h2" ||
+    bad "sh2 not adopted: $(tail -5 "$W/berthd.log" | tr '\n' '|')"
+[ -n "$h2" ] && [ "$(state_of "$h2")" = running ] && ok "job $h2 is running in berth's view" ||
+    bad "h2: $(state_of "${h2:-0}")"
+# their 4 GPUs are berth's jobs' now: busy in berth's view, none counted as Slurm's
+busy4() { [ $(($(node_field n1 idle_gpus) + $(node_field n2 idle_gpus))) = 4 ] &&
+    [ $(($(node_field n1 outside_gpus) + $(node_field n2 outside_gpus))) = 0 ]; }
+wait_for 30 "berth's view to hold the 4 GPUs as its jobs'" busy4 &&
+    ok "their 4 GPUs are busy in berth's view, as its own jobs'"
 [ "$(state_of "$occ")" = completed ] && ok "the job berth placed before the kill completed" || bad "occ: $(state_of "$occ")"
 sh3=$(cd "$J" && sbatch --parsable -p v100 -D "$J" -o /dev/null --gres=gpu:1 --wrap "true")
 wait_for 30 "the hook to hold again" eval '[ "$(sq "$sh3" %r)" = JobHeldUser ] || adopted "$sh3"' &&
     ok "berthd back: new jobs are held (and adopted) again"
 touch "$J/go.h"
+wait_final "$h1"
+[ -n "$h2" ] && wait_final "$h2"
+[ "$(state_of "$h1")" = completed ] && [ "$(state_of "${h2:-0}")" = completed ] &&
+    ok "both end completed in berth's records" || bad "h1 $(state_of "$h1"), h2 $(state_of "${h2:-0}")"
 over() { [ -z "$(sq "$sh1" %T)$(sq "$sh2" %T)" ]; }
 wait_for 60 "both to end" over
 [ "$(cat "$J/h1.count")" = once ] && [ "$(cat "$J/h2.count")" = once ] && ok "each ran once" ||
     bad "runs: $(cat "$J/h1.count" "$J/h2.count" | tr '\n' ' ')"
-[ "$(state_of "$h1")" = cancelled ] && notes "$h1" | grep "left to Slurm" >/dev/null &&
-    ok "berth's record of $sh1 says it was left to Slurm" || bad "h1: $(state_of "$h1")"
 stop_berthd
 
 # ---- D. Placements are journaled by node name: berthd scoped to a100 (n3 is server 0, n4

@@ -2,7 +2,10 @@
  * are one table (live/options.c): flags, or a config file of "NAME VALUE" lines with the
  * same names; `berthd --shim SPEC FD` is the per-attempt supervisor berthd starts itself.
  * SIGTERM and SIGINT stop it (running jobs go on and are re-adopted at restart); SIGHUP
- * reloads the token file and the per-user limits. */
+ * reloads the token file and the per-user limits. When its executor's inventory changes in a
+ * way the scheduler cannot take in (a Slurm node joined berth's partitions), it stops and
+ * runs itself again with the same command line, handing its listening sockets over. */
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,15 +94,29 @@ int main(int argc, char **argv)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
-    static const struct berth__daemon_server http = {berth__http_start, berth__http_stop};
+    static const struct berth__daemon_server http = {berth__http_start, berth__http_stop,
+                                                     berth__http_handover};
+    int again = 0;
+    char fds[sizeof d->handover];
     if (berth__daemon_run(d, &http, &err)) {
         fprintf(stderr, "berthd: %s\n", err.msg);
         rc = 1;
+    } else if ((again = d->restart)) {
+        snprintf(fds, sizeof fds, "%s", d->handover);
+        fprintf(stderr, "berthd: stopped to run itself again; running jobs go on\n");
     } else {
         fprintf(stderr, "berthd: stopped; running jobs go on and are re-adopted at restart\n");
     }
     running = NULL;
     berth__daemon_destroy(d);
     berth__opts_free();
+    if (again) {
+        if (fds[0])
+            setenv("BERTH_LISTEN_FDS", fds, 1);
+        fflush(NULL);
+        execv(self, argv);
+        fprintf(stderr, "berthd: cannot run itself again (%s): %s\n", self, strerror(errno));
+        return 1;
+    }
     return rc;
 }

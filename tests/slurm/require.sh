@@ -55,3 +55,19 @@ for j in json.load(open(sys.argv[1]))["jobs"]:
 }
 is_adopted() { [ -n "$(adopted "$1")" ]; }
 over() { case $(field "$1" state) in completed | failed | cancelled | timeout) return 0 ;; esac; return 1; }
+# state_of ID: berth job ID's state; final ID: it has ended; wait_final ID: waits (60 s) for
+# that, saying where it stands if it does not; until_go FILE: an argv that waits for $J/FILE;
+# node_field NODE FIELD: a field of GET /v1/nodes for one node
+state_of() { api GET "/v1/jobs/$1" "" "$ROOT" >/dev/null && jf state; }
+final() { case $(state_of "$1") in completed | failed | cancelled) return 0 ;; esac; return 1; }
+wait_final() {
+    wait_for 60 "job $1 to end" final "$1" ||
+        echo "  job $1 is $(state_of "$1"); squeue: $(squeue -h -o '%i %T %r %N' | tr '\n' '|'); berthd: $(tail -5 "$W/berthd.log" | tr '\n' '|')"
+}
+until_go() { echo '"argv":["sh","-c","until [ -e '"$J/$1"' ]; do sleep 0.1; done"]'; }
+node_field() {
+    api GET /v1/nodes "" >/dev/null
+    python3 -c 'import json,sys
+for n in json.load(open(sys.argv[1]))["nodes"]:
+    if n["name"] == sys.argv[2]: print(n[sys.argv[3]])' "$W/body" "$1" "$2"
+}

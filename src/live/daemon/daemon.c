@@ -525,6 +525,8 @@ int berth__daemon_run(struct berth__daemon *d, const struct berth__daemon_server
     }
     pthread_mutex_unlock(&d->mu);
     berth__svc_stop(d);
+    if (!rc && d->restart && srv->handover)
+        srv->handover(d, d->handover, sizeof d->handover);
     srv->stop(d);
     return rc;
 }

@@ -135,6 +135,10 @@ struct berth__daemon {
     size_t *gpu_base; /* per server: index of its GPU 0 among this machine's devices */
     struct berth__drive drive; /* when a pass is due (engine/drive.h: berth sim's rule) */
     volatile sig_atomic_t stop;
+    /* the executor asked for a restart (exec_host.restart): after the stop, main runs berthd
+     * again with handover (BERTH_LISTEN_FDS=..., the listening sockets kept open) */
+    int restart;
+    char handover[128];
     int bound_port;
     void *http; /* http.c's server */
     FILE *log;
@@ -162,6 +166,9 @@ struct berth__daemon {
 struct berth__daemon_server {
     int (*start)(struct berth__daemon *d, struct berth_err *err);
     void (*stop)(struct berth__daemon *d);
+    /* Before a stop for a restart: stops accepting, keeps the listening sockets open across
+     * exec and writes "NAME=FD ..." for the next berthd (BERTH_LISTEN_FDS) into env. */
+    void (*handover)(struct berth__daemon *d, char *env, size_t n);
 };
 
 int berth__daemon_create(const struct berth__daemon_opts *o, struct berth__daemon **out,

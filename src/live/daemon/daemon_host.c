@@ -156,6 +156,20 @@ static void host_counted_read(void *ctx)
     d->sync_reads++;
 }
 
+static void host_restart(void *ctx, const char *why)
+{
+    struct berth__daemon *d = ctx;
+    if (d->restart)
+        return;
+    fprintf(d->log,
+            "berthd: %s: berthd runs itself again to schedule it (running jobs go on "
+            "and are re-adopted)\n",
+            why);
+    fflush(d->log);
+    d->restart = 1;
+    d->stop = 1;
+}
+
 void berth__daemon_host_init(struct berth__daemon *d)
 {
     d->host = (struct berth__exec_host){.ctx = d,
@@ -179,5 +193,6 @@ void berth__daemon_host_init(struct berth__daemon *d)
                                         .close_server = host_close_server,
                                         .hold_out = host_hold_out,
                                         .pass_due = host_pass_due,
-                                        .counted_read = host_counted_read};
+                                        .counted_read = host_counted_read,
+                                        .restart = host_restart};
 }

@@ -59,10 +59,18 @@ struct xslurm {
     berth_us nodes_at, nodes_every; /* the next read; --slurm-node-poll */
     berth_us nodes_forced_at;       /* the last read a job Slurm could not start asked for */
     uint8_t *offline;               /* per server: closed by this executor (drained, down) */
+    size_t unknown;                 /* Slurm's nodes not in the inventory, at the last read */
     int32_t *outside; /* per server: GPUs Slurm jobs berth did not place hold (held out) */
     int32_t *count;   /* scratch for the same */
     struct berth__slurm_job *later; /* the recovery's list, counted at the next sync (after
                                        the journaled jobs took their GPUs back) */
+    /* while recovery's sync reads the job list: the GPUs of each server the journaled
+     * attempts hold, and those given to jobs Slurm started while berthd was away (NULL
+     * until the first such job, and outside recovery) */
+    int recovering;
+    uint64_t *rbusy;
+    const struct berth__slurm_job *rjobs; /* the list that sync reads */
+    size_t nrjobs;
     size_t nlater;
     /* the scope: --slurm-partitions (NULL: all) and the file job_submit.lua reads */
     const char *parts;
@@ -855,6 +863,140 @@ static int adopt(struct xslurm *x, const struct berth__slurm_job *sj, berth_us n
     return adopt_bind(x, j, sj, err);
 }
 
+/* ---- jobs Slurm started while berthd was away ---- */
+
+static size_t server_of(const struct berth_cluster *c, const char *name, size_t i);
+
+/* The GPUs recovery will give back to the journaled attempts that still hold them (their
+ * Slurm jobs run), per server (x->rbusy). */
+static int rbusy_build(struct xslurm *x)
+{
+    const struct berth__exec_host *h = x->h;
+    if (x->rbusy)
+        return 0;
+    if (!(x->rbusy = calloc(x->inv->nsrv + 1, sizeof *x->rbusy)))
+        return BERTH_ENOMEM;
+    for (size_t i = 0; i < x->nrjobs; i++) {
+        const struct berth__slurm_job *sj = &x->rjobs[i];
+        uint32_t lid = map_get(x, sj->id);
+        struct berth__ljob *j = lid && lid != UINT32_MAX ? h->job(h->ctx, lid) : NULL;
+        if (!j || (sj->state != BERTH_SLURM_JOB_RUNNING && sj->state != BERTH_SLURM_JOB_SUSPENDED &&
+                   !sj->completing))
+            continue;
+        if (!berth__lstate_final(j->state) && j->launched && j->launched == j->attempt &&
+            (j->proc || j->state == BERTH_L_RUNNING))
+            for (int32_t k = 0; k < j->nslots; k++)
+                if (j->slots[k].server < x->inv->nsrv)
+                    x->rbusy[j->slots[k].server] |= 1ull << j->slots[k].gpu;
+    }
+    return 0;
+}
+
+/* GPUs for j (not placed by berth) on the nodes Slurm runs sj on: on each node the lowest
+ * ones no journaled attempt holds (Slurm does not say which it gave). 0 and slots[0..*n),
+ * or 1 when a node is not berth's or has too few such GPUs left; -1 out of memory. */
+static int pick_gpus(struct xslurm *x, const struct berth__ljob *j,
+                     const struct berth__slurm_job *sj, struct berth__slot *slots, int32_t *n)
+{
+    const struct berth_cluster *c = x->inv;
+    char names[BERTH_L_MAX_SLOTS][BERTH_SLURM_NAME_MAX];
+    size_t nn = 0;
+    struct berth_err e = {0};
+    if (rbusy_build(x))
+        return -1;
+    if (berth__slurm_hostlist(sj->nodes, names, BERTH_L_MAX_SLOTS, &nn, &e) || nn == 0)
+        return 1;
+    int32_t want = j->spec.num_gpus, per = (int32_t)(want / (int32_t)nn);
+    if (want % (int32_t)nn || (want && !per) || (!want && nn != 1))
+        return 1; /* not one even gang over its nodes */
+    *n = 0;
+    for (size_t k = 0; k < nn; k++) {
+        size_t sv = server_of(c, names[k], c->nsrv);
+        if (sv == c->nsrv)
+            return 1;
+        if (!want) { /* CPUs only: the node is its slot */
+            slots[(*n)++] = (struct berth__slot){(uint32_t)sv, 0};
+            return 0;
+        }
+        for (uint32_t g = 0; g < c->srv[sv].ngpus && per > 0 && *n < BERTH_L_MAX_SLOTS; g++)
+            if (!(x->rbusy[sv] >> g & 1)) {
+                slots[(*n)++] = (struct berth__slot){(uint32_t)sv, g};
+                per--;
+            }
+        if (per > 0)
+            return 1;
+        per = (int32_t)(want / (int32_t)nn);
+    }
+    return 0;
+}
+
+/* j, which berth never placed, runs in Slurm as sj: its attempt is that run, on slots, as
+ * if berth had launched it there; recovery then re-adopts it (daemon/recover.c). */
+static int run_as_attempt(struct xslurm *x, struct berth__ljob *j,
+                          const struct berth__slurm_job *sj, const struct berth__slot *slots,
+                          int32_t n, berth_us now)
+{
+    for (int32_t k = 0; k < n && j->spec.num_gpus; k++)
+        x->rbusy[slots[k].server] |= 1ull << slots[k].gpu;
+    memcpy(j->slots, slots, (size_t)n * sizeof *slots);
+    memcpy(j->pslots, slots, (size_t)n * sizeof *slots);
+    j->nslots = j->npslots = n;
+    j->run_share_milli = j->spec.gpu_share_milli ? j->spec.gpu_share_milli : 1000;
+    j->attempt++;
+    j->launched = j->attempt;
+    j->proc = 1;
+    j->then = BERTH_THEN_FINISH;
+    j->attempt_us = sj->start_us && sj->start_us <= now ? sj->start_us : now;
+    if (!j->start_us)
+        j->start_us = j->attempt_us;
+    j->sl_seen_run = 1;
+    if (n && slots[0].server < x->inv->nsrv) /* for accounting */
+        snprintf(j->ran_type, sizeof j->ran_type, "%s",
+                 x->inv->types[x->inv->srv[slots[0].server].type].name);
+    return berth__ljob_note(j, now, BERTH_L_RUNNING,
+                            "Slurm started it as job %u on %s while berthd was away: adopted "
+                            "running there",
+                            sj->id, sj->nodes);
+}
+
+/* A job of berth's partitions berthd has no record of that Slurm runs (submitted while the
+ * hook held nothing, or released by berth-release-held), seen at recovery: a berth job
+ * running where Slurm runs it. Left to Slurm (counted busy) when its GPUs cannot be given
+ * (1). */
+static int adopt_running(struct xslurm *x, const struct berth__slurm_job *sj, berth_us now,
+                         struct berth_err *err)
+{
+    const struct berth__exec_host *h = x->h;
+    struct berth__ljob *j = NULL;
+    struct berth__slot slots[BERTH_L_MAX_SLOTS];
+    int32_t n = 0;
+    int rc = adopt_make(x, sj, &j, err);
+    if (rc == 0 && (rc = pick_gpus(x, j, sj, slots, &n)) != 0) {
+        berth__exec_log(h,
+                        "berthd: Slurm job %u runs on %s, which berth cannot account for: "
+                        "left to Slurm\n",
+                        sj->id, sj->nodes);
+        berth__ljob_free(j);
+        rc = rc < 0 ? BERTH_ENOMEM : 1;
+    }
+    if (rc == 1) /* Slurm's: its GPUs counted busy */
+        return map_put(x, sj->id, UINT32_MAX) ? BERTH_ENOMEM : 0;
+    if (rc)
+        return rc;
+    j->submit_us = sj->submit_us ? sj->submit_us : now;
+    if ((rc = berth__ljob_note(j, now, j->state, "submitted to Slurm by %s as job %u", j->user,
+                               sj->id)) ||
+        (rc = h->adopt(h->ctx, j, err))) {
+        berth__ljob_free(j);
+        return rc;
+    }
+    berth__exec_log(h, "berthd: Slurm job %u of %s, started by Slurm on %s, adopted as job %s\n",
+                    sj->id, j->user, sj->nodes, j->idstr);
+    if ((rc = run_as_attempt(x, j, sj, slots, n, now)))
+        return rc;
+    return adopt_bind(x, j, sj, err);
+}
+
 /* ---- job arrays (sbatch --array) ---- */
 
 #define SPLIT_MAX 1024 /* tasks split off one array's pending record per poll */
@@ -1012,6 +1154,10 @@ static uint32_t claim(struct xslurm *x, const struct berth__slurm_job *sj,
         }
         return 0;
     }
+    if (x->recovering && sj->state == BERTH_SLURM_JOB_RUNNING && in_scope(x, sj->partition)) {
+        *rc = adopt_running(x, sj, now, err); /* Slurm started it while berthd was away */
+        return *rc ? 0 : map_get(x, sj->id) == UINT32_MAX ? 0 : map_get(x, sj->id);
+    }
     if (sj->state != BERTH_SLURM_JOB_PENDING || !in_scope(x, sj->partition))
         return 0;    /* finished, placed by Slurm itself, or in Slurm's partitions: not berth's */
     if (!sj->held) { /* a release or requeue outside berth: hold it, adopt it next poll */
@@ -1069,8 +1215,23 @@ static int update(struct xslurm *x, struct berth__ljob *j, const struct berth__s
     }
     if ((sj->state == BERTH_SLURM_JOB_RUNNING || sj->state == BERTH_SLURM_JOB_SUSPENDED) &&
         !j->proc && (j->state == BERTH_L_PENDING || j->state == BERTH_L_HELD)) {
-        /* Slurm started a job berth never placed (released while berthd was down): it is
-         * Slurm's from now on, its GPUs counted busy; the berth job ends without a stop */
+        /* Slurm started a job berth never placed (released while berthd was down): seen at
+         * recovery, it is adopted running there; else (or when its GPUs cannot be given) it
+         * is Slurm's from now on, its GPUs counted busy, and the berth job ends without a
+         * stop */
+        struct berth__slot slots[BERTH_L_MAX_SLOTS];
+        int32_t ns = 0;
+        int got = x->recovering ? pick_gpus(x, j, sj, slots, &ns) : 1;
+        if (got < 0)
+            return berth_err_set(err, BERTH_ENOMEM, "out of memory");
+        if (got == 0) {
+            int rc = run_as_attempt(x, j, sj, slots, ns, now);
+            berth__exec_log(h,
+                            "berthd: job %s: Slurm started it (job %u) on %s while berthd was "
+                            "away: adopted running\n",
+                            j->idstr, sj->id, sj->nodes);
+            return rc ? rc : h->save(h->ctx, j, err);
+        }
         uint32_t sid = sj->id;
         j->slurm_id = 0;
         j->sl_gone = 1;
@@ -1156,15 +1317,51 @@ static void set_away(struct xslurm *x, size_t sv, int away, const char *state)
  * none, so Slurm would not start them there) or gone from Slurm's list (deleted, or state
  * FUTURE) is closed at once, its running jobs left to finish, and opened again when Slurm
  * lists it back. */
+/* Slurm lists nodes the inventory lacks (unknown of them; their number changed since the
+ * last read): one that is in berth's partitions now (added to Slurm, or to a partition, since
+ * berthd started) makes berthd run itself again, which builds the inventory anew (the
+ * engine's set of servers is fixed while it runs; recovery re-adopts every job by node name). */
+static void nodes_joined(struct xslurm *x, size_t unknown)
+{
+    const struct berth_cluster *c = x->inv;
+    x->unknown = unknown;
+    if (!unknown)
+        return;
+    char(*keep)[BERTH_SLURM_NAME_MAX] = NULL;
+    size_t nkeep = 0;
+    struct berth_err e = {0};
+    if (x->parts && read_scope(x, &keep, &nkeep, &e)) {
+        berth__exec_log(x->h, "berthd: %s (nodes new to Slurm are not looked at)\n", e.msg);
+        x->unknown = 0; /* looked at again when the number changes */
+    }
+    for (size_t i = 0; !e.code && i < x->nnodes; i++) {
+        const char *name = x->nodes[i].name;
+        size_t k = 0;
+        while (x->parts && k < nkeep && strcmp(keep[k], name))
+            k++;
+        if (server_of(c, name, i) < c->nsrv || (x->parts && k == nkeep))
+            continue; /* berth's already, or Slurm's alone */
+        char why[BERTH_SLURM_NAME_MAX + 96];
+        snprintf(why, sizeof why, "slurm node %s joined %s%s", name,
+                 x->parts ? "partitions " : "the cluster", x->parts ? x->parts : "");
+        x->h->restart(x->h->ctx, why);
+        break;
+    }
+    free(keep);
+}
+
 static void apply_nodes(struct xslurm *x)
 {
     const struct berth_cluster *c = x->inv;          /* the engine's copy has the same servers */
     memset(x->count, 0, c->nsrv * sizeof *x->count); /* seen in the list */
+    size_t unknown = 0;
     for (size_t i = 0; i < x->nnodes; i++) {
         const struct berth__slurm_node *v = &x->nodes[i];
         size_t sv = server_of(c, v->name, i);
-        if (sv == c->nsrv)
-            continue; /* a node added since berthd started: not scheduled (docs/slurm.md) */
+        if (sv == c->nsrv) {
+            unknown++; /* outside berth's partitions, or new: nodes_joined */
+            continue;
+        }
         x->count[sv] = 1;
         set_away(x, sv,
                  v->state == BERTH_SLURM_NODE_DOWN || v->drain || !v->responding || v->reserved,
@@ -1173,6 +1370,8 @@ static void apply_nodes(struct xslurm *x)
     for (size_t s = 0; s < c->nsrv; s++)
         if (!x->count[s])
             set_away(x, s, 1, "gone from Slurm's node list");
+    if (unknown != x->unknown)
+        nodes_joined(x, unknown);
 }
 
 /* GPUs a Slurm job holds on each of its nodes, as far as its request says (a share of a
@@ -1333,6 +1532,9 @@ static int slurm_sync(void *self, berth_us now, struct berth_err *err)
         if (j->slurm_id && map_put(x, j->slurm_id, (uint32_t)j->id)) /* after a restart */
             rc = berth_err_set(err, BERTH_ENOMEM, "out of memory");
     x->mapped = 1;
+    x->recovering = first;
+    x->rjobs = jobs;
+    x->nrjobs = n;
     for (size_t i = 0; !rc && i < n; i++) {
         const struct berth__slurm_job *sj = &jobs[i];
         uint32_t lid = map_get(x, sj->id);
@@ -1344,6 +1546,11 @@ static int slurm_sync(void *self, berth_us now, struct berth_err *err)
         if (j && j->slurm_id == sj->id)
             rc = update(x, j, sj, now, err);
     }
+    x->recovering = 0;
+    x->rjobs = NULL;
+    x->nrjobs = 0;
+    free(x->rbusy);
+    x->rbusy = NULL;
     free(x->later);
     x->later = NULL;
     if (!rc && first) { /* recovery: its journaled jobs are not re-adopted yet */

@@ -101,6 +101,10 @@ struct berth__exec_host {
     void (*pass_due)(void *ctx);
     /* A sync read a changed list of the executor's jobs (counted for /v1/health). */
     void (*counted_read)(void *ctx);
+    /* The inventory changed in a way the scheduler cannot take in while it runs (a Slurm
+     * node joined berth's partitions): berthd stops and runs itself again, its listening
+     * sockets handed over, and recovery re-adopts every job (main.c). why is logged. */
+    void (*restart)(void *ctx, const char *why);
 };
 
 /* Logs through h (fmt ends with its newline). */

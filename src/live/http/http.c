@@ -11,6 +11,8 @@
 #define _GNU_SOURCE /* struct ucred, SO_PEERCRED */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <microhttpd.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -54,6 +56,7 @@ struct httpd {
     pthread_t watchdog;
     pthread_cond_t wake;
     int stop, watching;
+    int handed;                     /* the listening sockets went to the next berthd */
     uint64_t cut_headers, cut_body; /* connections the watchdog closed */
 };
 
@@ -533,21 +536,80 @@ static struct MHD_Daemon *start_mhd(struct httpd *h, struct listener *l, int lis
                                     const struct sockaddr_in *sa, int port)
 {
     const struct berth__daemon_opts *o = &h->d->o;
-    unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL;
+    /* ITC: a restart's handover quiesces the daemon (MHD_quiesce_daemon needs it) */
+    unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
+                     MHD_USE_POLL | MHD_USE_ITC;
     unsigned idle = (unsigned)((o->header_timeout_us + o->body_timeout_us) / BERTH_US_PER_S + 5);
-    if (listen_fd >= 0)
+    unsigned per_ip = l->local ? 0 : (unsigned)o->max_conn_per_addr; /* 0: no limit */
+    if (listen_fd >= 0) /* the Unix socket, or a TCP one handed over by a restart */
         return MHD_start_daemon(flags, 0, NULL, NULL, on_request, l, MHD_OPTION_LISTEN_SOCKET,
                                 listen_fd, MHD_OPTION_NOTIFY_COMPLETED, on_done, l,
                                 MHD_OPTION_NOTIFY_CONNECTION, on_connection, l,
                                 MHD_OPTION_CONNECTION_LIMIT, (unsigned)o->max_connections,
+                                MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip,
                                 MHD_OPTION_CONNECTION_TIMEOUT, idle, MHD_OPTION_END);
-    return MHD_start_daemon(flags, (uint16_t)port, NULL, NULL, on_request, l, MHD_OPTION_SOCK_ADDR,
-                            sa, MHD_OPTION_NOTIFY_COMPLETED, on_done, l,
-                            MHD_OPTION_NOTIFY_CONNECTION, on_connection, l,
-                            MHD_OPTION_CONNECTION_LIMIT, (unsigned)o->max_connections,
-                            MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)o->max_conn_per_addr,
-                            MHD_OPTION_CONNECTION_TIMEOUT, idle, MHD_OPTION_LISTENING_ADDRESS_REUSE,
-                            (unsigned)1, MHD_OPTION_END);
+    return MHD_start_daemon(
+        flags, (uint16_t)port, NULL, NULL, on_request, l, MHD_OPTION_SOCK_ADDR, sa,
+        MHD_OPTION_NOTIFY_COMPLETED, on_done, l, MHD_OPTION_NOTIFY_CONNECTION, on_connection, l,
+        MHD_OPTION_CONNECTION_LIMIT, (unsigned)o->max_connections,
+        MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip, MHD_OPTION_CONNECTION_TIMEOUT, idle,
+        MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned)1, MHD_OPTION_END);
+}
+
+/* A listening socket the berthd before this one handed over at its restart: NAME=FD in
+ * BERTH_LISTEN_FDS ("tcp=5 met=6 unix=7"). -1 when there is none, or FD is not a listening
+ * socket (then berthd binds its own, as at a first start). It is closed on exec again. */
+static int handed_fd(const char *env, const char *name)
+{
+    size_t l = strlen(name);
+    for (const char *p = env; p && *p; p += strcspn(p, " "), p += *p == ' ') {
+        if (strncmp(p, name, l) || p[l] != '=')
+            continue;
+        char *end;
+        long fd = strtol(p + l + 1, &end, 10);
+        int listening = 0;
+        socklen_t len = sizeof listening;
+        if (end == p + l + 1 || fd < 3 || fd > 1 << 20 ||
+            getsockopt((int)fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &len) || !listening)
+            return -1;
+        fcntl((int)fd, F_SETFD, FD_CLOEXEC);
+        return (int)fd;
+    }
+    return -1;
+}
+
+/* The port a TCP listening socket is bound to (0 if unknown). */
+static int bound_port_of(int fd)
+{
+    struct sockaddr_in a;
+    socklen_t len = sizeof a;
+    if (getsockname(fd, (struct sockaddr *)&a, &len) || a.sin_family != AF_INET)
+        return 0;
+    return ntohs(a.sin_port);
+}
+
+void berth__http_handover(struct berth__daemon *d, char *env, size_t n)
+{
+    struct httpd *h = d->http;
+    env[0] = '\0';
+    if (!h)
+        return;
+    struct {
+        const char *name;
+        struct MHD_Daemon *m;
+    } l[] = {{"tcp", h->tcp}, {"met", h->met}, {"unix", h->unix_}};
+    size_t o = 0;
+    for (size_t i = 0; i < sizeof l / sizeof l[0]; i++) {
+        if (!l[i].m)
+            continue;
+        MHD_socket fd = MHD_quiesce_daemon(l[i].m); /* new connections wait in its backlog */
+        if (fd == MHD_INVALID_SOCKET || fcntl(fd, F_SETFD, 0))
+            continue;
+        int w = snprintf(env + o, n - o, "%s%s=%d", o ? " " : "", l[i].name, (int)fd);
+        if (w > 0 && (size_t)w < n - o)
+            o += (size_t)w;
+    }
+    h->handed = 1;
 }
 
 /* The Unix socket: any account may connect (multi-user mode) or only berthd's own; who
@@ -606,14 +668,21 @@ int berth__http_start(struct berth__daemon *d, struct berth_err *err)
     pthread_mutex_init(&h->mu, NULL);
     pthread_cond_init(&h->wake, NULL);
     d->http = h;
-    h->tcp = start_mhd(h, &h->ltcp, -1, &sa, d->o.port);
+    char env[128] = "";
+    const char *fds = getenv("BERTH_LISTEN_FDS"); /* a restart's handover; jobs never see it */
+    if (fds) {
+        snprintf(env, sizeof env, "%s", fds);
+        unsetenv("BERTH_LISTEN_FDS");
+    }
+    int tfd = handed_fd(env, "tcp"), mfd = handed_fd(env, "met"), ufd = handed_fd(env, "unix");
+    h->tcp = start_mhd(h, &h->ltcp, tfd, &sa, d->o.port);
     if (!h->tcp) {
         berth__http_stop(d);
         return berth_err_set(err, BERTH_EIO, "cannot listen on %s:%d (in use?)", d->o.addr,
                              d->o.port);
     }
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(h->tcp, MHD_DAEMON_INFO_BIND_PORT);
-    d->bound_port = info ? info->port : d->o.port;
+    d->bound_port = tfd >= 0 ? bound_port_of(tfd) : info ? info->port : d->o.port;
     if (d->o.metrics_listen) {
         struct sockaddr_in ms = {.sin_family = AF_INET};
         char addr[64];
@@ -626,19 +695,22 @@ int berth__http_start(struct berth__daemon *d, struct berth_err *err)
                                  d->o.metrics_listen);
         }
         ms.sin_port = htons((uint16_t)port);
-        h->met = start_mhd(h, &h->lmet, -1, &ms, port);
+        h->met = start_mhd(h, &h->lmet, mfd, &ms, port);
         if (!h->met) {
             berth__http_stop(d);
             return berth_err_set(err, BERTH_EIO, "--metrics-listen: cannot listen on %s (in use?)",
                                  d->o.metrics_listen);
         }
         const union MHD_DaemonInfo *mi = MHD_get_daemon_info(h->met, MHD_DAEMON_INFO_BIND_PORT);
-        snprintf(h->met_addr, sizeof h->met_addr, "%s:%d", addr, mi ? mi->port : port);
+        snprintf(h->met_addr, sizeof h->met_addr, "%s:%d", addr,
+                 mfd >= 0 ? bound_port_of(mfd)
+                 : mi     ? mi->port
+                          : port);
         fprintf(d->log, "berthd: metrics on http://%s/metrics\n", h->met_addr);
         fflush(d->log);
     }
     if (d->socket_path[0]) {
-        int fd = unix_listen(d->socket_path, err);
+        int fd = ufd >= 0 ? ufd : unix_listen(d->socket_path, err);
         if (fd < 0) {
             berth__http_stop(d);
             return fd;
@@ -690,7 +762,8 @@ void berth__http_stop(struct berth__daemon *d)
         MHD_stop_daemon(h->met);
     if (h->unix_) {
         MHD_stop_daemon(h->unix_);
-        unlink(d->socket_path);
+        if (!h->handed) /* else the next berthd serves it */
+            unlink(d->socket_path);
     }
     pthread_mutex_destroy(&h->mu);
     pthread_cond_destroy(&h->wake);

@@ -11,6 +11,11 @@
 
 int berth__http_start(struct berth__daemon *d, struct berth_err *err);
 void berth__http_stop(struct berth__daemon *d);
+/* Before the stop of a restart (berth__daemon_server.handover): the listeners stop accepting
+ * (new connections wait in the backlog), their sockets stay open across exec, and env gets
+ * "tcp=FD [met=FD] [unix=FD]", which berth__http_start of the next berthd reads from
+ * BERTH_LISTEN_FDS: the same port and socket, no connection refused meanwhile. */
+void berth__http_handover(struct berth__daemon *d, char *env, size_t n);
 /* Requests answered, per route (berth__route_index; the last: no route) and status code
  * (berth__http_code_index), for /metrics. */
 #define BERTH_HTTP_CODES 16
