@@ -11,7 +11,7 @@
 #   3. reading every job (berthd reads the whole list every 10 s): libslurm against
 #      GET .../jobs, with JOBS held jobs in the queue;
 #   4. release → RUNNING through either path (Slurm's next scheduling pass dominates).
-# Written for Slurm 22.05 (Debian 12) and 24.11 (Debian 13); run so far on 22.05 only (docs/slurm.md
+# Written for Slurm 22.05 (Debian 12) and 24.11 (Debian 13); run on both (docs/slurm.md
 # "libslurm or slurmrestd"). Needs root, Slurm, slurmrestd and a
 # libslurm build (BUILD/tests/slurm_api_test).
 # Usage: bash bench/slurm_rest.sh [BUILD_DIR] [JOBS] [SAMPLES]
