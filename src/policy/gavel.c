@@ -53,6 +53,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "policy/gavel_rank.h"
 #include "solve/lp_alloc.h"
 #include "sched/plan.h"
 #include "sched/settings.h"
@@ -73,12 +74,6 @@ struct act { /* an active job: arrived, not yet left */
     double done_seen; /* exec_time: work already counted into recv */
     /* finish-time fairness: isolated-equivalent time of the work done, counted at solves */
     double iso_time, prev_done, prev_rate;
-};
-
-struct entry { /* an allocated (job, type) in a round's ranking */
-    double prio, deficit, x;
-    uint32_t job, k;
-    int16_t type;
 };
 
 struct victim {
@@ -127,9 +122,9 @@ struct gavel {
     size_t pos_cap;
     int changed, solved;
     berth_us next_round, last_reset;
-    struct entry *ent; /* the last round's ranking */
+    struct berth__gavel_entry *ent; /* the last round's ranking */
     size_t nent, ent_cap;
-    struct entry *ent_tmp; /* scratch of the ranking's sort */
+    struct berth__gavel_entry *ent_tmp; /* scratch of the ranking's sort */
     size_t ent_tmp_cap;
     int ent_same; /* ent holds the (job, type) pairs of the allocation (no reset since) */
     /* scratch */
@@ -565,49 +560,6 @@ static int reset(struct gavel *g, const struct berth__view *v, struct berth_err 
 
 /* ---- a round ---------------------------------------------------------------------------- */
 
-/* 1 when entry a ranks before b: (priority, deficit, x) descending, then job number, then
- * type. (job, type) is unique, so this is a total order: any sort gives the same ranking. */
-static inline int ranks_before(const struct entry *a, const struct entry *b)
-{
-    if (a->prio != b->prio)
-        return a->prio > b->prio;
-    if (a->deficit != b->deficit)
-        return a->deficit > b->deficit;
-    if (a->x != b->x)
-        return a->x > b->x;
-    if (a->job != b->job)
-        return a->job < b->job;
-    return a->type < b->type;
-}
-
-/* Sorts e[0..n) by ranks_before: a merge sort with the comparison inlined (qsort's indirect
- * calls, and its copying of 40-byte entries, were a fifth of themis-ftf's time on Philly);
- * tmp holds n entries. Runs up to 16 are sorted by insertion. */
-static void sort_entries(struct entry *e, struct entry *tmp, size_t n)
-{
-    if (n <= 16) {
-        for (size_t i = 1; i < n; i++) {
-            struct entry x = e[i];
-            size_t at = i;
-            for (; at > 0 && ranks_before(&x, &e[at - 1]); at--)
-                e[at] = e[at - 1];
-            e[at] = x;
-        }
-        return;
-    }
-    size_t h = n / 2;
-    sort_entries(e, tmp, h);
-    sort_entries(e + h, tmp, n - h);
-    if (!ranks_before(&e[h], &e[h - 1]))
-        return; /* already in order */
-    memcpy(tmp, e, h * sizeof *e);
-    size_t a = 0, b = h, w = 0;
-    while (a < h && b < n)
-        e[w++] = ranks_before(&e[b], &tmp[a]) ? e[b++] : tmp[a++];
-    while (a < h)
-        e[w++] = tmp[a++];
-}
-
 /* Ranks every allocated (job, type) by priority. */
 static int rank(struct gavel *g, const struct berth__view *v)
 {
@@ -627,7 +579,7 @@ static int rank(struct gavel *g, const struct berth__view *v)
          * moved, so the last ranking is the sort's (nearly sorted) start */
         size_t w2 = 0;
         for (size_t e = 0; e < g->nent; e++) {
-            struct entry en = g->ent[e];
+            struct berth__gavel_entry en = g->ent[e];
             size_t k = g->pos[en.job];
             if (k == NONE)
                 continue;
@@ -651,12 +603,13 @@ static int rank(struct gavel *g, const struct berth__view *v)
                 double frac = w[t] > 0 ? g->recv[k * nt + t] / w[t] : 0;
                 if (BERTH_GROW(g->ent, g->ent_cap, g->nent + 1))
                     return BERTH_ENOMEM;
-                g->ent[g->nent++] = (struct entry){.prio = frac > 0 ? x / frac : x * 1e9,
-                                                   .deficit = g->deficit[k * nt + t],
-                                                   .x = x,
-                                                   .job = g->act[k].job,
-                                                   .k = (uint32_t)k,
-                                                   .type = (int16_t)t};
+                g->ent[g->nent++] =
+                    (struct berth__gavel_entry){.prio = frac > 0 ? x / frac : x * 1e9,
+                                                .deficit = g->deficit[k * nt + t],
+                                                .x = x,
+                                                .job = g->act[k].job,
+                                                .k = (uint32_t)k,
+                                                .type = (int16_t)t};
             }
         }
         g->ent_same = 1;
@@ -664,7 +617,7 @@ static int rank(struct gavel *g, const struct berth__view *v)
     if (g->nent > 1) {
         if (BERTH_GROW(g->ent_tmp, g->ent_tmp_cap, g->nent))
             return BERTH_ENOMEM;
-        sort_entries(g->ent, g->ent_tmp, g->nent);
+        berth__gavel_sort(g->ent, g->ent_tmp, g->nent);
     }
     return 0;
 }
@@ -867,7 +820,7 @@ static int round_start(struct gavel *g, const struct berth__view *v, struct bert
     for (size_t i = 0; i < nrun; i++)
         g->act[g->pos[g->run[i]]].chosen = -1;
     for (size_t e = 0; e < g->nent; e++) {
-        struct entry *en = &g->ent[e];
+        struct berth__gavel_entry *en = &g->ent[e];
         struct act *a = &g->act[en->k];
         int64_t d = demand(&v->jobs[en->job]);
         if (a->chosen >= 0 || room[en->type] < d)
@@ -892,7 +845,7 @@ static int round_start(struct gavel *g, const struct berth__view *v, struct bert
     size_t cursor[64] = {0};
     for (int pass = 0; pass < 2; pass++)
         for (size_t e = 0; e < g->nent; e++) {
-            const struct entry *en = &g->ent[e];
+            const struct berth__gavel_entry *en = &g->ent[e];
             const struct berth__job *j = &v->jobs[en->job];
             if (g->act[en->k].chosen != en->type || j->state != BERTH_JOB_PENDING)
                 continue;
