@@ -85,7 +85,7 @@ struct gp {
     uint32_t *other; /* active fractional and CPU-only jobs */
     size_t nother, other_cap;
     /* scratch per pass, per active index */
-    uint64_t *ord; /* admission order: class << 62 | key << 32 | active index, sorted */
+    uint64_t *ord; /* admission order: bucket << 32 | active index, sorted */
     uint64_t *ord_tmp;
     size_t ord_tmp_cap;
     size_t ord_cap;
@@ -295,22 +295,16 @@ static int starving(const struct berth__view *v, const struct berth__job *j)
            wait >= STARVE_RATIO * berth__job_run_us(j, v->now);
 }
 
-/* Sorts the admission keys (built in active-index order) by a stable counting sort on their
- * bucket: held, starving, then 2 * level + pending. O(active jobs): no comparisons. */
+/* Sorts the admission keys (bucket << 32 | active index, built in active-index order) by a
+ * stable counting sort on their bucket: held, starving, then 2 * level + pending; at[b + 1]
+ * holds bucket b's count. O(active jobs): no comparisons. */
 #define NBUCKETS (2 + 2 * 64)
-static void sort_keys(struct gp *g)
+static void sort_keys(struct gp *g, size_t *at)
 {
-    size_t at[NBUCKETS + 1] = {0};
-    for (size_t k = 0; k < g->nact; k++) {
-        uint64_t cls = g->ord[k] >> 62, key = g->ord[k] >> 32 & 0x3fffffff;
-        at[(cls < 2 ? cls : 2 + key) + 1]++;
-    }
     for (size_t b = 0; b < NBUCKETS; b++)
         at[b + 1] += at[b];
-    for (size_t k = 0; k < g->nact; k++) {
-        uint64_t cls = g->ord[k] >> 62, key = g->ord[k] >> 32 & 0x3fffffff;
-        g->ord_tmp[at[cls < 2 ? cls : 2 + key]++] = g->ord[k];
-    }
+    for (size_t k = 0; k < g->nact; k++)
+        g->ord_tmp[at[g->ord[k] >> 32]++] = g->ord[k];
     uint64_t *t = g->ord;
     g->ord = g->ord_tmp;
     g->ord_tmp = t;
@@ -321,6 +315,7 @@ static void sort_keys(struct gp *g)
 
 static void admit(struct gp *g, const struct berth__view *v, int64_t *room)
 {
+    size_t at[NBUCKETS + 1] = {0};
     for (size_t k = 0; k < g->nact; k++) {
         const struct berth__job *j = &v->jobs[g->act[k]];
         uint64_t cls, key = 0; /* held: 0; starving: 1 (by job number); the rest: 2 */
@@ -337,9 +332,11 @@ static void admit(struct gp *g, const struct berth__view *v, int64_t *room)
             key = (uint64_t)(2 * level(berth__job_gpu_us(j, v->now) - g->ai[k].forgot) +
                              (j->state != BERTH_JOB_RUNNING));
         }
-        g->ord[k] = cls << 62 | key << 32 | (uint64_t)k; /* k follows job numbers */
+        uint64_t b = cls < 2 ? cls : 2 + key;
+        at[b + 1]++;
+        g->ord[k] = b << 32 | (uint64_t)k; /* k follows job numbers */
     }
-    sort_keys(g);
+    sort_keys(g, at);
     for (size_t i = 0; i < g->nact; i++) {
         size_t k = (size_t)(g->ord[i] & UINT32_MAX);
         const struct berth__job *j = &v->jobs[g->act[k]];
