@@ -58,6 +58,7 @@
 #include "sched/plan.h"
 #include "sched/settings.h"
 #include "util/pyrand.h"
+#include "util/sort.h"
 
 enum kind { FIFO, MAX_MIN, MAX_MIN_PERF, FTF };
 
@@ -130,6 +131,8 @@ struct gavel {
     /* scratch */
     struct victim *victims;
     size_t nvictims, victims_cap;
+    int64_t *vsort; /* their sort keys */
+    size_t vsort_cap;
     uint64_t *key; /* per act index: its best rank, or unranked */
     size_t key_cap;
     double *lp; /* LP inputs and outputs */
@@ -725,12 +728,6 @@ static int fill(struct gavel *g, const struct berth__view *v, struct berth__plan
     return 0;
 }
 
-static int cmp_victim(const void *pa, const void *pb)
-{
-    const struct victim *a = pa, *b = pb;
-    return (a->key < b->key) - (a->key > b->key); /* largest key first; keys are distinct */
-}
-
 /* Victims: running jobs not chosen on the type they hold, worst first: jobs outside the
  * ranking (newest first), then ranked jobs by their best rank, from the bottom. */
 static int collect_victims(struct gavel *g, const struct berth__view *v)
@@ -751,8 +748,20 @@ static int collect_victims(struct gavel *g, const struct berth__view *v)
             g->victims[g->nvictims++] = (struct victim){g->key[k], (uint32_t)k};
         }
     }
-    if (g->nvictims > 1)
-        qsort(g->victims, g->nvictims, sizeof *g->victims, cmp_victim);
+    if (g->nvictims > 1) { /* by radix on key << 32 | k: keys are distinct and below nent +
+                            * nact <= nact * (types + 1) < 2^31, so the packed values are
+                            * positive */
+        if (BERTH_GROW(g->vsort, g->vsort_cap, g->nvictims))
+            return BERTH_ENOMEM;
+        for (size_t i = 0; i < g->nvictims; i++)
+            g->vsort[i] = (int64_t)(g->victims[i].key << 32 | g->victims[i].k);
+        if (berth__sort_i64(g->vsort, g->nvictims))
+            return BERTH_ENOMEM;
+        for (size_t i = 0; i < g->nvictims; i++) { /* largest key first */
+            uint64_t x = (uint64_t)g->vsort[g->nvictims - 1 - i];
+            g->victims[i] = (struct victim){x >> 32, (uint32_t)(x & UINT32_MAX)};
+        }
+    }
     return 0;
 }
 
@@ -975,6 +984,7 @@ static void gavel_destroy(void *self)
     free(g->ent);
     free(g->ent_tmp);
     free(g->victims);
+    free(g->vsort);
     free(g->key);
     free(g->lp);
     free(g->lpk);
