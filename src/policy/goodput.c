@@ -337,8 +337,17 @@ static void admit(struct gp *g, const struct berth__view *v, int64_t *room)
         g->ord[k] = b << 32 | (uint64_t)k; /* k follows job numbers */
     }
     sort_keys(g, at);
+    int64_t left = 0; /* GPUs of room[] left, all types */
+    for (size_t t = 0; t < v->cluster->ntypes; t++)
+        left += room[t];
     for (size_t i = 0; i < g->nact; i++) {
         size_t k = (size_t)(g->ord[i] & UINT32_MAX);
+        if (!left) { /* no room on any type: no one after is admitted (every lo is >= 1) */
+            g->sc[k].lo = g->sc[k].held ? v->jobs[g->act[k]].gpus : g->ai[k].bot;
+            g->sc[k].type = -1;
+            g->sc[k].tgt = 0;
+            continue;
+        }
         const struct berth__job *j = &v->jobs[g->act[k]];
         int32_t lo = g->sc[k].held ? j->gpus : g->ai[k].bot;
         int t = -1;
@@ -356,6 +365,7 @@ static void admit(struct gp *g, const struct berth__view *v, int64_t *room)
         if (g->sc[k].hi < lo)
             g->sc[k].hi = lo;
         room[t] -= lo;
+        left -= lo;
     }
 }
 
