@@ -33,6 +33,14 @@
 #define HYSTERESIS_US   (300 * BERTH_US_PER_S) /* Δ_min: a job grows at most this often */
 #define DEFAULT_SCALE_S 20.0                   /* c_scale: Lyra's 10-30 s */
 
+/* What a start asks for: jobs of one shape fit or fail alike within a pass phase. */
+struct shape {
+    int32_t gpus, share;
+    uint64_t type_mask;
+    int64_t cpu, mem, gpu_mem;
+    uint8_t single;
+};
+
 struct aryl {
     int loan, elastic;
     int32_t headroom_milli; /* of |S_I|, kept idle for inference bursts */
@@ -53,7 +61,11 @@ struct aryl {
     /* active jobs (pending or running), by job number: a pass looks at these only */
     uint32_t *act;
     size_t nact, act_cap, ngone; /* ngone: entries of jobs that left, not yet dropped */
-    berth_us next_t;             /* the earliest hysteresis expiry that matters, for next_pass */
+    struct shape *ash;           /* beside act: each job's shape (a pass read it off the job's spec,
+                                    a cache miss per pending job) */
+    size_t ash_cap;
+    size_t nelastic; /* act's elastic jobs (those that left too, until dropped) */
+    berth_us next_t; /* the earliest hysteresis expiry that matters, for next_pass */
     /* knapsack scratch */
     struct berth__mckp_option *opts;
     size_t opts_cap;
@@ -109,6 +121,7 @@ static void destroy(void *self)
     free(a->rates);
     free(a->rtype);
     free(a->act);
+    free(a->ash);
     free(a->opts);
     free(a->first);
     free(a->group);
@@ -477,7 +490,7 @@ static int32_t room_on_one(struct aryl *a, const struct berth__view *v, struct b
 static int32_t extras(const struct aryl *a, const struct berth__view *v)
 {
     int32_t x = 0;
-    for (size_t q = 0; q < a->nact; q++) {
+    for (size_t q = 0; q < a->nact && a->nelastic; q++) {
         size_t ji = a->act[q];
         const struct berth__job *j = &v->jobs[ji];
         if (j->state == BERTH_JOB_RUNNING && is_elastic(a, j))
@@ -485,14 +498,6 @@ static int32_t extras(const struct aryl *a, const struct berth__view *v)
     }
     return x;
 }
-
-/* What a start asks for: jobs of one shape fit or fail alike within a pass phase. */
-struct shape {
-    int32_t gpus, share;
-    uint64_t type_mask;
-    int64_t cpu, mem, gpu_mem;
-    uint8_t single;
-};
 
 #define MAX_SHAPES 32
 
@@ -563,10 +568,10 @@ static int admit(struct aryl *a, const struct berth__view *v, struct berth__plan
         const struct berth__job *j = &v->jobs[ji];
         if (j->state != BERTH_JOB_PENDING)
             continue;
-        struct shape sh = shape_of(a, j);
-        if (!shape_failed(failed, nfailed, &sh) && !start_packed(a, v, plan, ji, err, &rc) && !rc &&
+        const struct shape *sh = &a->ash[q];
+        if (!shape_failed(failed, nfailed, sh) && !start_packed(a, v, plan, ji, err, &rc) && !rc &&
             nfailed < MAX_SHAPES)
-            failed[nfailed++] = sh;
+            failed[nfailed++] = *sh;
     }
     berth__plan_unhide_all(plan);
     /* then over all servers: inelastic jobs (loaned servers as a last resort), and jobs for
@@ -578,15 +583,15 @@ static int admit(struct aryl *a, const struct berth__view *v, struct berth__plan
         const struct berth__job *j = &v->jobs[ji];
         if (j->state != BERTH_JOB_PENDING)
             continue;
-        struct shape sh = shape_of(a, j);
-        int32_t base = min_size(a, j);
-        int ok = !is_elastic(a, j) && !shape_failed(failed, nfailed, &sh) &&
+        const struct shape *sh = &a->ash[q];
+        int32_t base = sh->gpus; /* min_size */
+        int ok = !is_elastic(a, j) && !shape_failed(failed, nfailed, sh) &&
                  start_packed(a, v, plan, ji, err, &rc);
         if (ok || rc)
             continue;
         if (spare <= 0 || j->share < 1000 || base > spare + c->free) {
-            if (!is_elastic(a, j) && nfailed < MAX_SHAPES && !shape_failed(failed, nfailed, &sh))
-                failed[nfailed++] = sh;
+            if (!is_elastic(a, j) && nfailed < MAX_SHAPES && !shape_failed(failed, nfailed, sh))
+                failed[nfailed++] = *sh;
             continue;
         }
         /* a gang one server could hold: room on one server; a larger one: room anywhere */
@@ -608,7 +613,7 @@ static int grow(struct aryl *a, const struct berth__view *v, struct berth__plan 
 {
     size_t ng = 0, no = 0;
     int32_t cap = v->cluster->free;
-    for (size_t q = 0; q < a->nact; q++) {
+    for (size_t q = 0; q < a->nact && a->nelastic; q++) {
         size_t ji = a->act[q];
         const struct berth__job *j = &v->jobs[ji];
         if (j->state != BERTH_JOB_RUNNING || !is_elastic(a, j) || rt_s(a, v, j, j->gpus, 0) < 0)
@@ -694,14 +699,19 @@ static int grow_jobs(struct aryl *a, size_t n)
  * list stays sorted), jobs that left are dropped and their cached rates freed. */
 static int sync_active(struct aryl *a, const struct berth__view *v)
 {
-    if (BERTH_GROW(a->act, a->act_cap, a->nact + v->narrived + v->nadopted + 1))
+    if (BERTH_GROW(a->act, a->act_cap, a->nact + v->narrived + v->nadopted + 1) ||
+        BERTH_GROW(a->ash, a->ash_cap, a->nact + v->narrived + v->nadopted + 1))
         return BERTH_ENOMEM;
     for (size_t i = 0; i < v->narrived + v->nadopted; i++) { /* adopted: running already */
         uint32_t ji = i < v->narrived ? v->arrived[i] : v->adopted[i - v->narrived];
         size_t k = a->nact++;
-        for (; k > 0 && a->act[k - 1] > ji; k--) /* out of order: insert (never in the sim) */
+        for (; k > 0 && a->act[k - 1] > ji; k--) { /* out of order: insert (never in the sim) */
             a->act[k] = a->act[k - 1];
+            a->ash[k] = a->ash[k - 1];
+        }
         a->act[k] = ji;
+        a->ash[k] = shape_of(a, &v->jobs[ji]);
+        a->nelastic += is_elastic(a, &v->jobs[ji]);
     }
     /* jobs that left stay until they are half the list (every loop skips them by state) */
     a->ngone += v->nleft;
@@ -714,7 +724,9 @@ static int sync_active(struct aryl *a, const struct berth__view *v)
         if (v->jobs[ji].state == BERTH_JOB_DONE) {
             free(a->rates[ji]);
             a->rates[ji] = NULL;
+            a->nelastic -= is_elastic(a, &v->jobs[ji]);
         } else {
+            a->ash[w] = a->ash[q];
             a->act[w++] = ji;
         }
     }
@@ -725,7 +737,7 @@ static int sync_active(struct aryl *a, const struct berth__view *v)
 /* The earliest instant a running elastic job's hysteresis ends while GPUs are idle. */
 static berth_us next_expiry(const struct aryl *a, const struct berth__view *v)
 {
-    if (!a->elastic || !v->cluster->free)
+    if (!a->elastic || !v->cluster->free || !a->nelastic)
         return BERTH_TIME_NONE;
     berth_us next = BERTH_TIME_NONE;
     for (size_t q = 0; q < a->nact; q++) {

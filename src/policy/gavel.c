@@ -53,10 +53,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "policy/gavel_rank.h"
 #include "solve/lp_alloc.h"
 #include "sched/plan.h"
 #include "sched/settings.h"
 #include "util/pyrand.h"
+#include "util/sort.h"
 
 enum kind { FIFO, MAX_MIN, MAX_MIN_PERF, FTF };
 
@@ -73,12 +75,6 @@ struct act { /* an active job: arrived, not yet left */
     double done_seen; /* exec_time: work already counted into recv */
     /* finish-time fairness: isolated-equivalent time of the work done, counted at solves */
     double iso_time, prev_done, prev_rate;
-};
-
-struct entry { /* an allocated (job, type) in a round's ranking */
-    double prio, deficit, x;
-    uint32_t job, k;
-    int16_t type;
 };
 
 struct victim {
@@ -118,6 +114,8 @@ struct gavel {
     uint32_t *run; /* jobs that may have run since the last round start (job order once a
                       round start has filtered it; starts append) */
     size_t nrun, run_cap;
+    uint32_t *run_tmp; /* scratch: the starts appended to run */
+    size_t run_tmp_cap;
     uint32_t *alloc; /* jobs with some x > X_MIN at the last reset, in job order */
     size_t nalloc, alloc_cap;
     int left;      /* a job left since the last compaction */
@@ -125,11 +123,16 @@ struct gavel {
     size_t pos_cap;
     int changed, solved;
     berth_us next_round, last_reset;
-    struct entry *ent; /* the last round's ranking */
+    struct berth__gavel_entry *ent; /* the last round's ranking */
     size_t nent, ent_cap;
+    struct berth__gavel_entry *ent_tmp; /* scratch of the ranking's sort */
+    size_t ent_tmp_cap;
+    int ent_same; /* ent holds the (job, type) pairs of the allocation (no reset since) */
     /* scratch */
     struct victim *victims;
     size_t nvictims, victims_cap;
+    int64_t *vsort; /* their sort keys */
+    size_t vsort_cap;
     uint64_t *key; /* per act index: its best rank, or unranked */
     size_t key_cap;
     double *lp; /* LP inputs and outputs */
@@ -534,6 +537,7 @@ static int reset(struct gavel *g, const struct berth__view *v, struct berth_err 
     }
     g->last_reset = v->now;
     g->solved = 1;
+    g->ent_same = 0; /* the allocation changes */
     g->changed = 0;
     int rc = 0;
     if (g->kind == FIFO && !g->fastest && alloc_fifo_gavel(g, v))
@@ -559,20 +563,6 @@ static int reset(struct gavel *g, const struct berth__view *v, struct berth_err 
 
 /* ---- a round ---------------------------------------------------------------------------- */
 
-static int cmp_entry(const void *pa, const void *pb)
-{
-    const struct entry *a = pa, *b = pb;
-    if (a->prio != b->prio)
-        return a->prio > b->prio ? -1 : 1;
-    if (a->deficit != b->deficit)
-        return a->deficit > b->deficit ? -1 : 1;
-    if (a->x != b->x)
-        return a->x > b->x ? -1 : 1;
-    if (a->job != b->job)
-        return a->job < b->job ? -1 : 1;
-    return (a->type > b->type) - (a->type < b->type);
-}
-
 /* Ranks every allocated (job, type) by priority. */
 static int rank(struct gavel *g, const struct berth__view *v)
 {
@@ -587,29 +577,51 @@ static int rank(struct gavel *g, const struct berth__view *v)
     else
         for (size_t t = 0; t < nt; t++)
             w[t] = (double)g->wsum[t];
-    g->nent = 0;
-    for (size_t i = 0; i < g->nalloc; i++) { /* only they have some x: in act order */
-        size_t k = g->pos[g->alloc[i]];
-        if (k == NONE)
-            continue; /* left since */
-        const struct berth__job *j = &v->jobs[g->act[k].job];
-        for (size_t t = 0; t < nt; t++) {
-            double x = g->x[k * nt + t];
-            if (!(x > X_MIN) || j->gpus == 0 || tput(v, j, t) <= 0)
+    if (g->ent_same) {
+        /* the same pairs as at the last round, less the jobs that left: only priorities
+         * moved, so the last ranking is the sort's (nearly sorted) start */
+        size_t w2 = 0;
+        for (size_t e = 0; e < g->nent; e++) {
+            struct berth__gavel_entry en = g->ent[e];
+            size_t k = g->pos[en.job];
+            if (k == NONE)
                 continue;
-            double frac = w[t] > 0 ? g->recv[k * nt + t] / w[t] : 0;
-            if (BERTH_GROW(g->ent, g->ent_cap, g->nent + 1))
-                return BERTH_ENOMEM;
-            g->ent[g->nent++] = (struct entry){.prio = frac > 0 ? x / frac : x * 1e9,
-                                               .deficit = g->deficit[k * nt + t],
-                                               .x = x,
-                                               .job = g->act[k].job,
-                                               .k = (uint32_t)k,
-                                               .type = (int16_t)t};
+            double frac = w[en.type] > 0 ? g->recv[k * nt + (size_t)en.type] / w[en.type] : 0;
+            en.prio = frac > 0 ? en.x / frac : en.x * 1e9;
+            en.k = (uint32_t)k;
+            g->ent[w2++] = en;
         }
+        g->nent = w2;
+    } else {
+        g->nent = 0;
+        for (size_t i = 0; i < g->nalloc; i++) { /* only they have some x: in act order */
+            size_t k = g->pos[g->alloc[i]];
+            if (k == NONE)
+                continue; /* left since */
+            const struct berth__job *j = &v->jobs[g->act[k].job];
+            for (size_t t = 0; t < nt; t++) {
+                double x = g->x[k * nt + t];
+                if (!(x > X_MIN) || j->gpus == 0 || tput(v, j, t) <= 0)
+                    continue;
+                double frac = w[t] > 0 ? g->recv[k * nt + t] / w[t] : 0;
+                if (BERTH_GROW(g->ent, g->ent_cap, g->nent + 1))
+                    return BERTH_ENOMEM;
+                g->ent[g->nent++] =
+                    (struct berth__gavel_entry){.prio = frac > 0 ? x / frac : x * 1e9,
+                                                .deficit = g->deficit[k * nt + t],
+                                                .x = x,
+                                                .job = g->act[k].job,
+                                                .k = (uint32_t)k,
+                                                .type = (int16_t)t};
+            }
+        }
+        g->ent_same = 1;
     }
-    if (g->nent > 1)
-        qsort(g->ent, g->nent, sizeof *g->ent, cmp_entry);
+    if (g->nent > 1) {
+        if (BERTH_GROW(g->ent_tmp, g->ent_tmp_cap, g->nent))
+            return BERTH_ENOMEM;
+        berth__gavel_sort(g->ent, g->ent_tmp, g->nent);
+    }
     return 0;
 }
 
@@ -716,12 +728,6 @@ static int fill(struct gavel *g, const struct berth__view *v, struct berth__plan
     return 0;
 }
 
-static int cmp_victim(const void *pa, const void *pb)
-{
-    const struct victim *a = pa, *b = pb;
-    return (a->key < b->key) - (a->key > b->key); /* largest key first; keys are distinct */
-}
-
 /* Victims: running jobs not chosen on the type they hold, worst first: jobs outside the
  * ranking (newest first), then ranked jobs by their best rank, from the bottom. */
 static int collect_victims(struct gavel *g, const struct berth__view *v)
@@ -742,8 +748,20 @@ static int collect_victims(struct gavel *g, const struct berth__view *v)
             g->victims[g->nvictims++] = (struct victim){g->key[k], (uint32_t)k};
         }
     }
-    if (g->nvictims > 1)
-        qsort(g->victims, g->nvictims, sizeof *g->victims, cmp_victim);
+    if (g->nvictims > 1) { /* by radix on key << 32 | k: keys are distinct and below nent +
+                            * nact <= nact * (types + 1) < 2^31, so the packed values are
+                            * positive */
+        if (BERTH_GROW(g->vsort, g->vsort_cap, g->nvictims))
+            return BERTH_ENOMEM;
+        for (size_t i = 0; i < g->nvictims; i++)
+            g->vsort[i] = (int64_t)(g->victims[i].key << 32 | g->victims[i].k);
+        if (berth__sort_i64(g->vsort, g->nvictims))
+            return BERTH_ENOMEM;
+        for (size_t i = 0; i < g->nvictims; i++) { /* largest key first */
+            uint64_t x = (uint64_t)g->vsort[g->nvictims - 1 - i];
+            g->victims[i] = (struct victim){x >> 32, (uint32_t)(x & UINT32_MAX)};
+        }
+    }
     return 0;
 }
 
@@ -756,10 +774,21 @@ static int cmp_u32(const void *pa, const void *pb)
 /* Counts the time of every job that may have run since the last round start (every other
  * one's run time is what it had then: all starts go through try_start or a restore of a job
  * running then) and keeps the running ones in g->run, in act order, once each. */
-static void running(struct gavel *g, const struct berth__view *v)
+static int running(struct gavel *g, const struct berth__view *v)
 {
-    if (g->nrun > 1)
-        qsort(g->run, g->nrun, sizeof *g->run, cmp_u32);
+    /* run is sorted up to the starts appended since: sort those and merge them in */
+    size_t s = 1, n = g->nrun;
+    while (s < n && g->run[s - 1] <= g->run[s])
+        s++;
+    if (s < n) {
+        if (BERTH_GROW(g->run_tmp, g->run_tmp_cap, n - s))
+            return BERTH_ENOMEM;
+        memcpy(g->run_tmp, g->run + s, (n - s) * sizeof *g->run);
+        qsort(g->run_tmp, n - s, sizeof *g->run, cmp_u32);
+        for (size_t a = s, b = n - s, w = n; b > 0;) /* from the back */
+            g->run[--w] =
+                a > 0 && g->run[a - 1] > g->run_tmp[b - 1] ? g->run[--a] : g->run_tmp[--b];
+    }
     size_t w = 0;
     for (size_t i = 0; i < g->nrun; i++) {
         uint32_t job = g->run[i];
@@ -770,6 +799,7 @@ static void running(struct gavel *g, const struct berth__view *v)
             g->run[w++] = job;
     }
     g->nrun = w;
+    return 0;
 }
 
 static int round_start(struct gavel *g, const struct berth__view *v, struct berth__plan *p,
@@ -779,7 +809,8 @@ static int round_start(struct gavel *g, const struct berth__view *v, struct bert
     if (g->left) /* nothing to drop otherwise */
         compact(g, v);
     g->left = 0;
-    running(g, v);
+    if ((rc = running(g, v)))
+        return berth_err_set(err, rc, "gavel: out of memory");
     size_t nrun = g->nrun; /* running at the round start (starts append) */
     if (g->changed &&
         (!g->solved || v->now - g->last_reset >= g->realloc_us ||
@@ -798,7 +829,7 @@ static int round_start(struct gavel *g, const struct berth__view *v, struct bert
     for (size_t i = 0; i < nrun; i++)
         g->act[g->pos[g->run[i]]].chosen = -1;
     for (size_t e = 0; e < g->nent; e++) {
-        struct entry *en = &g->ent[e];
+        struct berth__gavel_entry *en = &g->ent[e];
         struct act *a = &g->act[en->k];
         int64_t d = demand(&v->jobs[en->job]);
         if (a->chosen >= 0 || room[en->type] < d)
@@ -823,7 +854,7 @@ static int round_start(struct gavel *g, const struct berth__view *v, struct bert
     size_t cursor[64] = {0};
     for (int pass = 0; pass < 2; pass++)
         for (size_t e = 0; e < g->nent; e++) {
-            const struct entry *en = &g->ent[e];
+            const struct berth__gavel_entry *en = &g->ent[e];
             const struct berth__job *j = &v->jobs[en->job];
             if (g->act[en->k].chosen != en->type || j->state != BERTH_JOB_PENDING)
                 continue;
@@ -944,13 +975,16 @@ static void gavel_destroy(void *self)
         return;
     free(g->act);
     free(g->run);
+    free(g->run_tmp);
     free(g->alloc);
     free(g->x);
     free(g->recv);
     free(g->deficit);
     free(g->pos);
     free(g->ent);
+    free(g->ent_tmp);
     free(g->victims);
+    free(g->vsort);
     free(g->key);
     free(g->lp);
     free(g->lpk);

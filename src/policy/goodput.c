@@ -61,20 +61,31 @@ struct gscratch {
     uint8_t held;
 };
 
+/* The policy's state of an active job, beside act[]: what a pass reads of its spec (the specs,
+ * and arrays by job number, are far apart in memory: reading them in every pass was a cache
+ * miss per job) and what the policy remembers of it. */
+struct gact {
+    int32_t bot;       /* max(1, min_gpus) */
+    int32_t maxg;      /* spec->max_gpus */
+    int32_t hold_g;    /* the gang hold_end was computed for, -1 = none */
+    berth_us hold_s;   /* ... and the start */
+    berth_us hold_end; /* the end of its hold, cached */
+    berth_us started;  /* when the policy last (re)started it */
+    int64_t forgot;    /* attained GPU-time forgotten at its last promotion */
+};
+
 struct gp {
     int kind;
     berth_us round_us, restart_us;
     int restart_tiers;
     uint32_t *act; /* active whole-GPU jobs (arrived, not left), in job-number order */
     size_t nact, act_cap;
+    struct gact *ai; /* per active index, beside act[] */
+    size_t ai_cap;
     uint32_t *other; /* active fractional and CPU-only jobs */
     size_t nother, other_cap;
-    /* per job */
-    berth_us *started; /* when the policy last (re)started it */
-    int64_t *forgot;   /* attained GPU-time forgotten at its last promotion */
-    size_t started_cap, forgot_cap;
     /* scratch per pass, per active index */
-    uint64_t *ord; /* admission order: class << 62 | key << 32 | active index, sorted */
+    uint64_t *ord; /* admission order: bucket << 32 | active index, sorted */
     uint64_t *ord_tmp;
     size_t ord_tmp_cap;
     size_t ord_cap;
@@ -148,10 +159,10 @@ static int curves_init(struct gp *g, const struct berth__view *v)
 }
 
 /* The largest gang job j may get on type t. */
-static int32_t top(const struct berth__view *v, const struct berth__job *j, int t)
+static int32_t top(const struct berth__view *v, const struct berth__job *j, int32_t maxg, int t)
 {
     const struct berth__gputype *ty = &v->cluster->types[t];
-    int32_t hi = j->spec->max_gpus > j->gpus ? j->spec->max_gpus : j->gpus;
+    int32_t hi = maxg > j->gpus ? maxg : j->gpus;
     int32_t cap = j->single ? ty->max_per_server : ty->total;
     return hi < cap ? hi : cap;
 }
@@ -178,38 +189,31 @@ static double left_s(struct gp *g, const struct berth__view *v, const struct ber
 static int track(struct gp *g, const struct berth__view *v, uint32_t job)
 {
     const struct berth__job *j = &v->jobs[job];
-    if (job >= g->started_cap) {
-        size_t old = g->started_cap;
-        if (BERTH_GROW(g->started, g->started_cap, (size_t)job + 1))
-            return BERTH_ENOMEM;
-        for (size_t i = old; i < g->started_cap; i++)
-            g->started[i] = BERTH_TIME_NONE;
-    }
-    if (job >= g->forgot_cap) {
-        size_t old = g->forgot_cap;
-        if (BERTH_GROW(g->forgot, g->forgot_cap, (size_t)job + 1))
-            return BERTH_ENOMEM;
-        memset(g->forgot + old, 0, (g->forgot_cap - old) * sizeof *g->forgot);
-    }
     if (j->gpus == 0 || j->share < 1000) {
         if (BERTH_GROW(g->other, g->other_cap, g->nother + 1))
             return BERTH_ENOMEM;
         g->other[g->nother++] = job;
         return 0;
     }
-    if (BERTH_GROW(g->act, g->act_cap, g->nact + 1))
+    if (BERTH_GROW(g->act, g->act_cap, g->nact + 1) || BERTH_GROW(g->ai, g->ai_cap, g->nact + 1))
         return BERTH_ENOMEM;
     /* arrivals come in job-number order, after every job already active */
+    g->ai[g->nact] = (struct gact){
+        .bot = bottom(j), .maxg = j->spec->max_gpus, .hold_g = -1, .started = BERTH_TIME_NONE};
     g->act[g->nact++] = job;
     return 0;
 }
 
-static void drop_left(uint32_t *a, size_t *n, const struct berth__view *v)
+/* Drops the jobs that left from a[] (and ai[] beside it, when not NULL). */
+static void drop_left(uint32_t *a, struct gact *ai, size_t *n, const struct berth__view *v)
 {
     size_t w = 0;
     for (size_t k = 0; k < *n; k++)
-        if (v->jobs[a[k]].state != BERTH_JOB_DONE)
+        if (v->jobs[a[k]].state != BERTH_JOB_DONE) {
+            if (ai)
+                ai[w] = ai[k];
             a[w++] = a[k];
+        }
     *n = w;
 }
 
@@ -235,24 +239,30 @@ static berth_us restart_of(const struct gp *g, const struct berth__job *j, int32
 }
 
 /* 1 when running job j is inside its hold: not to be resized or preempted yet. */
-static int holding(const struct gp *g, const struct berth__view *v, const struct berth__job *j)
+static int holding(const struct gp *g, const struct berth__view *v, const struct berth__job *j,
+                   struct gact *a)
 {
-    berth_us s = g->started[j->idx];
+    berth_us s = a->started;
     if (s == BERTH_TIME_NONE)
         s = j->since;
-    berth_us hold = g->round_us, r = HOLD_RESTARTS * restart_of(g, j, j->gpus);
-    return v->now - s < (r > hold ? r : hold);
+    if (a->hold_g != j->gpus || a->hold_s != s) {
+        berth_us hold = g->round_us, r = HOLD_RESTARTS * restart_of(g, j, j->gpus);
+        a->hold_s = s;
+        a->hold_g = j->gpus;
+        a->hold_end = s + (r > hold ? r : hold);
+    }
+    return v->now < a->hold_end;
 }
 
 /* The type pending job j is admitted on, needing `need` GPUs of room[], or -1. */
 static int pick_type(struct gp *g, const struct berth__view *v, const struct berth__job *j,
-                     int32_t need, const int64_t *room)
+                     int32_t maxg, int32_t need, const int64_t *room)
 {
     int best = -1;
     double br = 0;
     for (size_t t = 0; t < v->cluster->ntypes; t++) {
         if ((j->type_mask && !(j->type_mask >> t & 1)) || room[t] < need ||
-            top(v, j, (int)t) < need)
+            top(v, j, maxg, (int)t) < need)
             continue;
         double r = rate(g, v, j, (int)t, need);
         if (!(r > 0))
@@ -272,10 +282,8 @@ static int pick_type(struct gp *g, const struct berth__view *v, const struct ber
  * equal service do not take turns at every round (discretised LAS, as Tiresias does). */
 static int64_t level(int64_t gpu_us)
 {
-    int64_t n = 0;
-    for (int64_t x = gpu_us / LEVEL_US + 1; x > 1; x >>= 1)
-        n++;
-    return n;
+    int64_t x = gpu_us / LEVEL_US + 1;
+    return x > 1 ? 63 - __builtin_clzll((unsigned long long)x) : 0; /* floor(log2(x)) */
 }
 
 /* The starvation guard: pending for STARVE_US and for STARVE_RATIO times the time it has
@@ -287,22 +295,16 @@ static int starving(const struct berth__view *v, const struct berth__job *j)
            wait >= STARVE_RATIO * berth__job_run_us(j, v->now);
 }
 
-/* Sorts the admission keys (built in active-index order) by a stable counting sort on their
- * bucket: held, starving, then 2 * level + pending. O(active jobs): no comparisons. */
+/* Sorts the admission keys (bucket << 32 | active index, built in active-index order) by a
+ * stable counting sort on their bucket: held, starving, then 2 * level + pending; at[b + 1]
+ * holds bucket b's count. O(active jobs): no comparisons. */
 #define NBUCKETS (2 + 2 * 64)
-static void sort_keys(struct gp *g)
+static void sort_keys(struct gp *g, size_t *at)
 {
-    size_t at[NBUCKETS + 1] = {0};
-    for (size_t k = 0; k < g->nact; k++) {
-        uint64_t cls = g->ord[k] >> 62, key = g->ord[k] >> 32 & 0x3fffffff;
-        at[(cls < 2 ? cls : 2 + key) + 1]++;
-    }
     for (size_t b = 0; b < NBUCKETS; b++)
         at[b + 1] += at[b];
-    for (size_t k = 0; k < g->nact; k++) {
-        uint64_t cls = g->ord[k] >> 62, key = g->ord[k] >> 32 & 0x3fffffff;
-        g->ord_tmp[at[cls < 2 ? cls : 2 + key]++] = g->ord[k];
-    }
+    for (size_t k = 0; k < g->nact; k++)
+        g->ord_tmp[at[g->ord[k] >> 32]++] = g->ord[k];
     uint64_t *t = g->ord;
     g->ord = g->ord_tmp;
     g->ord_tmp = t;
@@ -313,42 +315,57 @@ static void sort_keys(struct gp *g)
 
 static void admit(struct gp *g, const struct berth__view *v, int64_t *room)
 {
+    size_t at[NBUCKETS + 1] = {0};
     for (size_t k = 0; k < g->nact; k++) {
         const struct berth__job *j = &v->jobs[g->act[k]];
         uint64_t cls, key = 0; /* held: 0; starving: 1 (by job number); the rest: 2 */
-        g->sc[k].held = j->state == BERTH_JOB_RUNNING && holding(g, v, j);
+        if (j->state == BERTH_JOB_RUNNING)
+            room[j->type] += j->gpus; /* the GPUs of running jobs are the knapsack's too */
+        g->sc[k].held = j->state == BERTH_JOB_RUNNING && holding(g, v, j, &g->ai[k]);
         if (g->sc[k].held) {
             cls = 0;
         } else if (starving(v, j)) {
             cls = 1; /* promoted: its service so far is forgotten, as Tiresias promotes */
-            g->forgot[j->idx] = berth__job_gpu_us(j, v->now);
+            g->ai[k].forgot = berth__job_gpu_us(j, v->now);
         } else {
             cls = 2;
-            key = (uint64_t)(2 * level(berth__job_gpu_us(j, v->now) - g->forgot[j->idx]) +
+            key = (uint64_t)(2 * level(berth__job_gpu_us(j, v->now) - g->ai[k].forgot) +
                              (j->state != BERTH_JOB_RUNNING));
         }
-        g->ord[k] = cls << 62 | key << 32 | (uint64_t)k; /* k follows job numbers */
+        uint64_t b = cls < 2 ? cls : 2 + key;
+        at[b + 1]++;
+        g->ord[k] = b << 32 | (uint64_t)k; /* k follows job numbers */
     }
-    sort_keys(g);
+    sort_keys(g, at);
+    int64_t left = 0; /* GPUs of room[] left, all types */
+    for (size_t t = 0; t < v->cluster->ntypes; t++)
+        left += room[t];
     for (size_t i = 0; i < g->nact; i++) {
         size_t k = (size_t)(g->ord[i] & UINT32_MAX);
+        if (!left) { /* no room on any type: no one after is admitted (every lo is >= 1) */
+            g->sc[k].lo = g->sc[k].held ? v->jobs[g->act[k]].gpus : g->ai[k].bot;
+            g->sc[k].type = -1;
+            g->sc[k].tgt = 0;
+            continue;
+        }
         const struct berth__job *j = &v->jobs[g->act[k]];
-        int32_t lo = g->sc[k].held ? j->gpus : bottom(j);
+        int32_t lo = g->sc[k].held ? j->gpus : g->ai[k].bot;
         int t = -1;
         if (j->state == BERTH_JOB_RUNNING)
             t = room[j->type] >= lo ? j->type : -1;
         else
-            t = pick_type(g, v, j, lo, room);
+            t = pick_type(g, v, j, g->ai[k].maxg, lo, room);
         g->sc[k].type = (int16_t)t;
         g->sc[k].lo = g->sc[k].tgt = lo;
         if (t < 0) {
             g->sc[k].tgt = 0;
             continue;
         }
-        g->sc[k].hi = g->sc[k].held ? lo : top(v, j, t);
+        g->sc[k].hi = g->sc[k].held ? lo : top(v, j, g->ai[k].maxg, t);
         if (g->sc[k].hi < lo)
             g->sc[k].hi = lo;
         room[t] -= lo;
+        left -= lo;
     }
 }
 
@@ -443,7 +460,7 @@ static int start(struct gp *g, const struct berth__view *v, struct berth__plan *
             continue;
         int rc = berth__plan_start_n_type(p, job, n, t, err);
         if (rc == 0) {
-            g->started[job] = v->now;
+            g->ai[k].started = v->now;
             return 1;
         }
         if (rc != BERTH_NOFIT)
@@ -486,11 +503,11 @@ static int apply(struct gp *g, const struct berth__view *v, struct berth__plan *
         int32_t tk = p->touch_of[g->act[k]];
         if (j->state != BERTH_JOB_PENDING || (tk >= 0 && p->touched[tk].was_running))
             continue; /* preempted on purpose: restored below if nobody took its GPUs */
-        int32_t lo = bottom(j);
+        int32_t lo = g->ai[k].bot;
         int64_t room[64];
         for (size_t t = 0; t < v->cluster->ntypes; t++)
             room[t] = v->cluster->types[t].free;
-        if ((g->sc[k].type = (int16_t)pick_type(g, v, j, lo, room)) < 0)
+        if ((g->sc[k].type = (int16_t)pick_type(g, v, j, g->ai[k].maxg, lo, room)) < 0)
             continue;
         g->sc[k].lo = lo;
         if (start(g, v, p, k, lo, err) < 0)
@@ -528,8 +545,8 @@ static int gp_plan(void *self, const struct berth__view *v, struct berth__plan *
         if (track(g, v, v->arrived[i]))
             return berth_err_set(err, BERTH_ENOMEM, "goodput: out of memory");
     if (v->nleft) {
-        drop_left(g->act, &g->nact, v);
-        drop_left(g->other, &g->nother, v);
+        drop_left(g->act, g->ai, &g->nact, v);
+        drop_left(g->other, NULL, &g->nother, v);
     }
     if (scratch(g, g->nact))
         return berth_err_set(err, BERTH_ENOMEM, "goodput: out of memory");
@@ -538,11 +555,6 @@ static int gp_plan(void *self, const struct berth__view *v, struct berth__plan *
     int64_t room[64];
     for (size_t t = 0; t < v->cluster->ntypes; t++)
         room[t] = v->cluster->types[t].free;
-    for (size_t k = 0; k < g->nact; k++) {
-        const struct berth__job *j = &v->jobs[g->act[k]];
-        if (j->state == BERTH_JOB_RUNNING)
-            room[j->type] += j->gpus;
-    }
     admit(g, v, room);
     if ((rc = sizes(g, v, room, err)))
         return rc;
@@ -553,7 +565,7 @@ static int gp_plan(void *self, const struct berth__view *v, struct berth__plan *
     g->rounds = 0;
     for (size_t k = 0; k < g->nact && !g->rounds; k++) {
         const struct berth__job *j = &v->jobs[g->act[k]];
-        g->rounds = j->state == BERTH_JOB_PENDING || bottom(j) < j->spec->max_gpus;
+        g->rounds = j->state == BERTH_JOB_PENDING || g->ai[k].bot < g->ai[k].maxg;
     }
     return 0;
 }
@@ -586,9 +598,8 @@ static void gp_destroy(void *self)
     if (!g)
         return;
     free(g->act);
+    free(g->ai);
     free(g->other);
-    free(g->started);
-    free(g->forgot);
     free(g->ord);
     free(g->ord_tmp);
     free(g->sc);

@@ -54,7 +54,8 @@ struct sjob {
     double growth;
     berth_us grown_at; /* when growth was last measured */
     berth_us cool_until;
-    uint32_t pos; /* index in running, NONE when not there */
+    uint32_t pos;    /* index in running, NONE when not there */
+    struct shape sh; /* its shape, taken when it starts (it does not change) */
 };
 
 struct specon {
@@ -68,6 +69,7 @@ struct specon {
     /* per server, rebuilt at each window pass */
     struct load *by_load;   /* most congested first */
     struct load *by_target; /* least loaded first */
+    int loads_kept;         /* by_load holds every server (in the last window's order) */
     int32_t *jobs;
     uint32_t *slowest;
     size_t srv_cap;
@@ -191,7 +193,17 @@ static int grow_jobs(struct specon *s, size_t n)
     return 0;
 }
 
-static int add_running(struct specon *s, uint32_t j)
+static struct shape shape_of(const struct berth__job *j)
+{
+    return (struct shape){j->gpus,
+                          j->share,
+                          j->type_mask,
+                          berth__job_cpu_per_gpu(j),
+                          berth__job_mem_per_gpu(j),
+                          j->spec->gpu_mem_mib};
+}
+
+static int add_running(struct specon *s, const struct berth__view *v, uint32_t j)
 {
     if (s->job[j].pos != NONE)
         return 0;
@@ -200,6 +212,7 @@ static int add_running(struct specon *s, uint32_t j)
     s->job[j].pos = (uint32_t)s->nrunning;
     s->running[s->nrunning++] = j;
     s->job[j].read_at = BERTH_TIME_NONE; /* a (re)start begins a new warm-up window */
+    s->job[j].sh = shape_of(&v->jobs[j]);
     return 0;
 }
 
@@ -296,6 +309,25 @@ static void sort_loads(struct load *a, struct load *tmp, size_t n)
     }
 }
 
+/* Sorts a[0..n) most congested first by insertion, giving up (0, a then in some order) after
+ * budget moves; 1 sorted. */
+static int sort_loads_near(struct load *a, size_t n, size_t budget)
+{
+    for (size_t i = 1; i < n; i++) {
+        struct load x = a[i];
+        size_t at = i;
+        for (; at > 0 && cmp_congested(&x, &a[at - 1]) < 0; at--) {
+            if (!budget--) {
+                a[at] = x; /* keep every server in the array */
+                return 0;
+            }
+            a[at] = a[at - 1];
+        }
+        a[at] = x;
+    }
+    return 1;
+}
+
 /* The least loaded first (util, then jobs ascending, then the lower server) from the most
  * congested order: reversed, with each run of equal util and jobs put back in server order. */
 static void lightest_first(const struct load *congested, struct load *out, size_t n)
@@ -344,6 +376,7 @@ static int grow_servers(struct specon *s, size_t n)
     s->jobs = malloc(n * sizeof *s->jobs);
     s->slowest = malloc(n * sizeof *s->slowest);
     s->srv_cap = s->by_load && s->by_target && s->first && s->jobs && s->slowest ? n : 0;
+    s->loads_kept = 0;
     return s->srv_cap ? 0 : BERTH_ENOMEM;
 }
 
@@ -373,16 +406,6 @@ static int move(struct specon *s, const struct berth__view *v, struct berth__pla
     s->job[i].cool_until = v->now + s->cfg.cooldown_us;
     s->job[i].read_at = BERTH_TIME_NONE;
     return 0;
-}
-
-static struct shape shape_of(const struct berth__job *j)
-{
-    return (struct shape){j->gpus,
-                          j->share,
-                          j->type_mask,
-                          berth__job_cpu_per_gpu(j),
-                          berth__job_mem_per_gpu(j),
-                          j->spec->gpu_mem_mib};
 }
 
 /* The least loaded server other than src (in by_target's order) that fits job j and would
@@ -444,12 +467,12 @@ static int stuck(struct specon *s, const struct berth__view *v)
             break;
         for (uint32_t k = s->first[src->server]; k < s->first[src->server + 1]; k++) {
             const struct berth__job *j = &v->jobs[s->bysrv[k]];
-            struct shape sh = shape_of(j);
-            if (failed_before(s, &sh))
+            const struct shape *sh = &s->job[s->bysrv[k]].sh;
+            if (failed_before(s, sh))
                 continue;
             if (target_for(s, c, j, src->server, src->util) >= 0 || s->nfailed == MAX_FAILED)
                 return 0;
-            s->failed[s->nfailed++] = sh;
+            s->failed[s->nfailed++] = *sh;
         }
     }
     return 1;
@@ -474,18 +497,28 @@ static int migrate_one(struct specon *s, const struct berth__view *v, struct ber
         s->jobs[sv]++;
         if (j->servers != 1)
             continue; /* a gang across servers is not moved */
-        int label = berth__specon_label(&s->cfg, j, v->now, s->job[i].grown_at == v->now,
-                                        s->job[i].growth, s->job[i].cool_until);
-        if (label != BERTH_SPECON_SLOW)
+        /* slow needs a growth, no cooldown and growth < alpha: tested before the label's
+         * near-completion test, which reads the job's curve */
+        const struct sjob *sj = &s->job[i];
+        if (sj->grown_at != v->now || v->now < sj->cool_until || !(sj->growth < s->cfg.alpha) ||
+            berth__specon_label(&s->cfg, j, v->now, 1, sj->growth, sj->cool_until) !=
+                BERTH_SPECON_SLOW)
             continue;
         uint32_t b = s->slowest[sv];
         if (b == NONE || s->job[i].growth < s->job[b].growth ||
             (s->job[i].growth == s->job[b].growth && i < b))
             s->slowest[sv] = i;
     }
-    for (size_t k = 0; k < ns; k++)
-        s->by_load[k] = (struct load){util_of(c, (uint32_t)k, 0, 0, 0), s->jobs[k], (uint32_t)k};
-    sort_loads(s->by_load, s->by_target, ns); /* by_target is the scratch */
+    /* the servers in the last window's order, with their loads now: loads move little in a
+     * window, so an insertion sort from there is cheap; one that moves too much falls back
+     * to the merge sort (both give cmp_congested's total order) */
+    for (size_t k = 0; k < ns; k++) {
+        uint32_t sv = s->loads_kept ? s->by_load[k].server : (uint32_t)k;
+        s->by_load[k] = (struct load){util_of(c, sv, 0, 0, 0), s->jobs[sv], sv};
+    }
+    if (!s->loads_kept || !sort_loads_near(s->by_load, ns, 4 * ns))
+        sort_loads(s->by_load, s->by_target, ns); /* by_target is the scratch */
+    s->loads_kept = 1;
     lightest_first(s->by_load, s->by_target, ns);
     s->nfailed = 0;
     for (size_t a = 0; a < ns; a++) {
@@ -495,7 +528,7 @@ static int migrate_one(struct specon *s, const struct berth__view *v, struct ber
         uint32_t i = s->slowest[src->server];
         if (i == NONE)
             continue;
-        struct shape sh = shape_of(&v->jobs[i]);
+        const struct shape sh = s->job[i].sh;
         if (failed_before(s, &sh))
             continue;
         int32_t to = target_for(s, c, &v->jobs[i], src->server, src->util);
@@ -539,7 +572,7 @@ static int plan_pass(void *self, const struct berth__view *v, struct berth__plan
     for (size_t k = 0; k < plan->ntouched; k++) { /* the jobs it started */
         uint32_t i = plan->touched[k].job;
         if (!plan->touched[k].was_running && v->jobs[i].state == BERTH_JOB_RUNNING) {
-            if (add_running(s, i))
+            if (add_running(s, v, i))
                 return berth_err_set(err, BERTH_ENOMEM, "policy: out of memory");
             s->changed |= !window;
         }
