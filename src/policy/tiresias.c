@@ -259,7 +259,7 @@ static int demand_of(struct tiresias *s, const struct berth__job *j, const struc
         k.mem = berth__job_mem_per_gpu(j);
     }
     if (c->has_gpu_mem)
-        k.mem = k.mem * 1000003 + j->spec->gpu_mem_mib;
+        k.mem = k.mem * 1000003 + berth_jobspec_extra(j->spec)->gpu_mem_mib;
     for (size_t i = 0; i < s->ndem; i++) {
         const struct demand *d = &s->dem[i];
         if (d->gpus == k.gpus && d->share == k.share && d->type_mask == k.type_mask &&

@@ -130,7 +130,7 @@ nomem:
 
 static const char *user_of(const struct berth_jobspec *s)
 {
-    return s->user;
+    return berth_jobspec_extra(s)->user;
 }
 
 static const char *queue_of(const struct berth_jobspec *s)

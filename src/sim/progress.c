@@ -364,14 +364,14 @@ static int setup_job(struct berth__progress *p, struct berth__job *j, int fixed,
                      struct berth_err *err)
 {
     const struct berth_jobspec *s = j->spec;
-    if (p->m && s->job_type[0])
-        j->cls = berth__tput_class_find(p->m, s->job_type);
-    if (p->m && !fixed && j->cls < 0 && s->total_steps > 0 && s->job_type[0])
+    if (p->m && berth_jobspec_extra(s)->job_type[0])
+        j->cls = berth__tput_class_find(p->m, berth_jobspec_extra(s)->job_type);
+    if (p->m && !fixed && j->cls < 0 && s->total_steps > 0 && berth_jobspec_extra(s)->job_type[0])
         return berth_err_set(err, BERTH_EINPUT,
                              "%s:%u: column job_type: expected a job type of the throughput "
                              "model for a job with total_steps (--throughputs; `berth sim "
                              "--help`), found \"%s\"",
-                             path, s->line, s->job_type);
+                             path, s->line, berth_jobspec_extra(s)->job_type);
     if (!fixed && j->cls >= 0 && s->total_steps > 0 && j->gpus > 0) {
         uint64_t allowed = 0, all = 0;
         double slowest = 0, fastest = 0;
@@ -389,12 +389,13 @@ static int setup_job(struct berth__progress *p, struct berth__job *j, int fixed,
             return berth_err_set(err, BERTH_EINPUT,
                                  "%s:%u: column total_steps: expected at most 10^12 seconds of "
                                  "work at the model's rate for '%s', found %lld steps",
-                                 path, s->line, s->job_type, (long long)s->total_steps);
+                                 path, s->line, berth_jobspec_extra(s)->job_type,
+                                 (long long)s->total_steps);
         if (!allowed)
             return berth_err_set(err, BERTH_EINPUT,
                                  "%s:%u: column job_type: the throughput model has no rate for "
                                  "'%s' on any GPU type job %s may use in this cluster",
-                                 path, s->line, s->job_type, s->id);
+                                 path, s->line, berth_jobspec_extra(s)->job_type, s->id);
         j->type_mask = allowed == all ? 0 : allowed;
         p->steps[j->idx] = 1;
         j->work = (double)s->total_steps;
@@ -404,7 +405,7 @@ static int setup_job(struct berth__progress *p, struct berth__job *j, int fixed,
         return berth_err_set(err, BERTH_EINPUT,
                              "%s:%u: column duration_s: job %s has no duration, and its job_type "
                              "'%s' %s",
-                             path, s->line, s->id, s->job_type,
+                             path, s->line, s->id, berth_jobspec_extra(s)->job_type,
                              fixed ? "cannot run by steps under --fixed-speed"
                                    : "with total_steps is not in the throughput model "
                                      "(--throughputs)");
