@@ -36,7 +36,7 @@ struct berth_jobspec_extra {
 };
 
 /* What a job asks for. Everything a loader can know before the job runs. */
-struct berth_jobspec {    /* 72 bytes, no holes: one per job, millions of jobs */
+struct berth_jobspec {    /* 72 bytes (one spare byte): one per job, millions of jobs */
     const char *id;       /* unique within the trace */
     berth_us arrival_us;  /* submit time, relative to the trace's origin */
     berth_us duration_us; /* run time at full speed on the GPUs asked for (> 0) */
