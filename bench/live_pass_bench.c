@@ -46,6 +46,7 @@ int main(int argc, char **argv)
     /* enough jobs to fill the cluster, the pending ones, and one arrival per pass */
     long fill = servers * 8, total = fill + pending + passes;
     struct berth_jobspec *specs = calloc((size_t)total, sizeof *specs);
+    struct berth_jobspec_extra *extras = calloc((size_t)total, sizeof *extras);
     char(*ids)[24] = calloc((size_t)total, sizeof *ids);
     static char users[100][8], queues[10][8];
     for (int u = 0; u < 100; u++)
@@ -59,18 +60,19 @@ int main(int argc, char **argv)
         int g = i < fill ? 1 : 1 << (x % 4); /* 1, 2, 4 or 8 GPUs */
         snprintf(ids[i], sizeof ids[i], "%ld", i);
         berth_us dur = (berth_us)(1 + x % 36000) * BERTH_US_PER_S;
+        extras[i] = (struct berth_jobspec_extra){.time_limit_us = 2 * dur,
+                                                 .job_type = "",
+                                                 .user = users[(x >> 8) % 100],
+                                                 .status = "",
+                                                 .gpu_type = ""};
         specs[i] = (struct berth_jobspec){.id = ids[i],
                                           .duration_us = dur,
-                                          .time_limit_us = 2 * dur,
                                           .num_gpus = g,
                                           .min_gpus = g,
                                           .max_gpus = g,
                                           .gpu_share_milli = 1000,
-                                          .job_type = "",
-                                          .user = users[(x >> 8) % 100],
                                           .queue = queues[(x >> 8) % 100 / 10],
-                                          .status = "",
-                                          .gpu_type = ""};
+                                          .extra = &extras[i]};
         uint32_t idx;
         if (berth__engine_add(e, &specs[i], &idx, &err)) {
             fprintf(stderr, "bench_pass: %s\n", err.msg);
@@ -115,6 +117,7 @@ int main(int argc, char **argv)
     berth__engine_destroy(e);
     berth_cluster_free(c);
     free(specs);
+    free(extras);
     free(ids);
     free(lat);
     return 0;

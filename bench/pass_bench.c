@@ -129,9 +129,9 @@ int main(int argc, char **argv)
         uint32_t idx;
         rc = berth__engine_add(e, &specs[i], &idx, &err);
         struct berth__job *j = rc ? NULL : &e->jobs[idx];
-        if (j && (j->cls = berth__tput_class_find(m, specs[i].job_type)) < 0)
+        if (j && (j->cls = berth__tput_class_find(m, berth_jobspec_extra(&specs[i])->job_type)) < 0)
             rc = berth_err_set(&err, BERTH_EINPUT, "job type %s not in the model",
-                               specs[i].job_type);
+                               berth_jobspec_extra(&specs[i])->job_type);
         if (j && !rc) { /* as the simulator's executor sets a step job up */
             j->work = (double)specs[i].total_steps;
             double r = berth__tput_rate(m, j->cls, e->tput_type[0], j->gpus, 0);

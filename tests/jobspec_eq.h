@@ -14,12 +14,18 @@ static inline int same_job(const struct berth_jobspec *a, const struct berth_job
            a->duration_us == b->duration_us && a->num_gpus == b->num_gpus &&
            a->min_gpus == b->min_gpus && a->max_gpus == b->max_gpus &&
            a->gpu_share_milli == b->gpu_share_milli && a->priority == b->priority &&
-           a->gpu_mem_mib == b->gpu_mem_mib && a->total_steps == b->total_steps &&
-           a->cpu_milli == b->cpu_milli && a->mem_mib == b->mem_mib &&
-           a->restart_us == b->restart_us && !strcmp(a->job_type, b->job_type) &&
-           !strcmp(a->user, b->user) && !strcmp(a->queue, b->queue) &&
-           !strcmp(a->gpu_type, b->gpu_type) && a->single_server == b->single_server &&
-           a->persist_mib == b->persist_mib && a->ephem_mib == b->ephem_mib;
+           berth_jobspec_extra(a)->gpu_mem_mib == berth_jobspec_extra(b)->gpu_mem_mib &&
+           a->total_steps == b->total_steps &&
+           berth_jobspec_extra(a)->cpu_milli == berth_jobspec_extra(b)->cpu_milli &&
+           berth_jobspec_extra(a)->mem_mib == berth_jobspec_extra(b)->mem_mib &&
+           berth_jobspec_extra(a)->restart_us == berth_jobspec_extra(b)->restart_us &&
+           !strcmp(berth_jobspec_extra(a)->job_type, berth_jobspec_extra(b)->job_type) &&
+           !strcmp(berth_jobspec_extra(a)->user, berth_jobspec_extra(b)->user) &&
+           !strcmp(a->queue, b->queue) &&
+           !strcmp(berth_jobspec_extra(a)->gpu_type, berth_jobspec_extra(b)->gpu_type) &&
+           a->single_server == b->single_server &&
+           berth_jobspec_extra(a)->persist_mib == berth_jobspec_extra(b)->persist_mib &&
+           berth_jobspec_extra(a)->ephem_mib == berth_jobspec_extra(b)->ephem_mib;
 }
 
 #endif

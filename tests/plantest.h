@@ -12,6 +12,8 @@
 #include "model/alloc.h"
 #include "sched/plan.h"
 
+#include "jobspec_make.h"
+
 static inline struct berth_cluster *parse_ok(const char *spec)
 {
     struct berth_cluster *c = NULL;
@@ -42,7 +44,8 @@ static inline void pjob_init(struct pjob *p, uint32_t idx, const char *id, int32
 {
     memset(p, 0, sizeof *p);
     p->spec.id = id;
-    p->spec.job_type = p->spec.user = p->spec.queue = p->spec.gpu_type = "";
+    jobspec_x(&p->spec)->job_type = jobspec_x(&p->spec)->user = p->spec.queue =
+        jobspec_x(&p->spec)->gpu_type = "";
     p->spec.num_gpus = p->spec.min_gpus = p->spec.max_gpus = gpus;
     p->spec.gpu_share_milli = 1000;
     p->spec.duration_us = 100 * BERTH_US_PER_S;

@@ -16,34 +16,58 @@
 
 struct berth_cluster;
 
-/* What a job asks for. Everything a loader can know before the job runs. */
-struct berth_jobspec {    /* 152 bytes, no holes: one per job, millions of jobs */
-    const char *id;       /* unique within the trace */
-    berth_us arrival_us;  /* submit time, relative to the trace's origin */
-    berth_us duration_us; /* run time at full speed on the GPUs asked for (> 0) */
-    int32_t num_gpus;     /* gang size (>= 1) */
-    int32_t min_gpus;     /* elastic range; both equal num_gpus when inelastic */
-    int32_t max_gpus;
-    int16_t gpu_share_milli; /* share of one GPU in 1/1000 (1000 = whole GPUs) */
-    uint8_t single_server;   /* 1 = the gang must not span servers */
-    int32_t priority;        /* larger = more important; 0 by default */
-    uint32_t line;           /* line in the source file, for error messages */
-    int64_t gpu_mem_mib;     /* GPU memory per GPU, 0 = unknown */
-    int64_t cpu_milli;       /* CPU for the whole job in 1/1000 cores, 0 = unknown */
-    int64_t mem_mib;         /* host memory for the whole job, 0 = unknown */
-    int64_t total_steps;     /* 0 = work given by duration only */
-    berth_us restart_us;     /* checkpoint/restore cost of this job, 0 = the run's */
-    berth_us time_limit_us;  /* run time after which the job is stopped (timeout), 0 = none */
-    const char *job_type;    /* "" when absent */
-    const char *user;        /* "" when absent */
-    const char *queue;       /* "" when absent (virtual cluster, partition) */
-    const char *status;      /* final state in the source trace ("" = unknown), e.g. Failed */
-    const char *gpu_type;    /* "" = any GPU type; "a|b" = any of these (see below) */
+/* What few jobs set, or what many jobs share (a handful of users, job types, GPU types): a
+ * trace keeps one copy per distinct value (jobs point to it), so it costs nothing per job. */
+struct berth_jobspec_extra {
+    int64_t gpu_mem_mib;    /* GPU memory per GPU, 0 = unknown */
+    int64_t cpu_milli;      /* CPU for the whole job in 1/1000 cores, 0 = unknown */
+    int64_t mem_mib;        /* host memory for the whole job, 0 = unknown */
+    berth_us restart_us;    /* checkpoint/restore cost of this job, 0 = the run's */
+    berth_us time_limit_us; /* run time after which the job is stopped (timeout), 0 = none */
     /* Salus' memory split per GPU (0 = unknown: the policy's per-class estimate): persistent
      * memory (weights, framework state) and peak ephemeral memory (activations, freed at
      * every iteration boundary). */
     int64_t persist_mib;
     int64_t ephem_mib;
+    const char *job_type; /* "" when absent */
+    const char *user;     /* "" when absent */
+    const char *status;   /* final state in the source trace ("" = unknown), e.g. Failed */
+    const char *gpu_type; /* "" = any GPU type; "a|b" = any of these (see below) */
+};
+
+/* What a job asks for. Everything a loader can know before the job runs. */
+struct berth_jobspec {    /* 72 bytes (one spare byte): one per job, millions of jobs */
+    const char *id;       /* unique within the trace */
+    berth_us arrival_us;  /* submit time, relative to the trace's origin */
+    berth_us duration_us; /* run time at full speed on the GPUs asked for (> 0) */
+    int64_t total_steps;  /* 0 = work given by duration only */
+    int32_t num_gpus;     /* gang size (>= 1) */
+    int32_t min_gpus;     /* elastic range; both equal num_gpus when inelastic */
+    int32_t max_gpus;
+    int32_t priority;        /* larger = more important; 0 by default */
+    uint32_t line;           /* line in the source file, for error messages */
+    int16_t gpu_share_milli; /* share of one GPU in 1/1000 (1000 = whole GPUs) */
+    uint8_t single_server;   /* 1 = the gang must not span servers */
+    const char *queue;       /* "" when absent (virtual cluster, partition) */
+    /* the rest, shared (NULL = every field at its default: 0, ""); read it with
+     * berth_jobspec_extra(), never through this pointer */
+    const struct berth_jobspec_extra *extra;
+};
+
+/* Every extra field at its default: numbers 0, strings "". */
+extern const struct berth_jobspec_extra berth_jobspec_extra_none;
+
+/* js's extra fields (never NULL). */
+static inline const struct berth_jobspec_extra *berth_jobspec_extra(const struct berth_jobspec *js)
+{
+    return js->extra ? js->extra : &berth_jobspec_extra_none;
+}
+
+/* A whole job description, as loaders and berthd fill it: the spec and its extra fields
+ * side by side (a trace stores the spec and one shared copy of the extra). */
+struct berth_jobdesc {
+    struct berth_jobspec spec;
+    struct berth_jobspec_extra x;
 };
 
 struct berth_trace;

@@ -148,7 +148,7 @@ int berth__engine_add(struct berth__engine *e, const struct berth_jobspec *spec,
     struct berth__job *j = &e->jobs[e->njobs];
     if (berth__job_init(j, spec, (uint32_t)e->njobs, e->cluster))
         return berth_err_set(err, BERTH_EINPUT, "job %s: GPU type '%s' is not in the cluster",
-                             spec->id, spec->gpu_type);
+                             spec->id, berth_jobspec_extra(spec)->gpu_type);
     if (berth__job_share(j) < 1000 && berth__cluster_enable_shares(e->cluster))
         return berth_err_set(err, BERTH_ENOMEM, "engine: out of memory");
     *idx = j->idx;
@@ -469,8 +469,8 @@ int berth__engine_verify(const struct berth__engine *e, struct berth_err *err)
                 rc = berth_err_set(err, BERTH_EINTERNAL, "job %s spans servers", j->spec->id);
             *m = (uint16_t)(*m + share);
             if (share < 1000)
-                gmem[s->server][s->gpu] += j->spec->gpu_mem_mib;
-            else if (v->gpu_mem_mib && j->spec->gpu_mem_mib > v->gpu_mem_mib)
+                gmem[s->server][s->gpu] += berth_jobspec_extra(j->spec)->gpu_mem_mib;
+            else if (v->gpu_mem_mib && berth_jobspec_extra(j->spec)->gpu_mem_mib > v->gpu_mem_mib)
                 rc = berth_err_set(err, BERTH_EINTERNAL, "job %s is on GPUs with too little memory",
                                    j->spec->id);
             cpu[s->server] += berth__job_cpu_per_gpu(j);

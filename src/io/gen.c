@@ -322,29 +322,29 @@ int berth_gen(const struct berth_gen_opts *o, struct berth_trace **out, struct b
         if (typing.m && draw_type(&rng, &typing, &s, &type, &steps))
             goto nomem;
 
-        struct berth_jobspec js;
+        struct berth_jobdesc js;
         berth__jobspec_defaults(&js);
         char id[24];
         size_t n = berth__fmt_u64(id, i + 1);
-        if (!(js.id = berth__trace_str(t, id, n)))
+        if (!(js.spec.id = berth__trace_str(t, id, n)))
             goto nomem;
-        js.arrival_us = whole_seconds_us(now);
-        js.duration_us = whole_seconds_us(s.duration_s);
-        if (js.duration_us < BERTH_US_PER_S)
-            js.duration_us = BERTH_US_PER_S;
-        js.num_gpus = js.min_gpus = js.max_gpus = s.num_gpus;
+        js.spec.arrival_us = whole_seconds_us(now);
+        js.spec.duration_us = whole_seconds_us(s.duration_s);
+        if (js.spec.duration_us < BERTH_US_PER_S)
+            js.spec.duration_us = BERTH_US_PER_S;
+        js.spec.num_gpus = js.spec.min_gpus = js.spec.max_gpus = s.num_gpus;
         if (o->elastic_max > 0) { /* elastic: any gang from 1 to the largest asked */
-            js.min_gpus = 1;
-            js.max_gpus = o->elastic_max > s.num_gpus ? o->elastic_max : s.num_gpus;
+            js.spec.min_gpus = 1;
+            js.spec.max_gpus = o->elastic_max > s.num_gpus ? o->elastic_max : s.num_gpus;
         }
         if (s.queue >= 0)
-            js.queue = queue[s.queue];
+            js.spec.queue = queue[s.queue];
         if (type) {
-            if (!(js.job_type = berth__trace_str(t, type, strlen(type))))
+            if (!(js.x.job_type = berth__trace_str(t, type, strlen(type))))
                 goto nomem;
-            js.total_steps = steps;
+            js.spec.total_steps = steps;
         }
-        js.line = (uint32_t)(i + 2); /* line 1 is the CSV header */
+        js.spec.line = (uint32_t)(i + 2); /* line 1 is the CSV header */
         if (berth__trace_push(t, &js))
             goto nomem;
     }

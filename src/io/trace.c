@@ -226,7 +226,9 @@ static int detect(const char *path, const struct format **f, struct berth_err *e
  * as native CSV and read back). In lenient mode offenders are dropped and counted. */
 static const char *job_problem(const struct berth_jobspec *j, const char **column)
 {
-    const char *strs[] = {j->id, j->job_type, j->user, j->queue, j->gpu_type, j->status};
+    const char *strs[] = {
+        j->id,    berth_jobspec_extra(j)->job_type, berth_jobspec_extra(j)->user,
+        j->queue, berth_jobspec_extra(j)->gpu_type, berth_jobspec_extra(j)->status};
     const char *names[] = {"job_id", "job_type", "user", "queue", "gpu_type", "status"};
     for (int k = 0; k < 6; k++) {
         *column = names[k];
@@ -240,17 +242,20 @@ static const char *job_problem(const struct berth_jobspec *j, const char **colum
     if (j->arrival_us < 0 || j->arrival_us > BERTH_MAX_TIME_US)
         return "a time from 0 to 10^12 seconds";
     *column = "duration_s";
-    if ((j->duration_us <= 0 && !(j->duration_us == 0 && j->total_steps > 0 && j->job_type[0])) ||
+    if ((j->duration_us <= 0 &&
+         !(j->duration_us == 0 && j->total_steps > 0 && berth_jobspec_extra(j)->job_type[0])) ||
         j->duration_us > BERTH_MAX_TIME_US)
         return "a duration from 1 microsecond to 10^12 seconds (none only with job_type and "
                "total_steps)";
     *column = "restart_s";
-    if (j->restart_us < 0 || j->restart_us > BERTH_MAX_TIME_US)
+    if (berth_jobspec_extra(j)->restart_us < 0 ||
+        berth_jobspec_extra(j)->restart_us > BERTH_MAX_TIME_US)
         return "a restart cost from 0 to 10^12 seconds";
     *column = "num_gpus";
     if (j->num_gpus < 0 || j->min_gpus < 0 || j->min_gpus > j->num_gpus ||
         j->max_gpus < j->num_gpus ||
-        (j->num_gpus == 0 && (j->max_gpus != 0 || (!j->cpu_milli && !j->mem_mib))))
+        (j->num_gpus == 0 && (j->max_gpus != 0 || (!berth_jobspec_extra(j)->cpu_milli &&
+                                                   !berth_jobspec_extra(j)->mem_mib))))
         return "a gang of GPUs within min_gpus..max_gpus (0 only for a CPU-only job with cpus "
                "or memory)";
     *column = "gpu_share";
@@ -259,11 +264,14 @@ static const char *job_problem(const struct berth_jobspec *j, const char **colum
         return "a share in (0, 1], below 1 only for 1 GPU";
     *column = "cpus";
     const int64_t most = INT64_C(1) << 40; /* what native CSV reads back */
-    if (j->cpu_milli < 0 || j->mem_mib < 0 || j->gpu_mem_mib < 0 || j->total_steps < 0 ||
-        j->cpu_milli > most || j->mem_mib > most || j->gpu_mem_mib > most)
+    if (berth_jobspec_extra(j)->cpu_milli < 0 || berth_jobspec_extra(j)->mem_mib < 0 ||
+        berth_jobspec_extra(j)->gpu_mem_mib < 0 || j->total_steps < 0 ||
+        berth_jobspec_extra(j)->cpu_milli > most || berth_jobspec_extra(j)->mem_mib > most ||
+        berth_jobspec_extra(j)->gpu_mem_mib > most)
         return "amounts from 0 to 2^40 (CPU in 1/1000 cores, memory in MiB)";
     *column = "persist_mib";
-    if (j->persist_mib < 0 || j->ephem_mib < 0 || j->persist_mib > most || j->ephem_mib > most)
+    if (berth_jobspec_extra(j)->persist_mib < 0 || berth_jobspec_extra(j)->ephem_mib < 0 ||
+        berth_jobspec_extra(j)->persist_mib > most || berth_jobspec_extra(j)->ephem_mib > most)
         return "memory sizes from 0 to 2^40 MiB";
     return NULL;
 }

@@ -174,9 +174,9 @@ static int run_time(struct berth__cols *x, int64_t *us, struct berth_err *err)
 static int row(struct berth__cols *x, int64_t *origin, struct berth_err *err)
 {
     struct berth__load *L = x->L;
-    struct berth_jobspec js;
+    struct berth_jobdesc js;
     berth__jobspec_defaults(&js);
-    js.line = berth__cols_line(x);
+    js.spec.line = berth__cols_line(x);
     size_t n;
     const char *s;
     int64_t gpus, submit_us, cpu_milli = 0, nodes = 1, mem_mgb = 0, mem_mib = 0;
@@ -187,7 +187,7 @@ static int row(struct berth__cols *x, int64_t *origin, struct berth_err *err)
     if (berth__parse_whole(s, n, &gpus) || gpus < 0 || gpus > MAX_GPUS_PER_JOB)
         return berth__cols_bad(x, C_GPU, "a whole number of GPUs >= 0", err);
     if (gpus == 0) {
-        berth__load_exclude(L, js.line, "CPU-only job (gpu_num 0)");
+        berth__load_exclude(L, js.spec.line, "CPU-only job (gpu_num 0)");
         return BERTH__ROW_SKIPPED;
     }
     s = berth__cols_get(x, C_SUBMIT, &n);
@@ -204,22 +204,22 @@ static int row(struct berth__cols *x, int64_t *origin, struct berth_err *err)
         return berth__cols_bad(x, C_MEM, "a memory size in GB >= 0", err);
     /* 1/1000 GB to MiB, rounded to nearest, times one pod per node (at least one pod) */
     mem_mib = (mem_mgb * 1024 + 500) / 1000 * (nodes > 0 ? nodes : 1);
-    int rc = run_time(x, &js.duration_us, err);
+    int rc = run_time(x, &js.spec.duration_us, err);
     if (rc)
         return rc;
     struct berth_trace *t = L->t;
     s = berth__cols_get(x, C_ID, &n);
-    js.id = berth__trace_str(t, s, n);
+    js.spec.id = berth__trace_str(t, s, n);
     s = berth__cols_get(x, C_USER, &n);
-    js.user = berth__trace_intern(t, s, n);
+    js.x.user = berth__trace_intern(t, s, n);
     s = berth__cols_get(x, C_TYPE, &n);
-    js.job_type = berth__trace_intern(t, s, n);
-    js.num_gpus = js.min_gpus = js.max_gpus = (int32_t)gpus;
-    js.arrival_us = submit_us; /* absolute until every row is read */
-    js.cpu_milli = cpu_milli;
-    js.mem_mib = mem_mib;
-    if (!js.id || !js.user || !js.job_type || berth__trace_push(t, &js))
-        return berth_err_set(err, BERTH_ENOMEM, "%s:%u: out of memory", L->path, js.line);
+    js.x.job_type = berth__trace_intern(t, s, n);
+    js.spec.num_gpus = js.spec.min_gpus = js.spec.max_gpus = (int32_t)gpus;
+    js.spec.arrival_us = submit_us; /* absolute until every row is read */
+    js.x.cpu_milli = cpu_milli;
+    js.x.mem_mib = mem_mib;
+    if (!js.spec.id || !js.x.user || !js.x.job_type || berth__trace_push(t, &js))
+        return berth_err_set(err, BERTH_ENOMEM, "%s:%u: out of memory", L->path, js.spec.line);
     if (submit_us < *origin)
         *origin = submit_us;
     return 0;

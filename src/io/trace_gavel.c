@@ -108,15 +108,15 @@ static int bad(struct ctx *x, enum col c, const char *expected, struct berth_err
 static int row(struct ctx *x, struct berth_err *err)
 {
     struct berth__load *L = x->L;
-    struct berth_jobspec js;
+    struct berth_jobdesc js;
     berth__jobspec_defaults(&js);
-    js.line = berth__csv_line(x->csv);
+    js.spec.line = berth__csv_line(x->csv);
     size_t nf = berth__csv_nfields(x->csv);
     if (nf != x->lo->nf) {
         char msg[96];
         snprintf(msg, sizeof msg,
                  "expected %zu tab-separated fields as on the first row, found %zu", x->lo->nf, nf);
-        int rc = berth__load_bad_row(L, js.line, msg, err);
+        int rc = berth__load_bad_row(L, js.spec.line, msg, err);
         return rc ? rc : ROW_SKIPPED;
     }
     size_t n;
@@ -130,7 +130,7 @@ static int row(struct ctx *x, struct berth_err *err)
     }
     if (n == 0 || n > 255)
         return bad(x, C_TYPE, "a non-empty job type of at most 255 bytes", err);
-    if (!(js.job_type = berth__trace_intern(L->t, s, n)))
+    if (!(js.x.job_type = berth__trace_intern(L->t, s, n)))
         goto nomem;
     s = fv(x, C_NDD, &n);
     if (berth__parse_i64(s, n, &v) || (v != 0 && v != 1))
@@ -138,17 +138,17 @@ static int row(struct ctx *x, struct berth_err *err)
     s = fv(x, C_STEPS, &n);
     if (berth__parse_i64(s, n, &steps) || steps < 1)
         return bad(x, C_STEPS, "a whole number of steps >= 1", err);
-    js.total_steps = steps;
+    js.spec.total_steps = steps;
     s = fv(x, C_SF, &n);
     if (berth__parse_i64(s, n, &sf) || sf < 1 || sf > MAX_GPUS_PER_JOB)
         return bad(x, C_SF, "a whole number of GPUs >= 1", err);
-    js.num_gpus = js.min_gpus = js.max_gpus = (int32_t)sf;
-    js.priority = 1000; /* weight 1 */
+    js.spec.num_gpus = js.spec.min_gpus = js.spec.max_gpus = (int32_t)sf;
+    js.spec.priority = 1000; /* weight 1 */
     if (x->lo->idx[C_PRIO] >= 0) {
         s = fv(x, C_PRIO, &n);
         if (berth__parse_scaled(s, n, 3, &v) || v < 1 || v > 1000000)
             return bad(x, C_PRIO, "a weight from 0.001 to 1000", err);
-        js.priority = (int32_t)v;
+        js.spec.priority = (int32_t)v;
     }
     if (x->lo->idx[C_SLO] >= 0) {
         double slo;
@@ -157,33 +157,33 @@ static int row(struct ctx *x, struct berth_err *err)
             return bad(x, C_SLO, "a number (-1 = no SLO)", err);
     }
     s = fv(x, C_ARR, &n);
-    if (berth__parse_seconds_us(s, n, &js.arrival_us) || js.arrival_us < 0 ||
-        js.arrival_us > MAX_TIME_US)
+    if (berth__parse_seconds_us(s, n, &js.spec.arrival_us) || js.spec.arrival_us < 0 ||
+        js.spec.arrival_us > MAX_TIME_US)
         return bad(x, C_ARR, "a time in seconds from 0 to 10^12", err);
     if (x->lo->idx[C_DUR] >= 0) {
         s = fv(x, C_DUR, &n);
-        if (berth__parse_seconds_us(s, n, &js.duration_us) || js.duration_us <= 0 ||
-            js.duration_us > MAX_TIME_US)
+        if (berth__parse_seconds_us(s, n, &js.spec.duration_us) || js.spec.duration_us <= 0 ||
+            js.spec.duration_us > MAX_TIME_US)
             return bad(x, C_DUR, "a duration in seconds > 0 and at most 10^12", err);
     } else {
         double thr;
-        if (v100_throughput(js.job_type, sf, &thr))
+        if (v100_throughput(js.x.job_type, sf, &thr))
             return bad(x, C_TYPE, "a job type of Gavel's V100 throughput table", err);
         double us = (double)steps / thr * 1e6;
         if (!(us <= (double)MAX_TIME_US))
             return bad(x, C_STEPS, "a step count whose V100 run time is at most 10^12 s", err);
-        js.duration_us = llround(us);
-        if (js.duration_us < 1)
-            js.duration_us = 1;
+        js.spec.duration_us = llround(us);
+        if (js.spec.duration_us < 1)
+            js.spec.duration_us = 1;
     }
     char idb[24];
     size_t idn = berth__fmt_u64(idb, L->rep->rows);
-    js.id = berth__trace_str(L->t, idb, idn);
-    if (!js.id || berth__trace_push(L->t, &js))
+    js.spec.id = berth__trace_str(L->t, idb, idn);
+    if (!js.spec.id || berth__trace_push(L->t, &js))
         goto nomem;
     return 0;
 nomem:
-    return berth_err_set(err, BERTH_ENOMEM, "%s:%u: out of memory", L->path, js.line);
+    return berth_err_set(err, BERTH_ENOMEM, "%s:%u: out of memory", L->path, js.spec.line);
 }
 
 int berth__load_gavel(struct berth__load *L, struct berth_err *err)

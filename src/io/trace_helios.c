@@ -46,9 +46,9 @@ static const struct berth__cols_spec cols_spec = {
 static int row(struct berth__cols *x, int64_t *origin, struct berth_err *err)
 {
     struct berth__load *L = x->L;
-    struct berth_jobspec js;
+    struct berth_jobdesc js;
     berth__jobspec_defaults(&js);
-    js.line = berth__cols_line(x);
+    js.spec.line = berth__cols_line(x);
     size_t n;
     const char *s;
     int64_t gpus, submit_s, cpu_milli = 0;
@@ -59,7 +59,7 @@ static int row(struct berth__cols *x, int64_t *origin, struct berth_err *err)
     if (berth__parse_whole(s, n, &gpus) || gpus < 0 || gpus > MAX_GPUS_PER_JOB)
         return berth__cols_bad(x, C_GPU, "a whole number of GPUs >= 0", err);
     if (gpus == 0) {
-        berth__load_exclude(L, js.line, "CPU-only job (gpu_num 0)");
+        berth__load_exclude(L, js.spec.line, "CPU-only job (gpu_num 0)");
         return BERTH__ROW_SKIPPED;
     }
     s = berth__cols_get(x, C_SUBMIT, &n);
@@ -69,25 +69,25 @@ static int row(struct berth__cols *x, int64_t *origin, struct berth_err *err)
     if (n && (berth__parse_scaled(s, n, 3, &cpu_milli) || cpu_milli < 0))
         return berth__cols_bad(x, C_CPU, "a number of CPU cores >= 0", err);
     s = berth__cols_get(x, C_DUR, &n);
-    if (n && (berth__parse_seconds_us(s, n, &js.duration_us) || js.duration_us < 0 ||
-              js.duration_us > MAX_DURATION_US))
+    if (n && (berth__parse_seconds_us(s, n, &js.spec.duration_us) || js.spec.duration_us < 0 ||
+              js.spec.duration_us > MAX_DURATION_US))
         return berth__cols_bad(x, C_DUR, "a duration in seconds >= 0", err);
-    if (n == 0 || js.duration_us == 0) {
-        berth__load_exclude(L, js.line, "job never ran (duration 0 or empty)");
+    if (n == 0 || js.spec.duration_us == 0) {
+        berth__load_exclude(L, js.spec.line, "job never ran (duration 0 or empty)");
         return BERTH__ROW_SKIPPED;
     }
     struct berth_trace *t = L->t;
     s = berth__cols_get(x, C_ID, &n);
-    js.id = berth__trace_str(t, s, n);
+    js.spec.id = berth__trace_str(t, s, n);
     s = berth__cols_get(x, C_USER, &n);
-    js.user = berth__trace_intern(t, s, n);
+    js.x.user = berth__trace_intern(t, s, n);
     s = berth__cols_get(x, C_VC, &n);
-    js.queue = berth__trace_intern(t, s, n);
-    js.num_gpus = js.min_gpus = js.max_gpus = (int32_t)gpus;
-    js.arrival_us = submit_s; /* absolute seconds until every row is read */
-    js.cpu_milli = cpu_milli;
-    if (!js.id || !js.user || !js.queue || berth__trace_push(t, &js))
-        return berth_err_set(err, BERTH_ENOMEM, "%s:%u: out of memory", L->path, js.line);
+    js.spec.queue = berth__trace_intern(t, s, n);
+    js.spec.num_gpus = js.spec.min_gpus = js.spec.max_gpus = (int32_t)gpus;
+    js.spec.arrival_us = submit_s; /* absolute seconds until every row is read */
+    js.x.cpu_milli = cpu_milli;
+    if (!js.spec.id || !js.x.user || !js.spec.queue || berth__trace_push(t, &js))
+        return berth_err_set(err, BERTH_ENOMEM, "%s:%u: out of memory", L->path, js.spec.line);
     if (submit_s < *origin)
         *origin = submit_s;
     return 0;

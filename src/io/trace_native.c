@@ -59,9 +59,9 @@ static const struct berth__cols_spec cols_spec = {
 
 static int row(struct berth__cols *x, struct berth_trace *t, struct berth_err *err)
 {
-    struct berth_jobspec js;
+    struct berth_jobdesc js;
     berth__jobspec_defaults(&js);
-    js.line = berth__cols_line(x);
+    js.spec.line = berth__cols_line(x);
     int rc;
     size_t n;
     const char *s;
@@ -70,39 +70,40 @@ static int row(struct berth__cols *x, struct berth_trace *t, struct berth_err *e
     s = berth__cols_get(x, C_ID, &n);
     if (n == 0 || n > 255)
         return berth__cols_bad(x, C_ID, "a non-empty id of at most 255 bytes", err);
-    if (!(js.id = berth__trace_str(t, s, n)))
+    if (!(js.spec.id = berth__trace_str(t, s, n)))
         goto nomem;
 
     s = berth__cols_get(x, C_ARRIVAL, &n);
-    if (berth__parse_seconds_us(s, n, &js.arrival_us) || js.arrival_us < 0)
+    if (berth__parse_seconds_us(s, n, &js.spec.arrival_us) || js.spec.arrival_us < 0)
         return berth__cols_bad(x, C_ARRIVAL, "a time in seconds >= 0", err);
     s = berth__cols_get(x, C_DURATION, &n);
     int by_steps = n == 0 && berth__cols_present(x, C_STEPS) && berth__cols_present(x, C_TYPE);
-    if (!by_steps && (berth__parse_seconds_us(s, n, &js.duration_us) || js.duration_us <= 0))
+    if (!by_steps &&
+        (berth__parse_seconds_us(s, n, &js.spec.duration_us) || js.spec.duration_us <= 0))
         return berth__cols_bad(x, C_DURATION,
                                "a duration in seconds > 0 (at least 1 microsecond; empty only with "
                                "job_type and total_steps)",
                                err);
-    if (js.arrival_us > BERTH_MAX_TIME_US || js.duration_us > BERTH_MAX_TIME_US)
-        return berth__cols_bad(x, js.arrival_us > BERTH_MAX_TIME_US ? C_ARRIVAL : C_DURATION,
+    if (js.spec.arrival_us > BERTH_MAX_TIME_US || js.spec.duration_us > BERTH_MAX_TIME_US)
+        return berth__cols_bad(x, js.spec.arrival_us > BERTH_MAX_TIME_US ? C_ARRIVAL : C_DURATION,
                                "a time of at most 10^12 seconds", err);
     if ((rc = berth__cols_int(x, C_GPUS, 0, MAX_GPUS_PER_JOB, "a whole number of GPUs >= 1", &v,
                               err)))
         return rc;
-    js.num_gpus = js.min_gpus = js.max_gpus = (int32_t)v;
+    js.spec.num_gpus = js.spec.min_gpus = js.spec.max_gpus = (int32_t)v;
 
     if (berth__cols_present(x, C_MIN)) {
         if ((rc =
-                 berth__cols_int(x, C_MIN, js.num_gpus ? 1 : 0, js.num_gpus,
+                 berth__cols_int(x, C_MIN, js.spec.num_gpus ? 1 : 0, js.spec.num_gpus,
                                  "a GPU count from 1 to num_gpus (0 for a CPU-only job)", &v, err)))
             return rc;
-        js.min_gpus = (int32_t)v;
+        js.spec.min_gpus = (int32_t)v;
     }
     if (berth__cols_present(x, C_MAX)) {
-        if ((rc = berth__cols_int(x, C_MAX, js.num_gpus, MAX_GPUS_PER_JOB,
+        if ((rc = berth__cols_int(x, C_MAX, js.spec.num_gpus, MAX_GPUS_PER_JOB,
                                   "a GPU count >= num_gpus", &v, err)))
             return rc;
-        js.max_gpus = (int32_t)v;
+        js.spec.max_gpus = (int32_t)v;
     }
     if (berth__cols_present(x, C_SHARE)) {
         s = berth__cols_get(x, C_SHARE, &n);
@@ -110,80 +111,80 @@ static int row(struct berth__cols *x, struct berth_trace *t, struct berth_err *e
             return berth__cols_bad(x, C_SHARE, "a share of one GPU in (0, 1], at most 3 decimals",
                                    err);
         v /= 1000;
-        if (v < 1000 && js.num_gpus != 1)
+        if (v < 1000 && js.spec.num_gpus != 1)
             return berth__cols_bad(x, C_SHARE, "1 (a fractional share needs num_gpus = 1)", err);
-        js.gpu_share_milli = (int16_t)v;
+        js.spec.gpu_share_milli = (int16_t)v;
     }
     if (berth__cols_present(x, C_MEM)) {
         if ((rc = berth__cols_int(x, C_MEM, 0, INT64_C(1) << 40, "a memory size in MiB >= 0", &v,
                                   err)))
             return rc;
-        js.gpu_mem_mib = v;
+        js.x.gpu_mem_mib = v;
     }
     if (berth__cols_present(x, C_STEPS)) {
         if ((rc = berth__cols_int(x, C_STEPS, 1, INT64_MAX, "a whole number of steps >= 1", &v,
                                   err)))
             return rc;
-        js.total_steps = v;
+        js.spec.total_steps = v;
     }
     if (berth__cols_present(x, C_PRIO)) {
         if ((rc = berth__cols_int(x, C_PRIO, -1000000, 1000000,
                                   "an integer priority in [-1000000, 1000000]", &v, err)))
             return rc;
-        js.priority = (int32_t)v;
+        js.spec.priority = (int32_t)v;
     }
     if (berth__cols_present(x, C_CPUS)) {
         s = berth__cols_get(x, C_CPUS, &n);
         if (berth__parse_scaled(s, n, 3, &v) || v < 0 || v > INT64_C(1) << 40)
             return berth__cols_bad(x, C_CPUS, "a number of CPU cores >= 0 (3 decimals at most)",
                                    err);
-        js.cpu_milli = v;
+        js.x.cpu_milli = v;
     }
     if (berth__cols_present(x, C_HOSTMEM)) {
         if ((rc = berth__cols_int(x, C_HOSTMEM, 0, INT64_C(1) << 40, "a memory size in MiB >= 0",
                                   &v, err)))
             return rc;
-        js.mem_mib = v;
+        js.x.mem_mib = v;
     }
     if (berth__cols_present(x, C_RESTART)) {
         s = berth__cols_get(x, C_RESTART, &n);
-        if (berth__parse_seconds_us(s, n, &js.restart_us) || js.restart_us < 0 ||
-            js.restart_us > BERTH_MAX_TIME_US)
+        if (berth__parse_seconds_us(s, n, &js.x.restart_us) || js.x.restart_us < 0 ||
+            js.x.restart_us > BERTH_MAX_TIME_US)
             return berth__cols_bad(x, C_RESTART, "a restart cost in seconds >= 0", err);
     }
     if (berth__cols_present(x, C_LIMIT)) {
         s = berth__cols_get(x, C_LIMIT, &n);
-        if (berth__parse_seconds_us(s, n, &js.time_limit_us) || js.time_limit_us < 0 ||
-            js.time_limit_us > BERTH_MAX_TIME_US)
+        if (berth__parse_seconds_us(s, n, &js.x.time_limit_us) || js.x.time_limit_us < 0 ||
+            js.x.time_limit_us > BERTH_MAX_TIME_US)
             return berth__cols_bad(x, C_LIMIT, "a time limit in seconds >= 0 (0: none)", err);
     }
     if (berth__cols_present(x, C_PERSIST) &&
         (rc = berth__cols_int(x, C_PERSIST, 0, INT64_C(1) << 40, "a memory size in MiB >= 0",
-                              &js.persist_mib, err)))
+                              &js.x.persist_mib, err)))
         return rc;
     if (berth__cols_present(x, C_EPHEM) &&
         (rc = berth__cols_int(x, C_EPHEM, 0, INT64_C(1) << 40, "a memory size in MiB >= 0",
-                              &js.ephem_mib, err)))
+                              &js.x.ephem_mib, err)))
         return rc;
-    if (js.num_gpus == 0 && js.cpu_milli == 0 && js.mem_mib == 0)
+    if (js.spec.num_gpus == 0 && js.x.cpu_milli == 0 && js.x.mem_mib == 0)
         return berth__cols_bad(
             x, C_GPUS, "a whole number of GPUs >= 1 (0 only for a CPU-only job with cpus)", err);
     if (berth__cols_present(x, C_SINGLE)) {
         s = berth__cols_get(x, C_SINGLE, &n);
         if (n == 1 && (s[0] == '0' || s[0] == '1'))
-            js.single_server = s[0] == '1';
+            js.spec.single_server = s[0] == '1';
         else if (!strcmp(s, "true") || !strcmp(s, "false"))
-            js.single_server = s[0] == 't';
+            js.spec.single_server = s[0] == 't';
         else
             return berth__cols_bad(x, C_SINGLE, "0, 1, true or false", err);
     }
     struct {
         enum col c;
         const char **dst;
-    } strs[] = {{C_TYPE, &js.job_type},
-                {C_USER, &js.user},
-                {C_QUEUE, &js.queue},
-                {C_GPU_TYPE, &js.gpu_type}};
+    } strs[] = {{C_TYPE, &js.x.job_type},
+                {C_USER, &js.x.user},
+                {C_QUEUE, &js.spec.queue},
+                {C_GPU_TYPE, &js.x.gpu_type}};
     for (size_t k = 0; k < sizeof strs / sizeof *strs; k++)
         if (berth__cols_present(x, strs[k].c)) {
             s = berth__cols_get(x, strs[k].c, &n);
@@ -196,7 +197,7 @@ static int row(struct berth__cols *x, struct berth_trace *t, struct berth_err *e
         goto nomem;
     return 0;
 nomem:
-    return berth_err_set(err, BERTH_ENOMEM, "%s:%u: out of memory", x->path, js.line);
+    return berth_err_set(err, BERTH_ENOMEM, "%s:%u: out of memory", x->path, js.spec.line);
 }
 
 int berth__load_native(struct berth__load *L, struct berth_err *err)
@@ -216,23 +217,23 @@ int berth_trace_write_native(FILE *f, const struct berth_jobspec *jobs, size_t n
     int has[NCOLS] = {1, 1, 1, 1};
     for (size_t i = 0; i < n; i++) {
         const struct berth_jobspec *j = &jobs[i];
-        has[C_TYPE] |= j->job_type[0] != 0;
+        has[C_TYPE] |= berth_jobspec_extra(j)->job_type[0] != 0;
         has[C_STEPS] |= j->total_steps != 0;
-        has[C_USER] |= j->user[0] != 0;
+        has[C_USER] |= berth_jobspec_extra(j)->user[0] != 0;
         has[C_QUEUE] |= j->queue[0] != 0;
-        has[C_GPU_TYPE] |= j->gpu_type[0] != 0;
+        has[C_GPU_TYPE] |= berth_jobspec_extra(j)->gpu_type[0] != 0;
         has[C_MIN] |= j->min_gpus != j->num_gpus;
         has[C_MAX] |= j->max_gpus != j->num_gpus;
         has[C_SHARE] |= j->gpu_share_milli != 1000;
-        has[C_MEM] |= j->gpu_mem_mib != 0;
+        has[C_MEM] |= berth_jobspec_extra(j)->gpu_mem_mib != 0;
         has[C_PRIO] |= j->priority != 0;
         has[C_SINGLE] |= j->single_server != 0;
-        has[C_CPUS] |= j->cpu_milli != 0;
-        has[C_HOSTMEM] |= j->mem_mib != 0;
-        has[C_RESTART] |= j->restart_us != 0;
-        has[C_PERSIST] |= j->persist_mib != 0;
-        has[C_EPHEM] |= j->ephem_mib != 0;
-        has[C_LIMIT] |= j->time_limit_us != 0;
+        has[C_CPUS] |= berth_jobspec_extra(j)->cpu_milli != 0;
+        has[C_HOSTMEM] |= berth_jobspec_extra(j)->mem_mib != 0;
+        has[C_RESTART] |= berth_jobspec_extra(j)->restart_us != 0;
+        has[C_PERSIST] |= berth_jobspec_extra(j)->persist_mib != 0;
+        has[C_EPHEM] |= berth_jobspec_extra(j)->ephem_mib != 0;
+        has[C_LIMIT] |= berth_jobspec_extra(j)->time_limit_us != 0;
     }
     int first = 1;
     for (int c = 0; c < NCOLS; c++)
@@ -249,7 +250,7 @@ int berth_trace_write_native(FILE *f, const struct berth_jobspec *jobs, size_t n
                 j->duration_us ? berth__fmt_us(b2, j->duration_us) : "", j->num_gpus);
         if (has[C_TYPE]) {
             fputc(',', f);
-            berth__csv_put(f, j->job_type);
+            berth__csv_put(f, berth_jobspec_extra(j)->job_type);
         }
         if (has[C_STEPS]) {
             if (j->total_steps)
@@ -257,7 +258,8 @@ int berth_trace_write_native(FILE *f, const struct berth_jobspec *jobs, size_t n
             else
                 fputc(',', f);
         }
-        const char *ss[] = {j->user, j->queue, j->gpu_type};
+        const char *ss[] = {berth_jobspec_extra(j)->user, j->queue,
+                            berth_jobspec_extra(j)->gpu_type};
         for (int k = 0; k < 3; k++)
             if (has[C_USER + k]) {
                 fputc(',', f);
@@ -270,24 +272,24 @@ int berth_trace_write_native(FILE *f, const struct berth_jobspec *jobs, size_t n
         if (has[C_SHARE])
             fprintf(f, ",%d.%03d", j->gpu_share_milli / 1000, j->gpu_share_milli % 1000);
         if (has[C_MEM])
-            fprintf(f, ",%lld", (long long)j->gpu_mem_mib);
+            fprintf(f, ",%lld", (long long)berth_jobspec_extra(j)->gpu_mem_mib);
         if (has[C_PRIO])
             fprintf(f, ",%d", j->priority);
         if (has[C_SINGLE])
             fprintf(f, ",%d", j->single_server);
         if (has[C_CPUS])
-            fprintf(f, ",%lld.%03lld", (long long)(j->cpu_milli / 1000),
-                    (long long)(j->cpu_milli % 1000));
+            fprintf(f, ",%lld.%03lld", (long long)(berth_jobspec_extra(j)->cpu_milli / 1000),
+                    (long long)(berth_jobspec_extra(j)->cpu_milli % 1000));
         if (has[C_HOSTMEM])
-            fprintf(f, ",%lld", (long long)j->mem_mib);
+            fprintf(f, ",%lld", (long long)berth_jobspec_extra(j)->mem_mib);
         if (has[C_RESTART])
-            fprintf(f, ",%s", berth__fmt_us(b1, j->restart_us));
+            fprintf(f, ",%s", berth__fmt_us(b1, berth_jobspec_extra(j)->restart_us));
         if (has[C_PERSIST])
-            fprintf(f, ",%lld", (long long)j->persist_mib);
+            fprintf(f, ",%lld", (long long)berth_jobspec_extra(j)->persist_mib);
         if (has[C_EPHEM])
-            fprintf(f, ",%lld", (long long)j->ephem_mib);
+            fprintf(f, ",%lld", (long long)berth_jobspec_extra(j)->ephem_mib);
         if (has[C_LIMIT])
-            fprintf(f, ",%s", berth__fmt_us(b1, j->time_limit_us));
+            fprintf(f, ",%s", berth__fmt_us(b1, berth_jobspec_extra(j)->time_limit_us));
         fputc('\n', f);
     }
     if (ferror(f))

@@ -115,10 +115,10 @@ static int gpu_spec(const char *s, size_t n, char *buf, size_t cap)
 static int row(struct ctx *x, struct berth_err *err)
 {
     struct berth_trace *t = x->c.L->t;
-    struct berth_jobspec js;
+    struct berth_jobdesc js;
     berth__jobspec_defaults(&js);
-    js.line = berth__cols_line(&x->c);
-    js.single_server = 1;
+    js.spec.line = berth__cols_line(&x->c);
+    js.spec.single_server = 1;
     size_t n;
     int rc;
     const char *s = berth__cols_get(&x->c, C_NAME, &n);
@@ -141,7 +141,7 @@ static int row(struct ctx *x, struct berth_err *err)
     } else if (gpus == 1) {
         if (berth__parse_i64(s, n, &milli) || milli < 1 || milli > 1000)
             return berth__cols_bad(&x->c, C_MILLI, "a share of one GPU in 1/1000, 1 to 1000", err);
-        js.gpu_share_milli = (int16_t)milli;
+        js.spec.gpu_share_milli = (int16_t)milli;
     } else if (berth__parse_i64(s, n, &milli) || milli != 1000) {
         return berth__cols_bad(&x->c, C_MILLI, "1000 (a fractional share needs num_gpu = 1)", err);
     }
@@ -177,28 +177,29 @@ static int row(struct ctx *x, struct berth_err *err)
             x->last_us = create;
         if (del > x->last_us)
             x->last_us = del;
-        js.arrival_us = create; /* absolute until every row is read */
+        js.spec.arrival_us = create; /* absolute until every row is read */
         /* 0: censored, set at the end; a pod deleted the instant it was made lives 1 us, the
          * shortest time berth has */
-        js.duration_us = del > create ? del - create : del == create ? 1 : 0;
+        js.spec.duration_us = del > create ? del - create : del == create ? 1 : 0;
     } else {
-        js.duration_us = NO_TIMES_DURATION;
+        js.spec.duration_us = NO_TIMES_DURATION;
     }
     /* a CPU-only pod (num_gpu 0) stays: it holds CPU and memory on one node; one that asks
      * for nothing at all is no job */
     if (gpus == 0 && cpu == 0 && mem == 0) {
-        berth__load_exclude(x->c.L, js.line, "pod asks for no GPU, CPU or memory");
+        berth__load_exclude(x->c.L, js.spec.line, "pod asks for no GPU, CPU or memory");
         return BERTH__ROW_SKIPPED;
     }
-    js.num_gpus = js.min_gpus = js.max_gpus = (int32_t)gpus;
-    js.cpu_milli = cpu;
-    js.mem_mib = mem;
-    js.id = berth__trace_str(t, name, name_len);
-    js.gpu_type = gpus ? berth__trace_intern(t, spec, strlen(spec)) : ""; /* no GPU, no model */
-    js.queue = berth__trace_intern(t, qos, qos_len);
-    js.status = berth__trace_intern(t, phase, phase_len);
-    if (!js.id || !js.gpu_type || !js.queue || !js.status || berth__trace_push(t, &js))
-        return berth_err_set(err, BERTH_ENOMEM, "%s:%u: out of memory", x->c.L->path, js.line);
+    js.spec.num_gpus = js.spec.min_gpus = js.spec.max_gpus = (int32_t)gpus;
+    js.x.cpu_milli = cpu;
+    js.x.mem_mib = mem;
+    js.spec.id = berth__trace_str(t, name, name_len);
+    js.x.gpu_type = gpus ? berth__trace_intern(t, spec, strlen(spec)) : ""; /* no GPU, no model */
+    js.spec.queue = berth__trace_intern(t, qos, qos_len);
+    js.x.status = berth__trace_intern(t, phase, phase_len);
+    if (!js.spec.id || !js.x.gpu_type || !js.spec.queue || !js.x.status ||
+        berth__trace_push(t, &js))
+        return berth_err_set(err, BERTH_ENOMEM, "%s:%u: out of memory", x->c.L->path, js.spec.line);
     return 0;
 }
 

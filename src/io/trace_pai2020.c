@@ -342,15 +342,15 @@ static const char *status_reason(const char *s)
 static int job_row(struct pai *p, int64_t *origin, struct berth_err *err)
 {
     struct berth__csv *c = p->csv;
-    struct berth_jobspec js;
+    struct berth_jobdesc js;
     berth__jobspec_defaults(&js);
-    js.line = berth__csv_line(c);
+    js.spec.line = berth__csv_line(c);
     size_t nf = berth__csv_nfields(c);
     if (nf != J_NCOLS) {
         char msg[96];
         snprintf(msg, sizeof msg, "expected %d fields (the columns of pai_job_table), found %zu",
                  J_NCOLS, nf);
-        int rc = berth__load_bad_row(p->L, js.line, msg, err);
+        int rc = berth__load_bad_row(p->L, js.spec.line, msg, err);
         return rc ? rc : ROW_SKIPPED;
     }
     size_t n = berth__csv_len(c, J_NAME);
@@ -363,7 +363,7 @@ static int job_row(struct pai *p, int64_t *origin, struct berth_err *err)
         g->used = 1;
     const char *status = berth__csv_field(c, J_STATUS);
     if (strcmp(status, "Terminated")) { /* left out whatever its times say */
-        berth__load_exclude(p->L, js.line, status_reason(status));
+        berth__load_exclude(p->L, js.spec.line, status_reason(status));
         return ROW_SKIPPED;
     }
     int64_t submit, end = 0;
@@ -387,29 +387,29 @@ static int job_row(struct pai *p, int64_t *origin, struct berth_err *err)
     else if (end < g->start_us)
         why = "end_time before the earliest task start_time";
     if (why) {
-        berth__load_exclude(p->L, js.line, why);
+        berth__load_exclude(p->L, js.spec.line, why);
         return ROW_SKIPPED;
     }
     if (g->gpu_milli > INT64_C(1000) * MAX_GPUS_PER_JOB) {
-        int rc = berth__load_bad(p->L, js.line, "plan_gpu",
+        int rc = berth__load_bad(p->L, js.spec.line, "plan_gpu",
                                  "at most 1000000 GPUs over the job's task rows", NULL, 0, err);
         return rc ? rc : ROW_SKIPPED;
     }
-    js.id = berth__trace_str(p->t, g->name, g->namelen);
-    js.arrival_us = submit; /* absolute until every row is read */
-    js.duration_us = end > g->start_us ? end - g->start_us : BERTH_US_PER_S;
+    js.spec.id = berth__trace_str(p->t, g->name, g->namelen);
+    js.spec.arrival_us = submit; /* absolute until every row is read */
+    js.spec.duration_us = end > g->start_us ? end - g->start_us : BERTH_US_PER_S;
     if (g->gpu_milli < 1000) {
-        js.gpu_share_milli = (int16_t)g->gpu_milli;
+        js.spec.gpu_share_milli = (int16_t)g->gpu_milli;
     } else {
-        js.num_gpus = (int32_t)((g->gpu_milli + 999) / 1000);
-        js.min_gpus = js.max_gpus = js.num_gpus;
+        js.spec.num_gpus = (int32_t)((g->gpu_milli + 999) / 1000);
+        js.spec.min_gpus = js.spec.max_gpus = js.spec.num_gpus;
     }
-    js.cpu_milli = g->cpu_milli;
-    js.mem_mib = g->mem_mib;
+    js.x.cpu_milli = g->cpu_milli;
+    js.x.mem_mib = g->mem_mib;
     if (g->type != TYPE_ANY && g->type != TYPE_NONE)
-        js.gpu_type = p->types[g->type - 1].mapped;
-    js.user = user_intern(p, berth__csv_field(c, J_USER), berth__csv_len(c, J_USER));
-    if (!js.id || !js.user || berth__trace_push(p->t, &js))
+        js.x.gpu_type = p->types[g->type - 1].mapped;
+    js.x.user = user_intern(p, berth__csv_field(c, J_USER), berth__csv_len(c, J_USER));
+    if (!js.spec.id || !js.x.user || berth__trace_push(p->t, &js))
         return nomem(p, err);
     if (submit < *origin)
         *origin = submit;

@@ -160,9 +160,9 @@ static int job(struct berth__load *L, const char *s, size_t n, uint32_t line, in
         return rc ? rc : JOB_SKIPPED;
     }
     struct berth_trace *t = L->t;
-    struct berth_jobspec js;
+    struct berth_jobdesc js;
     berth__jobspec_defaults(&js);
-    js.line = line;
+    js.spec.line = line;
     int rc = 0;
     const json_t *id = json_object_get(o, "jobid");
     const json_t *arr = json_object_get(o, "attempts");
@@ -175,9 +175,9 @@ static int job(struct berth__load *L, const char *s, size_t n, uint32_t line, in
                  json_object_get(o, "submitted_time"), err);
     else if (arr && !json_is_null(arr) && !json_is_array(arr))
         rc = bad(L, line, "attempts", "an array of attempts", arr, err);
-    else if ((rc = get_str(t, o, "user", &js.user)) == -1)
+    else if ((rc = get_str(t, o, "user", &js.x.user)) == -1)
         rc = bad(L, line, "user", "a string", json_object_get(o, "user"), err);
-    else if (!rc && (rc = get_str(t, o, "vc", &js.queue)) == -1)
+    else if (!rc && (rc = get_str(t, o, "vc", &js.spec.queue)) == -1)
         rc = bad(L, line, "vc", "a string", json_object_get(o, "vc"), err);
     if (!rc)
         rc = attempts(L, line, arr, &started, &ended, &gpus, &run_s, err);
@@ -206,11 +206,11 @@ static int job(struct berth__load *L, const char *s, size_t n, uint32_t line, in
         }
     }
     if (!rc) {
-        js.id = berth__trace_str(t, json_string_value(id), json_string_length(id));
-        js.num_gpus = js.min_gpus = js.max_gpus = (int32_t)gpus;
-        js.duration_us = run_s * BERTH_US_PER_S;
-        js.arrival_us = sub; /* absolute seconds until every job is read */
-        if (!js.id || berth__trace_push(t, &js))
+        js.spec.id = berth__trace_str(t, json_string_value(id), json_string_length(id));
+        js.spec.num_gpus = js.spec.min_gpus = js.spec.max_gpus = (int32_t)gpus;
+        js.spec.duration_us = run_s * BERTH_US_PER_S;
+        js.spec.arrival_us = sub; /* absolute seconds until every job is read */
+        if (!js.spec.id || berth__trace_push(t, &js))
             rc = BERTH_ENOMEM;
         else if (sub < *origin)
             *origin = sub;

@@ -42,20 +42,21 @@ static int header(struct berth__load *L, struct berth__csv *c, struct berth_err 
 /* Reads one data row; returns 0 (pushed), 1 (skipped under --lenient) or an error. */
 static int row(struct berth__load *L, struct berth__csv *c, int64_t *origin, struct berth_err *err)
 {
-    struct berth_jobspec js;
+    struct berth_jobdesc js;
     berth__jobspec_defaults(&js);
-    js.line = berth__csv_line(c);
+    js.spec.line = berth__csv_line(c);
     if (berth__csv_nfields(c) != 5) {
         char msg[64];
         snprintf(msg, sizeof msg, "expected 5 fields, found %zu", berth__csv_nfields(c));
-        int rc = berth__load_bad_row(L, js.line, msg, err);
+        int rc = berth__load_bad_row(L, js.spec.line, msg, err);
         return rc ? rc : 1;
     }
     int64_t ts, gpus, gt;
     if (berth__parse_datetime(berth__csv_field(c, 0), berth__csv_len(c, 0), &ts))
         return bad(L, c, 0, "a time YYYY-MM-DD HH:MM:SS", err);
-    if (berth__parse_seconds_us(berth__csv_field(c, 1), berth__csv_len(c, 1), &js.duration_us) ||
-        js.duration_us <= 0 || js.duration_us > INT64_MAX / 4)
+    if (berth__parse_seconds_us(berth__csv_field(c, 1), berth__csv_len(c, 1),
+                                &js.spec.duration_us) ||
+        js.spec.duration_us <= 0 || js.spec.duration_us > INT64_MAX / 4)
         return bad(L, c, 1, "a duration in seconds > 0", err);
     if (berth__parse_i64(berth__csv_field(c, 2), berth__csv_len(c, 2), &gpus) || gpus < 1 ||
         gpus > 1000000)
@@ -64,14 +65,14 @@ static int row(struct berth__load *L, struct berth__csv *c, int64_t *origin, str
         return bad(L, c, 3, "a GPU time in seconds >= 0", err);
     char idb[24];
     size_t idn = berth__fmt_u64(idb, L->rep->rows);
-    js.id = berth__trace_str(L->t, idb, idn);
-    js.queue = berth__trace_intern(L->t, berth__csv_field(c, 4), berth__csv_len(c, 4));
-    js.num_gpus = js.min_gpus = js.max_gpus = (int32_t)gpus;
-    js.arrival_us = ts; /* absolute seconds until every row is read */
+    js.spec.id = berth__trace_str(L->t, idb, idn);
+    js.spec.queue = berth__trace_intern(L->t, berth__csv_field(c, 4), berth__csv_len(c, 4));
+    js.spec.num_gpus = js.spec.min_gpus = js.spec.max_gpus = (int32_t)gpus;
+    js.spec.arrival_us = ts; /* absolute seconds until every row is read */
     if (ts < *origin)
         *origin = ts;
-    if (!js.id || !js.queue || berth__trace_push(L->t, &js))
-        return berth_err_set(err, BERTH_ENOMEM, "%s:%u: out of memory", L->path, js.line);
+    if (!js.spec.id || !js.spec.queue || berth__trace_push(L->t, &js))
+        return berth_err_set(err, BERTH_ENOMEM, "%s:%u: out of memory", L->path, js.spec.line);
     return 0;
 }
 

@@ -43,9 +43,9 @@ static const struct berth__cols_spec cols_spec = {
 static int row(struct berth__cols *x, struct berth_err *err)
 {
     struct berth__load *L = x->L;
-    struct berth_jobspec js;
+    struct berth_jobdesc js;
     berth__jobspec_defaults(&js);
-    js.line = berth__cols_line(x);
+    js.spec.line = berth__cols_line(x);
     size_t n, an;
     const char *s, *app;
     int64_t v, bsz;
@@ -53,11 +53,11 @@ static int row(struct berth__cols *x, struct berth_err *err)
     s = berth__cols_get(x, C_NAME, &n);
     if (n == 0 || n > 255)
         return berth__cols_bad(x, C_NAME, "a non-empty name of at most 255 bytes", err);
-    if (!(js.id = berth__trace_str(L->t, s, n)))
+    if (!(js.spec.id = berth__trace_str(L->t, s, n)))
         goto nomem;
     s = berth__cols_get(x, C_TIME, &n);
-    if (berth__parse_seconds_us(s, n, &js.arrival_us) || js.arrival_us < 0 ||
-        js.arrival_us > MAX_TIME_US)
+    if (berth__parse_seconds_us(s, n, &js.spec.arrival_us) || js.spec.arrival_us < 0 ||
+        js.spec.arrival_us > MAX_TIME_US)
         return berth__cols_bad(x, C_TIME, "a time in seconds from 0 to 10^12", err);
     app = berth__cols_get(x, C_APP, &an);
     if (an == 0 || an > 200)
@@ -65,21 +65,22 @@ static int row(struct berth__cols *x, struct berth_err *err)
     s = berth__cols_get(x, C_REPLICAS, &n);
     if (berth__parse_i64(s, n, &v) || v < 1 || v > MAX_GPUS_PER_JOB)
         return berth__cols_bad(x, C_REPLICAS, "a whole number of GPUs >= 1", err);
-    js.num_gpus = js.min_gpus = js.max_gpus = (int32_t)v;
+    js.spec.num_gpus = js.spec.min_gpus = js.spec.max_gpus = (int32_t)v;
     s = berth__cols_get(x, C_BSZ, &n);
     if (berth__parse_i64(s, n, &bsz) || bsz < 1 || bsz > INT64_C(1000000000000))
         return berth__cols_bad(x, C_BSZ, "a whole batch size >= 1", err);
     s = berth__cols_get(x, C_DUR, &n);
-    if (berth__parse_seconds_us(s, n, &js.duration_us) || js.duration_us <= 0 ||
-        js.duration_us > MAX_TIME_US)
+    if (berth__parse_seconds_us(s, n, &js.spec.duration_us) || js.spec.duration_us <= 0 ||
+        js.spec.duration_us > MAX_TIME_US)
         return berth__cols_bad(x, C_DUR, "a duration in seconds > 0 and at most 10^12", err);
     char tb[256];
     int tn = snprintf(tb, sizeof tb, "%.*s (batch size %lld)", (int)an, app, (long long)bsz);
-    if (!(js.job_type = berth__trace_intern(L->t, tb, (size_t)tn)) || berth__trace_push(L->t, &js))
+    if (!(js.x.job_type = berth__trace_intern(L->t, tb, (size_t)tn)) ||
+        berth__trace_push(L->t, &js))
         goto nomem;
     return 0;
 nomem:
-    return berth_err_set(err, BERTH_ENOMEM, "%s:%u: out of memory", L->path, js.line);
+    return berth_err_set(err, BERTH_ENOMEM, "%s:%u: out of memory", L->path, js.spec.line);
 }
 
 int berth__load_pollux(struct berth__load *L, struct berth_err *err)

@@ -51,9 +51,9 @@ static const struct berth__cols_spec cols_spec = {
 static int row(struct berth__cols *x, struct berth_err *err)
 {
     struct berth__load *L = x->L;
-    struct berth_jobspec js;
+    struct berth_jobdesc js;
     berth__jobspec_defaults(&js);
-    js.line = berth__cols_line(x);
+    js.spec.line = berth__cols_line(x);
     size_t n;
     const char *s;
     int64_t v;
@@ -61,36 +61,36 @@ static int row(struct berth__cols *x, struct berth_err *err)
     s = berth__cols_get(x, C_ID, &n);
     if (n == 0 || n > 255)
         return berth__cols_bad(x, C_ID, "a non-empty id of at most 255 bytes", err);
-    if (!(js.id = berth__trace_str(L->t, s, n)))
+    if (!(js.spec.id = berth__trace_str(L->t, s, n)))
         goto nomem;
     s = berth__cols_get(x, C_GPU, &n);
     if (berth__parse_i64(s, n, &v) || v < 1 || v > MAX_GPUS_PER_JOB)
         return berth__cols_bad(x, C_GPU, "a whole number of GPUs >= 1", err);
-    js.num_gpus = js.min_gpus = js.max_gpus = (int32_t)v;
+    js.spec.num_gpus = js.spec.min_gpus = js.spec.max_gpus = (int32_t)v;
     s = berth__cols_get(x, C_SUBMIT, &n);
-    if (berth__parse_seconds_us(s, n, &js.arrival_us) || js.arrival_us < 0 ||
-        js.arrival_us > MAX_TIME_US)
+    if (berth__parse_seconds_us(s, n, &js.spec.arrival_us) || js.spec.arrival_us < 0 ||
+        js.spec.arrival_us > MAX_TIME_US)
         return berth__cols_bad(x, C_SUBMIT, "a time in seconds from 0 to 10^12", err);
     s = berth__cols_get(x, C_DUR, &n);
-    if (berth__parse_seconds_us(s, n, &js.duration_us) || js.duration_us <= 0 ||
-        js.duration_us > MAX_TIME_US)
+    if (berth__parse_seconds_us(s, n, &js.spec.duration_us) || js.spec.duration_us <= 0 ||
+        js.spec.duration_us > MAX_TIME_US)
         return berth__cols_bad(x, C_DUR, "a duration in seconds > 0 and at most 10^12", err);
     if ((s = berth__cols_get(x, C_ITER, &n), n > 0)) {
         if (berth__parse_i64(s, n, &v) || v < 0)
             return berth__cols_bad(x, C_ITER, "a whole number of iterations >= 0 (or empty)", err);
-        js.total_steps = v;
+        js.spec.total_steps = v;
     }
     if ((s = berth__cols_get(x, C_MODEL, &n), n > 0)) {
         if (n > 255)
             return berth__cols_bad(x, C_MODEL, "a model name of at most 255 bytes", err);
-        if (!(js.job_type = berth__trace_intern(L->t, s, n)))
+        if (!(js.x.job_type = berth__trace_intern(L->t, s, n)))
             goto nomem;
     }
     if (berth__trace_push(L->t, &js))
         goto nomem;
     return 0;
 nomem:
-    return berth_err_set(err, BERTH_ENOMEM, "%s:%u: out of memory", L->path, js.line);
+    return berth_err_set(err, BERTH_ENOMEM, "%s:%u: out of memory", L->path, js.spec.line);
 }
 
 int berth__load_tiresias(struct berth__load *L, struct berth_err *err)

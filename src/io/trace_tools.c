@@ -213,14 +213,14 @@ int berth_trace_stats(const struct berth_trace *t, struct berth_trace_stats *out
                 s.jobs_without_queue++;
         }
         if (!rc) {
-            if (j->user[0])
-                rc = nc_add(&users, j->user);
+            if (berth_jobspec_extra(j)->user[0])
+                rc = nc_add(&users, berth_jobspec_extra(j)->user);
             else
                 s.jobs_without_user++;
         }
         if (!rc) {
-            if (j->status[0])
-                rc = nc_add(&statuses, j->status);
+            if (berth_jobspec_extra(j)->status[0])
+                rc = nc_add(&statuses, berth_jobspec_extra(j)->status);
             else
                 s.jobs_without_status++;
         }
@@ -508,8 +508,9 @@ static int in_names(const char **v, size_t n, const char *s)
 
 static int copy_job(struct berth_trace *dst, const struct berth_jobspec *j)
 {
-    struct berth_jobspec c = *j;
-    const char **f[] = {&c.id, &c.job_type, &c.user, &c.queue, &c.gpu_type};
+    struct berth_jobdesc c;
+    berth__jobdesc_of(j, &c);
+    const char **f[] = {&c.spec.id, &c.x.job_type, &c.x.user, &c.spec.queue, &c.x.gpu_type};
     for (size_t k = 0; k < sizeof f / sizeof *f; k++)
         if (!(*f[k] = berth__trace_str(dst, *f[k], strlen(*f[k]))))
             return BERTH_ENOMEM;
@@ -589,7 +590,7 @@ int berth_trace_slice(const struct berth_trace *t, const struct berth_slice_opts
         if (!in_names(queues, o->nqueues, j->queue))
             continue;
         in_queue++;
-        if (!in_names(users, o->nusers, j->user))
+        if (!in_names(users, o->nusers, berth_jobspec_extra(j)->user))
             continue;
         matched++;
         keep[i] = 1;

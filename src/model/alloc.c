@@ -11,12 +11,12 @@ static int64_t per_gpu(int64_t total, int32_t gpus)
 
 int64_t berth__job_cpu_per_gpu(const struct berth__job *j)
 {
-    return per_gpu(j->spec->cpu_milli, j->gpus);
+    return per_gpu(berth_jobspec_extra(j->spec)->cpu_milli, j->gpus);
 }
 
 int64_t berth__job_mem_per_gpu(const struct berth__job *j)
 {
-    return per_gpu(j->spec->mem_mib, j->gpus);
+    return per_gpu(berth_jobspec_extra(j->spec)->mem_mib, j->gpus);
 }
 
 int berth__server_cpu_mem_fit(const struct berth_cluster *c, uint32_t s, const struct berth__job *j,
@@ -34,7 +34,7 @@ int berth__gpu_mem_fits(const struct berth_cluster *c, uint32_t s, uint32_t g,
                         const struct berth__job *j)
 {
     const struct berth__server *v = &c->srv[s];
-    int64_t need = j->spec->gpu_mem_mib;
+    int64_t need = berth_jobspec_extra(j->spec)->gpu_mem_mib;
     if (!v->gpu_mem_mib || !need)
         return 1;
     int64_t held = j->share < 1000 && v->shares ? v->shares->mem[g] : 0;
@@ -73,7 +73,7 @@ int32_t berth__server_room(const struct berth_cluster *c, uint32_t s, const stru
         return berth__server_cpu_mem_fit(c, s, j, 1) &&
                berth__server_pick_share_gpu(c, s, j, 0) >= 0;
     int32_t n = v->nfree;
-    if (v->gpu_mem_mib && j->spec->gpu_mem_mib > v->gpu_mem_mib)
+    if (v->gpu_mem_mib && berth_jobspec_extra(j->spec)->gpu_mem_mib > v->gpu_mem_mib)
         return 0; /* its GPUs are too small for the job */
     int64_t cpu = berth__job_cpu_per_gpu(j), mem = berth__job_mem_per_gpu(j);
     if (v->cpu_milli && cpu > 0 && v->cpu_free / cpu < n)
@@ -159,7 +159,7 @@ static void take_share(struct berth_cluster *c, const struct berth__job *j, uint
     else
         c->frac_idle -= 1000 - sh->used[g];
     sh->used[g] = (uint16_t)(sh->used[g] + share);
-    sh->mem[g] += j->spec->gpu_mem_mib;
+    sh->mem[g] += berth_jobspec_extra(j->spec)->gpu_mem_mib;
     if (sh->used[g] < 1000)
         c->frac_idle += 1000 - sh->used[g];
     if (sh->used[g] < 1000 && sh->pos[g] < 0)
@@ -177,7 +177,7 @@ static void give_share(struct berth_cluster *c, const struct berth__job *j, uint
     if (sh->used[g] < 1000)
         c->frac_idle -= 1000 - sh->used[g];
     sh->used[g] = (uint16_t)(sh->used[g] - share);
-    sh->mem[g] -= j->spec->gpu_mem_mib;
+    sh->mem[g] -= berth_jobspec_extra(j->spec)->gpu_mem_mib;
     if (sh->used[g] > 0)
         c->frac_idle += 1000 - sh->used[g];
     if (sh->used[g] == 0) {

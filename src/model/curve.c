@@ -30,12 +30,13 @@ double berth__curve_acc(const struct berth_curve *c, double epochs)
 
 double berth__curve_epochs(const struct berth__job *j, berth_us now)
 {
-    const struct berth_curve *c = berth__curve_find(j->spec->job_type);
+    const struct berth_curve *c = berth__curve_find(berth_jobspec_extra(j->spec)->job_type);
     return j->work > 0 ? c->epochs * berth__job_done(j, now) / j->work : c->epochs;
 }
 
 double berth__curve_job_metric(void *ctx, const struct berth__job *j, berth_us now)
 {
     (void)ctx;
-    return berth__curve_acc(berth__curve_find(j->spec->job_type), berth__curve_epochs(j, now));
+    return berth__curve_acc(berth__curve_find(berth_jobspec_extra(j->spec)->job_type),
+                            berth__curve_epochs(j, now));
 }

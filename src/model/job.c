@@ -5,8 +5,8 @@
 #include "model/cluster.h"
 #include "model/job.h"
 
-_Static_assert(sizeof(void *) != 8 || sizeof(struct berth_jobspec) == 152,
-               "struct berth_jobspec grew: fill the holes");
+_Static_assert(sizeof(void *) != 8 || sizeof(struct berth_jobspec) == 72,
+               "struct berth_jobspec grew: keep rare fields in its extra");
 
 int berth__job_init(struct berth__job *j, const struct berth_jobspec *spec, uint32_t idx,
                     const struct berth_cluster *c)
@@ -24,16 +24,17 @@ int berth__job_init(struct berth__job *j, const struct berth_jobspec *spec, uint
     j->cls = -1;
     j->work = (double)spec->duration_us;
     j->est_us = spec->duration_us;
-    j->limit_us = spec->time_limit_us;
-    if (spec->gpu_type[0] && (!c || berth__cluster_type_mask(c, spec->gpu_type, &j->type_mask)))
+    j->limit_us = berth_jobspec_extra(spec)->time_limit_us;
+    if (berth_jobspec_extra(spec)->gpu_type[0] &&
+        (!c || berth__cluster_type_mask(c, berth_jobspec_extra(spec)->gpu_type, &j->type_mask)))
         return -1;
     return 0;
 }
 
 berth_us berth__job_restart_us(const struct berth__job *j, int32_t gpus, berth_us flat, int tiers)
 {
-    if (j->spec->restart_us > 0)
-        return j->spec->restart_us;
+    if (berth_jobspec_extra(j->spec)->restart_us > 0)
+        return berth_jobspec_extra(j->spec)->restart_us;
     switch (tiers) {
     case BERTH_RESTART_HELIOS:
         return (gpus <= 1 ? 7 : gpus <= 8 ? 30 : 60) * BERTH_US_PER_S;

@@ -23,12 +23,83 @@ struct berth_trace *berth__trace_new(const char *path)
     return t;
 }
 
-int berth__trace_push(struct berth_trace *t, const struct berth_jobspec *js)
+const struct berth_jobspec_extra berth_jobspec_extra_none = {
+    .job_type = "", .user = "", .status = "", .gpu_type = ""};
+
+static size_t str_hash(const char *s, size_t len);
+
+static int extra_eq(const struct berth_jobspec_extra *a, const struct berth_jobspec_extra *b)
 {
-    if (BERTH_GROW(t->jobs, t->cap, t->n + 1))
+    return a->gpu_mem_mib == b->gpu_mem_mib && a->cpu_milli == b->cpu_milli &&
+           a->mem_mib == b->mem_mib && a->restart_us == b->restart_us &&
+           a->time_limit_us == b->time_limit_us && a->persist_mib == b->persist_mib &&
+           a->ephem_mib == b->ephem_mib && !strcmp(a->job_type, b->job_type) &&
+           !strcmp(a->user, b->user) && !strcmp(a->status, b->status) &&
+           !strcmp(a->gpu_type, b->gpu_type);
+}
+
+static size_t extra_hash(const struct berth_jobspec_extra *x)
+{
+    const int64_t v[] = {x->gpu_mem_mib,   x->cpu_milli,   x->mem_mib,  x->restart_us,
+                         x->time_limit_us, x->persist_mib, x->ephem_mib};
+    size_t h = str_hash((const char *)v, sizeof v);
+    const char *s[] = {x->job_type, x->user, x->status, x->gpu_type};
+    for (size_t i = 0; i < sizeof s / sizeof *s; i++)
+        h = h * 31 + str_hash(s[i], strlen(s[i]));
+    return h;
+}
+
+/* The trace's one copy of x (NULL when every field is at its default); (void *)-1 when out
+ * of memory. */
+static const struct berth_jobspec_extra *extra_intern(struct berth_trace *t,
+                                                      const struct berth_jobspec_extra *x)
+{
+    if (extra_eq(x, &berth_jobspec_extra_none))
+        return NULL;
+    if (2 * (t->nextras + 1) > t->extras_cap) { /* keep it at most half full */
+        size_t cap = t->extras_cap ? 2 * t->extras_cap : 64;
+        const struct berth_jobspec_extra **tab = calloc(cap, sizeof *tab);
+        if (!tab)
+            return (void *)-1;
+        for (size_t i = 0; i < t->extras_cap; i++)
+            if (t->extras[i]) {
+                size_t h = extra_hash(t->extras[i]) & (cap - 1);
+                while (tab[h])
+                    h = (h + 1) & (cap - 1);
+                tab[h] = t->extras[i];
+            }
+        free(t->extras);
+        t->extras = tab;
+        t->extras_cap = cap;
+    }
+    size_t h = extra_hash(x) & (t->extras_cap - 1);
+    for (; t->extras[h]; h = (h + 1) & (t->extras_cap - 1))
+        if (extra_eq(t->extras[h], x))
+            return t->extras[h];
+    struct berth_jobspec_extra *c = berth__arena_alloc(&t->strings, sizeof *c);
+    if (!c)
+        return (void *)-1;
+    *c = *x;
+    t->extras[h] = c;
+    t->nextras++;
+    return c;
+}
+
+int berth__trace_push(struct berth_trace *t, const struct berth_jobdesc *jd)
+{
+    const struct berth_jobspec_extra *x = extra_intern(t, &jd->x);
+    if (x == (void *)-1 || BERTH_GROW(t->jobs, t->cap, t->n + 1))
         return BERTH_ENOMEM;
-    t->jobs[t->n++] = *js;
+    t->jobs[t->n] = jd->spec;
+    t->jobs[t->n++].extra = x;
     return 0;
+}
+
+void berth__jobdesc_of(const struct berth_jobspec *js, struct berth_jobdesc *out)
+{
+    out->spec = *js;
+    out->spec.extra = NULL;
+    out->x = *berth_jobspec_extra(js);
 }
 
 const char *berth__trace_str(struct berth_trace *t, const char *s, size_t len)
@@ -78,12 +149,13 @@ const char *berth__trace_intern(struct berth_trace *t, const char *s, size_t len
     return c;
 }
 
-void berth__jobspec_defaults(struct berth_jobspec *js)
+void berth__jobspec_defaults(struct berth_jobdesc *jd)
 {
-    memset(js, 0, sizeof *js);
-    js->id = js->job_type = js->user = js->queue = js->gpu_type = js->status = "";
-    js->num_gpus = js->min_gpus = js->max_gpus = 1;
-    js->gpu_share_milli = 1000;
+    memset(jd, 0, sizeof *jd);
+    jd->spec.id = jd->spec.queue = "";
+    jd->x = berth_jobspec_extra_none;
+    jd->spec.num_gpus = jd->spec.min_gpus = jd->spec.max_gpus = 1;
+    jd->spec.gpu_share_milli = 1000;
 }
 
 void berth_trace_free(struct berth_trace *t)
@@ -92,6 +164,7 @@ void berth_trace_free(struct berth_trace *t)
         return;
     free(t->jobs);
     free(t->interned);
+    free(t->extras);
     free(t->path);
     berth__arena_free(&t->strings);
     free(t);
@@ -134,7 +207,7 @@ int berth_trace_check(const struct berth_trace *t, const struct berth_cluster *c
                                  "job's GPU time too), found more by this job",
                                  t->path, j->line);
         uint64_t mask;
-        if (berth__cluster_type_mask(c, j->gpu_type, &mask)) {
+        if (berth__cluster_type_mask(c, berth_jobspec_extra(j)->gpu_type, &mask)) {
             char names[256] = "";
             size_t o = 0;
             for (size_t k = 0; k < c->ntypes && o < sizeof names; k++)
@@ -143,7 +216,7 @@ int berth_trace_check(const struct berth_trace *t, const struct berth_cluster *c
             return berth_err_set(err, BERTH_EINPUT,
                                  "%s:%u: column gpu_type: expected a GPU type of the cluster "
                                  "(%s), found \"%s\"",
-                                 t->path, j->line, names, j->gpu_type);
+                                 t->path, j->line, names, berth_jobspec_extra(j)->gpu_type);
         }
         /* a gang is of one type: the most it can get is the largest allowed type (or, when
          * it must stay on one server, the largest allowed server) */
@@ -173,13 +246,14 @@ int berth_trace_check(const struct berth_trace *t, const struct berth_cluster *c
             cap = srv;
             what = "one server (the gang must not span servers)";
         }
-        if (c->has_gpu_mem && j->num_gpus && j->gpu_mem_mib) {
+        if (c->has_gpu_mem && j->num_gpus && berth_jobspec_extra(j)->gpu_mem_mib) {
             int64_t most = berth__cluster_largest_gpu_mem(c, mask);
-            if (most >= 0 && j->gpu_mem_mib > most)
+            if (most >= 0 && berth_jobspec_extra(j)->gpu_mem_mib > most)
                 return berth_err_set(err, BERTH_EINPUT,
                                      "%s:%u: column gpu_mem_mib: expected at most %lld MiB (the "
                                      "largest GPU it may use), found %lld",
-                                     t->path, j->line, (long long)most, (long long)j->gpu_mem_mib);
+                                     t->path, j->line, (long long)most,
+                                     (long long)berth_jobspec_extra(j)->gpu_mem_mib);
         }
         if (j->num_gpus > cap)
             return berth_err_set(err, BERTH_EINPUT,

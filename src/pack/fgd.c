@@ -66,7 +66,7 @@ int berth__pack_choose(const struct berth__score_ctx *x, const struct berth_clus
     double best_score = DBL_MAX;
     size_t nfeasible = 0, nties = 0;
     double gpu_req = (double)j->gpus * (double)j->share;
-    double cpu_req = (double)j->spec->cpu_milli;
+    double cpu_req = (double)berth_jobspec_extra(j->spec)->cpu_milli;
     for (uint32_t s = 0; s < c->nsrv; s++) {
         if (!berth__frag_feasible(c, s, j))
             continue;

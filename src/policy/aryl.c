@@ -227,7 +227,9 @@ static int32_t one_server_most(const struct berth__view *v, const struct berth__
 
 static double scale_s(const struct aryl *a, const struct berth__job *j)
 {
-    return j->spec->restart_us > 0 ? (double)j->spec->restart_us / 1e6 : a->scale_s;
+    return berth_jobspec_extra(j->spec)->restart_us > 0
+               ? (double)berth_jobspec_extra(j->spec)->restart_us / 1e6
+               : a->scale_s;
 }
 
 /* Adds up to want GPUs of job j on server s; returns how many. */
@@ -506,9 +508,9 @@ static struct shape shape_of(const struct aryl *a, const struct berth__job *j)
     return (struct shape){.gpus = min_size(a, j),
                           .share = j->share,
                           .type_mask = j->type_mask,
-                          .cpu = j->spec->cpu_milli,
-                          .mem = j->spec->mem_mib,
-                          .gpu_mem = j->spec->gpu_mem_mib,
+                          .cpu = berth_jobspec_extra(j->spec)->cpu_milli,
+                          .mem = berth_jobspec_extra(j->spec)->mem_mib,
+                          .gpu_mem = berth_jobspec_extra(j->spec)->gpu_mem_mib,
                           .single = j->single};
 }
 

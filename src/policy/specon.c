@@ -117,7 +117,7 @@ int berth__specon_label(const struct berth__specon_cfg *cfg, const struct berth_
 {
     if (!has_growth)
         return BERTH_SPECON_WARMUP;
-    const struct berth_curve *c = berth__curve_find(j->spec->job_type);
+    const struct berth_curve *c = berth__curve_find(berth_jobspec_extra(j->spec)->job_type);
     if (c->epochs - berth__curve_epochs(j, now) < cfg->near_epochs)
         return BERTH_SPECON_NEAR_END;
     if (now < cool_until)
@@ -200,7 +200,7 @@ static struct shape shape_of(const struct berth__job *j)
                           j->type_mask,
                           berth__job_cpu_per_gpu(j),
                           berth__job_mem_per_gpu(j),
-                          j->spec->gpu_mem_mib};
+                          berth_jobspec_extra(j->spec)->gpu_mem_mib};
 }
 
 static int add_running(struct specon *s, const struct berth__view *v, uint32_t j)

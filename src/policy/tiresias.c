@@ -108,12 +108,14 @@ struct scan {
     size_t ri;
 };
 
-struct jstate {   /* the policy's view of one job */
+struct jstate {   /* the policy's view of one job: 16 bytes (millions of jobs) */
     berth_us key; /* its place in its queue: entry time, or its rank in Tiresias' list */
     uint32_t pos; /* index in its pending heap */
     uint16_t dm;  /* its demand */
-    uint8_t q, where, excluded;
+    uint8_t q : 4, where : 3, excluded : 1; /* q < MAXQ <= 16, where <= DEMOTED */
 };
+_Static_assert(sizeof(struct jstate) == 16 && MAXQ <= 16 && DEMOTED < 8,
+               "struct jstate grew: one per job, keep it packed");
 
 struct rank { /* a job's place in its queue's list (the commit sorts by it) */
     berth_us key;
@@ -135,7 +137,7 @@ struct tiresias {
     struct demote *heap;
     size_t nheap, heap_cap;
     struct jstate *js; /* per job */
-    size_t jcap;
+    size_t jn, jcap;   /* entries set up, room */
     /* per pass */
     int64_t *budget;
     struct torun *tr;
@@ -259,7 +261,7 @@ static int demand_of(struct tiresias *s, const struct berth__job *j, const struc
         k.mem = berth__job_mem_per_gpu(j);
     }
     if (c->has_gpu_mem)
-        k.mem = k.mem * 1000003 + j->spec->gpu_mem_mib;
+        k.mem = k.mem * 1000003 + berth_jobspec_extra(j->spec)->gpu_mem_mib;
     for (size_t i = 0; i < s->ndem; i++) {
         const struct demand *d = &s->dem[i];
         if (d->gpus == k.gpus && d->share == k.share && d->type_mask == k.type_mask &&
@@ -571,12 +573,16 @@ static int create_dlas_gpu(const struct berth__params *p, void **self, struct be
     return create(p, 1, self, err);
 }
 
+/* Zeroes the new entries only (NOWHERE, not excluded): the rest of the doubled capacity
+ * is never touched, so it costs no memory (ten million jobs: 16.7 million entries). */
 static int grow_jobs(struct tiresias *s, size_t n)
 {
-    size_t old = s->jcap;
-    if (n <= old || BERTH_GROW(s->js, s->jcap, n))
-        return n <= old ? 0 : BERTH_ENOMEM;
-    memset(s->js + old, 0, (s->jcap - old) * sizeof *s->js); /* NOWHERE, not excluded */
+    if (n <= s->jn)
+        return 0;
+    if (BERTH_GROW(s->js, s->jcap, n))
+        return BERTH_ENOMEM;
+    memset(s->js + s->jn, 0, (n - s->jn) * sizeof *s->js);
+    s->jn = n;
     return 0;
 }
 

@@ -10,7 +10,7 @@
 static void key_of(const struct berth__job *j, struct berth__frag_type *k)
 {
     memset(k, 0, sizeof *k);
-    k->cpu_milli = j->spec->cpu_milli;
+    k->cpu_milli = berth_jobspec_extra(j->spec)->cpu_milli;
     k->gpus = j->gpus;
     k->milli = j->gpus ? j->share : 0;
     k->type_mask = j->type_mask;

@@ -206,7 +206,7 @@ static int shape_of(struct berth__prio *q, const struct berth__job *j, const str
     int cm = v->cluster->has_cpu_mem;
     int64_t cpu = cm ? berth__job_cpu_per_gpu(j) : 0, mem = cm ? berth__job_mem_per_gpu(j) : 0;
     if (v->cluster->has_gpu_mem) /* GPU memory decides fit too: fold it into the shape */
-        mem = mem * 1000003 + j->spec->gpu_mem_mib;
+        mem = mem * 1000003 + berth_jobspec_extra(j->spec)->gpu_mem_mib;
     /* with quotas, jobs of one demand but another queue (or user, under user limits) may be
      * refused where they are not: they are shapes of their own */
     int32_t tq = q->quota ? berth__tenant_queue(&q->ten, j->idx) : -1;

@@ -234,7 +234,7 @@ int berth__quota_admits(const struct berth__quota *q, const struct berth__job *j
         return refuse(w, qi, BERTH_LIMIT_QUEUE_GPUS, -1, q->qtotal[qi], d->max_gpus);
 users:
     if (q->user_limits && ui >= 0) {
-        int64_t cap = berth__queues_user_max_gpus(q->qf, j->spec->user);
+        int64_t cap = berth__queues_user_max_gpus(q->qf, berth_jobspec_extra(j->spec)->user);
         int64_t used = (size_t)ui < q->ucap ? q->uuse[ui] : 0;
         if (cap > 0 && used + m > cap)
             return refuse(w, qi, BERTH_LIMIT_USER_GPUS, -1, used, cap);

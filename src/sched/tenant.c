@@ -95,7 +95,9 @@ int berth__tenants_see(struct berth__tenants *t, const struct berth__job *j)
     }
     if (t->juser[j->idx] >= 0)
         return 0;
-    const char *user = j->spec->user ? j->spec->user : "";
+    const char *user = berth_jobspec_extra(j->spec)->user;
+    if (!user)
+        user = "";
     int32_t u = number(&t->users, user, &t->uname, &t->nusers, &t->ucap), q;
     if (u < 0)
         return BERTH_ENOMEM;

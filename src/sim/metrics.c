@@ -130,7 +130,7 @@ nomem:
 
 static const char *user_of(const struct berth_jobspec *s)
 {
-    return s->user;
+    return berth_jobspec_extra(s)->user;
 }
 
 static const char *queue_of(const struct berth_jobspec *s)
@@ -196,6 +196,45 @@ static int by_type(struct berth_sim_result *r, const double *type_gpu_us,
     return 0;
 }
 
+/* A job's figure for the summary (into *x): 0 when it has none (not finished, never ran). */
+typedef int (*figure_fn)(const struct berth_job_result *j, int64_t *x);
+
+static int jct_fig(const struct berth_job_result *j, int64_t *x)
+{
+    if (j->finish_us == BERTH_TIME_NONE)
+        return 0;
+    *x = j->finish_us - j->spec->arrival_us;
+    return 1;
+}
+
+static int queue_fig(const struct berth_job_result *j, int64_t *x)
+{
+    if (j->first_start_us == BERTH_TIME_NONE)
+        return 0;
+    *x = j->first_start_us - j->spec->arrival_us;
+    return 1;
+}
+
+static int wait_fig(const struct berth_job_result *j, int64_t *x)
+{
+    *x = j->wait_us;
+    return j->finish_us != BERTH_TIME_NONE;
+}
+
+/* The jobs' figures f into v (*k of them, sorted) and their mean in seconds (summed in job
+ * order); -1 when out of memory. */
+static int figures(const struct berth_sim_result *r, figure_fn f, int64_t *v, size_t *k,
+                   double *avg_s)
+{
+    double sum = 0;
+    *k = 0;
+    for (size_t i = 0; i < r->njobs; i++)
+        if (f(&r->jobs[i], &v[*k]))
+            sum += (double)v[(*k)++];
+    *avg_s = *k ? sum / (double)*k / 1e6 : 0;
+    return berth__sort_i64(v, *k);
+}
+
 int berth__summarise(struct berth_sim_result *r, double busy_gpu_us, const double *type_gpu_us,
                      const struct berth_cluster *c)
 {
@@ -206,43 +245,34 @@ int berth__summarise(struct berth_sim_result *r, double busy_gpu_us, const doubl
         return -1;
     struct berth_sim_summary *s = &r->summary;
     size_t n = r->njobs;
-    int64_t *jct = malloc((n ? n : 1) * sizeof *jct);
-    int64_t *queue = malloc((n ? n : 1) * sizeof *queue);
-    int64_t *wait = malloc((n ? n : 1) * sizeof *wait);
-    if (!jct || !queue || !wait) {
-        free(jct);
-        free(queue);
-        free(wait);
+    /* one figure at a time in one buffer (ten million jobs: 80 MB each, not three at once) */
+    int64_t *v = malloc((n ? n : 1) * sizeof *v);
+    if (!v)
         return -1;
-    }
     size_t done = 0, started = 0;
-    double jsum = 0, qsum = 0, wsum = 0;
     berth_us first = BERTH_TIME_NONE, last = BERTH_TIME_NONE;
     for (size_t i = 0; i < n; i++) {
         const struct berth_job_result *j = &r->jobs[i];
         if (first == BERTH_TIME_NONE || j->spec->arrival_us < first)
             first = j->spec->arrival_us;
-        if (j->first_start_us != BERTH_TIME_NONE) {
-            queue[started] = j->first_start_us - j->spec->arrival_us;
-            qsum += (double)queue[started++];
-        }
-        if (j->finish_us != BERTH_TIME_NONE) {
-            wait[done] = j->wait_us;
-            wsum += (double)j->wait_us;
-            jct[done] = j->finish_us - j->spec->arrival_us;
-            jsum += (double)jct[done++];
-            if (last == BERTH_TIME_NONE || j->finish_us > last)
-                last = j->finish_us;
-        }
-    }
-    if (berth__sort_i64(jct, done) || berth__sort_i64(queue, started) ||
-        berth__sort_i64(wait, done)) {
-        free(jct);
-        free(queue);
-        free(wait);
-        return -1;
+        if (j->finish_us != BERTH_TIME_NONE && (last == BERTH_TIME_NONE || j->finish_us > last))
+            last = j->finish_us;
     }
     const double us = 1e6;
+    if (figures(r, jct_fig, v, &done, &s->avg_jct_s))
+        goto nomem;
+    s->median_jct_s = berth__quantile(v, done, 0.5) / us;
+    s->p95_jct_s = berth__quantile(v, done, 0.95) / us;
+    s->p99_jct_s = berth__quantile(v, done, 0.99) / us;
+    if (figures(r, queue_fig, v, &started, &s->avg_queue_s))
+        goto nomem;
+    s->median_queue_s = berth__quantile(v, started, 0.5) / us;
+    s->p99_queue_s = berth__quantile(v, started, 0.99) / us;
+    if (figures(r, wait_fig, v, &done, &s->avg_wait_s))
+        goto nomem;
+    s->median_wait_s = berth__quantile(v, done, 0.5) / us;
+    s->p99_wait_s = berth__quantile(v, done, 0.99) / us;
+    free(v);
     s->jobs = n;
     s->timeouts = 0;
     for (size_t i = 0; i < n; i++) {
@@ -250,21 +280,11 @@ int berth__summarise(struct berth_sim_result *r, double busy_gpu_us, const doubl
         s->has_limits |= r->jobs[i].limit_us > 0;
     }
     s->completed = done - s->timeouts; /* a timed-out job left, its work undone */
-    s->avg_jct_s = done ? jsum / (double)done / us : 0;
-    s->median_jct_s = berth__quantile(jct, done, 0.5) / us;
-    s->p95_jct_s = berth__quantile(jct, done, 0.95) / us;
-    s->p99_jct_s = berth__quantile(jct, done, 0.99) / us;
-    s->avg_queue_s = started ? qsum / (double)started / us : 0;
-    s->median_queue_s = berth__quantile(queue, started, 0.5) / us;
-    s->p99_queue_s = berth__quantile(queue, started, 0.99) / us;
-    s->avg_wait_s = done ? wsum / (double)done / us : 0;
-    s->median_wait_s = berth__quantile(wait, done, 0.5) / us;
-    s->p99_wait_s = berth__quantile(wait, done, 0.99) / us;
     berth_us span = (last != BERTH_TIME_NONE && first != BERTH_TIME_NONE) ? last - first : 0;
     s->makespan_s = (double)span / us;
     s->gpu_util = span > 0 && total_gpus > 0 ? busy_gpu_us / ((double)span * total_gpus) : 0;
-    free(jct);
-    free(queue);
-    free(wait);
     return 0;
+nomem:
+    free(v);
+    return -1;
 }

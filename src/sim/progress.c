@@ -255,15 +255,18 @@ int berth__progress_retire(struct berth__progress *p, const struct berth__job *j
     uint32_t k = p->run_of[j->idx];
     if (k == BERTH_EV_NONE)
         return 0;
-    berth_us w = p->run[k].work_end;
+    const struct berth__run *r = &p->run[k];
+    berth_us w =
+        r->work_end == BERTH_TIME_NONE || r->work_end >= now ? BERTH_TIME_NONE : r->work_end;
+    struct berth__early left = {j->idx, r->restarts, w, r->lost};
     p->run[k].next_free = p->run_free;
     p->run_free = k;
     p->run_of[j->idx] = BERTH_EV_NONE;
-    if (w == BERTH_TIME_NONE || w >= now)
+    if (w == BERTH_TIME_NONE && !left.restarts && !left.lost)
         return 0;
     if (BERTH_GROW(p->early, p->early_cap, p->nearly + 1))
         return -1;
-    p->early[p->nearly++] = (struct berth__early){j->idx, w};
+    p->early[p->nearly++] = left;
     return 0;
 }
 
@@ -273,7 +276,7 @@ static int cmp_early(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-berth_us berth__progress_work_end(struct berth__progress *p, size_t i)
+struct berth__retired berth__progress_retired(struct berth__progress *p, size_t i)
 {
     if (i == 0) {
         p->early_at = 0;
@@ -282,9 +285,11 @@ berth_us berth__progress_work_end(struct berth__progress *p, size_t i)
     }
     while (p->early_at < p->nearly && p->early[p->early_at].job < i)
         p->early_at++;
-    return p->early_at < p->nearly && p->early[p->early_at].job == i
-               ? p->early[p->early_at].work_end
-               : BERTH_TIME_NONE;
+    if (p->early_at < p->nearly && p->early[p->early_at].job == i) {
+        const struct berth__early *x = &p->early[p->early_at];
+        return (struct berth__retired){x->work_end, x->restarts, x->lost};
+    }
+    return (struct berth__retired){BERTH_TIME_NONE, 0, 0};
 }
 
 /* Starts j's progress at now, after a restart cost if it ran before. */
@@ -300,8 +305,8 @@ static void begin(struct berth__progress *p, struct berth__job *j, berth_us now,
     r->held_type = j->type;
     r->held_milli = (int64_t)j->gpus * j->share;
     if (restart)
-        p->restarts[j->idx]++;
-    p->lost[j->idx] += cost;
+        r->restarts++;
+    r->lost += cost;
     r->stall_end = now + cost;
     j->progress_at = now + cost;
     r->work_end = BERTH_TIME_NONE;
@@ -320,7 +325,7 @@ static void end(struct berth__progress *p, struct berth__job *j, berth_us now)
         p->type_gpu_us[r->held_type] +=
             (double)(now - r->held_since) * (double)r->held_milli / 1000.0;
     if (r->stall_end > now)
-        p->lost[j->idx] -= r->stall_end - now;
+        r->lost -= r->stall_end - now;
     r->stall_end = now;
     advance(p, j, now);
     j->progress_at = now;
@@ -364,14 +369,14 @@ static int setup_job(struct berth__progress *p, struct berth__job *j, int fixed,
                      struct berth_err *err)
 {
     const struct berth_jobspec *s = j->spec;
-    if (p->m && s->job_type[0])
-        j->cls = berth__tput_class_find(p->m, s->job_type);
-    if (p->m && !fixed && j->cls < 0 && s->total_steps > 0 && s->job_type[0])
+    if (p->m && berth_jobspec_extra(s)->job_type[0])
+        j->cls = berth__tput_class_find(p->m, berth_jobspec_extra(s)->job_type);
+    if (p->m && !fixed && j->cls < 0 && s->total_steps > 0 && berth_jobspec_extra(s)->job_type[0])
         return berth_err_set(err, BERTH_EINPUT,
                              "%s:%u: column job_type: expected a job type of the throughput "
                              "model for a job with total_steps (--throughputs; `berth sim "
                              "--help`), found \"%s\"",
-                             path, s->line, s->job_type);
+                             path, s->line, berth_jobspec_extra(s)->job_type);
     if (!fixed && j->cls >= 0 && s->total_steps > 0 && j->gpus > 0) {
         uint64_t allowed = 0, all = 0;
         double slowest = 0, fastest = 0;
@@ -389,12 +394,13 @@ static int setup_job(struct berth__progress *p, struct berth__job *j, int fixed,
             return berth_err_set(err, BERTH_EINPUT,
                                  "%s:%u: column total_steps: expected at most 10^12 seconds of "
                                  "work at the model's rate for '%s', found %lld steps",
-                                 path, s->line, s->job_type, (long long)s->total_steps);
+                                 path, s->line, berth_jobspec_extra(s)->job_type,
+                                 (long long)s->total_steps);
         if (!allowed)
             return berth_err_set(err, BERTH_EINPUT,
                                  "%s:%u: column job_type: the throughput model has no rate for "
                                  "'%s' on any GPU type job %s may use in this cluster",
-                                 path, s->line, s->job_type, s->id);
+                                 path, s->line, berth_jobspec_extra(s)->job_type, s->id);
         j->type_mask = allowed == all ? 0 : allowed;
         p->steps[j->idx] = 1;
         j->work = (double)s->total_steps;
@@ -404,7 +410,7 @@ static int setup_job(struct berth__progress *p, struct berth__job *j, int fixed,
         return berth_err_set(err, BERTH_EINPUT,
                              "%s:%u: column duration_s: job %s has no duration, and its job_type "
                              "'%s' %s",
-                             path, s->line, s->id, s->job_type,
+                             path, s->line, s->id, berth_jobspec_extra(s)->job_type,
                              fixed ? "cannot run by steps under --fixed-speed"
                                    : "with total_steps is not in the throughput model "
                                      "(--throughputs)");
@@ -431,13 +437,10 @@ int berth__progress_init(struct berth__progress *p, struct berth__engine *e,
     p->round_us = round_release_us;
     size_t m = n ? n : 1;
     p->steps = calloc(m, 1);
-    p->lost = calloc(m, sizeof *p->lost);
-    p->restarts = calloc(m, sizeof *p->restarts);
     p->run_of = malloc(m * sizeof *p->run_of);
     p->run_free = BERTH_EV_NONE;
     p->type_gpu_us = calloc(e->cluster->ntypes + 1, sizeof *p->type_gpu_us);
-    if (!p->type_gpu_us || !p->steps || !p->lost || !p->restarts || !p->run_of ||
-        berth__events_init(&p->ev, n))
+    if (!p->type_gpu_us || !p->steps || !p->run_of || berth__events_init(&p->ev, n))
         return berth_err_set(err, BERTH_ENOMEM, "sim: out of memory");
     memset(p->run_of, 0xff, m * sizeof *p->run_of);
     int shares = 0;
@@ -546,20 +549,16 @@ void berth__progress_free_jobs(struct berth__progress *p)
         *u32[i] = NULL;
     }
     free(p->cap);
-    free(p->lost);
     free(p->run);
     free(p->early);
     p->cap = NULL;
-    p->lost = NULL;
     p->run = NULL;
     p->early = NULL;
     p->nrun = p->run_cap = p->nearly = p->early_cap = 0;
     p->run_free = BERTH_EV_NONE;
     berth__events_free(&p->ev);
     free(p->steps);
-    free(p->restarts);
     p->steps = NULL;
-    p->restarts = NULL;
 }
 
 void berth__progress_free(struct berth__progress *p)

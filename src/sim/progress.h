@@ -41,12 +41,10 @@ struct berth__progress {
     /* whole steps (berth__progress_use_whole_steps): per job, the work it may reach in the
      * round under way (its whole steps), < 0 when not capped */
     double *cap;
-    /* Per job, 17 bytes (millions of jobs): what the results need, and where its state as a
-     * started job is. Only jobs that have started and not yet finished (running, or
+    /* Per job, 5 bytes (millions of jobs): whether it works in steps, and where its state
+     * as a started job is. Only jobs that have started and not yet finished (running, or
      * preempted and pending) have a berth__run, so that state costs nothing per job. */
     uint8_t *steps;          /* per job: work in steps */
-    int32_t *restarts;       /* per job: starts after a preemption, and migrations */
-    berth_us *lost;          /* per job: time spent restoring instead of progressing */
     uint32_t *run_of;        /* per job: its berth__run, BERTH_EV_NONE when none */
     struct berth__run {      /* a started, unfinished job */
         int64_t done_us;     /* fixed speed: microseconds of work done (exact) */
@@ -54,17 +52,22 @@ struct berth__progress {
         berth_us work_end;   /* its work ends (BERTH_TIME_NONE: not known yet) */
         berth_us held_since; /* it got its current GPUs */
         int64_t held_milli;  /* they are milli-GPUs (gang x share) */
+        berth_us lost;       /* time spent restoring instead of progressing, so far */
         int32_t held_type;   /* their GPU type */
+        int32_t restarts;    /* starts after a preemption, and migrations, so far */
         uint32_t next_free;  /* once free: the next free entry */
     } * run;
     size_t nrun, run_cap;
     uint32_t run_free; /* first free entry, BERTH_EV_NONE when none */
-    /* jobs whose work ended before their finish was recorded (a round release): when */
+    /* retired jobs with more to report than nothing: their work ended before their finish
+     * was recorded (a round release), or they restarted (most jobs do neither) */
     struct berth__early {
         uint32_t job;
-        berth_us work_end;
+        int32_t restarts;
+        berth_us work_end; /* BERTH_TIME_NONE: at its finish */
+        berth_us lost;
     } * early;
-    size_t nearly, early_cap, early_at; /* early_at: berth__progress_work_end's place */
+    size_t nearly, early_cap, early_at; /* early_at: berth__progress_retired's place */
     double *type_gpu_us; /* per cluster GPU type: GPU-microseconds held (shares count) */
     uint32_t *res_head, *res_next, *res_prev, *res_at; /* fractional jobs per GPU */
     int failed;                                        /* a rate of 0 (reported once) */
@@ -104,8 +107,14 @@ void berth__progress_finish(struct berth__progress *p, struct berth__job *j, ber
 /* Job j leaves at now for good (its work done, or stopped at its limit): its started state
  * goes, remembering when its work ended if that was before now. -1 when out of memory. */
 int berth__progress_retire(struct berth__progress *p, const struct berth__job *j, berth_us now);
-/* When each retired job's work ended, for jobs 0..n in order: call with i = 0, 1, ... once
- * every job is retired; BERTH_TIME_NONE when it ended at its finish (or never). */
-berth_us berth__progress_work_end(struct berth__progress *p, size_t i);
+/* What the results need of each retired job, for jobs 0..n in order: call with i = 0, 1, ...
+ * once every job is retired. When its work ended (BERTH_TIME_NONE when at its finish, or
+ * never), its restarts and the time they lost. */
+struct berth__retired {
+    berth_us work_end;
+    int32_t restarts;
+    berth_us lost;
+};
+struct berth__retired berth__progress_retired(struct berth__progress *p, size_t i);
 
 #endif

@@ -392,8 +392,8 @@ static int finish_results(struct berth_sim_result *out, struct berth__engine *e,
         struct berth__job jc;
         memcpy(&jc, buf + i * sizeof jc, sizeof jc);
         const struct berth__job *j = &jc;
-        berth_us work_end = berth__progress_work_end(p, i); /* called for every i, in order */
-        berth_us fin = tm->jct ? j->finish : work_end;
+        struct berth__retired left = berth__progress_retired(p, i); /* every i, in order */
+        berth_us fin = tm->jct ? j->finish : left.work_end;
         if (fin == BERTH_TIME_NONE || fin > j->finish)
             fin = j->finish;
         struct berth_job_result res, *r = &res;
@@ -404,8 +404,8 @@ static int finish_results(struct berth_sim_result *out, struct berth__engine *e,
                                        .preemptions = j->preemptions,
                                        .gpu_type = j->type,
                                        .servers = j->servers,
-                                       .restarts = p->restarts[i],
-                                       .restart_lost_us = p->lost[i],
+                                       .restarts = left.restarts,
+                                       .restart_lost_us = left.lost,
                                        .iso_us = j->est_us,
                                        .by_steps = p->steps[i],
                                        .resizes = j->resizes,

@@ -211,7 +211,7 @@ int main(int argc, char **argv)
     for (int i = 0; i < 6; i++) {
         specs[i] = jobspec_make(ids[i], (i + 1) * 2 * BERTH_US_PER_S, gpus[i], gpus[i], gpus[i]);
         specs[i].queue = qs[i];
-        specs[i].user = us[i];
+        jobspec_x(&specs[i])->user = us[i];
     }
     char qpath[] = "/tmp/berth-afq-XXXXXX";
     int fd = mkstemp(qpath);

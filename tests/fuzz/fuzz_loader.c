@@ -53,23 +53,28 @@ static int scratch(void)
 
 static void check_job(const struct berth_jobspec *j, size_t i)
 {
-    ENSURE(j->id && j->job_type && j->user && j->queue && j->gpu_type && j->status,
+    ENSURE(j->id && berth_jobspec_extra(j)->job_type && berth_jobspec_extra(j)->user && j->queue &&
+               berth_jobspec_extra(j)->gpu_type && berth_jobspec_extra(j)->status,
            "job %zu: NULL string", i);
-    ENSURE(j->duration_us > 0 || (j->duration_us == 0 && j->total_steps > 0 && j->job_type[0]),
+    ENSURE(j->duration_us > 0 ||
+               (j->duration_us == 0 && j->total_steps > 0 && berth_jobspec_extra(j)->job_type[0]),
            "job %zu: duration %lld us (none only with job_type and total_steps)", i,
            (long long)j->duration_us);
     ENSURE(j->arrival_us >= 0, "job %zu: arrival %lld us", i, (long long)j->arrival_us);
     ENSURE(j->num_gpus >= 1 ||
-               (j->num_gpus == 0 && j->max_gpus == 0 && (j->cpu_milli || j->mem_mib)),
+               (j->num_gpus == 0 && j->max_gpus == 0 &&
+                (berth_jobspec_extra(j)->cpu_milli || berth_jobspec_extra(j)->mem_mib)),
            "job %zu: %d GPUs (max %d, %lld milli-CPUs, %lld MiB)", i, j->num_gpus, j->max_gpus,
-           (long long)j->cpu_milli, (long long)j->mem_mib);
+           (long long)berth_jobspec_extra(j)->cpu_milli,
+           (long long)berth_jobspec_extra(j)->mem_mib);
     ENSURE(j->min_gpus >= 0 && j->min_gpus <= j->num_gpus && j->max_gpus >= j->num_gpus,
            "job %zu: GPUs %d in [%d, %d]", i, j->num_gpus, j->min_gpus, j->max_gpus);
     ENSURE(j->gpu_share_milli >= 1 && j->gpu_share_milli <= 1000, "job %zu: share %d", i,
            j->gpu_share_milli);
     ENSURE(j->gpu_share_milli == 1000 || j->num_gpus == 1, "job %zu: share %d of %d GPUs", i,
            j->gpu_share_milli, j->num_gpus);
-    ENSURE(j->cpu_milli >= 0 && j->mem_mib >= 0 && j->gpu_mem_mib >= 0 && j->total_steps >= 0,
+    ENSURE(berth_jobspec_extra(j)->cpu_milli >= 0 && berth_jobspec_extra(j)->mem_mib >= 0 &&
+               berth_jobspec_extra(j)->gpu_mem_mib >= 0 && j->total_steps >= 0,
            "job %zu: negative amount", i);
 }
 

@@ -161,10 +161,10 @@ static void test_gavel(void)
     size_t cyclegan = 0, multi_cyclegan = 0;
     for (size_t i = 0; i < n; i++) {
         int g = j[i].num_gpus;
-        untyped += !j[i].job_type[0] || j[i].total_steps < 1;
+        untyped += !berth_jobspec_extra(&j[i])->job_type[0] || j[i].total_steps < 1;
         /* CycleGAN is measured on 1 GPU only: Gavel never makes it a multi-GPU job */
-        cyclegan += !strcmp(j[i].job_type, "CycleGAN");
-        multi_cyclegan += !strcmp(j[i].job_type, "CycleGAN") && g > 1;
+        cyclegan += !strcmp(berth_jobspec_extra(&j[i])->job_type, "CycleGAN");
+        multi_cyclegan += !strcmp(berth_jobspec_extra(&j[i])->job_type, "CycleGAN") && g > 1;
         if (g == 1 || g == 2 || g == 4 || g == 8)
             gpus[g]++;
         else
@@ -339,7 +339,9 @@ static void test_round_trip(void)
                 diff += strcmp(x[i].id, y[i].id) || x[i].arrival_us != y[i].arrival_us ||
                         x[i].duration_us != y[i].duration_us || x[i].num_gpus != y[i].num_gpus ||
                         x[i].min_gpus != y[i].min_gpus || x[i].max_gpus != y[i].max_gpus ||
-                        strcmp(x[i].queue, y[i].queue) || strcmp(x[i].job_type, y[i].job_type) ||
+                        strcmp(x[i].queue, y[i].queue) ||
+                        strcmp(berth_jobspec_extra(&x[i])->job_type,
+                               berth_jobspec_extra(&y[i])->job_type) ||
                         x[i].line != y[i].line;
             CHECK_I64(diff, 0);
         }

@@ -78,17 +78,17 @@ static void check_job(const struct berth_jobspec *j, const struct want *w)
     CHECK_I64(j->min_gpus, w->gpus);
     CHECK_I64(j->max_gpus, w->gpus);
     CHECK_I64(j->gpu_share_milli, w->share);
-    CHECK_STR(j->gpu_type, w->type);
-    CHECK_STR(j->user, w->user);
+    CHECK_STR(berth_jobspec_extra(j)->gpu_type, w->type);
+    CHECK_STR(berth_jobspec_extra(j)->user, w->user);
     CHECK_STR(j->queue, w->queue);
-    CHECK_STR(j->job_type, "");
+    CHECK_STR(berth_jobspec_extra(j)->job_type, "");
     CHECK_I64(j->priority, 0);
-    CHECK_I64(j->gpu_mem_mib, 0);
+    CHECK_I64(berth_jobspec_extra(j)->gpu_mem_mib, 0);
     CHECK_I64(j->total_steps, 0);
     CHECK_I64(j->single_server, w->single);
     CHECK_I64(j->line, w->line);
-    CHECK_I64(j->cpu_milli, w->cpu_milli);
-    CHECK_I64(j->mem_mib, w->mem_mib);
+    CHECK_I64(berth_jobspec_extra(j)->cpu_milli, w->cpu_milli);
+    CHECK_I64(berth_jobspec_extra(j)->mem_mib, w->mem_mib);
 }
 
 /* ---- pai2020 ------------------------------------------------------------------------------ */
@@ -355,7 +355,7 @@ static void pai_whole_file(void)
     CHECK_I64(r.L.t->n, 2);
     if (r.L.t->n == 2) {
         CHECK_STR(r.L.t->jobs[1].id, "\xff\xfe\x80");
-        CHECK_STR(r.L.t->jobs[1].user, "\xc3\x28");
+        CHECK_STR(berth_jobspec_extra(&r.L.t->jobs[1])->user, "\xc3\x28");
         CHECK_I64(r.L.t->jobs[1].arrival_us, 1 * S);
     }
     berth_trace_free(r.L.t);
@@ -471,10 +471,12 @@ static void pai_generated(void)
         int32_t gpus = g < 1000 ? 1 : (int32_t)((g + 999) / 1000);
         int32_t share = g < 1000 ? (int32_t)g : 1000;
         const char *type = e[k].type == 0 ? "t4" : e[k].type == 1 ? "p100" : "";
-        bad += j->num_gpus != gpus || j->gpu_share_milli != share || strcmp(j->gpu_type, type) ||
+        bad += j->num_gpus != gpus || j->gpu_share_milli != share ||
+               strcmp(berth_jobspec_extra(j)->gpu_type, type) ||
                j->arrival_us != (e[k].submit - origin) * S ||
                j->duration_us != (e[k].end - e[k].start) * S || (uint32_t)k + 1 != j->line;
-        bad += j->cpu_milli != e[k].cpu || j->mem_mib != e[k].mem;
+        bad += berth_jobspec_extra(j)->cpu_milli != e[k].cpu ||
+               berth_jobspec_extra(j)->mem_mib != e[k].mem;
     }
     CHECK_I64(bad, 0);
     berth_trace_free(r.L.t);
@@ -517,8 +519,8 @@ static void openb_sample(void)
         CHECK_I64(r.L.t->n, 7);
         for (size_t i = 0; i < 7 && i < r.L.t->n; i++)
             check_job(&r.L.t->jobs[i], &w[i]);
-        CHECK_STR(r.L.t->jobs[1].status, "Running"); /* pod_phase */
-        CHECK_STR(r.L.t->jobs[6].status, "Pending");
+        CHECK_STR(berth_jobspec_extra(&r.L.t->jobs[1])->status, "Running"); /* pod_phase */
+        CHECK_STR(berth_jobspec_extra(&r.L.t->jobs[6])->status, "Pending");
         CHECK_I64(r.rep.rows, 7);
         CHECK_I64(r.rep.skipped, 0);
         berth_trace_free(r.L.t);
@@ -855,7 +857,7 @@ static void real_openb_pods(void)
         if (!strcmp(e->d_name, "openb_pod_list_gpuspec33.csv")) {
             size_t typed = 0;
             for (size_t i = 0; i < r.L.t->n; i++)
-                typed += r.L.t->jobs[i].gpu_type[0] != 0;
+                typed += berth_jobspec_extra(&r.L.t->jobs[i])->gpu_type[0] != 0;
             CHECK_I64(typed, 2388);
         }
         berth_trace_free(r.L.t);

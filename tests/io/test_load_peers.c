@@ -52,10 +52,10 @@ static void check_defaults(const struct berth_jobspec *j)
     CHECK_I64(j->min_gpus, j->num_gpus);
     CHECK_I64(j->max_gpus, j->num_gpus);
     CHECK_I64(j->gpu_share_milli, 1000);
-    CHECK_I64(j->gpu_mem_mib, 0);
-    CHECK_STR(j->user, "");
+    CHECK_I64(berth_jobspec_extra(j)->gpu_mem_mib, 0);
+    CHECK_STR(berth_jobspec_extra(j)->user, "");
     CHECK_STR(j->queue, "");
-    CHECK_STR(j->gpu_type, "");
+    CHECK_STR(berth_jobspec_extra(j)->gpu_type, "");
     CHECK_I64(j->single_server, 0);
 }
 
@@ -113,7 +113,7 @@ static void test_gavel_10(void)
     if (r.t->n == 4) {
         const struct berth_jobspec *j = job(&r, 0);
         CHECK_STR(j->id, "1");
-        CHECK_STR(j->job_type, "ResNet-50 (batch size 64)");
+        CHECK_STR(berth_jobspec_extra(j)->job_type, "ResNet-50 (batch size 64)");
         CHECK_I64(j->arrival_us, 0);
         CHECK_I64(j->duration_us, INT64_C(10000057288)); /* 43948 / 4.3947748... */
         CHECK_I64(j->num_gpus, 1);
@@ -123,7 +123,7 @@ static void test_gavel_10(void)
         check_defaults(j);
         j = job(&r, 1);
         CHECK_STR(j->id, "2");
-        CHECK_STR(j->job_type, "LM (batch size 20)");
+        CHECK_STR(berth_jobspec_extra(j)->job_type, "LM (batch size 20)");
         CHECK_I64(j->arrival_us, 12500000);
         CHECK_I64(j->duration_us, INT64_C(9009263877)); /* 1e6 / 110.99685... (sf 4) */
         CHECK_I64(j->num_gpus, 4);
@@ -133,7 +133,7 @@ static void test_gavel_10(void)
         check_defaults(j);
         j = job(&r, 2);
         CHECK_STR(j->id, "3");
-        CHECK_STR(j->job_type, "CycleGAN");
+        CHECK_STR(berth_jobspec_extra(j)->job_type, "CycleGAN");
         CHECK_I64(j->arrival_us, INT64_C(3600000001));
         CHECK_I64(j->duration_us, INT64_C(1581306016)); /* sf 8 from sf 1: 4.42608... x 8 */
         CHECK_I64(j->num_gpus, 8);
@@ -173,10 +173,10 @@ static void test_gavel_7_and_12(void)
         CHECK_I64(job(&r, 0)->arrival_us, 0);
         CHECK_I64(job(&r, 0)->priority, 1000);
         CHECK_I64(job(&r, 0)->total_steps, 14612);
-        CHECK_STR(job(&r, 0)->job_type, "Transformer (batch size 128)");
+        CHECK_STR(berth_jobspec_extra(job(&r, 0))->job_type, "Transformer (batch size 128)");
         CHECK_I64(job(&r, 1)->duration_us, INT64_C(545484549));
         CHECK_I64(job(&r, 1)->arrival_us, 11000000);
-        CHECK_STR(job(&r, 1)->job_type, "Recommendation (batch size 8192)");
+        CHECK_STR(berth_jobspec_extra(job(&r, 1))->job_type, "Recommendation (batch size 8192)");
         check_defaults(job(&r, 1));
     }
     done(&r);
@@ -197,7 +197,7 @@ static void test_gavel_7_and_12(void)
         CHECK_I64(j->total_steps, 134583);
         CHECK_I64(j->priority, 1000);
         j = job(&r, 1);
-        CHECK_STR(j->job_type, "My \xff\xfe model");
+        CHECK_STR(berth_jobspec_extra(j)->job_type, "My \xff\xfe model");
         CHECK_I64(j->duration_us, INT64_C(3338250000));
         CHECK_I64(j->arrival_us, 55000000);
         CHECK_I64(j->num_gpus, 2);
@@ -455,7 +455,7 @@ static void test_tiresias_good(void)
         CHECK_I64(j->arrival_us, 0);
         CHECK_I64(j->duration_us, INT64_C(164000000));
         CHECK_I64(j->total_steps, 606);
-        CHECK_STR(j->job_type, "vgg19");
+        CHECK_STR(berth_jobspec_extra(j)->job_type, "vgg19");
         CHECK_I64(j->priority, 0);
         CHECK_I64(j->line, 2);
         check_defaults(j);
@@ -465,13 +465,13 @@ static void test_tiresias_good(void)
         CHECK_I64(j->arrival_us, 30000000);
         CHECK_I64(j->duration_us, 147000000);
         CHECK_I64(j->total_steps, 133);
-        CHECK_STR(j->job_type, "vgg11");
+        CHECK_STR(berth_jobspec_extra(j)->job_type, "vgg11");
         j = job(&r, 2);
         CHECK_STR(j->id, "2");
         CHECK_I64(j->arrival_us, 53250000);
         CHECK_I64(j->duration_us, 500000);
         CHECK_I64(j->total_steps, 0);
-        CHECK_STR(j->job_type, "");
+        CHECK_STR(berth_jobspec_extra(j)->job_type, "");
         CHECK_I64(j->line, 4);
     }
     done(&r);
@@ -488,7 +488,7 @@ static void test_tiresias_good(void)
         CHECK_I64(job(&r, 0)->num_gpus, 12);
         CHECK_I64(job(&r, 0)->arrival_us, 11000000);
         CHECK_I64(job(&r, 0)->duration_us, 20000000);
-        CHECK_STR(job(&r, 0)->job_type, "vgg19");
+        CHECK_STR(berth_jobspec_extra(job(&r, 0))->job_type, "vgg19");
         CHECK_I64(job(&r, 0)->total_steps, 0);
     }
     done(&r);
@@ -607,7 +607,7 @@ static void test_pollux_good(void)
         const struct berth_jobspec *j = job(&r, 0);
         CHECK_STR(j->id, "cifar10-0");
         CHECK_I64(j->arrival_us, 0);
-        CHECK_STR(j->job_type, "cifar10 (batch size 128)");
+        CHECK_STR(berth_jobspec_extra(j)->job_type, "cifar10 (batch size 128)");
         CHECK_I64(j->num_gpus, 1);
         CHECK_I64(j->duration_us, INT64_C(1234500000));
         CHECK_I64(j->total_steps, 0);
@@ -617,13 +617,13 @@ static void test_pollux_good(void)
         j = job(&r, 1);
         CHECK_STR(j->id, "imagenet-1");
         CHECK_I64(j->arrival_us, 12250000);
-        CHECK_STR(j->job_type, "imagenet (batch size 12800)");
+        CHECK_STR(berth_jobspec_extra(j)->job_type, "imagenet (batch size 12800)");
         CHECK_I64(j->num_gpus, 48);
         CHECK_I64(j->duration_us, INT64_C(86400000000));
         check_defaults(j);
         j = job(&r, 2);
         CHECK_STR(j->id, "ncf,2");
-        CHECK_STR(j->job_type, "ncf (batch size 256)");
+        CHECK_STR(berth_jobspec_extra(j)->job_type, "ncf (batch size 256)");
         CHECK_I64(j->num_gpus, 4);
     }
     done(&r);
@@ -634,7 +634,7 @@ static void test_pollux_good(void)
     CHECK_I64(r.rc, 0);
     if (r.t->n == 1) {
         CHECK_STR(job(&r, 0)->id, "b");
-        CHECK_STR(job(&r, 0)->job_type, "bert (batch size 64)");
+        CHECK_STR(berth_jobspec_extra(job(&r, 0))->job_type, "bert (batch size 64)");
         CHECK_I64(job(&r, 0)->num_gpus, 2);
         CHECK_I64(job(&r, 0)->arrival_us, 1000000);
         CHECK_I64(job(&r, 0)->duration_us, 5000000);

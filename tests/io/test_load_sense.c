@@ -105,13 +105,13 @@ static void check_jobs(const struct berth_trace *t, const struct want *w, size_t
         CHECK_I64(j[i].min_gpus, w[i].gpus);
         CHECK_I64(j[i].max_gpus, w[i].gpus);
         CHECK_I64(j[i].gpu_share_milli, 1000);
-        CHECK_STR(j[i].user, w[i].user);
+        CHECK_STR(berth_jobspec_extra(&j[i])->user, w[i].user);
         CHECK_STR(j[i].queue, w[i].queue);
-        CHECK_STR(j[i].job_type, w[i].job_type);
-        CHECK_STR(j[i].gpu_type, "");
+        CHECK_STR(berth_jobspec_extra(&j[i])->job_type, w[i].job_type);
+        CHECK_STR(berth_jobspec_extra(&j[i])->gpu_type, "");
         CHECK_I64(j[i].line, w[i].line);
-        CHECK_I64(j[i].cpu_milli, w[i].cpu_milli);
-        CHECK_I64(j[i].mem_mib, w[i].mem_mib);
+        CHECK_I64(berth_jobspec_extra(&j[i])->cpu_milli, w[i].cpu_milli);
+        CHECK_I64(berth_jobspec_extra(&j[i])->mem_mib, w[i].mem_mib);
         if (check_failures != before)
             fprintf(stderr, "  (job %zu, %s)\n", i, w[i].id);
     }
@@ -382,18 +382,18 @@ static void test_philly_big(void)
             char id[32], user[32];
             snprintf(id, sizeof id, "job_%d", k);
             snprintf(user, sizeof user, "u%d\\", k % 13);
-            int ok =
-                !strcmp(j[k].id, id) && j[k].arrival_us == S(k) &&
-                j[k].duration_us == S(k % 1000 + 1) && j[k].num_gpus == k % 8 + 1 &&
-                j[k].line == (uint32_t)k + 2 &&
-                (k == 12345 ? strlen(j[k].user) == (size_t)BIG / 4 * 3 : !strcmp(j[k].user, user));
+            int ok = !strcmp(j[k].id, id) && j[k].arrival_us == S(k) &&
+                     j[k].duration_us == S(k % 1000 + 1) && j[k].num_gpus == k % 8 + 1 &&
+                     j[k].line == (uint32_t)k + 2 &&
+                     (k == 12345 ? strlen(berth_jobspec_extra(&j[k])->user) == (size_t)BIG / 4 * 3
+                                 : !strcmp(berth_jobspec_extra(&j[k])->user, user));
             if (!ok) {
                 fprintf(stderr, "  big philly job %d differs (line %u)\n", k, j[k].line);
                 bad++;
             }
         }
         CHECK_I64(bad, 0);
-        CHECK(!strncmp(j[12345].user, "x\"{x\"{", 6));
+        CHECK(!strncmp(berth_jobspec_extra(&j[12345])->user, "x\"{x\"{", 6));
     } else {
         CHECK_I64(tr ? berth_trace_count(tr) : 0, N);
     }

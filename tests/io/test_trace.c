@@ -10,6 +10,7 @@
 #include "check.h"
 #include "tmpfile.h"
 #include "jobspec_eq.h"
+#include "jobspec_make.h"
 
 /* ---- helpers -------------------------------------------------------------------------- */
 
@@ -41,7 +42,7 @@ static struct berth_jobspec spec(const char *id, berth_us arrival, berth_us dura
     struct berth_jobspec s;
     memset(&s, 0, sizeof s);
     s.id = id;
-    s.job_type = s.user = s.queue = s.gpu_type = "";
+    jobspec_x(&s)->job_type = jobspec_x(&s)->user = s.queue = jobspec_x(&s)->gpu_type = "";
     s.arrival_us = arrival;
     s.duration_us = duration;
     s.num_gpus = s.min_gpus = s.max_gpus = gpus;
@@ -75,19 +76,19 @@ static void test_native_all_columns(void)
     want[0] = spec("j1", 12000000, 100000, 4);
     want[0].min_gpus = 2;
     want[0].max_gpus = 8;
-    want[0].gpu_mem_mib = 16384;
+    jobspec_x(&want[0])->gpu_mem_mib = 16384;
     want[0].total_steps = 1000;
     want[0].priority = 5;
     want[0].single_server = 1;
-    want[0].user = "alice";
+    jobspec_x(&want[0])->user = "alice";
     want[0].queue = "q1";
-    want[0].gpu_type = "V100";
-    want[0].job_type = "train";
+    jobspec_x(&want[0])->gpu_type = "V100";
+    jobspec_x(&want[0])->job_type = "train";
     want[1] = spec("id,with \"comma\"", 1, 1500000000, 1);
     want[1].gpu_share_milli = 250;
     want[2] = spec("j3", 0, 7000000, 2);
     want[2].priority = -3;
-    want[2].user = "bob";
+    jobspec_x(&want[2])->user = "bob";
     want[3] = spec("j4", 3000000, 2500000, 1);
     want[3].single_server = 1;
     for (size_t i = 0; i < 4 && i < berth_trace_count(tr); i++) {
@@ -465,24 +466,24 @@ static void test_round_trip(void)
     jobs[1].min_gpus = 2;
     jobs[1].max_gpus = 16;
     jobs[1].priority = -7;
-    jobs[1].gpu_type = "v100";
+    jobspec_x(&jobs[1])->gpu_type = "v100";
     jobs[1].single_server = 1;
     jobs[2] = spec("say \"hi\"", 123456789, INT64_C(4628226000000), 1);
     jobs[2].gpu_share_milli = 250;
-    jobs[2].user = "line1\nline2";
+    jobspec_x(&jobs[2])->user = "line1\nline2";
     jobs[2].queue = "\"q\"";
-    jobs[2].job_type = ",";
+    jobspec_x(&jobs[2])->job_type = ",";
     jobs[3] = spec(" spaced ", INT64_C(9408690000000), 999999, 128);
     jobs[3].total_steps = INT64_C(1) << 50;
-    jobs[3].gpu_mem_mib = 81920;
-    jobs[3].user = "cr\r\nlf";
+    jobspec_x(&jobs[3])->gpu_mem_mib = 81920;
+    jobspec_x(&jobs[3])->user = "cr\r\nlf";
     jobs[4] = spec("x_not_a_column", 5, 7, 1);
     jobs[4].gpu_share_milli = 1;
-    jobs[4].persist_mib = 700;
-    jobs[4].ephem_mib = INT64_C(1) << 40;
+    jobspec_x(&jobs[4])->persist_mib = 700;
+    jobspec_x(&jobs[4])->ephem_mib = INT64_C(1) << 40;
     jobs[4].queue = "q,1";
     jobs[5] = spec("\"", 100000, 100000, 2);
-    jobs[5].job_type = "tab\there";
+    jobspec_x(&jobs[5])->job_type = "tab\there";
 
     struct tmp t;
     tmp_open(&t);
@@ -728,11 +729,14 @@ static void test_native_interned(void)
         char want[32];
         for (int i = 0; i < N && berth_trace_count(tr) == N; i++) {
             snprintf(want, sizeof want, "u%d", i % USERS);
-            ok &= !strcmp(j[i].user, want) && !strcmp(j[i].queue, i % 3 ? "vc-a" : "vc-b");
-            ok &= j[i].user == j[i % USERS].user && j[i].queue == j[i % 3 ? 1 : 0].queue;
+            ok &= !strcmp(berth_jobspec_extra(&j[i])->user, want) &&
+                  !strcmp(j[i].queue, i % 3 ? "vc-a" : "vc-b");
+            ok &= berth_jobspec_extra(&j[i])->user == berth_jobspec_extra(&j[i % USERS])->user &&
+                  j[i].queue == j[i % 3 ? 1 : 0].queue;
         }
         CHECK(ok);
-        CHECK(j[0].queue != j[1].queue && j[0].user != j[1].user);
+        CHECK(j[0].queue != j[1].queue &&
+              berth_jobspec_extra(&j[0])->user != berth_jobspec_extra(&j[1])->user);
     }
     berth_trace_free(tr);
     free(csv);

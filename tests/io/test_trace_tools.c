@@ -55,15 +55,15 @@ static struct berth_trace *numbered(size_t n)
     struct berth_trace *t = berth__trace_new("numbered");
     CHECK(t != NULL);
     for (size_t i = 0; t && i < n; i++) {
-        struct berth_jobspec js;
+        struct berth_jobdesc js;
         berth__jobspec_defaults(&js);
         char id[24];
         int len = snprintf(id, sizeof id, "%zu", i + 1);
-        js.id = berth__trace_str(t, id, (size_t)len);
-        js.arrival_us = (berth_us)i * BERTH_US_PER_S;
-        js.duration_us = 60 * BERTH_US_PER_S;
-        js.line = (uint32_t)(i + 2);
-        js.queue = i % 2 ? "odd" : "even";
+        js.spec.id = berth__trace_str(t, id, (size_t)len);
+        js.spec.arrival_us = (berth_us)i * BERTH_US_PER_S;
+        js.spec.duration_us = 60 * BERTH_US_PER_S;
+        js.spec.line = (uint32_t)(i + 2);
+        js.spec.queue = i % 2 ? "odd" : "even";
         CHECK_I64(berth__trace_push(t, &js), 0);
     }
     return t;
@@ -196,11 +196,11 @@ static void test_stats_edges(void)
     t = berth__trace_new("big");
     berth_us durs[] = {2, 4, INT64_C(1000000000000) * BERTH_US_PER_S, 1};
     for (size_t i = 0; i < 4; i++) {
-        struct berth_jobspec js2;
+        struct berth_jobdesc js2;
         berth__jobspec_defaults(&js2);
-        js2.id = i == 0 ? "a" : i == 1 ? "b" : i == 2 ? "c" : "d";
-        js2.duration_us = durs[i];
-        js2.num_gpus = js2.min_gpus = js2.max_gpus = i == 2 ? 1000000 : 1;
+        js2.spec.id = i == 0 ? "a" : i == 1 ? "b" : i == 2 ? "c" : "d";
+        js2.spec.duration_us = durs[i];
+        js2.spec.num_gpus = js2.spec.min_gpus = js2.spec.max_gpus = i == 2 ? 1000000 : 1;
         CHECK_I64(berth__trace_push(t, &js2), 0);
     }
     CHECK_I64(berth_trace_stats(t, &s, &err), 0);
@@ -213,15 +213,15 @@ static void test_stats_edges(void)
 
     /* numbers for people: separators and rounding */
     t = berth__trace_new("people");
-    struct berth_jobspec js3;
+    struct berth_jobdesc js3;
     berth__jobspec_defaults(&js3);
-    js3.id = "x";
-    js3.duration_us = INT64_C(1234567891) * BERTH_US_PER_S / 1000; /* 1,234,567.891 s */
-    js3.arrival_us = 0;
+    js3.spec.id = "x";
+    js3.spec.duration_us = INT64_C(1234567891) * BERTH_US_PER_S / 1000; /* 1,234,567.891 s */
+    js3.spec.arrival_us = 0;
     CHECK_I64(berth__trace_push(t, &js3), 0);
-    js3.id = "y";
-    js3.duration_us = 12345; /* 0.012345 s */
-    js3.arrival_us = 3 * 86400 * BERTH_US_PER_S;
+    js3.spec.id = "y";
+    js3.spec.duration_us = 12345; /* 0.012345 s */
+    js3.spec.arrival_us = 3 * 86400 * BERTH_US_PER_S;
     CHECK_I64(berth__trace_push(t, &js3), 0);
     CHECK_I64(berth_trace_stats(t, &s, &err), 0);
     txt = stats_text(&s, 0);
@@ -322,7 +322,7 @@ static void test_slice_filters(void)
     t = NULL;
     if (copy) {
         CHECK_STR(berth_trace_jobs(copy)[0].queue, "q2");
-        CHECK_STR(berth_trace_jobs(copy)[0].user, "u1");
+        CHECK_STR(berth_jobspec_extra(&berth_trace_jobs(copy)[0])->user, "u1");
         CHECK_STR(berth_trace_jobs(copy)[0].id, "c");
     }
     berth_trace_free(copy);

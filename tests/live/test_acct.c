@@ -17,11 +17,12 @@
 static struct berth__ljob *job(uint64_t id, const char *user, const char *queue, int gpus)
 {
     struct berth__ljob *j = calloc(1, sizeof *j);
+    j->spec.extra = &j->extra;
     j->user = strdup(user);
     j->name = strdup("x");
     j->spec.queue = strdup(queue);
-    j->spec.gpu_type = strdup("");
-    j->spec.job_type = strdup("");
+    j->extra.gpu_type = strdup("");
+    j->extra.job_type = strdup("");
     j->spec.num_gpus = gpus;
     j->spec.gpu_share_milli = 1000;
     j->exit_code = 0;

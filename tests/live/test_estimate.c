@@ -29,18 +29,19 @@ static struct berth__ljob *job(struct fixture *f, const char *user, int gpus, do
                                double limit_s)
 {
     struct berth__ljob *j = calloc(1, sizeof *j);
+    j->spec.extra = &j->extra;
     j->user = strdup(user);
     j->name = strdup("x");
-    j->spec.user = j->user;
+    j->extra.user = j->user;
     j->spec.queue = strdup("");
-    j->spec.gpu_type = strdup("");
-    j->spec.job_type = strdup("");
-    j->spec.status = "";
+    j->extra.gpu_type = strdup("");
+    j->extra.job_type = strdup("");
+    j->extra.status = "";
     j->spec.num_gpus = gpus;
     j->spec.gpu_share_milli = 1000;
     j->spec.duration_us = est_s > 0 ? (berth_us)(est_s * 1e6) : S(3600);
     j->est_given = est_s > 0;
-    j->spec.time_limit_us = (berth_us)(limit_s * 1e6);
+    j->extra.time_limit_us = (berth_us)(limit_s * 1e6);
     j->exit_code = j->exit_signal = -1;
     berth__ljob_set_id(j, f->d.njobs + 1);
     f->jobs[f->d.njobs++] = j;

@@ -107,7 +107,7 @@ static void test_journal_doc_roundtrip(void)
         CHECK_I64(k->spec.num_gpus, 2);
         CHECK_I64(k->spec.min_gpus, 1);
         CHECK_I64(k->spec.max_gpus, 4);
-        CHECK_STR(k->spec.gpu_type, "a100");
+        CHECK_STR(berth_jobspec_extra(&k->spec)->gpu_type, "a100");
         CHECK_STR(k->spec.queue, "q1");
         CHECK_I64(k->spec.priority, 5);
         CHECK_I64(k->spec.total_steps, 1000);
@@ -151,7 +151,7 @@ static void test_journal_compat(void)
     json_decref(o);
     if (k) {
         CHECK_I64(k->id, 9);
-        CHECK_I64(k->spec.time_limit_us, 0);
+        CHECK_I64(berth_jobspec_extra(&k->spec)->time_limit_us, 0);
         CHECK_I64(k->ran_us, 0);
         CHECK_I64(k->attempt_us, 0);
         CHECK_I64(k->array_id, 0);
@@ -177,7 +177,7 @@ static void test_journal_compat(void)
     CHECK(!berth__ljob_from_journal(o, &k, &err));
     json_decref(o);
     if (k) {
-        CHECK_I64(k->spec.time_limit_us, 90500000);
+        CHECK_I64(berth_jobspec_extra(&k->spec)->time_limit_us, 90500000);
         CHECK_I64(k->ran_us, 1234567);
         CHECK_I64(k->attempt_us, 99);
         CHECK_I64(k->array_id, 8);

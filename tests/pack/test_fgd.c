@@ -10,6 +10,7 @@
 #include "check.h"
 #include "model/alloc.h"
 #include "pack/fgd.h"
+#include "jobspec_make.h"
 #include "tmpfile.h"
 
 static struct berth_cluster *cluster(const char *spec)
@@ -30,8 +31,9 @@ static struct berth_jobspec spec(int32_t gpus, int32_t milli, int64_t cpu)
     s.duration_us = 1;
     s.num_gpus = s.min_gpus = s.max_gpus = gpus;
     s.gpu_share_milli = milli;
-    s.cpu_milli = cpu;
-    s.job_type = s.user = s.queue = s.status = s.gpu_type = "";
+    jobspec_x(&s)->cpu_milli = cpu;
+    jobspec_x(&s)->job_type = jobspec_x(&s)->user = s.queue = jobspec_x(&s)->status =
+        jobspec_x(&s)->gpu_type = "";
     s.single_server = 1;
     return s;
 }

@@ -196,18 +196,20 @@ static void heterogeneous_throughputs(void)
     struct berth_cluster *c = NULL;
     struct berth_err err = {0};
     CHECK_I64(berth_cluster_parse("1x1:v100,1x1:k80", &c, &err), 0);
+    static const struct berth_jobspec_extra type_a = {
+        .job_type = "a", .user = "", .status = "", .gpu_type = ""};
+    static const struct berth_jobspec_extra type_b = {
+        .job_type = "b", .user = "", .status = "", .gpu_type = ""};
     struct berth_jobspec spec[2] = {{.id = "J1",
                                      .duration_us = 1000 * BERTH_US_PER_S,
                                      .num_gpus = 1,
                                      .gpu_share_milli = 1000,
-                                     .gpu_type = "",
-                                     .job_type = "a"},
+                                     .extra = &type_a},
                                     {.id = "J2",
                                      .duration_us = 1000 * BERTH_US_PER_S,
                                      .num_gpus = 1,
                                      .gpu_share_milli = 1000,
-                                     .gpu_type = "",
-                                     .job_type = "b"}};
+                                     .extra = &type_b}};
     const struct {
         const char *policy;
         int type1, type2; /* cluster types: 0 = v100, 1 = k80 */

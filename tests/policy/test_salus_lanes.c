@@ -8,6 +8,8 @@
 #include "policy/salus/salus_lanes.h"
 #include "util/rng.h"
 
+#include "jobspec_make.h"
+
 #define NONE BERTH_LANE_NONE
 
 /* Lanes of P + E (salus-pack) on one V100: 16384 - 300 = 16084 MiB.
@@ -157,33 +159,34 @@ static void memory_golden(void)
 {
     struct berth_jobspec s;
     memset(&s, 0, sizeof s);
-    s.job_type = "";
+    jobspec_x(&s)->job_type = "";
     int64_t p, e;
-    s.persist_mib = 700;
-    s.ephem_mib = 3000;
+    jobspec_x(&s)->persist_mib = 700;
+    jobspec_x(&s)->ephem_mib = 3000;
     berth__salus_job_mem(&s, &p, &e);
     CHECK_I64(p, 700);
     CHECK_I64(e, 3000);
-    s.gpu_mem_mib = 5000; /* 700 + 3000 < 5000: e = 4300 */
+    jobspec_x(&s)->gpu_mem_mib = 5000; /* 700 + 3000 < 5000: e = 4300 */
     berth__salus_job_mem(&s, &p, &e);
     CHECK_I64(e, 4300);
-    s.persist_mib = s.ephem_mib = 0;
+    jobspec_x(&s)->persist_mib = jobspec_x(&s)->ephem_mib = 0;
     berth__salus_job_mem(&s, &p, &e); /* ceil(5000 / 10) = 500, 4500 */
     CHECK_I64(p, 500);
     CHECK_I64(e, 4500);
-    s.gpu_mem_mib = 0;
-    s.job_type = "ResNet-50 (batch size 64)"; /* 400, 90 x 64 = 5760 */
+    jobspec_x(&s)->gpu_mem_mib = 0;
+    jobspec_x(&s)->job_type = "ResNet-50 (batch size 64)"; /* 400, 90 x 64 = 5760 */
     berth__salus_job_mem(&s, &p, &e);
     CHECK_I64(p, 400);
     CHECK_I64(e, 5760);
-    s.job_type = "Recommendation (batch size 8192)"; /* 500, 512 x 8192 / 1024 = 4096 */
+    jobspec_x(&s)->job_type =
+        "Recommendation (batch size 8192)"; /* 500, 512 x 8192 / 1024 = 4096 */
     berth__salus_job_mem(&s, &p, &e);
     CHECK_I64(p, 500);
     CHECK_I64(e, 4096);
-    s.job_type = "A3C";
+    jobspec_x(&s)->job_type = "A3C";
     berth__salus_job_mem(&s, &p, &e);
     CHECK_I64(p + e, 500);
-    s.job_type = "ResNet-500"; /* not ResNet-50: the default */
+    jobspec_x(&s)->job_type = "ResNet-500"; /* not ResNet-50: the default */
     berth__salus_job_mem(&s, &p, &e);
     CHECK_I64(p, 512);
     CHECK_I64(e, 4608);

@@ -14,7 +14,7 @@
 static struct berth_jobspec lenet_spec(void)
 {
     struct berth_jobspec s = jobspec_make("j", 1000000000, 1, 1, 1);
-    s.job_type = "lenet";
+    jobspec_x(&s)->job_type = "lenet";
     return s;
 }
 
@@ -105,7 +105,7 @@ static void growth_and_labels(void)
 static double linear_metric(void *ctx, const struct berth__job *j, berth_us now)
 {
     (void)ctx;
-    return strtod(j->spec->job_type + 1, NULL) * (double)now / 1e6;
+    return strtod(berth_jobspec_extra(j->spec)->job_type + 1, NULL) * (double)now / 1e6;
 }
 
 static uint32_t migrated_job = UINT32_MAX;
@@ -281,7 +281,7 @@ static void plan_start_on(void)
     js[0] = lenet_spec();
     js[0].id = "J0";
     js[0].num_gpus = js[0].min_gpus = js[0].max_gpus = 2;
-    js[0].gpu_type = "v100";
+    jobspec_x(&js[0])->gpu_type = "v100";
     js[1] = lenet_spec();
     js[1].id = "J1";
     js[1].gpu_share_milli = 500;
@@ -346,7 +346,7 @@ static void prop_migrate(void *ctx, struct berth__job *j, berth_us now)
 static double run_metric(void *ctx, const struct berth__job *j, berth_us now)
 {
     (void)ctx;
-    const struct berth_curve *c = berth__curve_find(j->spec->job_type);
+    const struct berth_curve *c = berth__curve_find(berth_jobspec_extra(j->spec)->job_type);
     return berth__curve_acc(c, c->epochs * (double)berth__job_run_us(j, now) /
                                    (double)j->spec->duration_us);
 }

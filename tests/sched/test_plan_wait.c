@@ -65,11 +65,11 @@ static uint32_t add_job(struct world *w, int32_t gpus, double est, const char *a
     uint32_t i = w->n++;
     struct berth_jobspec *s = &w->spec[i];
     snprintf(w->id[i], sizeof w->id[i], "j%u", i);
+    static const struct berth_jobspec_extra class_a = {
+        .job_type = "a", .user = "", .status = "", .gpu_type = ""};
     *s = (struct berth_jobspec){.id = w->id[i],
-                                .job_type = "a",
-                                .user = "",
                                 .queue = "",
-                                .gpu_type = "",
+                                .extra = &class_a,
                                 .num_gpus = gpus,
                                 .min_gpus = gpus,
                                 .max_gpus = gpus,

@@ -144,8 +144,9 @@ static int engine_add(struct berth__daemon *d, struct berth__ljob *j, berth_us n
         ej->done = (double)(j->step < j->spec.total_steps ? j->step : j->spec.total_steps);
     }
     ej->progress_at = now;
-    if (d->tput && j->spec.job_type[0]) /* a type the model knows: policies see its rates */
-        ej->cls = berth__tput_class_find(d->tput, j->spec.job_type);
+    if (d->tput && berth_jobspec_extra(&j->spec)
+                       ->job_type[0]) /* a type the model knows: policies see its rates */
+        ej->cls = berth__tput_class_find(d->tput, berth_jobspec_extra(&j->spec)->job_type);
     if (j->state == BERTH_L_RUNNING) /* adoption: the caller places it */
         return 0;
     if ((rc = berth__engine_arrive(d->engine, idx, now, err)))

@@ -234,7 +234,9 @@ char **berth__daemon_job_env(struct berth__daemon *d, const struct berth__ljob *
     /* the share the engine runs it at: its gpu_share, or a salus-* lane's part of the GPU */
     int32_t share = j->run_share_milli > 0 ? j->run_share_milli : j->spec.gpu_share_milli;
     int64_t pin =
-        j->spec.gpu_mem_mib > 0 ? j->spec.gpu_mem_mib : j->spec.persist_mib + j->spec.ephem_mib;
+        berth_jobspec_extra(&j->spec)->gpu_mem_mib > 0
+            ? berth_jobspec_extra(&j->spec)->gpu_mem_mib
+            : berth_jobspec_extra(&j->spec)->persist_mib + berth_jobspec_extra(&j->spec)->ephem_mib;
     if (share < 1000 && ngpu == 1) {
         int pct = (share + 9) / 10;
         snprintf(val, sizeof val, "%d", pct < 1 ? 1 : pct);
@@ -491,7 +493,7 @@ static void overrun(struct berth__daemon *d, struct berth__ljob *j, struct berth
  * it off to the next tick. */
 static void time_limit(struct berth__daemon *d, struct berth__ljob *j, berth_us now)
 {
-    berth_us lim = j->spec.time_limit_us;
+    berth_us lim = berth_jobspec_extra(&j->spec)->time_limit_us;
     if (lim <= 0 || !j->attempt_us || j->state != BERTH_L_RUNNING || j->then != BERTH_THEN_FINISH ||
         j->ran_us + (now - j->attempt_us) < lim)
         return;

@@ -19,7 +19,7 @@ static int check_fits(struct berth__daemon *d, const struct berth__ljob *j, stru
     uint64_t mask = 0;
     /* every alternative must be a type of the cluster: a typo in "v100|a10O" would otherwise
      * quietly narrow the job to the alternatives that exist (docs/api.md) */
-    for (const char *p = s->gpu_type; *p;) {
+    for (const char *p = berth_jobspec_extra(s)->gpu_type; *p;) {
         size_t n = strcspn(p, "|");
         char one[256];
         snprintf(one, sizeof one, "%.*s", (int)(n < sizeof one ? n : sizeof one - 1), p);
@@ -36,9 +36,10 @@ static int check_fits(struct berth__daemon *d, const struct berth__ljob *j, stru
         }
         p += n + (p[n] == '|');
     }
-    if (s->gpu_type[0] && berth__cluster_type_mask(c, s->gpu_type, &mask))
+    if (berth_jobspec_extra(s)->gpu_type[0] &&
+        berth__cluster_type_mask(c, berth_jobspec_extra(s)->gpu_type, &mask))
         return berth_err_set(err, BERTH_EINPUT, "gpu_type: '%s' is not a GPU type of this cluster",
-                             s->gpu_type);
+                             berth_jobspec_extra(s)->gpu_type);
     int32_t have = 0, per = 0;
     for (size_t t = 0; t < c->ntypes; t++)
         if (!mask || (mask >> t & 1)) {
@@ -55,22 +56,22 @@ static int check_fits(struct berth__daemon *d, const struct berth__ljob *j, stru
         return berth_err_set(err, BERTH_EINPUT,
                              "gpus: asks for %d GPUs on one server, servers have at most %d", need,
                              per);
-    int64_t most = c->has_gpu_mem && s->num_gpus && s->gpu_mem_mib
+    int64_t most = c->has_gpu_mem && s->num_gpus && berth_jobspec_extra(s)->gpu_mem_mib
                        ? berth__cluster_largest_gpu_mem(c, mask)
                        : -1;
-    if (most >= 0 && s->gpu_mem_mib > most)
+    if (most >= 0 && berth_jobspec_extra(s)->gpu_mem_mib > most)
         return berth_err_set(err, BERTH_EINPUT,
                              "gpu_mem_mib: asks for %lld MiB of GPU memory, the largest GPU it "
                              "may use has %lld",
-                             (long long)s->gpu_mem_mib, (long long)most);
-    int64_t split = s->persist_mib + s->ephem_mib;
+                             (long long)berth_jobspec_extra(s)->gpu_mem_mib, (long long)most);
+    int64_t split = berth_jobspec_extra(s)->persist_mib + berth_jobspec_extra(s)->ephem_mib;
     most = c->has_gpu_mem && s->num_gpus && split ? berth__cluster_largest_gpu_mem(c, mask) : -1;
     if (most >= 0 && split > most)
         return berth_err_set(err, BERTH_EINPUT,
                              "%s: persist_mib + ephem_mib = %lld MiB, more than the largest GPU "
                              "it may use has (%lld MiB)",
-                             s->persist_mib ? "persist_mib" : "ephem_mib", (long long)split,
-                             (long long)most);
+                             berth_jobspec_extra(s)->persist_mib ? "persist_mib" : "ephem_mib",
+                             (long long)split, (long long)most);
     return 0;
 }
 
@@ -629,8 +630,9 @@ static const char *reason_of(struct berth__daemon *d, struct berth__ljob *j, cha
                              "Resources: it is next under policy %s and waits for %d %sGPU%s%s%s "
                              "(%d idle of the types it may use)",
                              d->engine->ops->name, ej->gpus, ej->share < 1000 ? "shared " : "",
-                             ej->gpus == 1 ? "" : "s", j->spec.gpu_type[0] ? " of type " : "",
-                             j->spec.gpu_type, idle);
+                             ej->gpus == 1 ? "" : "s",
+                             berth_jobspec_extra(&j->spec)->gpu_type[0] ? " of type " : "",
+                             berth_jobspec_extra(&j->spec)->gpu_type, idle);
         code = "Resources";
         break;
     case BERTH_WHY_RESERVED:
@@ -663,8 +665,8 @@ static const char *reason_of(struct berth__daemon *d, struct berth__ljob *j, cha
             "%s: waiting for %d %sGPU%s%s%s (%d idle of the types it may use)%s; policy %s",
             idle >= ej->gpus ? "Priority" : "Resources", ej->gpus,
             ej->share < 1000 ? "shared " : "", ej->gpus == 1 ? "" : "s",
-            j->spec.gpu_type[0] ? " of type " : "", j->spec.gpu_type, idle, before,
-            d->engine->ops->name);
+            berth_jobspec_extra(&j->spec)->gpu_type[0] ? " of type " : "",
+            berth_jobspec_extra(&j->spec)->gpu_type, idle, before, d->engine->ops->name);
         code = idle >= ej->gpus ? "Priority" : "Resources";
     }
     }

@@ -135,7 +135,7 @@ static size_t read_history(struct berth__daemon *d, struct hist *h)
 
 static berth_us run_us_of(const struct berth__ljob *j, const struct hist *h, size_t nh)
 {
-    berth_us lim = j->spec.time_limit_us, x = j->spec.duration_us;
+    berth_us lim = berth_jobspec_extra(&j->spec)->time_limit_us, x = j->spec.duration_us;
     if (!j->est_given) {
         if (lim > 0) {
             x = lim;

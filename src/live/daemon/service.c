@@ -361,7 +361,7 @@ static int start_replica(struct berth__daemon *d, struct berth__service *s, int 
     if (rc)
         return rc;
     struct berth__slot slots[BERTH_MAX_SERVER_GPUS];
-    if (place(d, s->gpus, j->spec.gpu_type, slots)) {
+    if (place(d, s->gpus, berth_jobspec_extra(&j->spec)->gpu_type, slots)) {
         berth__ljob_free(j);
         return 1;
     }

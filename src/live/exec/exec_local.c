@@ -181,8 +181,9 @@ static int make_cgroup(const struct berth__lexec *x, const struct berth__ljob *j
         return 0;
     char name[64];
     snprintf(name, sizeof name, "j%llu-a%d", (unsigned long long)j->id, j->attempt);
-    struct berth__iso_limits lim = {.mem_bytes = j->spec.mem_mib * 1024 * 1024,
-                                    .cpu_milli = (int32_t)j->spec.cpu_milli,
+    struct berth__iso_limits lim = {.mem_bytes =
+                                        berth_jobspec_extra(&j->spec)->mem_mib * 1024 * 1024,
+                                    .cpu_milli = (int32_t)j->extra.cpu_milli,
                                     .pids_max = x->pids_max};
     struct berth__iso_group g;
     int rc = berth__iso_create(x->iso, name, &lim, &g, err);

@@ -473,9 +473,10 @@ static int submit(struct xslurm *x, struct berth__ljob *j, int first, struct ber
                                       .uid = j->uid,
                                       .gid = j->gid,
                                       .set_owner = h->files->multi_user};
-    if (j->spec.time_limit_us > 0) { /* Slurm's limit backs berth's up (berthd away) */
-        sub.time_limit_us =
-            j->spec.time_limit_us + (j->grace_us > 0 ? j->grace_us : 0) + SLURM_LIMIT_MARGIN;
+    if (berth_jobspec_extra(&j->spec)->time_limit_us >
+        0) { /* Slurm's limit backs berth's up (berthd away) */
+        sub.time_limit_us = berth_jobspec_extra(&j->spec)->time_limit_us +
+                            (j->grace_us > 0 ? j->grace_us : 0) + SLURM_LIMIT_MARGIN;
         sub.warn_signal = j->ckpt_sig > 0 ? j->ckpt_sig : 15;
         sub.warn_s = (uint32_t)(j->grace_us / BERTH_US_PER_S);
     }
@@ -858,8 +859,9 @@ static int adopt(struct xslurm *x, const struct berth__slurm_job *sj, berth_us n
         return rc;
     }
     berth__exec_log(h, "berthd: Slurm job %u of %s adopted as job %s (%d GPUs%s%s)\n", sj->id,
-                    j->user, j->idstr, j->spec.num_gpus, j->spec.gpu_type[0] ? " " : "",
-                    j->spec.gpu_type);
+                    j->user, j->idstr, j->spec.num_gpus,
+                    berth_jobspec_extra(&j->spec)->gpu_type[0] ? " " : "",
+                    berth_jobspec_extra(&j->spec)->gpu_type);
     return adopt_bind(x, j, sj, err);
 }
 

@@ -196,11 +196,14 @@ static json_t *summary(struct berth__daemon *d, struct berth__ljob *j, berth_us 
     json_t *o = json_pack(
         "{s:I,s:s,s:s,s:s,s:i,s:f,s:s,s:s,s:i,s:I,s:I,s:I,s:i,s:s,s:f,s:o,s:o}", "id",
         (json_int_t)j->id, "name", j->name, "user", j->user, "state", berth__lstate_name(j->state),
-        "gpus", s->num_gpus, "gpu_share", s->gpu_share_milli / 1000.0, "gpu_type", s->gpu_type,
-        "queue", s->queue, "priority", s->priority, "submit_us", (json_int_t)j->submit_us,
-        "start_us", (json_int_t)j->start_us, "end_us", (json_int_t)j->end_us, "attempt", j->attempt,
-        "reason", berth__daemon_reason(d, j, NULL, 0), "run_s", (double)run_time(j, now) / 1e6,
-        "time_limit_s", s->time_limit_us ? json_real((double)s->time_limit_us / 1e6) : json_null(),
+        "gpus", s->num_gpus, "gpu_share", s->gpu_share_milli / 1000.0, "gpu_type",
+        berth_jobspec_extra(s)->gpu_type, "queue", s->queue, "priority", s->priority, "submit_us",
+        (json_int_t)j->submit_us, "start_us", (json_int_t)j->start_us, "end_us",
+        (json_int_t)j->end_us, "attempt", j->attempt, "reason", berth__daemon_reason(d, j, NULL, 0),
+        "run_s", (double)run_time(j, now) / 1e6, "time_limit_s",
+        berth_jobspec_extra(s)->time_limit_us
+            ? json_real((double)berth_jobspec_extra(s)->time_limit_us / 1e6)
+            : json_null(),
         "servers", servers_of(d, j));
     if (o && j->slurm_id) /* the Slurm job behind it (--executor slurm) */
         json_object_set_new(o, "slurm_job", json_integer(j->slurm_id));

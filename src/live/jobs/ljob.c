@@ -104,8 +104,8 @@ void berth__ljob_free(struct berth__ljob *j)
     berth__strv_free(j->argv);
     berth__strv_free(j->env);
     free((char *)j->spec.queue);
-    free((char *)j->spec.gpu_type);
-    free((char *)j->spec.job_type);
+    free((char *)j->extra.gpu_type);
+    free((char *)j->extra.job_type);
     free(j->hist);
     free(j->array_idx);
     free(j->deps);
@@ -118,7 +118,7 @@ void berth__ljob_set_id(struct berth__ljob *j, uint64_t id)
     j->id = id;
     snprintf(j->idstr, sizeof j->idstr, "%llu", (unsigned long long)id);
     j->spec.id = j->idstr;
-    j->spec.user = j->user;
+    j->extra.user = j->user;
 }
 
 /* The first entries and the newest ones are kept; those between go, counted in one entry

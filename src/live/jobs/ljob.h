@@ -87,7 +87,8 @@ struct berth__ljob {
     size_t argc;
     char **env; /* "K=V", NULL-terminated */
     size_t nenv;
-    struct berth_jobspec spec; /* strings point into this record (owned) */
+    struct berth_jobspec spec;        /* strings point into this record (owned) */
+    struct berth_jobspec_extra extra; /* spec.extra points here (set when the record is made) */
     int ckpt_sig;
     berth_us grace_us;
     char token[36]; /* the job's own token: may post progress for this job only */

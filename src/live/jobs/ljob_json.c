@@ -75,12 +75,12 @@ json_t *berth__ljob_json(const struct berth__ljob *j, int full)
     bad |= json_object_set_new(o, "gpus", json_integer(s->num_gpus));
     bad |= json_object_set_new(o, "min_gpus", json_integer(s->min_gpus));
     bad |= json_object_set_new(o, "max_gpus", json_integer(s->max_gpus));
-    bad |= json_object_set_new(o, "gpu_type", json_string(s->gpu_type));
-    bad |= json_object_set_new(o, "job_type", json_string(s->job_type));
+    bad |= json_object_set_new(o, "gpu_type", json_string(berth_jobspec_extra(s)->gpu_type));
+    bad |= json_object_set_new(o, "job_type", json_string(berth_jobspec_extra(s)->job_type));
     bad |= json_object_set_new(o, "gpu_share", json_real(s->gpu_share_milli / 1000.0));
-    bad |= json_object_set_new(o, "gpu_mem_mib", json_integer(s->gpu_mem_mib));
-    bad |= json_object_set_new(o, "persist_mib", json_integer(s->persist_mib));
-    bad |= json_object_set_new(o, "ephem_mib", json_integer(s->ephem_mib));
+    bad |= json_object_set_new(o, "gpu_mem_mib", json_integer(berth_jobspec_extra(s)->gpu_mem_mib));
+    bad |= json_object_set_new(o, "persist_mib", json_integer(berth_jobspec_extra(s)->persist_mib));
+    bad |= json_object_set_new(o, "ephem_mib", json_integer(berth_jobspec_extra(s)->ephem_mib));
     bad |= json_object_set_new(o, "queue", json_string(s->queue));
     bad |= json_object_set_new(o, "priority", json_integer(s->priority));
     bad |=
@@ -88,13 +88,15 @@ json_t *berth__ljob_json(const struct berth__ljob *j, int full)
     bad |= json_object_set_new(o, "grace_s", json_real((double)j->grace_us / 1e6));
     bad |= json_object_set_new(o, "est_s", json_real((double)s->duration_us / 1e6));
     bad |= json_object_set_new(o, "time_limit_s",
-                               s->time_limit_us ? json_real((double)s->time_limit_us / 1e6)
-                                                : json_null());
+                               berth_jobspec_extra(s)->time_limit_us
+                                   ? json_real((double)berth_jobspec_extra(s)->time_limit_us / 1e6)
+                                   : json_null());
     bad |= json_object_set_new(o, "ran_s", json_real((double)j->ran_us / 1e6));
     bad |= json_object_set_new(o, "ran_type", json_string(j->ran_type));
     bad |= json_object_set_new(o, "total_steps", json_integer(s->total_steps));
-    bad |= json_object_set_new(o, "cpus", json_real((double)s->cpu_milli / 1000.0));
-    bad |= json_object_set_new(o, "mem_mib", json_integer(s->mem_mib));
+    bad |= json_object_set_new(o, "cpus",
+                               json_real((double)berth_jobspec_extra(s)->cpu_milli / 1000.0));
+    bad |= json_object_set_new(o, "mem_mib", json_integer(berth_jobspec_extra(s)->mem_mib));
     bad |= json_object_set_new(o, "single_server", json_boolean(s->single_server));
     bad |= json_object_set_new(o, "submit_us", opt_time(j->submit_us));
     bad |= json_object_set_new(o, "start_us", opt_time(j->start_us));
@@ -200,17 +202,19 @@ int berth__ljob_from_journal(const json_t *d, struct berth__ljob **out, struct b
     struct berth__ljob *j = calloc(1, sizeof *j);
     if (!j)
         return berth_err_set(err, BERTH_ENOMEM, "out of memory");
+    j->spec.extra = &j->extra; /* the record holds its extra fields */
     j->user = strdup(gets_(d, "user"));
     j->name = strdup(gets_(d, "name"));
     j->cwd = strdup(gets_(d, "cwd"));
     j->argv = strv_from(json_object_get(d, "argv"), &j->argc);
     j->env = strv_from(json_object_get(d, "env"), &j->nenv);
     j->spec.queue = strdup(gets_(d, "queue"));
-    j->spec.gpu_type = strdup(gets_(d, "gpu_type"));
-    j->spec.job_type = strdup(gets_(d, "job_type"));
+    j->extra.gpu_type = strdup(gets_(d, "gpu_type"));
+    j->extra.job_type = strdup(gets_(d, "job_type"));
     int st = berth__lstate_find(gets_(d, "state"));
     if (!j->user || !j->name || !j->cwd || !j->argv || !j->env || !j->spec.queue ||
-        !j->spec.gpu_type || !j->spec.job_type) { /* not damage: a copy failed */
+        !berth_jobspec_extra(&j->spec)->gpu_type ||
+        !berth_jobspec_extra(&j->spec)->job_type) { /* not damage: a copy failed */
         berth__ljob_free(j);
         return berth_err_set(err, BERTH_ENOMEM, "journal: job %lld: out of memory",
                              (long long)geti(d, "id"));
@@ -222,23 +226,23 @@ int berth__ljob_from_journal(const json_t *d, struct berth__ljob **out, struct b
     }
     berth__ljob_set_id(j, (uint64_t)geti(d, "id"));
     struct berth_jobspec *s = &j->spec;
-    s->status = "";
+    j->extra.status = "";
     s->num_gpus = (int32_t)geti(d, "gpus");
     s->min_gpus = (int32_t)geti(d, "min_gpus");
     s->max_gpus = (int32_t)geti(d, "max_gpus");
     double share = json_number_value(json_object_get(d, "gpu_share")) * 1000 + 0.5;
     s->gpu_share_milli = (int16_t)(share < INT16_MAX ? share : INT16_MAX); /* 16 bits: no wrap */
-    s->gpu_mem_mib = geti(d, "gpu_mem_mib");
-    s->persist_mib = geti(d, "persist_mib"); /* absent in older journals: 0, unknown */
-    s->ephem_mib = geti(d, "ephem_mib");
+    j->extra.gpu_mem_mib = geti(d, "gpu_mem_mib");
+    j->extra.persist_mib = geti(d, "persist_mib"); /* absent in older journals: 0, unknown */
+    j->extra.ephem_mib = geti(d, "ephem_mib");
     s->priority = (int32_t)geti(d, "priority");
     s->duration_us = (berth_us)(json_number_value(json_object_get(d, "est_s")) * 1e6 + 0.5);
     s->total_steps = geti(d, "total_steps");
-    s->cpu_milli = (int64_t)(json_number_value(json_object_get(d, "cpus")) * 1000 + 0.5);
-    s->mem_mib = geti(d, "mem_mib");
+    j->extra.cpu_milli = (int64_t)(json_number_value(json_object_get(d, "cpus")) * 1000 + 0.5);
+    j->extra.mem_mib = geti(d, "mem_mib");
     s->single_server = json_is_true(json_object_get(d, "single_server"));
     /* fields a journal of an older berthd lacks read as their defaults: no limit, no run */
-    s->time_limit_us =
+    j->extra.time_limit_us =
         (berth_us)(json_number_value(json_object_get(d, "time_limit_s")) * 1e6 + 0.5);
     j->ran_us = (berth_us)(json_number_value(json_object_get(d, "ran_s")) * 1e6 + 0.5);
     j->attempt_us = geti(d, "attempt_us");

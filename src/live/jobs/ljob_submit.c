@@ -173,11 +173,11 @@ static int read_gpus(const json_t *body, struct berth__ljob *j, struct berth_err
     s->min_gpus = (int32_t)mn;
     s->max_gpus = (int32_t)mx;
     s->gpu_share_milli = (int16_t)lround(share * 1000);
-    s->gpu_mem_mib = mem;
+    j->extra.gpu_mem_mib = mem;
     if ((pmem || emem) && g == 0)
         return bad(err, pmem ? "persist_mib" : "ephem_mib", "a CPU-only job has no GPU memory");
-    s->persist_mib = pmem; /* Salus' split: what salus-* admit a GPU's jobs by */
-    s->ephem_mib = emem;
+    j->extra.persist_mib = pmem; /* Salus' split: what salus-* admit a GPU's jobs by */
+    j->extra.ephem_mib = emem;
     return 0;
 }
 
@@ -330,6 +330,7 @@ int berth__ljob_from_submit(const json_t *body, const char *user, uint32_t uid, 
     struct berth__ljob *j = calloc(1, sizeof *j);
     if (!j)
         return berth_err_set(err, BERTH_ENOMEM, "out of memory");
+    j->spec.extra = &j->extra; /* the record holds its extra fields */
     j->exit_code = j->exit_signal = -1;
     j->ckpt_sig = 15;
     j->grace_us = 30 * BERTH_US_PER_S;
@@ -381,25 +382,25 @@ int berth__ljob_from_submit(const json_t *body, const char *user, uint32_t uid, 
                 : berth__name_printable(auto_name) && strlen(auto_name) <= MAX_NAME ? auto_name
                                                                                     : "job");
     j->spec.queue = dup_str(queue);
-    j->spec.gpu_type = dup_str(gtype);
-    j->spec.job_type = dup_str(jtype);
-    if (!j->cwd || !j->user || !j->name || !j->spec.queue || !j->spec.gpu_type ||
-        !j->spec.job_type) {
+    j->extra.gpu_type = dup_str(gtype);
+    j->extra.job_type = dup_str(jtype);
+    if (!j->cwd || !j->user || !j->name || !j->spec.queue ||
+        !berth_jobspec_extra(&j->spec)->gpu_type || !berth_jobspec_extra(&j->spec)->job_type) {
         rc = berth_err_set(err, BERTH_ENOMEM, "out of memory");
         goto fail;
     }
-    j->spec.user = j->user;
-    j->spec.status = "";
+    j->extra.user = j->user;
+    j->extra.status = "";
     j->spec.priority = (int32_t)prio;
     j->spec.total_steps = steps;
-    j->spec.cpu_milli = (int64_t)llround(cpus * 1000);
-    j->spec.mem_mib = mem;
+    j->extra.cpu_milli = (int64_t)llround(cpus * 1000);
+    j->extra.mem_mib = mem;
     j->spec.duration_us = (berth_us)llround(est * 1e6);
     j->est_given = json_object_get(body, "est_s") != NULL;
     if (j->spec.duration_us < 1)
         j->spec.duration_us = 1;
     j->spec.single_server = (uint8_t)single;
-    j->spec.time_limit_us = (berth_us)llround(limit * 1e6);
+    j->extra.time_limit_us = (berth_us)llround(limit * 1e6);
     j->state = hold ? BERTH_L_HELD : BERTH_L_PENDING;
     *out = j;
     return 0;

@@ -59,20 +59,22 @@ static int64_t batch_size(const char *t)
 
 void berth__salus_job_mem(const struct berth_jobspec *s, int64_t *p, int64_t *e)
 {
-    int64_t pp = s->persist_mib, ee = s->ephem_mib;
+    int64_t pp = berth_jobspec_extra(s)->persist_mib, ee = berth_jobspec_extra(s)->ephem_mib;
     if (!pp && !ee) {
         const struct class_mem *c = NULL;
         for (size_t k = 0; !c && k < sizeof classes / sizeof *classes; k++) {
             size_t n = strlen(classes[k].name);
-            if (!strncmp(s->job_type, classes[k].name, n) &&
-                (s->job_type[n] == 0 || s->job_type[n] == ' '))
+            if (!strncmp(berth_jobspec_extra(s)->job_type, classes[k].name, n) &&
+                (berth_jobspec_extra(s)->job_type[n] == 0 ||
+                 berth_jobspec_extra(s)->job_type[n] == ' '))
                 c = &classes[k];
         }
-        if (s->gpu_mem_mib > 0 && !c) { /* the job's total, split as the paper observes */
-            pp = (s->gpu_mem_mib + 9) / 10;
-            ee = s->gpu_mem_mib - pp;
+        if (berth_jobspec_extra(s)->gpu_mem_mib > 0 &&
+            !c) { /* the job's total, split as the paper observes */
+            pp = (berth_jobspec_extra(s)->gpu_mem_mib + 9) / 10;
+            ee = berth_jobspec_extra(s)->gpu_mem_mib - pp;
         } else if (c) {
-            int64_t bs = batch_size(s->job_type);
+            int64_t bs = batch_size(berth_jobspec_extra(s)->job_type);
             pp = c->persist;
             ee = c->flat ? c->flat : (c->per_1k * (bs ? bs : 32) + 1023) / 1024;
         } else { /* nothing known: 0.5 GiB persistent, 4.5 GiB peak */
@@ -80,8 +82,8 @@ void berth__salus_job_mem(const struct berth_jobspec *s, int64_t *p, int64_t *e)
             ee = 4608;
         }
     }
-    if (pp + ee < s->gpu_mem_mib)
-        ee = s->gpu_mem_mib - pp;
+    if (pp + ee < berth_jobspec_extra(s)->gpu_mem_mib)
+        ee = berth_jobspec_extra(s)->gpu_mem_mib - pp;
     if (pp + ee < 1)
         ee = 1;
     *p = pp;
