@@ -111,6 +111,17 @@ static int nomem(const struct ctx *x, struct berth_err *err)
     return berth_err_set(err, BERTH_ENOMEM, "%s: out of memory", x->path);
 }
 
+/* What an add_class or add_type that failed (rc) means: too many names, or memory. */
+static int add_failed(const struct ctx *x, int rc, const char *what, const char *name,
+                      struct berth_err *err)
+{
+    if (rc != BERTH_TPUT_FULL)
+        return nomem(x, err);
+    char ex[96];
+    return berth_err_set(err, BERTH_EINPUT, "%s: %s %s: more than %d %ss", x->path, what,
+                         berth__excerpt(ex, sizeof ex, name, strlen(name)), BERTH_TPUT_MAX, what);
+}
+
 /* A rate: a JSON number >= 0. */
 static int rate_of(const struct ctx *x, const json_t *v, const char *sub, int idx, double *out,
                    struct berth_err *err)
@@ -165,8 +176,9 @@ static int job_entry(struct ctx *x, int t, int spread, json_t *val, struct berth
     int rc = rate_of(x, null, "null", -1, &alone, err);
     if (rc)
         return rc;
-    if (berth__tput_add_class(x->m, name, &c) ||
-        berth__tput_add_point(x->m, c, t, sf, spread, alone))
+    if ((rc = berth__tput_add_class(x->m, name, &c)))
+        return add_failed(x, rc, "job type", name, err);
+    if (berth__tput_add_point(x->m, c, t, sf, spread, alone))
         return nomem(x, err);
     const char *key;
     json_t *v;
@@ -191,8 +203,9 @@ static int job_entry(struct ctx *x, int t, int spread, json_t *val, struct berth
         if (spread || sf != 1 || psf != 1)
             continue;
         int b;
-        if (berth__tput_add_class(x->m, partner, &b) ||
-            berth__tput_add_pair(x->m, c, b, t, alone > 0 ? own / alone : 0.0))
+        if ((rc = berth__tput_add_class(x->m, partner, &b)))
+            return add_failed(x, rc, "job type", partner, err);
+        if (berth__tput_add_pair(x->m, c, b, t, alone > 0 ? own / alone : 0.0))
             return berth_err_set(err, BERTH_ENOMEM,
                                  "%s: out of memory (or more than 8 million job types)", x->path);
     }
@@ -211,9 +224,9 @@ static int gpu_section(struct ctx *x, json_t *val, struct berth_err *err)
     char type[MAX_NAME + 1];
     memcpy(type, x->gpu_key, tn);
     type[tn] = '\0';
-    int t;
-    if (berth__tput_add_type(x->m, type, &t))
-        return nomem(x, err);
+    int t, rc = berth__tput_add_type(x->m, type, &t);
+    if (rc)
+        return add_failed(x, rc, "GPU type", type, err);
     if (x->seen[t] & (1u << spread))
         return bad_key(x,
                        "each GPU type once (names are compared without regard to case), found "
@@ -227,8 +240,7 @@ static int gpu_section(struct ctx *x, json_t *val, struct berth_err *err)
     json_object_foreach(val, key, v)
     {
         x->job_key = key;
-        int rc = job_entry(x, t, spread, v, err);
-        if (rc)
+        if ((rc = job_entry(x, t, spread, v, err)))
             return rc;
     }
     x->job_key = NULL;

@@ -173,15 +173,19 @@ int berth_tput_add_lucid_pairs(struct berth_tput *m, const char *path, struct be
         rc = read_rows(&x, err);
     for (size_t i = 0; rc == 0 && i < x.nrows; i++) {
         const struct row *r = &x.rows[i];
-        int a, b;
-        if (berth__tput_add_class(m, r->cls[0], &a) || berth__tput_add_class(m, r->cls[1], &b))
-            rc = -1;
+        int a, b, full = 0;
+        if ((rc = berth__tput_add_class(m, r->cls[0], &a)) ||
+            (rc = berth__tput_add_class(m, r->cls[1], &b)))
+            full = rc == BERTH_TPUT_FULL;
         else if (a == b)
             rc = berth__tput_add_pair(m, a, a, -1, (r->speed[0] + r->speed[1]) / 2);
         else
             rc = berth__tput_add_pair(m, a, b, -1, r->speed[0]) ||
                  berth__tput_add_pair(m, b, a, -1, r->speed[1]);
-        if (rc)
+        if (full)
+            rc = berth_err_set(err, BERTH_EINPUT, "%s: data row %zu: more than %d classes", path,
+                               i + 1, BERTH_TPUT_MAX);
+        else if (rc)
             rc = berth_err_set(err, BERTH_ENOMEM,
                                "%s: out of memory (or more than 8 million classes)", path);
     }

@@ -98,7 +98,9 @@ int berth__tput_add_type(struct berth_tput *m, const char *name, int *t)
         *t = found;
         return 0;
     }
-    if (m->ntypes >= INT16_MAX || BERTH_GROW(m->types, m->types_cap, m->ntypes + 1))
+    if (m->ntypes >= INT16_MAX)
+        return BERTH_TPUT_FULL;
+    if (BERTH_GROW(m->types, m->types_cap, m->ntypes + 1))
         return -1;
     const char *copy = berth__arena_strndup(&m->arena, name, strlen(name));
     if (!copy)
@@ -150,10 +152,12 @@ int berth__tput_add_class(struct berth_tput *m, const char *name, int *c)
         *c = found;
         return 0;
     }
+    /* a job's class is 16 bits in its engine record (model/job.h) */
+    if (m->ncls >= INT16_MAX)
+        return BERTH_TPUT_FULL;
     if ((m->ncls + 1) * 2 > m->index_cap && rehash(m))
         return -1;
-    /* a job's class is 16 bits in its engine record (model/job.h) */
-    if (m->ncls >= INT16_MAX || BERTH_GROW(m->cls, m->cls_cap, m->ncls + 1))
+    if (BERTH_GROW(m->cls, m->cls_cap, m->ncls + 1))
         return -1;
     const char *copy = berth__arena_strndup(&m->arena, name, strlen(name));
     if (!copy)

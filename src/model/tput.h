@@ -61,7 +61,11 @@ int berth__tput_has_spread_points(const struct berth_tput *m, int c, int t);
 void berth__tput_set_spread(struct berth_tput *m, int c, double factor);
 
 /* Builder (loaders and the catalog). Each returns 0, or -1 when out of memory (or, for a
- * pair, a class number above 2^23); names are copied. */
+ * pair, a class number above 2^23); names are copied. add_type and add_class return
+ * BERTH_TPUT_FULL when the table already holds BERTH_TPUT_MAX names (a job's class and type
+ * are 16 bits in its engine record): the input has too many, which loaders say as such. */
+#define BERTH_TPUT_FULL (-2)
+#define BERTH_TPUT_MAX  32767
 struct berth_tput *berth__tput_new(void);
 int berth__tput_add_type(struct berth_tput *m, const char *name, int *t);
 int berth__tput_add_class(struct berth_tput *m, const char *name, int *c);

@@ -219,8 +219,44 @@ static void test_names(void)
     }
     CHECK_I64(berth_tput_class_count(m), 1002);
     CHECK_I64(berth__tput_class_find(m, "class 777"), 779);
+    /* the table is full at BERTH_TPUT_MAX classes (16 bits in a job's record): a new name
+     * says so (not "out of memory"), a known one is still found */
+    for (int i = 1000; berth_tput_class_count(m) < BERTH_TPUT_MAX; i++) {
+        snprintf(name, sizeof name, "class %d", i);
+        if (berth__tput_add_class(m, name, &again))
+            break;
+    }
+    CHECK_I64(berth_tput_class_count(m), BERTH_TPUT_MAX);
+    CHECK_I64(berth__tput_add_class(m, "one too many", &again), BERTH_TPUT_FULL);
+    CHECK_I64(berth__tput_add_class(m, "class 777", &again), 0);
+    CHECK_I64(again, 779);
     berth_tput_free(m);
     berth_tput_free(NULL);
+}
+
+/* A Gavel table with more job types than a job's record can number: the loader's message
+ * names the file, the type and the limit. */
+static void test_gavel_too_many(void)
+{
+    size_t cap = 48 * (BERTH_TPUT_MAX + 2), o = 0;
+    char *text = malloc(cap);
+    CHECK(text != NULL);
+    if (!text)
+        return;
+    o += (size_t)snprintf(text + o, cap - o, "{\"v100\": {");
+    for (int i = 0; i <= BERTH_TPUT_MAX; i++)
+        o +=
+            (size_t)snprintf(text + o, cap - o, "%s\"('J%d', 1)\": {\"null\": 1}", i ? "," : "", i);
+    snprintf(text + o, cap - o, "}}");
+    struct berth_tput *m = NULL;
+    struct berth_err err;
+    char path[96];
+    CHECK_I64(load_text(text, ".json", &m, NULL, &err, path), BERTH_EINPUT);
+    CHECK_HAS(err.msg, path);
+    CHECK_HAS(err.msg, "job type \"J32767\": more than 32767 job types");
+    CHECK(m == NULL);
+    berth_tput_free(m);
+    free(text);
 }
 
 static void test_pairs(void)
@@ -695,6 +731,7 @@ static const struct check_test tests[] = {
     {"pairs", test_pairs},
     {"gavel_sample", test_gavel_sample},
     {"gavel_bad", test_gavel_bad},
+    {"gavel_too_many", test_gavel_too_many},
     {"lucid_sample", test_lucid_sample},
     {"lucid_bad", test_lucid_bad},
     {"gavel_real", test_gavel_real},
