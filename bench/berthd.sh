@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # berthd's benchmarks: scheduling-pass latency with 100,000 pending jobs on 5,000 servers
-# (several policies); durable submissions per second over HTTP on loopback, with each
+# (every policy); durable submissions per second over HTTP on loopback, with each
 # submission's latency (p50/p99); then the journal filled to 100,000 jobs and the time
 # `berth queue` takes to answer. Per-user limits are off (--user-limit 0): one token
 # submits everything. BENCH_SMOKE=1: small sizes, once (CI). Usage: bash bench/berthd.sh
@@ -12,9 +12,15 @@ if [ "${BENCH_SMOKE:-0}" = 1 ]; then
 else
     SERVERS=5000 PENDING=100000 PASSES=2000 SECS=5 FILL=100000
 fi
-for p in ${BENCH_POLICIES:-fifo fifo-skip sjf srtf tiresias-dlas las backfill fairshare}; do
+# every policy `berth policies` lists, unless BENCH_POLICIES names some
+ALL=$("$B/berth" policies | awk '/^[a-z]/ { sec = $1 } sec == "policies" && /^  [a-z]/ { print $1 }')
+for p in ${BENCH_POLICIES:-$ALL}; do
     "$B/bench/bench_live_pass" "$p" "$SERVERS" "$PENDING" "$PASSES"
 done
+# las with its quantum boundary's wave of swaps spread over passes
+if [ -z "${BENCH_POLICIES:-}" ]; then
+    "$B/bench/bench_live_pass" las "$SERVERS" "$PENDING" "$PASSES" max_preempt=2000
+fi
 W=$(mktemp -d)
 printf 'benchtoken0123456789 %s\n' "$(id -un)" >"$W/tokens"
 chmod 600 "$W/tokens"

@@ -3,7 +3,8 @@
  * pass runs (what berthd does at an event). Prints p50 / p99 / max of the pass time.
  * Jobs belong to 100 users in 10 queues (fair-share's accounts) and have a time limit of
  * twice their run time (backfill's reservations). SETTINGS are --policy-arg's
- * (KEY=VALUE,...), e.g. fairshare_weight=3600 or backfill=1.
+ * (KEY=VALUE,...), e.g. fairshare_weight=3600 or backfill=1. The salus policies run 1-GPU
+ * jobs only: under them every job asks for one GPU.
  * Usage: bench_live_pass [POLICY] [SERVERS] [PENDING] [PASSES] [SETTINGS] */
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,9 +56,10 @@ int main(int argc, char **argv)
         snprintf(queues[q], sizeof queues[q], "q%d", q);
     double *lat = calloc((size_t)passes, sizeof *lat);
     uint64_t x = 88172645463325252ULL;
+    int one_gpu = !strncmp(policy, "salus", 5);
     for (long i = 0; i < total; i++) {
         x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-        int g = i < fill ? 1 : 1 << (x % 4); /* 1, 2, 4 or 8 GPUs */
+        int g = i < fill || one_gpu ? 1 : 1 << (x % 4); /* 1, 2, 4 or 8 GPUs */
         snprintf(ids[i], sizeof ids[i], "%ld", i);
         berth_us dur = (berth_us)(1 + x % 36000) * BERTH_US_PER_S;
         extras[i] = (struct berth_jobspec_extra){.time_limit_us = 2 * dur,

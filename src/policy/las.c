@@ -26,7 +26,7 @@ static int64_t slope_gang(void *ctx, const struct berth__job *j)
 
 struct las_settings {
     berth_us quantum_us;
-    double hysteresis;
+    double hysteresis, max_preempt;
     struct berth__order_set o;
 };
 
@@ -36,6 +36,9 @@ static const struct berth__setting settings[] = {
     {"hysteresis", BERTH_SET_DOUBLE, offsetof(struct las_settings, hysteresis), 0, 1e6,
      "a running job yields to a waiting one only when its attained GPU-time exceeds the "
      "waiting job's by more than this fraction of it (default 0: any excess)"},
+    {"max_preempt", BERTH_SET_DOUBLE, offsetof(struct las_settings, max_preempt), 0, 1e9,
+     "at most this many preemptions a pass, the rest 1 us later in the next pass, so a "
+     "quantum boundary's swaps spread over passes (default 0: no limit)"},
     BERTH_ORDER_SETTINGS(struct las_settings, o),
 };
 
@@ -52,7 +55,8 @@ static int create_las(const struct berth__params *p, void **self, struct berth_e
                                   .preemptive = 1,
                                   .quantum_us = s.quantum_us,
                                   .min_run_us = s.quantum_us,
-                                  .hysteresis = s.hysteresis};
+                                  .hysteresis = s.hysteresis,
+                                  .max_preempt = s.max_preempt};
     struct berth__params q = *p;
     q.settings = NULL; /* parsed above */
     return berth__order_create("las", &q, settings, sizeof settings / sizeof *settings, &s, &s.o,

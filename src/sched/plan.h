@@ -75,6 +75,8 @@ int berth__plan_open(struct berth__plan *p, struct berth_cluster *c, struct bert
 int berth__plan_spread_pays(struct berth__plan *p, const struct berth__job *j, int t);
 /* Frees what berth__plan_spread_pays keeps between calls (berth__plan_free calls it). */
 void berth__plan_wait_free(struct berth__plan *p);
+/* How many servers berth__plan_spread_pays has asked when each is ready (for tests). */
+size_t berth__plan_wait_asked(const struct berth__plan *p);
 /* A stateless placement by its enum berth_placement (not FGD, which keeps state), for
  * plans opened outside an engine (tests). */
 const struct berth__placement *berth__placement_stateless(int id);

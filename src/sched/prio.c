@@ -87,6 +87,8 @@ struct berth__prio {
     uint32_t pass, *wpass, *wblk;
     uint8_t *wcode;
     uint32_t strict_head; /* the job a strict stop stopped at this pass, NOBODY */
+    double npreempted;    /* this pass's victims that stayed preempted (cfg.max_preempt) */
+    int budget_hit;       /* this pass stopped preempting at cfg.max_preempt */
 };
 
 /* ---- heaps with positions ---------------------------------------------------------- */
@@ -711,6 +713,7 @@ static int admit_preempting(struct berth__prio *q, const struct berth__view *v,
             rc = push_preemptible(q, &v->jobs[w]) || note_run(q, &v->jobs[w], 1);
         } else {
             rc = push_pending(q, v, w);
+            q->npreempted++;
         }
         if (rc)
             return berth_err_set(err, BERTH_ENOMEM, "policy: out of memory");
@@ -822,6 +825,8 @@ int berth__prio_plan(struct berth__prio *q, const struct berth__view *v, struct 
     q->res_on = 0;
     q->nskip = 0;
     q->strict_head = BERTH_WHY_NOBODY;
+    q->npreempted = 0;
+    q->budget_hit = 0;
     int64_t looked = 0; /* jobs looked at past the reservation */
     for (;;) {
         int c = best_pending(q);
@@ -854,7 +859,9 @@ int berth__prio_plan(struct berth__prio *q, const struct berth__view *v, struct 
             q->skip[q->nskip++] = pe.job;
             continue;
         }
-        if (q->cfg.preemptive) {
+        if (q->cfg.preemptive && q->cfg.max_preempt > 0 && q->npreempted >= q->cfg.max_preempt)
+            q->budget_hit = 1; /* the rest of the wave: the next pass */
+        else if (q->cfg.preemptive) {
             rc = admit_preempting(q, v, plan, &pe, err);
             if (rc < 0)
                 return rc;
@@ -884,6 +891,8 @@ int berth__prio_plan(struct berth__prio *q, const struct berth__view *v, struct 
 
 berth_us berth__prio_next_pass(struct berth__prio *q, const struct berth__view *v)
 {
+    if (q->budget_hit && v->npending)
+        return v->now + 1;
     if (q->cfg.quantum_us <= 0 || v->npending == 0)
         return BERTH_TIME_NONE;
     return (v->now / q->cfg.quantum_us + 1) * q->cfg.quantum_us;

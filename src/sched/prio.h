@@ -40,6 +40,10 @@ struct berth__prio_cfg {
      * than this fraction of the waiting job's key (keys >= 0: las's attained GPU-time), so
      * jobs of like service stop trading places every quantum; 0: any worse key */
     double hysteresis;
+    /* > 0: at most this many running jobs are preempted by one pass; the jobs that would
+     * preempt more wait for the next pass, asked for 1 us later, so a quantum boundary's
+     * wave of swaps is spread over passes (berthd's pass latency); 0: no limit */
+    double max_preempt;
     /* The shared-cluster controls (sched/order.h sets them from the family's settings);
      * all zero: none, and the scheduler is exactly the plain one above. */
     const struct berth_queues *queues; /* quotas, cohorts, limits, shares (quota.h) */

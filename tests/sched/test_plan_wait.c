@@ -150,6 +150,32 @@ static void test_first_ready_server(void)
     }
 }
 
+/* The server that last made a gang wait is asked first. The gang j (4 GPUs, E = 1000) holds
+ * 0:2 0:3 1:2 1:3; server 0 is ready at 600 s (A, by its estimate), server 1 at 1500 s (C),
+ * server 2 at 5000 s (D): only server 0 makes it wait (1600 < 2000), and the scan (from the
+ * server last moved to the full bucket, 2) asks the others first. Asked again in the same
+ * pass (a retry after a preemption), server 0 alone answers. Once A runs to 5000 s too, the
+ * next pass finds no server soon enough (server 1: 2500 >= 2000): it starts, though the old
+ * witness was server 0. */
+static void test_witness_first(void)
+{
+    struct world w;
+    if (world_open(&w, "3x4:v100"))
+        return;
+    uint32_t j = add_job(&w, 4, 1000, "0:2 0:3 1:2 1:3");
+    uint32_t a = add_running(&w, 2, "0:0 0:1", 600, 1);
+    add_running(&w, 1, "1:0", 300, 0);
+    add_running(&w, 1, "1:1", 1500, 0);
+    add_running(&w, 4, "2:0 2:1 2:2 2:3", 5000, 0);
+    CHECK_I64(pays(&w, j), 0);
+    CHECK_I64(berth__plan_wait_asked(&w.p), 3);
+    CHECK_I64(berth__plan_spread_pays(&w.p, &w.job[j], 0), 0);
+    CHECK_I64(berth__plan_wait_asked(&w.p), 4);
+    w.job[a].est_us = 2 * 5000 * SEC; /* left: half of it */
+    CHECK_I64(pays(&w, j), 1);
+    world_close(&w);
+}
+
 /* The k-th earliest end: j (4 GPUs) holds 0:1 0:2 0:3 and 1:0, so server 0 lacks one GPU
  * (V's, 1200 s) and server 1 three (X 900 s, Y 100 s, Z 400 s: the third is 900 s). W =
  * 900: E = 1000 waits (1900 < 2000), E = 900 starts (1800 = 1800). */
@@ -413,6 +439,7 @@ static void test_random_against_replay(void)
 
 static const struct check_test tests[] = {
     {"first_ready_server", test_first_ready_server},
+    {"witness_first", test_witness_first},
     {"kth_end", test_kth_end},
     {"never_free_and_fits_now", test_never_free_and_fits_now},
     {"other_type_ignored", test_other_type_ignored},
