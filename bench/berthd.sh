@@ -17,9 +17,10 @@ ALL=$("$B/berth" policies | awk '/^[a-z]/ { sec = $1 } sec == "policies" && /^  
 for p in ${BENCH_POLICIES:-$ALL}; do
     "$B/bench/bench_live_pass" "$p" "$SERVERS" "$PENDING" "$PASSES"
 done
-# las with its quantum boundary's wave of swaps spread over passes
+# las without its default bound on a pass's preemptions (the quantum boundary's whole wave
+# of swaps in one pass)
 if [ -z "${BENCH_POLICIES:-}" ]; then
-    "$B/bench/bench_live_pass" las "$SERVERS" "$PENDING" "$PASSES" max_preempt=2000
+    "$B/bench/bench_live_pass" las "$SERVERS" "$PENDING" "$PASSES" max_preempt=0
 fi
 W=$(mktemp -d)
 printf 'benchtoken0123456789 %s\n' "$(id -un)" >"$W/tokens"

@@ -24,6 +24,11 @@ static int64_t slope_gang(void *ctx, const struct berth__job *j)
     return j->gpus;
 }
 
+/* A pass's preemptions at most, by default: more than a 2-core machine swaps in about 2 ms
+ * (a quantum boundary of 40,000 jobs at once took 40-70 ms in berthd at 100,000 pending);
+ * the rest 1 us later. Only clusters of more than this many running jobs ever reach it. */
+#define LAS_MAX_PREEMPT 2000
+
 struct las_settings {
     berth_us quantum_us;
     double hysteresis, max_preempt;
@@ -38,13 +43,13 @@ static const struct berth__setting settings[] = {
      "waiting job's by more than this fraction of it (default 0: any excess)"},
     {"max_preempt", BERTH_SET_DOUBLE, offsetof(struct las_settings, max_preempt), 0, 1e9,
      "at most this many preemptions a pass, the rest 1 us later in the next pass, so a "
-     "quantum boundary's swaps spread over passes (default 0: no limit)"},
+     "quantum boundary's swaps spread over passes (default 2000; 0: no limit)"},
     BERTH_ORDER_SETTINGS(struct las_settings, o),
 };
 
 static int create_las(const struct berth__params *p, void **self, struct berth_err *err)
 {
-    struct las_settings s = {.quantum_us = p->quantum_us};
+    struct las_settings s = {.quantum_us = p->quantum_us, .max_preempt = LAS_MAX_PREEMPT};
     berth__order_defaults(&s.o, 0);
     int rc = berth__settings_parse("las", p->settings, settings, sizeof settings / sizeof *settings,
                                    &s, err);
