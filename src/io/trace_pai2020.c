@@ -27,6 +27,7 @@
 
 #include "io/columns.h"
 #include "io/loaders_alibaba.h"
+#include "util/hash.h"
 #include "util/num.h"
 
 #define MAX_GPUS_PER_JOB 1000000
@@ -80,9 +81,7 @@ struct pai {
 
 static uint32_t hash_bytes(const char *s, size_t n)
 {
-    uint64_t h = UINT64_C(1469598103934665603);
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (unsigned char)s[i]) * UINT64_C(1099511628211);
+    uint64_t h = berth__hash_bytes(BERTH_HASH_INIT, s, n);
     return (uint32_t)(h ^ (h >> 32));
 }
 

@@ -8,6 +8,7 @@
 
 #include "model/cluster.h"
 #include "model/trace.h"
+#include "util/hash.h"
 
 struct berth_trace *berth__trace_new(const char *path)
 {
@@ -111,10 +112,7 @@ const char *berth__trace_str(struct berth_trace *t, const char *s, size_t len)
 
 static size_t str_hash(const char *s, size_t len)
 {
-    uint64_t h = 1469598103934665603u; /* FNV-1a */
-    for (size_t i = 0; i < len; i++)
-        h = (h ^ (unsigned char)s[i]) * 1099511628211u;
-    return (size_t)h;
+    return (size_t)berth__hash_bytes(BERTH_HASH_INIT, s, len);
 }
 
 const char *berth__trace_intern(struct berth_trace *t, const char *s, size_t len)
