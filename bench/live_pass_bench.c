@@ -2,10 +2,10 @@
  * 100,000 jobs pending; each step one running job finishes, one new job arrives, and one
  * pass runs (what berthd does at an event). Prints p50 / p99 / max of the pass time.
  * Jobs belong to 100 users in 10 queues (fair-share's accounts) and have a time limit of
- * twice their run time (backfill's reservations). Times are the pass's CPU time. SETTINGS are --policy-arg's
- * (KEY=VALUE,...), e.g. fairshare_weight=3600 or backfill=1. The salus policies run 1-GPU
- * jobs only: under them every job asks for one GPU.
- * Usage: bench_live_pass [POLICY] [SERVERS] [PENDING] [PASSES] [SETTINGS] */
+ * twice their run time (backfill's reservations). Times are the pass's CPU time. SETTINGS are
+ * --policy-arg's (KEY=VALUE,...), e.g. fairshare_weight=3600 or backfill=1. The salus policies run
+ * 1-GPU jobs only: under them every job asks for one GPU. Usage: bench_live_pass [POLICY] [SERVERS]
+ * [PENDING] [PASSES] [SETTINGS] */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
