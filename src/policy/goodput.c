@@ -57,8 +57,10 @@ enum kind { PLAIN, HETERO };
 /* Scratch per active index during a pass. */
 struct gscratch {
     int16_t type; /* admitted type, -1 = not admitted */
-    int32_t lo, hi, tgt;
     uint8_t held;
+    uint8_t state; /* the job's state at the pass's start */
+    int32_t lo, hi, tgt;
+    int32_t gpus; /* the job's GPUs at the pass's start */
 };
 
 /* The policy's state of an active job, beside act[]: what a pass reads of its spec (the specs,
@@ -101,6 +103,7 @@ struct gp {
     double *curve;
     size_t curve_cap;
     int ncls, nmt;
+    uint64_t sized;   /* this pass: the types with an admitted job to size (bit per type) */
     int curves_ready; /* the cache is sized (once: the model does not change) */
     int rounds;       /* after the last pass: a round may change something */
 };
@@ -319,6 +322,10 @@ static void admit(struct gp *g, const struct berth__view *v, int64_t *room)
     for (size_t k = 0; k < g->nact; k++) {
         const struct berth__job *j = &v->jobs[g->act[k]];
         uint64_t cls, key = 0; /* held: 0; starving: 1 (by job number); the rest: 2 */
+        g->sc[k].state = (uint8_t)j->state;
+        g->sc[k].gpus = j->gpus;
+        g->sc[k].type = -1; /* not admitted, until it is */
+        g->sc[k].tgt = 0;
         if (j->state == BERTH_JOB_RUNNING)
             room[j->type] += j->gpus; /* the GPUs of running jobs are the knapsack's too */
         g->sc[k].held = j->state == BERTH_JOB_RUNNING && holding(g, v, j, &g->ai[k]);
@@ -337,17 +344,13 @@ static void admit(struct gp *g, const struct berth__view *v, int64_t *room)
         g->ord[k] = b << 32 | (uint64_t)k; /* k follows job numbers */
     }
     sort_keys(g, at);
+    g->sized = 0;
     int64_t left = 0; /* GPUs of room[] left, all types */
     for (size_t t = 0; t < v->cluster->ntypes; t++)
         left += room[t];
-    for (size_t i = 0; i < g->nact; i++) {
+    /* until no room is left on any type: no one after is admitted (every lo is >= 1) */
+    for (size_t i = 0; i < g->nact && left; i++) {
         size_t k = (size_t)(g->ord[i] & UINT32_MAX);
-        if (!left) { /* no room on any type: no one after is admitted (every lo is >= 1) */
-            g->sc[k].lo = g->sc[k].held ? v->jobs[g->act[k]].gpus : g->ai[k].bot;
-            g->sc[k].type = -1;
-            g->sc[k].tgt = 0;
-            continue;
-        }
         const struct berth__job *j = &v->jobs[g->act[k]];
         int32_t lo = g->sc[k].held ? j->gpus : g->ai[k].bot;
         int t = -1;
@@ -364,6 +367,8 @@ static void admit(struct gp *g, const struct berth__view *v, int64_t *room)
         g->sc[k].hi = g->sc[k].held ? lo : top(v, j, g->ai[k].maxg, t);
         if (g->sc[k].hi < lo)
             g->sc[k].hi = lo;
+        if (!g->sc[k].held && g->sc[k].hi != lo)
+            g->sized |= UINT64_C(1) << t;
         room[t] -= lo;
         left -= lo;
     }
@@ -408,6 +413,8 @@ static int sizes(struct gp *g, const struct berth__view *v, const int64_t *room,
     int rc;
     for (size_t t = 0; t < v->cluster->ntypes; t++) {
         size_t ng = 0, nopts = 0;
+        if (!(g->sized >> t & 1))
+            continue; /* no job to size: the knapsack would change nothing */
         for (size_t k = 0; k < g->nact; k++) {
             if (g->sc[k].type != (int)t || g->sc[k].held || g->sc[k].hi == g->sc[k].lo)
                 continue;
@@ -477,12 +484,11 @@ static int apply(struct gp *g, const struct berth__view *v, struct berth__plan *
     int rc;
     size_t ns = 0;
     for (size_t k = 0; k < g->nact; k++) {
-        uint32_t job = g->act[k];
-        struct berth__job *j = &v->jobs[job];
-        if (j->state == BERTH_JOB_RUNNING && g->sc[k].tgt != j->gpus &&
-            (rc = berth__plan_preempt(p, job, err)))
+        const struct gscratch *s = &g->sc[k]; /* the states as of admission: nothing since */
+        int resize = s->state == BERTH_JOB_RUNNING && s->tgt != s->gpus;
+        if (resize && (rc = berth__plan_preempt(p, g->act[k], err)))
             return rc;
-        if (j->state == BERTH_JOB_PENDING && g->sc[k].tgt > 0) {
+        if ((resize || s->state == BERTH_JOB_PENDING) && s->tgt > 0) {
             if (BERTH_GROW(g->starts, g->starts_cap, ns + 1))
                 return berth_err_set(err, BERTH_ENOMEM, "goodput: out of memory");
             /* largest gangs first, then by job number */
