@@ -128,6 +128,12 @@ struct gavel {
     struct berth__gavel_entry *ent_tmp; /* scratch of the ranking's sort */
     size_t ent_tmp_cap;
     int ent_same; /* ent holds the (job, type) pairs of the allocation (no reset since) */
+    /* the fill's worklists between rounds: the ranked entries (indices into ent) and the
+     * active jobs (act order) whose job may be pending. A job that is not pending leaves
+     * them; none comes back before the next round start or requeue, which rebuild them. */
+    uint32_t *fent, *fjob;
+    size_t nfent, fent_cap, nfjob, fjob_cap;
+    int fill_ok;
     /* scratch */
     struct victim *victims;
     size_t nvictims, victims_cap;
@@ -225,6 +231,11 @@ static int add_job(struct gavel *g, uint32_t job, int32_t gpus)
     }
     g->pos[job] = (uint32_t)k;
     g->ncpu += gpus == 0;
+    if (g->fill_ok) { /* a new job is the last active one: the list stays in act order */
+        if (BERTH_GROW(g->fjob, g->fjob_cap, g->nfjob + 1))
+            return BERTH_ENOMEM;
+        g->fjob[g->nfjob++] = job;
+    }
     return 0;
 }
 
@@ -690,6 +701,23 @@ static int runnable(const struct gavel *g, const struct berth__view *v, const st
     return 0;
 }
 
+/* The fill's worklists from the ranking and the active set. */
+static int fill_lists(struct gavel *g, const struct berth__view *v)
+{
+    if (BERTH_GROW(g->fent, g->fent_cap, g->nent + 1) ||
+        BERTH_GROW(g->fjob, g->fjob_cap, g->nact + 1))
+        return BERTH_ENOMEM;
+    g->nfent = g->nfjob = 0;
+    for (size_t e = 0; e < g->nent; e++)
+        if (v->jobs[g->ent[e].job].state == BERTH_JOB_PENDING && g->pos[g->ent[e].job] != NONE)
+            g->fent[g->nfent++] = (uint32_t)e;
+    for (size_t k = 0; k < g->nact; k++)
+        if (v->jobs[g->act[k].job].state == BERTH_JOB_PENDING)
+            g->fjob[g->nfjob++] = g->act[k].job;
+    g->fill_ok = 1;
+    return 0;
+}
+
 /* Fills idle GPUs without preempting (see the top comment). */
 static int fill(struct gavel *g, const struct berth__view *v, struct berth__plan *p,
                 struct berth_err *err)
@@ -714,17 +742,32 @@ static int fill(struct gavel *g, const struct berth__view *v, struct berth__plan
         }
         return 0;
     }
-    for (size_t e = 0; e < g->nent && idle(g, v); e++) {
-        uint32_t job = g->ent[e].job;
+    if (!g->fill_ok && (rc = fill_lists(g, v)))
+        return berth_err_set(err, rc, "gavel: out of memory");
+    /* the ranked entries, then every active job: those not pending (any more) are dropped */
+    size_t i = 0, w = 0;
+    for (; i < g->nfent && idle(g, v); i++) {
+        uint32_t e = g->fent[i], job = g->ent[e].job;
         if (v->jobs[job].state != BERTH_JOB_PENDING || g->pos[job] == NONE)
             continue;
         if ((rc = try_start(g, v, p, g->pos[job], g->ent[e].type, err)) < 0)
             return rc;
+        if (!rc)
+            g->fent[w++] = e;
     }
-    for (size_t k = 0; k < g->nact && idle(g, v); k++)
-        if (v->jobs[g->act[k].job].state == BERTH_JOB_PENDING &&
-            (rc = start_best(g, v, p, k, err)) < 0)
+    memmove(g->fent + w, g->fent + i, (g->nfent - i) * sizeof *g->fent);
+    g->nfent = w + (g->nfent - i);
+    for (i = 0, w = 0; i < g->nfjob && idle(g, v); i++) {
+        uint32_t job = g->fjob[i];
+        if (v->jobs[job].state != BERTH_JOB_PENDING || g->pos[job] == NONE)
+            continue;
+        if ((rc = start_best(g, v, p, g->pos[job], err)) < 0)
             return rc;
+        if (!rc)
+            g->fjob[w++] = job;
+    }
+    memmove(g->fjob + w, g->fjob + i, (g->nfjob - i) * sizeof *g->fjob);
+    g->nfjob = w + (g->nfjob - i);
     return 0;
 }
 
@@ -806,7 +849,8 @@ static int round_start(struct gavel *g, const struct berth__view *v, struct bert
                        struct berth_err *err)
 {
     int rc;
-    if (g->left) /* nothing to drop otherwise */
+    g->fill_ok = 0; /* a new ranking, compacted indices, preempted jobs pending again */
+    if (g->left)    /* nothing to drop otherwise */
         compact(g, v);
     g->left = 0;
     if ((rc = running(g, v)))
@@ -897,6 +941,8 @@ static int gavel_plan(void *self, const struct berth__view *v, struct berth__pla
         if (add_job(g, v->arrived[i], v->jobs[v->arrived[i]].gpus))
             return berth_err_set(err, BERTH_ENOMEM, "gavel: out of memory");
     g->changed |= v->narrived > 0 || v->nleft > 0;
+    if (v->nrequeued) /* pending again: back into the fill's lists */
+        g->fill_ok = 0;
     mark_left(g, v);
     if ((g->round_passes || v->now >= g->next_round) && (rc = round_start(g, v, p, err)))
         return rc;
@@ -983,6 +1029,8 @@ static void gavel_destroy(void *self)
     free(g->pos);
     free(g->ent);
     free(g->ent_tmp);
+    free(g->fent);
+    free(g->fjob);
     free(g->victims);
     free(g->vsort);
     free(g->key);

@@ -57,8 +57,11 @@ enum kind { PLAIN, HETERO };
 /* Scratch per active index during a pass. */
 struct gscratch {
     int16_t type; /* admitted type, -1 = not admitted */
-    int32_t lo, hi, tgt;
     uint8_t held;
+    uint8_t state; /* the job's state, GPUs and type at the pass's start */
+    int16_t jtype;
+    int32_t lo, hi, tgt;
+    int32_t gpus;
 };
 
 /* The policy's state of an active job, beside act[]: what a pass reads of its spec (the specs,
@@ -67,6 +70,7 @@ struct gscratch {
 struct gact {
     int32_t bot;       /* max(1, min_gpus) */
     int32_t maxg;      /* spec->max_gpus */
+    uint8_t single;    /* j->single (fixed when the job is made) */
     int32_t hold_g;    /* the gang hold_end was computed for, -1 = none */
     berth_us hold_s;   /* ... and the start */
     berth_us hold_end; /* the end of its hold, cached */
@@ -101,6 +105,7 @@ struct gp {
     double *curve;
     size_t curve_cap;
     int ncls, nmt;
+    uint64_t sized;   /* this pass: the types with an admitted job to size (bit per type) */
     int curves_ready; /* the cache is sized (once: the model does not change) */
     int rounds;       /* after the last pass: a round may change something */
 };
@@ -158,13 +163,19 @@ static int curves_init(struct gp *g, const struct berth__view *v)
     return 0;
 }
 
-/* The largest gang job j may get on type t. */
-static int32_t top(const struct berth__view *v, const struct berth__job *j, int32_t maxg, int t)
+/* The largest gang a job of `gpus` GPUs now, up to maxg, within one server when single, may
+ * get on type t. */
+static int32_t top_of(const struct berth__view *v, int32_t gpus, int single, int32_t maxg, int t)
 {
     const struct berth__gputype *ty = &v->cluster->types[t];
-    int32_t hi = maxg > j->gpus ? maxg : j->gpus;
-    int32_t cap = j->single ? ty->max_per_server : ty->total;
+    int32_t hi = maxg > gpus ? maxg : gpus;
+    int32_t cap = single ? ty->max_per_server : ty->total;
     return hi < cap ? hi : cap;
+}
+
+static int32_t top(const struct berth__view *v, const struct berth__job *j, int32_t maxg, int t)
+{
+    return top_of(v, j->gpus, j->single, maxg, t);
 }
 
 static int32_t bottom(const struct berth__job *j)
@@ -198,8 +209,11 @@ static int track(struct gp *g, const struct berth__view *v, uint32_t job)
     if (BERTH_GROW(g->act, g->act_cap, g->nact + 1) || BERTH_GROW(g->ai, g->ai_cap, g->nact + 1))
         return BERTH_ENOMEM;
     /* arrivals come in job-number order, after every job already active */
-    g->ai[g->nact] = (struct gact){
-        .bot = bottom(j), .maxg = j->spec->max_gpus, .hold_g = -1, .started = BERTH_TIME_NONE};
+    g->ai[g->nact] = (struct gact){.bot = bottom(j),
+                                   .maxg = j->spec->max_gpus,
+                                   .single = j->single,
+                                   .hold_g = -1,
+                                   .started = BERTH_TIME_NONE};
     g->act[g->nact++] = job;
     return 0;
 }
@@ -303,8 +317,19 @@ static void sort_keys(struct gp *g, size_t *at)
 {
     for (size_t b = 0; b < NBUCKETS; b++)
         at[b + 1] += at[b];
-    for (size_t k = 0; k < g->nact; k++)
-        g->ord_tmp[at[g->ord[k] >> 32]++] = g->ord[k];
+    /* a run of one bucket keeps its next slot in a register: at[b]++ in memory would make
+     * each store wait for the last one */
+    size_t pb = NBUCKETS, slot = 0;
+    for (size_t k = 0; k < g->nact; k++) {
+        size_t b = (size_t)(g->ord[k] >> 32);
+        if (b != pb) {
+            if (pb < NBUCKETS)
+                at[pb] = slot;
+            slot = at[b];
+            pb = b;
+        }
+        g->ord_tmp[slot++] = g->ord[k];
+    }
     uint64_t *t = g->ord;
     g->ord = g->ord_tmp;
     g->ord_tmp = t;
@@ -319,6 +344,11 @@ static void admit(struct gp *g, const struct berth__view *v, int64_t *room)
     for (size_t k = 0; k < g->nact; k++) {
         const struct berth__job *j = &v->jobs[g->act[k]];
         uint64_t cls, key = 0; /* held: 0; starving: 1 (by job number); the rest: 2 */
+        g->sc[k].state = (uint8_t)j->state;
+        g->sc[k].gpus = j->gpus;
+        g->sc[k].jtype = j->type;
+        g->sc[k].type = -1; /* not admitted, until it is */
+        g->sc[k].tgt = 0;
         if (j->state == BERTH_JOB_RUNNING)
             room[j->type] += j->gpus; /* the GPUs of running jobs are the knapsack's too */
         g->sc[k].held = j->state == BERTH_JOB_RUNNING && holding(g, v, j, &g->ai[k]);
@@ -337,33 +367,31 @@ static void admit(struct gp *g, const struct berth__view *v, int64_t *room)
         g->ord[k] = b << 32 | (uint64_t)k; /* k follows job numbers */
     }
     sort_keys(g, at);
+    g->sized = 0;
     int64_t left = 0; /* GPUs of room[] left, all types */
     for (size_t t = 0; t < v->cluster->ntypes; t++)
         left += room[t];
-    for (size_t i = 0; i < g->nact; i++) {
+    /* until no room is left on any type: no one after is admitted (every lo is >= 1) */
+    for (size_t i = 0; i < g->nact && left; i++) {
         size_t k = (size_t)(g->ord[i] & UINT32_MAX);
-        if (!left) { /* no room on any type: no one after is admitted (every lo is >= 1) */
-            g->sc[k].lo = g->sc[k].held ? v->jobs[g->act[k]].gpus : g->ai[k].bot;
-            g->sc[k].type = -1;
-            g->sc[k].tgt = 0;
-            continue;
-        }
-        const struct berth__job *j = &v->jobs[g->act[k]];
-        int32_t lo = g->sc[k].held ? j->gpus : g->ai[k].bot;
+        struct gscratch *s = &g->sc[k]; /* running jobs: what loop one read of them */
+        int32_t lo = s->held ? s->gpus : g->ai[k].bot;
         int t = -1;
-        if (j->state == BERTH_JOB_RUNNING)
-            t = room[j->type] >= lo ? j->type : -1;
+        if (s->state == BERTH_JOB_RUNNING)
+            t = room[s->jtype] >= lo ? s->jtype : -1;
         else
-            t = pick_type(g, v, j, g->ai[k].maxg, lo, room);
-        g->sc[k].type = (int16_t)t;
-        g->sc[k].lo = g->sc[k].tgt = lo;
+            t = pick_type(g, v, &v->jobs[g->act[k]], g->ai[k].maxg, lo, room);
+        s->type = (int16_t)t;
+        s->lo = s->tgt = lo;
         if (t < 0) {
-            g->sc[k].tgt = 0;
+            s->tgt = 0;
             continue;
         }
-        g->sc[k].hi = g->sc[k].held ? lo : top(v, j, g->ai[k].maxg, t);
-        if (g->sc[k].hi < lo)
-            g->sc[k].hi = lo;
+        s->hi = s->held ? lo : top_of(v, s->gpus, g->ai[k].single, g->ai[k].maxg, t);
+        if (s->hi < lo)
+            s->hi = lo;
+        if (!s->held && s->hi != lo)
+            g->sized |= UINT64_C(1) << t;
         room[t] -= lo;
         left -= lo;
     }
@@ -408,6 +436,8 @@ static int sizes(struct gp *g, const struct berth__view *v, const int64_t *room,
     int rc;
     for (size_t t = 0; t < v->cluster->ntypes; t++) {
         size_t ng = 0, nopts = 0;
+        if (!(g->sized >> t & 1))
+            continue; /* no job to size: the knapsack would change nothing */
         for (size_t k = 0; k < g->nact; k++) {
             if (g->sc[k].type != (int)t || g->sc[k].held || g->sc[k].hi == g->sc[k].lo)
                 continue;
@@ -477,12 +507,11 @@ static int apply(struct gp *g, const struct berth__view *v, struct berth__plan *
     int rc;
     size_t ns = 0;
     for (size_t k = 0; k < g->nact; k++) {
-        uint32_t job = g->act[k];
-        struct berth__job *j = &v->jobs[job];
-        if (j->state == BERTH_JOB_RUNNING && g->sc[k].tgt != j->gpus &&
-            (rc = berth__plan_preempt(p, job, err)))
+        const struct gscratch *s = &g->sc[k]; /* the states as of admission: nothing since */
+        int resize = s->state == BERTH_JOB_RUNNING && s->tgt != s->gpus;
+        if (resize && (rc = berth__plan_preempt(p, g->act[k], err)))
             return rc;
-        if (j->state == BERTH_JOB_PENDING && g->sc[k].tgt > 0) {
+        if ((resize || s->state == BERTH_JOB_PENDING) && s->tgt > 0) {
             if (BERTH_GROW(g->starts, g->starts_cap, ns + 1))
                 return berth_err_set(err, BERTH_ENOMEM, "goodput: out of memory");
             /* largest gangs first, then by job number */

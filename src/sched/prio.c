@@ -31,6 +31,12 @@ struct pheap {
     uint32_t blocker; /* the job at its head when it was blocked (for why) */
     struct pent *a;
     size_t n, cap;
+    /* jobs backfill set aside, in (key, job) order: side[sh..sn), side[sh] live when
+     * sh < sn, dead entries (the job started, left, re-keyed) dropped lazily. The shape's
+     * head is the better of side[sh] and a[0]: set-aside jobs skip the heap's log n. */
+    struct pent *side;
+    size_t sh, sn, scap;
+    size_t nnew, fill; /* this pass's set-aside jobs of the shape, while they go in */
 };
 
 struct rheap { /* preemptible running jobs of one slope on one GPU type */
@@ -41,11 +47,17 @@ struct rheap { /* preemptible running jobs of one slope on one GPU type */
     size_t n, cap;
 };
 
-enum { NOWHERE = 0, PENDING = 1, RUNNING = 2, PROTECTED = 3 };
+enum { NOWHERE = 0, PENDING = 1, RUNNING = 2, PROTECTED = 3, ASIDE = 4 /* pending, in side */ };
 
 struct protect { /* a running job that started at t and may not be preempted yet */
     berth_us t;
     uint32_t job;
+};
+
+struct skip { /* a job backfill set aside this pass: its key and shape then */
+    int64_t key;
+    uint32_t job;
+    int32_t shape; /* -1: it goes back into the heap */
 };
 
 struct berth__prio {
@@ -80,7 +92,7 @@ struct berth__prio {
     berth_us res_t;
     int32_t res_extra;
     uint32_t res_job;
-    uint32_t *skip; /* jobs backfill left out of this pass (pushed back after it) */
+    struct skip *skip; /* jobs backfill left out of this pass (put back after it) */
     size_t nskip, skip_cap;
     int entitled; /* the last quota refusal was only the cohort's borrowers (a reclaim) */
     /* why, per job: the pass that last looked at it, what it found, who held it */
@@ -315,9 +327,34 @@ static int expire_protection(struct berth__prio *q, const struct berth__view *v)
     return 0;
 }
 
+/* Whether side entry i of shape c is its job's live place. */
+static int side_live(const struct berth__prio *q, size_t c, size_t i)
+{
+    uint32_t j = q->shapes[c].side[i].job;
+    return q->where[j] == ASIDE && q->cls[j] == c && q->pos[j] == i;
+}
+
+/* The shape's best pending job, or NULL. */
+static const struct pent *phead(const struct pheap *h)
+{
+    if (h->sh < h->sn && (!h->n || pless(&h->side[h->sh], &h->a[0])))
+        return &h->side[h->sh];
+    return h->n ? &h->a[0] : NULL;
+}
+
 static void remove_job(struct berth__prio *q, uint32_t j)
 {
     size_t i = q->pos[j];
+    if (q->where[j] == ASIDE) { /* dead in place; the front moves past the dead */
+        size_t c = q->cls[j];
+        struct pheap *h = &q->shapes[c];
+        q->where[j] = NOWHERE;
+        while (h->sh < h->sn && !side_live(q, c, h->sh))
+            h->sh++;
+        if (h->sh == h->sn)
+            h->sh = h->sn = h->scap; /* empty: all the room in front */
+        return;
+    }
     if (q->where[j] == PENDING) {
         struct pheap *h = &q->shapes[q->cls[j]];
         struct pent last = h->a[--h->n];
@@ -383,6 +420,8 @@ void berth__prio_destroy(struct berth__prio *q)
         free(q->shapes[i].a);
     for (size_t i = 0; i < q->nslopes; i++)
         free(q->slopes[i].a);
+    for (size_t i = 0; i < q->nshapes; i++)
+        free(q->shapes[i].side);
     free(q->shapes);
     free(q->slopes);
     free(q->pos);
@@ -471,11 +510,29 @@ static int see(struct berth__prio *q, const struct berth__view *v, uint32_t j)
     return 0;
 }
 
+/* Shape c's set-aside jobs back into its heap (in place: re-heaped by the caller). */
+static int unaside(struct berth__prio *q, size_t c)
+{
+    struct pheap *h = &q->shapes[c];
+    for (size_t i = h->sh; i < h->sn; i++) {
+        if (!side_live(q, c, i))
+            continue;
+        if (BERTH_GROW(h->a, h->cap, h->n + 1))
+            return BERTH_ENOMEM;
+        q->where[h->side[i].job] = PENDING;
+        pset(q, h, h->n++, h->side[i]);
+    }
+    h->sh = h->sn = h->scap;
+    return 0;
+}
+
 /* Every key again (fair-share factors moved): each heap re-keyed and re-heaped, O(n). */
-static void rekey_all(struct berth__prio *q, const struct berth__view *v)
+static int rekey_all(struct berth__prio *q, const struct berth__view *v)
 {
     for (size_t c = 0; c < q->nshapes; c++) {
         struct pheap *h = &q->shapes[c];
+        if (unaside(q, c))
+            return BERTH_ENOMEM;
         for (size_t i = 0; i < h->n; i++)
             h->a[i].key = keyof(q, &v->jobs[h->a[i].job]);
         for (size_t i = h->n / ARITY + 1; i-- > 0;)
@@ -492,6 +549,7 @@ static void rekey_all(struct berth__prio *q, const struct berth__view *v)
             if (i < h->n)
                 rdown(q, h, i);
     }
+    return 0;
 }
 
 /* Brings the heaps up to date with what happened since the last pass. */
@@ -520,8 +578,8 @@ static int sync(struct berth__prio *q, const struct berth__view *v)
     for (size_t i = 0; i < v->nreestimated; i++) /* a new estimate, a new key */
         if (berth__prio_rekey(q, v, v->reestimated[i]))
             return BERTH_ENOMEM;
-    if (q->has_fs && berth__fs_update(&q->fs, v->now))
-        rekey_all(q, v);
+    if (q->has_fs && berth__fs_update(&q->fs, v->now) && rekey_all(q, v))
+        return BERTH_ENOMEM;
     return expire_protection(q, v);
 }
 
@@ -530,7 +588,7 @@ int berth__prio_rekey(struct berth__prio *q, const struct berth__view *v, uint32
     if (j >= q->jcap)
         return 0; /* never seen: it is keyed when it arrives */
     int where = q->where[j];
-    if (where != RUNNING && where != PENDING)
+    if (where != RUNNING && where != PENDING && where != ASIDE)
         return 0; /* protected jobs are keyed when their protection ends */
     remove_job(q, j);
     return where == RUNNING ? push_preemptible(q, &v->jobs[j]) : push_pending(q, v, j);
@@ -569,8 +627,8 @@ static int best_pending(const struct berth__prio *q)
 {
     int best = -1;
     for (size_t c = 0; c < q->nshapes; c++) {
-        const struct pheap *h = &q->shapes[c];
-        if (h->n && !h->blocked && (best < 0 || pless(&h->a[0], &q->shapes[best].a[0])))
+        const struct pent *e = phead(&q->shapes[c]);
+        if (e && !q->shapes[c].blocked && (best < 0 || pless(e, phead(&q->shapes[best]))))
             best = (int)c;
     }
     return best;
@@ -804,6 +862,78 @@ static int reserve_for(struct berth__prio *q, const struct berth__view *v, uint3
     return 0;
 }
 
+/* Room for k entries in front of shape c's side queue: its live entries move to the end of
+ * a buffer with at least k free in front. */
+static int side_room(struct berth__prio *q, size_t c, size_t k)
+{
+    struct pheap *h = &q->shapes[c];
+    if (h->sh >= k)
+        return 0;
+    size_t live = 0;
+    for (size_t i = h->sh; i < h->sn; i++)
+        live += (size_t)side_live(q, c, i);
+    size_t cap = 2 * (k + live) + 16;
+    struct pent *a = malloc(cap * sizeof *a);
+    if (!a)
+        return BERTH_ENOMEM;
+    size_t at = cap;
+    for (size_t i = h->sn; i-- > h->sh;)
+        if (side_live(q, c, i)) {
+            a[--at] = h->side[i];
+            q->pos[a[at].job] = (uint32_t)at;
+        }
+    free(h->side);
+    h->side = a;
+    h->scap = cap;
+    h->sh = at;
+    h->sn = cap;
+    return 0;
+}
+
+/* After the pass: the jobs backfill set aside wait on. Each was its shape's head when set
+ * aside, so a shape's in set-aside order come before all that is left in its side queue:
+ * they go in front of it, in order, unless the job's shape or key moved since (then into
+ * the heap, as everything did before the side queue; cfg.aside_in_heap: always). */
+static int put_aside(struct berth__prio *q, const struct berth__view *v)
+{
+    for (size_t i = 0; i < q->nskip; i++) {
+        struct skip *s = &q->skip[i];
+        int c = shape_of(q, &v->jobs[s->job], v);
+        if (c < 0)
+            return BERTH_ENOMEM;
+        if (q->cfg.aside_in_heap || c != s->shape || keyof(q, &v->jobs[s->job]) != s->key) {
+            s->shape = -1;
+            if (push_pending(q, v, s->job))
+                return BERTH_ENOMEM;
+            continue;
+        }
+        q->shapes[c].nnew++;
+    }
+    for (size_t c = 0; c < q->nshapes; c++) {
+        struct pheap *h = &q->shapes[c];
+        if (!h->nnew)
+            continue;
+        if (side_room(q, c, h->nnew))
+            return BERTH_ENOMEM;
+        h->sh -= h->nnew;
+        h->fill = h->sh;
+        h->nnew = 0;
+    }
+    for (size_t i = 0; i < q->nskip; i++) {
+        const struct skip *s = &q->skip[i];
+        if (s->shape < 0)
+            continue;
+        struct pheap *h = &q->shapes[s->shape];
+        size_t at = h->fill++;
+        h->side[at] = (struct pent){s->key, s->job};
+        q->where[s->job] = ASIDE;
+        q->cls[s->job] = (uint16_t)s->shape;
+        q->pos[s->job] = (uint32_t)at;
+    }
+    q->nskip = 0;
+    return 0;
+}
+
 static void note_why(struct berth__prio *q, uint32_t j, int code, uint32_t blocker)
 {
     if (!q->controls)
@@ -833,7 +963,7 @@ int berth__prio_plan(struct berth__prio *q, const struct berth__view *v, struct 
         if (c < 0)
             break;
         struct pheap *h = &q->shapes[c];
-        struct pent pe = h->a[0];
+        struct pent pe = *phead(h);
         if (q->res_on && ++looked > q->cfg.backfill_depth)
             break;
         if ((rc = try_admit(q, v, plan, pe.job, err)) < 0)
@@ -856,7 +986,7 @@ int berth__prio_plan(struct berth__prio *q, const struct berth__view *v, struct 
             remove_job(q, pe.job);
             if (BERTH_GROW(q->skip, q->skip_cap, q->nskip + 1))
                 return berth_err_set(err, BERTH_ENOMEM, "policy: out of memory");
-            q->skip[q->nskip++] = pe.job;
+            q->skip[q->nskip++] = (struct skip){pe.key, pe.job, c};
             continue;
         }
         if (q->cfg.preemptive && q->cfg.max_preempt > 0 && q->npreempted >= q->cfg.max_preempt)
@@ -882,10 +1012,8 @@ int berth__prio_plan(struct berth__prio *q, const struct berth__view *v, struct 
             break;
         }
     }
-    for (size_t i = 0; i < q->nskip; i++) /* what backfill set aside waits on */
-        if (push_pending(q, v, q->skip[i]))
-            return berth_err_set(err, BERTH_ENOMEM, "policy: out of memory");
-    q->nskip = 0;
+    if (put_aside(q, v))
+        return berth_err_set(err, BERTH_ENOMEM, "policy: out of memory");
     return 0;
 }
 
@@ -908,7 +1036,8 @@ void berth__prio_why(const struct berth__prio *q, const struct berth__view *v, u
                      struct berth__why *w)
 {
     *w = (struct berth__why){.blocker = BERTH_WHY_NOBODY, .queue = -1, .type = -1};
-    if (j >= q->jcap || q->where[j] != PENDING || v->jobs[j].state != BERTH_JOB_PENDING)
+    if (j >= q->jcap || (q->where[j] != PENDING && q->where[j] != ASIDE) ||
+        v->jobs[j].state != BERTH_JOB_PENDING)
         return;
     const struct pheap *h = &q->shapes[q->cls[j]];
     if (q->controls && q->wpass[j] == q->pass) {
@@ -928,7 +1057,7 @@ void berth__prio_why(const struct berth__prio *q, const struct berth__view *v, u
     /* the head that could not start, or a job behind something that holds it */
     w->blocker = q->strict_head != BERTH_WHY_NOBODY ? q->strict_head
                  : h->blocked                       ? h->blocker
-                 : h->n                             ? h->a[0].job
+                 : phead(h)                         ? phead(h)->job
                                                     : BERTH_WHY_NOBODY;
     w->code = w->blocker == j ? BERTH_WHY_RESOURCES : BERTH_WHY_PRIORITY;
     if (w->blocker == j)

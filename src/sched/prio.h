@@ -17,7 +17,9 @@
  *
  * Cost: pending jobs live in one heap per shape, preemptible running jobs in one heap per
  * slope and protected ones in a queue by start time, so a pass costs
- * O((starts + preemptions + shapes) * log n), not O(jobs). */
+ * O((starts + preemptions + shapes) * log n), not O(jobs). Jobs backfill sets aside (they
+ * would delay the reservation) wait in a side queue per shape, in order, read beside the
+ * heap's top: the same ones set aside again next pass cost O(1) each, not O(log n). */
 #ifndef BERTH_POLICY_PRIO_H
 #define BERTH_POLICY_PRIO_H
 
@@ -49,6 +51,8 @@ struct berth__prio_cfg {
     const struct berth_queues *queues; /* quotas, cohorts, limits, shares (quota.h) */
     int backfill;                      /* EASY backfill for the first job that does not fit */
     int32_t backfill_depth;            /* jobs looked at past the reservation per pass */
+    int aside_in_heap;     /* tests only: jobs backfill sets aside go back into the heap after
+                            * each pass (the reference the side queue must match) */
     berth_us fs_weight_us; /* a job's key improves by this times its fair-share factor */
     int fs_order;          /* the key is the fair-share factor itself (higher first) */
     berth_us fs_half_life_us, fs_period_us;

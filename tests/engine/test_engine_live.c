@@ -80,6 +80,30 @@ static void test_requeue_and_late_add(void)
     berth__engine_destroy(e);
 }
 
+/* Under the Gavel family's fill, a job requeued between rounds starts again at the next
+ * pass, not at the next round (360 s on): j0 and j1 (2 GPUs each) run from the round at 0, j1
+ * is requeued at 7 us and the pass at 7 (no round) restarts it on the 2 GPUs it freed. The
+ * fill's worklists hold only jobs that may be pending: the requeue must put j1 back. */
+static void test_requeue_gavel_fill(void)
+{
+    const char *pols[] = {"gavel-max-min", "gavel-max-min-perf", "themis-ftf"};
+    for (size_t p = 0; p < sizeof pols / sizeof *pols; p++) {
+        struct berth_err err = {0};
+        struct berth__engine *e = mk(pols[p]);
+        uint32_t a = add(e, 0, 2, 100 * BERTH_US_PER_S), b = add(e, 1, 2, 100 * BERTH_US_PER_S);
+        CHECK(!berth__engine_arrive(e, a, 0, &err));
+        CHECK(!berth__engine_arrive(e, b, 0, &err));
+        CHECK(!berth__engine_pass(e, 0, &err));
+        CHECK_I64(e->jobs[b].state, BERTH_JOB_RUNNING);
+        CHECK(!berth__engine_pass(e, 3, &err)); /* a pass between rounds: the fill's lists */
+        CHECK(!berth__engine_requeue(e, b, 7, &err));
+        CHECK(!berth__engine_pass(e, 7, &err));
+        CHECK_I64(e->jobs[b].state, BERTH_JOB_RUNNING);
+        CHECK_I64(e->jobs[b].since, 7);
+        berth__engine_destroy(e);
+    }
+}
+
 /* Adopting j0 on GPUs 1 and 3 charges exactly those; a second job can then take only 0
  * and 2; adopting onto a taken GPU, a GPU twice or a missing GPU fails. */
 static void test_adopt(void)
@@ -173,6 +197,7 @@ static void test_cleanup(void)
 static const struct check_test tests[] = {
     {"cancel", test_cancel},
     {"requeue_and_late_add", test_requeue_and_late_add},
+    {"requeue_gavel_fill", test_requeue_gavel_fill},
     {"adopt", test_adopt},
     {"adopt_preemptible", test_adopt_preemptible},
     {"cancel_before_pass", test_cancel_before_pass},

@@ -2,8 +2,7 @@
  * engine: keys read through the policy's context, a pending job re-keyed between passes
  * (berth__prio_rekey) takes its new place, a running job re-keyed becomes a victim by its
  * new key, and without the re-key the old order stands. One GPU, so the order is the story. */
-#include "plantest.h"
-#include "sched/prio.h"
+#include "priotest.h"
 
 #define NJ 4
 
@@ -35,19 +34,12 @@ static int fix_open(struct fix *f, int preemptive)
                                   .slope = berth__prio_slope_none,
                                   .ctx = f->key,
                                   .preemptive = preemptive};
-    struct berth_err err = {0};
-    CHECK_I64(berth__prio_create(&cfg, &f->q, &err), 0);
-    berth__plan_init(&f->plan);
-    return f->q ? 0 : -1;
+    return prio_open(&cfg, &f->q, &f->plan);
 }
 
 static void fix_close(struct fix *f)
 {
-    berth__prio_destroy(f->q);
-    berth__plan_free(&f->plan);
-    for (int i = 0; i < NJ; i++)
-        free(f->jobs[i].slots);
-    berth_cluster_free(f->c);
+    prio_close(f->q, &f->plan, f->c, f->jobs, NJ);
 }
 
 /* One pass at now with jobs arrived[0..na) new and left[0..nl) gone; returns the running job
@@ -55,29 +47,7 @@ static void fix_close(struct fix *f)
 static int pass(struct fix *f, berth_us now, const uint32_t *arrived, size_t na,
                 const uint32_t *left, size_t nl)
 {
-    size_t npending = 0, nrunning = 0;
-    for (int i = 0; i < NJ; i++) {
-        npending += f->jobs[i].state == BERTH_JOB_PENDING;
-        nrunning += f->jobs[i].state == BERTH_JOB_RUNNING;
-    }
-    CHECK_I64(berth__plan_open(&f->plan, f->c, f->jobs, NJ, now,
-                               berth__placement_stateless(BERTH_PLACE_CONSOLIDATE), npending,
-                               nrunning),
-              0);
-    struct berth__view v = {.now = now,
-                            .cluster = f->c,
-                            .jobs = f->jobs,
-                            .njobs = NJ,
-                            .arrived = arrived,
-                            .narrived = na,
-                            .left = left,
-                            .nleft = nl,
-                            .npending = npending,
-                            .nrunning = nrunning,
-                            .infer_demand = -1};
-    struct berth_err err = {0};
-    CHECK_I64(berth__prio_plan(f->q, &v, &f->plan, &err), 0);
-    verify_ok(f->c);
+    prio_pass(f->q, &f->plan, f->c, f->jobs, NJ, NJ, now, arrived, na, left, nl);
     int run = -1;
     for (int i = 0; i < NJ; i++)
         if (f->jobs[i].state == BERTH_JOB_RUNNING)
