@@ -415,6 +415,7 @@ void berth__daemon_destroy(struct berth__daemon *d)
     free(d->moved);
     free(d->est);
     free(d->active);
+    free(d->stop_due);
     free(d->drain);
     free(d->gpu_base);
     berth_cluster_free(d->cluster);

@@ -125,6 +125,11 @@ struct berth__daemon {
     size_t by_eidx_cap;
     uint32_t *active; /* ids of jobs with a process or a launch due (the loop's work list) */
     size_t nactive, active_cap;
+    /* stops decided this tick (a preemption, a move, a time limit): their signals go out
+     * once the journal holds the decision (berth__daemon_stops_flush), so that a crash in
+     * between never leaves a checkpointed attempt journaled as running */
+    uint32_t *stop_due;
+    size_t nstop_due, stop_due_cap;
     uint32_t *incoming; /* ids committed, not yet in the engine */
     size_t nincoming, incoming_cap;
     uint64_t *moved; /* jobs that started or ended since the last tick, whose dependents (or
@@ -222,6 +227,9 @@ void berth__daemon_progress_sweep(struct berth__daemon *d);
 void berth__daemon_activate(struct berth__daemon *d, struct berth__ljob *j);
 /* Counts j's process's GPUs as draining (on = 1) or not: no launch uses a draining GPU. */
 void berth__daemon_drain(struct berth__daemon *d, struct berth__ljob *j, int on);
+/* Under d->mu, at the end of a tick: once the journal holds every stop decided since the
+ * last flush, their attempts get their checkpoint signals (executor stop). */
+void berth__daemon_stops_flush(struct berth__daemon *d);
 /* Why j waits, in a sentence. */
 void berth__daemon_why(struct berth__daemon *d, struct berth__ljob *j, char *buf, size_t len);
 /* j's reason code, like Slurm's (Priority, Resources, QuotaExceeded, Dependency, Held,

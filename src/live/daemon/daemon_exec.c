@@ -49,15 +49,39 @@ void berth__daemon_drain(struct berth__daemon *d, struct berth__ljob *j, int on)
                 on ? 1 : (uint16_t)-1;
 }
 
-/* Asks the running attempt to end: the checkpoint signal now, SIGKILL after the grace. */
+/* Asks the running attempt to end: the checkpoint signal once the decision is journaled
+ * (at the end of this tick, berth__daemon_stops_flush), SIGKILL after the grace. An attempt
+ * that checkpointed on a signal whose decision the journal never got would look, after a
+ * crash, like one that finished (exit 0 while berthd was down: completed). */
 static void ask_to_stop(struct berth__daemon *d, struct berth__ljob *j, int then, berth_us now)
 {
     j->then = (uint8_t)then;
     berth__daemon_drain(d, j, 1);
     if (!j->kill_at) {
         j->kill_at = now + (j->grace_us > 0 ? j->grace_us : 1);
-        d->xo->stop(d->xs, j, 0);
+        if (BERTH_GROW(d->stop_due, d->stop_due_cap, d->nstop_due + 1))
+            d->xo->stop(d->xs, j, 0); /* out of memory: at once, as before */
+        else
+            d->stop_due[d->nstop_due++] = (uint32_t)j->id;
     }
+}
+
+void berth__daemon_stops_flush(struct berth__daemon *d)
+{
+    if (!d->nstop_due)
+        return;
+    /* the journal commits in order: once a document queued after every decision's has
+     * committed, so have they */
+    struct berth__ljob *last = berth__daemon_job(d, d->stop_due[d->nstop_due - 1]);
+    struct berth_err e = {0};
+    if (last && berth__daemon_save(d, last, 1, &e))
+        fprintf(d->log, "berthd: %s (stops signalled all the same)\n", e.msg);
+    for (size_t i = 0; i < d->nstop_due; i++) {
+        struct berth__ljob *j = berth__daemon_job(d, d->stop_due[i]);
+        if (j && j->proc && j->kill_at)
+            d->xo->stop(d->xs, j, 0);
+    }
+    d->nstop_due = 0;
 }
 
 void berth__daemon_activate(struct berth__daemon *d, struct berth__ljob *j)
@@ -618,6 +642,7 @@ int berth__daemon_tick(struct berth__daemon *d, berth_us now, struct berth_err *
         d->pass_sum_us += took;
         d->pass_max_us = took > d->pass_max_us ? took : d->pass_max_us;
     }
+    berth__daemon_stops_flush(d); /* the signals of the stops this tick decided */
     size_t w = 0;
     for (size_t i = 0; i < d->nactive; i++) { /* launches, and the list kept to what is due */
         struct berth__ljob *j = berth__daemon_job(d, d->active[i]);
