@@ -242,6 +242,17 @@ static int read_scope(struct xslurm *x, char (**keep)[BERTH_SLURM_NAME_MAX], siz
     return rc;
 }
 
+/* Whether node name is one berth schedules: any without --slurm-partitions, else one of the
+ * scope's nodes (keep, read_scope's). */
+static int in_partitions(const struct xslurm *x, char (*keep)[BERTH_SLURM_NAME_MAX], size_t nkeep,
+                         const char *name)
+{
+    size_t k = 0;
+    while (x->parts && k < nkeep && strcmp(keep[k], name))
+        k++;
+    return !x->parts || k < nkeep;
+}
+
 /* berth_scope, read by job_submit.lua at each submit: the heartbeat (the wall clock's
  * seconds), how old it may get before the hook holds nothing, the default partition and
  * berth's partitions ("*": all). Written to a temporary file, then renamed. */
@@ -326,10 +337,7 @@ static int slurm_open(const struct berth__exec_host *h, void **self,
     size_t ns = 0; /* servers: the nodes of the scope's partitions, in Slurm's order */
     for (size_t i = 0; !rc && i < n; i++) {
         const struct berth__slurm_node *v = &nodes[i];
-        size_t k = 0;
-        while (x->parts && k < nkeep && strcmp(keep[k], v->name))
-            k++;
-        if (x->parts && k == nkeep)
+        if (!in_partitions(x, keep, nkeep, v->name))
             continue; /* outside berth's partitions: Slurm's alone */
         /* one GPU type a server: a node's first typed GPUs (others are left out, said) */
         const char *type = v->n_gpu_types && v->gpus[0].type[0] ? v->gpus[0].type : "gpu";
@@ -840,31 +848,6 @@ static int adopt_bind(struct xslurm *x, struct berth__ljob *j, const struct bert
     return h->save(h->ctx, j, err);
 }
 
-/* An sbatch job becomes a berth job of the same shape (adopt_make). */
-static int adopt(struct xslurm *x, const struct berth__slurm_job *sj, berth_us now,
-                 struct berth_err *err)
-{
-    const struct berth__exec_host *h = x->h;
-    struct berth__ljob *j = NULL;
-    int rc = adopt_make(x, sj, &j, err);
-    if (rc == 1) /* left held: not looked at again */
-        return map_put(x, sj->id, UINT32_MAX) ? BERTH_ENOMEM : 0;
-    if (rc)
-        return rc;
-    j->submit_us = sj->submit_us ? sj->submit_us : now;
-    if ((rc = berth__ljob_note(j, now, j->state, "submitted to Slurm by %s as job %u: adopted",
-                               j->user, sj->id)) ||
-        (rc = h->adopt(h->ctx, j, err))) { /* its token, its id, its user's count */
-        berth__ljob_free(j);
-        return rc;
-    }
-    berth__exec_log(h, "berthd: Slurm job %u of %s adopted as job %s (%d GPUs%s%s)\n", sj->id,
-                    j->user, j->idstr, j->spec.num_gpus,
-                    berth_jobspec_extra(&j->spec)->gpu_type[0] ? " " : "",
-                    berth_jobspec_extra(&j->spec)->gpu_type);
-    return adopt_bind(x, j, sj, err);
-}
-
 /* ---- jobs Slurm started while berthd was away ---- */
 
 static size_t server_of(const struct berth_cluster *c, const char *name, size_t i);
@@ -961,40 +944,46 @@ static int run_as_attempt(struct xslurm *x, struct berth__ljob *j,
                             sj->id, sj->nodes);
 }
 
-/* A job of berth's partitions berthd has no record of that Slurm runs (submitted while the
- * hook held nothing, or released by berth-release-held), seen at recovery: a berth job
- * running where Slurm runs it. Left to Slurm (counted busy) when its GPUs cannot be given
- * (1). */
-static int adopt_running(struct xslurm *x, const struct berth__slurm_job *sj, berth_us now,
-                         struct berth_err *err)
+/* An sbatch job becomes a berth job of the same shape (adopt_make). running: Slurm runs it
+ * already, and berthd has no record of it (submitted while the hook held nothing, or
+ * released by berth-release-held; seen at recovery): its attempt is that run, where Slurm
+ * runs it, or it is left to Slurm (counted busy) when its GPUs cannot be booked. */
+static int adopt(struct xslurm *x, const struct berth__slurm_job *sj, int running, berth_us now,
+                 struct berth_err *err)
 {
     const struct berth__exec_host *h = x->h;
     struct berth__ljob *j = NULL;
     struct berth__slot slots[BERTH_L_MAX_SLOTS];
     int32_t n = 0;
     int rc = adopt_make(x, sj, &j, err);
-    if (rc == 0 && (rc = pick_gpus(x, j, sj, slots, &n)) != 0) {
+    int got = rc || !running ? 0 : pick_gpus(x, j, sj, slots, &n);
+    if (got) {
+        berth__ljob_free(j);
+        if (got < 0)
+            return berth_err_set(err, BERTH_ENOMEM, "out of memory");
         berth__exec_log(h,
                         "berthd: Slurm job %u runs on %s, which berth cannot account for: "
                         "left to Slurm\n",
                         sj->id, sj->nodes);
-        berth__ljob_free(j);
-        rc = rc < 0 ? BERTH_ENOMEM : 1;
+        rc = 1;
     }
-    if (rc == 1) /* Slurm's: its GPUs counted busy */
+    if (rc == 1) /* left held, or to Slurm: not looked at again */
         return map_put(x, sj->id, UINT32_MAX) ? BERTH_ENOMEM : 0;
     if (rc)
         return rc;
     j->submit_us = sj->submit_us ? sj->submit_us : now;
-    if ((rc = berth__ljob_note(j, now, j->state, "submitted to Slurm by %s as job %u", j->user,
-                               sj->id)) ||
-        (rc = h->adopt(h->ctx, j, err))) {
+    if ((rc = berth__ljob_note(j, now, j->state, "submitted to Slurm by %s as job %u%s", j->user,
+                               sj->id, running ? "" : ": adopted")) ||
+        (rc = h->adopt(h->ctx, j, err))) { /* its token, its id, its user's count */
         berth__ljob_free(j);
         return rc;
     }
-    berth__exec_log(h, "berthd: Slurm job %u of %s, started by Slurm on %s, adopted as job %s\n",
-                    sj->id, j->user, sj->nodes, j->idstr);
-    if ((rc = run_as_attempt(x, j, sj, slots, n, now)))
+    berth__exec_log(h, "berthd: Slurm job %u of %s adopted as job %s (%d GPUs%s%s)%s%s\n", sj->id,
+                    j->user, j->idstr, j->spec.num_gpus,
+                    berth_jobspec_extra(&j->spec)->gpu_type[0] ? " " : "",
+                    berth_jobspec_extra(&j->spec)->gpu_type,
+                    running ? ", started by Slurm on " : "", running ? sj->nodes : "");
+    if (running && (rc = run_as_attempt(x, j, sj, slots, n, now)))
         return rc;
     return adopt_bind(x, j, sj, err);
 }
@@ -1157,8 +1146,9 @@ static uint32_t claim(struct xslurm *x, const struct berth__slurm_job *sj,
         return 0;
     }
     if (x->recovering && sj->state == BERTH_SLURM_JOB_RUNNING && in_scope(x, sj->partition)) {
-        *rc = adopt_running(x, sj, now, err); /* Slurm started it while berthd was away */
-        return *rc ? 0 : map_get(x, sj->id) == UINT32_MAX ? 0 : map_get(x, sj->id);
+        *rc = adopt(x, sj, 1, now, err); /* Slurm started it while berthd was away */
+        uint32_t lid = *rc ? 0 : map_get(x, sj->id);
+        return lid == UINT32_MAX ? 0 : lid;
     }
     if (sj->state != BERTH_SLURM_JOB_PENDING || !in_scope(x, sj->partition))
         return 0;    /* finished, placed by Slurm itself, or in Slurm's partitions: not berth's */
@@ -1177,7 +1167,7 @@ static uint32_t claim(struct xslurm *x, const struct berth__slurm_job *sj,
         *rc = adopt_array(x, sj, jobs, n, now, err);
         return *rc ? 0 : map_get(x, sj->id);
     }
-    *rc = adopt(x, sj, now, err);
+    *rc = adopt(x, sj, 0, now, err);
     return *rc ? 0 : map_get(x, sj->id);
 }
 
@@ -1338,10 +1328,7 @@ static void nodes_joined(struct xslurm *x, size_t unknown)
     }
     for (size_t i = 0; !e.code && i < x->nnodes; i++) {
         const char *name = x->nodes[i].name;
-        size_t k = 0;
-        while (x->parts && k < nkeep && strcmp(keep[k], name))
-            k++;
-        if (server_of(c, name, i) < c->nsrv || (x->parts && k == nkeep))
+        if (server_of(c, name, i) < c->nsrv || !in_partitions(x, keep, nkeep, name))
             continue; /* berth's already, or Slurm's alone */
         char why[BERTH_SLURM_NAME_MAX + 96];
         snprintf(why, sizeof why, "slurm node %s joined %s%s", name,
