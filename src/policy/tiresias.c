@@ -24,7 +24,10 @@
  * per (queue, demand); a queue whose running jobs all still fit is taken as a block (its
  * per-type sums), a heap whose head does not fit is skipped whole, so a pass costs
  * O(queues x demands x (starts + 1)) plus one sweep of a queue's running jobs when some of
- * them must go. Demotions come from a heap of predicted crossing instants. */
+ * them must go. A scan resumed after a failed start reads only the records of the chunks
+ * that lost a job in the pass, and takes the pending jobs it gave back from in front of
+ * their heaps, not from the heaps again (in overload most passes have a failed start).
+ * Demotions come from a heap of predicted crossing instants. */
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,9 +53,15 @@ struct hent {   /* a pending job: min-heap on (fair-share key, key, job) */
     uint32_t job;
 };
 
+/* A (queue, demand)'s pending jobs: a heap, and in front of it the entries the current pass
+ * took and gave back when a start failed (smallest last: all before the heap's, which
+ * only lost entries since), so the scan that resumes takes them again in O(1) each. They
+ * go back into the heap at the end of the pass, into room it has: they came out of it. */
 struct pheap {
     struct hent *a;
     size_t n, cap;
+    struct hent *back; /* given back in this pass, smallest last */
+    size_t nback, back_cap;
 };
 
 struct demand { /* jobs asking for exactly the same resources: a heap per queue */
@@ -75,16 +84,22 @@ struct rent { /* a running job in its queue's array, sorted on (key, job) */
 
 struct chunk {
     size_t n;
-    int64_t *sum;    /* per GPU type: milli-GPUs its jobs hold (stored after a[]) */
     struct rent a[]; /* room for the queue's chunk size */
 };
 
-struct runq { /* a sorted array cut in chunks: insert and remove move at most one chunk */
+/* A sorted array cut in chunks: insert and remove move at most one chunk. What a scan reads
+ * of every chunk (its sums, its preempted count) sits in arrays beside the chunk pointers,
+ * so a pass that takes chunks as blocks touches no chunk's entries. */
+struct runq {
     struct chunk **c;
     size_t nc, ccap;
-    size_t chunk; /* entries per chunk (CHUNK; tests make it tiny) */
-    int64_t *sum; /* per GPU type: milli-GPUs the queue's running jobs hold */
-    int npre;     /* its jobs preempted in the current pass */
+    size_t chunk;  /* entries per chunk (CHUNK; tests make it tiny) */
+    size_t nt;     /* GPU types (at least 1): the stride of csum */
+    int64_t *sum;  /* per GPU type: milli-GPUs the queue's running jobs hold */
+    int64_t *csum; /* chunk ci, type t: csum[ci * nt + t], the milli-GPUs its jobs hold */
+    int *cpre;     /* chunk ci: its jobs preempted in the current pass */
+    size_t csum_cap, cpre_cap;
+    int npre; /* the queue's jobs preempted in the current pass */
 };
 
 struct demote { /* job reaches the limit of queue q at t (stale once it moved or stopped) */
@@ -125,8 +140,11 @@ struct rank { /* a job's place in its queue's list (the commit sorts by it) */
 
 struct tiresias {
     int gpu_time;
-    int list;  /* Tiresias' list discipline (else berth's entry-time order) */
-    int exact; /* a pass at the exact demotion instant (else at Tiresias' predicted one) */
+    int list;      /* Tiresias' list discipline (else berth's entry-time order) */
+    int gave_back; /* some pending job was given back in this pass (unpop) */
+    int plain;     /* tests: failed starts' jobs go back into the heaps, and a queue that lost
+                    * a job in the pass reads every job's record (the reference for both) */
+    int exact;     /* a pass at the exact demotion instant (else at Tiresias' predicted one) */
     int nq;
     berth_us limit[MAXQ - 1];
     size_t ntypes;
@@ -239,6 +257,12 @@ static void hdown(struct tiresias *s, struct pheap *h, size_t i)
     hset(s, h, i, e);
 }
 
+/* The first pending entry of h: the last given back, else the heap's top; NULL if none. */
+static const struct hent *phead(const struct pheap *h)
+{
+    return h->nback ? &h->back[h->nback - 1] : h->n ? &h->a[0] : NULL;
+}
+
 static void hremove(struct tiresias *s, struct pheap *h, size_t i)
 {
     struct hent last = h->a[--h->n];
@@ -303,12 +327,12 @@ static int take_block(struct tiresias *s, const int64_t *sum)
     return 1;
 }
 
-/* Adds (sign 1) or takes away (-1) entry e from a chunk's and its queue's sums. */
-static void count(struct runq *r, struct chunk *c, const struct rent *e, int sign)
+/* Adds (sign 1) or takes away (-1) entry e from chunk ci's and its queue's sums. */
+static void count(struct runq *r, size_t ci, const struct rent *e, int sign)
 {
     if (e->type >= 0) {
         r->sum[e->type] += sign * e->cost;
-        c->sum[e->type] += sign * e->cost;
+        r->csum[ci * r->nt + (size_t)e->type] += sign * e->cost;
     }
 }
 
@@ -343,17 +367,6 @@ static void run_locate(const struct runq *r, berth_us key, uint32_t job, size_t 
     *k = l;
 }
 
-/* The entry at position *pos (chunk number x chunk size + index), moved on to the next
- * chunk when the index is past its chunk's end; NULL past the last one. Positions hold
- * during a pass (the chunks change only between passes). */
-static const struct rent *run_at(const struct runq *r, size_t *pos)
-{
-    size_t ci = *pos / r->chunk;
-    if (ci < r->nc && *pos % r->chunk >= r->c[ci]->n)
-        *pos = ++ci * r->chunk;
-    return ci < r->nc ? &r->c[ci]->a[*pos % r->chunk] : NULL;
-}
-
 static int run_insert(struct tiresias *s, const struct berth__job *j)
 {
     struct runq *r = &s->run[s->js[j->idx].q];
@@ -363,15 +376,20 @@ static int run_insert(struct tiresias *s, const struct berth__job *j)
         run_locate(r, e.key, e.job, &ci, &k);
     size_t half = r->chunk / 2;
     if (!r->nc || r->c[ci]->n == r->chunk) { /* a first chunk, or split a full one */
-        size_t nt = s->ntypes ? s->ntypes : 1;
-        struct chunk *c = calloc(1, sizeof *c + r->chunk * sizeof c->a[0] + nt * sizeof(int64_t));
-        if (!c || BERTH_GROW(r->c, r->ccap, r->nc + 1)) {
+        size_t nt = r->nt;
+        struct chunk *c = calloc(1, sizeof *c + r->chunk * sizeof c->a[0]);
+        if (!c || BERTH_GROW(r->c, r->ccap, r->nc + 1) ||
+            BERTH_GROW(r->csum, r->csum_cap, (r->nc + 1) * nt) ||
+            BERTH_GROW(r->cpre, r->cpre_cap, r->nc + 1)) {
             free(c);
             return BERTH_ENOMEM;
         }
-        c->sum = (int64_t *)(c->a + r->chunk);
         size_t at = r->nc ? ci + 1 : 0;
         memmove(r->c + at + 1, r->c + at, (r->nc - at) * sizeof *r->c);
+        memmove(r->csum + (at + 1) * nt, r->csum + at * nt, (r->nc - at) * nt * sizeof *r->csum);
+        memmove(r->cpre + at + 1, r->cpre + at, (r->nc - at) * sizeof *r->cpre);
+        memset(r->csum + at * nt, 0, nt * sizeof *r->csum);
+        r->cpre[at] = 0; /* chunks change only between passes */
         r->c[at] = c;
         r->nc++;
         if (at > 0) { /* the upper part moves to the new chunk, with its share of the sums */
@@ -381,8 +399,8 @@ static int run_insert(struct tiresias *s, const struct berth__job *j)
             full->n = half;
             for (size_t i = 0; i < c->n; i++)
                 if (c->a[i].type >= 0) {
-                    c->sum[c->a[i].type] += c->a[i].cost;
-                    full->sum[c->a[i].type] -= c->a[i].cost;
+                    r->csum[at * nt + (size_t)c->a[i].type] += c->a[i].cost;
+                    r->csum[ci * nt + (size_t)c->a[i].type] -= c->a[i].cost;
                 }
             if (k > half) {
                 ci++;
@@ -394,7 +412,7 @@ static int run_insert(struct tiresias *s, const struct berth__job *j)
     memmove(c->a + k + 1, c->a + k, (c->n - k) * sizeof *c->a);
     c->a[k] = e;
     c->n++;
-    count(r, c, &e, 1);
+    count(r, ci, &e, 1);
     s->js[j->idx].where = RUNNING;
     return 0;
 }
@@ -405,11 +423,14 @@ static void run_remove(struct tiresias *s, uint32_t j)
     size_t ci, k;
     run_locate(r, s->js[j].key, j, &ci, &k);
     struct chunk *c = r->c[ci];
-    count(r, c, &c->a[k], -1);
+    count(r, ci, &c->a[k], -1);
     memmove(c->a + k, c->a + k + 1, (c->n - k - 1) * sizeof *c->a);
     if (--c->n == 0) {
         free(c);
-        memmove(r->c + ci, r->c + ci + 1, (r->nc - ci - 1) * sizeof *r->c);
+        size_t after = r->nc - ci - 1;
+        memmove(r->c + ci, r->c + ci + 1, after * sizeof *r->c);
+        memmove(r->csum + ci * r->nt, r->csum + (ci + 1) * r->nt, after * r->nt * sizeof *r->csum);
+        memmove(r->cpre + ci, r->cpre + ci + 1, after * sizeof *r->cpre);
         r->nc--;
     }
     s->js[j].where = NOWHERE;
@@ -475,13 +496,17 @@ static void destroy(void *self)
     if (!s)
         return;
     for (size_t i = 0; i < s->ndem; i++)
-        for (int q = 0; q < MAXQ; q++)
+        for (int q = 0; q < MAXQ; q++) {
             free(s->dem[i].q[q].a);
+            free(s->dem[i].q[q].back);
+        }
     for (int q = 0; q < MAXQ; q++) {
         for (size_t c = 0; c < s->run[q].nc; c++)
             free(s->run[q].c[c]);
         free(s->run[q].c);
         free(s->run[q].sum);
+        free(s->run[q].csum);
+        free(s->run[q].cpre);
     }
     free(s->dem);
     free(s->total);
@@ -563,6 +588,11 @@ void berth__tiresias_set_chunk(void *self, size_t n)
         s->run[q].chunk = n < 2 ? 2 : n;
 }
 
+void berth__tiresias_set_plain(void *self)
+{
+    ((struct tiresias *)self)->plain = 1;
+}
+
 static int create_dlas(const struct berth__params *p, void **self, struct berth_err *err)
 {
     return create(p, 0, self, err);
@@ -599,9 +629,11 @@ static int init_types(struct tiresias *s, const struct berth_cluster *c)
         return BERTH_ENOMEM;
     for (size_t t = 0; t < c->ntypes; t++)
         s->total[t] = (int64_t)c->types[t].total * 1000;
-    for (int q = 0; q < s->nq; q++)
+    for (int q = 0; q < s->nq; q++) {
+        s->run[q].nt = nt;
         if (!(s->run[q].sum = calloc(nt, sizeof *s->run[q].sum)))
             return BERTH_ENOMEM;
+    }
     return 0;
 }
 
@@ -780,42 +812,48 @@ static int add_torun(struct tiresias *s, struct torun e)
 }
 
 /* The running jobs of queue q from position at->ri on: each keeps its GPUs while they fit
- * the budget; one preempted earlier in the pass that fits again is to be restored. While no
- * job of the queue was preempted earlier in the pass (always, but in a resumed scan), all
- * of them still run: the queue, then each chunk, is taken as a block when it fits, and
- * only the chunks where jobs must go are walked, without reading the jobs' records. */
+ * the budget; one preempted earlier in the pass that fits again is to be restored. A queue,
+ * then a chunk, none of whose jobs was preempted earlier in the pass (always, but in a
+ * resumed scan) still runs whole: it is taken as a block when it fits, else walked without
+ * reading the jobs' records. Only chunks that lost a job in this pass read them, so a scan
+ * resumed after a failed start costs O(chunks + those chunks' jobs), not O(running jobs). */
 static int scan_running(struct tiresias *s, const struct berth__view *v, struct scan *at)
 {
     struct runq *r = &s->run[at->q];
-    int clean = r->npre == 0;
-    if (clean && at->ri == 0 && take_block(s, r->sum)) {
+    if (r->npre == 0 && at->ri == 0 && take_block(s, r->sum)) {
         at->ri = r->nc * r->chunk;
         return 0;
     }
-    for (const struct rent *e; (e = run_at(r, &at->ri)); at->ri++) {
-        size_t ci = at->ri / r->chunk;
-        if (clean && at->ri % r->chunk == 0 && take_block(s, r->c[ci]->sum)) {
-            at->ri += r->c[ci]->n - 1;
+    /* a position is chunk number x chunk size + index; they hold during a pass (the chunks
+     * change only between passes) */
+    for (size_t ci = at->ri / r->chunk, k = at->ri % r->chunk; ci < r->nc; ci++, k = 0) {
+        const struct chunk *c = r->c[ci];
+        int clean = s->plain ? r->npre == 0 : r->cpre[ci] == 0;
+        if (clean && k == 0 && take_block(s, r->csum + ci * r->nt))
             continue;
+        for (; k < c->n; k++) {
+            const struct rent *e = &c->a[k];
+            int fits = e->type < 0 || s->budget[e->type] >= e->cost;
+            int running = 1;
+            if (!clean) {
+                fits = fits && !s->js[e->job].excluded;
+                running = v->jobs[e->job].state == BERTH_JOB_RUNNING;
+            }
+            if (fits && !running) {
+                if (add_torun(s, (struct torun){e->job, e->type, e->cost, RESTORE, (uint8_t)at->q,
+                                                0, ci * r->chunk + k}))
+                    return BERTH_ENOMEM;
+            } else if (!fits && running) {
+                if (push_u32(&s->pre, &s->npre, &s->pre_cap, e->job))
+                    return BERTH_ENOMEM;
+                r->npre++;
+                r->cpre[ci]++;
+            }
+            if (fits && e->type >= 0)
+                s->budget[e->type] -= e->cost;
         }
-        int fits = e->type < 0 || s->budget[e->type] >= e->cost;
-        int running = 1;
-        if (!clean) {
-            fits = fits && !s->js[e->job].excluded;
-            running = v->jobs[e->job].state == BERTH_JOB_RUNNING;
-        }
-        if (fits && !running) {
-            if (add_torun(s, (struct torun){e->job, e->type, e->cost, RESTORE, (uint8_t)at->q, 0,
-                                            at->ri}))
-                return BERTH_ENOMEM;
-        } else if (!fits && running) {
-            if (push_u32(&s->pre, &s->npre, &s->pre_cap, e->job))
-                return BERTH_ENOMEM;
-            r->npre++;
-        }
-        if (fits && e->type >= 0)
-            s->budget[e->type] -= e->cost;
     }
+    at->ri = r->nc * r->chunk;
     return 0;
 }
 
@@ -825,22 +863,26 @@ static int scan_pending(struct tiresias *s, int q)
 {
     for (;;) {
         int best = -1, type = -2;
+        const struct hent *bh = NULL;
         for (size_t d = 0; d < s->ndem; d++) {
-            const struct pheap *h = &s->dem[d].q[q];
-            if (!h->n || s->dem[d].blocked ||
-                (best >= 0 && !hless(&h->a[0], &s->dem[best].q[q].a[0])))
+            const struct hent *e = phead(&s->dem[d].q[q]);
+            if (!e || s->dem[d].blocked || (bh && !hless(e, bh)))
                 continue;
             int t = count_fit(s, &s->dem[d]);
             if (t > -2) {
                 best = (int)d;
                 type = t;
+                bh = e;
             }
         }
         if (best < 0)
             return 0;
         struct pheap *h = &s->dem[best].q[q];
-        uint32_t j = h->a[0].job;
-        hremove(s, h, 0);
+        uint32_t j = bh->job;
+        if (h->nback)
+            h->nback--;
+        else
+            hremove(s, h, 0);
         s->js[j].where = POPPED;
         const struct demand *d = &s->dem[best];
         int32_t cost = d->gpus == 0 ? 0 : d->share < 1000 ? d->share : d->gpus * 1000;
@@ -921,13 +963,42 @@ static int apply(struct tiresias *s, const struct berth__view *v, struct berth__
     return DONE;
 }
 
-/* Puts the pending jobs the scan took from entry k on back into their heaps. */
+/* Gives the pending jobs the scan took from entry k on back, in front of their heaps. */
 static int unpop(struct tiresias *s, const struct berth__view *v, size_t k)
 {
-    for (size_t i = k; i < s->ntr; i++)
-        if (s->tr[i].kind == START && push_pending(s, v, s->tr[i].job))
+    for (size_t i = s->ntr; i-- > k;) { /* the latest taken first: the smallest ends last */
+        if (s->tr[i].kind != START)
+            continue;
+        uint32_t j = s->tr[i].job;
+        if (s->plain) {
+            if (push_pending(s, v, j))
+                return BERTH_ENOMEM;
+            continue;
+        }
+        struct pheap *h = &s->dem[s->js[j].dm].q[s->js[j].q];
+        if (BERTH_GROW(h->back, h->back_cap, h->nback + 1))
             return BERTH_ENOMEM;
+        h->back[h->nback++] = (struct hent){fs_key(s, &v->jobs[j]), s->js[j].key, j};
+        s->js[j].where = PENDING;
+        s->gave_back = 1;
+    }
     return 0;
+}
+
+/* The end of a pass: what was given back and not taken again goes back into its heap. */
+static void rejoin(struct tiresias *s)
+{
+    if (!s->gave_back)
+        return;
+    s->gave_back = 0;
+    for (size_t d = 0; d < s->ndem; d++)
+        for (int q = 0; q < s->nq; q++) {
+            struct pheap *h = &s->dem[d].q[q];
+            for (; h->nback; h->nback--) { /* h->cap holds them: they came out of h */
+                hset(s, h, h->n++, h->back[h->nback - 1]);
+                hup(s, h, h->n - 1);
+            }
+        }
 }
 
 static int cmp_rank(const void *a, const void *b)
@@ -1041,16 +1112,18 @@ static int commit(struct tiresias *s, const struct berth__view *v)
     return 0;
 }
 
-static int plan(void *self, const struct berth__view *v, struct berth__plan *plan,
-                struct berth_err *err)
+/* The pass's scans and plan changes, until the plan took all of the desired set. */
+static int decide(struct tiresias *s, const struct berth__view *v, struct berth__plan *plan,
+                  struct berth_err *err)
 {
-    struct tiresias *s = self;
-    if (sync(s, v))
-        return berth_err_set(err, BERTH_ENOMEM, "policy: out of memory");
     for (size_t d = 0; d < s->ndem; d++)
         s->dem[d].blocked = 0;
-    for (int q = 0; q < s->nq; q++)
-        s->run[q].npre = 0;
+    for (int q = 0; q < s->nq; q++) {
+        struct runq *r = &s->run[q];
+        if (r->npre)
+            memset(r->cpre, 0, r->nc * sizeof *r->cpre);
+        r->npre = 0;
+    }
     for (size_t i = 0; i < s->nexcl; i++)
         s->js[s->excl[i]].excluded = 0;
     s->ntr = s->npre = s->nexcl = 0;
@@ -1086,6 +1159,19 @@ static int plan(void *self, const struct berth__view *v, struct berth__plan *pla
         s->ntr = tr0 = keep;
         at = (struct scan){e.q, e.phase, e.kind == START ? 0 : e.ri + 1};
     }
+    return 0;
+}
+
+static int plan(void *self, const struct berth__view *v, struct berth__plan *plan,
+                struct berth_err *err)
+{
+    struct tiresias *s = self;
+    if (sync(s, v))
+        return berth_err_set(err, BERTH_ENOMEM, "policy: out of memory");
+    int rc = decide(s, v, plan, err);
+    rejoin(s);
+    if (rc)
+        return rc;
     if (commit(s, v) || fs_note_pass(s, v))
         return berth_err_set(err, BERTH_ENOMEM, "policy: out of memory");
     return 0;
