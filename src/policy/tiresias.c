@@ -25,8 +25,9 @@
  * per-type sums), a heap whose head does not fit is skipped whole, so a pass costs
  * O(queues x demands x (starts + 1)) plus one sweep of a queue's running jobs when some of
  * them must go. A scan resumed after a failed start reads only the records of the chunks
- * that lost a job in the pass, and takes the pending jobs it gave back from in front of
- * their heaps, not from the heaps again (in overload most passes have a failed start).
+ * that lost a job in the pass, and takes the pending jobs it gave back from a sorted run in
+ * front of their heaps, not from the heaps again; the run stays there for the next passes
+ * (in overload most passes have a failed start, of the same gangs pass after pass).
  * Demotions come from a heap of predicted crossing instants. */
 #include <stddef.h>
 #include <stdlib.h>
@@ -43,7 +44,7 @@
 
 /* where a job sits here; DEMOTED: running, demoted in this pass, not yet in its new queue's
  * array (the list discipline scans it behind the queue's pending jobs) */
-enum { NOWHERE = 0, PENDING = 1, RUNNING = 2, POPPED = 3, DEMOTED = 4 };
+enum { NOWHERE = 0, PENDING = 1, RUNNING = 2, POPPED = 3, DEMOTED = 4, BACK = 5 };
 enum { START = 0, RESTORE = 1 };            /* desired-set members to run */
 enum { DONE = 0, FAILED = 1, RETYPED = 2 }; /* how applying the plan ended */
 
@@ -53,16 +54,20 @@ struct hent {   /* a pending job: min-heap on (fair-share key, key, job) */
     uint32_t job;
 };
 
-/* A (queue, demand)'s pending jobs: a heap, and in front of it the entries the current pass
- * took and gave back when a start failed (smallest last: all before the heap's, which
- * only lost entries since), so the scan that resumes takes them again in O(1) each. They
- * go back into the heap at the end of the pass, into room it has: they came out of it. */
+/* A (queue, demand)'s pending jobs: a heap, and in front of it a sorted run of its smallest
+ * entries (smallest last, each before every heap entry): those a pass took and gave back
+ * when a start failed, so the scan that resumes, and the next pass, take them again in
+ * O(1) each (in overload the same gangs are taken and given back pass after pass). A job
+ * pushed before the run's largest joins the run at its place. The heap keeps room for the
+ * run, so the run can always go back into it (when it grows past BACK_MAX, or the keys move). */
 struct pheap {
     struct hent *a;
-    size_t n, cap;
-    struct hent *back; /* given back in this pass, smallest last */
+    size_t n, cap;     /* cap >= n + nback */
+    struct hent *back; /* the run in front (where BACK), largest first */
     size_t nback, back_cap;
 };
+
+#define BACK_MAX 4096 /* a longer run goes back into the heap: joining it costs O(run) */
 
 struct demand { /* jobs asking for exactly the same resources: a heap per queue */
     int32_t gpus, share;
@@ -129,7 +134,7 @@ struct jstate {   /* the policy's view of one job: 16 bytes (millions of jobs) *
     uint16_t dm;  /* its demand */
     uint8_t q : 4, where : 3, excluded : 1; /* q < MAXQ <= 16, where <= DEMOTED */
 };
-_Static_assert(sizeof(struct jstate) == 16 && MAXQ <= 16 && DEMOTED < 8,
+_Static_assert(sizeof(struct jstate) == 16 && MAXQ <= 16 && BACK < 8,
                "struct jstate grew: one per job, keep it packed");
 
 struct rank { /* a job's place in its queue's list (the commit sorts by it) */
@@ -140,11 +145,10 @@ struct rank { /* a job's place in its queue's list (the commit sorts by it) */
 
 struct tiresias {
     int gpu_time;
-    int list;      /* Tiresias' list discipline (else berth's entry-time order) */
-    int gave_back; /* some pending job was given back in this pass (unpop) */
-    int plain;     /* tests: failed starts' jobs go back into the heaps, and a queue that lost
-                    * a job in the pass reads every job's record (the reference for both) */
-    int exact;     /* a pass at the exact demotion instant (else at Tiresias' predicted one) */
+    int list;  /* Tiresias' list discipline (else berth's entry-time order) */
+    int plain; /* tests: failed starts' jobs go back into the heaps, and a queue that lost
+                * a job in the pass reads every job's record (the reference for both) */
+    int exact; /* a pass at the exact demotion instant (else at Tiresias' predicted one) */
     int nq;
     berth_us limit[MAXQ - 1];
     size_t ntypes;
@@ -298,17 +302,54 @@ static int demand_of(struct tiresias *s, const struct berth__job *j, const struc
     return (int)s->ndem++;
 }
 
+/* The run in front of h goes back into the heap (into room it keeps for it). */
+static void rejoin(struct tiresias *s, struct pheap *h)
+{
+    for (; h->nback; h->nback--) {
+        s->js[h->back[h->nback - 1].job].where = PENDING;
+        hset(s, h, h->n++, h->back[h->nback - 1]);
+        hup(s, h, h->n - 1);
+    }
+}
+
+/* Job j (where BACK) leaves the run in front of h. */
+static void back_remove(struct tiresias *s, struct pheap *h, uint32_t j)
+{
+    size_t i = 0;
+    while (i < h->nback && h->back[i].job != j)
+        i++;
+    if (i < h->nback)
+        memmove(h->back + i, h->back + i + 1, (h->nback - i - 1) * sizeof *h->back);
+    h->nback -= i < h->nback;
+    s->js[j].where = NOWHERE;
+}
+
 static int push_pending(struct tiresias *s, const struct berth__view *v, uint32_t j)
 {
     int d = demand_of(s, &v->jobs[j], v->cluster);
     if (d < 0)
         return BERTH_ENOMEM;
     struct pheap *h = &s->dem[d].q[s->js[j].q];
-    if (BERTH_GROW(h->a, h->cap, h->n + 1))
+    if (BERTH_GROW(h->a, h->cap, h->n + h->nback + 1))
         return BERTH_ENOMEM;
     s->js[j].dm = (uint16_t)d;
+    struct hent e = {fs_key(s, &v->jobs[j]), s->js[j].key, j};
+    if (h->nback >= BACK_MAX)
+        rejoin(s, h);
+    if (h->nback && hless(&e, &h->back[0])) { /* before the run's largest: into the run */
+        if (BERTH_GROW(h->back, h->back_cap, h->nback + 1))
+            return BERTH_ENOMEM;
+        size_t i = h->nback; /* after every entry larger than e */
+        while (i > 0 && hless(&h->back[i - 1], &e))
+            i--;
+        memmove(h->back + i + 1, h->back + i, (h->nback - i) * sizeof *h->back);
+        h->back[i] = e;
+        h->nback++;
+        s->js[j].where = BACK;
+        return 0;
+    }
     s->js[j].where = PENDING;
-    hset(s, h, h->n++, (struct hent){fs_key(s, &v->jobs[j]), s->js[j].key, j});
+    hset(s, h, h->n++, e);
     hup(s, h, h->n - 1);
     return 0;
 }
@@ -675,6 +716,7 @@ static void fs_rekey(struct tiresias *s, const struct berth__view *v)
     for (size_t d = 0; d < s->ndem; d++)
         for (int q = 0; q < s->nq; q++) {
             struct pheap *h = &s->dem[d].q[q];
+            rejoin(s, h); /* the run's order may not hold under the new keys */
             for (size_t i = 0; i < h->n; i++)
                 h->a[i].fk = fs_key(s, &v->jobs[h->a[i].job]);
             for (size_t i = h->n / 2; i-- > 0;)
@@ -727,6 +769,8 @@ static int sync(struct tiresias *s, const struct berth__view *v)
             run_remove(s, j);
         else if (s->js[j].where == PENDING)
             hremove(s, &s->dem[s->js[j].dm].q[s->js[j].q], s->js[j].pos);
+        else if (s->js[j].where == BACK)
+            back_remove(s, &s->dem[s->js[j].dm].q[s->js[j].q], j);
         s->js[j].where = NOWHERE;
         if (fs_charge(s, &v->jobs[j], 0, v->jobs[j].since))
             return BERTH_ENOMEM;
@@ -979,26 +1023,9 @@ static int unpop(struct tiresias *s, const struct berth__view *v, size_t k)
         if (BERTH_GROW(h->back, h->back_cap, h->nback + 1))
             return BERTH_ENOMEM;
         h->back[h->nback++] = (struct hent){fs_key(s, &v->jobs[j]), s->js[j].key, j};
-        s->js[j].where = PENDING;
-        s->gave_back = 1;
+        s->js[j].where = BACK;
     }
     return 0;
-}
-
-/* The end of a pass: what was given back and not taken again goes back into its heap. */
-static void rejoin(struct tiresias *s)
-{
-    if (!s->gave_back)
-        return;
-    s->gave_back = 0;
-    for (size_t d = 0; d < s->ndem; d++)
-        for (int q = 0; q < s->nq; q++) {
-            struct pheap *h = &s->dem[d].q[q];
-            for (; h->nback; h->nback--) { /* h->cap holds them: they came out of h */
-                hset(s, h, h->n++, h->back[h->nback - 1]);
-                hup(s, h, h->n - 1);
-            }
-        }
 }
 
 static int cmp_rank(const void *a, const void *b)
@@ -1112,10 +1139,12 @@ static int commit(struct tiresias *s, const struct berth__view *v)
     return 0;
 }
 
-/* The pass's scans and plan changes, until the plan took all of the desired set. */
-static int decide(struct tiresias *s, const struct berth__view *v, struct berth__plan *plan,
-                  struct berth_err *err)
+static int plan(void *self, const struct berth__view *v, struct berth__plan *plan,
+                struct berth_err *err)
 {
+    struct tiresias *s = self;
+    if (sync(s, v))
+        return berth_err_set(err, BERTH_ENOMEM, "policy: out of memory");
     for (size_t d = 0; d < s->ndem; d++)
         s->dem[d].blocked = 0;
     for (int q = 0; q < s->nq; q++) {
@@ -1159,19 +1188,6 @@ static int decide(struct tiresias *s, const struct berth__view *v, struct berth_
         s->ntr = tr0 = keep;
         at = (struct scan){e.q, e.phase, e.kind == START ? 0 : e.ri + 1};
     }
-    return 0;
-}
-
-static int plan(void *self, const struct berth__view *v, struct berth__plan *plan,
-                struct berth_err *err)
-{
-    struct tiresias *s = self;
-    if (sync(s, v))
-        return berth_err_set(err, BERTH_ENOMEM, "policy: out of memory");
-    int rc = decide(s, v, plan, err);
-    rejoin(s);
-    if (rc)
-        return rc;
     if (commit(s, v) || fs_note_pass(s, v))
         return berth_err_set(err, BERTH_ENOMEM, "policy: out of memory");
     return 0;

@@ -3,6 +3,8 @@
  * demotion of a resumed job at the exact instant, custom limits, a start that fails
  * placement), a comparison with a naive reference model of the MLFQ on random traces, and
  * the real Philly trace when $BERTH_SHARED is set. */
+#include "engine/engine.h"
+#include "jobspec_make.h"
 #include "policy/tiresias.h"
 #include "policytest.h"
 
@@ -621,6 +623,50 @@ static void shortcuts_match_plain(void)
     free(plain);
 }
 
+/* 2x2, dlas, spread, through the engine. P and Q (1 GPU) take one GPU of each server. R and
+ * S (2 GPUs on one server, the same demand) fit by count, but no server holds them: at each
+ * pass R is taken, fails, and is given back in front of its heap with S (their run stays
+ * there from pass to pass). R is cancelled while it sits there; S then starts alone when P
+ * ends (its server is empty), and R never runs. */
+static void cancel_given_back(void)
+{
+    struct berth_err err = {0};
+    struct berth_cluster *cl = NULL;
+    CHECK(!berth_cluster_parse("2x2:v100", &cl, &err));
+    struct berth__params prm = {0};
+    struct berth__engine *e = NULL;
+    CHECK(!berth__engine_create(cl, "tiresias-dlas", "spread", &prm, NULL, &e, &err));
+    berth__engine_set_check(e, 1);
+    struct berth_jobspec sp[4] = {jobspec_make("P", 100 * BERTH_US_PER_S, 1, 1, 1),
+                                  jobspec_make("Q", 1000 * BERTH_US_PER_S, 1, 1, 1),
+                                  jobspec_make("R", 100 * BERTH_US_PER_S, 2, 2, 2),
+                                  jobspec_make("S", 100 * BERTH_US_PER_S, 2, 2, 2)};
+    sp[2].single_server = sp[3].single_server = 1;
+    uint32_t idx[4];
+    for (int i = 0; i < 4; i++)
+        CHECK(!berth__engine_add(e, &sp[i], &idx[i], &err));
+    CHECK(!berth__engine_arrive(e, idx[0], 0, &err));
+    CHECK(!berth__engine_arrive(e, idx[1], 0, &err));
+    CHECK(!berth__engine_pass(e, 0, &err));
+    CHECK(!berth__engine_arrive(e, idx[2], BERTH_US_PER_S, &err));
+    CHECK(!berth__engine_arrive(e, idx[3], BERTH_US_PER_S, &err));
+    CHECK(!berth__engine_pass(e, BERTH_US_PER_S, &err));
+    CHECK(!berth__engine_pass(e, 2 * BERTH_US_PER_S, &err));
+    CHECK_I64(e->jobs[idx[2]].state, BERTH_JOB_PENDING);
+    CHECK_I64(e->jobs[idx[3]].state, BERTH_JOB_PENDING);
+    CHECK(!berth__engine_cancel(e, idx[2], 3 * BERTH_US_PER_S, &err));
+    CHECK(!berth__engine_pass(e, 3 * BERTH_US_PER_S, &err));
+    CHECK_I64(e->jobs[idx[3]].state, BERTH_JOB_PENDING);
+    CHECK(!berth__engine_finish(e, idx[0], 100 * BERTH_US_PER_S, &err));
+    CHECK(!berth__engine_pass(e, 100 * BERTH_US_PER_S, &err));
+    CHECK_I64(e->jobs[idx[3]].state, BERTH_JOB_RUNNING);
+    CHECK_I64(e->jobs[idx[2]].state, BERTH_JOB_DONE);
+    CHECK_I64(e->jobs[idx[2]].run_us, 0);
+    CHECK_I64(e->npending, 0);
+    berth__engine_destroy(e);
+    berth_cluster_free(cl);
+}
+
 /* ---- larger runs --------------------------------------------------------------------- */
 
 /* A generated workload on a heterogeneous cluster, invariants checked after every pass. */
@@ -708,6 +754,7 @@ static const struct check_test tests[] = {
     {"matches_reference", matches_reference},
     {"matches_reference_large", matches_reference_large},
     {"shortcuts_match_plain", shortcuts_match_plain},
+    {"cancel_given_back", cancel_given_back},
     {"generated", generated},
     {"philly", philly},
     {"philly_fairshare", philly_fairshare},
