@@ -590,6 +590,7 @@ static void shortcuts_match_plain(void)
     struct pt_job *pj = malloc(N * sizeof *pj);
     struct pt_got *fast = calloc(N, sizeof *fast), *plain = calloc(N, sizeof *plain);
     struct berth__params lists = {0}, entry = {.settings = "entry_order=1"};
+    struct berth__params fs = {.settings = "fairshare_weight=100,fairshare_half_life=3600"};
     int64_t preempted = 0;
     for (uint64_t seed = 1; seed <= 10; seed++) { /* seed 9 once caught an ordering bug */
         /* odd seeds: the mixed workload; even: every gang on one server, four demands only,
@@ -606,8 +607,8 @@ static void shortcuts_match_plain(void)
                     (long long)(pj[i].arr / 1000000), (long long)(pj[i].arr % 1000000),
                     (long long)(pj[i].dur / 1000000), (long long)(pj[i].dur % 1000000), pj[i].g);
         }
-        for (int k = 0; k < 4; k++) {
-            const struct berth__params *p = k & 2 ? &entry : &lists;
+        for (int k = 0; k < 6; k++) { /* lists, entry order, fair-share (re-keys the runs) */
+            const struct berth__params *p = k >= 4 ? &fs : k & 2 ? &entry : &lists;
             const char *c = seed & 1 ? "3x4:v100,2x8:p100,4x2:k80" : "4x8:v100";
             CHECK_I64(pt_run_into(csv, c, pols[k & 1], p, chunks_of_2, fast), 0);
             CHECK_I64(pt_run_into(csv, c, pols[k & 1], p, plain_chunks_of_2, plain), 0);
