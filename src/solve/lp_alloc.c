@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "solve/lp_alloc.h"
+#include "solve/lp_scale.h"
 #include "util/hash.h"
 
 #define MAX_TYPES 64
@@ -141,6 +142,24 @@ static void put(struct lp *l, int row, int col, double v)
     l->ar[l->nz] = v;
 }
 
+/* GLPK's automatic scaling (glp_scale_prob(P, GLP_SF_AUTO)), computed on the flat matrix
+ * (lp_scale.h: the same factors, several times faster). */
+static int lp_scale(struct lp *l, int nrows, int ncols, struct berth_err *err)
+{
+    double *r = malloc(((size_t)nrows + (size_t)ncols + 2) * sizeof *r);
+    double *s = r ? r + nrows + 1 : NULL;
+    if (!r || berth__lp_scale(nrows, ncols, l->nz, l->ia, l->ja, l->ar, r, s)) {
+        free(r);
+        return berth_err_set(err, BERTH_ENOMEM, "lp: out of memory");
+    }
+    for (int i = 1; i <= nrows; i++)
+        glp_set_rii(l->P, i, r[i]);
+    for (int j = 1; j <= ncols; j++)
+        glp_set_sjj(l->P, j, s[j]);
+    free(r);
+    return 0;
+}
+
 /* Creates the GLPK problem (the caller has put its fairness entries): the job and type rows,
  * columns x >= 0 and ncols_extra more after them. Fairness rows start free. */
 static int lp_build(struct lp *l, int ncols_extra, struct berth_err *err)
@@ -171,8 +190,7 @@ static int lp_build(struct lp *l, int ncols_extra, struct berth_err *err)
     for (int c = 1; c <= l->ncols + ncols_extra; c++)
         glp_set_col_bnds(l->P, c, GLP_LO, 0, 0);
     glp_load_matrix(l->P, l->nz, l->ia, l->ja, l->ar);
-    glp_scale_prob(l->P, GLP_SF_AUTO);
-    return 0;
+    return lp_scale(l, 2 * n + m, l->ncols + ncols_extra, err);
 }
 
 enum { SOLVED = 0, NO_SOLUTION = 1 };
