@@ -141,6 +141,8 @@ struct gavel {
     size_t vsort_cap;
     uint64_t *key; /* per act index: its best rank, or unranked */
     size_t key_cap;
+    uint32_t *wait; /* ranked entries chosen and still pending after a round's first pass */
+    size_t wait_cap;
     double *lp; /* LP inputs and outputs */
     size_t lp_cap;
     uint32_t *lpk; /* LP row -> act index */
@@ -493,6 +495,8 @@ static int alloc_lp(struct gavel *g, const struct berth__view *v, struct berth_e
         sf[i] = (double)demand(j) / 1000;
         for (size_t t = 0; t < nt; t++)
             T[i * nt + t] = tput(v, j, t);
+        if (g->kind != FTF) /* max-min reads neither time nor work */
+            continue;
         el[i] = (double)(v->now - j->spec->arrival_us) / 1e6;
         done[i] = work_done(v, j);
         rem[i] = fmax(0, work_total(v, j) - done[i]);
@@ -895,10 +899,14 @@ static int round_start(struct gavel *g, const struct berth__view *v, struct bert
         return berth_err_set(err, rc, "gavel: out of memory");
     /* chosen pending jobs in rank order: first those that fit the idle GPUs, then the rest,
      * taking victims' GPUs of their type (a cursor per type: each victim is looked at once) */
-    size_t cursor[64] = {0};
+    size_t cursor[64] = {0}, nwait = 0;
+    if (!grow_scratch((void **)&g->wait, &g->wait_cap, g->nent, sizeof *g->wait))
+        return berth_err_set(err, BERTH_ENOMEM, "gavel: out of memory");
+    /* the second pass looks only at what the first left pending: no other job becomes a
+     * candidate (a victim, preempted in it, is chosen nowhere) */
     for (int pass = 0; pass < 2; pass++)
-        for (size_t e = 0; e < g->nent; e++) {
-            const struct berth__gavel_entry *en = &g->ent[e];
+        for (size_t i = 0; i < (pass ? nwait : g->nent); i++) {
+            const struct berth__gavel_entry *en = &g->ent[pass ? g->wait[i] : i];
             const struct berth__job *j = &v->jobs[en->job];
             if (g->act[en->k].chosen != en->type || j->state != BERTH_JOB_PENDING)
                 continue;
@@ -916,6 +924,8 @@ static int round_start(struct gavel *g, const struct berth__view *v, struct bert
             }
             if ((rc = try_start(g, v, p, en->k, en->type, err)) < 0)
                 return rc;
+            if (!pass && !rc)
+                g->wait[nwait++] = (uint32_t)i;
         }
     /* victims and movers whose GPUs nobody took keep running (they ran at the round start) */
     for (size_t i = 0; i < nrun; i++)
@@ -1034,6 +1044,7 @@ static void gavel_destroy(void *self)
     free(g->victims);
     free(g->vsort);
     free(g->key);
+    free(g->wait);
     free(g->lp);
     free(g->lpk);
     free(g->falloc);
