@@ -72,6 +72,7 @@ struct act { /* an active job: arrived, not yet left */
     int16_t chosen;   /* type chosen at this round's start, -1 */
     uint8_t gone;     /* it left (done): dropped at the next compaction */
     int64_t run_seen; /* run time already counted into recv */
+    berth_us arrival; /* the spec's (read at every solve: one spec fewer to load) */
     double done_seen; /* exec_time: work already counted into recv */
     /* finish-time fairness: isolated-equivalent time of the work done, counted at solves */
     double iso_time, prev_done, prev_rate;
@@ -214,8 +215,9 @@ static int grow_x(struct gavel *g, size_t n)
     return 0;
 }
 
-static int add_job(struct gavel *g, uint32_t job, int32_t gpus)
+static int add_job(struct gavel *g, const struct berth__job *j)
 {
+    uint32_t job = j->idx;
     if (job >= g->pos_cap) {
         size_t old = g->pos_cap;
         if (BERTH_GROW(g->pos, g->pos_cap, (size_t)job + 1))
@@ -226,13 +228,13 @@ static int add_job(struct gavel *g, uint32_t job, int32_t gpus)
     if (BERTH_GROW(g->act, g->act_cap, g->nact + 1) || grow_x(g, g->nact + 1))
         return BERTH_ENOMEM;
     size_t k = g->nact++;
-    g->act[k] = (struct act){.job = job, .chosen = -1};
+    g->act[k] = (struct act){.job = job, .chosen = -1, .arrival = j->spec->arrival_us};
     for (size_t t = 0; t < g->nt; t++) {
         g->x[k * g->nt + t] = g->deficit[k * g->nt + t] = 0;
         g->recv[k * g->nt + t] = credit(g);
     }
     g->pos[job] = (uint32_t)k;
-    g->ncpu += gpus == 0;
+    g->ncpu += j->gpus == 0;
     if (g->fill_ok) { /* a new job is the last active one: the list stays in act order */
         if (BERTH_GROW(g->fjob, g->fjob_cap, g->nfjob + 1))
             return BERTH_ENOMEM;
@@ -497,7 +499,7 @@ static int alloc_lp(struct gavel *g, const struct berth__view *v, struct berth_e
             T[i * nt + t] = tput(v, j, t);
         if (g->kind != FTF) /* max-min reads neither time nor work */
             continue;
-        el[i] = (double)(v->now - j->spec->arrival_us) / 1e6;
+        el[i] = (double)(v->now - a->arrival) / 1e6;
         done[i] = work_done(v, j);
         rem[i] = fmax(0, work_total(v, j) - done[i]);
     }
@@ -948,7 +950,7 @@ static int gavel_plan(void *self, const struct berth__view *v, struct berth__pla
         g->nt = v->cluster->ntypes;
     }
     for (size_t i = 0; i < v->narrived; i++)
-        if (add_job(g, v->arrived[i], v->jobs[v->arrived[i]].gpus))
+        if (add_job(g, &v->jobs[v->arrived[i]]))
             return berth_err_set(err, BERTH_ENOMEM, "gavel: out of memory");
     g->changed |= v->narrived > 0 || v->nleft > 0;
     if (v->nrequeued) /* pending again: back into the fill's lists */
