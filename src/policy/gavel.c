@@ -141,7 +141,7 @@ struct gavel {
     size_t vsort_cap;
     uint64_t *key; /* per act index: its best rank, or unranked */
     size_t key_cap;
-    uint32_t *wait; /* ranked entries chosen and still pending after a round's first pass */
+    uint32_t *wait; /* a round's chosen entries (ent indices) not started yet */
     size_t wait_cap;
     double *lp; /* LP inputs and outputs */
     size_t lp_cap;
@@ -853,7 +853,10 @@ static int round_start(struct gavel *g, const struct berth__view *v, struct bert
         return rc;
     if ((rc = rank(g, v)))
         return berth_err_set(err, rc, "gavel: out of memory");
-    /* choose by counted capacity */
+    /* choose by counted capacity; wait lists the chosen entries, in rank order */
+    if (!grow_scratch((void **)&g->wait, &g->wait_cap, g->nent, sizeof *g->wait))
+        return berth_err_set(err, BERTH_ENOMEM, "gavel: out of memory");
+    size_t nwait = 0;
     int64_t room[64];
     for (size_t t = 0; t < g->nt; t++)
         room[t] = (int64_t)v->cluster->types[t].total * 1000;
@@ -870,6 +873,7 @@ static int round_start(struct gavel *g, const struct berth__view *v, struct bert
             continue;
         a->chosen = en->type;
         room[en->type] -= d;
+        g->wait[nwait++] = (uint32_t)e;
     }
     /* jobs chosen on another type than they run on move */
     for (size_t i = 0; i < nrun; i++) {
@@ -885,16 +889,15 @@ static int round_start(struct gavel *g, const struct berth__view *v, struct bert
         return berth_err_set(err, rc, "gavel: out of memory");
     /* chosen pending jobs in rank order: first those that fit the idle GPUs, then the rest,
      * taking victims' GPUs of their type (a cursor per type: each victim is looked at once) */
-    size_t cursor[64] = {0}, nwait = 0;
-    if (!grow_scratch((void **)&g->wait, &g->wait_cap, g->nent, sizeof *g->wait))
-        return berth_err_set(err, BERTH_ENOMEM, "gavel: out of memory");
-    /* the second pass looks only at what the first left pending: no other job becomes a
-     * candidate (a victim, preempted in it, is chosen nowhere) */
-    for (int pass = 0; pass < 2; pass++)
-        for (size_t i = 0; i < (pass ? nwait : g->nent); i++) {
-            const struct berth__gavel_entry *en = &g->ent[pass ? g->wait[i] : i];
+    size_t cursor[64] = {0};
+    /* each pass keeps in wait what it left pending: no other job becomes a candidate (a
+     * running job chosen on its own type stays chosen; a victim is chosen nowhere) */
+    for (int pass = 0; pass < 2; pass++) {
+        size_t keep = 0;
+        for (size_t i = 0; i < nwait; i++) {
+            const struct berth__gavel_entry *en = &g->ent[g->wait[i]];
             const struct berth__job *j = &v->jobs[en->job];
-            if (g->act[en->k].chosen != en->type || j->state != BERTH_JOB_PENDING)
+            if (j->state != BERTH_JOB_PENDING)
                 continue;
             const struct berth__gputype *ty = &v->cluster->types[en->type];
             int32_t need = (int32_t)((demand(j) + 999) / 1000);
@@ -910,9 +913,11 @@ static int round_start(struct gavel *g, const struct berth__view *v, struct bert
             }
             if ((rc = try_start(g, v, p, en->k, en->type, err)) < 0)
                 return rc;
-            if (!pass && !rc)
-                g->wait[nwait++] = (uint32_t)i;
+            if (!rc)
+                g->wait[keep++] = g->wait[i];
         }
+        nwait = keep;
+    }
     /* victims and movers whose GPUs nobody took keep running (they ran at the round start) */
     for (size_t i = 0; i < nrun; i++)
         if (berth__plan_can_restore(p, g->run[i]) && (rc = berth__plan_restore(p, g->run[i], err)))
