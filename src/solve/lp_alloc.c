@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "solve/lp_alloc.h"
+#include "solve/lp_scale.h"
 #include "util/hash.h"
 
 #define MAX_TYPES 64
@@ -141,6 +142,24 @@ static void put(struct lp *l, int row, int col, double v)
     l->ar[l->nz] = v;
 }
 
+/* GLPK's automatic scaling (glp_scale_prob(P, GLP_SF_AUTO)), computed on the flat matrix
+ * (lp_scale.h: the same factors, several times faster). */
+static int lp_scale(struct lp *l, int nrows, int ncols, struct berth_err *err)
+{
+    double *r = malloc(((size_t)nrows + (size_t)ncols + 2) * sizeof *r);
+    double *s = r ? r + nrows + 1 : NULL;
+    if (!r || berth__lp_scale(nrows, ncols, l->nz, l->ia, l->ja, l->ar, r, s)) {
+        free(r);
+        return berth_err_set(err, BERTH_ENOMEM, "lp: out of memory");
+    }
+    for (int i = 1; i <= nrows; i++)
+        glp_set_rii(l->P, i, r[i]);
+    for (int j = 1; j <= ncols; j++)
+        glp_set_sjj(l->P, j, s[j]);
+    free(r);
+    return 0;
+}
+
 /* Creates the GLPK problem (the caller has put its fairness entries): the job and type rows,
  * columns x >= 0 and ncols_extra more after them. Fairness rows start free. */
 static int lp_build(struct lp *l, int ncols_extra, struct berth_err *err)
@@ -171,8 +190,7 @@ static int lp_build(struct lp *l, int ncols_extra, struct berth_err *err)
     for (int c = 1; c <= l->ncols + ncols_extra; c++)
         glp_set_col_bnds(l->P, c, GLP_LO, 0, 0);
     glp_load_matrix(l->P, l->nz, l->ia, l->ja, l->ar);
-    glp_scale_prob(l->P, GLP_SF_AUTO);
-    return 0;
+    return lp_scale(l, 2 * n + m, l->ncols + ncols_extra, err);
 }
 
 enum { SOLVED = 0, NO_SOLUTION = 1 };
@@ -512,6 +530,7 @@ struct ftf {
     unsigned char *use; /* jobs with work left and a rate */
     double *iso;        /* I_i */
     double *den;        /* D_i = iso_time_i + remaining_i / I_i */
+    double *y;          /* one type: [n] the step's allocation (NULL: the LP is solved) */
     int feasible;       /* some step was feasible (x holds its allocation) */
 };
 
@@ -529,10 +548,40 @@ static void ftf_set_rho(struct ftf *f, double rho)
             glp_set_row_bnds(f->l.P, (int)i + 1, GLP_LO, ftf_need(f, i, rho) / f->iso[i], 0);
 }
 
+/* Relative slack of the one-type check (GLPK's own primal tolerance is 1e-7). */
+#define ONE_TYPE_TOL 1e-9
+
+/* One GPU type: the rows are independent, so rho can be met exactly when the least time
+ * each job needs for it, x_i = need_i(rho) / T_i, is at most all of its time and the gangs
+ * fit: sum_i sf_i x_i <= N. That least x is the allocation; no LP is built. */
+static int ftf_one_type(struct ftf *f, double rho, double *x)
+{
+    const struct berth__lp_problem *p = f->p;
+    double gpus = 0;
+    f->l.st.solves++;
+    for (size_t i = 0; i < p->n; i++) {
+        f->y[i] = 0;
+        if (!f->use[i])
+            continue;
+        double t = ftf_need(f, i, rho) / teff(p, i, 0);
+        if (!(t <= 1 + ONE_TYPE_TOL))
+            return 0;
+        f->y[i] = fmin(t, 1);
+        gpus += p->sf[i] * f->y[i];
+    }
+    if (!(gpus <= p->ngpus[0] * (1 + ONE_TYPE_TOL)))
+        return 0;
+    memcpy(x, f->y, p->n * sizeof *x);
+    f->feasible = 1;
+    return 1;
+}
+
 /* 1 when rho can be met (x then holds the allocation), 0 when not, or a BERTH_E* code. With
  * a zero objective every basis is dual feasible, so each step is a warm dual simplex. */
 static int ftf_feasible(struct ftf *f, double rho, double *x, struct berth_err *err)
 {
+    if (f->y)
+        return ftf_one_type(f, rho, x);
     ftf_set_rho(f, rho);
     int rc = lp_solve(&f->l, 1, err);
     if (rc != SOLVED)
@@ -560,8 +609,9 @@ static int ftf_crash(struct ftf *f, double rho, struct berth_err *err)
     return rc;
 }
 
-int berth__lp_ftf(const struct berth__lp_problem *p, double *x, struct berth__lp_stats *st,
-                  struct berth_err *err)
+/* Finish-time fairness; simplex = 1 solves every step with GLPK even on one type. */
+static int ftf_solve(const struct berth__lp_problem *p, int simplex, double *x,
+                     struct berth__lp_stats *st, struct berth_err *err)
 {
     if (st)
         memset(st, 0, sizeof *st);
@@ -601,16 +651,24 @@ int berth__lp_ftf(const struct berth__lp_problem *p, double *x, struct berth__lp
         goto out;
     if (lo > hi)
         lo = hi;
-    if ((rc = lp_init(&f.l, p, NULL, f.use, 0, err)))
-        goto out;
-    for (size_t i = 0; i < p->n; i++)
-        for (size_t j = 0; j < p->m; j++) {
-            int c = f.l.col[i * p->m + j];
-            if (c)
-                put(&f.l, (int)i + 1, c, teff(p, i, j) / f.iso[i]);
+    if (p->m == 1 && !simplex) {
+        if (!(f.y = malloc(p->n * sizeof *f.y))) {
+            rc = berth_err_set(err, BERTH_ENOMEM, "lp: out of memory");
+            goto out;
         }
-    if ((rc = lp_build(&f.l, 0, err)) || (rc = ftf_crash(&f, hi, err)))
+    } else if ((rc = lp_init(&f.l, p, NULL, f.use, 0, err))) {
         goto out;
+    }
+    if (!f.y) {
+        for (size_t i = 0; i < p->n; i++)
+            for (size_t j = 0; j < p->m; j++) {
+                int c = f.l.col[i * p->m + j];
+                if (c)
+                    put(&f.l, (int)i + 1, c, teff(p, i, j) / f.iso[i]);
+            }
+        if ((rc = lp_build(&f.l, 0, err)) || (rc = ftf_crash(&f, hi, err)))
+            goto out;
+    }
     /* hi is feasible (the isolated allocation meets it), lo may be. The dual simplex proves
      * a rho feasible or not cheaply near the last basis and dearly far from it (hundreds of
      * pivots), so the search gallops down from hi in doubling steps, then bisects the
@@ -645,7 +703,7 @@ int berth__lp_ftf(const struct berth__lp_problem *p, double *x, struct berth__lp
             double share = 0;
             for (size_t j = 0; j < p->m; j++) {
                 size_t k = i * p->m + j;
-                x[k] = f.l.col[k] ? p->ngpus[j] / ((double)p->n * p->sf[i]) : 0;
+                x[k] = f.use[i] && teff(p, i, j) > 0 ? p->ngpus[j] / ((double)p->n * p->sf[i]) : 0;
                 share += x[k];
             }
             for (size_t j = 0; share > 1 && j < p->m; j++)
@@ -658,5 +716,18 @@ out:
     free(f.use);
     free(f.iso);
     free(f.den);
+    free(f.y);
     return rc;
+}
+
+int berth__lp_ftf(const struct berth__lp_problem *p, double *x, struct berth__lp_stats *st,
+                  struct berth_err *err)
+{
+    return ftf_solve(p, 0, x, st, err);
+}
+
+int berth__lp_ftf_simplex(const struct berth__lp_problem *p, double *x, struct berth__lp_stats *st,
+                          struct berth_err *err)
+{
+    return ftf_solve(p, 1, x, st, err);
 }

@@ -49,7 +49,7 @@ struct berth__lp_problem {
 
 struct berth__lp_stats {
     double objective; /* max-min: the optimal min; ftf: the max rho reached */
-    int solves;       /* glp_simplex calls */
+    int solves;       /* feasibility checks: glp_simplex calls (ftf on one type: sums) */
     int iterations;   /* simplex iterations over all calls */
 };
 
@@ -69,9 +69,17 @@ int berth__lp_max_min(const struct berth__lp_problem *p, int perf, double *x,
  * between a lower bound (every job alone on its fastest type) and an upper bound met by the
  * isolated allocation, one warm-started dual-simplex feasibility check per step, until the
  * bracket is within BERTH_LP_FTF_TOL of rho; x is the allocation found at the bracket's
- * feasible end. Jobs with no work left or no rate get x = 0. Errors as above. */
+ * feasible end. With one GPU type a step needs no LP: rho is feasible exactly when the least
+ * time each job needs, need_i / T_i, is at most 1 and the gangs fit (sum_i sf_i x_i <= N),
+ * and x is that least time (the simplex would end at some vertex of the same feasible set). Jobs
+ * with no work left or no rate get x = 0. Errors as above. */
 int berth__lp_ftf(const struct berth__lp_problem *p, double *x, struct berth__lp_stats *st,
                   struct berth_err *err);
+
+/* The same search with every step on GLPK's simplex, also on one type (where berth__lp_ftf
+ * checks a step in closed form): the reference tests/solve/test_lp_alloc.c compares it with. */
+int berth__lp_ftf_simplex(const struct berth__lp_problem *p, double *x, struct berth__lp_stats *st,
+                          struct berth_err *err);
 
 /* Isolated rates I_i: job i's throughput with a 1/n share of every type it can use,
  * x_ij = N_j / (n * sf_i), scaled down so that sum_j x_ij <= 1. rate[n], caller's array. */

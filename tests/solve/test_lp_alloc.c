@@ -2,6 +2,7 @@
  * determinism on degenerate problems and their answers to empty or malformed input. */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "check.h"
 #include "solve/lp_alloc.h"
@@ -25,6 +26,18 @@ static void check_feasible(const struct berth__lp_problem *p, const double *x)
             s += p->sf[i] * x[i * p->m + j];
         CHECK(s <= p->ngpus[j] + TOL);
     }
+}
+
+/* A finish-time-fairness problem (weights all 1). */
+static struct berth__lp_problem ftf_problem(size_t n, size_t m, const double *sf, const double *t,
+                                            const double *ng, const double *el, const double *iso,
+                                            const double *rem)
+{
+    struct berth__lp_problem p = {.n = n, .m = m, .sf = sf, .tput = t, .ngpus = ng};
+    p.elapsed = el;
+    p.iso_time = iso;
+    p.remaining = rem;
+    return p;
 }
 
 /* Two 1-GPU jobs on one GPU: half each. */
@@ -205,14 +218,7 @@ static void ftf_golden(void)
 {
     double sf[] = {1, 1}, t[] = {1, 1}, n[] = {1}, x[2];
     double el[] = {10, 0}, iso[] = {0, 0}, rem[] = {10, 10};
-    struct berth__lp_problem p = {.n = 2,
-                                  .m = 1,
-                                  .sf = sf,
-                                  .tput = t,
-                                  .ngpus = n,
-                                  .elapsed = el,
-                                  .iso_time = iso,
-                                  .remaining = rem};
+    struct berth__lp_problem p = ftf_problem(2, 1, sf, t, n, el, iso, rem);
     struct berth__lp_stats st;
     struct berth_err err = {0};
     CHECK_I64(berth__lp_ftf(&p, x, &st, &err), 0);
@@ -241,14 +247,7 @@ static void ftf_heterogeneous(void)
     double ng[M] = {4, 4};
     double el[N] = {100, 50, 0, 300, 10, 0}, iso[N] = {20, 10, 0, 100, 0, 0};
     double rem[N] = {500, 800, 200, 1000, 0, 50};
-    struct berth__lp_problem p = {.n = N,
-                                  .m = M,
-                                  .sf = sf,
-                                  .tput = t,
-                                  .ngpus = ng,
-                                  .elapsed = el,
-                                  .iso_time = iso,
-                                  .remaining = rem};
+    struct berth__lp_problem p = ftf_problem(N, M, sf, t, ng, el, iso, rem);
     double x[N * M], I[N];
     struct berth__lp_stats st;
     struct berth_err err = {0};
@@ -272,6 +271,58 @@ static void ftf_heterogeneous(void)
     CHECK(st.objective >= lo * (1 - 1e-9));
 }
 
+/* A small deterministic generator (xorshift64*): every run checks the same problems. */
+static double uniform(uint64_t *st)
+{
+    *st ^= *st >> 12;
+    *st ^= *st << 25;
+    *st ^= *st >> 27;
+    return (double)((*st * 2685821657736338717ull) >> 11) / 9007199254740992.0;
+}
+
+/* One GPU type: the closed-form check (berth__lp_ftf) against GLPK's simplex on every step
+ * (berth__lp_ftf_simplex) on random problems: the same rho within the bisection's
+ * tolerance, and an allocation that is feasible and meets the rho it reports. */
+static void ftf_one_type_matches_simplex(void)
+{
+    enum { N = 60 };
+    static const double gangs[] = {0.5, 1, 1, 2, 4, 8, 16, 32};
+    uint64_t rs = 0x9e3779b97f4a7c15ull;
+    int equal_x = 0;
+    for (int t = 0; t < 400; t++) {
+        size_t n = 1 + (size_t)(uniform(&rs) * N);
+        double sf[N], tp[N], el[N], iso[N], rem[N], ng[1] = {1 + (int)(uniform(&rs) * 64)};
+        for (size_t i = 0; i < n; i++) {
+            sf[i] = gangs[(int)(uniform(&rs) * 8)];
+            tp[i] = uniform(&rs) < 0.05 ? 0 : 0.5 + uniform(&rs) * 3;
+            el[i] = uniform(&rs) * 1000;
+            iso[i] = uniform(&rs) * el[i];
+            rem[i] = uniform(&rs) < 0.1 ? 0 : 1 + uniform(&rs) * 5000;
+        }
+        struct berth__lp_problem p = ftf_problem(n, 1, sf, tp, ng, el, iso, rem);
+        double x[N], y[N], I[N];
+        struct berth__lp_stats a, b;
+        struct berth_err err = {0};
+        CHECK_I64(berth__lp_ftf(&p, x, &a, &err), 0);
+        CHECK_I64(berth__lp_ftf_simplex(&p, y, &b, &err), 0);
+        CHECK(fabs(a.objective - b.objective) <=
+              2 * BERTH_LP_FTF_TOL * fmax(a.objective, b.objective));
+        check_feasible(&p, x);
+        berth__lp_iso_rates(&p, I);
+        for (size_t i = 0; i < n; i++) {
+            if (rem[i] <= 0 || I[i] <= 0) {
+                CHECK_DBL(x[i], 0, 0);
+                continue;
+            }
+            CHECK(tp[i] * x[i] > 0);
+            double rho = (el[i] + rem[i] / (tp[i] * x[i])) / (iso[i] + rem[i] / I[i]);
+            CHECK(rho <= a.objective * (1 + 1e-6));
+        }
+        equal_x += !memcmp(x, y, n * sizeof *x);
+    }
+    CHECK(equal_x > 0); /* the simplex, too, mostly ends at the least-time vertex */
+}
+
 static const struct check_test tests[] = {
     {"max_min_two_jobs_one_gpu", max_min_two_jobs_one_gpu},
     {"max_min_gang_sizes", max_min_gang_sizes},
@@ -284,6 +335,7 @@ static const struct check_test tests[] = {
     {"iso_rates", iso_rates},
     {"ftf_golden", ftf_golden},
     {"ftf_heterogeneous", ftf_heterogeneous},
+    {"ftf_one_type_matches_simplex", ftf_one_type_matches_simplex},
 };
 
 CHECK_MAIN(tests)
