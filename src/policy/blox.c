@@ -207,28 +207,38 @@ static int grow_jobs(struct blox *s, size_t n)
     return 0;
 }
 
-/* Job j starts waiting now: it goes to the pending heap and its starvation clock starts. */
-static int start_waiting(struct blox *s, uint32_t j, berth_us now)
+/* Job j's starvation clock starts now. */
+static int start_clock(struct blox *s, uint32_t j, berth_us now)
 {
     s->js[j].wait_since = now;
     if (!s->las)
-        return hpush(s, &s->pend, j);
+        return 0;
     if (s->wait0 > 0 && s->wait0 == s->nwaits)
         s->wait0 = s->nwaits = 0;
     if (BERTH_GROW(s->waits, s->waits_cap, s->nwaits + 1))
         return BERTH_ENOMEM;
     s->waits[s->nwaits++] = (struct wait){now, j};
-    return hpush(s, &s->pend, j);
+    return 0;
+}
+
+/* Job j starts waiting now: it goes to the pending heap and its starvation clock starts. */
+static int start_waiting(struct blox *s, uint32_t j, berth_us now)
+{
+    return start_clock(s, j, now) || hpush(s, &s->pend, j) ? BERTH_ENOMEM : 0;
 }
 
 /* Credits the round boundaries in (last credited, now] to the jobs running through them,
- * then restores the running heap's order. */
+ * and keeps the running heap's order. Most running jobs gain all of them (kr - last_round
+ * rounds): that shifts their keys alike, which keeps a parent above its children. Only a
+ * job that gains fewer (it started since) falls against its children, so only it sinks;
+ * walking from the bottom up, every subtree below is a heap by then. O(running jobs), with
+ * a sift only for the jobs that started within the last rounds. */
 static void credit_rounds(struct blox *s, berth_us now)
 {
     int64_t kr = now / s->round;
     if (kr <= s->last_round)
         return;
-    for (size_t i = 0; i < s->run.n; i++) {
+    for (size_t i = s->run.n; i-- > 0;) {
         uint32_t j = s->run.a[i].job;
         /* boundaries k * round with k in (last_round, kr] and k * round >= run_since + round */
         int64_t kmin = (s->js[j].run_since + s->round + s->round - 1) / s->round;
@@ -237,9 +247,9 @@ static void credit_rounds(struct blox *s, berth_us now)
         if (kr >= kmin)
             s->js[j].rounds += kr - kmin + 1;
         s->run.a[i].rounds = s->js[j].rounds;
+        if (kmin > s->last_round + 1) /* gained fewer than all: may sink below a child */
+            hdown(s, &s->run, i);
     }
-    for (size_t i = s->run.n / 2; i-- > 0;)
-        hdown(s, &s->run, i);
     s->last_round = kr;
 }
 
@@ -358,10 +368,10 @@ static int commit(struct blox *s, const struct berth__view *v)
         if (v->jobs[j].state == BERTH_JOB_RUNNING) {
             if (!was_running)
                 s->js[j].run_since = v->now;
-        } else if (s->js[j].where == PENDING) {
-            hremove(s, j); /* re-queued with its clock restarted */
-            if (start_waiting(s, j, v->now))
-                return BERTH_ENOMEM;
+        } else if (s->js[j].where == PENDING && start_clock(s, j, v->now)) {
+            /* evicted: pending already, on its key (the pass changes no key), and its
+             * starvation clock restarts */
+            return BERTH_ENOMEM;
         }
     }
     s->ntouched = 0;
