@@ -6,6 +6,7 @@
 
 #include "check.h"
 #include "solve/lp_alloc.h"
+#include "util/rng.h"
 
 #define TOL 1e-6
 
@@ -271,15 +272,6 @@ static void ftf_heterogeneous(void)
     CHECK(st.objective >= lo * (1 - 1e-9));
 }
 
-/* A small deterministic generator (xorshift64*): every run checks the same problems. */
-static double uniform(uint64_t *st)
-{
-    *st ^= *st >> 12;
-    *st ^= *st << 25;
-    *st ^= *st >> 27;
-    return (double)((*st * 2685821657736338717ull) >> 11) / 9007199254740992.0;
-}
-
 /* One GPU type: the closed-form check (berth__lp_ftf) against GLPK's simplex on every step
  * (berth__lp_ftf_simplex) on random problems: the same rho within the bisection's
  * tolerance, and an allocation that is feasible and meets the rho it reports. */
@@ -287,17 +279,18 @@ static void ftf_one_type_matches_simplex(void)
 {
     enum { N = 60 };
     static const double gangs[] = {0.5, 1, 1, 2, 4, 8, 16, 32};
-    uint64_t rs = 0x9e3779b97f4a7c15ull;
+    struct berth__rng rs; /* seeded: every run checks the same problems */
+    berth__rng_seed(&rs, 0x9e3779b97f4a7c15ull);
     int equal_x = 0;
     for (int t = 0; t < 400; t++) {
-        size_t n = 1 + (size_t)(uniform(&rs) * N);
-        double sf[N], tp[N], el[N], iso[N], rem[N], ng[1] = {1 + (int)(uniform(&rs) * 64)};
+        size_t n = 1 + (size_t)(berth__rng_unit(&rs) * N);
+        double sf[N], tp[N], el[N], iso[N], rem[N], ng[1] = {1 + (int)(berth__rng_unit(&rs) * 64)};
         for (size_t i = 0; i < n; i++) {
-            sf[i] = gangs[(int)(uniform(&rs) * 8)];
-            tp[i] = uniform(&rs) < 0.05 ? 0 : 0.5 + uniform(&rs) * 3;
-            el[i] = uniform(&rs) * 1000;
-            iso[i] = uniform(&rs) * el[i];
-            rem[i] = uniform(&rs) < 0.1 ? 0 : 1 + uniform(&rs) * 5000;
+            sf[i] = gangs[(int)(berth__rng_unit(&rs) * 8)];
+            tp[i] = berth__rng_unit(&rs) < 0.05 ? 0 : 0.5 + berth__rng_unit(&rs) * 3;
+            el[i] = berth__rng_unit(&rs) * 1000;
+            iso[i] = berth__rng_unit(&rs) * el[i];
+            rem[i] = berth__rng_unit(&rs) < 0.1 ? 0 : 1 + berth__rng_unit(&rs) * 5000;
         }
         struct berth__lp_problem p = ftf_problem(n, 1, sf, tp, ng, el, iso, rem);
         double x[N], y[N], I[N];
