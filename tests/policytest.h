@@ -165,8 +165,9 @@ struct pt_job {
 /* A random overloaded workload for the reference comparisons: bursts of arrivals (mean gap
  * gap_s), gangs of 1-8, durations from 1 s to max_s with microsecond parts (so limits and
  * rounds fall between whole seconds). mixed: some jobs are tied to a GPU type of
- * 3x4:v100,2x8:p100,4x2:k80 and some 1-2 GPU gangs to one server. Fills jobs[0..n) and
- * returns the native CSV (free it). */
+ * 3x4:v100,2x8:p100,4x2:k80 and some 1-2 GPU gangs to one server; PT_ONE_SERVER: the jobs of
+ * mixed = 0, every gang on one server. Fills jobs[0..n) and returns the native CSV (free it). */
+#define PT_ONE_SERVER 2
 static inline char *pt_random_jobs(uint64_t seed, int n, double gap_s, double max_s, int mixed,
                                    struct pt_job *jobs)
 {
@@ -175,7 +176,9 @@ static inline char *pt_random_jobs(uint64_t seed, int n, double gap_s, double ma
     size_t cap = (size_t)n * 80 + 80, len = 0;
     char *s = malloc(cap);
     len += (size_t)snprintf(s + len, cap - len, "job_id,arrival_s,duration_s,num_gpus%s\n",
-                            mixed ? ",gpu_type,single_server" : "");
+                            mixed == PT_ONE_SERVER ? ",single_server"
+                            : mixed                ? ",gpu_type,single_server"
+                                                   : "");
     static const int gangs[] = {1, 1, 1, 1, 2, 2, 4, 8};
     static const char *types[] = {"", "", "", "v100", "p100", "k80"};
     berth_us t = 0;
@@ -188,7 +191,9 @@ static inline char *pt_random_jobs(uint64_t seed, int n, double gap_s, double ma
         len += (size_t)snprintf(s + len, cap - len, "j%d,%lld.%06lld,%lld.%06lld,%d", i,
                                 (long long)(t / 1000000), (long long)(t % 1000000),
                                 (long long)(d / 1000000), (long long)(d % 1000000), g);
-        if (mixed)
+        if (mixed == PT_ONE_SERVER)
+            len += (size_t)snprintf(s + len, cap - len, ",1");
+        else if (mixed)
             len += (size_t)snprintf(s + len, cap - len, ",%s,%d", types[berth__rng_below(&r, 6)],
                                     g <= 2 && berth__rng_unit(&r) < 0.3);
         len += (size_t)snprintf(s + len, cap - len, "\n");

@@ -595,18 +595,7 @@ static void shortcuts_match_plain(void)
     for (uint64_t seed = 1; seed <= 10; seed++) { /* seed 9 once caught an ordering bug */
         /* odd seeds: the mixed workload; even: every gang on one server, four demands only,
          * so a failed start gives back many jobs of the same heap */
-        char *csv = pt_random_jobs(seed, N, 60, 20000, seed & 1, pj);
-        if (!(seed & 1)) {
-            size_t cap = (size_t)N * 80 + 80, len = 0;
-            csv = realloc(csv, cap);
-            len +=
-                (size_t)snprintf(csv, cap, "job_id,arrival_s,duration_s,num_gpus,single_server\n");
-            for (int i = 0; i < N; i++)
-                len += (size_t)snprintf(
-                    csv + len, cap - len, "j%d,%lld.%06lld,%lld.%06lld,%d,1\n", i,
-                    (long long)(pj[i].arr / 1000000), (long long)(pj[i].arr % 1000000),
-                    (long long)(pj[i].dur / 1000000), (long long)(pj[i].dur % 1000000), pj[i].g);
-        }
+        char *csv = pt_random_jobs(seed, N, 60, 20000, seed & 1 ? 1 : PT_ONE_SERVER, pj);
         for (int k = 0; k < 6; k++) { /* lists, entry order, fair-share (re-keys the runs) */
             const struct berth__params *p = k >= 4 ? &fs : k & 2 ? &entry : &lists;
             const char *c = seed & 1 ? "3x4:v100,2x8:p100,4x2:k80" : "4x8:v100";
