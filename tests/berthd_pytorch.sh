@@ -53,6 +53,12 @@ has "$W/out.log" "checkpoint at step" "it checkpointed on the signal"
 resumed=$(sed -n 's/.*resumed from step \([0-9]*\).*/\1/p' "$W/out.log")
 [ -n "$resumed" ] && [ "$resumed" -ge $((STEPS / 2)) ] && [ "$resumed" -lt $STEPS ] &&
     ok "it resumed from the checkpoint (step $resumed), not from 0" || bad "resume: $(grep -i resum "$W/out.log")"
+# where a real NVIDIA GPU is (tests/gpu/check_gpu.sh's machines), the job trains on it: berthd
+# gave it CUDA_VISIBLE_DEVICES and the job's account could open the device
+if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then
+    grep -q "training on cuda" "$W/out.log" && ok "it trained on the GPU: $(grep -o 'training on.*' "$W/out.log" | head -1)" ||
+        bad "a GPU is here but the job did not train on it: $(grep 'training on' "$W/out.log" | head -1)"
+fi
 GOT=$(sed -n 's/.*done: step [0-9]* loss \([^ ]*\).*/\1/p' "$W/out.log")
 [ -n "$REF" ] && [ "$GOT" = "$REF" ] && ok "the same final loss as the uninterrupted run ($GOT)" ||
     bad "final loss $GOT, uninterrupted $REF"

@@ -147,6 +147,8 @@ def main(argv=None) -> int:
     torch.manual_seed(args.seed)
     random.seed(args.seed)
     device = torch.device(args.device)
+    on = torch.cuda.get_device_name(device) if device.type == "cuda" else "the CPU"
+    print(f"train.py: training on {device} ({on})", flush=True)
 
     x, y, x_eval, y_eval = (t.to(device) for t in make_data(args.seed))
     model = make_model(args.hidden).to(device)

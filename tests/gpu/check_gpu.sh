@@ -8,7 +8,8 @@
 #    --share 0.5 --gpu-mem 1024 run at once on GPU 0, each with CUDA_MPS_ACTIVE_THREAD_PERCENTAGE
 #    50 and CUDA_MPS_PINNED_DEVICE_MEM_LIMIT 0=1024M; with PyTorch, each allocates 256 MiB
 #    (must work) and 2 GiB (must fail: the pinned limit) and prints what happened.
-# Without a GPU it prints "SKIP ..." and exits 77.
+# Without a GPU it prints "SKIP ..." and exits 77. With BERTH_GPU_KEEP=DIR, berthd's log, the
+# jobs' logs and nvidia-smi's view are copied there at the end (a remote machine's run).
 set -u
 BUILD=${1:-build}
 BERTHD=$BUILD/berthd BERTH=$BUILD/berth
@@ -22,6 +23,10 @@ bad() { echo "FAIL $*"; failn=$((failn + 1)); }
 MPSPID=""
 cleanup() {
     [ -n "${BPID:-}" ] && kill "$BPID" 2>/dev/null
+    if [ -n "${BERTH_GPU_KEEP:-}" ]; then
+        mkdir -p "$BERTH_GPU_KEEP"
+        cp "$W"/berthd.log "$W"/*.json "$W"/smi.csv "$W"/[0-9]*.log "$BERTH_GPU_KEEP"/ 2>/dev/null
+    fi
     [ -n "$MPSPID" ] && echo quit | CUDA_MPS_PIPE_DIRECTORY=$W/mps nvidia-cuda-mps-control 2>/dev/null
     rm -rf "$W"
 }
@@ -38,7 +43,9 @@ if command -v nvidia-cuda-mps-control >/dev/null; then
     CUDA_MPS_PIPE_DIRECTORY=$W/mps CUDA_MPS_LOG_DIRECTORY=$W/mpslog nvidia-cuda-mps-control -d &&
         MPSPID=1 && ok "an MPS control daemon of our own runs ($W/mps)" || bad "nvidia-cuda-mps-control -d failed"
 fi
-CUDA_MPS_PIPE_DIRECTORY=$W/mps "$BERTHD" --tokens "$W/tokens" --port 0 --port-file "$W/port" \
+# the jobs take the submitter's environment: they must find this MPS daemon, not the default one
+export CUDA_MPS_PIPE_DIRECTORY=$W/mps
+"$BERTHD" --tokens "$W/tokens" --port 0 --port-file "$W/port" \
     --state-dir "$W/st" --tick 0.05 --policy fifo >"$W/berthd.log" 2>&1 &
 BPID=$!
 for _ in $(seq 200); do [ -s "$W/port" ] && break; sleep 0.1; done
@@ -94,6 +101,11 @@ for j in "$a" "$b"; do
         grep -q "2 GiB: refused" "$W/$j.log" && ok "job $j: the pinned memory limit holds" || bad "job $j: 2 GiB was allocated"
     fi
 done
+if [ -n "$MPSPID" ] && python3 -c 'import torch' 2>/dev/null; then
+    srv=$(echo get_server_list | nvidia-cuda-mps-control 2>&1)
+    [ -n "$srv" ] && ok "the jobs' CUDA went through our MPS daemon (server $srv)" ||
+        bad "no MPS server was started: the jobs ran outside MPS"
+fi
 touch "$W/a.go" "$W/b.go"
 "$BERTH" show "$a" | grep allocation
 echo "$pass passed, $failn failed"
