@@ -73,6 +73,8 @@ int32_t berth__server_room(const struct berth_cluster *c, uint32_t s, const stru
         return berth__server_cpu_mem_fit(c, s, j, 1) &&
                berth__server_pick_share_gpu(c, s, j, 0) >= 0;
     int32_t n = v->nfree;
+    if (!v->gpu_mem_mib && !v->cpu_milli && !v->mem_mib)
+        return n; /* GPUs alone: the job's own figures need not be read */
     if (v->gpu_mem_mib && berth_jobspec_extra(j->spec)->gpu_mem_mib > v->gpu_mem_mib)
         return 0; /* its GPUs are too small for the job */
     int64_t cpu = berth__job_cpu_per_gpu(j), mem = berth__job_mem_per_gpu(j);
@@ -123,6 +125,9 @@ static void partial_add(struct berth_cluster *c, uint32_t s, uint32_t g)
 {
     struct berth__gputype *ty = &c->types[c->srv[s].type];
     /* room for every GPU of the type was made by berth__cluster_enable_shares */
+    BERTH__CLUSTER_SAVE(c, c->srv[s].shares->pos[g]);
+    BERTH__CLUSTER_SAVE(c, ty->partial[ty->npartial]);
+    BERTH__CLUSTER_SAVE(c, ty->npartial);
     c->srv[s].shares->pos[g] = (int32_t)ty->npartial;
     ty->partial[ty->npartial++] = (struct berth__partial){s, g};
 }
@@ -131,11 +136,15 @@ static void partial_remove(struct berth_cluster *c, uint32_t s, uint32_t g)
 {
     struct berth__gputype *ty = &c->types[c->srv[s].type];
     int32_t i = c->srv[s].shares->pos[g];
+    BERTH__CLUSTER_SAVE(c, ty->npartial);
     struct berth__partial last = ty->partial[--ty->npartial];
     if ((size_t)i < ty->npartial) {
+        BERTH__CLUSTER_SAVE(c, ty->partial[i]);
+        BERTH__CLUSTER_SAVE(c, c->srv[last.server].shares->pos[last.gpu]);
         ty->partial[i] = last;
         c->srv[last.server].shares->pos[last.gpu] = i;
     }
+    BERTH__CLUSTER_SAVE(c, c->srv[s].shares->pos[g]);
     c->srv[s].shares->pos[g] = -1;
 }
 
@@ -144,16 +153,23 @@ static void charge_cpu_mem(struct berth_cluster *c, uint32_t s, const struct ber
 {
     struct berth__server *v = &c->srv[s];
     v->gen++; /* every take and give of GPUs, shares, CPU or memory passes here */
-    if (v->cpu_milli)
+    if (v->cpu_milli) {
+        BERTH__CLUSTER_SAVE(c, v->cpu_free);
         v->cpu_free -= berth__job_cpu_per_gpu(j) * n;
-    if (v->mem_mib)
+    }
+    if (v->mem_mib) {
+        BERTH__CLUSTER_SAVE(c, v->mem_free);
         v->mem_free -= berth__job_mem_per_gpu(j) * n;
+    }
 }
 
 static void take_share(struct berth_cluster *c, const struct berth__job *j, uint32_t s, uint32_t g)
 {
     int32_t share = berth__job_share(j);
     struct berth__shares *sh = c->srv[s].shares; /* made by berth__cluster_enable_shares */
+    BERTH__CLUSTER_SAVE(c, sh->used[g]);
+    BERTH__CLUSTER_SAVE(c, sh->mem[g]);
+    BERTH__CLUSTER_SAVE(c, c->frac_idle);
     if (sh->used[g] == 0)
         berth__cluster_take_mask(c, s, UINT64_C(1) << g);
     else
@@ -174,6 +190,9 @@ static void give_share(struct berth_cluster *c, const struct berth__job *j, uint
 {
     struct berth__shares *sh = c->srv[s].shares;
     int32_t share = berth__job_share(j);
+    BERTH__CLUSTER_SAVE(c, sh->used[g]);
+    BERTH__CLUSTER_SAVE(c, sh->mem[g]);
+    BERTH__CLUSTER_SAVE(c, c->frac_idle);
     if (sh->used[g] < 1000)
         c->frac_idle -= 1000 - sh->used[g];
     sh->used[g] = (uint16_t)(sh->used[g] - share);
@@ -203,9 +222,11 @@ static void whole_range(struct berth_cluster *c, const struct berth__job *j, int
         int32_t n = 0;
         for (; k < k1 && sl[k].server == s; k++, n++) {
             mask |= UINT64_C(1) << sl[k].gpu;
-            if (c->owner)
-                c->owner[(size_t)s * (size_t)c->max_per_server + sl[k].gpu] =
-                    give ? UINT32_MAX : j->idx;
+            if (c->owner) {
+                uint32_t *o = &c->owner[(size_t)s * (size_t)c->max_per_server + sl[k].gpu];
+                BERTH__CLUSTER_SAVE(c, *o);
+                *o = give ? UINT32_MAX : j->idx;
+            }
         }
         if (give)
             berth__cluster_give_mask(c, s, mask);

@@ -75,16 +75,26 @@ void berth__builder_free(struct berth__cluster_builder *b)
     memset(b, 0, sizeof *b);
 }
 
+/* Unlinks s from its bucket; the caller changes its idle GPUs and pushes it again. Under an
+ * undo log, everything the pair writes is saved here: the links around s, its own links,
+ * the old bucket's head, and (for bucket_push) the new bucket's head and first server. */
 static void bucket_unlink(struct berth_cluster *c, uint32_t s)
 {
     struct berth__server *v = &c->srv[s];
     struct berth__gputype *t = &c->types[v->type];
-    if (v->prev >= 0)
+    if (v->prev >= 0) {
+        BERTH__CLUSTER_SAVE(c, c->srv[v->prev].next);
         c->srv[v->prev].next = v->next;
-    else
+    } else {
+        BERTH__CLUSTER_SAVE(c, t->head[v->nfree]);
         t->head[v->nfree] = v->next;
-    if (v->next >= 0)
+    }
+    if (v->next >= 0) {
+        BERTH__CLUSTER_SAVE(c, c->srv[v->next].prev);
         c->srv[v->next].prev = v->prev;
+    }
+    BERTH__CLUSTER_SAVE(c, v->prev);
+    BERTH__CLUSTER_SAVE(c, v->next);
     v->prev = v->next = -1;
 }
 
@@ -92,11 +102,59 @@ static void bucket_push(struct berth_cluster *c, uint32_t s)
 {
     struct berth__server *v = &c->srv[s];
     struct berth__gputype *t = &c->types[v->type];
-    v->prev = -1;
+    v->prev = -1; /* v's links were saved by bucket_unlink */
     v->next = t->head[v->nfree];
-    if (v->next >= 0)
+    if (v->next >= 0) {
+        BERTH__CLUSTER_SAVE(c, c->srv[v->next].prev);
         c->srv[v->next].prev = (int32_t)s;
+    }
+    BERTH__CLUSTER_SAVE(c, t->head[v->nfree]);
     t->head[v->nfree] = (int32_t)s;
+}
+
+/* Notes server s in the change list, when one is kept. */
+static inline void note_change(struct berth_cluster *c, uint32_t s)
+{
+    struct berth__changes *ch = c->changes;
+    if (__builtin_expect(ch != NULL, 0) && !ch->in[s]) {
+        ch->in[s] = 1;
+        ch->list[ch->n++] = s;
+    }
+}
+
+int berth__cluster_track_changes(struct berth_cluster *c)
+{
+    if (c->changes)
+        return 0;
+    struct berth__changes *ch = calloc(1, sizeof *ch);
+    size_t n = c->nsrv ? c->nsrv : 1;
+    if (!ch || !(ch->list = malloc(n * sizeof *ch->list)) || !(ch->in = calloc(n, 1))) {
+        if (ch)
+            free(ch->list);
+        free(ch);
+        return -1;
+    }
+    c->changes = ch;
+    return 0;
+}
+
+void berth__cluster_changes_clear(struct berth_cluster *c)
+{
+    struct berth__changes *ch = c->changes;
+    if (!ch)
+        return;
+    for (size_t i = 0; i < ch->n; i++)
+        ch->in[ch->list[i]] = 0;
+    ch->n = 0;
+}
+
+/* Saves the idle-GPU counts a take or give of server s changes. */
+static void save_counts(struct berth_cluster *c, struct berth__server *v)
+{
+    BERTH__CLUSTER_SAVE(c, v->free_mask);
+    BERTH__CLUSTER_SAVE(c, v->nfree);
+    BERTH__CLUSTER_SAVE(c, c->types[v->type].free);
+    BERTH__CLUSTER_SAVE(c, c->free);
 }
 
 /* Bits set in a GPU mask (at most 64); cheaper than libgcc's generic popcount call on
@@ -114,6 +172,9 @@ void berth__cluster_take_mask(struct berth_cluster *c, uint32_t s, uint64_t mask
     struct berth__server *v = &c->srv[s];
     int n = mask_count(mask);
     bucket_unlink(c, s);
+    if (__builtin_expect(c->undo != NULL, 0))
+        save_counts(c, v);
+    note_change(c, s);
     v->gen++;
     v->free_mask &= ~mask;
     v->nfree = (uint16_t)(v->nfree - n);
@@ -127,6 +188,9 @@ static void give_free(struct berth_cluster *c, uint32_t s, uint64_t mask)
     struct berth__server *v = &c->srv[s];
     int n = mask_count(mask);
     bucket_unlink(c, s);
+    if (__builtin_expect(c->undo != NULL, 0))
+        save_counts(c, v);
+    note_change(c, s);
     v->gen++;
     v->free_mask |= mask;
     v->nfree = (uint16_t)(v->nfree + n);
@@ -155,6 +219,8 @@ static void out_balance(struct berth_cluster *c, uint32_t s)
         }
         if (m) {
             berth__cluster_take_mask(c, s, m);
+            BERTH__CLUSTER_SAVE(c, v->out_mask);
+            BERTH__CLUSTER_SAVE(c, c->out_gpus);
             v->out_mask |= m;
             c->out_gpus += mask_count(m);
         }
@@ -164,6 +230,8 @@ static void out_balance(struct berth_cluster *c, uint32_t s)
                 m |= UINT64_C(1) << g;
                 have--;
             }
+        BERTH__CLUSTER_SAVE(c, v->out_mask);
+        BERTH__CLUSTER_SAVE(c, c->out_gpus);
         v->out_mask &= ~m;
         c->out_gpus -= mask_count(m);
         give_free(c, s, m);
@@ -180,12 +248,15 @@ void berth__cluster_give_mask(struct berth_cluster *c, uint32_t s, uint64_t mask
 void berth__cluster_hold_out(struct berth_cluster *c, uint32_t s, int32_t n)
 {
     struct berth__server *v = &c->srv[s];
-    v->out_want = (uint16_t)(n < 0 ? 0 : n > v->ngpus ? v->ngpus : n);
+    uint16_t want = (uint16_t)(n < 0 ? 0 : n > v->ngpus ? v->ngpus : n);
+    c->nout_want += (want != 0) - (v->out_want != 0);
+    v->out_want = want;
     out_balance(c, s);
 }
 
 void berth__cluster_close(struct berth_cluster *c, uint32_t s, int on)
 {
+    c->nclosed += (on != 0) - (c->srv[s].closed != 0);
     c->srv[s].closed = (uint8_t)(on != 0);
     out_balance(c, s);
 }
@@ -494,6 +565,11 @@ void berth_cluster_free(struct berth_cluster *c)
     free(c->types);
     free(c->srv);
     free(c->owner);
+    if (c->changes) {
+        free(c->changes->list);
+        free(c->changes->in);
+        free(c->changes);
+    }
     free(c->racks);
     free(c->pools);
     berth__arena_free(&c->names);
@@ -510,6 +586,8 @@ struct berth_cluster *berth__cluster_clone(const struct berth_cluster *c)
     berth__arena_init(&d->names);
     d->shares_ready = 0; /* nothing below is owned until copied */
     d->owner = NULL;     /* a clone does not track owners */
+    d->undo = NULL;      /* nor share an undo log */
+    d->changes = NULL;   /* nor a change list */
     d->ntypes = 0;
     d->srv = malloc((c->nsrv ? c->nsrv : 1) * sizeof *d->srv);
     d->types = malloc((c->ntypes ? c->ntypes : 1) * sizeof *d->types);

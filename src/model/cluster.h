@@ -12,6 +12,7 @@
 #include "berth/cluster.h"
 #include "model/job.h"
 #include "util/mem.h"
+#include "util/undo.h"
 
 #define BERTH_MAX_SERVER_GPUS 64
 #define BERTH_MAX_GPU_TYPES   64 /* a job's allowed types are a 64-bit mask */
@@ -83,12 +84,41 @@ struct berth_cluster {
     uint32_t *owner;  /* per GPU (s * max_per_server + g): the idx of the whole-GPU job
                          holding it, UINT32_MAX none; NULL until berth__cluster_track_owners
                          (model/alloc.h), not copied by a clone */
+    /* While set (a plan's trial, sched/plan.h), every take and give saves the old value of
+     * each place it writes here first, so the trial can be taken back exactly: bucket order,
+     * masks, counts, owners, shares, CPU and memory. Servers' gen is not saved (it only
+     * grows, so a cache keyed by it never mistakes a later state for a rolled-back one). */
+    struct berth__undo *undo;
+    /* While set (berth__cluster_track_changes): the servers whose idle GPUs changed since
+     * the consumer last emptied it, each once (a policy keeps a summary per server). */
+    struct berth__changes *changes;
+    int32_t nclosed;   /* servers closed (berth__cluster_close) */
+    int32_t nout_want; /* servers with work outside the engine (berth__cluster_hold_out) */
     const char **racks;
     size_t nracks;
     const char **pools;
     size_t npools;
     struct berth__arena names;
 };
+
+/* The servers changed since the list was last emptied (model/cluster.h, changes). */
+struct berth__changes {
+    uint32_t *list; /* room for every server: each is in it at most once */
+    size_t n;
+    uint8_t *in; /* per server: in the list */
+};
+
+/* Starts keeping c->changes (0, or -1 when out of memory). The consumer empties it with
+ * berth__cluster_changes_clear once it has read the list. */
+int berth__cluster_track_changes(struct berth_cluster *c);
+void berth__cluster_changes_clear(struct berth_cluster *c);
+
+/* Saves lvalue lv of cluster c in its undo log, when one is set. */
+#define BERTH__CLUSTER_SAVE(c, lv)                                                                 \
+    do {                                                                                           \
+        if (__builtin_expect((c)->undo != NULL, 0))                                                \
+            berth__undo_save((c)->undo, &(lv), sizeof(lv));                                        \
+    } while (0)
 
 /* One server (or `count` alike) as a cluster format describes it, before layout. Strings
  * must outlive the builder: copy them with berth__builder_str. */

@@ -18,6 +18,7 @@ void berth__plan_free(struct berth__plan *p)
     free(p->stamp);
     free(p->hidden);
     berth__plan_wait_free(p);
+    berth__undo_free(&p->undo);
     berth__plan_init(p);
 }
 
@@ -258,6 +259,7 @@ static int start_in(struct berth__plan *p, uint32_t ji, uint64_t mask, struct be
                              j->spec->id);
     if (make_slots(j))
         return berth_err_set(err, BERTH_ENOMEM, "plan: out of memory");
+    berth__plan_trial_save_job(p, j);
     /* CPU-only jobs and placements that choose the type: one placement; otherwise every
      * allowed type where the GPU counts fit, in cluster order, until placement (which also
      * weighs CPU and memory) succeeds */
@@ -269,13 +271,16 @@ static int start_in(struct berth__plan *p, uint32_t ji, uint64_t mask, struct be
         j->type_mask = keep;
         if (rc) {
             berth__alloc_give_range(p->cluster, j, 0, p->filling);
+            p->nofit = BERTH_NOFIT_PLACE;
             return rc;
         }
         t = j->gpus ? p->cluster->srv[j->slots[0].server].type : -1;
     }
+    p->nofit = BERTH_NOFIT_COUNT;
     for (size_t k = 0; k < p->cluster->ntypes && t < 0 && j->gpus; k++) {
         if ((mask && !(mask >> k & 1)) || !fits_type(p, j, (int)k))
             continue;
+        p->nofit = BERTH_NOFIT_PLACE;
         rc = place(p, j, (int)k, err);
         if (rc == 0)
             t = (int)k;
@@ -290,6 +295,7 @@ static int start_in(struct berth__plan *p, uint32_t ji, uint64_t mask, struct be
         int pays = berth__plan_spread_pays(p, j, t);
         if (pays <= 0) {
             berth__alloc_give_range(p->cluster, j, 0, p->filling);
+            p->nofit = BERTH_NOFIT_WAIT;
             return pays < 0 ? berth_err_set(err, BERTH_ENOMEM, "plan: out of memory") : BERTH_NOFIT;
         }
     }
@@ -334,6 +340,7 @@ int berth__plan_start_n(struct berth__plan *p, uint32_t ji, int32_t n, struct be
         return berth_err_set(err, BERTH_EINTERNAL,
                              "plan: job %s cannot run %d GPUs (elastic range %d..%d, whole GPUs)",
                              j->spec->id, n, lo, j->spec->max_gpus);
+    berth__plan_trial_save_job(p, j);
     int32_t old = j->gpus;
     j->gpus = n;
     int rc = start_in(p, ji, j->type_mask, err);
@@ -371,6 +378,7 @@ int berth__plan_start_on(struct berth__plan *p, uint32_t ji, uint32_t s, struct 
         return BERTH_NOFIT;
     if (make_slots(j))
         return berth_err_set(err, BERTH_ENOMEM, "plan: out of memory");
+    berth__plan_trial_save_job(p, j);
     int32_t n = berth__job_nslots(j);
     if (j->gpus == 0) {
         j->slots[0] = (struct berth__slot){s, BERTH_NO_GPU};
@@ -407,6 +415,7 @@ int berth__plan_preempt(struct berth__plan *p, uint32_t ji, struct berth_err *er
                              j->spec->id);
     if (berth__plan_touch(p, ji))
         return berth_err_set(err, BERTH_ENOMEM, "plan: out of memory");
+    berth__plan_trial_save_job(p, j);
     berth__job_fold(j, p->now);
     berth__alloc_give(p->cluster, j);
     j->state = BERTH_JOB_PENDING;
@@ -432,6 +441,7 @@ int berth__plan_restore(struct berth__plan *p, uint32_t ji, struct berth_err *er
                              p->jobs[ji].spec->id);
     struct berth__job *j = &p->jobs[ji];
     const struct berth__slot *snap = p->snaps + p->touched[p->touch_of[ji]].snap;
+    berth__plan_trial_save_job(p, j);
     memcpy(j->slots, snap, (size_t)berth__job_nslots(j) * sizeof *snap);
     berth__alloc_take(p->cluster, j);
     j->state = BERTH_JOB_RUNNING;
@@ -456,6 +466,7 @@ int berth__plan_start_share(struct berth__plan *p, uint32_t ji, uint32_t server,
                              j->spec->id);
     if (make_slots(j) || berth__cluster_enable_shares(p->cluster))
         return berth_err_set(err, BERTH_ENOMEM, "plan: out of memory");
+    berth__plan_trial_save_job(p, j);
     int32_t old = j->share;
     struct berth__slot at = {server, gpu};
     j->share = milli;
@@ -468,6 +479,38 @@ int berth__plan_start_share(struct berth__plan *p, uint32_t ji, uint32_t server,
         return berth_err_set(err, BERTH_ENOMEM, "plan: out of memory");
     }
     j->slots[0] = at;
+    berth__alloc_take(p->cluster, j);
+    mark_started(p, j, t);
+    return 0;
+}
+
+int berth__plan_start_slots(struct berth__plan *p, uint32_t ji, const struct berth__slot *slots,
+                            struct berth_err *err)
+{
+    struct berth__job *j = &p->jobs[ji];
+    const struct berth_cluster *c = p->cluster;
+    int32_t n = berth__job_nslots(j);
+    if (j->state != BERTH_JOB_PENDING)
+        return berth_err_set(err, BERTH_EINTERNAL, "plan: job %s started while not pending",
+                             j->spec->id);
+    for (int32_t k = 0; k < n; k++)
+        if (slots[k].server >= c->nsrv ||
+            (j->gpus && c->srv[slots[k].server].type != c->srv[slots[0].server].type))
+            return berth_err_set(err, BERTH_EINTERNAL,
+                                 "plan: job %s started on slots of no server or two types",
+                                 j->spec->id);
+    int t = j->gpus ? c->srv[slots[0].server].type : -1;
+    if (t >= 0 && j->type_mask && !(j->type_mask >> t & 1))
+        return berth_err_set(err, BERTH_EINTERNAL, "plan: job %s started on a type it may not use",
+                             j->spec->id);
+    if (make_slots(j))
+        return berth_err_set(err, BERTH_ENOMEM, "plan: out of memory");
+    if (!berth__alloc_can_take(c, j, slots))
+        return BERTH_NOFIT;
+    if (berth__plan_touch(p, ji))
+        return berth_err_set(err, BERTH_ENOMEM, "plan: out of memory");
+    berth__plan_trial_save_job(p, j);
+    memcpy(j->slots, slots, (size_t)n * sizeof *slots);
     berth__alloc_take(p->cluster, j);
     mark_started(p, j, t);
     return 0;

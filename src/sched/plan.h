@@ -55,6 +55,22 @@ struct berth__plan {
     int32_t lent, reclaimed;    /* servers unreserved / reserved in this pass */
     uint32_t pass;              /* bumped by every open */
     struct berth__ready *ready; /* consolidate-or-wait's per-server ends (plan_wait.c) */
+    /* A trial (plan_trial.c): edits that can be taken back exactly. */
+    struct berth__undo undo;
+    int trial;                         /* a trial is open: edits save what they overwrite */
+    size_t trial_touched, trial_snaps; /* the touched list and snapshots when it opened */
+    size_t trial_npending, trial_nrunning;
+    /* Why the last start that did not fit did not (enum berth__nofit), for a caller that
+     * knows more edits can only make it worse (prio.c's preemption). */
+    int nofit;
+};
+
+/* Why a start did not fit (berth__plan.nofit). */
+enum berth__nofit {
+    BERTH_NOFIT_COUNT = 1, /* too few idle GPUs of any type it may use (or, for a gang on one
+                              server, no server with enough idle GPUs) */
+    BERTH_NOFIT_PLACE = 2, /* placement found no room (CPU, memory, GPU memory, shares) */
+    BERTH_NOFIT_WAIT = 3,  /* placed across servers, and consolidate-or-wait chose to wait */
 };
 
 struct berth__hidden {
@@ -136,6 +152,26 @@ int berth__plan_preempt(struct berth__plan *p, uint32_t j, struct berth_err *err
 int berth__plan_can_restore(const struct berth__plan *p, uint32_t j);
 /* Gives job j back exactly the GPUs it was preempted from in this plan. */
 int berth__plan_restore(struct berth__plan *p, uint32_t j, struct berth_err *err);
+
+/* Trials (plan_trial.c). Between trial_begin and trial_undo or trial_end, every edit of the
+ * plan (starts, preemptions, restores, resizes) saves what it overwrites in the cluster, the
+ * jobs and the plan; trial_undo takes all of it back exactly, down to the order of the
+ * free-GPU buckets, the jobs' service counters and the touched list, so the plan is as if the
+ * trial never happened. trial_end keeps the edits. A trial needs room: trial_room reserves it
+ * for edits of up to `gpus` GPUs before they are made (0 or BERTH_ENOMEM, nothing changed);
+ * an edit beyond what was reserved still works while memory lasts. Pools and hiding are not
+ * for trials. Trials do not nest. */
+int berth__plan_trial_begin(struct berth__plan *p);
+int berth__plan_trial_room(struct berth__plan *p, int32_t gpus);
+void berth__plan_trial_undo(struct berth__plan *p);
+void berth__plan_trial_end(struct berth__plan *p);
+/* Inside plan.c: saves job j (and its slots) before an edit, when a trial is open. */
+void berth__plan_trial_save_job(struct berth__plan *p, struct berth__job *j);
+/* Starts pending whole-GPU or fractional job j on exactly the given slots (nslots of them,
+ * all idle, of one type it may use): the start a trial found, made again after the trial was
+ * taken back. BERTH_NOFIT when they are not free (nothing changed). */
+int berth__plan_start_slots(struct berth__plan *p, uint32_t j, const struct berth__slot *slots,
+                            struct berth_err *err);
 
 /* Pools (plan_pool.c). A reserved server belongs to its pool's owner (an inference pool
  * lending servers to training; model/cluster.h). Reserving takes a wholly idle server

@@ -20,6 +20,7 @@ static int resizable(struct berth__plan *p, uint32_t ji, int32_t n, struct berth
                              n, lo, j->spec->max_gpus);
     if (berth__plan_touch(p, ji))
         return berth_err_set(err, BERTH_ENOMEM, "plan: out of memory");
+    berth__plan_trial_save_job(p, &p->jobs[ji]);
     return 0;
 }
 

@@ -20,7 +20,8 @@
  * cluster's owner map (model/alloc.h) names the job on each GPU, so no walk over the jobs
  * (in overload mostly pending) and no sort of every running slot is needed, as they were
  * per attempt before (90 % of an overloaded las run); and as the test is monotone in W, the
- * first server ready soon enough decides. The server that last decided so is asked first:
+ * first server ready soon enough decides. The server that last decided so for a gang of the
+ * same size is asked first:
  * in overload a gang is retried after each victim a preemption frees (50 times a pass), and
  * the same server still decides, so the retry costs O(GPUs per server) instead of a scan
  * from the fullest servers (43 servers a try, 62 % of an overloaded las run at 400,000 jobs).
@@ -55,8 +56,10 @@ struct berth__ready {
     uint32_t *gen, *pass;
     uint8_t *n;
     size_t nsrv, stride;
-    uint32_t witness; /* the server that last made a gang wait (UINT32_MAX: none) */
-    size_t asked;     /* servers asked so far (the tests count them) */
+    /* per gang size (the last entry for every larger one): the server that last made such
+     * a gang wait (UINT32_MAX: none); gangs of different sizes wait for different servers */
+    uint32_t witness[BERTH_MAX_SERVER_GPUS + 1];
+    size_t asked; /* servers asked so far (the tests count them) */
 };
 
 void berth__plan_wait_free(struct berth__plan *p)
@@ -85,7 +88,8 @@ static struct berth__ready *ready_of(struct berth__plan *p)
     p->ready = r;
     r->nsrv = n;
     r->stride = stride;
-    r->witness = UINT32_MAX;
+    for (size_t k = 0; k <= BERTH_MAX_SERVER_GPUS; k++)
+        r->witness[k] = UINT32_MAX;
     r->ends = malloc(n * (stride ? stride : 1) * sizeof *r->ends);
     r->gen = calloc(n, sizeof *r->gen);
     r->pass = calloc(n, sizeof *r->pass); /* 0: no pass yet (an open makes pass >= 1) */
@@ -204,14 +208,15 @@ int berth__plan_spread_pays(struct berth__plan *p, const struct berth__job *j, i
     if (!rd)
         return -1;
     double tc = left_us(j, p->now), spread = tc / r;
-    uint32_t w = rd->witness;
+    uint32_t *wit = &rd->witness[j->gpus < BERTH_MAX_SERVER_GPUS ? j->gpus : BERTH_MAX_SERVER_GPUS];
+    uint32_t w = *wit;
     if (w < c->nsrv && c->srv[w].type == t && ready_soon(p, rd, w, j, tc, spread))
         return 0;
     const struct berth__gputype *ty = &c->types[t];
     for (int32_t f = 0; f <= ty->max_per_server; f++)
         for (int32_t s = ty->head[f]; s >= 0; s = c->srv[s].next)
             if (ready_soon(p, rd, (uint32_t)s, j, tc, spread)) {
-                rd->witness = (uint32_t)s;
+                *wit = (uint32_t)s;
                 return 0;
             }
     return 1;

@@ -4,6 +4,7 @@
 
 #include "model/alloc.h"
 #include "sched/fairshare.h"
+#include "sched/preempt_pick.h"
 #include "sched/prio.h"
 #include "sched/quota.h"
 #include "sched/reserve.h"
@@ -101,7 +102,26 @@ struct berth__prio {
     uint32_t strict_head; /* the job a strict stop stopped at this pass, NOBODY */
     double npreempted;    /* this pass's victims that stayed preempted (cfg.max_preempt) */
     int budget_hit;       /* this pass stopped preempting at cfg.max_preempt */
+    /* an admission's trial (admit_in_trial): starts are made in the plan only, and what
+     * the bookkeeping needs afterwards is kept here */
+    int trial, trial_on_res;
+    int trial_counted; /* the trial stopped where p's gang had enough idle GPUs (count_type) */
+    struct berth__slot *tslots; /* the GPUs the trial gave the job */
+    size_t tslots_cap;
+    uint8_t *kept; /* per victim of the trial: the job needed its GPUs */
+    size_t kept_cap;
+    int nofit; /* why the last try_start did not start its job (enum berth__nofit) */
+    /* the fast path of admissions by preemption (admit_fast), made at the first one */
+    struct berth__ppick *pp;
+    const struct berth_cluster *pp_cluster;
+    int pp_off;
+    const struct berth__job *vjobs; /* the view's jobs, for remove_job's word to pp */
 };
+
+/* Tests only: admit_fast off (every admission by preemption runs as a trial), and how many
+ * admissions admit_fast decided. */
+int berth__prio_no_fast;
+unsigned long long berth__prio_fast_used;
 
 /* ---- heaps with positions ---------------------------------------------------------- */
 
@@ -290,6 +310,8 @@ static int push_preemptible(struct berth__prio *q, const struct berth__job *j)
     __int128 rank = (__int128)keyof(q, j) - (__int128)h->slope * j->since;
     rset(q, h, h->n++, (struct rent){rank, j->idx, j->gpus});
     rup(q, h, h->n - 1);
+    if (q->pp) /* a new victim, or a new key: its servers' summaries are stale */
+        berth__ppick_touch_job(q->pp, j);
     return 0;
 }
 
@@ -365,6 +387,9 @@ static void remove_job(struct berth__prio *q, uint32_t j)
         }
     } else if (q->where[j] == RUNNING) {
         struct rheap *h = &q->slopes[q->cls[j]];
+        if (q->pp && q->vjobs) /* no victim any more: its servers' summaries are stale (it may
+                                  come back on the same GPUs, which the cluster would not tell) */
+            berth__ppick_touch_job(q->pp, &q->vjobs[j]);
         h->gpus -= h->a[i].gpus;
         struct rent last = h->a[--h->n];
         if (i < h->n) {
@@ -429,6 +454,9 @@ void berth__prio_destroy(struct berth__prio *q)
     free(q->where);
     free(q->victims);
     free(q->vwas);
+    free(q->tslots);
+    free(q->kept);
+    berth__ppick_destroy(q->pp);
     free(q->prot);
     free(q->skip);
     free(q->wpass);
@@ -590,6 +618,7 @@ int berth__prio_rekey(struct berth__prio *q, const struct berth__view *v, uint32
     int where = q->where[j];
     if (where != RUNNING && where != PENDING && where != ASIDE)
         return 0; /* protected jobs are keyed when their protection ends */
+    q->vjobs = v->jobs;
     remove_job(q, j);
     return where == RUNNING ? push_preemptible(q, &v->jobs[j]) : push_pending(q, v, j);
 }
@@ -637,10 +666,23 @@ static int best_pending(const struct berth__prio *q)
 /* What try_admit found when the job did not start. */
 enum { NOT_FIT = 0, STARTED = 1, QUOTA = 2, BF_WAIT = 3 };
 
-/* j started: it leaves the pending heaps and the controls count it. */
-static int started(struct berth__prio *q, const struct berth__view *v, uint32_t j,
+/* j started (on_res: on the reserved type of a backfill pass): it leaves the pending heaps
+ * and the controls count it. In an admission's trial the start is the plan's only: what to
+ * do is kept for when the trial is over (admit_in_trial). */
+static int started(struct berth__prio *q, const struct berth__view *v, uint32_t j, int on_res,
                    struct berth_err *err)
 {
+    if (q->trial) {
+        q->trial_on_res = on_res;
+        return STARTED;
+    }
+    if (on_res) {
+        const struct berth__job *job = &v->jobs[j];
+        berth_us lim = job->limit_us;
+        berth_us left = lim > 0 ? lim - job->run_us : berth__job_left_us(job, v->now);
+        if (v->now + left > q->res_t)
+            q->res_extra -= job->gpus; /* it runs past the reservation: on the extra GPUs */
+    }
     remove_job(q, j);
     if (push_started(q, &v->jobs[j]) || note_run(q, &v->jobs[j], 1))
         return berth_err_set(err, BERTH_ENOMEM, "policy: out of memory");
@@ -652,14 +694,18 @@ static int started(struct berth__prio *q, const struct berth__view *v, uint32_t 
 static int try_start(struct berth__prio *q, const struct berth__view *v, struct berth__plan *plan,
                      uint32_t j, struct berth_err *err)
 {
-    if (berth__plan_fit(plan, &v->jobs[j]) < 0)
+    if (berth__plan_fit(plan, &v->jobs[j]) < 0) {
+        q->nofit = BERTH_NOFIT_COUNT;
         return 0;
+    }
     int rc = berth__plan_start(plan, j, err);
-    if (rc == BERTH_NOFIT)
-        return 0; /* GPU counts fit, CPU or memory did not */
+    if (rc == BERTH_NOFIT) {
+        q->nofit = plan->nofit; /* placement, or consolidate-or-wait */
+        return 0;
+    }
     if (rc)
         return rc;
-    return started(q, v, j, err);
+    return started(q, v, j, 0, err);
 }
 
 /* Whether job j may start on the reserved type now without delaying the reserved job: it
@@ -707,22 +753,235 @@ static int try_admit(struct berth__prio *q, const struct berth__view *v, struct 
             continue;
         if (rc)
             return rc;
-        berth_us lim = job->limit_us;
-        berth_us left = lim > 0 ? lim - job->run_us : berth__job_left_us(job, v->now);
-        if (on_res && v->now + left > q->res_t)
-            q->res_extra -= job->gpus; /* it runs past the reservation: on the extra GPUs */
-        return started(q, v, j, err);
+        return started(q, v, j, on_res, err);
     }
     return quota ? QUOTA : wait ? BF_WAIT : NOT_FIT;
 }
 
-/* Tries to start p by preempting running jobs with worse keys. Returns 1 if p started,
- * 0 if it could not (nothing changed), < 0 on error. */
+/* The next victim of an admission by preemption: the worst preemptible job on a type p may
+ * use, when its key is worse than bar (on a tie, its number is higher than p's); NOBODY. */
+static uint32_t next_victim(struct berth__prio *q, berth_us now, const struct berth__job *p,
+                            int64_t bar)
+{
+    int c = worst_running(q, now, p->type_mask);
+    if (c < 0)
+        return BERTH_WHY_NOBODY;
+    const struct rheap *h = &q->slopes[c];
+    int64_t k = key_now(h, &h->a[0], now);
+    if (!(k > bar || (k == bar && h->a[0].job > p->idx)))
+        return BERTH_WHY_NOBODY; /* every running job it could use is at least as good as p */
+    return h->a[0].job;
+}
+
+/* The next victim of a reclaim: the youngest job of a cohort mate that borrows what p's queue
+ * is guaranteed; NOBODY. */
+static uint32_t next_reclaim(struct berth__prio *q, const struct berth__view *v,
+                             const struct berth__job *p)
+{
+    return berth__quota_victim(q->quota, v->jobs, p, p->type_mask);
+}
+
+/* An admission found: the victims p needs are preempted for good, in the order tried, and p
+ * starts on the GPUs found for it (on_res: on the reserved type of a backfill pass). 1, or
+ * < 0 error. */
+static int admit_found(struct berth__prio *q, const struct berth__view *v, struct berth__plan *plan,
+                       uint32_t pj, const uint32_t *kept, size_t nk,
+                       const struct berth__slot *slots, int on_res, struct berth_err *err)
+{
+    int rc;
+    for (size_t i = 0; i < nk; i++) {
+        uint32_t w = kept[i];
+        remove_job(q, w);
+        if ((rc = berth__plan_preempt(plan, w, err)))
+            return rc;
+        if (note_run(q, &v->jobs[w], 0) || push_pending(q, v, w))
+            return berth_err_set(err, BERTH_ENOMEM, "policy: out of memory");
+        q->npreempted++;
+    }
+    if ((rc = berth__plan_start_slots(plan, pj, slots, err)))
+        return rc == BERTH_NOFIT ? berth_err_set(err, BERTH_EINTERNAL,
+                                                 "policy: job %s does not fit the GPUs its "
+                                                 "admission found",
+                                                 v->jobs[pj].spec->id)
+                                 : rc;
+    if ((rc = started(q, v, pj, on_res, err)) < 0)
+        return rc;
+    return 1;
+}
+
+/* Starts p by taking the GPUs of victims, in the order next_victim (bar set) or next_reclaim
+ * (bar unset) names them, one at a time until p starts. It runs as a trial of the plan: the
+ * victims are preempted and p is started there, and then all of it is taken back; when p
+ * started, only the victims it needed (it got some of their GPUs) are preempted for good,
+ * in the order they were tried, and p starts on the GPUs the trial gave it. The other
+ * victims keep running as if never tried: the cluster, their records and the order of the
+ * free-GPU buckets are as before (the controls' counters see them given back). With
+ * count_type >= 0 the trial ends after the first victim that leaves p's gang enough idle GPUs
+ * of that type (admit_preempting then knows the rest). 1 started, 0 not (nothing changed),
+ * < 0 error. */
+static int admit_in_trial(struct berth__prio *q, const struct berth__view *v,
+                          struct berth__plan *plan, uint32_t pj, const int64_t *bar, int count_type,
+                          struct berth_err *err)
+{
+    struct berth__job *p = &v->jobs[pj];
+    int fit = 0, rc = 0;
+    q->nvictims = 0;
+    q->trial_counted = 0;
+    if (berth__plan_trial_begin(plan))
+        return berth_err_set(err, BERTH_ENOMEM, "policy: out of memory");
+    q->trial = 1;
+    for (;;) {
+        uint32_t w = bar ? next_victim(q, v->now, p, *bar) : next_reclaim(q, v, p);
+        if (w == BERTH_WHY_NOBODY)
+            break;
+        if (BERTH_GROW(q->victims, q->vcap, q->nvictims + 1) ||
+            BERTH_GROW(q->vwas, q->vwcap, q->nvictims + 1) ||
+            berth__plan_trial_room(plan, v->jobs[w].gpus + p->gpus)) {
+            rc = berth_err_set(err, BERTH_ENOMEM, "policy: out of memory");
+            break;
+        }
+        q->vwas[q->nvictims] = q->where[w];
+        q->victims[q->nvictims++] = w;
+        if (q->where[w] == RUNNING)
+            remove_job(q, w);
+        else
+            q->where[w] = NOWHERE; /* protected (a reclaim's victim): its entry goes lazily */
+        if ((rc = berth__plan_preempt(plan, w, err)))
+            break;
+        if (note_run(q, &v->jobs[w], 0)) {
+            rc = berth_err_set(err, BERTH_ENOMEM, "policy: out of memory");
+            break;
+        }
+        if ((fit = try_admit(q, v, plan, pj, err)) < 0) {
+            rc = fit;
+            break;
+        }
+        if (fit == STARTED)
+            break;
+        if (count_type >= 0 && plan->cluster->types[count_type].free >= p->gpus) {
+            q->trial_counted = 1;
+            break;
+        }
+    }
+    q->trial = 0;
+    fit = !rc && fit == STARTED;
+    int on_res = q->trial_on_res;
+    size_t n = q->nvictims;
+    if (fit) { /* what the trial found: p's GPUs, and the victims it took them from */
+        int32_t ns = berth__job_nslots(p);
+        if (BERTH_GROW(q->tslots, q->tslots_cap, (size_t)ns) ||
+            BERTH_GROW(q->kept, q->kept_cap, n)) {
+            fit = 0;
+            rc = berth_err_set(err, BERTH_ENOMEM, "policy: out of memory");
+        } else {
+            memcpy(q->tslots, p->slots, (size_t)ns * sizeof *q->tslots);
+            /* the victims that fit back beside p, the last tried first (shares of one GPU,
+             * CPU and memory of one server: each given back leaves less room) */
+            for (size_t i = n; i-- > 0 && !rc;) {
+                uint32_t w = q->victims[i];
+                q->kept[i] = !berth__plan_can_restore(plan, w);
+                if (!q->kept[i] && berth__plan_trial_room(plan, v->jobs[w].gpus))
+                    rc = berth_err_set(err, BERTH_ENOMEM, "policy: out of memory");
+                else if (!q->kept[i])
+                    rc = berth__plan_restore(plan, w, err);
+            }
+            fit = !rc;
+        }
+    }
+    berth__plan_trial_undo(plan);
+    /* every victim runs again as before: back where it was, and counted by the controls */
+    for (size_t i = n; i-- > 0;) {
+        uint32_t w = q->victims[i];
+        int back = 0;
+        if (q->vwas[i] == PROTECTED)
+            q->where[w] = PROTECTED; /* its protection entry is still queued */
+        else
+            back = push_preemptible(q, &v->jobs[w]);
+        if (back || note_run(q, &v->jobs[w], 1))
+            return berth_err_set(err, BERTH_ENOMEM, "policy: out of memory");
+    }
+    if (!fit)
+        return rc;
+    size_t nk = 0; /* the victims p needed, in the order tried */
+    for (size_t i = 0; i < n; i++)
+        if (q->kept[i])
+            q->victims[nk++] = q->victims[i];
+    return admit_found(q, v, plan, pj, q->victims, nk, q->tslots, on_res, err);
+}
+
+/* The fast path's view of running job j (preempt_pick.h): a victim when preemptible, with
+ * its heap's line. */
+static void pp_line(void *ctx, uint32_t j, struct berth__ppick_line *out)
+{
+    const struct berth__prio *q = ctx;
+    if (j >= q->jcap || q->where[j] != RUNNING) {
+        out->victim = 0;
+        return;
+    }
+    const struct rheap *h = &q->slopes[q->cls[j]];
+    *out = (struct berth__ppick_line){1, h->a[q->pos[j]].rank, h->slope};
+}
+
+/* The GPU type p may use when it is exactly one, else -1. */
+static int one_type(const struct berth_cluster *c, const struct berth__job *p)
+{
+    if (!p->type_mask)
+        return c->ntypes == 1 ? 0 : -1;
+    if (p->type_mask & (p->type_mask - 1))
+        return -1;
+    int t = __builtin_ctzll(p->type_mask);
+    return (size_t)t < c->ntypes ? t : -1;
+}
+
+/* Admission by preemption without the trial, where its outcome is known to be "the first
+ * server its victims complete" (preempt_pick.h): p takes whole GPUs of one type, on one
+ * server because it must, or because it is one GPU, or because consolidate-or-wait refused
+ * to spread it just now (victims only make servers ready sooner, so it refuses again until
+ * one server holds p); placement takes the tightest server that holds a gang (consolidate,
+ * best-fit); no controls, no CPU, memory or shares, nothing held out or hidden. The result is
+ * the trial's: the same victims, preempted in the same order, and p on the same GPUs
+ * (tests/sim/test_las_fast.c compares the two on random overloaded runs). 1 started, 0 not
+ * (nothing changed), -1 not known here (the caller runs the trial), < -1 error. */
+static int admit_fast(struct berth__prio *q, const struct berth__view *v, struct berth__plan *plan,
+                      const struct pent *pe, int64_t bar, struct berth_err *err)
+{
+    const struct berth_cluster *c = plan->cluster;
+    struct berth__job *p = &v->jobs[pe->job];
+    int t = one_type(c, p);
+    if (berth__prio_no_fast || q->pp_off || q->controls || t < 0 || p->share != 1000 ||
+        p->gpus < 1 || !(p->single || p->gpus == 1 || q->nofit == BERTH_NOFIT_WAIT) || !c->owner ||
+        c->has_cpu_mem || c->has_gpu_mem || c->shares_ready || c->reserved_servers || c->nclosed ||
+        c->nout_want || c->out_gpus || plan->nhidden ||
+        (plan->placement != BERTH_PLACE_CONSOLIDATE && plan->placement != BERTH_PLACE_BEST_FIT))
+        return -1;
+    if (q->pp && q->pp_cluster != c) {
+        berth__ppick_destroy(q->pp);
+        q->pp = NULL;
+    }
+    if (!q->pp) {
+        if (berth__cluster_track_changes(plan->cluster) ||
+            !(q->pp = berth__ppick_create(plan->cluster, pp_line, q)))
+            return berth_err_set(err, BERTH_ENOMEM, "policy: out of memory");
+        q->pp_cluster = c;
+    }
+    struct berth__ppick_result r;
+    int rc = berth__ppick_find(q->pp, v->jobs, t, p->gpus, bar, pe->job, v->now, &r);
+    if (rc == -2)
+        return berth_err_set(err, BERTH_ENOMEM, "policy: out of memory");
+    if (rc >= 0)
+        berth__prio_fast_used++;
+    if (rc <= 0)
+        return rc;
+    return admit_found(q, v, plan, pe->job, r.kept, (size_t)r.nkept, r.slots, 0, err);
+}
+
+/* Tries to start p by preempting running jobs with worse keys, worst first (a trial:
+ * admit_in_trial; admit_fast where it knows the outcome). Returns 1 if p started, 0 if it
+ * could not (nothing changed), < 0 on error. */
 static int admit_preempting(struct berth__prio *q, const struct berth__view *v,
                             struct berth__plan *plan, const struct pent *pe, struct berth_err *err)
 {
     struct berth__job *p = &v->jobs[pe->job];
-    q->nvictims = 0;
     /* give up at once when even every preemptible GPU of the allowed types would not do */
     int64_t could = 0;
     for (size_t t = 0; t < v->cluster->ntypes; t++)
@@ -733,103 +992,41 @@ static int admit_preempting(struct berth__prio *q, const struct berth__view *v,
             could += q->slopes[c].gpus;
     if (could < p->gpus)
         return 0;
-    int fit = 0, rc = 0;
     int64_t bar = pe->key; /* a victim's key is worse than this (on a tie, its number) */
     if (q->cfg.hysteresis > 0 && pe->key > 0) {
         double more = q->cfg.hysteresis * (double)pe->key;
         bar = more < (double)(INT64_MAX - pe->key) ? bar + (int64_t)more : INT64_MAX;
     }
-    for (;;) {
-        int c = worst_running(q, v->now, p->type_mask);
-        if (c < 0)
-            break;
-        struct rheap *h = &q->slopes[c];
-        struct rent top = h->a[0];
-        int64_t k = key_now(h, &top, v->now);
-        if (!(k > bar || (k == bar && top.job > pe->job)))
-            break; /* every running job it could use is at least as good as p */
-        remove_job(q, top.job);
-        if (BERTH_GROW(q->victims, q->vcap, q->nvictims + 1))
-            return berth_err_set(err, BERTH_ENOMEM, "policy: out of memory");
-        q->victims[q->nvictims++] = top.job;
-        if ((rc = berth__plan_preempt(plan, top.job, err)))
+    int rc = admit_fast(q, v, plan, pe, bar, err);
+    if (rc != -1)
+        return rc;
+    if (q->nofit == BERTH_NOFIT_COUNT && !q->controls && p->gpus > 1 && !p->single) {
+        /* too few idle GPUs now: try victims until the count is there, where consolidate-or-
+         * wait decides afresh; if it waits, only a server the victims complete is left */
+        int t = one_type(plan->cluster, p);
+        if (t >= 0 && (rc = admit_in_trial(q, v, plan, pe->job, &bar, t, err)) != 0)
             return rc;
-        if (note_run(q, &v->jobs[top.job], 0))
-            return berth_err_set(err, BERTH_ENOMEM, "policy: out of memory");
-        if ((fit = try_admit(q, v, plan, pe->job, err)) < 0)
-            return fit;
-        if (fit == STARTED)
-            break;
-    }
-    fit = fit == STARTED;
-    /* victims p did not need (all of them when p did not fit) get their GPUs back */
-    for (size_t i = q->nvictims; i-- > 0;) {
-        uint32_t w = q->victims[i];
-        if (berth__plan_can_restore(plan, w)) {
-            if ((rc = berth__plan_restore(plan, w, err)))
+        if (t < 0)
+            return admit_in_trial(q, v, plan, pe->job, &bar, -1, err);
+        if (!q->trial_counted)
+            return 0; /* every victim would not make the count: nothing can start it */
+        {
+            q->nofit = BERTH_NOFIT_WAIT;
+            rc = admit_fast(q, v, plan, pe, bar, err);
+            if (rc != -1)
                 return rc;
-            rc = push_preemptible(q, &v->jobs[w]) || note_run(q, &v->jobs[w], 1);
-        } else {
-            rc = push_pending(q, v, w);
-            q->npreempted++;
         }
-        if (rc)
-            return berth_err_set(err, BERTH_ENOMEM, "policy: out of memory");
     }
-    return fit;
+    return admit_in_trial(q, v, plan, pe->job, &bar, -1, err);
 }
 
 /* A reclaim (Kueue's): p is refused only because its cohort mates borrow what its queue is
- * guaranteed; their youngest jobs are preempted, one at a time, until p starts. Victims it
- * did not need get their GPUs back. 1 started, 0 not (nothing changed), < 0 error. */
+ * guaranteed; their youngest jobs are preempted, one at a time, until p starts (a trial:
+ * admit_in_trial). 1 started, 0 not (nothing changed), < 0 error. */
 static int admit_reclaiming(struct berth__prio *q, const struct berth__view *v,
                             struct berth__plan *plan, uint32_t pj, struct berth_err *err)
 {
-    struct berth__job *p = &v->jobs[pj];
-    q->nvictims = 0;
-    int fit = 0, rc = 0;
-    for (;;) {
-        uint32_t w = berth__quota_victim(q->quota, v->jobs, p, p->type_mask);
-        if (w == BERTH_WHY_NOBODY)
-            break;
-        if (BERTH_GROW(q->victims, q->vcap, q->nvictims + 1) ||
-            BERTH_GROW(q->vwas, q->vwcap, q->nvictims + 1))
-            return berth_err_set(err, BERTH_ENOMEM, "policy: out of memory");
-        q->vwas[q->nvictims] = q->where[w];
-        q->victims[q->nvictims++] = w;
-        if (q->where[w] == RUNNING)
-            remove_job(q, w);
-        else
-            q->where[w] = NOWHERE; /* protected: its entry goes lazily */
-        if ((rc = berth__plan_preempt(plan, w, err)))
-            return rc;
-        if (note_run(q, &v->jobs[w], 0))
-            return berth_err_set(err, BERTH_ENOMEM, "policy: out of memory");
-        if ((fit = try_admit(q, v, plan, pj, err)) < 0)
-            return fit;
-        if (fit == STARTED)
-            break;
-    }
-    fit = fit == STARTED;
-    for (size_t i = q->nvictims; i-- > 0;) {
-        uint32_t w = q->victims[i];
-        int before = q->vwas[i];
-        if (berth__plan_can_restore(plan, w)) {
-            if ((rc = berth__plan_restore(plan, w, err)))
-                return rc;
-            if (before == PROTECTED) {
-                q->where[w] = PROTECTED; /* its protection entry is still queued */
-                rc = note_run(q, &v->jobs[w], 1);
-            } else {
-                rc = push_preemptible(q, &v->jobs[w]) || note_run(q, &v->jobs[w], 1);
-            }
-        } else {
-            rc = push_pending(q, v, w);
-        }
-        if (rc)
-            return berth_err_set(err, BERTH_ENOMEM, "policy: out of memory");
-    }
-    return fit;
+    return admit_in_trial(q, v, plan, pj, NULL, -1, err);
 }
 
 /* Backfill: the reservation of job j, the first that cannot start (a whole-GPU gang): on the
@@ -946,6 +1143,7 @@ static void note_why(struct berth__prio *q, uint32_t j, int code, uint32_t block
 int berth__prio_plan(struct berth__prio *q, const struct berth__view *v, struct berth__plan *plan,
                      struct berth_err *err)
 {
+    q->vjobs = v->jobs;
     int rc = sync(q, v);
     if (rc)
         return berth_err_set(err, rc, "policy: out of memory");
