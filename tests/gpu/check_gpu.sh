@@ -80,7 +80,8 @@ except RuntimeError as e:
     print("2 GiB: refused:", str(e).splitlines()[0])
 PY
 fi
-while [ ! -e "$1.go" ]; do sleep 0.1; done
+# until told to end, or until the check's folder is gone (it ended without telling)
+while [ ! -e "$1.go" ] && [ -d "${1%/*}" ]; do sleep 0.1; done
 SH
 chmod 755 "$W/probe.sh"
 a=$("$BERTH" submit --share 0.5 --gpu-mem 1024 -- "$W/probe.sh" "$W/a" | grep -o '[0-9]*' | head -1)
