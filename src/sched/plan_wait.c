@@ -51,14 +51,18 @@ static berth_us end_of(const struct berth__job *k, berth_us now)
  * one pass (the jobs' rates hold) while the server's gen (every take and give) holds, so a
  * pass that retries many gangs reads each server's jobs once per change. A server with GPUs
  * of a gang being placed is not kept: the gang becomes running with no take of its own. */
+#define WITNESSES 8
+
 struct berth__ready {
     berth_us *ends; /* stride per server */
     uint32_t *gen, *pass;
     uint8_t *n;
     size_t nsrv, stride;
-    /* per gang size (the last entry for every larger one): the server that last made such
-     * a gang wait (UINT32_MAX: none); gangs of different sizes wait for different servers */
-    uint32_t witness[BERTH_MAX_SERVER_GPUS + 1];
+    /* per gang size (the last entry for every larger one): the servers that last made such
+     * a gang wait, newest at wnext - 1 (UINT32_MAX: none); gangs of different sizes wait for
+     * different servers, and the one that decided last is often the one a start just took */
+    uint32_t witness[BERTH_MAX_SERVER_GPUS + 1][WITNESSES];
+    uint8_t wnext[BERTH_MAX_SERVER_GPUS + 1];
     size_t asked; /* servers asked so far (the tests count them) */
 };
 
@@ -89,7 +93,8 @@ static struct berth__ready *ready_of(struct berth__plan *p)
     r->nsrv = n;
     r->stride = stride;
     for (size_t k = 0; k <= BERTH_MAX_SERVER_GPUS; k++)
-        r->witness[k] = UINT32_MAX;
+        for (size_t i = 0; i < WITNESSES; i++)
+            r->witness[k][i] = UINT32_MAX;
     r->ends = malloc(n * (stride ? stride : 1) * sizeof *r->ends);
     r->gen = calloc(n, sizeof *r->gen);
     r->pass = calloc(n, sizeof *r->pass); /* 0: no pass yet (an open makes pass >= 1) */
@@ -208,15 +213,19 @@ int berth__plan_spread_pays(struct berth__plan *p, const struct berth__job *j, i
     if (!rd)
         return -1;
     double tc = left_us(j, p->now), spread = tc / r;
-    uint32_t *wit = &rd->witness[j->gpus < BERTH_MAX_SERVER_GPUS ? j->gpus : BERTH_MAX_SERVER_GPUS];
-    uint32_t w = *wit;
-    if (w < c->nsrv && c->srv[w].type == t && ready_soon(p, rd, w, j, tc, spread))
-        return 0;
+    size_t gi = j->gpus < BERTH_MAX_SERVER_GPUS ? (size_t)j->gpus : BERTH_MAX_SERVER_GPUS;
+    uint32_t *wit = rd->witness[gi];
+    for (size_t i = 0; i < WITNESSES; i++) { /* the newest first */
+        uint32_t w = wit[(rd->wnext[gi] + WITNESSES - 1 - i) % WITNESSES];
+        if (w < c->nsrv && c->srv[w].type == t && ready_soon(p, rd, w, j, tc, spread))
+            return 0;
+    }
     const struct berth__gputype *ty = &c->types[t];
     for (int32_t f = 0; f <= ty->max_per_server; f++)
         for (int32_t s = ty->head[f]; s >= 0; s = c->srv[s].next)
             if (ready_soon(p, rd, (uint32_t)s, j, tc, spread)) {
-                *wit = (uint32_t)s;
+                wit[rd->wnext[gi]] = (uint32_t)s;
+                rd->wnext[gi] = (uint8_t)((rd->wnext[gi] + 1) % WITNESSES);
                 return 0;
             }
     return 1;

@@ -484,14 +484,14 @@ int berth__ppick_find(struct berth__ppick *pp, const struct berth__job *jobs, in
      * freed, then the last one it gave back (the head of that bucket) */
     const struct berth__job *kj = &jobs[best.job];
     uint32_t s_best = NONE;
-    int f_best = 0;
+    int f_best = 0, n_best = 0;
     uint64_t m_best = 0;
+    struct sj buf[2][BERTH_MAX_SERVER_GPUS], *pre = buf[0], *bpre = buf[1];
     for (int32_t k = 0; k < berth__job_nslots(kj); k++) {
         uint32_t s = kj->slots[k].server;
         if ((k > 0 && s == kj->slots[k - 1].server) || s >= pp->nsrv ||
             pp->cj[(size_t)s * MAXG + (size_t)gi] != best.job)
             continue;
-        struct sj pre[BERTH_MAX_SERVER_GPUS];
         int n = prefix(pp, s, now, &best, pre);
         uint64_t m = pp->c->srv[s].free_mask;
         for (int i = 0; i < n; i++)
@@ -501,6 +501,10 @@ int berth__ppick_find(struct berth__ppick *pp, const struct berth__job *jobs, in
             s_best = s;
             f_best = f;
             m_best = m;
+            n_best = n;
+            struct sj *x = bpre; /* keep this server's victims */
+            bpre = pre;
+            pre = x;
         }
     }
     if (s_best == NONE || f_best < g)
@@ -512,11 +516,9 @@ int berth__ppick_find(struct berth__ppick *pp, const struct berth__job *jobs, in
         chosen |= UINT64_C(1) << b;
         res->slots[k] = (struct berth__slot){s_best, b};
     }
-    struct sj pre[BERTH_MAX_SERVER_GPUS];
-    int n = prefix(pp, s_best, now, &best, pre);
     res->nkept = 0;
-    for (int i = 0; i < n; i++) /* pre is in the order tried */
-        if (pre[i].mask & chosen)
-            res->kept[res->nkept++] = pre[i].job;
+    for (int i = 0; i < n_best; i++) /* in the order tried */
+        if (bpre[i].mask & chosen)
+            res->kept[res->nkept++] = bpre[i].job;
     return 1;
 }
