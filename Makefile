@@ -99,11 +99,12 @@ compilers: deps
 # scale curve to a million (SCALE_SIZES to change it: bench/scale.sh).
 bench: build
 	@{ echo "# berth's benchmarks"; echo; echo "\`$(if $(filter 1,$(BENCH_QUICK)),BENCH_QUICK=1 )make bench\` on $$(nproc) cores ($$(uname -m), $$(free -g | awk '/^Mem/ {print $$2}') GiB, shared), $$(date -u +%Y-%m-%d), berth $$(git describe --always --dirty 2>/dev/null), load average $$(cut -d' ' -f1 /proc/loadavg) at the start."; \
-	  echo; echo '```'; bash bench/run.sh $(BUILD)/berth; echo; bash bench/scale.sh $(BUILD)/berth; echo; bash bench/berthd.sh $(BUILD); echo '```'; } | tee bench/results.md
+	  echo; echo '```'; bash bench/run.sh $(BUILD)/berth; echo; bash bench/scale.sh $(BUILD)/berth; echo; bash bench/overload.sh $(BUILD)/berth; echo; bash bench/berthd.sh $(BUILD); echo '```'; } | tee bench/results.md
 
 bench-smoke: build
 	@BENCH_SMOKE=1 bash bench/run.sh $(BUILD)/berth
 	@BENCH_SMOKE=1 bash bench/scale.sh $(BUILD)/berth
+	@BENCH_SMOKE=1 bash bench/overload.sh $(BUILD)/berth
 	@BENCH_SMOKE=1 bash bench/berthd.sh $(BUILD)
 
 # Installs berth, berthd, libberth.a with its headers and pkg-config file, the man pages, the
