@@ -933,6 +933,41 @@ static int one_type(const struct berth_cluster *c, const struct berth__job *p)
     return (size_t)t < c->ntypes ? t : -1;
 }
 
+/* admit_fast for one GPU with none idle (free 0) on its type: the first victim completes
+ * every server it holds, and the placement takes the tightest of them (the one where it holds
+ * the fewest GPUs; then the last in its slots, as the buckets have it) and its lowest GPU
+ * there. 1 found, 0 no victim, -1 not this case. */
+static int one_gpu(struct berth__prio *q, const struct berth__view *v, const struct berth__job *p,
+                   int32_t free, int64_t bar, struct berth__ppick_result *r)
+{
+    if (free != 0)
+        return -1;
+    uint32_t w = next_victim(q, v->now, p, bar);
+    if (w == BERTH_WHY_NOBODY)
+        return 0;
+    const struct berth__job *wj = &v->jobs[w];
+    int32_t best_n = 0, ns = berth__job_nslots(wj);
+    for (int32_t k = 0; k < ns; k++) { /* each run of its slots, as its give pushes them */
+        uint32_t s = wj->slots[k].server, low = wj->slots[k].gpu;
+        if (k + 1 < ns && wj->slots[k + 1].server == s)
+            continue; /* the run's last slot stands for it */
+        int32_t n = 0;
+        for (int32_t i = 0; i < ns; i++)
+            if (wj->slots[i].server == s) {
+                n++;
+                low = wj->slots[i].gpu < low ? wj->slots[i].gpu : low;
+            }
+        if (!best_n || n <= best_n) {
+            best_n = n;
+            r->server = s;
+            r->slots[0] = (struct berth__slot){s, low};
+        }
+    }
+    r->nkept = 1;
+    r->kept[0] = w;
+    return 1;
+}
+
 /* Admission by preemption without the trial, where its outcome is known to be "the first
  * server its victims complete" (preempt_pick.h): p takes whole GPUs of one type, on one
  * server because it must, or because it is one GPU, or because consolidate-or-wait refused
@@ -965,7 +1000,8 @@ static int admit_fast(struct berth__prio *q, const struct berth__view *v, struct
         q->pp_cluster = c;
     }
     struct berth__ppick_result r;
-    int rc = berth__ppick_find(q->pp, v->jobs, t, p->gpus, bar, pe->job, v->now, &r);
+    int rc = p->gpus == 1 ? one_gpu(q, v, p, c->types[t].free, bar, &r)
+                          : berth__ppick_find(q->pp, v->jobs, t, p->gpus, bar, pe->job, v->now, &r);
     if (rc == -2)
         return berth_err_set(err, BERTH_ENOMEM, "policy: out of memory");
     if (rc >= 0)
