@@ -441,6 +441,16 @@ int berth__ppick_touch_job(struct berth__ppick *pp, const struct berth__job *j)
     return 0;
 }
 
+/* Whether heap h's top is its only entry of that line (no other server completes with the
+ * same job: entries equal to the top sit among its children, the top being the largest). */
+static int alone(const struct heap *h)
+{
+    for (size_t c = 1; c <= 2 && c < h->n; c++)
+        if (h->a[c].rank == h->a[0].rank && h->a[c].job == h->a[0].job)
+            return 0;
+    return 1;
+}
+
 /* The victims on server s tried up to and with the line (krank, kslope, kjob) at time now. */
 static int prefix(struct berth__ppick *pp, uint32_t s, berth_us now, const struct sj *last,
                   struct sj *out)
@@ -467,13 +477,16 @@ int berth__ppick_find(struct berth__ppick *pp, const struct berth__job *jobs, in
         return -1;
     /* the worst completing job on type t: one heap top per slope */
     struct sj best = {0, 0, NONE, 0, 0};
+    const struct heap *bh = NULL;
     for (size_t k = 0; k < pp->ncls; k++) {
         const struct heap *h = &pp->heaps[gi][k];
         if (pp->cls[k].type != t || !h->n)
             continue;
         struct sj x = {h->a[0].rank, pp->cls[k].slope, h->a[0].job, 0, 0};
-        if (best.job == NONE || before(&x, &best, now))
+        if (best.job == NONE || before(&x, &best, now)) {
             best = x;
+            bh = h;
+        }
     }
     if (best.job == NONE)
         return 0;
@@ -482,14 +495,23 @@ int berth__ppick_find(struct berth__ppick *pp, const struct berth__job *jobs, in
         return 0; /* it is not worse than the waiting job: no server can be freed for it */
     /* the servers it completes; the placement's tightest of them: the fewest idle GPUs once
      * freed, then the last one it gave back (the head of that bucket) */
-    const struct berth__job *kj = &jobs[best.job];
+    const struct berth__slot *ks = NULL;
+    int32_t nks = 1;
+    struct berth__slot one = {bh->a[0].server, 0};
+    if (alone(bh)) {
+        ks = &one; /* the usual case: its job completes one server, the heap's top */
+    } else {
+        const struct berth__job *kj = &jobs[best.job];
+        ks = kj->slots;
+        nks = berth__job_nslots(kj);
+    }
     uint32_t s_best = NONE;
     int f_best = 0, n_best = 0;
     uint64_t m_best = 0;
     struct sj buf[2][BERTH_MAX_SERVER_GPUS], *pre = buf[0], *bpre = buf[1];
-    for (int32_t k = 0; k < berth__job_nslots(kj); k++) {
-        uint32_t s = kj->slots[k].server;
-        if ((k > 0 && s == kj->slots[k - 1].server) || s >= pp->nsrv ||
+    for (int32_t k = 0; k < nks; k++) {
+        uint32_t s = ks[k].server;
+        if ((k > 0 && s == ks[k - 1].server) || s >= pp->nsrv ||
             pp->cj[(size_t)s * MAXG + (size_t)gi] != best.job)
             continue;
         int n = prefix(pp, s, now, &best, pre);
