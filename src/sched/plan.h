@@ -89,6 +89,10 @@ int berth__plan_open(struct berth__plan *p, struct berth_cluster *c, struct bert
  * so rather than wait for one server of t to hold its gang: 1 start, 0 wait, -1 out of
  * memory. Always 1 with the rule off, a gang on one server, no class or no slowdown. */
 int berth__plan_spread_pays(struct berth__plan *p, const struct berth__job *j, int t);
+/* The same for job j not placed at all (its slots are not read): the answer does not depend
+ * on where a placement would put the gang's pieces, only on the servers' idle GPUs and the
+ * running jobs' ends, which a placement of j leaves as they are for the test. */
+int berth__plan_spread_pays_unplaced(struct berth__plan *p, const struct berth__job *j, int t);
 /* Frees what berth__plan_spread_pays keeps between calls (berth__plan_free calls it). */
 void berth__plan_wait_free(struct berth__plan *p);
 /* How many servers berth__plan_spread_pays has asked when each is ready (for tests). */

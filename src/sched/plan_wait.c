@@ -127,10 +127,10 @@ static int32_t idle_for(const struct berth_cluster *c, uint32_t s, const struct 
 }
 
 /* 1 when some server of type t could hold gang j now (the placement chose to spread): a
- * server of its own, or one in a bucket of at least its size. */
-static int fits_now(const struct berth_cluster *c, const struct berth__job *j, int t)
+ * server of its own (placed: j holds GPUs there), or one in a bucket of at least its size. */
+static int fits_now(const struct berth_cluster *c, const struct berth__job *j, int t, int placed)
 {
-    for (int32_t k = 0; k < j->gpus; k++) {
+    for (int32_t k = 0; placed && k < j->gpus; k++) {
         uint32_t s = j->slots[k].server;
         if ((k == 0 || s != j->slots[k - 1].server) && c->srv[s].type == t &&
             idle_for(c, s, j) >= j->gpus)
@@ -195,7 +195,7 @@ static int ready_soon(const struct berth__plan *p, struct berth__ready *rd, uint
     return at != BERTH_TIME_NONE && (double)(at - p->now) + tc < spread;
 }
 
-int berth__plan_spread_pays(struct berth__plan *p, const struct berth__job *j, int t)
+static int spread_pays(struct berth__plan *p, const struct berth__job *j, int t, int placed)
 {
     const struct berth_cluster *c = p->cluster;
     if (!p->wait.tput || !c->owner || j->cls < 0 || j->gpus <= 1 || berth__job_share(j) < 1000 ||
@@ -205,7 +205,7 @@ int berth__plan_spread_pays(struct berth__plan *p, const struct berth__job *j, i
     if (mt < 0)
         return 1;
     double r = berth__tput_spread_ratio(p->wait.tput, p->wait.spread, j->cls, mt, j->gpus);
-    if (!(r > 0 && r < 1) || fits_now(c, j, t))
+    if (!(r > 0 && r < 1) || fits_now(c, j, t, placed))
         return 1;
     /* wait when some server is ready soon enough: the test is monotone in the wait, so one
      * such server decides as the earliest would, and the scan stops there */
@@ -229,6 +229,16 @@ int berth__plan_spread_pays(struct berth__plan *p, const struct berth__job *j, i
                 return 0;
             }
     return 1;
+}
+
+int berth__plan_spread_pays(struct berth__plan *p, const struct berth__job *j, int t)
+{
+    return spread_pays(p, j, t, 1);
+}
+
+int berth__plan_spread_pays_unplaced(struct berth__plan *p, const struct berth__job *j, int t)
+{
+    return spread_pays(p, j, t, 0);
 }
 
 size_t berth__plan_wait_asked(const struct berth__plan *p)

@@ -437,6 +437,84 @@ static void test_random_against_replay(void)
     CHECK(waited > 20 && started > 20); /* both answers were exercised */
 }
 
+extern int berth__plan_no_unplaced;
+
+/* The free-GPU buckets of type 0, in order, as text. */
+static void buckets(const struct berth_cluster *c, char *out, size_t cap)
+{
+    size_t o = 0;
+    for (int f = 0; f <= c->types[0].max_per_server; f++) {
+        o += (size_t)snprintf(out + o, cap - o, "[%d]", f);
+        for (int32_t s = c->types[0].head[f]; s >= 0 && o < cap; s = c->srv[s].next)
+            o += (size_t)snprintf(out + o, cap - o, " %d", s);
+    }
+}
+
+/* A start that consolidate-or-wait refuses is decided without placing the gang
+ * (plan.c's refuse_unplaced): on random states it answers as the placement does, and leaves
+ * the buckets in the same order (the servers the placement would have taken and given back
+ * at the heads of their buckets); a start it lets through is the placement's. */
+static void test_unplaced_matches_placed(void)
+{
+    uint64_t x = 777;
+    int refused = 0, started = 0;
+    for (int round = 0; round < 400; round++) {
+        struct world w;
+        if (world_open(&w, "8x4:v100"))
+            return;
+        for (uint32_t s = 0; s < 8; s++)
+            for (int g = 0; g < 4;) {
+                int n = 1 + RND(3);
+                n = g + n > 4 ? 4 - g : n;
+                char at[64] = "";
+                size_t o = 0;
+                for (int k = 0; k < n; k++)
+                    o += (size_t)snprintf(at + o, sizeof at - o, "%u:%d ", s, g + k);
+                if (RND(3) != 0 && w.n < MAXJ - 1)
+                    add_running(&w, n, at, 100.0 * (1 + RND(20)), 0);
+                g += n;
+            }
+        int32_t gang = 2 + RND(3);
+        uint32_t j = add_job(&w, gang, 100.0 * (1 + RND(30)), NULL);
+        struct berth_cluster *twin = berth__cluster_clone(w.c);
+        struct berth__slot *mine = w.job[j].slots, theirs[8], got[2][8];
+        if (!twin || berth__cluster_track_owners(twin)) {
+            check_failures++;
+            world_close(&w);
+            return;
+        }
+        memcpy(twin->owner, w.c->owner, w.c->nsrv * (size_t)w.c->max_per_server * 4);
+        const struct berth__job before = w.job[j];
+        int rc[2];
+        char b[2][512];
+        for (int way = 0; way < 2; way++) { /* 0: as built, 1: placed for real (the twin) */
+            struct berth_cluster *c = way ? twin : w.c;
+            struct berth_err err = {0};
+            w.job[j] = before;
+            w.job[j].slots = way ? theirs : mine;
+            berth__plan_no_unplaced = way;
+            CHECK_I64(berth__plan_open(&w.p, c, w.job, w.n, w.now,
+                                       berth__placement_stateless(BERTH_PLACE_CONSOLIDATE), 1, 0),
+                      0);
+            w.p.wait = (struct berth__plan_wait){w.m, w.tput_type, &w.sp};
+            rc[way] = berth__plan_start(&w.p, j, &err);
+            buckets(c, b[way], sizeof b[way]);
+            memcpy(got[way], w.job[j].slots, (size_t)w.job[j].gpus * sizeof *got[way]);
+        }
+        w.job[j].slots = mine;
+        berth__plan_no_unplaced = 0;
+        CHECK_I64(rc[0], rc[1]);
+        CHECK_STR(b[0], b[1]);
+        if (rc[0] == 0 && rc[1] == 0)
+            CHECK(!memcmp(got[0], got[1], (size_t)w.job[j].gpus * sizeof *got[0]));
+        refused += rc[0] == BERTH_NOFIT;
+        started += rc[0] == 0;
+        berth_cluster_free(twin);
+        world_close(&w);
+    }
+    CHECK(refused > 20 && started > 20);
+}
+
 static const struct check_test tests[] = {
     {"first_ready_server", test_first_ready_server},
     {"witness_first", test_witness_first},
@@ -447,6 +525,7 @@ static const struct check_test tests[] = {
     {"rule_off", test_rule_off},
     {"owner_map", test_owner_map},
     {"random_against_replay", test_random_against_replay},
+    {"unplaced_matches_placed", test_unplaced_matches_placed},
 };
 
 CHECK_MAIN(tests)
