@@ -56,6 +56,7 @@
 #include "policy/gavel_rank.h"
 #include "solve/lp_alloc.h"
 #include "sched/plan.h"
+#include "sched/refuse.h"
 #include "sched/settings.h"
 #include "util/pyrand.h"
 #include "util/sort.h"
@@ -75,6 +76,11 @@ struct act { /* an active job: arrived, not yet left */
     int64_t run_seen; /* run time already counted into recv */
     berth_us arrival; /* the spec's (read at every solve: one spec fewer to load) */
     double done_seen; /* exec_time: work already counted into recv */
+    /* consolidate-or-wait's patience on type pat_type (-1: none yet), for the work done and
+     * estimate it was reckoned with (both fixed while the job is pending) */
+    berth_us patience, pat_est;
+    double pat_done;
+    int16_t pat_type;
     /* finish-time fairness: isolated-equivalent time of the work done, counted at solves */
     double iso_time, prev_done, prev_rate;
 };
@@ -227,7 +233,8 @@ static int add_job(struct gavel *g, const struct berth__job *j)
     if (BERTH_GROW(g->act, g->act_cap, g->nact + 1) || grow_x(g, g->nact + 1))
         return BERTH_ENOMEM;
     size_t k = g->nact++;
-    g->act[k] = (struct act){.job = job, .chosen = -1, .arrival = j->spec->arrival_us};
+    g->act[k] =
+        (struct act){.job = job, .chosen = -1, .arrival = j->spec->arrival_us, .pat_type = -1};
     for (size_t t = 0; t < g->nt; t++) {
         g->x[k * g->nt + t] = g->deficit[k * g->nt + t] = 0;
         g->recv[k * g->nt + t] = credit(g);
@@ -641,6 +648,34 @@ static int rank(struct gavel *g, const struct berth__view *v)
     return 0;
 }
 
+/* Tests set it to try every start (the plain path the shortcut must match); the count of
+ * starts the shortcut answered. */
+int berth__gavel_no_fast;
+unsigned long long berth__gavel_fast_used;
+
+/* 1 when starting pending job k on type t is known to be refused by consolidate-or-wait
+ * (what the refused start leaves is then done: sched/refuse.h), 0 when not known, or an
+ * error. The job's patience is kept while its work done and estimate stay. */
+static int refused(struct gavel *g, const struct berth__view *v, struct berth__plan *p, size_t k,
+                   int t, struct berth_err *err)
+{
+    const struct berth__job *j = &v->jobs[g->act[k].job];
+    struct act *a = &g->act[k];
+    if (berth__gavel_no_fast || j->gpus < 2)
+        return 0;
+    if (a->pat_type != t || a->pat_done != j->done || a->pat_est != j->est_us) {
+        a->patience = berth__plan_wait_patience(p, j, t);
+        a->pat_type = (int16_t)t;
+        a->pat_done = j->done;
+        a->pat_est = j->est_us;
+    }
+    int rc = berth__plan_start_refused(p, j, t, a->patience);
+    if (rc < 0)
+        return berth_err_set(err, BERTH_ENOMEM, "gavel: out of memory");
+    berth__gavel_fast_used += (unsigned long long)rc;
+    return rc;
+}
+
 /* Starts pending job k on type t when it fits there now: 1 started, 0 not, or an error. */
 static int try_start(struct gavel *g, const struct berth__view *v, struct berth__plan *p, size_t k,
                      int t, struct berth_err *err)
@@ -649,6 +684,9 @@ static int try_start(struct gavel *g, const struct berth__view *v, struct berth_
     if (j->gpus > 0 && j->share == 1000 && v->cluster->types[t].free < j->gpus)
         return 0;
     account(g, v, k);
+    int known = refused(g, v, p, k, t, err);
+    if (known)
+        return known < 0 ? known : 0;
     int rc = j->gpus > 0 ? berth__plan_start_type(p, g->act[k].job, t, err)
                          : berth__plan_start(p, g->act[k].job, err);
     if (rc == BERTH_NOFIT) /* does not fit after all (server, CPU or memory) */

@@ -5,6 +5,10 @@
 #include "engine/engine.h"
 #include "model/tput.h"
 #include "simtest.h"
+#include "util/rng.h"
+
+extern int berth__gavel_no_fast;
+extern unsigned long long berth__gavel_fast_used;
 
 struct want {
     const char *id;
@@ -362,6 +366,118 @@ static void fifo_gavel_type_choice(void)
     run_opts(fifo3, "gavel:8:8:4", &o, b, 3, 100, 100, 0, 0);
 }
 
+/* Overloaded, with the throughput model's job types (so consolidate-or-wait is on): arrivals
+ * every 90 s on average, jobs of hours, gangs up to a whole server; some jobs tied to V100 or
+ * to one server. */
+static char *overload_trace(uint64_t seed, int n, const struct berth_tput *m, int typed)
+{
+    struct berth__rng r;
+    berth__rng_seed(&r, seed);
+    size_t cap = (size_t)n * 120 + 128, len = 0;
+    char *s = malloc(cap);
+    if (!s)
+        return NULL;
+    len += (size_t)snprintf(s + len, cap - len,
+                            "job_id,arrival_s,duration_s,num_gpus,job_type,total_steps,gpu_type,"
+                            "single_server\n");
+    static const int gangs[] = {1, 1, 2, 4, 4, 8, 8, 8, 3, 6};
+    size_t ncls = berth_tput_class_count(m);
+    double t = 0;
+    for (int i = 0; i < n; i++) {
+        t += berth__rng_exp(&r, 1.0 / 90);
+        int g = gangs[berth__rng_below(&r, 10)];
+        const char *cls = berth_tput_class_name(m, berth__rng_below(&r, ncls));
+        long steps = 2000 + (long)berth__rng_below(&r, 200000);
+        const char *ty = typed && berth__rng_below(&r, 3) == 0 ? "v100" : "";
+        int single = berth__rng_below(&r, 10) == 0;
+        double d = 60 + berth__rng_unit(&r) * 20000;
+        len += (size_t)snprintf(s + len, cap - len, "j%d,%.3f,%.3f,%d,%s,%ld,%s,%d\n", i, t, d, g,
+                                cls, steps, ty, single);
+    }
+    return s;
+}
+
+/* Job by job (start, finish, preemptions, servers, run time) and the summary's figures. */
+static int same_runs(const struct berth_sim_result *a, const struct berth_sim_result *b)
+{
+    if (a->njobs != b->njobs)
+        return 0;
+    for (size_t i = 0; i < a->njobs; i++) {
+        const struct berth_job_result *x = &a->jobs[i], *y = &b->jobs[i];
+        if (strcmp(x->spec->id, y->spec->id) || x->first_start_us != y->first_start_us ||
+            x->finish_us != y->finish_us || x->preemptions != y->preemptions ||
+            x->servers != y->servers || x->run_us != y->run_us) {
+            fprintf(stderr, "  job %s: start %lld/%lld finish %lld/%lld preempted %d/%d\n",
+                    x->spec->id, (long long)x->first_start_us, (long long)y->first_start_us,
+                    (long long)x->finish_us, (long long)y->finish_us, x->preemptions,
+                    y->preemptions);
+            return 0;
+        }
+    }
+    return a->summary.avg_jct_s == b->summary.avg_jct_s &&
+           a->summary.preemptions == b->summary.preemptions &&
+           a->summary.migrations == b->summary.migrations && a->summary.passes == b->summary.passes;
+}
+
+/* The fill's shortcut for starts consolidate-or-wait refuses (sched/refuse.h: the answer
+ * first, the refused start's bucket moves without the start) against trying every start
+ * (berth__gavel_no_fast): on overloaded workloads under the four policies, on one and two
+ * GPU types, every job must start, be preempted and end at the same times on as many
+ * servers. The runs must use the shortcut often; under best-fit it is never used. */
+static void fast_equals_plain(void)
+{
+    struct berth_tput *m = NULL;
+    struct berth_err err = {0};
+    CHECK_I64(berth_tput_builtin(&m, &err), 0);
+    if (!m)
+        return;
+    static const char *policies[] = {"gavel-max-min", "gavel-max-min-perf", "themis-ftf",
+                                     "gavel-fifo"};
+    static const char *clusters[] = {"6x8:v100", "4x8:v100,4x4:k80"};
+    unsigned long long used = 0, used_best_fit = 0;
+    int runs = 0;
+    for (uint64_t seed = 1; seed <= 6; seed++)
+        for (int ci = 0; ci < 2; ci++) {
+            char *csv = overload_trace(seed, 300, m, ci == 1);
+            for (int pi = 0; pi < 4; pi++) {
+                struct simtest a, b;
+                struct berth_sim_opts o;
+                berth_sim_opts_init(&o);
+                o.policy = policies[pi];
+                o.tput = m;
+                int best_fit = pi == 0 && seed == 1;
+                o.placement = best_fit ? "best-fit" : NULL;
+                unsigned long long before = berth__gavel_fast_used;
+                berth__gavel_no_fast = 0;
+                int rc = simtest_run_opts(csv, clusters[ci], &o, &a, &err);
+                CHECK_I64(rc, 0);
+                *(best_fit ? &used_best_fit : &used) += berth__gavel_fast_used - before;
+                berth__gavel_no_fast = 1;
+                int rc2 = simtest_run_opts(csv, clusters[ci], &o, &b, &err);
+                berth__gavel_no_fast = 0;
+                CHECK_I64(rc2, 0);
+                if (!rc && !rc2) {
+                    int ok = same_runs(&a.r, &b.r);
+                    if (!ok)
+                        fprintf(stderr, "  %s on %s, seed %llu: fast and plain differ\n",
+                                policies[pi], clusters[ci], (unsigned long long)seed);
+                    CHECK(ok);
+                    runs++;
+                }
+                if (!rc)
+                    simtest_free(&a);
+                if (!rc2)
+                    simtest_free(&b);
+            }
+            free(csv);
+        }
+    CHECK_I64(runs, 48);
+    fprintf(stderr, "  %d runs, the shortcut answered %llu starts\n", runs, used);
+    CHECK(used > 1000);
+    CHECK_I64(used_best_fit, 0);
+    berth_tput_free(m);
+}
+
 static const struct check_test tests[] = {
     {"max_min_three_jobs", max_min_three_jobs},
     {"fifo_three_jobs", fifo_three_jobs},
@@ -372,6 +488,7 @@ static const struct check_test tests[] = {
     {"two_types_no_moves", two_types_no_moves},
     {"heterogeneous_throughputs", heterogeneous_throughputs},
     {"generated_properties", generated_properties},
+    {"fast_equals_plain", fast_equals_plain},
 };
 
 CHECK_MAIN(tests)
