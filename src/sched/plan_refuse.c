@@ -16,12 +16,14 @@
  * them because it leaves them unchanged. The other placements, clusters with CPU, memory or
  * GPU memory limits (placement then skips servers), closed or held-out servers and trials
  * are not covered: the caller starts the job as usual. */
+#include <string.h>
+
 #include "model/alloc.h"
 #include "model/cluster.h"
 #include "sched/placement.h"
 #include "sched/refuse.h"
 
-/* Whether the plan is one whose refused starts this file reproduces. */
+/* Whether the plan is one whose refused starts this file reproduces (sched/refuse.h). */
 static int covered(const struct berth__plan *p)
 {
     const struct berth_cluster *c = p->cluster;
@@ -41,22 +43,25 @@ static int one_server_holds(const struct berth_cluster *c, const struct berth__g
     return 0;
 }
 
-/* What consolidate's spread placement of a gang of g GPUs on type ty and its give-back leave:
- * the servers it picks, in order, each moved to the head of its bucket. No server holds g
- * and the type has at least g idle GPUs. A picked server leaves its bucket (all its idle
- * GPUs taken) unless it is the last pick, so the next head of its bucket is its successor. */
-static void replay(struct berth_cluster *c, const struct berth__gputype *ty, int32_t g)
+/* The servers consolidate's spread placement of a gang of g GPUs on type ty picks, in order,
+ * into picked; how many it picks from each bucket into per (per[f], f <= max). No server
+ * holds g and the type has at least g idle GPUs. A picked server leaves its bucket (all its
+ * idle GPUs taken) unless it is the last pick, so the next head of its bucket is its
+ * successor; the picks of a bucket are its first servers, and how many depends only on how
+ * many servers each bucket has. Returns how many servers it picks. */
+static int32_t picks(const struct berth_cluster *c, const struct berth__gputype *ty, int32_t g,
+                     uint32_t *picked, int32_t *per)
 {
     int32_t head[BERTH_MAX_SERVER_GPUS + 1];
-    uint32_t picked[BERTH_MAX_SERVER_GPUS];
     int32_t max = ty->max_per_server, need = g, n = 0;
     for (int32_t f = 0; f <= max; f++)
-        head[f] = ty->head[f];
+        head[f] = ty->head[f], per[f] = 0;
     while (need > 0 && n < BERTH_MAX_SERVER_GPUS) {
         int32_t f = need;
         while (f <= max && head[f] < 0) /* the tightest server holding the rest */
             f++;
         if (f <= max) {
+            per[f]++;
             picked[n++] = (uint32_t)head[f];
             break;
         }
@@ -64,10 +69,21 @@ static void replay(struct berth_cluster *c, const struct berth__gputype *ty, int
             ;
         if (f < 1)
             break; /* not reached: the type has the GPUs */
+        per[f]++;
         picked[n++] = (uint32_t)head[f];
         need -= f;
         head[f] = c->srv[head[f]].next;
     }
+    return n;
+}
+
+/* What that placement and its give-back leave: each picked server moved to the head of its
+ * bucket, in pick order (so a bucket's picked servers end up first, in reverse order). */
+static void replay(struct berth_cluster *c, const struct berth__gputype *ty, int32_t g)
+{
+    uint32_t picked[BERTH_MAX_SERVER_GPUS];
+    int32_t per[BERTH_MAX_SERVER_GPUS + 1];
+    int32_t n = picks(c, ty, g, picked, per);
     for (int32_t i = 0; i < n; i++)
         berth__cluster_give_mask(c, picked[i], 0);
 }
@@ -89,4 +105,87 @@ int berth__plan_start_refused(struct berth__plan *p, const struct berth__job *j,
         return 0;
     replay(c, ty, j->gpus);
     return 1;
+}
+
+int berth__plan_refusals_covered(const struct berth__plan *p)
+{
+    return covered(p) && !p->cluster->changes;
+}
+
+void berth__plan_refused_moves(struct berth__plan *p, int t, int32_t g)
+{
+    replay(p->cluster, &p->cluster->types[t], g);
+}
+
+/* Reverses, in each bucket's segment [off[f], off[f] + per[f]) of the region, its first
+ * per[f] positions: one refused start's moves, on positions. */
+static void reverse_heads(uint8_t *a, const int32_t *off, const int32_t *per, int32_t max)
+{
+    for (int32_t f = 1; f <= max; f++)
+        for (int32_t i = off[f], k = off[f] + per[f] - 1; i < k; i++, k--) {
+            uint8_t x = a[i];
+            a[i] = a[k];
+            a[k] = x;
+        }
+}
+
+/* out = a after b, as position maps (out[i] = b[a[i]]); n positions. */
+static void compose(uint8_t *out, const uint8_t *a, const uint8_t *b, int32_t n)
+{
+    for (int32_t i = 0; i < n; i++)
+        out[i] = b[a[i]];
+}
+
+/* The region two gang sizes' refused starts move: per bucket the first max(k1, k2) servers,
+ * the buckets from the fullest down; fills off and ids and returns its size. */
+static int32_t region(const struct berth_cluster *c, const struct berth__gputype *ty,
+                      const int32_t *k1, const int32_t *k2, int32_t *off, uint32_t *ids)
+{
+    int32_t n = 0;
+    for (int32_t f = ty->max_per_server; f >= 1; f--) {
+        off[f] = n;
+        int32_t k = k1[f] > k2[f] ? k1[f] : k2[f];
+        for (int32_t s = ty->head[f]; k > 0; s = c->srv[s].next, k--)
+            ids[n++] = (uint32_t)s;
+    }
+    return n;
+}
+
+void berth__plan_refused_alternating(struct berth__plan *p, int t, int32_t g1, int32_t g2,
+                                     uint64_t n)
+{
+    struct berth_cluster *c = p->cluster;
+    const struct berth__gputype *ty = &c->types[t];
+    if (n <= 4) {
+        for (uint64_t i = 0; i < n; i++)
+            replay(c, ty, i & 1 ? g2 : g1);
+        return;
+    }
+    uint32_t picked[BERTH_MAX_SERVER_GPUS], ids[2 * BERTH_MAX_SERVER_GPUS];
+    int32_t k1[BERTH_MAX_SERVER_GPUS + 1], k2[BERTH_MAX_SERVER_GPUS + 1];
+    int32_t off[BERTH_MAX_SERVER_GPUS + 1];
+    picks(c, ty, g1, picked, k1);
+    picks(c, ty, g2, picked, k2);
+    int32_t m = region(c, ty, k1, k2, off, ids), max = ty->max_per_server;
+    /* pair: the positions after one start of g1 then one of g2; its n / 2-th power by
+     * squaring (powers of one map commute), then one more g1 when n is odd */
+    uint8_t pair[2 * BERTH_MAX_SERVER_GPUS], acc[2 * BERTH_MAX_SERVER_GPUS];
+    uint8_t tmp[2 * BERTH_MAX_SERVER_GPUS];
+    for (int32_t i = 0; i < m; i++)
+        pair[i] = acc[i] = (uint8_t)i;
+    reverse_heads(pair, off, k1, max);
+    reverse_heads(pair, off, k2, max);
+    for (uint64_t e = n / 2; e; e >>= 1) {
+        if (e & 1) {
+            compose(tmp, acc, pair, m);
+            memcpy(acc, tmp, (size_t)m);
+        }
+        compose(tmp, pair, pair, m);
+        memcpy(pair, tmp, (size_t)m);
+    }
+    if (n & 1)
+        reverse_heads(acc, off, k1, max);
+    /* each bucket's new first servers, pushed back last first */
+    for (int32_t i = m; i-- > 0;)
+        berth__cluster_give_mask(c, ids[acc[i]], 0);
 }

@@ -35,4 +35,19 @@ int berth__plan_wait_ready(struct berth__plan *p, const struct berth__job *j, in
 int berth__plan_start_refused(struct berth__plan *p, const struct berth__job *j, int t,
                               berth_us patience);
 
+/* Whether berth__plan_start_refused may answer in this plan (its placement and cluster), and
+ * no list of changed servers is kept: then the two functions below apply. */
+int berth__plan_refusals_covered(const struct berth__plan *p);
+
+/* What a start of a gang of g GPUs on type t that consolidate-or-wait refuses leaves (the
+ * caller knows it is refused: no server of t holds g, t has g idle GPUs and the rule
+ * refuses the gang). */
+void berth__plan_refused_moves(struct berth__plan *p, int t, int32_t g);
+
+/* What n such starts in a row leave, of gangs of g1 and g2 GPUs alternately (g1 first):
+ * O(GPUs per server) whatever n, as the moves of each depend only on the bucket sizes
+ * (unchanged by a refused start) and on the order they find. */
+void berth__plan_refused_alternating(struct berth__plan *p, int t, int32_t g1, int32_t g2,
+                                     uint64_t n);
+
 #endif

@@ -8,7 +8,7 @@
 #include "util/rng.h"
 
 extern int berth__gavel_no_fast;
-extern unsigned long long berth__gavel_fast_used;
+extern unsigned long long berth__gavel_fast_used, berth__gavel_skipped;
 
 struct want {
     const char *id;
@@ -434,7 +434,7 @@ static void fast_equals_plain(void)
     static const char *policies[] = {"gavel-max-min", "gavel-max-min-perf", "themis-ftf",
                                      "gavel-fifo"};
     static const char *clusters[] = {"6x8:v100", "4x8:v100,4x4:k80"};
-    unsigned long long used = 0, used_best_fit = 0;
+    unsigned long long used = 0, used_best_fit = 0, skipped = berth__gavel_skipped;
     int runs = 0;
     for (uint64_t seed = 1; seed <= 6; seed++)
         for (int ci = 0; ci < 2; ci++) {
@@ -472,8 +472,11 @@ static void fast_equals_plain(void)
             free(csv);
         }
     CHECK_I64(runs, 48);
-    fprintf(stderr, "  %d runs, the shortcut answered %llu starts\n", runs, used);
+    skipped = berth__gavel_skipped - skipped;
+    fprintf(stderr, "  %d runs, the shortcut answered %llu starts, %llu fills skipped\n", runs,
+            used, skipped);
     CHECK(used > 1000);
+    CHECK(skipped > 100);
     CHECK_I64(used_best_fit, 0);
     berth_tput_free(m);
 }
