@@ -172,9 +172,6 @@ struct berth_cluster *berth__cluster_clone(const struct berth_cluster *c);
 /* Marks the GPUs in mask of server s busy (they must be idle) / idle (they must be busy).
  * One bucket move per call, whatever the number of GPUs. */
 void berth__cluster_take_mask(struct berth_cluster *c, uint32_t s, uint64_t mask);
-/* Moves server s to the head of its bucket, as a take and a give of the same GPUs would
- * (nothing else changes). */
-void berth__cluster_to_front(struct berth_cluster *c, uint32_t s);
 void berth__cluster_give_mask(struct berth_cluster *c, uint32_t s, uint64_t mask);
 /* Reserves wholly idle server s for its pool's owner (an inference pool that lends servers
  * to training): its GPUs leave the free state, so no placement sees them, and it counts in

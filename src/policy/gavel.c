@@ -56,6 +56,7 @@
 #include "policy/gavel_rank.h"
 #include "solve/lp_alloc.h"
 #include "sched/plan.h"
+#include "sched/refuse.h"
 #include "sched/settings.h"
 #include "util/pyrand.h"
 #include "util/sort.h"
@@ -75,6 +76,12 @@ struct act { /* an active job: arrived, not yet left */
     int64_t run_seen; /* run time already counted into recv */
     berth_us arrival; /* the spec's (read at every solve: one spec fewer to load) */
     double done_seen; /* exec_time: work already counted into recv */
+    /* consolidate-or-wait's patience on type pat_type (-1: none yet), for the work done and
+     * estimate it was reckoned with (both fixed while the job is pending) */
+    berth_us patience, pat_est;
+    double pat_done;
+    int16_t pat_type;
+    uint32_t sum_gen; /* equal to gavel.sum_gen: in a worklist's summary (pending) */
     /* finish-time fairness: isolated-equivalent time of the work done, counted at solves */
     double iso_time, prev_done, prev_rate;
 };
@@ -82,6 +89,30 @@ struct act { /* an active job: arrived, not yet left */
 struct victim {
     uint64_t key; /* larger = preempted sooner */
     uint32_t k;   /* act index */
+};
+
+#define SUM_LETTERS 8 /* distinct gang sizes a summary follows */
+
+/* A fill worklist's first n entries, all pending jobs, summed up for a pass in which none of
+ * them can start (fill_skip): trying them all then changes only the order of the free-GPU
+ * buckets, by the refused starts of the gangs among them that fit by count. */
+struct fsum {
+    int ok;   /* 0: to be rebuilt from the list */
+    size_t n; /* entries summed up */
+    /* the least gang of an entry the shortcut cannot answer (INT32_MAX: none; 0 for a
+     * fractional or CPU-only job): while fewer GPUs are idle, trying it does nothing */
+    int32_t open;
+    int nl;                       /* letters: the other entries' gang sizes, as first seen */
+    int32_t letter[SUM_LETTERS];  /* gang size */
+    berth_us minpat[SUM_LETTERS]; /* their least patience */
+    uint32_t minjob[SUM_LETTERS]; /* a job that has it */
+    /* per cut c (the letters up to letter[c], those that fit by count): the gangs of the
+     * entries in list order, reduced (two refused starts of one size in a row leave the
+     * buckets as they were, so adjacent equal letters cancel), and how many of each letter
+     * it holds */
+    uint8_t *word[SUM_LETTERS];
+    size_t nword[SUM_LETTERS], word_cap[SUM_LETTERS];
+    size_t count[SUM_LETTERS][SUM_LETTERS];
 };
 
 struct fentry { /* Gavel's base fifo: a job it allocated, and the type, kept until it is done */
@@ -134,6 +165,8 @@ struct gavel {
     uint32_t *fent, *fjob;
     size_t nfent, fent_cap, nfjob, fjob_cap;
     int fill_ok;
+    struct fsum sum[2]; /* of fent and of fjob */
+    uint32_t sum_gen;   /* bumped when the summaries are dropped */
     /* scratch */
     struct victim *victims;
     size_t nvictims, victims_cap;
@@ -227,7 +260,11 @@ static int add_job(struct gavel *g, const struct berth__job *j)
     if (BERTH_GROW(g->act, g->act_cap, g->nact + 1) || grow_x(g, g->nact + 1))
         return BERTH_ENOMEM;
     size_t k = g->nact++;
-    g->act[k] = (struct act){.job = job, .chosen = -1, .arrival = j->spec->arrival_us};
+    g->act[k] = (struct act){.job = job,
+                             .chosen = -1,
+                             .arrival = j->spec->arrival_us,
+                             .pat_type = -1,
+                             .sum_gen = g->sum_gen - 1};
     for (size_t t = 0; t < g->nt; t++) {
         g->x[k * g->nt + t] = g->deficit[k * g->nt + t] = 0;
         g->recv[k * g->nt + t] = credit(g);
@@ -242,6 +279,13 @@ static int add_job(struct gavel *g, const struct berth__job *j)
     return 0;
 }
 
+/* Drops both summaries (the lists changed other than at their ends, or a summed-up job left). */
+static void sum_drop(struct gavel *g)
+{
+    g->sum[0].ok = g->sum[1].ok = 0;
+    g->sum_gen++;
+}
+
 /* Marks the jobs that left (done) since the last pass. */
 static void mark_left(struct gavel *g, const struct berth__view *v)
 {
@@ -250,6 +294,8 @@ static void mark_left(struct gavel *g, const struct berth__view *v)
         if (job < g->pos_cap && g->pos[job] != NONE) {
             g->act[g->pos[job]].gone = 1;
             g->left = 1;
+            if (g->act[g->pos[job]].sum_gen == g->sum_gen) /* it left pending */
+                sum_drop(g);
         }
     }
 }
@@ -641,6 +687,43 @@ static int rank(struct gavel *g, const struct berth__view *v)
     return 0;
 }
 
+/* Tests set it to try every start (the plain path the shortcuts must match); the count of
+ * starts the shortcut answered, and of passes whose fill skipped its summed-up entries. */
+int berth__gavel_no_fast;
+unsigned long long berth__gavel_fast_used, berth__gavel_skipped;
+
+/* Consolidate-or-wait's patience for pending job k on type t (sched/refuse.h), kept while
+ * the job's work done and estimate stay. */
+static berth_us patience_of(struct gavel *g, const struct berth__view *v,
+                            const struct berth__plan *p, size_t k, int t)
+{
+    const struct berth__job *j = &v->jobs[g->act[k].job];
+    struct act *a = &g->act[k];
+    if (a->pat_type != t || a->pat_done != j->done || a->pat_est != j->est_us) {
+        a->patience = berth__plan_wait_patience(p, j, t);
+        a->pat_type = (int16_t)t;
+        a->pat_done = j->done;
+        a->pat_est = j->est_us;
+    }
+    return a->patience;
+}
+
+/* 1 when starting pending job k on type t is known to be refused by consolidate-or-wait
+ * (what the refused start leaves is then done: sched/refuse.h), 0 when not known, or an
+ * error. The job's patience is kept while its work done and estimate stay. */
+static int refused(struct gavel *g, const struct berth__view *v, struct berth__plan *p, size_t k,
+                   int t, struct berth_err *err)
+{
+    const struct berth__job *j = &v->jobs[g->act[k].job];
+    if (berth__gavel_no_fast || j->gpus < 2)
+        return 0;
+    int rc = berth__plan_start_refused(p, j, t, patience_of(g, v, p, k, t));
+    if (rc < 0)
+        return berth_err_set(err, BERTH_ENOMEM, "gavel: out of memory");
+    berth__gavel_fast_used += (unsigned long long)rc;
+    return rc;
+}
+
 /* Starts pending job k on type t when it fits there now: 1 started, 0 not, or an error. */
 static int try_start(struct gavel *g, const struct berth__view *v, struct berth__plan *p, size_t k,
                      int t, struct berth_err *err)
@@ -649,6 +732,9 @@ static int try_start(struct gavel *g, const struct berth__view *v, struct berth_
     if (j->gpus > 0 && j->share == 1000 && v->cluster->types[t].free < j->gpus)
         return 0;
     account(g, v, k);
+    int known = refused(g, v, p, k, t, err);
+    if (known)
+        return known < 0 ? known : 0;
     int rc = j->gpus > 0 ? berth__plan_start_type(p, g->act[k].job, t, err)
                          : berth__plan_start(p, g->act[k].job, err);
     if (rc == BERTH_NOFIT) /* does not fit after all (server, CPU or memory) */
@@ -722,7 +808,218 @@ static int fill_lists(struct gavel *g, const struct berth__view *v)
         if (v->jobs[g->act[k].job].state == BERTH_JOB_PENDING)
             g->fjob[g->nfjob++] = g->act[k].job;
     g->fill_ok = 1;
+    sum_drop(g);
     return 0;
+}
+
+/* ---- the fill's summaries ----------------------------------------------------------------- */
+
+static void sum_clear(struct fsum *s)
+{
+    s->ok = 1;
+    s->n = 0;
+    s->open = INT32_MAX;
+    s->nl = 0;
+    for (int c = 0; c < SUM_LETTERS; c++) {
+        s->nword[c] = 0;
+        memset(s->count[c], 0, sizeof s->count[c]);
+    }
+}
+
+/* Appends letter l to cut c's reduced word: cancels an equal last letter. */
+static int word_push(struct fsum *s, int c, int l)
+{
+    size_t n = s->nword[c];
+    if (n && s->word[c][n - 1] == l) {
+        s->nword[c]--;
+        s->count[c][l]--;
+        return 0;
+    }
+    if (BERTH_GROW(s->word[c], s->word_cap[c], n + 1))
+        return BERTH_ENOMEM;
+    s->word[c][s->nword[c]++] = (uint8_t)l;
+    s->count[c][l]++;
+    return 0;
+}
+
+/* Sums up pending job k (on type 0) at the end of s. A ninth gang size drops the summary
+ * (rebuilt at the next round start). */
+static int sum_add(struct gavel *g, const struct berth__view *v, const struct berth__plan *p,
+                   struct fsum *s, size_t k)
+{
+    const struct berth__job *j = &v->jobs[g->act[k].job];
+    s->n++;
+    g->act[k].sum_gen = g->sum_gen;
+    berth_us pat = j->gpus >= 2 && j->share == 1000 && !j->single &&
+                           j->gpus <= v->cluster->types[0].max_per_server && tput(v, j, 0) > 0
+                       ? patience_of(g, v, p, k, 0)
+                       : INT64_MIN;
+    if (pat == INT64_MIN) { /* the shortcut cannot answer it */
+        int32_t at = j->share == 1000 ? j->gpus : 0;
+        s->open = at < s->open ? at : s->open;
+        return 0;
+    }
+    int l = 0;
+    while (l < s->nl && s->letter[l] != j->gpus)
+        l++;
+    if (l == SUM_LETTERS) {
+        s->ok = 0;
+        return 0;
+    }
+    if (l == s->nl) { /* a new size: its cut starts as the cut of the next smaller size */
+        int below = -1;
+        for (int c = 0; c < s->nl; c++)
+            if (s->letter[c] < j->gpus && (below < 0 || s->letter[c] > s->letter[below]))
+                below = c;
+        s->nl++;
+        s->letter[l] = j->gpus;
+        s->minpat[l] = pat;
+        s->minjob[l] = j->idx;
+        for (int c = 0; c < SUM_LETTERS; c++)
+            s->count[c][l] = 0;
+        s->nword[l] = 0;
+        if (below >= 0) {
+            if (BERTH_GROW(s->word[l], s->word_cap[l], s->nword[below] + 1))
+                return BERTH_ENOMEM;
+            memcpy(s->word[l], s->word[below], s->nword[below]);
+            s->nword[l] = s->nword[below];
+            memcpy(s->count[l], s->count[below], sizeof s->count[l]);
+        }
+    } else if (pat < s->minpat[l]) {
+        s->minpat[l] = pat;
+        s->minjob[l] = j->idx;
+    }
+    for (int c = 0; c < s->nl; c++)
+        if (s->letter[c] >= j->gpus && word_push(s, c, l))
+            return BERTH_ENOMEM;
+    return 0;
+}
+
+/* Rebuilds summary i from its whole list, dropping the entries no longer pending there and
+ * then (the walk passes over them, and only a round start or a requeue, which rebuild the
+ * lists, makes a job pending again). */
+static int sum_build(struct gavel *g, const struct berth__view *v, const struct berth__plan *p,
+                     int i)
+{
+    struct fsum *s = &g->sum[i];
+    sum_clear(s);
+    uint32_t *list = i ? g->fjob : g->fent;
+    size_t *n = i ? &g->nfjob : &g->nfent, w = 0;
+    for (size_t x = 0; x < *n; x++) {
+        uint32_t job = i ? list[x] : g->ent[list[x]].job;
+        if (v->jobs[job].state != BERTH_JOB_PENDING || g->pos[job] == NONE)
+            continue;
+        list[w++] = list[x];
+        if (s->ok && sum_add(g, v, p, s, g->pos[job]))
+            return BERTH_ENOMEM;
+    }
+    *n = w;
+    return 0;
+}
+
+/* 1 when no job of summary s fits by count with f idle GPUs, the largest idle on one server
+ * being m, except gangs of patience above the wait ready[l] (for letters fitting by count);
+ * *cut: its letters that fit by count. */
+static int sum_dead(const struct fsum *s, int32_t f, int32_t m, const berth_us *ready,
+                    const int32_t *size, int nready, int *cut)
+{
+    if (s->open <= f)
+        return 0;
+    *cut = -1;
+    for (int c = 0; c < s->nl; c++) {
+        if (s->letter[c] > f)
+            continue;
+        if (s->letter[c] <= m)
+            return 0;
+        int r = 0;
+        while (r < nready && size[r] != s->letter[c])
+            r++;
+        if (r == nready || ready[r] == BERTH_TIME_NONE || ready[r] >= s->minpat[c])
+            return 0;
+        if (*cut < 0 || s->letter[c] > s->letter[*cut])
+            *cut = c;
+    }
+    return 1;
+}
+
+/* Does what trying every job of summary s refused leaves: cut c's word. */
+static void sum_apply(struct berth__plan *p, const struct fsum *s, int c)
+{
+    if (c < 0 || !s->nword[c])
+        return;
+    int a = s->word[c][0], b = -1;
+    for (int l = 0; l < s->nl && b < 0; l++)
+        if (l != a && s->count[c][l])
+            b = l;
+    int more = 0; /* a third letter: the word letter by letter */
+    for (int l = 0; l < s->nl; l++)
+        more |= l != a && l != b && s->count[c][l];
+    if (more) {
+        for (size_t i = 0; i < s->nword[c]; i++)
+            berth__plan_refused_moves(p, 0, s->letter[s->word[c][i]]);
+        return;
+    }
+    berth__plan_refused_alternating(p, 0, s->letter[a], b < 0 ? s->letter[a] : s->letter[b],
+                                    s->nword[c]);
+}
+
+/* The pass's fill over the summed-up entries when none of them can start: both summaries
+ * valid, and for each gang size that fits by count, no server holding it and some server
+ * ready sooner than the least patience of such a gang (so each such try is refused, as
+ * berth__plan_start_refused would find). Then only the bucket moves of their refused starts
+ * are done, and the fill goes on with the entries appended since. 1 done, 0 not, or an error.
+ * One GPU type only (a job's fastest type is then its ranked type). */
+static int fill_skip(struct gavel *g, const struct berth__view *v, struct berth__plan *p)
+{
+    if (berth__gavel_no_fast || g->nt != 1 || !berth__plan_refusals_covered(p))
+        return 0;
+    for (int i = 0; i < 2; i++)
+        if (!g->sum[i].ok && sum_build(g, v, p, i))
+            return BERTH_ENOMEM;
+    if (!g->sum[0].ok || !g->sum[1].ok)
+        return 0;
+    const struct berth_cluster *c = v->cluster;
+    const struct berth__gputype *ty = &c->types[0];
+    int32_t f = ty->free, m = 0;
+    for (int32_t b = ty->max_per_server; b >= 1 && !m; b--)
+        for (int32_t s = ty->head[b]; s >= 0 && !m; s = c->srv[s].next)
+            m = c->srv[s].reserved ? 0 : b;
+    /* per gang size that fits by count: the wait, bounded by its least patience */
+    berth_us ready[2 * SUM_LETTERS];
+    int32_t size[2 * SUM_LETTERS];
+    int nready = 0;
+    for (int i = 0; i < 2; i++)
+        for (int l = 0; l < g->sum[i].nl; l++) {
+            if (g->sum[i].letter[l] > f)
+                continue;
+            int r = 0;
+            while (r < nready && size[r] != g->sum[i].letter[l])
+                r++;
+            if (r < nready)
+                continue;
+            /* the least patience of both lists, and a job that has it */
+            const struct fsum *o = &g->sum[!i];
+            int ol = 0;
+            while (ol < o->nl && o->letter[ol] != g->sum[i].letter[l])
+                ol++;
+            int other = ol < o->nl && o->minpat[ol] < g->sum[i].minpat[l];
+            uint32_t job = other ? o->minjob[ol] : g->sum[i].minjob[l];
+            berth_us bound = other ? o->minpat[ol] : g->sum[i].minpat[l];
+            if (g->sum[i].letter[l] <= m)
+                return 0;
+            size[nready] = g->sum[i].letter[l];
+            if (berth__plan_wait_ready(p, &v->jobs[job], 0, bound, &ready[nready]))
+                return BERTH_ENOMEM;
+            nready++;
+        }
+    int cut[2];
+    for (int i = 0; i < 2; i++)
+        if (!sum_dead(&g->sum[i], f, m, ready, size, nready, &cut[i]))
+            return 0;
+    sum_apply(p, &g->sum[0], cut[0]);
+    sum_apply(p, &g->sum[1], cut[1]);
+    berth__gavel_skipped++;
+    return 1;
 }
 
 /* Fills idle GPUs without preempting (see the top comment). */
@@ -751,8 +1048,14 @@ static int fill(struct gavel *g, const struct berth__view *v, struct berth__plan
     }
     if (!g->fill_ok && (rc = fill_lists(g, v)))
         return berth_err_set(err, rc, "gavel: out of memory");
-    /* the ranked entries, then every active job: those not pending (any more) are dropped */
-    size_t i = 0, w = 0;
+    if ((rc = fill_skip(g, v, p)) < 0)
+        return berth_err_set(err, rc, "gavel: out of memory");
+    size_t from = rc ? g->sum[1].n : 0;
+    if (!rc) /* the walk below drops entries anywhere */
+        sum_drop(g);
+    /* the ranked entries, then every active job: those not pending (any more) are dropped;
+     * after a skip only the jobs appended to fjob since its summary */
+    size_t i = rc ? g->nfent : 0, w = i;
     for (; i < g->nfent && idle(g, v); i++) {
         uint32_t e = g->fent[i], job = g->ent[e].job;
         if (v->jobs[job].state != BERTH_JOB_PENDING || g->pos[job] == NONE)
@@ -764,7 +1067,7 @@ static int fill(struct gavel *g, const struct berth__view *v, struct berth__plan
     }
     memmove(g->fent + w, g->fent + i, (g->nfent - i) * sizeof *g->fent);
     g->nfent = w + (g->nfent - i);
-    for (i = 0, w = 0; i < g->nfjob && idle(g, v); i++) {
+    for (i = from, w = from; i < g->nfjob && idle(g, v); i++) {
         uint32_t job = g->fjob[i];
         if (v->jobs[job].state != BERTH_JOB_PENDING || g->pos[job] == NONE)
             continue;
@@ -773,8 +1076,13 @@ static int fill(struct gavel *g, const struct berth__view *v, struct berth__plan
         if (!rc)
             g->fjob[w++] = job;
     }
+    int whole = i == g->nfjob; /* every entry kept is pending */
     memmove(g->fjob + w, g->fjob + i, (g->nfjob - i) * sizeof *g->fjob);
     g->nfjob = w + (g->nfjob - i);
+    if (g->sum[1].ok && whole) /* the kept new entries join the summary */
+        for (size_t x = from; x < w && g->sum[1].ok; x++)
+            if (sum_add(g, v, p, &g->sum[1], g->pos[g->fjob[x]]))
+                return berth_err_set(err, BERTH_ENOMEM, "gavel: out of memory");
     return 0;
 }
 
@@ -944,6 +1252,8 @@ static int gavel_plan(void *self, const struct berth__view *v, struct berth__pla
     g->changed |= v->narrived > 0 || v->nleft > 0;
     if (v->nrequeued) /* pending again: back into the fill's lists */
         g->fill_ok = 0;
+    if (v->nreestimated) /* patiences change */
+        sum_drop(g);
     mark_left(g, v);
     if ((g->round_passes || v->now >= g->next_round) && (rc = round_start(g, v, p, err)))
         return rc;
@@ -1031,6 +1341,9 @@ static void gavel_destroy(void *self)
     free(g->ent_tmp);
     free(g->fent);
     free(g->fjob);
+    for (int i = 0; i < 2; i++)
+        for (int c = 0; c < SUM_LETTERS; c++)
+            free(g->sum[i].word[c]);
     free(g->victims);
     free(g->vsort);
     free(g->key);

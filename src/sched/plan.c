@@ -4,6 +4,7 @@
 
 #include "model/alloc.h"
 #include "sched/plan.h"
+#include "sched/refuse.h"
 
 void berth__plan_init(struct berth__plan *p)
 {
@@ -250,65 +251,6 @@ static void mark_started(struct berth__plan *p, struct berth__job *j, int t)
     p->nrunning++;
 }
 
-/* The first server in buckets [lo, hi] (walked from lo towards hi) of type ty not among
- * taken[0..n), or -1. */
-static int32_t first_untaken(const struct berth_cluster *c, const struct berth__gputype *ty, int lo,
-                             int hi, const uint32_t *taken, int n)
-{
-    int step = lo <= hi ? 1 : -1;
-    for (int f = lo; f != hi + step; f += step)
-        for (int32_t s = ty->head[f]; s >= 0; s = c->srv[s].next) {
-            int k = 0;
-            while (k < n && taken[k] != (uint32_t)s)
-                k++;
-            if (k == n)
-                return s;
-        }
-    return -1;
-}
-
-/* Consolidate-or-wait without placing, where it refuses: a whole-GPU gang j that must be
- * spread on type t (no server holds it) under consolidate, with GPUs alone deciding room
- * (no CPU, memory or GPU memory). consolidate would take the emptiest servers whole and the
- * rest from the tightest server that holds it; when berth__plan_spread_pays then refuses,
- * the placement is given back, which leaves those servers at the heads of their buckets, in
- * that order, and nothing else changed. So: the same picks on the buckets as they are (the
- * servers taken whole drop out), the answer without them (it does not depend on them), and
- * on a refusal only the moves to the front. 1 refused (done), 0 place it for real (it starts,
- * or this case does not apply), -1 out of memory. */
-int berth__plan_no_unplaced; /* tests only: always place for real */
-
-static int refuse_unplaced(struct berth__plan *p, struct berth__job *j, int t)
-{
-    const struct berth_cluster *c = p->cluster;
-    const struct berth__gputype *ty = &c->types[t];
-    if (berth__plan_no_unplaced || !p->wait.tput || j->gpus <= 1 || j->single ||
-        berth__job_share(j) < 1000 || p->placement != BERTH_PLACE_CONSOLIDATE ||
-        p->place->ops->any_type || c->has_cpu_mem || c->has_gpu_mem ||
-        j->gpus > ty->max_per_server || ty->free < j->gpus ||
-        first_untaken(c, ty, j->gpus, ty->max_per_server, NULL, 0) >= 0)
-        return 0;
-    uint32_t pieces[BERTH_MAX_SERVER_GPUS];
-    int n = 0;
-    for (int32_t need = j->gpus; need > 0 && n < BERTH_MAX_SERVER_GPUS;) {
-        int32_t s = first_untaken(c, ty, need, ty->max_per_server, pieces, n); /* tightest */
-        if (s >= 0) {
-            pieces[n++] = (uint32_t)s;
-            break;
-        }
-        if ((s = first_untaken(c, ty, ty->max_per_server, 1, pieces, n)) < 0) /* emptiest */
-            return 0;
-        pieces[n++] = (uint32_t)s;
-        need -= c->srv[s].nfree;
-    }
-    int pays = berth__plan_spread_pays_unplaced(p, j, t);
-    if (pays != 0)
-        return pays < 0 ? -1 : 0;
-    for (int k = 0; k < n; k++)
-        berth__cluster_to_front(p->cluster, pieces[k]);
-    return 1;
-}
-
 /* Starts pending job ji on the first type of mask (in cluster order) where placement works. */
 static int start_in(struct berth__plan *p, uint32_t ji, uint64_t mask, struct berth_err *err)
 {
@@ -339,7 +281,7 @@ static int start_in(struct berth__plan *p, uint32_t ji, uint64_t mask, struct be
     for (size_t k = 0; k < p->cluster->ntypes && t < 0 && j->gpus; k++) {
         if ((mask && !(mask >> k & 1)) || !fits_type(p, j, (int)k))
             continue;
-        int refused = refuse_unplaced(p, j, (int)k);
+        int refused = berth__plan_start_refused_now(p, j, (int)k);
         if (refused) {
             p->nofit = BERTH_NOFIT_WAIT;
             return refused < 0 ? berth_err_set(err, BERTH_ENOMEM, "plan: out of memory")

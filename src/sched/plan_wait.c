@@ -32,6 +32,7 @@
 #include "model/alloc.h"
 #include "model/tput.h"
 #include "sched/plan.h"
+#include "sched/refuse.h"
 
 /* Microseconds of work left for job k at its one-server speed alone, from its estimate. */
 static double left_us(const struct berth__job *k, berth_us now)
@@ -239,6 +240,94 @@ int berth__plan_spread_pays(struct berth__plan *p, const struct berth__job *j, i
 int berth__plan_spread_pays_unplaced(struct berth__plan *p, const struct berth__job *j, int t)
 {
     return spread_pays(p, j, t, 0);
+}
+
+/* Whether a wait of w microseconds beats spreading: the test above. */
+static int wait_sooner(berth_us w, double tc, double spread)
+{
+    return (double)w + tc < spread;
+}
+
+/* The least w for which wait_sooner(w) fails (it is monotone in w: the sum rounds
+ * monotonically), by bisection from w near spread - tc; INT64_MAX when it holds for every
+ * wait up to 2^62 microseconds, INT64_MIN when for none from -2^62. */
+static berth_us least_wait(double tc, double spread)
+{
+    const berth_us lim = (berth_us)1 << 62;
+    if (wait_sooner(lim, tc, spread))
+        return INT64_MAX;
+    if (!wait_sooner(-lim, tc, spread))
+        return INT64_MIN;
+    berth_us lo = -lim, hi = lim; /* wait_sooner(lo), !wait_sooner(hi) */
+    double x = spread - tc;
+    if (x > (double)-lim && x < (double)lim) {
+        berth_us a = (berth_us)x - 2, b = (berth_us)x + 2;
+        if (wait_sooner(a, tc, spread) && !wait_sooner(b, tc, spread))
+            lo = a, hi = b;
+    }
+    while (hi - lo > 1) {
+        berth_us mid = lo + (hi - lo) / 2;
+        if (wait_sooner(mid, tc, spread))
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return hi;
+}
+
+berth_us berth__plan_wait_patience(const struct berth__plan *p, const struct berth__job *j, int t)
+{
+    const struct berth_cluster *c = p->cluster;
+    if (!p->wait.tput || !c->owner || j->cls < 0 || j->gpus <= 1 || berth__job_share(j) < 1000 ||
+        c->types[t].max_per_server < j->gpus)
+        return INT64_MIN;
+    int mt = p->wait.tput_type ? p->wait.tput_type[t] : -1;
+    if (mt < 0)
+        return INT64_MIN;
+    double r = berth__tput_spread_ratio(p->wait.tput, p->wait.spread, j->cls, mt, j->gpus);
+    if (!(r > 0 && r < 1))
+        return INT64_MIN;
+    double tc = left_us(j, p->now);
+    return least_wait(tc, tc / r);
+}
+
+int berth__plan_wait_ready(struct berth__plan *p, const struct berth__job *j, int t, berth_us bound,
+                           berth_us *wait)
+{
+    const struct berth_cluster *c = p->cluster;
+    struct berth__ready *rd = ready_of(p);
+    if (!rd)
+        return -1;
+    size_t gi = j->gpus < BERTH_MAX_SERVER_GPUS ? (size_t)j->gpus : BERTH_MAX_SERVER_GPUS;
+    uint32_t *wit = rd->witness[gi];
+    berth_us best = BERTH_TIME_NONE, at;
+    for (size_t i = 0; i < WITNESSES; i++) { /* the newest first */
+        uint32_t w = wit[(rd->wnext[gi] + WITNESSES - 1 - i) % WITNESSES];
+        if (w >= c->nsrv || c->srv[w].type != t)
+            continue;
+        rd->asked++;
+        if ((at = server_ready(p, rd, w, j)) != BERTH_TIME_NONE && at - p->now < bound) {
+            *wait = at - p->now;
+            return 0;
+        }
+    }
+    const struct berth__gputype *ty = &c->types[t];
+    for (int32_t f = 0; f <= ty->max_per_server; f++)
+        for (int32_t s = ty->head[f]; s >= 0; s = c->srv[s].next) {
+            rd->asked++;
+            if ((at = server_ready(p, rd, (uint32_t)s, j)) == BERTH_TIME_NONE)
+                continue;
+            if (at - p->now < bound) {
+                wit[rd->wnext[gi]] = (uint32_t)s;
+                rd->wnext[gi] = (uint8_t)((rd->wnext[gi] + 1) % WITNESSES);
+                *wait = at - p->now;
+                return 0;
+            }
+            if (best == BERTH_TIME_NONE || at - p->now < best)
+                best = at - p->now;
+        }
+    *wait = best;
+    return 0;
 }
 
 size_t berth__plan_wait_asked(const struct berth__plan *p)

@@ -4,7 +4,12 @@
  * runs at speed 1 on every type it may use). */
 #include "engine/engine.h"
 #include "model/tput.h"
+#include "overload.h"
 #include "simtest.h"
+#include "util/rng.h"
+
+extern int berth__gavel_no_fast;
+extern unsigned long long berth__gavel_fast_used, berth__gavel_skipped;
 
 struct want {
     const char *id;
@@ -362,6 +367,56 @@ static void fifo_gavel_type_choice(void)
     run_opts(fifo3, "gavel:8:8:4", &o, b, 3, 100, 100, 0, 0);
 }
 
+static const int gangs[10] = {1, 1, 2, 4, 4, 8, 8, 8, 3, 6};
+
+/* The fill's shortcut for starts consolidate-or-wait refuses (sched/refuse.h: the answer
+ * first, the refused start's bucket moves without the start) against trying every start
+ * (berth__gavel_no_fast): on overloaded workloads under the four policies, on one and two
+ * GPU types, every job must start, be preempted and end at the same times on as many
+ * servers. The runs must use the shortcut often; under best-fit it is never used. */
+static void fast_equals_plain(void)
+{
+    struct berth_tput *m = NULL;
+    struct berth_err err = {0};
+    CHECK_I64(berth_tput_builtin(&m, &err), 0);
+    if (!m)
+        return;
+    static const char *policies[] = {"gavel-max-min", "gavel-max-min-perf", "themis-ftf",
+                                     "gavel-fifo"};
+    static const char *clusters[] = {"6x8:v100", "4x8:v100,4x4:k80"};
+    unsigned long long used = 0, used_best_fit = 0, skipped = berth__gavel_skipped;
+    int runs = 0;
+    for (uint64_t seed = 1; seed <= 6; seed++)
+        for (int ci = 0; ci < 2; ci++) {
+            char *csv = overload_trace(seed, 300, m, ci == 1, gangs, 10);
+            for (int pi = 0; pi < 4; pi++) {
+                struct berth_sim_opts o;
+                berth_sim_opts_init(&o);
+                o.policy = policies[pi];
+                o.tput = m;
+                int best_fit = pi == 0 && seed == 1;
+                o.placement = best_fit ? "best-fit" : NULL;
+                unsigned long long before = berth__gavel_fast_used;
+                char what[96];
+                long long pre = 0;
+                snprintf(what, sizeof what, "%s, seed %llu", policies[pi],
+                         (unsigned long long)seed);
+                runs += overload_fast_vs_plain(csv, clusters[ci], &o, &berth__gavel_no_fast, 1,
+                                               what, &pre);
+                *(best_fit ? &used_best_fit : &used) += berth__gavel_fast_used - before;
+            }
+            free(csv);
+        }
+    CHECK_I64(runs, 48);
+    skipped = berth__gavel_skipped - skipped;
+    fprintf(stderr, "  %d runs, the shortcut answered %llu starts, %llu fills skipped\n", runs,
+            used, skipped);
+    CHECK(used > 1000);
+    CHECK(skipped > 100);
+    CHECK_I64(used_best_fit, 0);
+    berth_tput_free(m);
+}
+
 static const struct check_test tests[] = {
     {"max_min_three_jobs", max_min_three_jobs},
     {"fifo_three_jobs", fifo_three_jobs},
@@ -372,6 +427,7 @@ static const struct check_test tests[] = {
     {"two_types_no_moves", two_types_no_moves},
     {"heterogeneous_throughputs", heterogeneous_throughputs},
     {"generated_properties", generated_properties},
+    {"fast_equals_plain", fast_equals_plain},
 };
 
 CHECK_MAIN(tests)

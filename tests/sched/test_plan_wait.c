@@ -6,6 +6,7 @@
  * running jobs' ends in time order. */
 #include "model/tput.h"
 #include "plantest.h"
+#include "sched/refuse.h"
 
 #define SEC  BERTH_US_PER_S
 #define MAXJ 64
@@ -437,8 +438,6 @@ static void test_random_against_replay(void)
     CHECK(waited > 20 && started > 20); /* both answers were exercised */
 }
 
-extern int berth__plan_no_unplaced;
-
 /* The free-GPU buckets of type 0, in order, as text. */
 static void buckets(const struct berth_cluster *c, char *out, size_t cap)
 {
@@ -451,9 +450,10 @@ static void buckets(const struct berth_cluster *c, char *out, size_t cap)
 }
 
 /* A start that consolidate-or-wait refuses is decided without placing the gang
- * (plan.c's refuse_unplaced): on random states it answers as the placement does, and leaves
- * the buckets in the same order (the servers the placement would have taken and given back
- * at the heads of their buckets); a start it lets through is the placement's. */
+ * (berth__plan_start_refused_now, sched/plan_refuse.c): on random states it answers as the
+ * placement does, and leaves the buckets in the same order (the servers the placement would have
+ * taken and given back at the heads of their buckets); a start it lets through is the placement's.
+ */
 static void test_unplaced_matches_placed(void)
 {
     uint64_t x = 777;
