@@ -183,6 +183,12 @@ void berth__cluster_take_mask(struct berth_cluster *c, uint32_t s, uint64_t mask
     bucket_push(c, s);
 }
 
+void berth__cluster_to_front(struct berth_cluster *c, uint32_t s)
+{
+    bucket_unlink(c, s);
+    bucket_push(c, s);
+}
+
 static void give_free(struct berth_cluster *c, uint32_t s, uint64_t mask)
 {
     struct berth__server *v = &c->srv[s];

@@ -173,6 +173,10 @@ struct berth_cluster *berth__cluster_clone(const struct berth_cluster *c);
  * One bucket move per call, whatever the number of GPUs. */
 void berth__cluster_take_mask(struct berth_cluster *c, uint32_t s, uint64_t mask);
 void berth__cluster_give_mask(struct berth_cluster *c, uint32_t s, uint64_t mask);
+/* Moves server s to the head of its bucket, as a take and a give-back of the same GPUs
+ * would, and nothing else: its idle GPUs, owners and gen stay, so caches keyed by them (the
+ * wait rule's ends, the preemption summaries of sched/preempt_pick.c) stay valid. */
+void berth__cluster_to_front(struct berth_cluster *c, uint32_t s);
 /* Reserves wholly idle server s for its pool's owner (an inference pool that lends servers
  * to training): its GPUs leave the free state, so no placement sees them, and it counts in
  * reserved_gpus, not as busy with jobs. -1 (nothing changed) when s is reserved already or

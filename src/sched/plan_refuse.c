@@ -10,12 +10,15 @@
  * not on where the pieces went (a piece's GPUs count as idle for the gang's own wait, as
  * they were). When it refuses, the picks are worked out on the bucket heads without taking
  * anything (consolidate: the emptiest server whole, until the tightest holds what is left)
- * and each picked server is given nothing back, which moves it to its bucket's head as the
- * real give-back does. The servers' gen still changes (caches keyed by it are dropped, as
- * after the real start); CPU, memory, owners, masks and counts are as the real start leaves
- * them because it leaves them unchanged. The other placements, clusters with CPU, memory or
- * GPU memory limits (placement then skips servers), closed or held-out servers and trials
- * are not covered: the caller starts the job as usual. */
+ * and each picked server is moved to its bucket's head as the real take and give-back move
+ * it (berth__cluster_to_front). Nothing else changes, as the real start and give-back leave
+ * CPU, memory, owners, masks and counts as they were; not even the servers' gen, so the
+ * caches keyed by it (the wait rule's ends, FGD's fragmentation) and the preemption summaries
+ * fed by the cluster's change list stay valid, as they are for the state they describe. The
+ * other placements, clusters with CPU, memory or GPU memory limits (placement then skips
+ * servers), and closed or held-out servers are not covered: the caller starts the job as
+ * usual. berth__plan_start_refused (kept patience) also leaves out trials;
+ * berth__plan_start_refused_now works in them (the bucket moves are undo-logged). */
 #include <string.h>
 
 #include "model/alloc.h"
@@ -85,7 +88,7 @@ static void replay(struct berth_cluster *c, const struct berth__gputype *ty, int
     int32_t per[BERTH_MAX_SERVER_GPUS + 1];
     int32_t n = picks(c, ty, g, picked, per);
     for (int32_t i = 0; i < n; i++)
-        berth__cluster_give_mask(c, picked[i], 0);
+        berth__cluster_to_front(c, picked[i]);
 }
 
 int berth__plan_start_refused(struct berth__plan *p, const struct berth__job *j, int t,
@@ -215,5 +218,5 @@ void berth__plan_refused_alternating(struct berth__plan *p, int t, int32_t g1, i
         reverse_heads(acc, off, k1, max);
     /* each bucket's new first servers, pushed back last first */
     for (int32_t i = m; i-- > 0;)
-        berth__cluster_give_mask(c, ids[acc[i]], 0);
+        berth__cluster_to_front(c, ids[acc[i]]);
 }
