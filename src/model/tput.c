@@ -1,7 +1,11 @@
 /* The throughput model's storage and queries (see tput.h for the rules). Classes are found
  * by name through an open-addressing table, co-location pairs through another keyed by
  * (a, b, type); a class's measured points are few (Gavel: 4 gang sizes x 2 layouts per
- * type), so a rate query scans them. */
+ * type), so a rate query scans them, once: the answer is kept per (type, layout, gang) up
+ * to MEMO_GPUS GPUs. Policies ask for the same rates over and over (Gavel's fill asks for
+ * every pending job's at every round: a sixth of an overloaded gavel-max-min run was the
+ * scan). A point added or changed drops its class's answers. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -17,11 +21,17 @@ struct point {
     double rate;
 };
 
+#define MEMO_GPUS 64 /* gangs up to this size have their rates kept */
+
 struct tclass {
     const char *name;
     struct point *pts;
     size_t npts, cap;
     double spread_factor; /* 0 = not configured (1.0) */
+    /* rate_on's answers, [(type * 2 + spread) * (MEMO_GPUS + 1) + gpus], NaN = not asked
+     * yet, for the memo_types types there were when it was made; NULL = none */
+    double *memo;
+    size_t memo_types;
 };
 
 struct pair {
@@ -53,8 +63,10 @@ void berth_tput_free(struct berth_tput *m)
 {
     if (!m)
         return;
-    for (size_t i = 0; i < m->ncls; i++)
+    for (size_t i = 0; i < m->ncls; i++) {
         free(m->cls[i].pts);
+        free(m->cls[i].memo);
+    }
     free(m->cls);
     free(m->types);
     free(m->index);
@@ -171,6 +183,8 @@ int berth__tput_add_class(struct berth_tput *m, const char *name, int *c)
 int berth__tput_add_point(struct berth_tput *m, int c, int t, int32_t gpus, int spread, double rate)
 {
     struct tclass *k = &m->cls[c];
+    free(k->memo); /* its answers may change */
+    k->memo = NULL;
     for (size_t i = 0; i < k->npts; i++)
         if (k->pts[i].type == t && k->pts[i].gpus == gpus && k->pts[i].spread == !!spread) {
             k->pts[i].rate = rate;
@@ -220,7 +234,7 @@ int berth_tput_set_spread(struct berth_tput *m, const char *cls, double factor,
 /* The rate at gpus from the points of one (type, layout): linear between the measured
  * sizes around it, proportional to the gang outside them; 0 without points. Spread points
  * of one GPU are passed over (Gavel lists them, equal to the one-server rate). */
-static double rate_on(const struct tclass *k, int t, int spread, int32_t gpus)
+static double rate_scan(const struct tclass *k, int t, int spread, int32_t gpus)
 {
     const struct point *lo = NULL, *hi = NULL;
     for (size_t i = 0; i < k->npts; i++) {
@@ -244,13 +258,37 @@ static double rate_on(const struct tclass *k, int t, int spread, int32_t gpus)
     return 0.0;
 }
 
+/* rate_scan's answer, kept in class k's memo (made on the first question: the model is
+ * read by one thread at a time: a simulation, or berthd under its lock). */
+static double rate_on(const struct berth_tput *m, const struct tclass *kc, int t, int spread,
+                      int32_t gpus)
+{
+    struct tclass *k = (struct tclass *)kc; /* the memo only: m itself is never const */
+    if (gpus > MEMO_GPUS || t < 0)
+        return rate_scan(k, t, spread, gpus);
+    if (!k->memo && m->ntypes) {
+        size_t n = m->ntypes * 2 * (MEMO_GPUS + 1);
+        if ((k->memo = malloc(n * sizeof *k->memo))) {
+            for (size_t i = 0; i < n; i++)
+                k->memo[i] = NAN;
+            k->memo_types = m->ntypes;
+        }
+    }
+    if (!k->memo || (size_t)t >= k->memo_types)
+        return rate_scan(k, t, spread, gpus);
+    double *r = &k->memo[((size_t)t * 2 + (spread != 0)) * (MEMO_GPUS + 1) + (size_t)gpus];
+    if (isnan(*r))
+        *r = rate_scan(k, t, spread, gpus);
+    return *r;
+}
+
 double berth__tput_rate_sp(const struct berth_tput *m, const struct berth__spread *sp, int c, int t,
                            int32_t gpus, int spread)
 {
     if (c < 0 || (size_t)c >= m->ncls || t < 0 || gpus < 1)
         return 0.0;
     const struct tclass *k = &m->cls[c];
-    double alone = rate_on(k, t, 0, gpus);
+    double alone = rate_on(m, k, t, 0, gpus);
     /* a gang that cannot run on one server cannot run spread; one GPU is never spread */
     if (!spread || alone <= 0 || gpus == 1)
         return alone;
@@ -258,7 +296,7 @@ double berth__tput_rate_sp(const struct berth_tput *m, const struct berth__sprea
         return alone * k->spread_factor;
     if (sp && sp->factor > 0)
         return alone * sp->factor;
-    double r = !sp || sp->measured ? rate_on(k, t, 1, gpus) : 0;
+    double r = !sp || sp->measured ? rate_on(m, k, t, 1, gpus) : 0;
     return r > 0 ? r : alone;
 }
 
