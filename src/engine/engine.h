@@ -39,6 +39,7 @@ struct berth__engine {
     const struct berth_tput *tput; /* NULL: no throughput model */
     struct berth__spread spread;   /* how gangs across servers run (default: measured rates) */
     int spread_wait;    /* consolidate-or-wait in every plan (sched/plan_wait.c; default off) */
+    int stable_ends;    /* the executor moves running jobs' ends only with their GPUs (plan.h) */
     int16_t *tput_type; /* per cluster GPU type: the model's type, -1 */
     /* the jobs' progress metric, passed to policies in the view (NULL: none) */
     double (*metric)(void *ctx, const struct berth__job *j, berth_us now);
@@ -129,6 +130,14 @@ static inline void berth__engine_set_spread(struct berth__engine *e, const struc
 static inline void berth__engine_set_spread_wait(struct berth__engine *e, int on)
 {
     e->spread_wait = on;
+}
+
+/* The executor changes a running job's rate, work or progress only when it starts, stops,
+ * moves or resizes (the simulator without rounds that end early; never berthd, whose jobs
+ * report): the plan may then carry per-server expected ends from pass to pass. */
+static inline void berth__engine_set_stable_ends(struct berth__engine *e, int on)
+{
+    e->stable_ends = on;
 }
 
 static inline void berth__engine_set_infer_demand(struct berth__engine *e, int32_t servers)

@@ -51,6 +51,7 @@ int berth__plan_open(struct berth__plan *p, struct berth_cluster *c, struct bert
         return BERTH_ENOMEM;
     for (size_t i = old; i < p->touch_cap; i++)
         p->touch_of[i] = -1;
+    berth__plan_wait_forget(p, jobs, njobs); /* before the touched list goes */
     for (size_t i = 0; i < p->ntouched; i++)
         p->touch_of[p->touched[i].job] = -1;
     if (p->stamp_cap < c->nsrv) {

@@ -29,6 +29,10 @@ struct berth__plan_wait {
     const struct berth_tput *tput;
     const int16_t *tput_type; /* per cluster GPU type: the model's type, -1 */
     const struct berth__spread *spread;
+    /* a running whole-GPU job's expected end (now + work left / rate) moves between passes
+     * only by rounding unless GPUs are taken or given on a server of its: the executor
+     * changes its rate and progress only then (berth__engine_set_stable_ends) */
+    int stable_ends;
 };
 
 struct berth__plan {
@@ -95,8 +99,14 @@ int berth__plan_spread_pays(struct berth__plan *p, const struct berth__job *j, i
 int berth__plan_spread_pays_unplaced(struct berth__plan *p, const struct berth__job *j, int t);
 /* Frees what berth__plan_spread_pays keeps between calls (berth__plan_free calls it). */
 void berth__plan_wait_free(struct berth__plan *p);
+/* Drops the kept ends of the servers where the last pass's touched jobs (in jobs, as the
+ * executor left them) hold GPUs: a job resized or restored there runs at a new rate with no
+ * take or give on the servers it kept (berth__plan_open calls it). */
+void berth__plan_wait_forget(struct berth__plan *p, const struct berth__job *jobs, size_t njobs);
 /* How many servers berth__plan_spread_pays has asked when each is ready (for tests). */
 size_t berth__plan_wait_asked(const struct berth__plan *p);
+/* How many times it has read a server's running jobs for their ends (for tests). */
+size_t berth__plan_wait_reads(const struct berth__plan *p);
 /* A stateless placement by its enum berth_placement (not FGD, which keeps state), for
  * plans opened outside an engine (tests). */
 const struct berth__placement *berth__placement_stateless(int id);

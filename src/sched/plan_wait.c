@@ -27,6 +27,7 @@
  * from the fullest servers (43 servers a try, 62 % of an overloaded las run at 400,000 jobs).
  * Cost: O(GPUs of the type) per spread gang at most, only when the rule is on. Without the owner
  * map (a plan outside an engine, which turns it on) the gang starts. */
+#include <math.h>
 #include <stdlib.h>
 
 #include "model/alloc.h"
@@ -48,23 +49,53 @@ static berth_us end_of(const struct berth__job *k, berth_us now)
                        : now + (berth_us)left_us(k, now);
 }
 
+/* How far end_of(k, t) may be from end e = end_of(k, now) at any later t before it, the
+ * job's rate and progress as they are; -1 when e is no such bound (no rate: the estimate's
+ * end moves with now; an end due by now + tol: its work may have ended, when the end is now).
+ * Reckoned again, the end moves only by the rounding of the doubles: each of the four
+ * operations is off by at most 2^-53 of the largest magnitude B among work, done and the
+ * progress since progress_at (at most twice as large later, while the work is not done), over
+ * the rate, and the cast by 1 microsecond; so by 2 + 15 * 2^-53 * B / rate between two
+ * reckonings. tol is 4 + 1e-13 * B / rate, some 50 times that. */
+static berth_us end_tol(const struct berth__job *k, berth_us now, berth_us e)
+{
+    if (!(k->rate > 0))
+        return -1;
+    double b = fabs(k->work) + fabs(k->done) + fabs(k->rate * (double)(now - k->progress_at));
+    double tol = 4.0 + 1e-13 * b / k->rate;
+    if (!(tol < 1e12))
+        return -1; /* not finite, or too loose to decide anything */
+    berth_us t = (berth_us)tol + 1;
+    return e - t > now ? t : -1;
+}
+
 /* Per server, the expected ends of the running whole-GPU jobs on it, sorted: valid within
  * one pass (the jobs' rates hold) while the server's gen (every take and give) holds, so a
  * pass that retries many gangs reads each server's jobs once per change. A server with GPUs
- * of a gang being placed is not kept: the gang becomes running with no take of its own. */
+ * of a gang being placed is not kept: the gang becomes running with no take of its own.
+ *
+ * With stable ends (plan.h) an entry also serves later passes while its gen holds, as a
+ * bound: each end, reckoned again at a later now, moves only by rounding, at most tol[s]
+ * microseconds (end_tol), so a question whose answer is the same anywhere within tol of
+ * the kept end is answered from it, and only the others read the jobs again (in overload
+ * nine in ten of the ends read were the same ones as in the pass before, and reading them
+ * was a fifth of a las run). */
 #define WITNESSES 8
 
 struct berth__ready {
     berth_us *ends; /* stride per server */
+    berth_us *tol;  /* per server: how far its ends may be from a later pass's, -1: unknown */
     uint32_t *gen, *pass;
     uint8_t *n;
     size_t nsrv, stride;
+    const struct berth_cluster *cluster; /* the one it was made for */
     /* per gang size (the last entry for every larger one): the servers that last made such
      * a gang wait, newest at wnext - 1 (UINT32_MAX: none); gangs of different sizes wait for
      * different servers, and the one that decided last is often the one a start just took */
     uint32_t witness[BERTH_MAX_SERVER_GPUS + 1][WITNESSES];
     uint8_t wnext[BERTH_MAX_SERVER_GPUS + 1];
     size_t asked; /* servers asked so far (the tests count them) */
+    size_t reads; /* servers' jobs read (refresh) so far */
 };
 
 void berth__plan_wait_free(struct berth__plan *p)
@@ -72,11 +103,24 @@ void berth__plan_wait_free(struct berth__plan *p)
     if (!p->ready)
         return;
     free(p->ready->ends);
+    free(p->ready->tol);
     free(p->ready->gen);
     free(p->ready->pass);
     free(p->ready->n);
     free(p->ready);
     p->ready = NULL;
+}
+
+void berth__plan_wait_forget(struct berth__plan *p, const struct berth__job *jobs, size_t njobs)
+{
+    struct berth__ready *r = p->ready;
+    for (size_t i = 0; r && i < p->ntouched; i++) {
+        uint32_t x = p->touched[i].job;
+        const struct berth__job *k = x < njobs ? &jobs[x] : NULL;
+        for (int32_t g = 0; k && k->slots && k->gpus > 0 && g < k->gpus; g++)
+            if (k->slots[g].server < r->nsrv)
+                r->pass[k->slots[g].server] = 0;
+    }
 }
 
 /* The cache sized for the plan's cluster, or NULL when out of memory. */
@@ -85,22 +129,24 @@ static struct berth__ready *ready_of(struct berth__plan *p)
     const struct berth_cluster *c = p->cluster;
     size_t stride = (size_t)c->max_per_server, n = c->nsrv ? c->nsrv : 1;
     struct berth__ready *r = p->ready;
-    if (r && r->nsrv == n && r->stride == stride)
+    if (r && r->nsrv == n && r->stride == stride && r->cluster == c)
         return r;
     berth__plan_wait_free(p);
     if (!(r = calloc(1, sizeof *r)))
         return NULL;
     p->ready = r;
+    r->cluster = c;
     r->nsrv = n;
     r->stride = stride;
     for (size_t k = 0; k <= BERTH_MAX_SERVER_GPUS; k++)
         for (size_t i = 0; i < WITNESSES; i++)
             r->witness[k][i] = UINT32_MAX;
     r->ends = malloc(n * (stride ? stride : 1) * sizeof *r->ends);
+    r->tol = malloc(n * sizeof *r->tol);
     r->gen = calloc(n, sizeof *r->gen);
     r->pass = calloc(n, sizeof *r->pass); /* 0: no pass yet (an open makes pass >= 1) */
     r->n = calloc(n, sizeof *r->n);
-    if (!r->ends || !r->gen || !r->pass || !r->n) {
+    if (!r->ends || !r->tol || !r->gen || !r->pass || !r->n) {
         berth__plan_wait_free(p);
         return NULL;
     }
@@ -145,55 +191,102 @@ static int fits_now(const struct berth_cluster *c, const struct berth__job *j, i
     return 0;
 }
 
-/* When server s's idle GPUs first reach gang j's size, from the ends of the running jobs on
- * it (sorted, from the cache r); BERTH_TIME_NONE when they never do. */
-static berth_us server_ready(const struct berth__plan *p, struct berth__ready *r, uint32_t s,
-                             const struct berth__job *j)
+/* Reads the running jobs on server s into the cache r: their ends at this pass's now. */
+static void refresh(const struct berth__plan *p, struct berth__ready *r, uint32_t s)
 {
     const struct berth_cluster *c = p->cluster;
+    const struct berth__server *v = &c->srv[s];
+    berth_us *ends = r->ends + (size_t)s * r->stride, tol = 0;
+    int n = 0;
+    uint32_t prev = UINT32_MAX;
+    berth_us pe = 0;
+    int held = 0;
+    r->reads++;
+    for (uint32_t g = 0; g < v->ngpus; g++) {
+        uint32_t o = berth__gpu_owner(c, s, g);
+        if (!counts(p, o)) {
+            held |= o != UINT32_MAX; /* a gang being placed: it may start unseen */
+            continue;
+        }
+        /* a job's GPUs sit side by side: one end for a run of them */
+        berth_us e = pe;
+        if (o != prev) {
+            e = end_of(&p->jobs[o], p->now);
+            berth_us t = tol < 0 ? -1 : end_tol(&p->jobs[o], p->now, e);
+            tol = t < 0 ? -1 : t > tol ? t : tol;
+        }
+        int k = n++;
+        for (; k > 0 && ends[k - 1] > e; k--) /* insertion: at most 64 */
+            ends[k] = ends[k - 1];
+        ends[k] = e;
+        prev = o;
+        pe = e;
+    }
+    r->n[s] = (uint8_t)n;
+    r->pass[s] = held ? 0 : p->pass; /* kept only with no such gang on it */
+    r->gen[s] = v->gen;
+    r->tol[s] = p->wait.stable_ends ? tol : -1;
+}
+
+/* GPUs gang j lacks on server s now. */
+static int32_t lack_on(const struct berth_cluster *c, uint32_t s, const struct berth__job *j)
+{
     const struct berth__server *v = &c->srv[s];
     int32_t lack = j->gpus - (v->reserved ? 0 : v->nfree);
     for (uint32_t g = 0; g < v->ngpus; g++)
         lack -= berth__gpu_owner(c, s, g) == j->idx;
-    berth_us *ends = r->ends + (size_t)s * r->stride;
-    if (r->pass[s] != p->pass || r->gen[s] != v->gen) {
-        int n = 0;
-        uint32_t prev = UINT32_MAX;
-        berth_us pe = 0;
-        int held = 0;
-        for (uint32_t g = 0; g < v->ngpus; g++) {
-            uint32_t o = berth__gpu_owner(c, s, g);
-            if (!counts(p, o)) {
-                held |= o != UINT32_MAX; /* a gang being placed: it may start unseen */
-                continue;
-            }
-            /* a job's GPUs sit side by side: one end for a run of them */
-            berth_us e = o == prev ? pe : end_of(&p->jobs[o], p->now);
-            int k = n++;
-            for (; k > 0 && ends[k - 1] > e; k--) /* insertion: at most 64 */
-                ends[k] = ends[k - 1];
-            ends[k] = e;
-            prev = o;
-            pe = e;
-        }
-        r->n[s] = (uint8_t)n;
-        r->pass[s] = held ? 0 : p->pass; /* kept only with no such gang on it */
-        r->gen[s] = v->gen;
-    }
+    return lack;
+}
+
+/* When server s's idle GPUs first reach gang j's size, from the ends of the running jobs on
+ * it (sorted, from the cache r); BERTH_TIME_NONE when they never do. With bound set, an
+ * entry of an earlier pass may answer: the time is then within *bound of the one this pass
+ * would reckon (0: it is that one). */
+static berth_us ready_at(const struct berth__plan *p, struct berth__ready *r, uint32_t s,
+                         const struct berth__job *j, berth_us *bound)
+{
+    const struct berth__server *v = &p->cluster->srv[s];
+    int32_t lack = lack_on(p->cluster, s, j);
+    if (r->gen[s] != v->gen || r->pass[s] == 0 ||
+        (r->pass[s] != p->pass && (!bound || r->tol[s] < 0)))
+        refresh(p, r, s);
+    if (bound)
+        *bound = r->pass[s] == p->pass ? 0 : r->tol[s];
     if (lack <= 0) /* it holds the gang now (fits_now answered first) */
         return p->now;
     if (r->n[s] < lack)
         return BERTH_TIME_NONE; /* its other GPUs never free (fractional jobs, work outside) */
-    return ends[lack - 1];
+    return r->ends[(size_t)s * r->stride + (size_t)(lack - 1)];
 }
 
-/* Whether server s is ready for gang j soon enough that waiting for it beats spreading. */
+static berth_us server_ready(const struct berth__plan *p, struct berth__ready *r, uint32_t s,
+                             const struct berth__job *j)
+{
+    return ready_at(p, r, s, j, NULL);
+}
+
+/* Whether server s is ready for gang j soon enough that waiting for it beats spreading. The
+ * test is monotone in the time, so an end kept from an earlier pass decides when the test
+ * gives the same answer at both ends of its bound (and is due after now: a job whose work
+ * ended waits with its end at now). */
 static int ready_soon(const struct berth__plan *p, struct berth__ready *rd, uint32_t s,
                       const struct berth__job *j, double tc, double spread)
 {
-    berth_us at = server_ready(p, rd, s, j);
+    berth_us tol, at = ready_at(p, rd, s, j, &tol);
     rd->asked++;
-    return at != BERTH_TIME_NONE && (double)(at - p->now) + tc < spread;
+    if (at == BERTH_TIME_NONE)
+        return 0;
+    if (tol > 0) {
+        if (at - tol > p->now && (double)(at + tol - p->now) + tc < spread)
+            return 1;
+        if (at - tol > p->now && !((double)(at - tol - p->now) + tc < spread))
+            return 0;
+        refresh(p, rd, s); /* too close to call: this pass's ends */
+        at = server_ready(p, rd, s, j);
+        if (at == BERTH_TIME_NONE)
+            return 0;
+    }
+    return (double)(at - p->now) + tc < spread;
 }
 
 static int spread_pays(struct berth__plan *p, const struct berth__job *j, int t, int placed)
@@ -333,4 +426,9 @@ int berth__plan_wait_ready(struct berth__plan *p, const struct berth__job *j, in
 size_t berth__plan_wait_asked(const struct berth__plan *p)
 {
     return p->ready ? p->ready->asked : 0;
+}
+
+size_t berth__plan_wait_reads(const struct berth__plan *p)
+{
+    return p->ready ? p->ready->reads : 0;
 }

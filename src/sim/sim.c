@@ -474,6 +474,8 @@ int berth_sim_run(const struct berth_trace *t, const struct berth_cluster *c,
         goto done;
     berth__engine_set_spread(e, &tm.sp);
     berth__engine_set_spread_wait(e, tm.wait);
+    /* progress.c sets a rate at a start only; rounds that end early re-spread steps */
+    berth__engine_set_stable_ends(e, !tm.early);
     berth__engine_set_check(e, o->check_invariants);
     berth__engine_set_metric(e, berth__curve_job_metric, NULL); /* from the class's curve */
     snprintf(out->policy, sizeof out->policy, "%s", e->ops->name);

@@ -2,8 +2,9 @@
  * engine: golden cases worked out by hand (the first server of the gang's type to be ready,
  * the k-th earliest end on a server, GPUs that never free, a server that holds the gang now,
  * the tie that starts), the cases where the rule does not apply, the owner map the allocator
- * keeps for it (model/alloc.h), and random states against a brute-force replay of the
- * running jobs' ends in time order. */
+ * keeps for it (model/alloc.h), random states against a brute-force replay of the running
+ * jobs' ends in time order, and ends carried from pass to pass (stable ends) against ends
+ * read again at every pass. */
 #include "model/tput.h"
 #include "plantest.h"
 #include "sched/refuse.h"
@@ -120,7 +121,7 @@ static int pays(struct world *w, uint32_t i)
     CHECK_I64(berth__plan_open(&w->p, w->c, w->job, w->n, w->now,
                                berth__placement_stateless(BERTH_PLACE_CONSOLIDATE), 1, 0),
               0);
-    w->p.wait = (struct berth__plan_wait){w->m, w->tput_type, &w->sp};
+    w->p.wait = (struct berth__plan_wait){w->m, w->tput_type, &w->sp, 0};
     return berth__plan_spread_pays(&w->p, &w->job[i], 0);
 }
 
@@ -438,6 +439,198 @@ static void test_random_against_replay(void)
     CHECK(waited > 20 && started > 20); /* both answers were exercised */
 }
 
+/* berth__plan_spread_pays_unplaced for pending job i (holding no GPUs) on type 0 in plan q,
+ * opened at now with stable ends on or off (the cache q keeps from earlier passes stays). A
+ * server holding GPUs of a gang being placed is read at every question, so these ask about
+ * gangs not placed, as berth__plan_start_refused_now does. */
+static int pays_in(struct world *w, struct berth__plan *q, uint32_t i, int stable)
+{
+    CHECK_I64(berth__plan_open(q, w->c, w->job, w->n, w->now,
+                               berth__placement_stateless(BERTH_PLACE_CONSOLIDATE), 1, 0),
+              0);
+    q->wait = (struct berth__plan_wait){w->m, w->tput_type, &w->sp, stable};
+    return berth__plan_spread_pays_unplaced(q, &w->job[i], 0);
+}
+
+/* Stable ends carry a server's ends to later passes as bounds. The gang j (4 GPUs, not
+ * placed); A (0:0 0:1, two GPUs idle beside it) ends at 700 s by its rate, server 1 at
+ * 1500 s, server 2 at 5000 s: W = 700 s - now. At 100 s, E = 1000 waits (600 + 1000 <
+ * 2000): the scan reads the three servers. At 300 s the same question (400 + 1000 < 2000)
+ * is answered from server 0's kept end, far from the threshold: no read. A gang with E a few
+ * microseconds from W (waits by 3 us; the tie, which starts) is within the bound of the kept
+ * end: the end is read again, and the answer is this pass's (the tie then scans on, and the
+ * other servers' kept ends, far off, answer without a read). Without stable ends every pass
+ * reads the witness again. */
+static void test_carried_bound_decides(void)
+{
+    struct world w;
+    if (world_open(&w, "3x4:v100"))
+        return;
+    uint32_t j = add_job(&w, 4, 1000, NULL);
+    add_running(&w, 2, "0:0 0:1", 600, 0);
+    add_running(&w, 4, "1:0 1:1 1:2 1:3", 1400, 0);
+    add_running(&w, 4, "2:0 2:1 2:2 2:3", 4900, 0);
+    CHECK_I64(pays_in(&w, &w.p, j, 1), 0);
+    size_t reads = berth__plan_wait_reads(&w.p);
+    CHECK_I64(reads, 3);
+    w.now = 300 * SEC;
+    CHECK_I64(pays_in(&w, &w.p, j, 1), 0);
+    CHECK_I64(berth__plan_wait_reads(&w.p), (int64_t)reads); /* the witness's kept end */
+    w.now = 300 * SEC + 1;                                   /* a new pass, the same ends */
+    w.job[j].est_us = 400 * SEC + 2;
+    w.job[j].work = (double)w.job[j].est_us;
+    CHECK_I64(pays_in(&w, &w.p, j, 1), 0); /* 399.999999 + 400.000002 < 800.000004 */
+    CHECK_I64(berth__plan_wait_reads(&w.p), (int64_t)reads + 1);
+    w.now = 300 * SEC + 2;
+    w.job[j].est_us = 400 * SEC - 2; /* 399.999998 + 399.999998 = 799.999996: the tie */
+    w.job[j].work = (double)w.job[j].est_us;
+    CHECK_I64(pays_in(&w, &w.p, j, 1), 1);
+    CHECK_I64(berth__plan_wait_reads(&w.p), (int64_t)reads + 2);
+    /* stable ends off: the same questions read the ends again at every pass */
+    struct berth__plan q;
+    berth__plan_init(&q);
+    w.job[j].est_us = 1000 * SEC;
+    w.job[j].work = (double)w.job[j].est_us;
+    for (int k = 0; k < 3; k++) {
+        w.now = (300 + k) * SEC;
+        CHECK_I64(pays_in(&w, &q, j, 0), 0);
+        CHECK_I64(berth__plan_wait_reads(&q), 3 + k); /* the scan, then the witness */
+    }
+    berth__plan_free(&q);
+    world_close(&w);
+}
+
+/* A job the last pass touched (started, resized, restored) may run at a new rate on a server
+ * whose gen did not move: its servers' kept ends are dropped at the next open. A (0:0 0:1)
+ * ends at 700 s and makes j wait at 100 s; the pass touches A, whose executor then halves
+ * and halves again its rate (its end moves to 2500 s): at 101 s no server is ready soon
+ * enough (server 1: 1399 + 1000 >= 2000) and j starts. */
+static void test_touched_job_forgotten(void)
+{
+    struct world w;
+    if (world_open(&w, "3x4:v100"))
+        return;
+    uint32_t j = add_job(&w, 4, 1000, NULL);
+    uint32_t a = add_running(&w, 2, "0:0 0:1", 600, 0);
+    add_running(&w, 4, "1:0 1:1 1:2 1:3", 1400, 0);
+    add_running(&w, 4, "2:0 2:1 2:2 2:3", 4900, 0);
+    CHECK_I64(pays_in(&w, &w.p, j, 1), 0);
+    CHECK_I64(berth__plan_touch(&w.p, a), 0);
+    w.job[a].rate = 0.25;
+    w.now = 101 * SEC;
+    CHECK_I64(pays_in(&w, &w.p, j, 1), 1);
+    world_close(&w);
+}
+
+/* Running job k's end at now by its rate, as plan_wait.c reckons it. */
+static berth_us end_by_rate(const struct berth__job *k, berth_us now)
+{
+    return k->rate > 0 ? now + (berth_us)((k->work - berth__job_done(k, now)) / k->rate)
+                       : BERTH_TIME_NONE;
+}
+
+/* Random states carried over passes: running jobs at uneven rates with work done (so their
+ * ends round differently at each now), time moving on by a microsecond to hours (past some
+ * ends: a job whose work ended waits with its end at now), now and then a job ending (its
+ * GPUs given back), and gangs whose estimates sit a few microseconds either side of their
+ * wait (the cases a bound cannot decide). The plan that carries its ends answers as a plan
+ * that reads every end again, and reads fewer. */
+static void test_carried_matches_fresh(void)
+{
+    static const double rates[] = {1.0 / 7.0, 0.3, 1.0 / 3.0, 0.1, 3.7, 1e-3};
+    uint64_t x = 4242;
+    size_t carried_reads = 0, fresh_reads = 0;
+    int waited = 0, started = 0, close = 0, drifted = 0;
+    for (int round = 0; round < 150; round++) {
+        struct world w;
+        if (world_open(&w, "6x4:v100"))
+            return;
+        for (uint32_t s = 0; s < 6; s++)
+            for (int g = 0; g < 4;) {
+                int n = 1 + RND(3);
+                if (g + n > 4)
+                    n = 4 - g;
+                char at[64] = "";
+                size_t o = 0;
+                for (int k = 0; k < n; k++)
+                    o += (size_t)snprintf(at + o, sizeof at - o, "%u:%d ", s, g + k);
+                if (RND(3) != 0 && w.n < MAXJ - 4) {
+                    uint32_t i = add_running(&w, n, at, 100.0 * (1 + RND(50)), 0);
+                    struct berth__job *k = &w.job[i];
+                    k->rate = rates[RND(6)];
+                    if (RND(2)) { /* any end */
+                        double big = (double)(1 + RND(1000000)) * 1e4;
+                        k->work = big + RND(1000) / 7.0;
+                        k->done = k->work * RND(90) / 100.0;
+                        k->progress_at = w.now - RND(1000) * SEC;
+                    } else { /* an end on a whole microsecond, reckoned a hair either side */
+                        k->work = (double)(1 + RND(5000)) * 1000.0;
+                        k->done = 0;
+                        k->progress_at = w.now - RND(1000);
+                    }
+                }
+                g += n;
+            }
+        /* pending gangs of 2..4 GPUs, not placed */
+        uint32_t gang[3];
+        int ngang = 3;
+        for (int t = 0; t < ngang; t++) {
+            int32_t g = 2 + RND(3);
+            gang[t] = add_job(&w, g, 100.0 * (1 + RND(30)), NULL);
+        }
+        struct berth__plan fresh;
+        berth__plan_init(&fresh);
+        berth_us first_end[MAXJ];
+        for (uint32_t i = 0; i < w.n; i++)
+            first_end[i] = end_by_rate(&w.job[i], w.now);
+        for (int pass = 0; pass < 8; pass++) {
+            for (uint32_t i = 0; i < w.n; i++) /* ends that rounded otherwise than at first */
+                drifted += w.job[i].state == BERTH_JOB_RUNNING && w.job[i].rate > 0 &&
+                           end_by_rate(&w.job[i], w.now) > w.now &&
+                           end_by_rate(&w.job[i], w.now) != first_end[i];
+            if (pass) { /* time moves on; sometimes a running job ends */
+                static const berth_us steps[] = {1, 7, SEC, 60 * SEC, 600 * SEC, 7200 * SEC};
+                w.now += steps[RND(6)];
+                uint32_t i = (uint32_t)RND((int)w.n);
+                if (RND(4) == 0 && w.job[i].state == BERTH_JOB_RUNNING) {
+                    berth__alloc_give(w.c, &w.job[i]);
+                    w.job[i].state = BERTH_JOB_DONE;
+                }
+            }
+            for (int t = 0; t < ngang; t++) {
+                struct berth__job *jg = &w.job[gang[t]];
+                if (RND(2)) { /* a few microseconds from its wait, when it has one */
+                    berth_us wait = BERTH_TIME_NONE;
+                    CHECK_I64(pays_in(&w, &fresh, gang[t], 0) >= 0, 1);
+                    CHECK_I64(berth__plan_wait_ready(&fresh, jg, 0, 0, &wait), 0);
+                    if (wait != BERTH_TIME_NONE && wait > 10) {
+                        jg->est_us = wait + RND(7) - 3; /* waits iff wait < E */
+                        jg->work = (double)jg->est_us;
+                        close++;
+                    }
+                }
+                size_t f0 = berth__plan_wait_reads(&fresh), c0 = berth__plan_wait_reads(&w.p);
+                int want = pays_in(&w, &fresh, gang[t], 0), got = pays_in(&w, &w.p, gang[t], 1);
+                fresh_reads += berth__plan_wait_reads(&fresh) - f0;
+                carried_reads += berth__plan_wait_reads(&w.p) - c0;
+                if (got != want)
+                    fprintf(stderr, "  round %d pass %d gang %d: carried %d, fresh %d\n", round,
+                            pass, t, got, want);
+                CHECK_I64(got, want);
+                waited += want == 0;
+                started += want == 1;
+            }
+        }
+        berth__plan_free(&fresh);
+        world_close(&w);
+    }
+    CHECK(waited > 50 && started > 50 && close > 50);
+    CHECK(drifted > 50); /* ends that a later pass rounds otherwise were among them */
+    CHECK(carried_reads < fresh_reads); /* the kept ends answered some */
+    if (carried_reads >= fresh_reads)
+        fprintf(stderr, "  reads: carried %zu, fresh %zu\n", carried_reads, fresh_reads);
+}
+
 /* The free-GPU buckets of type 0, in order, as text. */
 static void buckets(const struct berth_cluster *c, char *out, size_t cap)
 {
@@ -496,7 +689,7 @@ static void test_unplaced_matches_placed(void)
             CHECK_I64(berth__plan_open(&w.p, c, w.job, w.n, w.now,
                                        berth__placement_stateless(BERTH_PLACE_CONSOLIDATE), 1, 0),
                       0);
-            w.p.wait = (struct berth__plan_wait){w.m, w.tput_type, &w.sp};
+            w.p.wait = (struct berth__plan_wait){w.m, w.tput_type, &w.sp, 0};
             rc[way] = berth__plan_start(&w.p, j, &err);
             buckets(c, b[way], sizeof b[way]);
             memcpy(got[way], w.job[j].slots, (size_t)w.job[j].gpus * sizeof *got[way]);
@@ -526,6 +719,9 @@ static const struct check_test tests[] = {
     {"owner_map", test_owner_map},
     {"random_against_replay", test_random_against_replay},
     {"unplaced_matches_placed", test_unplaced_matches_placed},
+    {"carried_bound_decides", test_carried_bound_decides},
+    {"carried_matches_fresh", test_carried_matches_fresh},
+    {"touched_job_forgotten", test_touched_job_forgotten},
 };
 
 CHECK_MAIN(tests)
