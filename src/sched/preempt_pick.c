@@ -301,12 +301,25 @@ static int summarise(struct berth__ppick *pp, uint32_t s, berth_us now)
             pp->cls[pp->cc[at]].slope == list[k].slope &&
             pp->heaps[gi][pp->cc[at]].a[pp->hp[at]].rank == list[k].rank)
             continue; /* the same line: its place in the heap stands */
+        int self = v->ngpus && v->nfree >= pp->g[gi];
+        if (!self && k >= 0 && old != NONE && old != SELF &&
+            pp->cls[pp->cc[at]].slope == list[k].slope) {
+            /* a new line of the same class: moved in place, one sift instead of a removal
+             * and a push (the heap's top, and alone's answer, depend only on its entries) */
+            struct heap *h = &pp->heaps[gi][pp->cc[at]];
+            size_t i = pp->hp[at];
+            pp->cj[at] = list[k].job;
+            eset(pp, gi, h, i, (struct ent){list[k].rank, list[k].job, s});
+            eup(pp, gi, h, i);
+            edown(pp, gi, h, pp->hp[at]);
+            continue;
+        }
         if (old == SELF)
             pp->nself[gi]--;
         else if (old != NONE)
             heap_remove(pp, gi, &pp->heaps[gi][pp->cc[at]], pp->hp[at]);
         pp->cj[at] = NONE;
-        if (v->ngpus && v->nfree >= pp->g[gi]) {
+        if (self) {
             pp->cj[at] = SELF;
             pp->nself[gi]++;
         } else if (k >= 0) {
