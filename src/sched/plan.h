@@ -99,9 +99,10 @@ int berth__plan_spread_pays(struct berth__plan *p, const struct berth__job *j, i
 int berth__plan_spread_pays_unplaced(struct berth__plan *p, const struct berth__job *j, int t);
 /* Frees what berth__plan_spread_pays keeps between calls (berth__plan_free calls it). */
 void berth__plan_wait_free(struct berth__plan *p);
-/* Drops the kept ends of the servers where the last pass's touched jobs (in jobs, as the
- * executor left them) hold GPUs: a job resized or restored there runs at a new rate with no
- * take or give on the servers it kept (berth__plan_open calls it). */
+/* Drops the kept ends of the servers where the last pass's touched jobs that were running
+ * when it opened (in jobs, as the executor left them) hold GPUs: a job resized or restored
+ * there runs at a new rate with no take or give on the servers it kept (berth__plan_open
+ * calls it). */
 void berth__plan_wait_forget(struct berth__plan *p, const struct berth__job *jobs, size_t njobs);
 /* How many servers berth__plan_spread_pays has asked when each is ready (for tests). */
 size_t berth__plan_wait_asked(const struct berth__plan *p);

@@ -116,7 +116,9 @@ void berth__plan_wait_forget(struct berth__plan *p, const struct berth__job *job
     struct berth__ready *r = p->ready;
     for (size_t i = 0; r && i < p->ntouched; i++) {
         uint32_t x = p->touched[i].job;
-        const struct berth__job *k = x < njobs ? &jobs[x] : NULL;
+        /* one that was not running took every GPU it holds in the pass: those servers' gen
+         * moved, and while it was being placed there they were not kept */
+        const struct berth__job *k = x < njobs && p->touched[i].was_running ? &jobs[x] : NULL;
         for (int32_t g = 0; k && k->slots && k->gpus > 0 && g < k->gpus; g++)
             if (k->slots[g].server < r->nsrv)
                 r->pass[k->slots[g].server] = 0;
