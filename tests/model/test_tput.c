@@ -120,6 +120,79 @@ static void test_interpolation(void)
     berth_tput_free(m);
 }
 
+/* A class keeps the rates it was asked for: asked again, a random model answers as it did
+ * the first time (a scan of its points); a point added or changed afterwards, or a type
+ * added, answers as a model built with it from the start; gangs above 64 GPUs (not kept)
+ * too. */
+static void test_kept_rates_follow_points(void)
+{
+    uint64_t x = 99;
+#define RNDT(n) ((int)((x = x * 6364136223846793005ULL + 1442695040888963407ULL) >> 33) % (n))
+    for (int round = 0; round < 50; round++) {
+        struct berth_tput *m = berth__tput_new(), *fresh = berth__tput_new();
+        CHECK(m != NULL && fresh != NULL);
+        int t[3], c, tf[3], cf;
+        static const char *types[] = {"v100", "p100", "k80"};
+        for (int i = 0; i < 2; i++) {
+            CHECK_I64(berth__tput_add_type(m, types[i], &t[i]), 0);
+            CHECK_I64(berth__tput_add_type(fresh, types[i], &tf[i]), 0);
+        }
+        CHECK_I64(berth__tput_add_class(m, "a", &c), 0);
+        CHECK_I64(berth__tput_add_class(fresh, "a", &cf), 0);
+        struct {
+            int ty, spread;
+            int32_t gpus;
+            double rate;
+        } pts[12]; /* every point given to m, in order (the fresh model gets them all) */
+        int np = 0;
+        for (int i = 0; i < 6; i++, np++) {
+            pts[np].ty = RNDT(2);
+            pts[np].spread = RNDT(2);
+            pts[np].gpus = 1 << RNDT(4);
+            pts[np].rate = 1 + RNDT(1000) / 10.0;
+        }
+        for (int i = 0; i < np; i++)
+            CHECK_I64(
+                berth__tput_add_point(m, c, t[pts[i].ty], pts[i].gpus, pts[i].spread, pts[i].rate),
+                0);
+        double first[2][2][70];
+        for (int ty = 0; ty < 2; ty++)
+            for (int sp = 0; sp < 2; sp++)
+                for (int32_t g = 1; g < 70; g++)
+                    first[ty][sp][g] = berth__tput_rate(m, c, t[ty], g, sp);
+        for (int ty = 0; ty < 2; ty++) /* asked again: what it answered */
+            for (int sp = 0; sp < 2; sp++)
+                for (int32_t g = 1; g < 70; g++)
+                    CHECK_DBL(berth__tput_rate(m, c, t[ty], g, sp), first[ty][sp][g], 0);
+        /* a third type, the first point changed and a new one, then every rate as a fresh
+         * model's */
+        CHECK_I64(berth__tput_add_type(m, types[2], &t[2]), 0);
+        CHECK_I64(berth__tput_add_type(fresh, types[2], &tf[2]), 0);
+        pts[np] = pts[0];
+        pts[np++].rate += 7;
+        pts[np].ty = RNDT(3);
+        pts[np].spread = 0;
+        pts[np].gpus = 3;
+        pts[np++].rate = 2.5;
+        for (int i = np - 2; i < np; i++)
+            CHECK_I64(
+                berth__tput_add_point(m, c, t[pts[i].ty], pts[i].gpus, pts[i].spread, pts[i].rate),
+                0);
+        for (int i = 0; i < np; i++)
+            CHECK_I64(berth__tput_add_point(fresh, cf, tf[pts[i].ty], pts[i].gpus, pts[i].spread,
+                                            pts[i].rate),
+                      0);
+        for (int ty = 0; ty < 3; ty++)
+            for (int sp = 0; sp < 2; sp++)
+                for (int32_t g = 1; g < 70; g++)
+                    CHECK_DBL(berth__tput_rate(m, c, t[ty], g, sp),
+                              berth__tput_rate(fresh, cf, tf[ty], g, sp), 0);
+        berth_tput_free(m);
+        berth_tput_free(fresh);
+    }
+#undef RNDT
+}
+
 static void test_spread(void)
 {
     int x, y, v100, k80;
@@ -725,6 +798,7 @@ static void test_gavel_trace_rule(void)
 
 static const struct check_test tests[] = {
     {"interpolation", test_interpolation},
+    {"kept_rates_follow_points", test_kept_rates_follow_points},
     {"spread", test_spread},
     {"zero_points", test_zero_points},
     {"names", test_names},
