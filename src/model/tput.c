@@ -5,6 +5,7 @@
  * to MEMO_GPUS GPUs. Policies ask for the same rates over and over (Gavel's fill asks for
  * every pending job's at every round: a sixth of an overloaded gavel-max-min run was the
  * scan). A point added or changed drops its class's answers. */
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -248,14 +249,23 @@ static double rate_scan(const struct tclass *k, int t, int spread, int32_t gpus)
         if (p->gpus > gpus && (!hi || p->gpus < hi->gpus))
             hi = p;
     }
-    if (lo && hi)
-        return lo->rate +
-               (hi->rate - lo->rate) * (double)(gpus - lo->gpus) / (double)(hi->gpus - lo->gpus);
-    if (lo)
-        return lo->rate * (double)gpus / (double)lo->gpus;
-    if (hi)
-        return hi->rate * (double)gpus / (double)hi->gpus;
-    return 0.0;
+    /* the products first, as always (the same bits); where one overflows (a rate near the
+     * largest double: any number >= 0 loads) the ratio first, and past the largest double
+     * the largest double: every rate stays finite */
+    double r;
+    if (lo && hi) {
+        double d = hi->rate - lo->rate,
+               f = (double)(gpus - lo->gpus) / (double)(hi->gpus - lo->gpus);
+        r = lo->rate + d * (double)(gpus - lo->gpus) / (double)(hi->gpus - lo->gpus);
+        r = isfinite(r) ? r : lo->rate + d * f;
+    } else if (lo || hi) {
+        const struct point *q = lo ? lo : hi;
+        r = q->rate * (double)gpus / (double)q->gpus;
+        r = isfinite(r) ? r : q->rate * ((double)gpus / (double)q->gpus);
+    } else {
+        return 0.0;
+    }
+    return isfinite(r) ? r : DBL_MAX;
 }
 
 /* rate_scan's answer, kept in class k's memo (made on the first question: the model is

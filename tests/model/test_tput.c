@@ -3,6 +3,7 @@
  * between, above and below measured gang sizes, spread rates, pairs; small Gavel and Lucid
  * files, good and bad, with their exact messages; Gavel's and Lucid's real files from
  * $BERTH_SHARED; the catalog against Gavel's file, figure by figure. */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -191,6 +192,32 @@ static void test_kept_rates_follow_points(void)
         berth_tput_free(fresh);
     }
 #undef RNDT
+}
+
+/* Rates near the largest double (any number >= 0 loads): what the rule gives, computed
+ * without overflowing, and past the largest double the largest double (found by
+ * fuzz_tput-gavel: ('x', 10000) at 1e308 gave inf at 2 GPUs). */
+static void test_huge_rates(void)
+{
+    struct berth_tput *m = berth__tput_new();
+    int t, a, b, c;
+    CHECK(m != NULL);
+    CHECK_I64(berth__tput_add_type(m, "v100", &t), 0);
+    CHECK_I64(berth__tput_add_class(m, "a", &a), 0);
+    CHECK_I64(berth__tput_add_class(m, "b", &b), 0);
+    CHECK_I64(berth__tput_add_class(m, "c", &c), 0);
+    CHECK_I64(berth__tput_add_point(m, a, t, 10000, 0, 1e308), 0);
+    CHECK_DBL(berth__tput_rate(m, a, t, 2, 0), 2e304, 1e290); /* below the smallest */
+    CHECK_I64(berth__tput_add_point(m, b, t, 1, 0, 1e308), 0);
+    CHECK_DBL(berth__tput_rate(m, b, t, 17, 0), DBL_MAX, 0); /* above: saturates */
+    CHECK_I64(berth__tput_add_point(m, c, t, 1, 0, 0), 0);
+    CHECK_I64(berth__tput_add_point(m, c, t, 10001, 0, 1e308), 0);
+    CHECK_DBL(berth__tput_rate(m, c, t, 5001, 0), 5e307, 1e294); /* between */
+    for (int32_t g = 1; g <= 20000; g += 7) {
+        double r = berth__tput_rate(m, c, t, g, 0);
+        CHECK(isfinite(r) && r >= 0);
+    }
+    berth_tput_free(m);
 }
 
 static void test_spread(void)
@@ -799,6 +826,7 @@ static void test_gavel_trace_rule(void)
 static const struct check_test tests[] = {
     {"interpolation", test_interpolation},
     {"kept_rates_follow_points", test_kept_rates_follow_points},
+    {"huge_rates", test_huge_rates},
     {"spread", test_spread},
     {"zero_points", test_zero_points},
     {"names", test_names},
