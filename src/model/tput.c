@@ -254,10 +254,10 @@ static double rate_scan(const struct tclass *k, int t, int spread, int32_t gpus)
      * the largest double: every rate stays finite */
     double r;
     if (lo && hi) {
-        double d = hi->rate - lo->rate,
-               f = (double)(gpus - lo->gpus) / (double)(hi->gpus - lo->gpus);
-        r = lo->rate + d * (double)(gpus - lo->gpus) / (double)(hi->gpus - lo->gpus);
-        r = isfinite(r) ? r : lo->rate + d * f;
+        double d = hi->rate - lo->rate, x = (double)(gpus - lo->gpus),
+               y = (double)(hi->gpus - lo->gpus);
+        r = lo->rate + d * x / y;
+        r = isfinite(r) ? r : lo->rate + d * (x / y);
     } else if (lo || hi) {
         const struct point *q = lo ? lo : hi;
         r = q->rate * (double)gpus / (double)q->gpus;
@@ -274,7 +274,7 @@ static double rate_on(const struct berth_tput *m, const struct tclass *kc, int t
                       int32_t gpus)
 {
     struct tclass *k = (struct tclass *)kc; /* the memo only: m itself is never const */
-    if (gpus > MEMO_GPUS || t < 0)
+    if (gpus > MEMO_GPUS) /* (t >= 0 and gpus >= 1: berth__tput_rate_sp checked) */
         return rate_scan(k, t, spread, gpus);
     if (!k->memo && m->ntypes) {
         size_t n = m->ntypes * 2 * (MEMO_GPUS + 1);

@@ -240,25 +240,32 @@ static int32_t lack_on(const struct berth_cluster *c, uint32_t s, const struct b
     return lack;
 }
 
-/* When server s's idle GPUs first reach gang j's size, from the ends of the running jobs on
- * it (sorted, from the cache r); BERTH_TIME_NONE when they never do. With bound set, an
- * entry of an earlier pass may answer: the time is then within *bound of the one this pass
- * would reckon (0: it is that one). */
-static berth_us ready_at(const struct berth__plan *p, struct berth__ready *r, uint32_t s,
-                         const struct berth__job *j, berth_us *bound)
+/* When server s's idle GPUs first reach a gang that lacks `lack` GPUs there, from its
+ * cached ends (sorted); BERTH_TIME_NONE when they never do. */
+static berth_us cached_ready(const struct berth__plan *p, const struct berth__ready *r, uint32_t s,
+                             int32_t lack)
 {
-    const struct berth__server *v = &p->cluster->srv[s];
-    int32_t lack = lack_on(p->cluster, s, j);
-    if (r->gen[s] != v->gen || r->pass[s] == 0 ||
-        (r->pass[s] != p->pass && (!bound || r->tol[s] < 0)))
-        refresh(p, r, s);
-    if (bound)
-        *bound = r->pass[s] == p->pass ? 0 : r->tol[s];
     if (lack <= 0) /* it holds the gang now (fits_now answered first) */
         return p->now;
     if (r->n[s] < lack)
         return BERTH_TIME_NONE; /* its other GPUs never free (fractional jobs, work outside) */
     return r->ends[(size_t)s * r->stride + (size_t)(lack - 1)];
+}
+
+/* When server s's idle GPUs first reach gang j's size, from the ends of the running jobs on
+ * it (read into the cache r when its entry does not serve); BERTH_TIME_NONE when they never
+ * do. With bound set, an entry of an earlier pass may answer: the time is then within *bound
+ * of the one this pass would reckon (0: it is that one). */
+static berth_us ready_at(const struct berth__plan *p, struct berth__ready *r, uint32_t s,
+                         const struct berth__job *j, berth_us *bound)
+{
+    int kept = r->gen[s] == p->cluster->srv[s].gen && r->pass[s] != 0 &&
+               (r->pass[s] == p->pass || (bound && r->tol[s] >= 0));
+    if (!kept)
+        refresh(p, r, s);
+    if (bound)
+        *bound = kept && r->pass[s] != p->pass ? r->tol[s] : 0;
+    return cached_ready(p, r, s, lack_on(p->cluster, s, j));
 }
 
 static berth_us server_ready(const struct berth__plan *p, struct berth__ready *r, uint32_t s,
@@ -276,19 +283,17 @@ static int ready_soon(const struct berth__plan *p, struct berth__ready *rd, uint
 {
     berth_us tol, at = ready_at(p, rd, s, j, &tol);
     rd->asked++;
-    if (at == BERTH_TIME_NONE)
-        return 0;
-    if (tol > 0) {
-        if (at - tol > p->now && (double)(at + tol - p->now) + tc < spread)
-            return 1;
-        if (at - tol > p->now && !((double)(at - tol - p->now) + tc < spread))
-            return 0;
+    if (at != BERTH_TIME_NONE && tol > 0) {
+        if (at - tol > p->now) {
+            if ((double)(at + tol - p->now) + tc < spread)
+                return 1;
+            if (!((double)(at - tol - p->now) + tc < spread))
+                return 0;
+        }
         refresh(p, rd, s); /* too close to call: this pass's ends */
-        at = server_ready(p, rd, s, j);
-        if (at == BERTH_TIME_NONE)
-            return 0;
+        at = cached_ready(p, rd, s, lack_on(p->cluster, s, j));
     }
-    return (double)(at - p->now) + tc < spread;
+    return at != BERTH_TIME_NONE && (double)(at - p->now) + tc < spread;
 }
 
 static int spread_pays(struct berth__plan *p, const struct berth__job *j, int t, int placed)

@@ -380,6 +380,15 @@ static int replay(struct world *w, uint32_t ji)
     }
 }
 
+/* The slots of a run of n GPUs from s:g on, as add_job reads them ("s:g s:g+1 ..."). */
+static void run_at(uint32_t s, int g, int n, char *at, size_t cap)
+{
+    size_t o = 0;
+    at[0] = 0;
+    for (int k = 0; k < n; k++)
+        o += (size_t)snprintf(at + o, cap - o, "%u:%d ", s, g + k);
+}
+
 /* Random states of six 4-GPU servers (ends on a 100 s grid, so ties are common; some GPUs
  * held out) against the replay. */
 #define RND(n) ((int)((x = x * 6364136223846793005ULL + 1442695040888963407ULL) >> 33) % (n))
@@ -399,13 +408,10 @@ static void test_random_against_replay(void)
                 int n = 1 + RND(3);
                 if (g + n > 4)
                     n = 4 - g;
-                char at[64] = "";
-                size_t o = 0;
-                int ok = RND(3) != 0;
-                for (int k = 0; k < n; k++) {
-                    ok &= (int)(w.c->srv[s].free_mask >> (g + k) & 1);
-                    o += (size_t)snprintf(at + o, sizeof at - o, "%u:%d ", s, g + k);
-                }
+                char at[64];
+                uint64_t run = ((UINT64_C(1) << n) - 1) << g; /* all idle: not held out */
+                int ok = RND(3) != 0 && (w.c->srv[s].free_mask & run) == run;
+                run_at(s, g, n, at, sizeof at);
                 if (ok && w.n < MAXJ - 1)
                     add_running(&w, n, at, 100.0 * (1 + RND(20)), 0);
                 g += n;
@@ -550,10 +556,8 @@ static void test_carried_matches_fresh(void)
                 int n = 1 + RND(3);
                 if (g + n > 4)
                     n = 4 - g;
-                char at[64] = "";
-                size_t o = 0;
-                for (int k = 0; k < n; k++)
-                    o += (size_t)snprintf(at + o, sizeof at - o, "%u:%d ", s, g + k);
+                char at[64];
+                run_at(s, g, n, at, sizeof at);
                 if (RND(3) != 0 && w.n < MAXJ - 4) {
                     uint32_t i = add_running(&w, n, at, 100.0 * (1 + RND(50)), 0);
                     struct berth__job *k = &w.job[i];
@@ -659,10 +663,8 @@ static void test_unplaced_matches_placed(void)
             for (int g = 0; g < 4;) {
                 int n = 1 + RND(3);
                 n = g + n > 4 ? 4 - g : n;
-                char at[64] = "";
-                size_t o = 0;
-                for (int k = 0; k < n; k++)
-                    o += (size_t)snprintf(at + o, sizeof at - o, "%u:%d ", s, g + k);
+                char at[64];
+                run_at(s, g, n, at, sizeof at);
                 if (RND(3) != 0 && w.n < MAXJ - 1)
                     add_running(&w, n, at, 100.0 * (1 + RND(20)), 0);
                 g += n;
