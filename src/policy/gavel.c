@@ -91,28 +91,34 @@ struct victim {
     uint32_t k;   /* act index */
 };
 
-#define SUM_LETTERS 8 /* distinct gang sizes a summary follows */
+#define SUM_LETTERS 8 /* distinct gang sizes a segment follows */
 
-/* A fill worklist's first n entries, all pending jobs, summed up for a pass in which none of
- * them can start (fill_skip): trying them all then changes only the order of the free-GPU
- * buckets, by the refused starts of the gangs among them that fit by count. */
-struct fsum {
-    int ok;   /* 0: to be rebuilt from the list */
-    size_t n; /* entries summed up */
-    /* the least gang of an entry the shortcut cannot answer (INT32_MAX: none; 0 for a
-     * fractional or CPU-only job): while fewer GPUs are idle, trying it does nothing */
-    int32_t open;
-    int nl;                       /* letters: the other entries' gang sizes, as first seen */
+/* A segment of a fill worklist's summary: a run of pending entries the shortcut answers,
+ * summed up for a pass in which none of them can start (fill_skip): trying them all then
+ * changes only the order of the free-GPU buckets, by the refused starts of the gangs among
+ * them that fit by count. The entry after the run (end), one the shortcut cannot answer (a
+ * single GPU, a fraction, CPU only, a gang no server holds), is tried as the walk would. */
+struct fseg {
+    size_t end; /* list position of the entry that closes it; SIZE_MAX: the last segment */
+    int nl;     /* letters: the run's gang sizes, as first seen */
     int32_t letter[SUM_LETTERS];  /* gang size */
     berth_us minpat[SUM_LETTERS]; /* their least patience */
     uint32_t minjob[SUM_LETTERS]; /* a job that has it */
     /* per cut c (the letters up to letter[c], those that fit by count): the gangs of the
-     * entries in list order, reduced (two refused starts of one size in a row leave the
-     * buckets as they were, so adjacent equal letters cancel), and how many of each letter
-     * it holds */
+     * run's entries in list order, reduced (two refused starts of one size in a row leave
+     * the buckets as they were, so adjacent equal letters cancel), and how many of each
+     * letter it holds */
     uint8_t *word[SUM_LETTERS];
     size_t nword[SUM_LETTERS], word_cap[SUM_LETTERS];
     size_t count[SUM_LETTERS][SUM_LETTERS];
+};
+
+/* A fill worklist's first n entries, all pending jobs when summed up, as segments. */
+struct fsum {
+    int ok;   /* 0: to be rebuilt from the list */
+    size_t n; /* entries summed up */
+    struct fseg *seg;
+    size_t nseg, seg_cap; /* segments beyond nseg keep their word buffers for reuse */
 };
 
 struct fentry { /* Gavel's base fifo: a job it allocated, and the type, kept until it is done */
@@ -688,9 +694,10 @@ static int rank(struct gavel *g, const struct berth__view *v)
 }
 
 /* Tests set it to try every start (the plain path the shortcuts must match); the count of
- * starts the shortcut answered, and of passes whose fill skipped its summed-up entries. */
+ * starts the shortcut answered, of passes whose fill skipped its summed-up entries, and of
+ * the jobs such skips started (entries closing a segment). */
 int berth__gavel_no_fast;
-unsigned long long berth__gavel_fast_used, berth__gavel_skipped;
+unsigned long long berth__gavel_fast_used, berth__gavel_skipped, berth__gavel_skip_starts;
 
 /* Consolidate-or-wait's patience for pending job k on type t (sched/refuse.h), kept while
  * the job's work done and estimate stay. */
@@ -814,20 +821,40 @@ static int fill_lists(struct gavel *g, const struct berth__view *v)
 
 /* ---- the fill's summaries ----------------------------------------------------------------- */
 
-static void sum_clear(struct fsum *s)
+/* Empties segment sg (its word buffers stay). */
+static void seg_clear(struct fseg *sg)
 {
-    s->ok = 1;
-    s->n = 0;
-    s->open = INT32_MAX;
-    s->nl = 0;
+    sg->end = SIZE_MAX;
+    sg->nl = 0;
     for (int c = 0; c < SUM_LETTERS; c++) {
-        s->nword[c] = 0;
-        memset(s->count[c], 0, sizeof s->count[c]);
+        sg->nword[c] = 0;
+        memset(sg->count[c], 0, sizeof sg->count[c]);
     }
 }
 
+/* Opens an empty last segment: 0, or BERTH_ENOMEM. */
+static int seg_push(struct fsum *s)
+{
+    if (s->nseg == s->seg_cap) {
+        size_t old = s->seg_cap;
+        if (BERTH_GROW(s->seg, s->seg_cap, s->nseg + 1))
+            return BERTH_ENOMEM;
+        memset(s->seg + old, 0, (s->seg_cap - old) * sizeof *s->seg);
+    }
+    seg_clear(&s->seg[s->nseg++]);
+    return 0;
+}
+
+static int sum_clear(struct fsum *s)
+{
+    s->ok = 1;
+    s->n = 0;
+    s->nseg = 0;
+    return seg_push(s);
+}
+
 /* Appends letter l to cut c's reduced word: cancels an equal last letter. */
-static int word_push(struct fsum *s, int c, int l)
+static int word_push(struct fseg *s, int c, int l)
 {
     size_t n = s->nword[c];
     if (n && s->word[c][n - 1] == l) {
@@ -842,55 +869,56 @@ static int word_push(struct fsum *s, int c, int l)
     return 0;
 }
 
-/* Sums up pending job k (on type 0) at the end of s. A ninth gang size drops the summary
- * (rebuilt at the next round start). */
+/* Sums up pending job k (on type 0) at the end of s, at list position s->n: into the last
+ * segment, or, when the shortcut cannot answer it, as the entry that closes it. A ninth gang
+ * size in a segment drops the summary (rebuilt at the next round start). */
 static int sum_add(struct gavel *g, const struct berth__view *v, const struct berth__plan *p,
                    struct fsum *s, size_t k)
 {
     const struct berth__job *j = &v->jobs[g->act[k].job];
-    s->n++;
+    size_t at = s->n++;
     g->act[k].sum_gen = g->sum_gen;
     berth_us pat = j->gpus >= 2 && j->share == 1000 && !j->single &&
                            j->gpus <= v->cluster->types[0].max_per_server && tput(v, j, 0) > 0
                        ? patience_of(g, v, p, k, 0)
                        : INT64_MIN;
-    if (pat == INT64_MIN) { /* the shortcut cannot answer it */
-        int32_t at = j->share == 1000 ? j->gpus : 0;
-        s->open = at < s->open ? at : s->open;
-        return 0;
+    struct fseg *sg = &s->seg[s->nseg - 1];
+    if (pat == INT64_MIN) { /* the shortcut cannot answer it: it closes the segment */
+        sg->end = at;
+        return seg_push(s);
     }
     int l = 0;
-    while (l < s->nl && s->letter[l] != j->gpus)
+    while (l < sg->nl && sg->letter[l] != j->gpus)
         l++;
     if (l == SUM_LETTERS) {
         s->ok = 0;
         return 0;
     }
-    if (l == s->nl) { /* a new size: its cut starts as the cut of the next smaller size */
+    if (l == sg->nl) { /* a new size: its cut starts as the cut of the next smaller size */
         int below = -1;
-        for (int c = 0; c < s->nl; c++)
-            if (s->letter[c] < j->gpus && (below < 0 || s->letter[c] > s->letter[below]))
+        for (int c = 0; c < sg->nl; c++)
+            if (sg->letter[c] < j->gpus && (below < 0 || sg->letter[c] > sg->letter[below]))
                 below = c;
-        s->nl++;
-        s->letter[l] = j->gpus;
-        s->minpat[l] = pat;
-        s->minjob[l] = j->idx;
+        sg->nl++;
+        sg->letter[l] = j->gpus;
+        sg->minpat[l] = pat;
+        sg->minjob[l] = j->idx;
         for (int c = 0; c < SUM_LETTERS; c++)
-            s->count[c][l] = 0;
-        s->nword[l] = 0;
+            sg->count[c][l] = 0;
+        sg->nword[l] = 0;
         if (below >= 0) {
-            if (BERTH_GROW(s->word[l], s->word_cap[l], s->nword[below] + 1))
+            if (BERTH_GROW(sg->word[l], sg->word_cap[l], sg->nword[below] + 1))
                 return BERTH_ENOMEM;
-            memcpy(s->word[l], s->word[below], s->nword[below]);
-            s->nword[l] = s->nword[below];
-            memcpy(s->count[l], s->count[below], sizeof s->count[l]);
+            memcpy(sg->word[l], sg->word[below], sg->nword[below]);
+            sg->nword[l] = sg->nword[below];
+            memcpy(sg->count[l], sg->count[below], sizeof sg->count[l]);
         }
-    } else if (pat < s->minpat[l]) {
-        s->minpat[l] = pat;
-        s->minjob[l] = j->idx;
+    } else if (pat < sg->minpat[l]) {
+        sg->minpat[l] = pat;
+        sg->minjob[l] = j->idx;
     }
-    for (int c = 0; c < s->nl; c++)
-        if (s->letter[c] >= j->gpus && word_push(s, c, l))
+    for (int c = 0; c < sg->nl; c++)
+        if (sg->letter[c] >= j->gpus && word_push(sg, c, l))
             return BERTH_ENOMEM;
     return 0;
 }
@@ -902,7 +930,8 @@ static int sum_build(struct gavel *g, const struct berth__view *v, const struct 
                      int i)
 {
     struct fsum *s = &g->sum[i];
-    sum_clear(s);
+    if (sum_clear(s))
+        return BERTH_ENOMEM;
     uint32_t *list = i ? g->fjob : g->fent;
     size_t *n = i ? &g->nfjob : &g->nfent, w = 0;
     for (size_t x = 0; x < *n; x++) {
@@ -917,33 +946,93 @@ static int sum_build(struct gavel *g, const struct berth__view *v, const struct 
     return 0;
 }
 
-/* 1 when no job of summary s fits by count with f idle GPUs, the largest idle on one server
- * being m, except gangs of patience above the wait ready[l] (for letters fitting by count);
- * *cut: its letters that fit by count. */
-static int sum_dead(const struct fsum *s, int32_t f, int32_t m, const berth_us *ready,
-                    const int32_t *size, int nready, int *cut)
+#define SKIP_SIZES 64 /* distinct gang sizes a skip follows over all segments */
+
+/* A skip's gang sizes: per size, the least patience over both summaries and a job that has it
+ * (the bound its wait is sought to), and that wait once sought (known). */
+struct skip {
+    int n;
+    int32_t size[SKIP_SIZES];
+    berth_us bound[SKIP_SIZES], ready[SKIP_SIZES];
+    uint32_t job[SKIP_SIZES];
+    uint8_t known[SKIP_SIZES];
+    int32_t f, m; /* idle GPUs of type 0, and the most idle on one server */
+};
+
+/* The least patience per gang size over every segment of both summaries: 0 when there are
+ * more than SKIP_SIZES sizes. */
+static int skip_bounds(const struct gavel *g, struct skip *k)
 {
-    if (s->open <= f)
-        return 0;
+    k->n = 0;
+    for (int i = 0; i < 2; i++)
+        for (size_t q = 0; q < g->sum[i].nseg; q++) {
+            const struct fseg *sg = &g->sum[i].seg[q];
+            for (int l = 0; l < sg->nl; l++) {
+                int r = 0;
+                while (r < k->n && k->size[r] != sg->letter[l])
+                    r++;
+                if (r == k->n) {
+                    if (r == SKIP_SIZES)
+                        return 0;
+                    k->n++;
+                    k->size[r] = sg->letter[l];
+                    k->bound[r] = sg->minpat[l];
+                    k->job[r] = sg->minjob[l];
+                    k->known[r] = 0;
+                } else if (sg->minpat[l] < k->bound[r]) {
+                    k->bound[r] = sg->minpat[l];
+                    k->job[r] = sg->minjob[l];
+                }
+            }
+        }
+    return 1;
+}
+
+/* The idle GPUs of type 0 and the most idle on one server; the waits are sought again. */
+static void skip_capacity(const struct berth__view *v, struct skip *k)
+{
+    const struct berth_cluster *c = v->cluster;
+    const struct berth__gputype *ty = &c->types[0];
+    k->f = ty->free;
+    k->m = 0;
+    for (int32_t b = ty->max_per_server; b >= 1 && !k->m; b--)
+        for (int32_t s = ty->head[b]; s >= 0 && !k->m; s = c->srv[s].next)
+            k->m = c->srv[s].reserved ? 0 : b;
+    for (int r = 0; r < k->n; r++)
+        k->known[r] = 0;
+}
+
+/* 1 when no entry of segment sg's run can start: for each gang size that fits by count, no
+ * server holds it and some server is ready sooner than its least patience (so each such try is
+ * refused, as berth__plan_start_refused would find); *cut: its letters that fit by count. 0
+ * when some may start, or an error. */
+static int seg_dead(struct berth__plan *p, const struct berth__view *v, struct skip *k,
+                    const struct fseg *sg, int *cut)
+{
     *cut = -1;
-    for (int c = 0; c < s->nl; c++) {
-        if (s->letter[c] > f)
+    for (int c = 0; c < sg->nl; c++) {
+        if (sg->letter[c] > k->f)
             continue;
-        if (s->letter[c] <= m)
+        if (sg->letter[c] <= k->m)
             return 0;
         int r = 0;
-        while (r < nready && size[r] != s->letter[c])
+        while (r < k->n && k->size[r] != sg->letter[c])
             r++;
-        if (r == nready || ready[r] == BERTH_TIME_NONE || ready[r] >= s->minpat[c])
+        if (!k->known[r]) {
+            if (berth__plan_wait_ready(p, &v->jobs[k->job[r]], 0, k->bound[r], &k->ready[r]))
+                return BERTH_ENOMEM;
+            k->known[r] = 1;
+        }
+        if (k->ready[r] == BERTH_TIME_NONE || k->ready[r] >= sg->minpat[c])
             return 0;
-        if (*cut < 0 || s->letter[c] > s->letter[*cut])
+        if (*cut < 0 || sg->letter[c] > sg->letter[*cut])
             *cut = c;
     }
     return 1;
 }
 
-/* Does what trying every job of summary s refused leaves: cut c's word. */
-static void sum_apply(struct berth__plan *p, const struct fsum *s, int c)
+/* Does what trying every entry of segment s's run refused leaves: cut c's word. */
+static void seg_apply(struct berth__plan *p, const struct fseg *s, int c)
 {
     if (c < 0 || !s->nword[c])
         return;
@@ -963,61 +1052,64 @@ static void sum_apply(struct berth__plan *p, const struct fsum *s, int c)
                                     s->nword[c]);
 }
 
-/* The pass's fill over the summed-up entries when none of them can start: both summaries
- * valid, and for each gang size that fits by count, no server holding it and some server
- * ready sooner than the least patience of such a gang (so each such try is refused, as
- * berth__plan_start_refused would find). Then only the bucket moves of their refused starts
- * are done, and the fill goes on with the entries appended since. 1 done, 0 not, or an error.
- * One GPU type only (a job's fastest type is then its ranked type). */
-static int fill_skip(struct gavel *g, const struct berth__view *v, struct berth__plan *p)
+/* Tries the entry at position at of fill list i, as the walk does: 1 started, 0 not (or not
+ * pending any more), or an error. */
+static int try_entry(struct gavel *g, const struct berth__view *v, struct berth__plan *p, int i,
+                     size_t at, struct berth_err *err)
 {
+    uint32_t job = i ? g->fjob[at] : g->ent[g->fent[at]].job;
+    if (v->jobs[job].state != BERTH_JOB_PENDING || g->pos[job] == NONE)
+        return 0;
+    return i ? start_best(g, v, p, g->pos[job], err)
+             : try_start(g, v, p, g->pos[job], g->ent[g->fent[at]].type, err);
+}
+
+/* The pass's fill over the summed-up entries of both lists, segment by segment: a segment
+ * none of whose run can start (seg_dead) gets only the bucket moves of its refused starts,
+ * and the entry that closes it is tried as the walk would try it; after a start the idle GPUs
+ * and the waits are taken again, and with no idle capacity left the fill stops, as the walk
+ * does. One GPU type only (a job's fastest type is then its ranked type). 1: done (the walk
+ * goes on with the entries appended to fjob since its summary); 0: the walk goes on from
+ * from[0] in fent and from[1] in fjob, where a segment's run may start (0, 0 when the
+ * shortcut does not apply); or an error. */
+static int fill_skip(struct gavel *g, const struct berth__view *v, struct berth__plan *p,
+                     size_t *from, struct berth_err *err)
+{
+    from[0] = from[1] = 0;
     if (berth__gavel_no_fast || g->nt != 1 || !berth__plan_refusals_covered(p))
         return 0;
     for (int i = 0; i < 2; i++)
         if (!g->sum[i].ok && sum_build(g, v, p, i))
-            return BERTH_ENOMEM;
-    if (!g->sum[0].ok || !g->sum[1].ok)
+            return berth_err_set(err, BERTH_ENOMEM, "gavel: out of memory");
+    struct skip k;
+    if (!g->sum[0].ok || !g->sum[1].ok || !skip_bounds(g, &k))
         return 0;
-    const struct berth_cluster *c = v->cluster;
-    const struct berth__gputype *ty = &c->types[0];
-    int32_t f = ty->free, m = 0;
-    for (int32_t b = ty->max_per_server; b >= 1 && !m; b--)
-        for (int32_t s = ty->head[b]; s >= 0 && !m; s = c->srv[s].next)
-            m = c->srv[s].reserved ? 0 : b;
-    /* per gang size that fits by count: the wait, bounded by its least patience */
-    berth_us ready[2 * SUM_LETTERS];
-    int32_t size[2 * SUM_LETTERS];
-    int nready = 0;
-    for (int i = 0; i < 2; i++)
-        for (int l = 0; l < g->sum[i].nl; l++) {
-            if (g->sum[i].letter[l] > f)
-                continue;
-            int r = 0;
-            while (r < nready && size[r] != g->sum[i].letter[l])
-                r++;
-            if (r < nready)
-                continue;
-            /* the least patience of both lists, and a job that has it */
-            const struct fsum *o = &g->sum[!i];
-            int ol = 0;
-            while (ol < o->nl && o->letter[ol] != g->sum[i].letter[l])
-                ol++;
-            int other = ol < o->nl && o->minpat[ol] < g->sum[i].minpat[l];
-            uint32_t job = other ? o->minjob[ol] : g->sum[i].minjob[l];
-            berth_us bound = other ? o->minpat[ol] : g->sum[i].minpat[l];
-            if (g->sum[i].letter[l] <= m)
+    skip_capacity(v, &k);
+    for (int i = 0; i < 2; i++) {
+        const struct fsum *s = &g->sum[i];
+        for (size_t q = 0; q < s->nseg && idle(g, v); q++) {
+            const struct fseg *sg = &s->seg[q];
+            int cut, rc = seg_dead(p, v, &k, sg, &cut);
+            if (rc < 0)
+                return berth_err_set(err, rc, "gavel: out of memory");
+            if (!rc) {
+                from[0] = i ? g->nfent : q ? s->seg[q - 1].end + 1 : 0;
+                from[1] = i && q ? s->seg[q - 1].end + 1 : 0;
                 return 0;
-            size[nready] = g->sum[i].letter[l];
-            if (berth__plan_wait_ready(p, &v->jobs[job], 0, bound, &ready[nready]))
-                return BERTH_ENOMEM;
-            nready++;
+            }
+            seg_apply(p, sg, cut);
+            if (sg->end == SIZE_MAX)
+                continue;
+            if ((rc = try_entry(g, v, p, i, sg->end, err)) < 0)
+                return rc;
+            if (rc) { /* started: no longer summed up, and the cluster changed */
+                uint32_t job = i ? g->fjob[sg->end] : g->ent[g->fent[sg->end]].job;
+                g->act[g->pos[job]].sum_gen = g->sum_gen - 1;
+                skip_capacity(v, &k);
+                berth__gavel_skip_starts++;
+            }
         }
-    int cut[2];
-    for (int i = 0; i < 2; i++)
-        if (!sum_dead(&g->sum[i], f, m, ready, size, nready, &cut[i]))
-            return 0;
-    sum_apply(p, &g->sum[0], cut[0]);
-    sum_apply(p, &g->sum[1], cut[1]);
+    }
     berth__gavel_skipped++;
     return 1;
 }
@@ -1048,14 +1140,18 @@ static int fill(struct gavel *g, const struct berth__view *v, struct berth__plan
     }
     if (!g->fill_ok && (rc = fill_lists(g, v)))
         return berth_err_set(err, rc, "gavel: out of memory");
-    if ((rc = fill_skip(g, v, p)) < 0)
-        return berth_err_set(err, rc, "gavel: out of memory");
-    size_t from = rc ? g->sum[1].n : 0;
-    if (!rc) /* the walk below drops entries anywhere */
+    size_t from[2];
+    if ((rc = fill_skip(g, v, p, from, err)) < 0)
+        return rc;
+    if (rc) {
+        from[0] = g->nfent;
+        from[1] = g->sum[1].n;
+    } else { /* the walk below drops entries anywhere */
         sum_drop(g);
+    }
     /* the ranked entries, then every active job: those not pending (any more) are dropped;
      * after a skip only the jobs appended to fjob since its summary */
-    size_t i = rc ? g->nfent : 0, w = i;
+    size_t i = from[0], w = i;
     for (; i < g->nfent && idle(g, v); i++) {
         uint32_t e = g->fent[i], job = g->ent[e].job;
         if (v->jobs[job].state != BERTH_JOB_PENDING || g->pos[job] == NONE)
@@ -1067,7 +1163,7 @@ static int fill(struct gavel *g, const struct berth__view *v, struct berth__plan
     }
     memmove(g->fent + w, g->fent + i, (g->nfent - i) * sizeof *g->fent);
     g->nfent = w + (g->nfent - i);
-    for (i = from, w = from; i < g->nfjob && idle(g, v); i++) {
+    for (i = from[1], w = from[1]; i < g->nfjob && idle(g, v); i++) {
         uint32_t job = g->fjob[i];
         if (v->jobs[job].state != BERTH_JOB_PENDING || g->pos[job] == NONE)
             continue;
@@ -1080,7 +1176,7 @@ static int fill(struct gavel *g, const struct berth__view *v, struct berth__plan
     memmove(g->fjob + w, g->fjob + i, (g->nfjob - i) * sizeof *g->fjob);
     g->nfjob = w + (g->nfjob - i);
     if (g->sum[1].ok && whole) /* the kept new entries join the summary */
-        for (size_t x = from; x < w && g->sum[1].ok; x++)
+        for (size_t x = from[1]; x < w && g->sum[1].ok; x++)
             if (sum_add(g, v, p, &g->sum[1], g->pos[g->fjob[x]]))
                 return berth_err_set(err, BERTH_ENOMEM, "gavel: out of memory");
     return 0;
@@ -1255,9 +1351,16 @@ static int gavel_plan(void *self, const struct berth__view *v, struct berth__pla
     if (v->nreestimated) /* patiences change */
         sum_drop(g);
     mark_left(g, v);
-    if ((g->round_passes || v->now >= g->next_round) && (rc = round_start(g, v, p, err)))
+    int round = g->round_passes || v->now >= g->next_round;
+    if (round && (rc = round_start(g, v, p, err)))
         return rc;
-    return fill(g, v, p, err);
+    if ((rc = fill(g, v, p, err)))
+        return rc;
+    /* a job the round preempted is pending with the work done it had at its last report
+     * until the pass is applied: the patiences summed up now would be stale at the next pass */
+    if (round)
+        sum_drop(g);
+    return 0;
 }
 
 /* The next round start while jobs run. With nothing running a round changes nothing (no
@@ -1341,9 +1444,12 @@ static void gavel_destroy(void *self)
     free(g->ent_tmp);
     free(g->fent);
     free(g->fjob);
-    for (int i = 0; i < 2; i++)
-        for (int c = 0; c < SUM_LETTERS; c++)
-            free(g->sum[i].word[c]);
+    for (int i = 0; i < 2; i++) {
+        for (size_t q = 0; q < g->sum[i].seg_cap; q++)
+            for (int c = 0; c < SUM_LETTERS; c++)
+                free(g->sum[i].seg[q].word[c]);
+        free(g->sum[i].seg);
+    }
     free(g->victims);
     free(g->vsort);
     free(g->key);

@@ -9,7 +9,7 @@
 #include "util/rng.h"
 
 extern int berth__gavel_no_fast;
-extern unsigned long long berth__gavel_fast_used, berth__gavel_skipped;
+extern unsigned long long berth__gavel_fast_used, berth__gavel_skipped, berth__gavel_skip_starts;
 
 struct want {
     const char *id;
@@ -384,7 +384,8 @@ static void fast_equals_plain(void)
     static const char *policies[] = {"gavel-max-min", "gavel-max-min-perf", "themis-ftf",
                                      "gavel-fifo"};
     static const char *clusters[] = {"6x8:v100", "4x8:v100,4x4:k80"};
-    unsigned long long used = 0, used_best_fit = 0, skipped = berth__gavel_skipped;
+    unsigned long long used = 0, used_best_fit = 0, skipped = berth__gavel_skipped,
+                       skip_starts = berth__gavel_skip_starts;
     int runs = 0;
     for (uint64_t seed = 1; seed <= 6; seed++)
         for (int ci = 0; ci < 2; ci++) {
@@ -409,10 +410,14 @@ static void fast_equals_plain(void)
         }
     CHECK_I64(runs, 48);
     skipped = berth__gavel_skipped - skipped;
-    fprintf(stderr, "  %d runs, the shortcut answered %llu starts, %llu fills skipped\n", runs,
-            used, skipped);
+    skip_starts = berth__gavel_skip_starts - skip_starts;
+    fprintf(stderr,
+            "  %d runs, the shortcut answered %llu starts, %llu fills skipped, starting %llu "
+            "jobs\n",
+            runs, used, skipped, skip_starts);
     CHECK(used > 1000);
     CHECK(skipped > 100);
+    CHECK(skip_starts > 100);
     CHECK_I64(used_best_fit, 0);
     berth_tput_free(m);
 }
