@@ -82,6 +82,7 @@ struct act { /* an active job: arrived, not yet left */
     double pat_done;
     int16_t pat_type;
     uint32_t sum_gen; /* equal to gavel.sum_gen: in a worklist's summary (pending) */
+    uint32_t at[2];   /* its positions in the summed-up fill lists, when there */
     /* finish-time fairness: isolated-equivalent time of the work done, counted at solves */
     double iso_time, prev_done, prev_rate;
 };
@@ -697,7 +698,8 @@ static int rank(struct gavel *g, const struct berth__view *v)
  * starts the shortcut answered, of passes whose fill skipped its summed-up entries, and of
  * the jobs such skips started (entries closing a segment). */
 int berth__gavel_no_fast;
-unsigned long long berth__gavel_fast_used, berth__gavel_skipped, berth__gavel_skip_starts;
+unsigned long long berth__gavel_fast_used, berth__gavel_skipped, berth__gavel_skip_starts,
+    berth__gavel_seg_walks;
 
 /* Consolidate-or-wait's patience for pending job k on type t (sched/refuse.h), kept while
  * the job's work done and estimate stay. */
@@ -751,6 +753,7 @@ static int try_start(struct gavel *g, const struct berth__view *v, struct berth_
     if (!rc) {
         g->run[g->nrun++] = g->act[k].job;
         g->act[k].in_run = 1;
+        g->act[k].sum_gen = g->sum_gen - 1; /* not pending: in no summary */
     }
     return rc ? rc : 1;
 }
@@ -869,31 +872,27 @@ static int word_push(struct fseg *s, int c, int l)
     return 0;
 }
 
-/* Sums up pending job k (on type 0) at the end of s, at list position s->n: into the last
- * segment, or, when the shortcut cannot answer it, as the entry that closes it. A ninth gang
- * size in a segment drops the summary (rebuilt at the next round start). */
-static int sum_add(struct gavel *g, const struct berth__view *v, const struct berth__plan *p,
-                   struct fsum *s, size_t k)
+/* The patience on type 0 of pending job k the shortcut answers; INT64_MIN when it cannot. */
+static berth_us sum_patience(struct gavel *g, const struct berth__view *v,
+                             const struct berth__plan *p, size_t k)
 {
     const struct berth__job *j = &v->jobs[g->act[k].job];
-    size_t at = s->n++;
-    g->act[k].sum_gen = g->sum_gen;
-    berth_us pat = j->gpus >= 2 && j->share == 1000 && !j->single &&
-                           j->gpus <= v->cluster->types[0].max_per_server && tput(v, j, 0) > 0
-                       ? patience_of(g, v, p, k, 0)
-                       : INT64_MIN;
-    struct fseg *sg = &s->seg[s->nseg - 1];
-    if (pat == INT64_MIN) { /* the shortcut cannot answer it: it closes the segment */
-        sg->end = at;
-        return seg_push(s);
-    }
+    return j->gpus >= 2 && j->share == 1000 && !j->single &&
+                   j->gpus <= v->cluster->types[0].max_per_server && tput(v, j, 0) > 0
+               ? patience_of(g, v, p, k, 0)
+               : INT64_MIN;
+}
+
+/* Adds pending job k, of patience pat, at the end of segment sg's run: 0, 1 when sg would
+ * follow a ninth gang size, or BERTH_ENOMEM. */
+static int seg_add(const struct berth__view *v, struct fseg *sg, uint32_t job, berth_us pat)
+{
+    const struct berth__job *j = &v->jobs[job];
     int l = 0;
     while (l < sg->nl && sg->letter[l] != j->gpus)
         l++;
-    if (l == SUM_LETTERS) {
-        s->ok = 0;
-        return 0;
-    }
+    if (l == SUM_LETTERS)
+        return 1;
     if (l == sg->nl) { /* a new size: its cut starts as the cut of the next smaller size */
         int below = -1;
         for (int c = 0; c < sg->nl; c++)
@@ -902,7 +901,7 @@ static int sum_add(struct gavel *g, const struct berth__view *v, const struct be
         sg->nl++;
         sg->letter[l] = j->gpus;
         sg->minpat[l] = pat;
-        sg->minjob[l] = j->idx;
+        sg->minjob[l] = job;
         for (int c = 0; c < SUM_LETTERS; c++)
             sg->count[c][l] = 0;
         sg->nword[l] = 0;
@@ -915,12 +914,33 @@ static int sum_add(struct gavel *g, const struct berth__view *v, const struct be
         }
     } else if (pat < sg->minpat[l]) {
         sg->minpat[l] = pat;
-        sg->minjob[l] = j->idx;
+        sg->minjob[l] = job;
     }
     for (int c = 0; c < sg->nl; c++)
         if (sg->letter[c] >= j->gpus && word_push(sg, c, l))
             return BERTH_ENOMEM;
     return 0;
+}
+
+/* Sums up pending job k (on type 0) at the end of s, at list position s->n: into the last
+ * segment's run, or, when the shortcut cannot answer it, as the entry that closes it. A ninth
+ * gang size in a segment drops the summary (rebuilt at the next round start). */
+static int sum_add(struct gavel *g, const struct berth__view *v, const struct berth__plan *p,
+                   struct fsum *s, size_t k)
+{
+    size_t at = s->n++;
+    g->act[k].sum_gen = g->sum_gen;
+    g->act[k].at[s == &g->sum[1]] = (uint32_t)at;
+    berth_us pat = sum_patience(g, v, p, k);
+    struct fseg *sg = &s->seg[s->nseg - 1];
+    if (pat == INT64_MIN) { /* the shortcut cannot answer it: it closes the segment */
+        sg->end = at;
+        return seg_push(s);
+    }
+    int rc = seg_add(v, sg, g->act[k].job, pat);
+    if (rc == 1)
+        s->ok = 0;
+    return rc == 1 ? 0 : rc;
 }
 
 /* Rebuilds summary i from its whole list, dropping the entries no longer pending there and
@@ -1052,25 +1072,111 @@ static void seg_apply(struct berth__plan *p, const struct fseg *s, int c)
                                     s->nword[c]);
 }
 
+/* The job at position x of fill list i. */
+static uint32_t list_job(const struct gavel *g, int i, size_t x)
+{
+    return i ? g->fjob[x] : g->ent[g->fent[x]].job;
+}
+
 /* Tries the entry at position at of fill list i, as the walk does: 1 started, 0 not (or not
  * pending any more), or an error. */
 static int try_entry(struct gavel *g, const struct berth__view *v, struct berth__plan *p, int i,
                      size_t at, struct berth_err *err)
 {
-    uint32_t job = i ? g->fjob[at] : g->ent[g->fent[at]].job;
+    uint32_t job = list_job(g, i, at);
     if (v->jobs[job].state != BERTH_JOB_PENDING || g->pos[job] == NONE)
         return 0;
     return i ? start_best(g, v, p, g->pos[job], err)
              : try_start(g, v, p, g->pos[job], g->ent[g->fent[at]].type, err);
 }
 
+/* Sums up again the jobs of segment q of list i's run that are still pending: 0, 1 when they
+ * cannot be, or an error. */
+static int seg_resum(struct gavel *g, const struct berth__view *v, const struct berth__plan *p,
+                     int i, size_t q)
+{
+    struct fsum *s = &g->sum[i];
+    struct fseg *sg = &s->seg[q];
+    size_t start = q ? s->seg[q - 1].end + 1 : 0, end = sg->end == SIZE_MAX ? s->n : sg->end;
+    size_t keep = sg->end;
+    seg_clear(sg);
+    sg->end = keep;
+    for (size_t x = start; x < end; x++) {
+        uint32_t job = list_job(g, i, x);
+        if (v->jobs[job].state != BERTH_JOB_PENDING || g->pos[job] == NONE)
+            continue;
+        berth_us pat = sum_patience(g, v, p, g->pos[job]);
+        if (pat == INT64_MIN)
+            return 1;
+        int rc = seg_add(v, sg, job, pat);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+/* Job `job`, summed up in list i's run, started: the segment that held it is summed up
+ * again. 0, 1 when it cannot be, or an error. */
+static int seg_started(struct gavel *g, const struct berth__view *v, const struct berth__plan *p,
+                       int i, uint32_t job)
+{
+    const struct fsum *s = &g->sum[i];
+    size_t x = g->act[g->pos[job]].at[i];
+    if (x >= s->n || list_job(g, i, x) != job)
+        return 0;                    /* not in that list */
+    size_t lo = 0, hi = s->nseg - 1; /* the first segment whose end is at or past x */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->seg[mid].end < x)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return s->seg[lo].end == x ? 0 : seg_resum(g, v, p, i, lo);
+}
+
+/* Where the walk goes on when segment q of list i's run was walked but cannot be summed up
+ * again: at the entry that closes it. */
+static void past_run(const struct gavel *g, int i, size_t q, size_t *from)
+{
+    const struct fseg *sg = &g->sum[i].seg[q];
+    size_t end = sg->end == SIZE_MAX ? g->sum[i].n : sg->end;
+    from[0] = i ? g->nfent : end;
+    from[1] = i ? end : 0;
+}
+
+/* Walks segment q of list i's run job by job, as the fill's walk does (some of its jobs may
+ * start), and sums up again the jobs left pending there and the segments of the other list
+ * that held a job that started: 0, 1 when they cannot be (the walk then goes on from from[],
+ * past the run), or an error. */
+static int seg_walk(struct gavel *g, const struct berth__view *v, struct berth__plan *p, int i,
+                    size_t q, size_t *from, struct berth_err *err)
+{
+    struct fsum *s = &g->sum[i];
+    size_t start = q ? s->seg[q - 1].end + 1 : 0;
+    size_t end = s->seg[q].end == SIZE_MAX ? s->n : s->seg[q].end;
+    int rc = 0;
+    for (size_t x = start; x < end && idle(g, v); x++) {
+        if ((rc = try_entry(g, v, p, i, x, err)) < 0)
+            return rc;
+        if (rc && (rc = seg_started(g, v, p, !i, list_job(g, i, x))))
+            break;
+    }
+    if (!rc)
+        rc = seg_resum(g, v, p, i, q);
+    berth__gavel_seg_walks++;
+    if (rc == 1)
+        past_run(g, i, q, from);
+    return rc < 0 ? berth_err_set(err, rc, "gavel: out of memory") : rc;
+}
+
 /* The pass's fill over the summed-up entries of both lists, segment by segment: a segment
  * none of whose run can start (seg_dead) gets only the bucket moves of its refused starts,
- * and the entry that closes it is tried as the walk would try it; after a start the idle GPUs
- * and the waits are taken again, and with no idle capacity left the fill stops, as the walk
- * does. One GPU type only (a job's fastest type is then its ranked type). 1: done (the walk
- * goes on with the entries appended to fjob since its summary); 0: the walk goes on from
- * from[0] in fent and from[1] in fjob, where a segment's run may start (0, 0 when the
+ * another is walked job by job (seg_walk), and the entry that closes it is tried as the walk
+ * would try it; after a start the idle GPUs and the waits are taken again, and with no idle
+ * capacity left the fill stops, as the walk does. One GPU type only (a job's fastest type is
+ * then its ranked type). 1: done (the walk goes on with the entries appended to fjob since
+ * its summary); 0: the walk goes on from from[0] in fent and from[1] in fjob (0, 0 when the
  * shortcut does not apply); or an error. */
 static int fill_skip(struct gavel *g, const struct berth__view *v, struct berth__plan *p,
                      size_t *from, struct berth_err *err)
@@ -1086,25 +1192,31 @@ static int fill_skip(struct gavel *g, const struct berth__view *v, struct berth_
         return 0;
     skip_capacity(v, &k);
     for (int i = 0; i < 2; i++) {
-        const struct fsum *s = &g->sum[i];
+        struct fsum *s = &g->sum[i];
         for (size_t q = 0; q < s->nseg && idle(g, v); q++) {
-            const struct fseg *sg = &s->seg[q];
+            struct fseg *sg = &s->seg[q];
             int cut, rc = seg_dead(p, v, &k, sg, &cut);
             if (rc < 0)
                 return berth_err_set(err, rc, "gavel: out of memory");
-            if (!rc) {
-                from[0] = i ? g->nfent : q ? s->seg[q - 1].end + 1 : 0;
-                from[1] = i && q ? s->seg[q - 1].end + 1 : 0;
-                return 0;
+            if (rc) {
+                seg_apply(p, sg, cut);
+            } else if ((rc = seg_walk(g, v, p, i, q, from, err))) {
+                return rc < 0 ? rc : 0; /* 1: the walk goes on from from[] */
+            } else {
+                /* a job that started may have been a gang size's least patience */
+                if (!skip_bounds(g, &k)) {
+                    past_run(g, i, q, from);
+                    return 0;
+                }
+                skip_capacity(v, &k);
+                if (!idle(g, v))
+                    break;
             }
-            seg_apply(p, sg, cut);
             if (sg->end == SIZE_MAX)
                 continue;
             if ((rc = try_entry(g, v, p, i, sg->end, err)) < 0)
                 return rc;
-            if (rc) { /* started: no longer summed up, and the cluster changed */
-                uint32_t job = i ? g->fjob[sg->end] : g->ent[g->fent[sg->end]].job;
-                g->act[g->pos[job]].sum_gen = g->sum_gen - 1;
+            if (rc) { /* started: the cluster changed */
                 skip_capacity(v, &k);
                 berth__gavel_skip_starts++;
             }
@@ -1260,23 +1372,28 @@ static int round_start(struct gavel *g, const struct berth__view *v, struct bert
     /* choose by counted capacity; wait lists the chosen entries, in rank order */
     if (!grow_scratch((void **)&g->wait, &g->wait_cap, g->nent, sizeof *g->wait))
         return berth_err_set(err, BERTH_ENOMEM, "gavel: out of memory");
-    size_t nwait = 0;
+    size_t nwait = 0, open = 0; /* types with room left (every entry's demand is >= 1) */
     int64_t room[64];
-    for (size_t t = 0; t < g->nt; t++)
+    for (size_t t = 0; t < g->nt; t++) {
         room[t] = (int64_t)v->cluster->types[t].total * 1000;
+        open += room[t] > 0;
+    }
     /* chosen is read for ranked and running jobs only */
     for (size_t e = 0; e < g->nent; e++)
         g->act[g->ent[e].k].chosen = -1;
     for (size_t i = 0; i < nrun; i++)
         g->act[g->pos[g->run[i]]].chosen = -1;
-    for (size_t e = 0; e < g->nent; e++) {
+    for (size_t e = 0; e < g->nent && open; e++) {
         struct berth__gavel_entry *en = &g->ent[e];
         struct act *a = &g->act[en->k];
+        if (a->chosen >= 0 || room[en->type] <= 0)
+            continue;
         int64_t d = demand(&v->jobs[en->job]);
-        if (a->chosen >= 0 || room[en->type] < d)
+        if (room[en->type] < d)
             continue;
         a->chosen = en->type;
         room[en->type] -= d;
+        open -= room[en->type] == 0;
         g->wait[nwait++] = (uint32_t)e;
     }
     /* jobs chosen on another type than they run on move */

@@ -9,7 +9,8 @@
 #include "util/rng.h"
 
 extern int berth__gavel_no_fast;
-extern unsigned long long berth__gavel_fast_used, berth__gavel_skipped, berth__gavel_skip_starts;
+extern unsigned long long berth__gavel_fast_used, berth__gavel_skipped, berth__gavel_skip_starts,
+    berth__gavel_seg_walks;
 
 struct want {
     const char *id;
@@ -373,7 +374,9 @@ static const int gangs[10] = {1, 1, 2, 4, 4, 8, 8, 8, 3, 6};
  * first, the refused start's bucket moves without the start) against trying every start
  * (berth__gavel_no_fast): on overloaded workloads under the four policies, on one and two
  * GPU types, every job must start, be preempted and end at the same times on as many
- * servers. The runs must use the shortcut often; under best-fit it is never used. */
+ * servers. The runs must use the shortcut often, start jobs inside skipped fills (the entries
+ * closing a segment) and walk segments some job of which may start; under best-fit the
+ * shortcut is never used. */
 static void fast_equals_plain(void)
 {
     struct berth_tput *m = NULL;
@@ -385,7 +388,7 @@ static void fast_equals_plain(void)
                                      "gavel-fifo"};
     static const char *clusters[] = {"6x8:v100", "4x8:v100,4x4:k80"};
     unsigned long long used = 0, used_best_fit = 0, skipped = berth__gavel_skipped,
-                       skip_starts = berth__gavel_skip_starts;
+                       skip_starts = berth__gavel_skip_starts, walks = berth__gavel_seg_walks;
     int runs = 0;
     for (uint64_t seed = 1; seed <= 6; seed++)
         for (int ci = 0; ci < 2; ci++) {
@@ -411,13 +414,15 @@ static void fast_equals_plain(void)
     CHECK_I64(runs, 48);
     skipped = berth__gavel_skipped - skipped;
     skip_starts = berth__gavel_skip_starts - skip_starts;
+    walks = berth__gavel_seg_walks - walks;
     fprintf(stderr,
             "  %d runs, the shortcut answered %llu starts, %llu fills skipped, starting %llu "
-            "jobs\n",
-            runs, used, skipped, skip_starts);
+            "jobs, %llu segments walked\n",
+            runs, used, skipped, skip_starts, walks);
     CHECK(used > 1000);
     CHECK(skipped > 100);
     CHECK(skip_starts > 100);
+    CHECK(walks > 100);
     CHECK_I64(used_best_fit, 0);
     berth_tput_free(m);
 }
