@@ -92,7 +92,8 @@ struct victim {
     uint32_t k;   /* act index */
 };
 
-#define SUM_LETTERS 8 /* distinct gang sizes a segment follows */
+#define SUM_LETTERS 8   /* distinct gang sizes a segment follows */
+#define SEG_RUN     512 /* entries a segment's run holds at most (what a live one walks) */
 
 /* A segment of a fill worklist's summary: a run of pending entries the shortcut answers,
  * summed up for a pass in which none of them can start (fill_skip): trying them all then
@@ -100,8 +101,12 @@ struct victim {
  * them that fit by count. The entry after the run (end), one the shortcut cannot answer (a
  * single GPU, a fraction, CPU only, a gang no server holds), is tried as the walk would. */
 struct fseg {
-    size_t end; /* list position of the entry that closes it; SIZE_MAX: the last segment */
-    int nl;     /* letters: the run's gang sizes, as first seen */
+    size_t start; /* list position of its run's first entry */
+    /* past its run (SIZE_MAX: the last segment, whose run goes on to the summary's end);
+     * when close, the entry there closes it (else the run was cut at SEG_RUN entries) */
+    size_t end;
+    int close;
+    int nl;                       /* letters: the run's gang sizes, as first seen */
     int32_t letter[SUM_LETTERS];  /* gang size */
     berth_us minpat[SUM_LETTERS]; /* their least patience */
     uint32_t minjob[SUM_LETTERS]; /* a job that has it */
@@ -115,11 +120,21 @@ struct fseg {
 };
 
 /* A fill worklist's first n entries, all pending jobs when summed up, as segments. */
+struct fitem {
+    berth_us pat;
+    int32_t gang;
+};
+
 struct fsum {
     int ok;   /* 0: to be rebuilt from the list */
     size_t n; /* entries summed up */
     struct fseg *seg;
     size_t nseg, seg_cap; /* segments beyond nseg keep their word buffers for reuse */
+    /* per list position: the gang of a pending job in a segment's run (0: an entry closing a
+     * segment, or a job that started since) and its patience, so that a segment is summed
+     * up again, or walked, without reading the jobs */
+    struct fitem *item;
+    size_t item_cap;
 };
 
 struct fentry { /* Gavel's base fifo: a job it allocated, and the type, kept until it is done */
@@ -173,7 +188,14 @@ struct gavel {
     size_t nfent, fent_cap, nfjob, fjob_cap;
     int fill_ok;
     struct fsum sum[2]; /* of fent and of fjob */
-    uint32_t sum_gen;   /* bumped when the summaries are dropped */
+    int32_t *word;      /* scratch: a reduced word of gangs (seg_live) */
+    /* the jobs the last round preempted: their work done, so their patience, was that of their
+     * last report when the round's pass summed them up; refreshed at the next pass (stale) */
+    uint32_t *pre;
+    size_t npre, pre_cap, nrun_round; /* run's first nrun_round: running at the round start */
+    int stale;
+    size_t word_cap;
+    uint32_t sum_gen; /* bumped when the summaries are dropped */
     /* scratch */
     struct victim *victims;
     size_t nvictims, victims_cap;
@@ -694,10 +716,12 @@ static int rank(struct gavel *g, const struct berth__view *v)
     return 0;
 }
 
-/* Tests set it to try every start (the plain path the shortcuts must match); the count of
+/* Tests set it to try every start (the plain path the shortcuts must match), and may shorten
+ * the segments' runs; the count of
  * starts the shortcut answered, of passes whose fill skipped its summed-up entries, and of
  * the jobs such skips started (entries closing a segment). */
 int berth__gavel_no_fast;
+size_t berth__gavel_seg_run = SEG_RUN;
 unsigned long long berth__gavel_fast_used, berth__gavel_skipped, berth__gavel_skip_starts,
     berth__gavel_seg_walks;
 
@@ -828,6 +852,7 @@ static int fill_lists(struct gavel *g, const struct berth__view *v)
 static void seg_clear(struct fseg *sg)
 {
     sg->end = SIZE_MAX;
+    sg->close = 0;
     sg->nl = 0;
     for (int c = 0; c < SUM_LETTERS; c++) {
         sg->nword[c] = 0;
@@ -835,8 +860,8 @@ static void seg_clear(struct fseg *sg)
     }
 }
 
-/* Opens an empty last segment: 0, or BERTH_ENOMEM. */
-static int seg_push(struct fsum *s)
+/* Opens an empty last segment, its run from list position start: 0, or BERTH_ENOMEM. */
+static int seg_push(struct fsum *s, size_t start)
 {
     if (s->nseg == s->seg_cap) {
         size_t old = s->seg_cap;
@@ -844,7 +869,8 @@ static int seg_push(struct fsum *s)
             return BERTH_ENOMEM;
         memset(s->seg + old, 0, (s->seg_cap - old) * sizeof *s->seg);
     }
-    seg_clear(&s->seg[s->nseg++]);
+    seg_clear(&s->seg[s->nseg]);
+    s->seg[s->nseg++].start = start;
     return 0;
 }
 
@@ -853,7 +879,7 @@ static int sum_clear(struct fsum *s)
     s->ok = 1;
     s->n = 0;
     s->nseg = 0;
-    return seg_push(s);
+    return seg_push(s, 0);
 }
 
 /* Appends letter l to cut c's reduced word: cancels an equal last letter. */
@@ -883,23 +909,22 @@ static berth_us sum_patience(struct gavel *g, const struct berth__view *v,
                : INT64_MIN;
 }
 
-/* Adds pending job k, of patience pat, at the end of segment sg's run: 0, 1 when sg would
- * follow a ninth gang size, or BERTH_ENOMEM. */
-static int seg_add(const struct berth__view *v, struct fseg *sg, uint32_t job, berth_us pat)
+/* Adds pending job `job`, a gang of `gang` GPUs of patience pat, at the end of segment sg's
+ * run: 0, 1 when sg would follow a ninth gang size, or BERTH_ENOMEM. */
+static int seg_add(struct fseg *sg, uint32_t job, int32_t gang, berth_us pat)
 {
-    const struct berth__job *j = &v->jobs[job];
     int l = 0;
-    while (l < sg->nl && sg->letter[l] != j->gpus)
+    while (l < sg->nl && sg->letter[l] != gang)
         l++;
     if (l == SUM_LETTERS)
         return 1;
     if (l == sg->nl) { /* a new size: its cut starts as the cut of the next smaller size */
         int below = -1;
         for (int c = 0; c < sg->nl; c++)
-            if (sg->letter[c] < j->gpus && (below < 0 || sg->letter[c] > sg->letter[below]))
+            if (sg->letter[c] < gang && (below < 0 || sg->letter[c] > sg->letter[below]))
                 below = c;
         sg->nl++;
-        sg->letter[l] = j->gpus;
+        sg->letter[l] = gang;
         sg->minpat[l] = pat;
         sg->minjob[l] = job;
         for (int c = 0; c < SUM_LETTERS; c++)
@@ -917,7 +942,7 @@ static int seg_add(const struct berth__view *v, struct fseg *sg, uint32_t job, b
         sg->minjob[l] = job;
     }
     for (int c = 0; c < sg->nl; c++)
-        if (sg->letter[c] >= j->gpus && word_push(sg, c, l))
+        if (sg->letter[c] >= gang && word_push(sg, c, l))
             return BERTH_ENOMEM;
     return 0;
 }
@@ -929,18 +954,27 @@ static int sum_add(struct gavel *g, const struct berth__view *v, const struct be
                    struct fsum *s, size_t k)
 {
     size_t at = s->n++;
+    if (BERTH_GROW(s->item, s->item_cap, at + 1))
+        return BERTH_ENOMEM;
     g->act[k].sum_gen = g->sum_gen;
     g->act[k].at[s == &g->sum[1]] = (uint32_t)at;
     berth_us pat = sum_patience(g, v, p, k);
     struct fseg *sg = &s->seg[s->nseg - 1];
+    s->item[at] = (struct fitem){pat, pat == INT64_MIN ? 0 : v->jobs[g->act[k].job].gpus};
     if (pat == INT64_MIN) { /* the shortcut cannot answer it: it closes the segment */
         sg->end = at;
-        return seg_push(s);
+        sg->close = 1;
+        return seg_push(s, at + 1);
     }
-    int rc = seg_add(v, sg, g->act[k].job, pat);
+    int rc = seg_add(sg, g->act[k].job, s->item[at].gang, pat);
     if (rc == 1)
         s->ok = 0;
-    return rc == 1 ? 0 : rc;
+    if (rc)
+        return rc == 1 ? 0 : rc;
+    if (at + 1 - sg->start < berth__gavel_seg_run)
+        return 0;
+    sg->end = at + 1; /* a full run: the next entries go to a new segment */
+    return seg_push(s, at + 1);
 }
 
 /* Rebuilds summary i from its whole list, dropping the entries no longer pending there and
@@ -968,13 +1002,13 @@ static int sum_build(struct gavel *g, const struct berth__view *v, const struct 
 
 #define SKIP_SIZES 64 /* distinct gang sizes a skip follows over all segments */
 
-/* A skip's gang sizes: per size, the least patience over both summaries and a job that has it
- * (the bound its wait is sought to), and that wait once sought (known). */
+/* A skip's gang sizes: per size, the least patience over both summaries when the skip began
+ * (the bound its wait is sought to: at most the patience of every job still summed up), and
+ * that wait once sought (known). */
 struct skip {
     int n;
     int32_t size[SKIP_SIZES];
     berth_us bound[SKIP_SIZES], ready[SKIP_SIZES];
-    uint32_t job[SKIP_SIZES];
     uint8_t known[SKIP_SIZES];
     int32_t f, m; /* idle GPUs of type 0, and the most idle on one server */
 };
@@ -997,11 +1031,9 @@ static int skip_bounds(const struct gavel *g, struct skip *k)
                     k->n++;
                     k->size[r] = sg->letter[l];
                     k->bound[r] = sg->minpat[l];
-                    k->job[r] = sg->minjob[l];
                     k->known[r] = 0;
                 } else if (sg->minpat[l] < k->bound[r]) {
                     k->bound[r] = sg->minpat[l];
-                    k->job[r] = sg->minjob[l];
                 }
             }
         }
@@ -1022,9 +1054,30 @@ static void skip_capacity(const struct berth__view *v, struct skip *k)
         k->known[r] = 0;
 }
 
-/* 1 when no entry of segment sg's run can start: for each gang size that fits by count, no
- * server holds it and some server is ready sooner than its least patience (so each such try is
- * refused, as berth__plan_start_refused would find); *cut: its letters that fit by count. 0
+/* 1 when a pending gang of `gang` GPUs (job `job`) and patience pat that fits by count is
+ * refused: no server holds it and some server is ready sooner than its patience, as
+ * berth__plan_start_refused would find (the wait of a pending gang depends on its size
+ * alone). 0 when it may start, or an error. */
+static int gang_dead(struct berth__plan *p, const struct berth__view *v, struct skip *k,
+                     int32_t gang, uint32_t job, berth_us pat)
+{
+    if (gang <= k->m)
+        return 0;
+    int r = 0;
+    while (r < k->n && k->size[r] != gang)
+        r++;
+    if (r == k->n)
+        return 0; /* not reached: every summed-up size has a bound */
+    if (!k->known[r]) {
+        if (berth__plan_wait_ready(p, &v->jobs[job], 0, k->bound[r], &k->ready[r]))
+            return BERTH_ENOMEM;
+        k->known[r] = 1;
+    }
+    return k->ready[r] != BERTH_TIME_NONE && k->ready[r] < pat;
+}
+
+/* 1 when no entry of segment sg's run can start: each gang size that fits by count is
+ * refused down to its least patience (gang_dead); *cut: its letters that fit by count. 0
  * when some may start, or an error. */
 static int seg_dead(struct berth__plan *p, const struct berth__view *v, struct skip *k,
                     const struct fseg *sg, int *cut)
@@ -1033,22 +1086,29 @@ static int seg_dead(struct berth__plan *p, const struct berth__view *v, struct s
     for (int c = 0; c < sg->nl; c++) {
         if (sg->letter[c] > k->f)
             continue;
-        if (sg->letter[c] <= k->m)
-            return 0;
-        int r = 0;
-        while (r < k->n && k->size[r] != sg->letter[c])
-            r++;
-        if (!k->known[r]) {
-            if (berth__plan_wait_ready(p, &v->jobs[k->job[r]], 0, k->bound[r], &k->ready[r]))
-                return BERTH_ENOMEM;
-            k->known[r] = 1;
-        }
-        if (k->ready[r] == BERTH_TIME_NONE || k->ready[r] >= sg->minpat[c])
-            return 0;
+        int rc = gang_dead(p, v, k, sg->letter[c], sg->minjob[c], sg->minpat[c]);
+        if (rc <= 0)
+            return rc;
         if (*cut < 0 || sg->letter[c] > sg->letter[*cut])
             *cut = c;
     }
     return 1;
+}
+
+/* Does what n refused starts leave, of the gangs w[0..n) in order (a reduced word: no two
+ * equal gangs in a row): two sizes at once, alternating, else one by one. */
+static void word_apply(struct berth__plan *p, const int32_t *w, size_t n)
+{
+    if (!n)
+        return;
+    int32_t a = w[0], b = n > 1 ? w[1] : w[0];
+    for (size_t i = 2; i < n; i++)
+        if (w[i] != a && w[i] != b) { /* a third size */
+            for (size_t x = 0; x < n; x++)
+                berth__plan_refused_moves(p, 0, w[x]);
+            return;
+        }
+    berth__plan_refused_alternating(p, 0, a, b, n);
 }
 
 /* Does what trying every entry of segment s's run refused leaves: cut c's word. */
@@ -1090,103 +1150,159 @@ static int try_entry(struct gavel *g, const struct berth__view *v, struct berth_
              : try_start(g, v, p, g->pos[job], g->ent[g->fent[at]].type, err);
 }
 
-/* Sums up again the jobs of segment q of list i's run that are still pending: 0, 1 when they
- * cannot be, or an error. */
-static int seg_resum(struct gavel *g, const struct berth__view *v, const struct berth__plan *p,
-                     int i, size_t q)
+/* The list positions of segment q's run in summary s. */
+static void seg_range(const struct fsum *s, size_t q, size_t *start, size_t *end)
+{
+    *start = s->seg[q].start;
+    *end = s->seg[q].end == SIZE_MAX ? s->n : s->seg[q].end;
+}
+
+/* Sums up segment q of list i's run again from its items (the jobs that started since gone). */
+static int seg_resum(struct gavel *g, int i, size_t q)
 {
     struct fsum *s = &g->sum[i];
     struct fseg *sg = &s->seg[q];
-    size_t start = q ? s->seg[q - 1].end + 1 : 0, end = sg->end == SIZE_MAX ? s->n : sg->end;
-    size_t keep = sg->end;
+    size_t start, end, keep = sg->end;
+    int close = sg->close;
+    seg_range(s, q, &start, &end);
     seg_clear(sg);
+    sg->start = start;
     sg->end = keep;
+    sg->close = close;
     for (size_t x = start; x < end; x++) {
-        uint32_t job = list_job(g, i, x);
-        if (v->jobs[job].state != BERTH_JOB_PENDING || g->pos[job] == NONE)
-            continue;
-        berth_us pat = sum_patience(g, v, p, g->pos[job]);
-        if (pat == INT64_MIN)
-            return 1;
-        int rc = seg_add(v, sg, job, pat);
+        int rc =
+            s->item[x].gang ? seg_add(sg, list_job(g, i, x), s->item[x].gang, s->item[x].pat) : 0;
         if (rc)
-            return rc;
+            return rc < 0 ? rc : 0; /* not reached: a run's sizes are fewer after a start */
     }
     return 0;
 }
 
-/* Job `job`, summed up in list i's run, started: the segment that held it is summed up
- * again. 0, 1 when it cannot be, or an error. */
-static int seg_started(struct gavel *g, const struct berth__view *v, const struct berth__plan *p,
-                       int i, uint32_t job)
+/* The segment whose run holds list position x of summary s. */
+static size_t seg_of(const struct fsum *s, size_t x)
 {
-    const struct fsum *s = &g->sum[i];
-    size_t x = g->act[g->pos[job]].at[i];
-    if (x >= s->n || list_job(g, i, x) != job)
-        return 0;                    /* not in that list */
-    size_t lo = 0, hi = s->nseg - 1; /* the first segment whose end is at or past x */
+    size_t lo = 0, hi = s->nseg - 1; /* the last segment starting at or before x */
     while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (s->seg[mid].end < x)
-            lo = mid + 1;
+        size_t mid = hi - (hi - lo) / 2;
+        if (s->seg[mid].start <= x)
+            lo = mid;
         else
-            hi = mid;
+            hi = mid - 1;
     }
-    return s->seg[lo].end == x ? 0 : seg_resum(g, v, p, i, lo);
+    return lo;
 }
 
-/* Where the walk goes on when segment q of list i's run was walked but cannot be summed up
- * again: at the entry that closes it. */
-static void past_run(const struct gavel *g, int i, size_t q, size_t *from)
-{
-    const struct fseg *sg = &g->sum[i].seg[q];
-    size_t end = sg->end == SIZE_MAX ? g->sum[i].n : sg->end;
-    from[0] = i ? g->nfent : end;
-    from[1] = i ? end : 0;
-}
-
-/* Walks segment q of list i's run job by job, as the fill's walk does (some of its jobs may
- * start), and sums up again the jobs left pending there and the segments of the other list
- * that held a job that started: 0, 1 when they cannot be (the walk then goes on from from[],
- * past the run), or an error. */
-static int seg_walk(struct gavel *g, const struct berth__view *v, struct berth__plan *p, int i,
-                    size_t q, size_t *from, struct berth_err *err)
+/* Job `job`, summed up in list i's run, started: it leaves the segment that held it, which
+ * is summed up again. 0, or an error. */
+static int seg_started(struct gavel *g, int i, uint32_t job)
 {
     struct fsum *s = &g->sum[i];
-    size_t start = q ? s->seg[q - 1].end + 1 : 0;
-    size_t end = s->seg[q].end == SIZE_MAX ? s->n : s->seg[q].end;
+    size_t x = g->act[g->pos[job]].at[i];
+    if (x >= s->n || list_job(g, i, x) != job || !s->item[x].gang)
+        return 0; /* not in that list's runs */
+    s->item[x].gang = 0;
+    return seg_resum(g, i, seg_of(s, x));
+}
+
+/* Fills over segment q of list i's run, some job of which may start, as the walk would, from
+ * its items: the refused starts' gangs gather into a reduced word whose bucket moves are done
+ * before the next job that may start is tried (a start takes the idle GPUs and the waits
+ * again; with no idle capacity left the fill stops). Then the segment, and those of the other
+ * list that held a job that started, are summed up again. 0, or an error. */
+static int seg_live(struct gavel *g, const struct berth__view *v, struct berth__plan *p, int i,
+                    size_t q, struct skip *k, struct berth_err *err)
+{
+    struct fsum *s = &g->sum[i];
+    size_t start, end, n = 0;
+    seg_range(s, q, &start, &end);
+    if (BERTH_GROW(g->word, g->word_cap, end - start + 1))
+        return berth_err_set(err, BERTH_ENOMEM, "gavel: out of memory");
     int rc = 0;
-    for (size_t x = start; x < end && idle(g, v); x++) {
+    for (size_t x = start; x < end; x++) {
+        int32_t gang = s->item[x].gang;
+        if (!gang || gang > k->f)
+            continue; /* started, or a try that does nothing */
+        uint32_t job = list_job(g, i, x);
+        if ((rc = gang_dead(p, v, k, gang, job, s->item[x].pat)) < 0)
+            return berth_err_set(err, rc, "gavel: out of memory");
+        if (rc) { /* refused: its gang joins the word (an equal last one cancels) */
+            if (n && g->word[n - 1] == gang)
+                n--;
+            else
+                g->word[n++] = gang;
+            continue;
+        }
+        word_apply(p, g->word, n);
+        n = 0;
         if ((rc = try_entry(g, v, p, i, x, err)) < 0)
             return rc;
-        if (rc && (rc = seg_started(g, v, p, !i, list_job(g, i, x))))
+        if (!rc)
+            continue;
+        s->item[x].gang = 0;
+        if ((rc = seg_started(g, !i, job)))
+            return berth_err_set(err, rc, "gavel: out of memory");
+        skip_capacity(v, k);
+        if (!idle(g, v))
             break;
     }
-    if (!rc)
-        rc = seg_resum(g, v, p, i, q);
+    word_apply(p, g->word, n);
     berth__gavel_seg_walks++;
-    if (rc == 1)
-        past_run(g, i, q, from);
-    return rc < 0 ? berth_err_set(err, rc, "gavel: out of memory") : rc;
+    if ((rc = seg_resum(g, i, q)))
+        return berth_err_set(err, rc, "gavel: out of memory");
+    return 0;
+}
+
+/* The patiences of the jobs the last round preempted, summed up at its pass with the work
+ * done of their last report, taken again: each item, and its segment's least patience when
+ * lower (a higher one leaves a bound below the least, which only sends the segment to
+ * seg_live, where each item answers for itself). 0, or 1 when one can no longer be answered
+ * by the shortcut (the summaries are then built again). */
+static int refresh_stale(struct gavel *g, const struct berth__view *v, const struct berth__plan *p)
+{
+    g->stale = 0;
+    for (size_t n = 0; n < g->npre; n++) {
+        uint32_t job = g->pre[n];
+        size_t k = g->pos[job];
+        if (k == NONE || g->act[k].sum_gen != g->sum_gen)
+            continue; /* left, or started since */
+        berth_us pat = sum_patience(g, v, p, k);
+        for (int i = 0; i < 2; i++) {
+            struct fsum *s = &g->sum[i];
+            size_t x = g->act[k].at[i];
+            if (x >= s->n || list_job(g, i, x) != job || !s->item[x].gang)
+                continue;
+            if (pat == INT64_MIN)
+                return 1;
+            s->item[x].pat = pat;
+            struct fseg *sg = &s->seg[seg_of(s, x)];
+            for (int l = 0; l < sg->nl; l++)
+                if (sg->letter[l] == s->item[x].gang && pat < sg->minpat[l]) {
+                    sg->minpat[l] = pat;
+                    sg->minjob[l] = job;
+                }
+        }
+    }
+    return 0;
 }
 
 /* The pass's fill over the summed-up entries of both lists, segment by segment: a segment
  * none of whose run can start (seg_dead) gets only the bucket moves of its refused starts,
- * another is walked job by job (seg_walk), and the entry that closes it is tried as the walk
- * would try it; after a start the idle GPUs and the waits are taken again, and with no idle
- * capacity left the fill stops, as the walk does. One GPU type only (a job's fastest type is
- * then its ranked type). 1: done (the walk goes on with the entries appended to fjob since
- * its summary); 0: the walk goes on from from[0] in fent and from[1] in fjob (0, 0 when the
- * shortcut does not apply); or an error. */
+ * another is gone through job by job from its items (seg_live), and the entry that closes it
+ * is tried as the walk would try it; after a start the idle GPUs and the waits are taken
+ * again, and with no idle capacity left the fill stops, as the walk does. One GPU type only
+ * (a job's fastest type is then its ranked type). 1: done (the walk goes on with the entries
+ * appended to fjob since its summary); 0: the shortcut does not apply (the walk goes through
+ * both lists); or an error. */
 static int fill_skip(struct gavel *g, const struct berth__view *v, struct berth__plan *p,
-                     size_t *from, struct berth_err *err)
+                     struct berth_err *err)
 {
-    from[0] = from[1] = 0;
     if (berth__gavel_no_fast || g->nt != 1 || !berth__plan_refusals_covered(p))
         return 0;
     for (int i = 0; i < 2; i++)
         if (!g->sum[i].ok && sum_build(g, v, p, i))
             return berth_err_set(err, BERTH_ENOMEM, "gavel: out of memory");
+    if (g->sum[0].ok && g->sum[1].ok && g->stale && refresh_stale(g, v, p))
+        return 0;
     struct skip k;
     if (!g->sum[0].ok || !g->sum[1].ok || !skip_bounds(g, &k))
         return 0;
@@ -1198,21 +1314,11 @@ static int fill_skip(struct gavel *g, const struct berth__view *v, struct berth_
             int cut, rc = seg_dead(p, v, &k, sg, &cut);
             if (rc < 0)
                 return berth_err_set(err, rc, "gavel: out of memory");
-            if (rc) {
+            if (rc)
                 seg_apply(p, sg, cut);
-            } else if ((rc = seg_walk(g, v, p, i, q, from, err))) {
-                return rc < 0 ? rc : 0; /* 1: the walk goes on from from[] */
-            } else {
-                /* a job that started may have been a gang size's least patience */
-                if (!skip_bounds(g, &k)) {
-                    past_run(g, i, q, from);
-                    return 0;
-                }
-                skip_capacity(v, &k);
-                if (!idle(g, v))
-                    break;
-            }
-            if (sg->end == SIZE_MAX)
+            else if ((rc = seg_live(g, v, p, i, q, &k, err)))
+                return rc;
+            if (!sg->close || !idle(g, v))
                 continue;
             if ((rc = try_entry(g, v, p, i, sg->end, err)) < 0)
                 return rc;
@@ -1252,8 +1358,8 @@ static int fill(struct gavel *g, const struct berth__view *v, struct berth__plan
     }
     if (!g->fill_ok && (rc = fill_lists(g, v)))
         return berth_err_set(err, rc, "gavel: out of memory");
-    size_t from[2];
-    if ((rc = fill_skip(g, v, p, from, err)) < 0)
+    size_t from[2] = {0, 0};
+    if ((rc = fill_skip(g, v, p, err)) < 0)
         return rc;
     if (rc) {
         from[0] = g->nfent;
@@ -1362,6 +1468,8 @@ static int round_start(struct gavel *g, const struct berth__view *v, struct bert
     g->left = 0;
     running(g, v);
     size_t nrun = g->nrun; /* running at the round start (starts append) */
+    g->nrun_round = nrun;
+    g->stale = 0; /* the lists are built again */
     if (g->changed &&
         (!g->solved || v->now - g->last_reset >= g->realloc_us ||
          (g->zero_reset && g->last_reset == 0)) &&
@@ -1474,9 +1582,19 @@ static int gavel_plan(void *self, const struct berth__view *v, struct berth__pla
     if ((rc = fill(g, v, p, err)))
         return rc;
     /* a job the round preempted is pending with the work done it had at its last report
-     * until the pass is applied: the patiences summed up now would be stale at the next pass */
-    if (round)
-        sum_drop(g);
+     * until the pass is applied: its patience summed up now is stale at the next pass */
+    if (round) {
+        g->npre = 0;
+        for (size_t i = 0; i < g->nrun_round; i++) {
+            size_t k = g->pos[g->run[i]];
+            if (g->act[k].sum_gen != g->sum_gen)
+                continue; /* not summed up (running) */
+            if (BERTH_GROW(g->pre, g->pre_cap, g->npre + 1))
+                return berth_err_set(err, BERTH_ENOMEM, "gavel: out of memory");
+            g->pre[g->npre++] = g->run[i];
+        }
+        g->stale = g->npre > 0;
+    }
     return 0;
 }
 
@@ -1566,7 +1684,10 @@ static void gavel_destroy(void *self)
             for (int c = 0; c < SUM_LETTERS; c++)
                 free(g->sum[i].seg[q].word[c]);
         free(g->sum[i].seg);
+        free(g->sum[i].item);
     }
+    free(g->word);
+    free(g->pre);
     free(g->victims);
     free(g->vsort);
     free(g->key);
