@@ -187,6 +187,8 @@ struct gavel {
     uint32_t *fent, *fjob;
     size_t nfent, fent_cap, nfjob, fjob_cap;
     int fill_ok;
+    size_t fifo_from;   /* gavel-fifo's fill: the active jobs before it are not pending (or can
+                           run nowhere) */
     struct fsum sum[2]; /* of fent and of fjob */
     int32_t *word;      /* scratch: a reduced word of gangs (seg_live) */
     /* the jobs the last round preempted: their work done, so their patience, was that of their
@@ -1345,7 +1347,8 @@ static int fill(struct gavel *g, const struct berth__view *v, struct berth__plan
         return 0;
     }
     if (g->kind == FIFO) {
-        for (size_t k = 0; k < g->nact && idle(g, v); k++) {
+        size_t k = berth__gavel_no_fast ? 0 : g->fifo_from;
+        for (; k < g->nact && idle(g, v); k++) {
             const struct berth__job *j = &v->jobs[g->act[k].job];
             if (j->state != BERTH_JOB_PENDING || !runnable(g, v, j))
                 continue; /* a job that can run nowhere blocks no one */
@@ -1354,6 +1357,7 @@ static int fill(struct gavel *g, const struct berth__view *v, struct berth__plan
             if (rc == 0)
                 break; /* the head blocks */
         }
+        g->fifo_from = k; /* none before it may start (until a round start or a requeue) */
         return 0;
     }
     if (!g->fill_ok && (rc = fill_lists(g, v)))
@@ -1469,7 +1473,8 @@ static int round_start(struct gavel *g, const struct berth__view *v, struct bert
     running(g, v);
     size_t nrun = g->nrun; /* running at the round start (starts append) */
     g->nrun_round = nrun;
-    g->stale = 0; /* the lists are built again */
+    g->stale = 0;     /* the lists are built again */
+    g->fifo_from = 0; /* compacted, and jobs preempted below */
     if (g->changed &&
         (!g->solved || v->now - g->last_reset >= g->realloc_us ||
          (g->zero_reset && g->last_reset == 0)) &&
@@ -1571,8 +1576,10 @@ static int gavel_plan(void *self, const struct berth__view *v, struct berth__pla
         if (add_job(g, &v->jobs[v->arrived[i]]))
             return berth_err_set(err, BERTH_ENOMEM, "gavel: out of memory");
     g->changed |= v->narrived > 0 || v->nleft > 0;
-    if (v->nrequeued) /* pending again: back into the fill's lists */
+    if (v->nrequeued) { /* pending again: back into the fill's lists */
         g->fill_ok = 0;
+        g->fifo_from = 0;
+    }
     if (v->nreestimated) /* patiences change */
         sum_drop(g);
     mark_left(g, v);
