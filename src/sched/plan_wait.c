@@ -268,12 +268,6 @@ static berth_us ready_at(const struct berth__plan *p, struct berth__ready *r, ui
     return cached_ready(p, r, s, lack_on(p->cluster, s, j));
 }
 
-static berth_us server_ready(const struct berth__plan *p, struct berth__ready *r, uint32_t s,
-                             const struct berth__job *j)
-{
-    return ready_at(p, r, s, j, NULL);
-}
-
 /* Whether server s is ready for gang j soon enough that waiting for it beats spreading. The
  * test is monotone in the time, so an end kept from an earlier pass decides when the test
  * gives the same answer at both ends of its bound (and is due after now: a job whose work
@@ -391,6 +385,53 @@ berth_us berth__plan_wait_patience(const struct berth__plan *p, const struct ber
     return least_wait(tc, tc / r);
 }
 
+/* When server s's idle GPUs first reach gang j's size, within *tol of the time (0: exact):
+ * an end kept from an earlier pass answers as a bound, unless it is due by now (a job whose
+ * work ended waits with its end at now), when the server is read again. */
+static berth_us ready_near(const struct berth__plan *p, struct berth__ready *rd, uint32_t s,
+                           const struct berth__job *j, berth_us *tol)
+{
+    rd->asked++;
+    berth_us at = ready_at(p, rd, s, j, tol);
+    if (at != BERTH_TIME_NONE && *tol > 0 && at - *tol <= p->now) {
+        refresh(p, rd, s);
+        at = cached_ready(p, rd, s, lack_on(p->cluster, s, j));
+        *tol = 0;
+    }
+    return at;
+}
+
+/* 1 when server s is sooner than bound for gang j (*wait: its wait, or a time between that
+ * and bound when it came from a kept end), reading it again when its kept end is too close
+ * to tell; 0 when not (*hi: its latest possible wait, *exact: whether that is its wait). */
+static int sooner(const struct berth__plan *p, struct berth__ready *rd, uint32_t s,
+                  const struct berth__job *j, berth_us bound, berth_us *wait, berth_us *hi,
+                  int *exact)
+{
+    berth_us tol, at = ready_near(p, rd, s, j, &tol);
+    if (at == BERTH_TIME_NONE) {
+        *hi = BERTH_TIME_NONE;
+        *exact = 1;
+        return 0;
+    }
+    if (at + tol - p->now < bound) {
+        *wait = at + tol - p->now;
+        return 1;
+    }
+    if (tol > 0 && at - tol - p->now < bound) { /* too close to call */
+        refresh(p, rd, s);
+        at = cached_ready(p, rd, s, lack_on(p->cluster, s, j));
+        tol = 0;
+        if (at - p->now < bound) {
+            *wait = at - p->now;
+            return 1;
+        }
+    }
+    *hi = at + tol - p->now;
+    *exact = tol == 0;
+    return 0;
+}
+
 int berth__plan_wait_ready(struct berth__plan *p, const struct berth__job *j, int t, berth_us bound,
                            berth_us *wait)
 {
@@ -400,33 +441,43 @@ int berth__plan_wait_ready(struct berth__plan *p, const struct berth__job *j, in
         return -1;
     size_t gi = j->gpus < BERTH_MAX_SERVER_GPUS ? (size_t)j->gpus : BERTH_MAX_SERVER_GPUS;
     uint32_t *wit = rd->witness[gi];
-    berth_us best = BERTH_TIME_NONE, at;
+    berth_us hi, best = BERTH_TIME_NONE;     /* the least latest-possible wait */
+    int exact, loose = 0;                    /* some server answered from a kept end */
     for (size_t i = 0; i < WITNESSES; i++) { /* the newest first */
         uint32_t w = wit[(rd->wnext[gi] + WITNESSES - 1 - i) % WITNESSES];
-        if (w >= c->nsrv || c->srv[w].type != t)
-            continue;
-        rd->asked++;
-        if ((at = server_ready(p, rd, w, j)) != BERTH_TIME_NONE && at - p->now < bound) {
-            *wait = at - p->now;
+        if (w < c->nsrv && c->srv[w].type == t && sooner(p, rd, w, j, bound, wait, &hi, &exact))
             return 0;
-        }
     }
     const struct berth__gputype *ty = &c->types[t];
     for (int32_t f = 0; f <= ty->max_per_server; f++)
         for (int32_t s = ty->head[f]; s >= 0; s = c->srv[s].next) {
-            rd->asked++;
-            if ((at = server_ready(p, rd, (uint32_t)s, j)) == BERTH_TIME_NONE)
-                continue;
-            if (at - p->now < bound) {
+            if (sooner(p, rd, (uint32_t)s, j, bound, wait, &hi, &exact)) {
                 wit[rd->wnext[gi]] = (uint32_t)s;
                 rd->wnext[gi] = (uint8_t)((rd->wnext[gi] + 1) % WITNESSES);
-                *wait = at - p->now;
                 return 0;
             }
-            if (best == BERTH_TIME_NONE || at - p->now < best)
-                best = at - p->now;
+            if (hi == BERTH_TIME_NONE)
+                continue;
+            loose |= !exact;
+            if (best == BERTH_TIME_NONE || hi < best)
+                best = hi;
         }
-    *wait = best;
+    /* none sooner than bound: the least wait. A server whose kept end may be below the least
+     * latest-possible one is read again; the others cannot hold the least. */
+    berth_us least = BERTH_TIME_NONE, tol, at;
+    for (int32_t f = 0; loose && f <= ty->max_per_server; f++)
+        for (int32_t s = ty->head[f]; s >= 0; s = c->srv[s].next) {
+            at = ready_near(p, rd, (uint32_t)s, j, &tol);
+            if (at == BERTH_TIME_NONE || at - tol - p->now > best)
+                continue;
+            if (tol > 0) {
+                refresh(p, rd, (uint32_t)s);
+                at = cached_ready(p, rd, (uint32_t)s, lack_on(c, (uint32_t)s, j));
+            }
+            if (least == BERTH_TIME_NONE || at - p->now < least)
+                least = at - p->now;
+        }
+    *wait = loose ? least : best;
     return 0;
 }
 

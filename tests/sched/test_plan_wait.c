@@ -545,7 +545,7 @@ static void test_carried_matches_fresh(void)
 {
     static const double rates[] = {1.0 / 7.0, 0.3, 1.0 / 3.0, 0.1, 3.7, 1e-3};
     uint64_t x = 4242;
-    size_t carried_reads = 0, fresh_reads = 0;
+    size_t carried_reads = 0, fresh_reads = 0, carried_ready_reads = 0, fresh_ready_reads = 0;
     int waited = 0, started = 0, close = 0, drifted = 0;
     for (int round = 0; round < 150; round++) {
         struct world w;
@@ -623,6 +623,22 @@ static void test_carried_matches_fresh(void)
                 CHECK_I64(got, want);
                 waited += want == 0;
                 started += want == 1;
+                /* berth__plan_wait_ready: the least wait is the same; so is whether it is
+                 * sooner than a bound a few microseconds from it (a kept end answers with a
+                 * time between the server's wait and the bound) */
+                berth_us lf, lc, bnd, got_w;
+                f0 = berth__plan_wait_reads(&fresh);
+                c0 = berth__plan_wait_reads(&w.p);
+                CHECK_I64(berth__plan_wait_ready(&fresh, jg, 0, INT64_MIN, &lf), 0);
+                CHECK_I64(berth__plan_wait_ready(&w.p, jg, 0, INT64_MIN, &lc), 0);
+                CHECK_I64(lc, lf);
+                bnd = lf == BERTH_TIME_NONE ? RND(1000) * SEC : lf + RND(7) - 3;
+                CHECK_I64(berth__plan_wait_ready(&w.p, jg, 0, bnd, &got_w), 0);
+                int soon = lf != BERTH_TIME_NONE && lf < bnd;
+                CHECK_I64(got_w != BERTH_TIME_NONE && got_w < bnd, soon);
+                CHECK(soon ? got_w >= lf : got_w == lf);
+                fresh_ready_reads += berth__plan_wait_reads(&fresh) - f0;
+                carried_ready_reads += berth__plan_wait_reads(&w.p) - c0;
             }
         }
         berth__plan_free(&fresh);
@@ -631,8 +647,10 @@ static void test_carried_matches_fresh(void)
     CHECK(waited > 50 && started > 50 && close > 50);
     CHECK(drifted > 50); /* ends that a later pass rounds otherwise were among them */
     CHECK(carried_reads < fresh_reads); /* the kept ends answered some */
-    if (carried_reads >= fresh_reads)
-        fprintf(stderr, "  reads: carried %zu, fresh %zu\n", carried_reads, fresh_reads);
+    CHECK(carried_ready_reads < fresh_ready_reads);
+    if (carried_reads >= fresh_reads || carried_ready_reads >= fresh_ready_reads)
+        fprintf(stderr, "  reads: carried %zu, fresh %zu; waits: carried %zu, fresh %zu\n",
+                carried_reads, fresh_reads, carried_ready_reads, fresh_ready_reads);
 }
 
 /* The free-GPU buckets of type 0, in order, as text. */
