@@ -72,7 +72,6 @@ struct act { /* an active job: arrived, not yet left */
     uint32_t job;
     int16_t chosen;   /* type chosen at this round's start, -1 */
     uint8_t gone;     /* it left (done): dropped at the next compaction */
-    uint8_t in_run;   /* it is in g->run (so it may have run since the last round start) */
     int64_t run_seen; /* run time already counted into recv */
     berth_us arrival; /* the spec's (read at every solve: one spec fewer to load) */
     double done_seen; /* exec_time: work already counted into recv */
@@ -160,6 +159,10 @@ struct gavel {
     size_t ncpu;     /* active CPU-only jobs (those that left go at the next compaction) */
     struct act *act; /* in job-number (arrival) order */
     size_t nact, act_cap;
+    /* beside act: 1 when the job is in g->run (so it may have run since the last round
+     * start); apart, so that a round start's walk over them reads a byte per job */
+    uint8_t *in_run;
+    size_t in_run_cap;
     double *x, *recv, *deficit; /* [nact * nt], beside act; recv in microseconds */
     double wtime[64];           /* half_credit: Gavel's time so far per type since the reset */
     size_t xcap;
@@ -288,9 +291,11 @@ static int add_job(struct gavel *g, const struct berth__job *j)
         for (size_t i = old; i < g->pos_cap; i++)
             g->pos[i] = NONE;
     }
-    if (BERTH_GROW(g->act, g->act_cap, g->nact + 1) || grow_x(g, g->nact + 1))
+    if (BERTH_GROW(g->act, g->act_cap, g->nact + 1) ||
+        BERTH_GROW(g->in_run, g->in_run_cap, g->nact + 1) || grow_x(g, g->nact + 1))
         return BERTH_ENOMEM;
     size_t k = g->nact++;
+    g->in_run[k] = 0;
     g->act[k] = (struct act){.job = job,
                              .chosen = -1,
                              .arrival = j->spec->arrival_us,
@@ -347,6 +352,7 @@ static void compact(struct gavel *g, const struct berth__view *v)
         }
         if (w != k) {
             g->act[w] = g->act[k];
+            g->in_run[w] = g->in_run[k];
             for (size_t t = 0; t < nt; t++) {
                 g->x[w * nt + t] = g->x[k * nt + t];
                 g->recv[w * nt + t] = g->recv[k * nt + t];
@@ -778,7 +784,7 @@ static int try_start(struct gavel *g, const struct berth__view *v, struct berth_
         return berth_err_set(err, BERTH_ENOMEM, "gavel: out of memory");
     if (!rc) {
         g->run[g->nrun++] = g->act[k].job;
-        g->act[k].in_run = 1;
+        g->in_run[k] = 1;
         g->act[k].sum_gen = g->sum_gen - 1; /* not pending: in no summary */
     }
     return rc ? rc : 1;
@@ -827,24 +833,6 @@ static int runnable(const struct gavel *g, const struct berth__view *v, const st
     for (size_t t = 0; t < g->nt; t++)
         if (tput(v, j, t) > 0)
             return 1;
-    return 0;
-}
-
-/* The fill's worklists from the ranking and the active set. */
-static int fill_lists(struct gavel *g, const struct berth__view *v)
-{
-    if (BERTH_GROW(g->fent, g->fent_cap, g->nent + 1) ||
-        BERTH_GROW(g->fjob, g->fjob_cap, g->nact + 1))
-        return BERTH_ENOMEM;
-    g->nfent = g->nfjob = 0;
-    for (size_t e = 0; e < g->nent; e++)
-        if (v->jobs[g->ent[e].job].state == BERTH_JOB_PENDING && g->pos[g->ent[e].job] != NONE)
-            g->fent[g->nfent++] = (uint32_t)e;
-    for (size_t k = 0; k < g->nact; k++)
-        if (v->jobs[g->act[k].job].state == BERTH_JOB_PENDING)
-            g->fjob[g->nfjob++] = g->act[k].job;
-    g->fill_ok = 1;
-    sum_drop(g);
     return 0;
 }
 
@@ -977,6 +965,37 @@ static int sum_add(struct gavel *g, const struct berth__view *v, const struct be
         return 0;
     sg->end = at + 1; /* a full run: the next entries go to a new segment */
     return seg_push(s, at + 1);
+}
+
+/* The fill's worklists from the ranking and the active set, summed up at once when the fill
+ * may skip (fill_skip's conditions that hold for the pass). */
+static int fill_lists(struct gavel *g, const struct berth__view *v, const struct berth__plan *p)
+{
+    if (BERTH_GROW(g->fent, g->fent_cap, g->nent + 1) ||
+        BERTH_GROW(g->fjob, g->fjob_cap, g->nact + 1))
+        return BERTH_ENOMEM;
+    sum_drop(g);
+    int sum = !berth__gavel_no_fast && g->nt == 1 && berth__plan_refusals_covered(p);
+    if (sum && (sum_clear(&g->sum[0]) || sum_clear(&g->sum[1])))
+        return BERTH_ENOMEM;
+    g->nfent = g->nfjob = 0;
+    for (size_t e = 0; e < g->nent; e++) {
+        uint32_t job = g->ent[e].job;
+        if (v->jobs[job].state != BERTH_JOB_PENDING || g->pos[job] == NONE)
+            continue;
+        g->fent[g->nfent++] = (uint32_t)e;
+        if (sum && g->sum[0].ok && sum_add(g, v, p, &g->sum[0], g->pos[job]))
+            return BERTH_ENOMEM;
+    }
+    for (size_t k = 0; k < g->nact; k++) {
+        if (v->jobs[g->act[k].job].state != BERTH_JOB_PENDING)
+            continue;
+        g->fjob[g->nfjob++] = g->act[k].job;
+        if (sum && g->sum[1].ok && sum_add(g, v, p, &g->sum[1], k))
+            return BERTH_ENOMEM;
+    }
+    g->fill_ok = 1;
+    return 0;
 }
 
 /* Rebuilds summary i from its whole list, dropping the entries no longer pending there and
@@ -1360,7 +1379,7 @@ static int fill(struct gavel *g, const struct berth__view *v, struct berth__plan
         g->fifo_from = k; /* none before it may start (until a round start or a requeue) */
         return 0;
     }
-    if (!g->fill_ok && (rc = fill_lists(g, v)))
+    if (!g->fill_ok && (rc = fill_lists(g, v, p)))
         return berth_err_set(err, rc, "gavel: out of memory");
     size_t from[2] = {0, 0};
     if ((rc = fill_skip(g, v, p, err)) < 0)
@@ -1404,23 +1423,33 @@ static int fill(struct gavel *g, const struct berth__view *v, struct berth__plan
     return 0;
 }
 
-/* Victims: running jobs not chosen on the type they hold, worst first: jobs outside the
- * ranking (newest first), then ranked jobs by their best rank, from the bottom. */
-static int collect_victims(struct gavel *g, const struct berth__view *v)
+/* Moves the running jobs (of the first nrun in g->run) chosen on another type than they run
+ * on: preempted, to start on the chosen one. Collects the victims: running jobs not chosen
+ * on the type they hold (so chosen nowhere), worst first: jobs outside the ranking (newest
+ * first), then ranked jobs by their best rank, from the bottom. */
+static int movers_and_victims(struct gavel *g, const struct berth__view *v, struct berth__plan *p,
+                              size_t nrun, struct berth_err *err)
 {
+    int rc;
     if (!grow_scratch((void **)&g->key, &g->key_cap, g->nact, sizeof *g->key))
-        return BERTH_ENOMEM;
-    for (size_t i = 0; i < g->nrun; i++) /* only running jobs' keys are read */
+        return berth_err_set(err, BERTH_ENOMEM, "gavel: out of memory");
+    for (size_t i = 0; i < nrun; i++) /* only running jobs' keys are read */
         g->key[g->pos[g->run[i]]] = g->nent + g->pos[g->run[i]]; /* unranked */
     for (size_t e = g->nent; e-- > 0;)
         g->key[g->ent[e].k] = e; /* ends at each job's best rank */
     g->nvictims = 0;
-    for (size_t i = 0; i < g->nrun; i++) { /* the running jobs, in act order */
+    for (size_t i = 0; i < nrun; i++) { /* the running jobs, in act order */
         size_t k = g->pos[g->run[i]];
         const struct berth__job *j = &v->jobs[g->act[k].job];
-        if (j->state == BERTH_JOB_RUNNING && j->gpus > 0 && g->act[k].chosen != j->type) {
+        if (j->state != BERTH_JOB_RUNNING || g->act[k].chosen == j->type)
+            continue;
+        if (g->act[k].chosen >= 0) { /* a mover */
+            account(g, v, k);
+            if ((rc = berth__plan_preempt(p, g->act[k].job, err)))
+                return rc;
+        } else if (j->gpus > 0) {
             if (BERTH_GROW(g->victims, g->victims_cap, g->nvictims + 1))
-                return BERTH_ENOMEM;
+                return berth_err_set(err, BERTH_ENOMEM, "gavel: out of memory");
             g->victims[g->nvictims++] = (struct victim){g->key[k], (uint32_t)k};
         }
     }
@@ -1428,11 +1457,11 @@ static int collect_victims(struct gavel *g, const struct berth__view *v)
                             * nact <= nact * (types + 1) < 2^31, so the packed values are
                             * positive */
         if (BERTH_GROW(g->vsort, g->vsort_cap, g->nvictims))
-            return BERTH_ENOMEM;
+            return berth_err_set(err, BERTH_ENOMEM, "gavel: out of memory");
         for (size_t i = 0; i < g->nvictims; i++)
             g->vsort[i] = (int64_t)(g->victims[i].key << 32 | g->victims[i].k);
         if (berth__sort_i64(g->vsort, g->nvictims))
-            return BERTH_ENOMEM;
+            return berth_err_set(err, BERTH_ENOMEM, "gavel: out of memory");
         for (size_t i = 0; i < g->nvictims; i++) { /* largest key first */
             uint64_t x = (uint64_t)g->vsort[g->nvictims - 1 - i];
             g->victims[i] = (struct victim){x >> 32, (uint32_t)(x & UINT32_MAX)};
@@ -1451,13 +1480,13 @@ static void running(struct gavel *g, const struct berth__view *v)
 {
     size_t w = 0;
     for (size_t k = 0; k < g->nact; k++) {
-        if (!g->act[k].in_run)
+        if (!g->in_run[k])
             continue;
         account(g, v, k);
         if (v->jobs[g->act[k].job].state == BERTH_JOB_RUNNING)
             g->run[w++] = g->act[k].job;
         else
-            g->act[k].in_run = 0;
+            g->in_run[k] = 0;
     }
     g->nrun = w;
 }
@@ -1509,18 +1538,8 @@ static int round_start(struct gavel *g, const struct berth__view *v, struct bert
         open -= room[en->type] == 0;
         g->wait[nwait++] = (uint32_t)e;
     }
-    /* jobs chosen on another type than they run on move */
-    for (size_t i = 0; i < nrun; i++) {
-        size_t k = g->pos[g->run[i]];
-        const struct berth__job *j = &v->jobs[g->act[k].job];
-        if (j->state == BERTH_JOB_RUNNING && g->act[k].chosen >= 0 && g->act[k].chosen != j->type) {
-            account(g, v, k);
-            if ((rc = berth__plan_preempt(p, g->act[k].job, err)))
-                return rc;
-        }
-    }
-    if ((rc = collect_victims(g, v)))
-        return berth_err_set(err, rc, "gavel: out of memory");
+    if ((rc = movers_and_victims(g, v, p, nrun, err)))
+        return rc;
     /* chosen pending jobs in rank order: first those that fit the idle GPUs, then the rest,
      * taking victims' GPUs of their type (a cursor per type: each victim is looked at once) */
     size_t cursor[64] = {0};
@@ -1676,6 +1695,7 @@ static void gavel_destroy(void *self)
     if (!g)
         return;
     free(g->act);
+    free(g->in_run);
     free(g->run);
     free(g->alloc);
     free(g->x);
