@@ -17,9 +17,9 @@ if [ "${BENCH_SMOKE:-0}" = 1 ]; then
 else
     SIZES=${OVERLOAD_SIZES:-300000 1000000}
 fi
-POLICIES=${OVERLOAD_POLICIES:-las srtf tiresias-dlas tiresias-dlas-gpu blox-las gavel-max-min gavel-max-min-perf themis-ftf}
+POLICIES=${OVERLOAD_POLICIES:-las srtf tiresias-dlas tiresias-dlas-gpu blox-las gavel-max-min gavel-max-min-perf themis-ftf gavel-fifo}
 W=$(mktemp -d); trap 'rm -rf "$W"' EXIT
-printf "%-34s %10s  %9s  %9s  %15s  %s\n" "overload case (1,800 jobs/h)" "CPU" wall "peak RSS" \
+printf "%-40s %10s  %9s  %9s  %15s  %s\n" "overload case (1,800 jobs/h)" "CPU" wall "peak RSS" \
     "preemptions/job" "avg JCT"
 for n in $SIZES; do
     "$BERTH" gen --profile gavel --jobs "$n" --rate 1800 --seed 1 --out "$W/g.csv"
@@ -33,13 +33,13 @@ t0 = time.monotonic()
 try:
     out = subprocess.run(cmd, check=True, capture_output=True, text=True, timeout=limit).stdout
 except subprocess.TimeoutExpired:
-    print(f"{name:<34} did not finish in {limit:.0f} s (CASE_TIMEOUT)")
+    print(f"{name:<40} did not finish in {limit:.0f} s (CASE_TIMEOUT)")
     sys.exit(0)
 wall = time.monotonic() - t0
 ru = resource.getrusage(resource.RUSAGE_CHILDREN)
 d = json.loads(out)
 cpu = ru.ru_utime + ru.ru_stime - before.ru_utime - before.ru_stime
-print(f"{name:<34} {cpu:8.2f} s  {wall:7.2f} s  {ru.ru_maxrss / 1024:6.0f} MB"
+print(f"{name:<40} {cpu:8.2f} s  {wall:7.2f} s  {ru.ru_maxrss / 1024:6.0f} MB"
       f"  {d['preemptions'] / d['jobs']:15.2f}  {d['avg_jct_s']:,.0f} s")
 PY
     done
