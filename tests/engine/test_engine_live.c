@@ -104,6 +104,28 @@ static void test_requeue_gavel_fill(void)
     }
 }
 
+/* gavel-fifo's fill starts at the first active job that may be pending: j0 (2 GPUs) and j1 (1)
+ * run from the round at 0 with a GPU left idle, so the passes move that start past both; j1
+ * requeued at 7 us must start again at the pass at 7 (no round: the requeue sends the fill
+ * back to the first job). */
+static void test_requeue_gavel_fifo(void)
+{
+    struct berth_err err = {0};
+    struct berth__engine *e = mk("gavel-fifo");
+    uint32_t a = add(e, 0, 2, 100 * BERTH_US_PER_S), b = add(e, 1, 1, 100 * BERTH_US_PER_S);
+    CHECK(!berth__engine_arrive(e, a, 0, &err));
+    CHECK(!berth__engine_arrive(e, b, 0, &err));
+    CHECK(!berth__engine_pass(e, 0, &err));
+    CHECK_I64(e->jobs[b].state, BERTH_JOB_RUNNING);
+    CHECK_I64(berth_cluster_free_gpus(e->cluster), 1);
+    CHECK(!berth__engine_pass(e, 3, &err));
+    CHECK(!berth__engine_requeue(e, b, 7, &err));
+    CHECK(!berth__engine_pass(e, 7, &err));
+    CHECK_I64(e->jobs[b].state, BERTH_JOB_RUNNING);
+    CHECK_I64(e->jobs[b].since, 7);
+    berth__engine_destroy(e);
+}
+
 /* Adopting j0 on GPUs 1 and 3 charges exactly those; a second job can then take only 0
  * and 2; adopting onto a taken GPU, a GPU twice or a missing GPU fails. */
 static void test_adopt(void)
@@ -198,6 +220,7 @@ static const struct check_test tests[] = {
     {"cancel", test_cancel},
     {"requeue_and_late_add", test_requeue_and_late_add},
     {"requeue_gavel_fill", test_requeue_gavel_fill},
+    {"requeue_gavel_fifo", test_requeue_gavel_fifo},
     {"adopt", test_adopt},
     {"adopt_preemptible", test_adopt_preemptible},
     {"cancel_before_pass", test_cancel_before_pass},
