@@ -111,19 +111,19 @@ struct fseg {
     uint32_t minjob[SUM_LETTERS]; /* a job that has it */
     /* per cut c (the letters up to letter[c], those that fit by count): the gangs of the
      * run's entries in list order, reduced (two refused starts of one size in a row leave
-     * the buckets as they were, so adjacent equal letters cancel), and how many of each
+     * the buckets as they were, so adjacent equal gangs cancel), and how many of each
      * letter it holds */
-    uint8_t *word[SUM_LETTERS];
+    int32_t *word[SUM_LETTERS];
     size_t nword[SUM_LETTERS], word_cap[SUM_LETTERS];
     size_t count[SUM_LETTERS][SUM_LETTERS];
 };
 
-/* A fill worklist's first n entries, all pending jobs when summed up, as segments. */
-struct fitem {
+struct fitem { /* a list position's job, summed up (fsum.item) */
     berth_us pat;
     int32_t gang;
 };
 
+/* A fill worklist's first n entries, all pending jobs when summed up, as segments. */
 struct fsum {
     int ok;   /* 0: to be rebuilt from the list */
     size_t n; /* entries summed up */
@@ -194,12 +194,12 @@ struct gavel {
                            run nowhere) */
     struct fsum sum[2]; /* of fent and of fjob */
     int32_t *word;      /* scratch: a reduced word of gangs (seg_live) */
+    size_t word_cap;
     /* the jobs the last round preempted: their work done, so their patience, was that of their
      * last report when the round's pass summed them up; refreshed at the next pass (stale) */
     uint32_t *pre;
     size_t npre, pre_cap, nrun_round; /* run's first nrun_round: running at the round start */
     int stale;
-    size_t word_cap;
     uint32_t sum_gen; /* bumped when the summaries are dropped */
     /* scratch */
     struct victim *victims;
@@ -725,9 +725,9 @@ static int rank(struct gavel *g, const struct berth__view *v)
 }
 
 /* Tests set it to try every start (the plain path the shortcuts must match), and may shorten
- * the segments' runs; the count of
- * starts the shortcut answered, of passes whose fill skipped its summed-up entries, and of
- * the jobs such skips started (entries closing a segment). */
+ * the segments' runs; the counts of starts the shortcut answered, of passes whose fill went
+ * by its summaries, of the jobs such passes started at segments' ends, and of segments gone
+ * through job by job. */
 int berth__gavel_no_fast;
 size_t berth__gavel_seg_run = SEG_RUN;
 unsigned long long berth__gavel_fast_used, berth__gavel_skipped, berth__gavel_skip_starts,
@@ -872,18 +872,18 @@ static int sum_clear(struct fsum *s)
     return seg_push(s, 0);
 }
 
-/* Appends letter l to cut c's reduced word: cancels an equal last letter. */
+/* Appends letter l's gang to cut c's reduced word: cancels an equal last one. */
 static int word_push(struct fseg *s, int c, int l)
 {
     size_t n = s->nword[c];
-    if (n && s->word[c][n - 1] == l) {
+    if (n && s->word[c][n - 1] == s->letter[l]) {
         s->nword[c]--;
         s->count[c][l]--;
         return 0;
     }
     if (BERTH_GROW(s->word[c], s->word_cap[c], n + 1))
         return BERTH_ENOMEM;
-    s->word[c][s->nword[c]++] = (uint8_t)l;
+    s->word[c][s->nword[c]++] = s->letter[l];
     s->count[c][l]++;
     return 0;
 }
@@ -923,7 +923,7 @@ static int seg_add(struct fseg *sg, uint32_t job, int32_t gang, berth_us pat)
         if (below >= 0) {
             if (BERTH_GROW(sg->word[l], sg->word_cap[l], sg->nword[below] + 1))
                 return BERTH_ENOMEM;
-            memcpy(sg->word[l], sg->word[below], sg->nword[below]);
+            memcpy(sg->word[l], sg->word[below], sg->nword[below] * sizeof *sg->word[l]);
             sg->nword[l] = sg->nword[below];
             memcpy(sg->count[l], sg->count[below], sizeof sg->count[l]);
         }
@@ -967,15 +967,22 @@ static int sum_add(struct gavel *g, const struct berth__view *v, const struct be
     return seg_push(s, at + 1);
 }
 
+/* Whether the fill may go by its summaries this pass: one GPU type (a job's fastest type is
+ * then its ranked type) and refused starts the plan answers without placing them. */
+static int may_skip(const struct gavel *g, const struct berth__plan *p)
+{
+    return !berth__gavel_no_fast && g->nt == 1 && berth__plan_refusals_covered(p);
+}
+
 /* The fill's worklists from the ranking and the active set, summed up at once when the fill
- * may skip (fill_skip's conditions that hold for the pass). */
+ * may skip. */
 static int fill_lists(struct gavel *g, const struct berth__view *v, const struct berth__plan *p)
 {
     if (BERTH_GROW(g->fent, g->fent_cap, g->nent + 1) ||
         BERTH_GROW(g->fjob, g->fjob_cap, g->nact + 1))
         return BERTH_ENOMEM;
     sum_drop(g);
-    int sum = !berth__gavel_no_fast && g->nt == 1 && berth__plan_refusals_covered(p);
+    int sum = may_skip(g, p);
     if (sum && (sum_clear(&g->sum[0]) || sum_clear(&g->sum[1])))
         return BERTH_ENOMEM;
     g->nfent = g->nfjob = 0;
@@ -1117,40 +1124,41 @@ static int seg_dead(struct berth__plan *p, const struct berth__view *v, struct s
 }
 
 /* Does what n refused starts leave, of the gangs w[0..n) in order (a reduced word: no two
- * equal gangs in a row): two sizes at once, alternating, else one by one. */
-static void word_apply(struct berth__plan *p, const int32_t *w, size_t n)
+ * equal gangs in a row, so with two sizes they alternate): two sizes at once, or, when the
+ * word has a third size (more), one by one. */
+static void word_moves(struct berth__plan *p, const int32_t *w, size_t n, int more)
 {
     if (!n)
         return;
-    int32_t a = w[0], b = n > 1 ? w[1] : w[0];
-    for (size_t i = 2; i < n; i++)
-        if (w[i] != a && w[i] != b) { /* a third size */
-            for (size_t x = 0; x < n; x++)
-                berth__plan_refused_moves(p, 0, w[x]);
-            return;
-        }
-    berth__plan_refused_alternating(p, 0, a, b, n);
+    if (more) {
+        for (size_t x = 0; x < n; x++)
+            berth__plan_refused_moves(p, 0, w[x]);
+        return;
+    }
+    berth__plan_refused_alternating(p, 0, w[0], n > 1 ? w[1] : w[0], n);
 }
 
-/* Does what trying every entry of segment s's run refused leaves: cut c's word. */
+/* word_moves on a reduced word, its sizes not known. */
+static void word_apply(struct berth__plan *p, const int32_t *w, size_t n)
+{
+    int more = 0;
+    for (size_t i = 2; i < n && !more; i++)
+        more = w[i] != w[0] && w[i] != w[1];
+    word_moves(p, w, n, more);
+}
+
+/* Does what trying every entry of segment s's run refused leaves: cut c's word (its sizes
+ * from the letters' counts). */
 static void seg_apply(struct berth__plan *p, const struct fseg *s, int c)
 {
     if (c < 0 || !s->nword[c])
         return;
-    int a = s->word[c][0], b = -1;
-    for (int l = 0; l < s->nl && b < 0; l++)
-        if (l != a && s->count[c][l])
-            b = l;
-    int more = 0; /* a third letter: the word letter by letter */
+    const int32_t *w = s->word[c];
+    int32_t b = s->nword[c] > 1 ? w[1] : w[0];
+    int more = 0;
     for (int l = 0; l < s->nl; l++)
-        more |= l != a && l != b && s->count[c][l];
-    if (more) {
-        for (size_t i = 0; i < s->nword[c]; i++)
-            berth__plan_refused_moves(p, 0, s->letter[s->word[c][i]]);
-        return;
-    }
-    berth__plan_refused_alternating(p, 0, s->letter[a], b < 0 ? s->letter[a] : s->letter[b],
-                                    s->nword[c]);
+        more |= s->count[c][l] && s->letter[l] != w[0] && s->letter[l] != b;
+    word_moves(p, w, s->nword[c], more);
 }
 
 /* The job at position x of fill list i. */
@@ -1213,16 +1221,24 @@ static size_t seg_of(const struct fsum *s, size_t x)
     return lo;
 }
 
+/* The position of active job k in a segment's run of list i's summary, or SIZE_MAX when it
+ * is in none (not in that list, a closing entry, or started since). */
+static size_t run_pos(const struct gavel *g, int i, size_t k)
+{
+    const struct fsum *s = &g->sum[i];
+    size_t x = g->act[k].at[i];
+    return x < s->n && list_job(g, i, x) == g->act[k].job && s->item[x].gang ? x : SIZE_MAX;
+}
+
 /* Job `job`, summed up in list i's run, started: it leaves the segment that held it, which
  * is summed up again. 0, or an error. */
 static int seg_started(struct gavel *g, int i, uint32_t job)
 {
-    struct fsum *s = &g->sum[i];
-    size_t x = g->act[g->pos[job]].at[i];
-    if (x >= s->n || list_job(g, i, x) != job || !s->item[x].gang)
-        return 0; /* not in that list's runs */
-    s->item[x].gang = 0;
-    return seg_resum(g, i, seg_of(s, x));
+    size_t x = run_pos(g, i, g->pos[job]);
+    if (x == SIZE_MAX)
+        return 0;
+    g->sum[i].item[x].gang = 0;
+    return seg_resum(g, i, seg_of(&g->sum[i], x));
 }
 
 /* Fills over segment q of list i's run, some job of which may start, as the walk would, from
@@ -1289,8 +1305,8 @@ static int refresh_stale(struct gavel *g, const struct berth__view *v, const str
         berth_us pat = sum_patience(g, v, p, k);
         for (int i = 0; i < 2; i++) {
             struct fsum *s = &g->sum[i];
-            size_t x = g->act[k].at[i];
-            if (x >= s->n || list_job(g, i, x) != job || !s->item[x].gang)
+            size_t x = run_pos(g, i, k);
+            if (x == SIZE_MAX)
                 continue;
             if (pat == INT64_MIN)
                 return 1;
@@ -1310,22 +1326,20 @@ static int refresh_stale(struct gavel *g, const struct berth__view *v, const str
  * none of whose run can start (seg_dead) gets only the bucket moves of its refused starts,
  * another is gone through job by job from its items (seg_live), and the entry that closes it
  * is tried as the walk would try it; after a start the idle GPUs and the waits are taken
- * again, and with no idle capacity left the fill stops, as the walk does. One GPU type only
- * (a job's fastest type is then its ranked type). 1: done (the walk goes on with the entries
- * appended to fjob since its summary); 0: the shortcut does not apply (the walk goes through
- * both lists); or an error. */
+ * again, and with no idle capacity left the fill stops, as the walk does (may_skip). 1: done (the
+ * walk goes on with the entries appended to fjob since its summary); 0: the shortcut does not apply
+ * (the walk goes through both lists); or an error. */
 static int fill_skip(struct gavel *g, const struct berth__view *v, struct berth__plan *p,
                      struct berth_err *err)
 {
-    if (berth__gavel_no_fast || g->nt != 1 || !berth__plan_refusals_covered(p))
+    if (!may_skip(g, p))
         return 0;
     for (int i = 0; i < 2; i++)
         if (!g->sum[i].ok && sum_build(g, v, p, i))
             return berth_err_set(err, BERTH_ENOMEM, "gavel: out of memory");
-    if (g->sum[0].ok && g->sum[1].ok && g->stale && refresh_stale(g, v, p))
-        return 0;
     struct skip k;
-    if (!g->sum[0].ok || !g->sum[1].ok || !skip_bounds(g, &k))
+    if (!g->sum[0].ok || !g->sum[1].ok || (g->stale && refresh_stale(g, v, p)) ||
+        !skip_bounds(g, &k))
         return 0;
     skip_capacity(v, &k);
     for (int i = 0; i < 2; i++) {

@@ -268,6 +268,14 @@ static berth_us ready_at(const struct berth__plan *p, struct berth__ready *r, ui
     return cached_ready(p, r, s, lack_on(p->cluster, s, j));
 }
 
+/* ready_at from this pass's ends: server s read again. */
+static berth_us ready_now(const struct berth__plan *p, struct berth__ready *r, uint32_t s,
+                          const struct berth__job *j)
+{
+    refresh(p, r, s);
+    return cached_ready(p, r, s, lack_on(p->cluster, s, j));
+}
+
 /* Whether server s is ready for gang j soon enough that waiting for it beats spreading. The
  * test is monotone in the time, so an end kept from an earlier pass decides when the test
  * gives the same answer at both ends of its bound (and is due after now: a job whose work
@@ -284,8 +292,7 @@ static int ready_soon(const struct berth__plan *p, struct berth__ready *rd, uint
             if (!((double)(at - tol - p->now) + tc < spread))
                 return 0;
         }
-        refresh(p, rd, s); /* too close to call: this pass's ends */
-        at = cached_ready(p, rd, s, lack_on(p->cluster, s, j));
+        at = ready_now(p, rd, s, j); /* too close to call: this pass's ends */
     }
     return at != BERTH_TIME_NONE && (double)(at - p->now) + tc < spread;
 }
@@ -394,8 +401,7 @@ static berth_us ready_near(const struct berth__plan *p, struct berth__ready *rd,
     rd->asked++;
     berth_us at = ready_at(p, rd, s, j, tol);
     if (at != BERTH_TIME_NONE && *tol > 0 && at - *tol <= p->now) {
-        refresh(p, rd, s);
-        at = cached_ready(p, rd, s, lack_on(p->cluster, s, j));
+        at = ready_now(p, rd, s, j);
         *tol = 0;
     }
     return at;
@@ -419,8 +425,7 @@ static int sooner(const struct berth__plan *p, struct berth__ready *rd, uint32_t
         return 1;
     }
     if (tol > 0 && at - tol - p->now < bound) { /* too close to call */
-        refresh(p, rd, s);
-        at = cached_ready(p, rd, s, lack_on(p->cluster, s, j));
+        at = ready_now(p, rd, s, j);
         tol = 0;
         if (at - p->now < bound) {
             *wait = at - p->now;
@@ -470,10 +475,8 @@ int berth__plan_wait_ready(struct berth__plan *p, const struct berth__job *j, in
             at = ready_near(p, rd, (uint32_t)s, j, &tol);
             if (at == BERTH_TIME_NONE || at - tol - p->now > best)
                 continue;
-            if (tol > 0) {
-                refresh(p, rd, (uint32_t)s);
-                at = cached_ready(p, rd, (uint32_t)s, lack_on(c, (uint32_t)s, j));
-            }
+            if (tol > 0)
+                at = ready_now(p, rd, (uint32_t)s, j);
             if (least == BERTH_TIME_NONE || at - p->now < least)
                 least = at - p->now;
         }
