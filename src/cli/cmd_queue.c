@@ -205,6 +205,31 @@ static void c_attempt(const json_t *j, char *b, size_t n)
 {
     snprintf(b, n, "%lld", (long long)json_integer_value(json_object_get(j, "attempt")));
 }
+/* queue --start's last line (stderr): how old the estimates are and, when some jobs have
+ * none, why (the run's budget ended first, they are newer than the run). */
+static void start_note(const json_t *run, const json_t *jobs)
+{
+    if (!json_is_object(run)) {
+        fprintf(stderr, "(no estimate yet: berthd's first run is under way; ask again)\n");
+        return;
+    }
+    size_t i, none = 0, shown = json_array_size(jobs);
+    const json_t *j;
+    json_array_foreach(jobs, i, j) none += !json_is_object(json_object_get(j, "estimate"));
+    const char *stopped = json_string_value(json_object_get(run, "stopped"));
+    fprintf(stderr, "(estimates from berthd's queue run forward %.1f s ago",
+            json_number_value(json_object_get(run, "age_s")));
+    if (none && stopped && (!strcmp(stopped, "budget") || !strcmp(stopped, "passes")))
+        fprintf(stderr,
+                "; %zu of %zu jobs have none: the run stopped at its %s (%g s, "
+                "berthd --estimate-budget) before they started",
+                none, shown, !strcmp(stopped, "budget") ? "budget" : "bound of passes",
+                json_number_value(json_object_get(run, "budget_s")));
+    else if (none)
+        fprintf(stderr, "; %zu of %zu jobs have none (berth why ID says why)", none, shown);
+    fprintf(stderr, ")\n");
+}
+
 static const struct column columns[] = {
     {"id", "ID", 8, 0, c_id},
     {"user", "USER", 10, 1, c_user},
@@ -351,6 +376,8 @@ int cmd_queue(int argc, char **argv)
             if (total > (json_int_t)json_array_size(jobs))
                 fprintf(stderr, "(%zu of %lld jobs shown, the oldest first; --limit 0 lists all)\n",
                         json_array_size(jobs), (long long)total);
+            if (qa.start)
+                start_note(json_object_get(r.json, "estimate"), jobs);
         }
     }
     cli_reply_free(&r);

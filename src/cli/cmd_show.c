@@ -42,23 +42,28 @@ static void print_estimate(unsigned long long id, const json_t *j)
 {
     const json_t *e = json_object_get(j, "estimate");
     const char *state = json_string_value(json_object_get(j, "state"));
+    const char *none = json_string_value(json_object_get(j, "estimate_none"));
+    char clean[512];
+    if (!json_is_object(e) && none) /* why there is none: the run's budget, too new, ... */
+        printf("job %llu: %s\n", id, cli_clean(none, clean, sizeof clean));
     if (!json_is_object(e) || !state)
         return;
+    double age = json_number_value(json_object_get(e, "age_s"));
     long long now = (long long)time(NULL) * 1000000;
     long long st = (long long)json_integer_value(json_object_get(e, "start_us"));
     long long en = (long long)json_integer_value(json_object_get(e, "end_us"));
     char a[64], b[64], c[64], d[64];
     if (!strcmp(state, "pending"))
         printf("job %llu: expected to start at %s (%s) and end at %s (%s), by berthd's queue "
-               "run forward under its policy\n",
+               "run forward under its policy %.1f s ago\n",
                id, local_time(json_object_get(e, "start_us"), a, sizeof a),
                in_time(st - now, b, sizeof b),
                local_time(json_object_get(e, "end_us"), c, sizeof c),
-               in_time(en - now, d, sizeof d));
+               in_time(en - now, d, sizeof d), age);
     else if (!strcmp(state, "running"))
-        printf("job %llu: expected to end at %s (%s)\n", id,
+        printf("job %llu: expected to end at %s (%s), by a run %.1f s ago\n", id,
                local_time(json_object_get(e, "end_us"), c, sizeof c),
-               in_time(en - now, d, sizeof d));
+               in_time(en - now, d, sizeof d), age);
 }
 
 static void print_job(const json_t *j)
@@ -118,9 +123,14 @@ static void print_job(const json_t *j)
     const json_t *est = json_object_get(j, "estimate");
     if (json_is_object(est)) {
         char t2[64];
-        printf("%-18s start %s, end %s\n", "estimate",
+        printf("%-18s start %s, end %s (a run %.1f s ago)\n", "estimate",
                local_time(json_object_get(est, "start_us"), tb, sizeof tb),
-               local_time(json_object_get(est, "end_us"), t2, sizeof t2));
+               local_time(json_object_get(est, "end_us"), t2, sizeof t2),
+               json_number_value(json_object_get(est, "age_s")));
+    } else if (json_is_string(json_object_get(j, "estimate_none"))) {
+        printf(
+            "%-18s %s\n", "estimate",
+            cli_clean(json_string_value(json_object_get(j, "estimate_none")), clean, sizeof clean));
     }
     printf("%-18s %s\nhistory:\n", "why",
            cli_clean(json_string_value(json_object_get(j, "why")), clean, sizeof clean));

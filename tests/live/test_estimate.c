@@ -16,6 +16,7 @@
 
 #include "check.h"
 #include "live/daemon/daemon.h"
+#include "live/daemon/estimate.h"
 
 #define S(x) ((berth_us)(x)*BERTH_US_PER_S)
 
@@ -23,6 +24,7 @@ struct fixture {
     struct berth__daemon d;
     struct berth__ljob *jobs[16];
     uint32_t by_eidx[16];
+    struct berth__est_result *er; /* the last run's */
 };
 
 static struct berth__ljob *job(struct fixture *f, const char *user, int gpus, double est_s,
@@ -78,28 +80,51 @@ static void teardown(struct fixture *f)
     berth_cluster_free(f->d.cluster);
     for (size_t i = 0; i < f->d.njobs; i++)
         berth__ljob_free(f->jobs[i]);
-    free(f->d.est);
+    berth__est_result_free(f->er);
 }
 
+/* One estimate as berthd's thread makes it: the snapshot (under d->mu there), then the run. */
+static int estimate(struct fixture *f, berth_us budget_us, struct berth_err *err)
+{
+    struct berth__est_snap *s = NULL;
+    berth__est_result_free(f->er);
+    f->er = NULL;
+    int rc = berth__est_snap_take(&f->d, berth__wall_us(), &s, err);
+    if (!rc)
+        rc = berth__est_snap_run(s, budget_us, &f->er, err);
+    berth__est_snap_free(s);
+    return rc;
+}
+
+/* id's prediction, NULL when it has none (not in the run, or no start there). */
 static const struct berth__est *est(struct fixture *f, int id)
 {
-    return berth__daemon_estimate_of(&f->d, f->jobs[id - 1]);
+    const struct berth__est *e = berth__est_find(f->er, (uint64_t)id);
+    return e && e->start_us ? e : NULL;
+}
+
+/* The fifo case of the top: J1 (4 GPUs, 3 s) started at t0, then J2-J4 pending. */
+static berth_us fifo_queue(struct fixture *f)
+{
+    struct berth_err err = {0};
+    setup(f, "fifo");
+    berth_us t0 = berth__wall_us();
+    enter(f, job(f, "a", 4, 3, 0), t0);
+    CHECK_I64(berth__engine_pass(f->d.engine, t0, &err), 0); /* J1 starts */
+    CHECK_I64(f->d.engine->jobs[0].state, BERTH_JOB_RUNNING);
+    f->jobs[0]->state = BERTH_L_RUNNING;
+    enter(f, job(f, "a", 2, 2, 0), t0);
+    enter(f, job(f, "a", 2, 1, 0), t0);
+    enter(f, job(f, "a", 4, 1, 0), t0);
+    return t0;
 }
 
 static void test_fifo(void)
 {
     struct fixture f;
-    setup(&f, "fifo");
     struct berth_err err = {0};
-    berth_us t0 = berth__wall_us();
-    enter(&f, job(&f, "a", 4, 3, 0), t0);
-    CHECK_I64(berth__engine_pass(f.d.engine, t0, &err), 0); /* J1 starts */
-    CHECK_I64(f.d.engine->jobs[0].state, BERTH_JOB_RUNNING);
-    f.jobs[0]->state = BERTH_L_RUNNING;
-    enter(&f, job(&f, "a", 2, 2, 0), t0);
-    enter(&f, job(&f, "a", 2, 1, 0), t0);
-    enter(&f, job(&f, "a", 4, 1, 0), t0);
-    CHECK_I64(berth__daemon_estimate(&f.d, &err), 0);
+    berth_us t0 = fifo_queue(&f);
+    CHECK_I64(estimate(&f, S(60), &err), 0);
     CHECK(est(&f, 2) && est(&f, 3) && est(&f, 4));
     if (est(&f, 4)) {
         CHECK_I64(est(&f, 1)->end_us, t0 + S(3));
@@ -110,10 +135,11 @@ static void test_fifo(void)
         CHECK_I64(est(&f, 4)->start_us, t0 + S(5));
         CHECK_I64(est(&f, 4)->end_us, t0 + S(6));
     }
-    /* nothing changed: the second call keeps the first run */
-    uint64_t runs = f.d.est_runs;
-    CHECK_I64(berth__daemon_estimate(&f.d, &err), 0);
-    CHECK_I64(f.d.est_runs, runs);
+    CHECK_I64(f.er->stop, BERTH_EST_DONE);
+    CHECK_I64(f.er->n, 4);
+    CHECK_I64(f.er->started, 4);
+    CHECK_I64(f.er->passes, f.d.engine->passes); /* the live state it is of */
+    CHECK_I64(f.er->njobs, 4);
     teardown(&f);
 }
 
@@ -130,7 +156,7 @@ static void test_backfill(void)
     enter(&f, job(&f, "a", 2, 0, 4), t0);
     enter(&f, job(&f, "a", 2, 0, 20), t0);
     berth_us before = berth__wall_us();
-    CHECK_I64(berth__daemon_estimate(&f.d, &err), 0);
+    CHECK_I64(estimate(&f, S(60), &err), 0);
     berth_us after = berth__wall_us();
     CHECK(est(&f, 2) && est(&f, 3) && est(&f, 4));
     if (est(&f, 4)) {
@@ -162,7 +188,7 @@ static void test_run_times(void)
     enter(&f, job(&f, "a", 4, 90, 40), t0);           /* J6: est 90 s cut to its limit, 40 s */
     struct berth__ljob *held = job(&f, "a", 1, 1, 0); /* J7: held, outside */
     held->state = BERTH_L_HELD;
-    CHECK_I64(berth__daemon_estimate(&f.d, &err), 0);
+    CHECK_I64(estimate(&f, S(60), &err), 0);
     CHECK(est(&f, 4) && est(&f, 5) && est(&f, 6));
     if (est(&f, 6)) {
         CHECK_I64(est(&f, 4)->start_us, t0 + S(50));
@@ -175,10 +201,56 @@ static void test_run_times(void)
     teardown(&f);
 }
 
+/* A budget spent after the first pass: J1 (running) keeps its end; J2-J4, which start only
+ * when J1 ends, are in the run but not reached, and the result says the budget ended it. */
+static void test_budget(void)
+{
+    struct fixture f;
+    struct berth_err err = {0};
+    berth_us t0 = fifo_queue(&f);
+    CHECK_I64(estimate(&f, 0, &err), 0);
+    CHECK_I64(f.er->stop, BERTH_EST_BUDGET);
+    CHECK_I64(f.er->budget_us, 0);
+    CHECK_I64(f.er->n, 4);
+    CHECK_I64(f.er->started, 1);
+    CHECK(est(&f, 1) && est(&f, 1)->end_us == t0 + S(3));
+    for (int id = 2; id <= 4; id++) /* in the run, not reached */
+        CHECK(berth__est_find(f.er, (uint64_t)id) && !est(&f, id));
+    CHECK(!berth__est_find(f.er, 5));
+    CHECK_STR(berth__est_stop_name(f.er->stop), "budget");
+    teardown(&f);
+}
+
+/* The snapshot owns what it copied: the run gives the same answer after the live engine and
+ * every live job are gone (under the sanitizers a pointer kept into them is an error). */
+static void test_snapshot_owns(void)
+{
+    struct fixture f;
+    struct berth_err err = {0};
+    berth_us t0 = fifo_queue(&f);
+    struct berth__est_snap *s = NULL;
+    CHECK_I64(berth__est_snap_take(&f.d, berth__wall_us(), &s, &err), 0);
+    berth__engine_destroy(f.d.engine);
+    f.d.engine = NULL;
+    for (size_t i = 0; i < f.d.njobs; i++) {
+        memset(f.jobs[i]->user, 'X', strlen(f.jobs[i]->user)); /* a reused string */
+        berth__ljob_free(f.jobs[i]);
+    }
+    f.d.njobs = 0;
+    CHECK_I64(berth__est_snap_run(s, S(60), &f.er, &err), 0);
+    berth__est_snap_free(s);
+    CHECK(est(&f, 4));
+    if (est(&f, 4)) {
+        CHECK_I64(est(&f, 2)->end_us, t0 + S(5));
+        CHECK_I64(est(&f, 3)->end_us, t0 + S(4));
+        CHECK_I64(est(&f, 4)->start_us, t0 + S(5));
+    }
+    teardown(&f);
+}
+
 static const struct check_test tests[] = {
-    {"fifo", test_fifo},
-    {"backfill", test_backfill},
-    {"run_times", test_run_times},
+    {"fifo", test_fifo},     {"backfill", test_backfill},           {"run_times", test_run_times},
+    {"budget", test_budget}, {"snapshot_owns", test_snapshot_owns},
 };
 
 CHECK_MAIN(tests)

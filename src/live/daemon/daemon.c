@@ -13,6 +13,7 @@
 #include "io/json_load.h"
 #include "live/exec/cgroup.h"
 #include "live/daemon/daemon.h"
+#include "live/daemon/estimator.h"
 #include "live/daemon/service.h"
 #include "live/daemon/options.h"
 #include "util/hash.h"
@@ -37,6 +38,7 @@ void berth__daemon_opts_init(struct berth__daemon_opts *o)
     o->log_cap = INT64_C(256) << 20;
     o->min_free = INT64_C(512) << 20;
     o->est_overrun = 2;
+    o->est_budget_us = BERTH_US_PER_S / 5;
     o->job_pids_max = 4096;
     o->max_array = 1000;
     o->header_timeout_us = 10 * BERTH_US_PER_S;
@@ -413,7 +415,7 @@ void berth__daemon_destroy(struct berth__daemon *d)
     free(d->by_eidx);
     free(d->incoming);
     free(d->moved);
-    free(d->est);
+    berth__estimator_free(d);
     free(d->active);
     free(d->stop_due);
     free(d->drain);
@@ -479,7 +481,9 @@ int berth__daemon_run(struct berth__daemon *d, const struct berth__daemon_server
         rc = berth__daemon_infer_init(d, berth__wall_us(), err);
     pthread_mutex_unlock(&d->mu);
     if (!rc)
-        rc = berth__svc_start(d, err); /* the thread that scrapes services' load */
+        rc = berth__svc_start(d, err);                /* the thread that scrapes services' load */
+    if (!rc && (rc = berth__estimator_start(d, err))) /* the start-time estimate's */
+        berth__svc_stop(d);
     if (rc) {
         srv->stop(d);
         return rc;
@@ -527,6 +531,7 @@ int berth__daemon_run(struct berth__daemon *d, const struct berth__daemon_server
     }
     pthread_mutex_unlock(&d->mu);
     berth__svc_stop(d);
+    berth__estimator_stop(d); /* requests waiting for a run answer now */
     if (!rc && d->restart && srv->handover)
         srv->handover(d, d->handover, sizeof d->handover);
     srv->stop(d);

@@ -47,14 +47,15 @@ struct berth__daemon_opts {
                                      nothing */
     berth_us slurm_node_poll_us;  /* slurm: slurmctld's nodes are read this often */
     const char *throughputs;      /* Gavel throughput JSON for the policies (NULL: the built-in) */
-    const char *socket;    /* Unix socket path (NULL: STATE/berthd.sock; "none": no socket) */
-    const char *config;    /* the config file, read again on SIGHUP (NULL: none) */
-    const char *isolation; /* "auto" (cgroups where writable) or "none" (process groups) */
-    int64_t log_cap;       /* bytes kept of each job's stdout and of its stderr */
-    int64_t min_free;      /* bytes the state dir's file system keeps free (507 below) */
-    double est_overrun;    /* a job past this many times its estimate is re-estimated (0: never) */
-    int64_t job_pids_max;  /* processes (and threads) one attempt may have */
-    int64_t max_array;     /* tasks one array may have (--max-array) */
+    const char *socket;     /* Unix socket path (NULL: STATE/berthd.sock; "none": no socket) */
+    const char *config;     /* the config file, read again on SIGHUP (NULL: none) */
+    const char *isolation;  /* "auto" (cgroups where writable) or "none" (process groups) */
+    int64_t log_cap;        /* bytes kept of each job's stdout and of its stderr */
+    int64_t min_free;       /* bytes the state dir's file system keeps free (507 below) */
+    double est_overrun;     /* a job past this many times its estimate is re-estimated (0: never) */
+    berth_us est_budget_us; /* wall time one start-time estimate may run (estimate.c) */
+    int64_t job_pids_max;   /* processes (and threads) one attempt may have */
+    int64_t max_array;      /* tasks one array may have (--max-array) */
     berth_us header_timeout_us, body_timeout_us; /* a request's headers, then its body */
     int max_connections, max_conn_per_addr;
     struct berth__limits limits; /* per-user limits (defaults and per-user overrides) */
@@ -90,7 +91,8 @@ struct berth__infer {
     uint64_t nhist;                /* changes recorded since start (the ring holds the last) */
 };
 
-struct berth__svcs; /* services (service.h) */
+struct berth__svcs;      /* services (service.h) */
+struct berth__estimator; /* the start-time estimate (estimator.h) */
 
 struct berth__daemon {
     struct berth__daemon_opts o;
@@ -155,14 +157,9 @@ struct berth__daemon {
     berth_us tick_sum_us, tick_max_us, sync_sum_us, sync_max_us, pass_sum_us, pass_max_us;
     struct berth__infer infer;
     struct berth__svcs *svcs; /* services and their replicas (service.c); NULL: none yet */
-    /* the start-time estimate (estimate.c): per job id - 1, from the last virtual run */
-    struct berth__est *est;
-    size_t nest, est_cap;
-    int est_valid;
-    berth_us est_mono;             /* when it was computed (CLOCK_MONOTONIC) */
-    uint64_t est_passes, est_jobs; /* the live engine's passes and jobs then */
-    uint64_t est_runs;             /* virtual runs so far, and their cost, for /v1/health */
-    berth_us est_last_us, est_max_us;
+    /* the start-time estimate's thread and its newest result (estimator.c; NULL before
+     * serving) */
+    struct berth__estimator *estr;
 };
 
 /* The front end the daemon serves through, started once recovery can begin (so the bound
@@ -305,19 +302,6 @@ struct berth__acct_query {
     const char *user, *queue;
 };
 json_t *berth__daemon_acct(struct berth__daemon *d, const struct berth__acct_query *q);
-
-/* The start-time estimate (estimate.c), under d->mu: a job's predicted start and end in
- * wall-clock microseconds (0: none). */
-struct berth__est {
-    berth_us start_us, end_us;
-};
-/* Runs the live queue forward in a virtual clock (the simulator's engine on a copy of the
- * live state) unless the last run is still current; 0 or an error. */
-int berth__daemon_estimate(struct berth__daemon *d, struct berth_err *err);
-/* j's estimate from the last run, or NULL (it is not in the scheduler, or never starts
- * within the run's horizon). */
-const struct berth__est *berth__daemon_estimate_of(struct berth__daemon *d,
-                                                   const struct berth__ljob *j);
 
 /* Restores every job from the journal (at create). */
 int berth__daemon_recover(struct berth__daemon *d, struct berth_err *err);

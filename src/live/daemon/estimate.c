@@ -5,28 +5,60 @@
  * and the pending jobs arrived in their order. Each job's expected run time is its estimate
  * (est_s when its user gave one or berthd re-estimated it), else its time limit, else the
  * mean run time of its user's completed jobs, else est_s's default; it never exceeds the
- * time limit. The virtual run ends when every job has started (or a horizon of a year, or
- * a bound on passes); a job that never starts there has no estimate.
+ * time limit. The virtual run ends when every job has started, nothing more can happen, a
+ * year of virtual time went by, a bound on passes is reached or its wall-clock budget is
+ * spent; a job that never starts there has no estimate, and the result says which end it
+ * met (a job not reached within the budget answers "no estimate (budget)").
  *
  * What the copy cannot know: what the policy remembered (decayed fair-share usage, LAS's
  * attained service is copied, a time slice's phase is not), jobs still outside the
  * scheduler (dependencies, array throttles, a user's GPU limit), arrivals to come, and
  * run times that differ from their estimates. The figures in the issue's note measure it.
  *
- * Cost: one engine pass per event of the virtual run (a start, an end, a policy's timer);
- * the result is cached and computed again only when the live engine ran a pass or a job
- * entered since, at most once per BERTH_EST_MIN_US and at least ten of its own costs after
- * the last run (so it holds d->mu, which it runs under, a tenth of the time at most). */
+ * Cost: the snapshot is one pass over the jobs (a copy of each pending and running job's
+ * spec and its strings, a hash of the users' history); that is all that holds d->mu. The
+ * run is one engine pass per event of the virtual run (a start, an end, a policy's timer),
+ * under no lock; estimator.c decides when it runs. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "live/daemon/daemon.h"
+#include "live/daemon/estimate.h"
 #include "model/cluster.h"
 #include "util/mem.h"
 
-#define BERTH_EST_MIN_US  (BERTH_US_PER_S / 2)
-#define BERTH_EST_HORIZON (365LL * 86400 * BERTH_US_PER_S)
-#define BERTH_EST_USERS   256 /* users whose history is read; the rest use the default */
+#define EST_HORIZON_US  (365LL * 86400 * BERTH_US_PER_S)
+#define BERTH_EST_USERS 1024 /* users whose history is read; the rest use the default */
+
+/* One pending or running job as the snapshot copied it. */
+struct snap_job {
+    struct berth_jobspec spec; /* its strings in the snapshot's arena, extra = &x */
+    struct berth_jobspec_extra x;
+    uint64_t id;
+    berth_us est_us;                 /* its expected run time */
+    berth_us ran, gpu_us, queued_us; /* what it ran and waited by the snapshot's instant */
+    int32_t preemptions;
+    int32_t nslots; /* running: its GPUs (slots[slot0 ...]) */
+    size_t slot0;
+    berth_us start_us; /* running: its live start */
+    uint8_t running;
+};
+
+struct berth__est_snap {
+    struct berth_cluster *cluster; /* the live cluster (as berthd made it) */
+    uint8_t *reserved;             /* per server: reserved (an inference pool's) */
+    char *policy, *placement, *settings;
+    struct berth__params params; /* settings points to the copy above */
+    const struct berth_tput *tput;
+    int32_t infer_demand;
+    berth_us now, mono, snap_us;
+    uint64_t passes, njobs;
+    struct snap_job *job;
+    size_t n, cap;
+    struct berth__slot *slots;
+    size_t nslots, slots_cap;
+    struct berth__arena strings;
+};
 
 struct ev {
     berth_us t;
@@ -105,46 +137,55 @@ static void v_migrate(void *ctx, struct berth__job *j, berth_us now)
     (void)ctx, (void)j, (void)now; /* fixed speed: its end stays */
 }
 
-/* Mean run time of each user's completed jobs (at most BERTH_EST_USERS users). */
+/* Mean run time of each user's completed jobs, in an open-addressed table by name (at most
+ * BERTH_EST_USERS users: the rest take the default). */
 struct hist {
-    const char *user;
+    const char *user; /* the live job's string: used under d->mu only */
     berth_us sum;
     int64_t n;
 };
+#define HIST_SLOTS (2 * BERTH_EST_USERS)
 
-static size_t read_history(struct berth__daemon *d, struct hist *h)
+static size_t hist_slot(struct hist *h, const char *user)
+{
+    uint64_t x = 1469598103934665603ULL; /* FNV-1a */
+    for (const unsigned char *p = (const unsigned char *)user; *p; p++)
+        x = (x ^ *p) * 1099511628211ULL;
+    size_t s = (size_t)(x % HIST_SLOTS);
+    while (h[s].user && strcmp(h[s].user, user))
+        s = (s + 1) % HIST_SLOTS;
+    return s;
+}
+
+static void read_history(struct berth__daemon *d, struct hist *h)
 {
     size_t nh = 0;
     for (size_t i = 0; i < d->njobs; i++) {
         const struct berth__ljob *j = d->jobs[i];
         if (!j || j->state != BERTH_L_COMPLETED || j->ran_us <= 0)
             continue;
-        size_t k = 0;
-        while (k < nh && strcmp(h[k].user, j->user))
-            k++;
-        if (k == nh) {
+        size_t s = hist_slot(h, j->user);
+        if (!h[s].user) {
             if (nh == BERTH_EST_USERS)
                 continue;
-            h[nh++] = (struct hist){j->user, 0, 0};
+            h[s].user = j->user;
+            nh++;
         }
-        h[k].sum += j->ran_us;
-        h[k].n++;
+        h[s].sum += j->ran_us;
+        h[s].n++;
     }
-    return nh;
 }
 
-static berth_us run_us_of(const struct berth__ljob *j, const struct hist *h, size_t nh)
+static berth_us run_us_of(const struct berth__ljob *j, struct hist *h)
 {
     berth_us lim = berth_jobspec_extra(&j->spec)->time_limit_us, x = j->spec.duration_us;
     if (!j->est_given) {
         if (lim > 0) {
             x = lim;
         } else {
-            for (size_t k = 0; k < nh; k++)
-                if (!strcmp(h[k].user, j->user) && h[k].n) {
-                    x = h[k].sum / h[k].n;
-                    break;
-                }
+            size_t s = hist_slot(h, j->user);
+            if (h[s].user && h[s].n)
+                x = h[s].sum / h[s].n;
         }
     }
     if (lim > 0 && x > lim)
@@ -152,59 +193,191 @@ static berth_us run_us_of(const struct berth__ljob *j, const struct hist *h, siz
     return x > 0 ? x : 1;
 }
 
-/* Builds the copy, runs it forward from now, and fills d->est. 0 or an error. */
-static int compute(struct berth__daemon *d, berth_us now, struct berth_err *err)
+/* str copied into the snapshot's arena (NULL stays NULL; a failed copy sets *oom). */
+static const char *dup(struct berth__est_snap *s, const char *str, int *oom)
 {
+    if (!str)
+        return NULL;
+    const char *c = berth__arena_strndup(&s->strings, str, strlen(str));
+    *oom |= !c;
+    return c;
+}
+
+static char *dup_heap(const char *str, int *oom)
+{
+    if (!str)
+        return NULL;
+    char *c = strdup(str);
+    *oom |= !c;
+    return c;
+}
+
+/* Copies the spec of one engine job (its strings too) into the snapshot; 0 or out of memory. */
+static int copy_spec(struct berth__est_snap *s, struct snap_job *sj, const struct berth_jobspec *sp)
+{
+    int oom = 0;
+    sj->spec = *sp;
+    sj->x = *berth_jobspec_extra(sp);
+    sj->spec.extra = NULL; /* set once the array stops moving */
+    sj->spec.id = dup(s, sp->id, &oom);
+    sj->spec.queue = dup(s, sp->queue, &oom);
+    sj->x.job_type = dup(s, sj->x.job_type, &oom);
+    sj->x.user = dup(s, sj->x.user, &oom);
+    sj->x.status = dup(s, sj->x.status, &oom);
+    sj->x.gpu_type = dup(s, sj->x.gpu_type, &oom);
+    return oom;
+}
+
+int berth__est_snap_take(struct berth__daemon *d, berth_us now, struct berth__est_snap **out,
+                         struct berth_err *err)
+{
+    berth_us t0 = berth__mono_us();
     struct berth__engine *le = d->engine;
-    struct run r = {0};
-    struct berth__engine_exec exec = {&r, v_start, v_stop, v_migrate};
-    struct berth__params params = le->params;
-    int rc = berth__engine_create(d->cluster, le->ops->name, le->place.ops->name, &params, &exec,
-                                  &r.e, err);
-    if (rc)
-        return rc;
-    struct berth__engine *e = r.e;
-    struct hist *h = malloc(BERTH_EST_USERS * sizeof *h);
-    uint32_t *live = malloc((le->njobs ? le->njobs : 1) * sizeof *live); /* virtual -> live */
-    if (!h || !live || (rc = berth__engine_set_tput(e, le->tput, err)))
-        goto done;
-    size_t nh = read_history(d, h);
-    for (size_t s = 0; s < e->cluster->nsrv && s < le->cluster->nsrv; s++)
-        if (le->cluster->srv[s].reserved)
-            berth__cluster_reserve(e->cluster, (uint32_t)s);
-    e->infer_demand = le->infer_demand;
+    struct berth__est_snap *s = calloc(1, sizeof *s);
+    struct hist *h = calloc(HIST_SLOTS, sizeof *h);
+    int oom = !s || !h;
+    if (oom)
+        goto fail;
+    berth__arena_init(&s->strings);
+    s->cluster = berth__cluster_clone(d->cluster);
+    s->policy = dup_heap(le->ops->name, &oom);
+    s->placement = dup_heap(le->place.ops->name, &oom);
+    s->params = le->params;
+    s->settings = dup_heap(le->params.settings, &oom);
+    s->params.settings = s->settings;
+    s->tput = le->tput; /* made at create, freed at destroy: outlives every run */
+    s->infer_demand = le->infer_demand;
+    s->now = now;
+    s->passes = le->passes;
+    s->njobs = le->njobs;
+    s->reserved = s->cluster ? calloc(s->cluster->nsrv + 1, 1) : NULL;
+    if (oom || !s->reserved)
+        goto fail;
+    for (size_t i = 0; i < s->cluster->nsrv && i < le->cluster->nsrv; i++)
+        s->reserved[i] = le->cluster->srv[i].reserved != 0;
+    read_history(d, h);
     for (size_t i = 0; i < le->njobs; i++) {
         const struct berth__job *lj = &le->jobs[i];
         if (lj->state != BERTH_JOB_PENDING && lj->state != BERTH_JOB_RUNNING)
             continue;
         struct berth__ljob *j = berth__daemon_job(d, d->by_eidx[i]);
-        uint32_t k;
-        if (!j || (rc = berth__engine_add(e, lj->spec, &k, err)))
-            goto done;
-        live[k] = (uint32_t)i;
-        struct berth__job *vj = &e->jobs[k];
-        vj->est_us = run_us_of(j, h, nh);
-        vj->work = (double)vj->est_us;
-        berth_us ran = berth__job_run_us(lj, now);
-        vj->done = (double)(ran < vj->est_us ? ran : vj->est_us);
-        vj->progress_at = now;
+        if (!j)
+            continue;
+        if (BERTH_GROW(s->job, s->cap, s->n + 1))
+            goto fail;
+        struct snap_job *sj = &s->job[s->n++];
+        memset(sj, 0, sizeof *sj);
+        if (copy_spec(s, sj, lj->spec))
+            goto fail;
+        sj->id = j->id;
+        sj->est_us = run_us_of(j, h);
+        sj->ran = berth__job_run_us(lj, now);
+        sj->gpu_us = berth__job_gpu_us(lj, now);
+        sj->queued_us = lj->queued_us;
+        sj->preemptions = lj->preemptions;
         if (lj->state == BERTH_JOB_RUNNING) {
-            if ((rc = berth__engine_adopt(e, k, lj->slots, berth__job_nslots(lj), now, err)))
-                goto done;
-            vj->rate = 1.0; /* its end is set below, once the arrays exist */
-        } else if ((rc = berth__engine_arrive(e, k, now, err))) {
-            goto done;
+            int32_t ns = berth__job_nslots(lj);
+            if (BERTH_GROW(s->slots, s->slots_cap, s->nslots + (size_t)ns))
+                goto fail;
+            memcpy(s->slots + s->nslots, lj->slots, (size_t)ns * sizeof *s->slots);
+            sj->running = 1;
+            sj->slot0 = s->nslots;
+            sj->nslots = ns;
+            sj->start_us = j->state == BERTH_L_RUNNING ? j->start_us : 0;
+            s->nslots += (size_t)ns;
         }
-        vj->run_us = ran;
-        vj->gpu_us = berth__job_gpu_us(lj, now);
-        vj->queued_us = lj->queued_us;
-        vj->preemptions = lj->preemptions;
     }
+    for (size_t i = 0; i < s->n; i++)
+        s->job[i].spec.extra = &s->job[i].x;
+    free(h);
+    s->mono = berth__mono_us();
+    s->snap_us = s->mono - t0;
+    *out = s;
+    return 0;
+fail:
+    free(h);
+    berth__est_snap_free(s);
+    return berth_err_set(err, BERTH_ENOMEM, "estimate: out of memory (snapshot)");
+}
+
+void berth__est_snap_free(struct berth__est_snap *s)
+{
+    if (!s)
+        return;
+    berth_cluster_free(s->cluster);
+    free(s->reserved);
+    free(s->policy);
+    free(s->placement);
+    free(s->settings);
+    free(s->job);
+    free(s->slots);
+    berth__arena_free(&s->strings);
+    free(s);
+}
+
+static int by_id(const void *a, const void *b)
+{
+    uint64_t x = ((const struct berth__est *)a)->id, y = ((const struct berth__est *)b)->id;
+    return x < y ? -1 : x > y;
+}
+
+/* Puts the snapshot's jobs into the virtual engine, running ones adopted. */
+static int load(struct berth__est_snap *s, struct run *r, struct berth_err *err)
+{
+    struct berth__engine *e = r->e;
+    int rc = berth__engine_set_tput(e, s->tput, err);
+    for (size_t i = 0; i < e->cluster->nsrv && !rc; i++)
+        if (s->reserved[i])
+            berth__cluster_reserve(e->cluster, (uint32_t)i);
+    e->infer_demand = s->infer_demand;
+    for (size_t i = 0; i < s->n && !rc; i++) {
+        struct snap_job *sj = &s->job[i];
+        uint32_t k;
+        if ((rc = berth__engine_add(e, &sj->spec, &k, err)))
+            break;
+        struct berth__job *vj = &e->jobs[k];
+        vj->est_us = sj->est_us;
+        vj->work = (double)vj->est_us;
+        vj->done = (double)(sj->ran < vj->est_us ? sj->ran : vj->est_us);
+        vj->progress_at = s->now;
+        if (sj->running) {
+            rc = berth__engine_adopt(e, k, s->slots + sj->slot0, sj->nslots, s->now, err);
+            vj->rate = 1.0; /* its end is set below, once the arrays exist */
+        } else {
+            rc = berth__engine_arrive(e, k, s->now, err);
+        }
+        vj->run_us = sj->ran;
+        vj->gpu_us = sj->gpu_us;
+        vj->queued_us = sj->queued_us;
+        vj->preemptions = sj->preemptions;
+    }
+    return rc;
+}
+
+int berth__est_snap_run(struct berth__est_snap *s, berth_us budget_us,
+                        struct berth__est_result **out, struct berth_err *err)
+{
+    berth_us t0 = berth__mono_us(), now = s->now;
+    struct run r = {0};
+    struct berth__engine_exec exec = {&r, v_start, v_stop, v_migrate};
+    struct berth__params params = s->params;
+    struct berth__est_result *res = calloc(1, sizeof *res);
+    if (!res)
+        return berth_err_set(err, BERTH_ENOMEM, "estimate: out of memory");
+    int rc = berth__engine_create(s->cluster, s->policy, s->placement, &params, &exec, &r.e, err);
+    if (rc) {
+        free(res);
+        return rc;
+    }
+    struct berth__engine *e = r.e;
+    if ((rc = load(s, &r, err)))
+        goto done;
     size_t n = e->njobs ? e->njobs : 1;
     r.ver = calloc(n, sizeof *r.ver);
     r.start = calloc(n, sizeof *r.start);
     r.end = calloc(n, sizeof *r.end);
-    if (!r.ver || !r.start || !r.end)
+    res->e = calloc(n, sizeof *res->e);
+    if (!r.ver || !r.start || !r.end || !res->e)
         goto oom;
     for (uint32_t k = 0; k < e->njobs; k++) /* the running jobs' ends */
         if (e->jobs[k].state == BERTH_JOB_RUNNING) {
@@ -218,20 +391,33 @@ static int compute(struct berth__daemon *d, berth_us now, struct berth_err *err)
     berth__drive_touch(&dr);
     berth_us t = now;
     uint64_t passes = 0, max_passes = 4 * (uint64_t)e->njobs + 1000;
+    res->stop = BERTH_EST_DONE;
     for (;;) {
         if ((rc = berth__drive_step(&dr, e, t, NULL, err)))
             goto done;
         if (r.oom)
             goto oom;
-        if (!e->npending || ++passes > max_passes)
+        if (!e->npending)
             break;
+        if (++passes > max_passes) {
+            res->stop = BERTH_EST_PASSES;
+            break;
+        }
+        if (berth__mono_us() - t0 >= budget_us) {
+            res->stop = BERTH_EST_BUDGET;
+            break;
+        }
         while (r.nheap && r.heap[0].ver != r.ver[r.heap[0].job])
             heap_pop(&r);
         berth_us next = r.nheap ? r.heap[0].t : BERTH_TIME_NONE;
         if (dr.next != BERTH_TIME_NONE && (next == BERTH_TIME_NONE || dr.next < next))
             next = dr.next;
-        if (next == BERTH_TIME_NONE || next - now > BERTH_EST_HORIZON)
+        if (next == BERTH_TIME_NONE)
             break;
+        if (next - now > EST_HORIZON_US) {
+            res->stop = BERTH_EST_HORIZON;
+            break;
+        }
         t = next > t ? next : t;
         while (r.nheap && r.heap[0].t <= t) {
             struct ev v = r.heap[0];
@@ -243,63 +429,75 @@ static int compute(struct berth__daemon *d, berth_us now, struct berth_err *err)
             berth__drive_touch(&dr);
         }
     }
-    /* the results, by live id */
-    if (BERTH_GROW(d->est, d->est_cap, d->njobs ? d->njobs : 1))
-        goto oom;
-    memset(d->est, 0, d->njobs * sizeof *d->est);
-    d->nest = d->njobs;
+    /* the results, by id (the virtual jobs are the snapshot's, in its order) */
     for (uint32_t k = 0; k < e->njobs; k++) {
-        uint64_t id = d->by_eidx[live[k]];
-        const struct berth__ljob *j = berth__daemon_job(d, id);
+        const struct snap_job *sj = &s->job[k];
         berth_us start = r.start[k];
-        if (j && j->state == BERTH_L_RUNNING && j->start_us) /* its own start */
-            start = j->start_us;
-        if (id >= 1 && id <= d->nest)
-            d->est[id - 1] = (struct berth__est){start, r.end[k]};
+        if (sj->running && sj->start_us) /* its own start */
+            start = sj->start_us;
+        res->e[k] = (struct berth__est){sj->id, start, r.end[k]};
+        res->started += start != 0;
     }
+    res->n = e->njobs;
+    qsort(res->e, res->n, sizeof *res->e, by_id);
+    res->vpasses = passes;
     goto done;
 oom:
     rc = berth_err_set(err, BERTH_ENOMEM, "estimate: out of memory");
 done:
-    if (!rc && (!h || !live))
-        rc = berth_err_set(err, BERTH_ENOMEM, "estimate: out of memory");
-    free(h);
-    free(live);
     free(r.heap);
     free(r.ver);
     free(r.start);
     free(r.end);
     berth__engine_destroy(e);
-    return rc;
-}
-
-int berth__daemon_estimate(struct berth__daemon *d, struct berth_err *err)
-{
-    berth_us mono = berth__mono_us();
-    if (d->est_valid && d->est_passes == d->engine->passes && d->est_jobs == d->engine->njobs)
-        return 0; /* nothing the policy sees changed */
-    /* at most twice a second, and never more than a tenth of the time under the lock */
-    berth_us gap = 10 * d->est_last_us > BERTH_EST_MIN_US ? 10 * d->est_last_us : BERTH_EST_MIN_US;
-    if (d->est_valid && mono - d->est_mono < gap)
-        return 0;
-    int rc = compute(d, berth__wall_us(), err);
-    berth_us took = berth__mono_us() - mono;
-    d->est_runs++;
-    d->est_last_us = took;
-    d->est_max_us = took > d->est_max_us ? took : d->est_max_us;
-    if (rc)
+    if (rc) {
+        berth__est_result_free(res);
         return rc;
-    d->est_valid = 1;
-    d->est_mono = mono;
-    d->est_passes = d->engine->passes;
-    d->est_jobs = d->engine->njobs;
+    }
+    res->wall_us = s->now;
+    res->mono_us = s->mono;
+    res->passes = s->passes;
+    res->njobs = s->njobs;
+    res->snap_us = s->snap_us;
+    res->budget_us = budget_us;
+    res->run_us = berth__mono_us() - t0;
+    *out = res;
     return 0;
 }
 
-const struct berth__est *berth__daemon_estimate_of(struct berth__daemon *d,
-                                                   const struct berth__ljob *j)
+void berth__est_result_free(struct berth__est_result *r)
 {
-    if (!d->est_valid || j->id < 1 || j->id > d->nest || !d->est[j->id - 1].start_us)
-        return NULL;
-    return &d->est[j->id - 1];
+    if (r) {
+        free(r->e);
+        free(r);
+    }
+}
+
+const struct berth__est *berth__est_find(const struct berth__est_result *r, uint64_t id)
+{
+    size_t lo = 0, hi = r ? r->n : 0;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (r->e[mid].id < id)
+            lo = mid + 1;
+        else if (r->e[mid].id > id)
+            hi = mid;
+        else
+            return &r->e[mid];
+    }
+    return NULL;
+}
+
+const char *berth__est_stop_name(int stop)
+{
+    switch (stop) {
+    case BERTH_EST_BUDGET:
+        return "budget";
+    case BERTH_EST_PASSES:
+        return "passes";
+    case BERTH_EST_HORIZON:
+        return "horizon";
+    default:
+        return "never";
+    }
 }

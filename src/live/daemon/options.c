@@ -315,6 +315,13 @@ SETTER(set_max_array)
     return rc;
 }
 
+SETTER(set_est_budget)
+{
+    double x = 0;
+    int rc = number("estimate-budget", v, 0.001, 60, &x, err);
+    o->est_budget_us = (berth_us)llround(x * 1e6);
+    return rc;
+}
 SETTER(set_header_timeout)
 {
     double x = 0;
@@ -420,6 +427,9 @@ static const struct def defs[] = {
     {"est-overrun", "F", set_est_overrun, ARG,
      "a job that runs F times its estimate (est_s) is re-estimated at F times its run time, "
      "so a false estimate buys nothing (default 2; 0 = never)"},
+    {"estimate-budget", "S", set_est_budget, ARG,
+     "wall time one start-time estimate (berth queue --start, berth why) may run, outside the "
+     "daemon lock; jobs it did not reach answer 'no estimate (budget)' (default 0.2)"},
     {"job-pids-max", "N", set_pids_max, ARG,
      "processes and threads one attempt may have, where cgroups are (default 4096; 0 = no "
      "limit)"},

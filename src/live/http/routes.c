@@ -12,7 +12,9 @@
 #include "live/jobs/report.h"
 #include "live/http/http.h"
 #include "live/http/routes.h"
+#include "live/daemon/estimator.h"
 #include "live/daemon/service.h"
+#include "live/http/estimate_json.h"
 
 #define LOG_CHUNK (1 << 20)
 
@@ -171,23 +173,15 @@ static json_t *servers_of(struct berth__daemon *d, const struct berth__ljob *j)
     return a;
 }
 
-/* j's predicted start and end ({"start_us", "end_us"}) from the last virtual run, or null. */
-static json_t *estimate_json(struct berth__daemon *d, const struct berth__ljob *j)
+/* j's estimate from er and, when it has none, why (a pending or running job's only). */
+static void set_estimate(json_t *o, const struct berth__est_result *er, const struct berth__ljob *j,
+                         berth_us mono)
 {
-    const struct berth__est *e = berth__daemon_estimate_of(d, j);
-    if (!e || (j->state != BERTH_L_PENDING && j->state != BERTH_L_RUNNING))
-        return json_null();
-    return json_pack("{s:I,s:I}", "start_us", (json_int_t)e->start_us, "end_us",
-                     (json_int_t)e->end_us);
-}
-
-/* Runs the estimate when the request asks for it; a failure is logged, never an error of
- * the request (the estimates then are null). */
-static void refresh_estimate(struct berth__daemon *d)
-{
-    struct berth_err err = {0};
-    if (berth__daemon_estimate(d, &err))
-        fprintf(d->log, "berthd: estimate: %s\n", err.msg);
+    char buf[256];
+    const char *none = berth__est_none_text(er, j, buf, sizeof buf);
+    json_object_set_new(o, "estimate", berth__est_job_json(er, j, mono));
+    if (none)
+        json_object_set_new(o, "estimate_none", json_string(none));
 }
 
 static json_t *summary(struct berth__daemon *d, struct berth__ljob *j, berth_us now)
@@ -293,9 +287,10 @@ static void list(struct berth__daemon *d, const struct berth__hreq *r, struct be
     int with_est = est && !strcmp(est, "1");
     json_t *a = json_array();
     json_int_t total = 0, next = 0; /* matching jobs in all; the last id of this page */
+    /* the estimate, read before the lock: waiting for a run never holds it */
+    struct berth__est_result *er = with_est ? berth__estimator_get(d) : NULL;
+    berth_us mono = berth__mono_us();
     pthread_mutex_lock(&d->mu);
-    if (with_est)
-        refresh_estimate(d);
     berth_us now = berth__wall_us();
     if (array && array - 1 > after) /* an array's tasks are consecutive ids */
         after = array - 1;
@@ -313,28 +308,36 @@ static void list(struct berth__daemon *d, const struct berth__hreq *r, struct be
                 json_object_set_new(o, "why", json_string(text));
             }
             if (o && with_est)
-                json_object_set_new(o, "estimate", estimate_json(d, j));
+                set_estimate(o, er, j, mono);
             json_array_append_new(a, o);
             next = (json_int_t)j->id;
         }
     }
     pthread_mutex_unlock(&d->mu);
     out->json = json_pack("{s:o,s:I}", "jobs", a, "total", total);
+    if (with_est && out->json)
+        json_object_set_new(out->json, "estimate", berth__est_run_json(er, mono));
+    berth__estimator_put(d, er);
     if (total > (json_int_t)json_array_size(a)) /* more after this page: ?after=next */
         json_object_set_new(out->json, "next", json_integer(next));
 }
 
 static void show(struct berth__daemon *d, const struct berth__hreq *r, struct berth__hresp *out)
 {
+    /* the estimate, read before the lock (a finished job's answer never waits for one) */
+    pthread_mutex_lock(&d->mu);
+    struct berth__ljob *j0 = berth__daemon_job(d, r->id);
+    int wants = j0 && (j0->state == BERTH_L_PENDING || j0->state == BERTH_L_RUNNING);
+    pthread_mutex_unlock(&d->mu);
+    struct berth__est_result *er = wants ? berth__estimator_get(d) : NULL;
+    berth_us mono = berth__mono_us();
     pthread_mutex_lock(&d->mu);
     struct berth__ljob *j = own_job(d, r, out, 0);
     if (j) {
         char why[768];
         const char *reason = berth__daemon_reason(d, j, why, sizeof why);
-        if (j->state == BERTH_L_PENDING || j->state == BERTH_L_RUNNING)
-            refresh_estimate(d);
         out->json = berth__ljob_json(j, 0);
-        json_object_set_new(out->json, "estimate", estimate_json(d, j));
+        set_estimate(out->json, er, j, mono);
         json_object_set_new(out->json, "why", json_string(why));
         json_object_set_new(out->json, "reason", json_string(reason));
         json_object_set_new(out->json, "run_s",
@@ -352,6 +355,7 @@ static void show(struct berth__daemon *d, const struct berth__hreq *r, struct be
         json_object_set_new(out->json, "allocation", al);
     }
     pthread_mutex_unlock(&d->mu);
+    berth__estimator_put(d, er);
 }
 
 static void act(struct berth__daemon *d, const struct berth__hreq *r, struct berth__hresp *out,
@@ -628,12 +632,17 @@ static void health(struct berth__daemon *d, const struct berth__hreq *r, struct 
         (json_int_t)cut_h, "cut_body", (json_int_t)cut_b, "refused", "limit",
         (json_int_t)d->refused_limit, "space", (json_int_t)d->refused_space, "journal",
         (json_int_t)d->refused_journal);
-    if (out->json) /* the start-time estimate's virtual runs and their cost */
-        json_object_set_new(out->json, "estimate",
-                            json_pack("{s:I,s:I,s:I}", "runs", (json_int_t)d->est_runs, "last_us",
-                                      (json_int_t)d->est_last_us, "max_us",
-                                      (json_int_t)d->est_max_us));
     pthread_mutex_unlock(&d->mu);
+    struct berth__est_stats es;
+    berth__estimator_stats(d, &es);
+    if (out->json) /* the start-time estimate's runs: their cost apart, and under the lock */
+        json_object_set_new(
+            out->json, "estimate",
+            json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:f}", "runs", (json_int_t)es.runs, "last_us",
+                      (json_int_t)es.last_us, "max_us", (json_int_t)es.max_us, "lock_last_us",
+                      (json_int_t)es.snap_last_us, "lock_max_us", (json_int_t)es.snap_max_us,
+                      "budget_stops", (json_int_t)es.budget_stops, "budget_s",
+                      (double)es.budget_us / 1e6));
 }
 
 /* The inference pool's state: what an inference manager and an operator watch. */
