@@ -4,8 +4,10 @@
  * that holds it), runs it forward under no lock within --estimate-budget, and publishes the
  * result, which requests share by reference (the newest one stays until a newer replaces
  * it and its last reader lets go). A request that finds the published result older than
- * the live state asks for a run and waits for it without any lock, up to the budget and a
- * second; past that it answers with what is published, which says how old it is.
+ * the live state asks for a run; it waits for it (without any lock, up to the budget and a
+ * second) only when there is no result yet, or when it asked for a fresh one (berth queue
+ * --start) and the throttle lets the run end within that; else it answers at once with
+ * what is published, which says how old it is.
  *
  * The thread runs at most twice a second and never sooner than ten of its own costs after
  * the previous run started (so it takes a tenth of one core at most), and only when a
@@ -58,6 +60,14 @@ static void publish(struct berth__estimator *E, struct berth__est_result *r)
     }
     E->cur = r;
     E->cur_refs = 1;
+}
+
+/* When the thread may begin its next run (the throttle). Under E->mu. */
+static berth_us next_run_at(const struct berth__estimator *E)
+{
+    berth_us gap =
+        10 * E->last_cost_us > BERTH_EST_MIN_US ? 10 * E->last_cost_us : BERTH_EST_MIN_US;
+    return E->last_mono ? E->last_mono + gap : 0;
 }
 
 static void run_once(struct berth__daemon *d, struct berth__estimator *E)
@@ -184,7 +194,7 @@ void berth__estimator_free(struct berth__daemon *d)
     d->estr = NULL;
 }
 
-struct berth__est_result *berth__estimator_get(struct berth__daemon *d)
+struct berth__est_result *berth__estimator_get(struct berth__daemon *d, int fresh)
 {
     struct berth__estimator *E = d->estr;
     if (!E)
@@ -192,13 +202,16 @@ struct berth__est_result *berth__estimator_get(struct berth__daemon *d)
     pthread_mutex_lock(&d->mu); /* the live state's version, read in a moment */
     uint64_t passes = d->engine->passes, njobs = d->engine->njobs;
     pthread_mutex_unlock(&d->mu);
-    berth_us deadline = berth__mono_us() + d->o.est_budget_us + BERTH_EST_WAIT;
+    berth_us now = berth__mono_us(), deadline = now + d->o.est_budget_us + BERTH_EST_WAIT;
     pthread_mutex_lock(&E->mu);
     if (!E->stop && !(E->cur && E->cur->passes == passes && E->cur->njobs == njobs)) {
         uint64_t target = E->begun + 1; /* a run begun after this request came */
         E->want = 1;
         pthread_cond_signal(&E->want_cv);
-        while (!E->stop && E->done < target && berth__mono_us() < deadline)
+        /* wait when there is nothing to answer with, or when asked to and the throttle
+         * lets the run begin soon enough to end before the deadline */
+        int wait = fresh && (!E->cur || next_run_at(E) + d->o.est_budget_us < deadline);
+        while (wait && !E->stop && E->done < target && berth__mono_us() < deadline)
             wait_until(&E->done_cv, &E->mu, deadline);
     }
     struct berth__est_result *r = E->cur;

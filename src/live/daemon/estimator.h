@@ -21,9 +21,11 @@ int berth__estimator_start(struct berth__daemon *d, struct berth_err *err);
 void berth__estimator_stop(struct berth__daemon *d);
 void berth__estimator_free(struct berth__daemon *d);
 /* Not under d->mu: the newest result, after asking for a newer one when the live state
- * changed since and waiting for it up to --estimate-budget and a second (NULL: none yet, or
- * no thread). Each result got is given back with put. */
-struct berth__est_result *berth__estimator_get(struct berth__daemon *d);
+ * changed since. It waits for that run (up to --estimate-budget and a second) when there is
+ * no result yet, or when fresh is set and the throttle lets the run end in time; else the
+ * answer is the published one (NULL: none yet, or no thread). Each result got is given back
+ * with put. */
+struct berth__est_result *berth__estimator_get(struct berth__daemon *d, int fresh);
 void berth__estimator_put(struct berth__daemon *d, struct berth__est_result *r);
 void berth__estimator_stats(struct berth__daemon *d, struct berth__est_stats *out);
 

@@ -288,7 +288,7 @@ static void list(struct berth__daemon *d, const struct berth__hreq *r, struct be
     json_t *a = json_array();
     json_int_t total = 0, next = 0; /* matching jobs in all; the last id of this page */
     /* the estimate, read before the lock: waiting for a run never holds it */
-    struct berth__est_result *er = with_est ? berth__estimator_get(d) : NULL;
+    struct berth__est_result *er = with_est ? berth__estimator_get(d, 1) : NULL;
     berth_us mono = berth__mono_us();
     pthread_mutex_lock(&d->mu);
     berth_us now = berth__wall_us();
@@ -329,7 +329,7 @@ static void show(struct berth__daemon *d, const struct berth__hreq *r, struct be
     struct berth__ljob *j0 = berth__daemon_job(d, r->id);
     int wants = j0 && (j0->state == BERTH_L_PENDING || j0->state == BERTH_L_RUNNING);
     pthread_mutex_unlock(&d->mu);
-    struct berth__est_result *er = wants ? berth__estimator_get(d) : NULL;
+    struct berth__est_result *er = wants ? berth__estimator_get(d, 0) : NULL;
     berth_us mono = berth__mono_us();
     pthread_mutex_lock(&d->mu);
     struct berth__ljob *j = own_job(d, r, out, 0);
