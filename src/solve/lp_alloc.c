@@ -731,3 +731,8 @@ int berth__lp_ftf_simplex(const struct berth__lp_problem *p, double *x, struct b
 {
     return ftf_solve(p, 1, x, st, err);
 }
+
+void berth__lp_thread_done(void)
+{
+    glp_free_env();
+}

@@ -85,4 +85,8 @@ int berth__lp_ftf_simplex(const struct berth__lp_problem *p, double *x, struct b
  * x_ij = N_j / (n * sf_i), scaled down so that sum_j x_ij <= 1. rate[n], caller's array. */
 void berth__lp_iso_rates(const struct berth__lp_problem *p, double *rate);
 
+/* GLPK keeps an environment per thread, made by its first call there: a thread other than
+ * main's that may have solved an LP (berthd's estimate thread) calls this before it exits. */
+void berth__lp_thread_done(void);
+
 #endif

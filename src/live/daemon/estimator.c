@@ -21,6 +21,7 @@
 #include "live/daemon/daemon.h"
 #include "live/daemon/estimate.h"
 #include "live/daemon/estimator.h"
+#include "solve/lp_alloc.h"
 
 #define BERTH_EST_MIN_US (BERTH_US_PER_S / 2)
 #define BERTH_EST_WAIT   BERTH_US_PER_S /* a request waits up to the budget and this */
@@ -134,6 +135,7 @@ static void *loop(void *arg)
         pthread_mutex_lock(&E->mu);
     }
     pthread_mutex_unlock(&E->mu);
+    berth__lp_thread_done(); /* the policies' LPs ran on this thread */
     return NULL;
 }
 
