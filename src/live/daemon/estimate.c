@@ -30,10 +30,14 @@
 #define EST_HORIZON_US  (365LL * 86400 * BERTH_US_PER_S)
 #define BERTH_EST_USERS 1024 /* users whose history is read; the rest use the default */
 
+/* The strings of a spec the policies read, in the snapshot's buffer (offsets while it grows). */
+enum { S_ID, S_QUEUE, S_TYPE, S_USER, S_GPU, S_N };
+
 /* One pending or running job as the snapshot copied it. */
 struct snap_job {
-    struct berth_jobspec spec; /* its strings in the snapshot's arena, extra = &x */
+    struct berth_jobspec spec; /* its strings in the snapshot's buffer, extra = &x */
     struct berth_jobspec_extra x;
+    uint32_t str[S_N]; /* the strings' offsets in the buffer (UINT32_MAX: NULL) */
     uint64_t id;
     berth_us est_us;                 /* its expected run time */
     berth_us ran, gpu_us, queued_us; /* what it ran and waited by the snapshot's instant */
@@ -44,6 +48,10 @@ struct snap_job {
     uint8_t running;
 };
 
+struct hist;
+
+/* Kept by its taker from one snapshot to the next: its arrays are reused, so that taking it
+ * (under d->mu) costs no fresh pages. */
 struct berth__est_snap {
     struct berth_cluster *cluster; /* the live cluster (as berthd made it) */
     uint8_t *reserved;             /* per server: reserved (an inference pool's) */
@@ -57,7 +65,9 @@ struct berth__est_snap {
     size_t n, cap;
     struct berth__slot *slots;
     size_t nslots, slots_cap;
-    struct berth__arena strings;
+    char *str; /* every job's strings, NUL-terminated */
+    size_t nstr, str_cap;
+    struct hist *hist; /* HIST_SLOTS */
 };
 
 struct ev {
@@ -193,14 +203,24 @@ static berth_us run_us_of(const struct berth__ljob *j, struct hist *h)
     return x > 0 ? x : 1;
 }
 
-/* str copied into the snapshot's arena (NULL stays NULL; a failed copy sets *oom). */
-static const char *dup(struct berth__est_snap *s, const char *str, int *oom)
+/* str appended to the snapshot's buffer: its offset (UINT32_MAX: NULL; a failure sets *oom). */
+static uint32_t dup(struct berth__est_snap *s, const char *str, int *oom)
 {
     if (!str)
-        return NULL;
-    const char *c = berth__arena_strndup(&s->strings, str, strlen(str));
-    *oom |= !c;
-    return c;
+        return UINT32_MAX;
+    size_t len = strlen(str) + 1;
+    if (s->nstr + len > UINT32_MAX || BERTH_GROW(s->str, s->str_cap, s->nstr + len)) {
+        *oom = 1;
+        return UINT32_MAX;
+    }
+    memcpy(s->str + s->nstr, str, len);
+    s->nstr += len;
+    return (uint32_t)(s->nstr - len);
+}
+
+static const char *str_at(const struct berth__est_snap *s, uint32_t off)
+{
+    return off == UINT32_MAX ? NULL : s->str + off;
 }
 
 static char *dup_heap(const char *str, int *oom)
@@ -212,33 +232,66 @@ static char *dup_heap(const char *str, int *oom)
     return c;
 }
 
-/* Copies the spec of one engine job (its strings too) into the snapshot; 0 or out of memory. */
+/* Copies the spec of one engine job (its strings too) into the snapshot; 0 or out of memory.
+ * The trace's final status is no policy's input: it stays "". */
 static int copy_spec(struct berth__est_snap *s, struct snap_job *sj, const struct berth_jobspec *sp)
 {
     int oom = 0;
+    const struct berth_jobspec_extra *x = berth_jobspec_extra(sp);
     sj->spec = *sp;
-    sj->x = *berth_jobspec_extra(sp);
-    sj->spec.extra = NULL; /* set once the array stops moving */
-    sj->spec.id = dup(s, sp->id, &oom);
-    sj->spec.queue = dup(s, sp->queue, &oom);
-    sj->x.job_type = dup(s, sj->x.job_type, &oom);
-    sj->x.user = dup(s, sj->x.user, &oom);
-    sj->x.status = dup(s, sj->x.status, &oom);
-    sj->x.gpu_type = dup(s, sj->x.gpu_type, &oom);
+    sj->x = *x;
+    sj->spec.extra = NULL; /* pointers are set once the buffers stop moving */
+    sj->x.status = "";
+    sj->str[S_ID] = dup(s, sp->id, &oom);
+    sj->str[S_QUEUE] = dup(s, sp->queue, &oom);
+    sj->str[S_TYPE] = dup(s, x->job_type, &oom);
+    sj->str[S_USER] = dup(s, x->user, &oom);
+    sj->str[S_GPU] = dup(s, x->gpu_type, &oom);
     return oom;
 }
 
-int berth__est_snap_take(struct berth__daemon *d, berth_us now, struct berth__est_snap **out,
+/* Points each copied spec at its extra and its strings (the arrays are final now). */
+static void fix_pointers(struct berth__est_snap *s)
+{
+    for (size_t i = 0; i < s->n; i++) {
+        struct snap_job *sj = &s->job[i];
+        sj->spec.extra = &sj->x;
+        sj->spec.id = str_at(s, sj->str[S_ID]);
+        sj->spec.queue = str_at(s, sj->str[S_QUEUE]);
+        sj->x.job_type = str_at(s, sj->str[S_TYPE]);
+        sj->x.user = str_at(s, sj->str[S_USER]);
+        sj->x.gpu_type = str_at(s, sj->str[S_GPU]);
+    }
+}
+
+/* Empties a snapshot for the next take, keeping its arrays; NULL: a new one. */
+static struct berth__est_snap *reuse(struct berth__est_snap *s)
+{
+    if (!s)
+        return calloc(1, sizeof *s);
+    berth_cluster_free(s->cluster);
+    free(s->reserved);
+    free(s->policy);
+    free(s->placement);
+    free(s->settings);
+    s->cluster = NULL;
+    s->reserved = NULL;
+    s->policy = s->placement = s->settings = NULL;
+    s->n = s->nslots = s->nstr = 0;
+    return s;
+}
+
+int berth__est_snap_take(struct berth__daemon *d, berth_us now, struct berth__est_snap **io,
                          struct berth_err *err)
 {
     berth_us t0 = berth__mono_us();
     struct berth__engine *le = d->engine;
-    struct berth__est_snap *s = calloc(1, sizeof *s);
-    struct hist *h = calloc(HIST_SLOTS, sizeof *h);
-    int oom = !s || !h;
-    if (oom)
+    struct berth__est_snap *s = reuse(*io);
+    *io = s;
+    if (!s || (!s->hist && !(s->hist = malloc(HIST_SLOTS * sizeof *s->hist))))
         goto fail;
-    berth__arena_init(&s->strings);
+    int oom = 0;
+    memset(s->hist, 0, HIST_SLOTS * sizeof *s->hist);
     s->cluster = berth__cluster_clone(d->cluster);
     s->policy = dup_heap(le->ops->name, &oom);
     s->placement = dup_heap(le->place.ops->name, &oom);
@@ -251,11 +304,12 @@ int berth__est_snap_take(struct berth__daemon *d, berth_us now, struct berth__es
     s->passes = le->passes;
     s->njobs = le->njobs;
     s->reserved = s->cluster ? calloc(s->cluster->nsrv + 1, 1) : NULL;
-    if (oom || !s->reserved)
+    if (oom || !s->reserved ||
+        BERTH_GROW(s->job, s->cap, le->npending + le->nrunning ? le->npending + le->nrunning : 1))
         goto fail;
     for (size_t i = 0; i < s->cluster->nsrv && i < le->cluster->nsrv; i++)
         s->reserved[i] = le->cluster->srv[i].reserved != 0;
-    read_history(d, h);
+    read_history(d, s->hist);
     for (size_t i = 0; i < le->njobs; i++) {
         const struct berth__job *lj = &le->jobs[i];
         if (lj->state != BERTH_JOB_PENDING && lj->state != BERTH_JOB_RUNNING)
@@ -270,7 +324,7 @@ int berth__est_snap_take(struct berth__daemon *d, berth_us now, struct berth__es
         if (copy_spec(s, sj, lj->spec))
             goto fail;
         sj->id = j->id;
-        sj->est_us = run_us_of(j, h);
+        sj->est_us = run_us_of(j, s->hist);
         sj->ran = berth__job_run_us(lj, now);
         sj->gpu_us = berth__job_gpu_us(lj, now);
         sj->queued_us = lj->queued_us;
@@ -287,16 +341,13 @@ int berth__est_snap_take(struct berth__daemon *d, berth_us now, struct berth__es
             s->nslots += (size_t)ns;
         }
     }
-    for (size_t i = 0; i < s->n; i++)
-        s->job[i].spec.extra = &s->job[i].x;
-    free(h);
+    fix_pointers(s);
     s->mono = berth__mono_us();
     s->snap_us = s->mono - t0;
-    *out = s;
     return 0;
 fail:
-    free(h);
-    berth__est_snap_free(s);
+    if (s)
+        s->n = 0; /* never run half a copy */
     return berth_err_set(err, BERTH_ENOMEM, "estimate: out of memory (snapshot)");
 }
 
@@ -304,14 +355,11 @@ void berth__est_snap_free(struct berth__est_snap *s)
 {
     if (!s)
         return;
-    berth_cluster_free(s->cluster);
-    free(s->reserved);
-    free(s->policy);
-    free(s->placement);
-    free(s->settings);
+    reuse(s);
     free(s->job);
     free(s->slots);
-    berth__arena_free(&s->strings);
+    free(s->str);
+    free(s->hist);
     free(s);
 }
 
@@ -498,6 +546,6 @@ const char *berth__est_stop_name(int stop)
     case BERTH_EST_HORIZON:
         return "horizon";
     default:
-        return "never";
+        return "done";
     }
 }

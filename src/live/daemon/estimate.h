@@ -48,8 +48,9 @@ struct berth__est_result {
 struct berth__est_snap;
 
 /* Under d->mu: copies what the virtual run needs (no pointer into the live state survives).
- * now: the wall clock the run starts at. */
-int berth__est_snap_take(struct berth__daemon *d, berth_us now, struct berth__est_snap **out,
+ * now: the wall clock the run starts at. *io: the previous snapshot, whose arrays it reuses
+ * (no fresh pages under the lock), or NULL for a new one; it is the caller's either way. */
+int berth__est_snap_take(struct berth__daemon *d, berth_us now, struct berth__est_snap **io,
                          struct berth_err *err);
 /* Under no lock: runs the copy forward until every job started, nothing more can happen, a
  * year went by, or budget_us of wall time went (checked after each pass; at least one pass
@@ -60,7 +61,7 @@ void berth__est_snap_free(struct berth__est_snap *s);
 void berth__est_result_free(struct berth__est_result *r);
 /* id's prediction in r, or NULL (not in the run). */
 const struct berth__est *berth__est_find(const struct berth__est_result *r, uint64_t id);
-/* Why r has no start for a job that was in it: "budget", "passes", "horizon", "never". */
+/* How a run ended, as the API names it: "budget", "passes", "horizon", "done". */
 const char *berth__est_stop_name(int stop);
 
 #endif

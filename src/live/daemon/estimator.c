@@ -37,6 +37,7 @@ struct berth__estimator {
     struct berth__est_result *old;    /* results replaced while still read: freed at 0 refs */
     berth_us last_mono, last_cost_us; /* the previous run's start and cost */
     struct berth__est_stats st;
+    struct berth__est_snap *snap; /* the thread's, reused from run to run */
 };
 
 /* A result's reader count lives beside it: cur's in cur_refs, a replaced one's in the
@@ -74,7 +75,7 @@ static berth_us next_run_at(const struct berth__estimator *E)
 static void run_once(struct berth__daemon *d, struct berth__estimator *E)
 {
     struct berth_err err = {0};
-    struct berth__est_snap *snap = NULL;
+    struct berth__est_snap **snap = &E->snap; /* this thread's only, kept between runs */
     int rc = 0, skip;
     pthread_mutex_lock(&E->mu);
     uint64_t have_passes = E->cur ? E->cur->passes : 0, have_jobs = E->cur ? E->cur->njobs : 0;
@@ -83,12 +84,11 @@ static void run_once(struct berth__daemon *d, struct berth__estimator *E)
     pthread_mutex_lock(&d->mu);
     skip = have && have_passes == d->engine->passes && have_jobs == d->engine->njobs;
     if (!skip)
-        rc = berth__est_snap_take(d, berth__wall_us(), &snap, &err);
+        rc = berth__est_snap_take(d, berth__wall_us(), snap, &err);
     pthread_mutex_unlock(&d->mu);
     struct berth__est_result *r = NULL;
     if (!skip && !rc)
-        rc = berth__est_snap_run(snap, d->o.est_budget_us, &r, &err);
-    berth__est_snap_free(snap);
+        rc = berth__est_snap_run(*snap, d->o.est_budget_us, &r, &err);
     if (rc) {
         fprintf(d->log, "berthd: estimate: %s\n", err.msg);
         fflush(d->log);
@@ -184,6 +184,7 @@ void berth__estimator_free(struct berth__daemon *d)
     if (!E)
         return;
     berth__est_result_free(E->cur); /* every reader is gone: the HTTP server stopped */
+    berth__est_snap_free(E->snap);
     while (E->old) {
         struct berth__est_result *n = E->old->next_old;
         berth__est_result_free(E->old);
