@@ -2,10 +2,10 @@
  * (berth__est_snap_take: what holds berthd's lock) and the virtual run within its budget
  * (berth__est_snap_run: under no lock), on a daemon's job table as berthd keeps it (one
  * live job per submission, its own strings) with 8 servers x 8 GPUs busy and PENDING jobs
- * pending (1, 2, 4 and 8 GPUs, estimates from 5 min to 4 h, 100 users). Times are this
- * thread's CPU time (a shared machine's time slices do not count), the median of REPS, and
- * the run's jobs reached. Usage: bench_estimate [PENDING] [BUDGET_S] [REPS] [POLICY...]
- * (no POLICY: every one of berth_policy_name). */
+ * pending (1, 2, 4 and 8 GPUs, 1 under salus-*, estimates from 5 min to 4 h, 100 users). Times are
+ * this thread's CPU time (a shared machine's time slices do not count), the median of REPS, and the
+ * run's jobs reached. Usage: bench_estimate [PENDING] [BUDGET_S] [REPS] [POLICY...] (no POLICY:
+ * every one of berth_policy_name). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
