@@ -45,10 +45,13 @@ assert e[2]["start_us"] == e[0]["end_us"] and e[2]["end_us"] == e[2]["start_us"]
 assert j1["estimate"]["end_us"] == e[0]["start_us"], j1["estimate"]  # a running job's end
 PY
 cp "$W/q.json" "$W/pred.json"
-"$BERTH" queue --start >"$W/start.txt" 2>&1
+"$BERTH" queue --start >"$W/start.txt" 2>"$W/start.err"
 head -1 "$W/start.txt" | grep -qE '^ +ID USER +QUEUE +NAME +GPUS START_EST +END_EST +REASON$' &&
     grep -qE "^ *$J4 .* [0-9]{4}-[0-9]{2}-[0-9]{2} [0-9:]{8} [0-9]{4}-" "$W/start.txt" &&
-    ok "berth queue --start: predicted start and end columns" || bad "queue --start: $(cat "$W/start.txt")"
+    ok "berth queue --start: predicted start and end columns" ||
+    bad "queue --start: $(cat "$W/start.txt" "$W/start.err")"
+grep -q "^(estimates from berthd's queue run forward [0-9.]* s ago" "$W/start.err" &&
+    ok "berth queue --start: the footer on stderr says how old" || bad "queue --start footer: $(cat "$W/start.err")"
 "$BERTH" why "$J4" >"$W/why.txt" 2>&1
 grep -q "^job $J4: expected to start at [0-9-]* [0-9:.]* (in [0-9]* s) and end at" "$W/why.txt" &&
     ok "berth why: the predicted start" || bad "why: $(cat "$W/why.txt")"

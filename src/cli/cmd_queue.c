@@ -209,6 +209,7 @@ static void c_attempt(const json_t *j, char *b, size_t n)
  * none, why (the run's budget ended first, they are newer than the run). */
 static void start_note(const json_t *run, const json_t *jobs)
 {
+    fflush(stdout); /* the table first, then its footer, when both go to one file */
     if (!json_is_object(run)) {
         fprintf(stderr, "(no estimate yet: berthd's first run is under way; ask again)\n");
         return;

@@ -25,6 +25,7 @@
 #include "live/daemon/daemon.h"
 #include "live/daemon/estimate.h"
 #include "model/cluster.h"
+#include "util/hash.h"
 #include "util/mem.h"
 
 #define EST_HORIZON_US  (365LL * 86400 * BERTH_US_PER_S)
@@ -158,10 +159,7 @@ struct hist {
 
 static size_t hist_slot(struct hist *h, const char *user)
 {
-    uint64_t x = 1469598103934665603ULL; /* FNV-1a */
-    for (const unsigned char *p = (const unsigned char *)user; *p; p++)
-        x = (x ^ *p) * 1099511628211ULL;
-    size_t s = (size_t)(x % HIST_SLOTS);
+    size_t s = (size_t)(berth__hash_str(user) % HIST_SLOTS);
     while (h[s].user && strcmp(h[s].user, user))
         s = (s + 1) % HIST_SLOTS;
     return s;
@@ -523,17 +521,8 @@ void berth__est_result_free(struct berth__est_result *r)
 
 const struct berth__est *berth__est_find(const struct berth__est_result *r, uint64_t id)
 {
-    size_t lo = 0, hi = r ? r->n : 0;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (r->e[mid].id < id)
-            lo = mid + 1;
-        else if (r->e[mid].id > id)
-            hi = mid;
-        else
-            return &r->e[mid];
-    }
-    return NULL;
+    struct berth__est key = {.id = id};
+    return r && r->n ? bsearch(&key, r->e, r->n, sizeof *r->e, by_id) : NULL;
 }
 
 const char *berth__est_stop_name(int stop)

@@ -72,17 +72,22 @@ static berth_us next_run_at(const struct berth__estimator *E)
     return E->last_mono ? E->last_mono + gap : 0;
 }
 
+/* Whether the published result was computed from the live state at this version (the
+ * engine's passes and job count). Under E->mu. */
+static int is_current(const struct berth__estimator *E, uint64_t passes, uint64_t njobs)
+{
+    return E->cur && E->cur->passes == passes && E->cur->njobs == njobs;
+}
+
 static void run_once(struct berth__daemon *d, struct berth__estimator *E)
 {
     struct berth_err err = {0};
     struct berth__est_snap **snap = &E->snap; /* this thread's only, kept between runs */
     int rc = 0, skip;
+    pthread_mutex_lock(&d->mu); /* d->mu before E->mu: never the other way */
     pthread_mutex_lock(&E->mu);
-    uint64_t have_passes = E->cur ? E->cur->passes : 0, have_jobs = E->cur ? E->cur->njobs : 0;
-    int have = E->cur != NULL;
+    skip = is_current(E, d->engine->passes, d->engine->njobs);
     pthread_mutex_unlock(&E->mu);
-    pthread_mutex_lock(&d->mu);
-    skip = have && have_passes == d->engine->passes && have_jobs == d->engine->njobs;
     if (!skip)
         rc = berth__est_snap_take(d, berth__wall_us(), snap, &err);
     pthread_mutex_unlock(&d->mu);
@@ -120,11 +125,9 @@ static void *loop(void *arg)
             pthread_cond_wait(&E->want_cv, &E->mu);
             continue;
         }
-        berth_us gap =
-            10 * E->last_cost_us > BERTH_EST_MIN_US ? 10 * E->last_cost_us : BERTH_EST_MIN_US;
         berth_us now = berth__mono_us();
-        if (E->last_mono && now - E->last_mono < gap) {
-            wait_until(&E->want_cv, &E->mu, E->last_mono + gap);
+        if (now < next_run_at(E)) {
+            wait_until(&E->want_cv, &E->mu, next_run_at(E));
             continue;
         }
         E->want = 0;
@@ -207,7 +210,7 @@ struct berth__est_result *berth__estimator_get(struct berth__daemon *d, int fres
     pthread_mutex_unlock(&d->mu);
     berth_us now = berth__mono_us(), deadline = now + d->o.est_budget_us + BERTH_EST_WAIT;
     pthread_mutex_lock(&E->mu);
-    if (!E->stop && !(E->cur && E->cur->passes == passes && E->cur->njobs == njobs)) {
+    if (!E->stop && !is_current(E, passes, njobs)) {
         uint64_t target = E->begun + 1; /* a run begun after this request came */
         E->want = 1;
         pthread_cond_signal(&E->want_cv);
