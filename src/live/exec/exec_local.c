@@ -1,6 +1,7 @@
 /* The local executor's berthd side (see exec_local.h): prepare the job's spool folder, write
  * the attempt's spec, take its lock, fork and re-execute berthd as the shim in a session of
  * its own; later read the attempt's exit file, test its lock, and signal what it runs. */
+#define _GNU_SOURCE /* O_PATH */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -99,17 +100,23 @@ int berth__lexec_prepare(const struct berth__lexec *x, const struct berth__ljob 
     int rc = own_dir(x, j, dir, err);
     if (rc)
         return rc;
-    /* the progress file exists before the job runs, as the job's own: the job appends */
+    /* the progress file exists before the job runs, as the job's own: the job appends. One
+     * the account left there is kept only when it is a plain file of its own with one name
+     * (looked at through O_PATH: root opens nothing the account chose); anything else (a
+     * link, a FIFO, a hard link to someone's file) loses its name to a new file. */
     berth__lexec_spool(x, j->id, "progress.jsonl", prog, sizeof prog);
-    int fd = open(prog, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0600);
-    if (fd < 0 && (errno == ELOOP || errno == ENXIO || errno == EISDIR)) {
-        unlink(prog); /* a link, a FIFO or a folder the account put there */
-        rmdir(prog);
-        fd = open(prog, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-    }
     struct stat st;
-    int bad = fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode) ||
-              (x->multi_user && fchown(fd, j->uid, j->gid));
+    int fd = open(prog, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+    int keep = fd >= 0 && !fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_nlink == 1 &&
+               (!x->multi_user || st.st_uid == j->uid);
+    if (fd >= 0)
+        close(fd);
+    if (keep)
+        return 0;
+    unlink(prog);
+    rmdir(prog);
+    fd = open(prog, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    int bad = fd < 0 || (x->multi_user && fchown(fd, j->uid, j->gid));
     int e = errno;
     if (fd >= 0)
         close(fd);

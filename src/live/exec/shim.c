@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -128,27 +129,104 @@ static berth_us mono_us(void)
 
 /* ---- logs -------------------------------------------------------------------------- */
 
-/* Opens a log as root for the job's account: never through a link the account put in its
- * spool folder, never another account's file; a stale one is replaced. */
-static int open_log(const struct spec *s, const char *path)
+/* Opens one log for the account that is the caller's (the shim's child, dropped to it):
+ * the existing file when it is a plain file of the account's with one name, else a new one
+ * made with O_EXCL. A link, a FIFO, a hard link to any other file is unlinked, never
+ * followed, never written, never truncated by the log cap. */
+static int open_one_log(const char *path, uid_t uid)
 {
-    for (int tries = 0; tries < 2; tries++) {
-        int fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
-        struct stat st;
-        if (fd >= 0 && !fstat(fd, &st) && S_ISREG(st.st_mode) &&
-            (!s->setuid_ || st.st_uid == s->uid || st.st_uid == 0)) {
-            if (s->setuid_ && fchown(fd, s->uid, s->gid)) {
-                close(fd);
-                return -1;
-            }
-            fcntl(fd, F_SETFL, 0);
-            return fd;
-        }
-        if (fd >= 0)
-            close(fd);
-        unlink(path); /* a link, a FIFO, someone else's file: not the job's log */
+    int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
+    struct stat st;
+    if (fd >= 0 && !fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_nlink == 1 && st.st_uid == uid) {
+        fcntl(fd, F_SETFL, 0);
+        return fd;
     }
-    return -1;
+    if (fd >= 0)
+        close(fd);
+    unlink(path); /* not the job's log: its name goes, whatever it pointed at stays */
+    return open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+}
+
+/* Becomes the job's account for good (groups, gid, uid); 0 when done and checked. */
+static int become(const struct spec *s)
+{
+    return setgroups((size_t)s->ngroups, s->groups) || setgid(s->gid) || setuid(s->uid) ||
+                   getuid() != s->uid || geteuid() != s->uid || setuid(0) == 0
+               ? -1
+               : 0;
+}
+
+/* Opens both logs as the job's account, as slurmstepd does: a child drops to the account,
+ * opens them with its rights alone and hands the descriptors back over a socket pair, so
+ * root never opens, chowns or truncates a file the account chose. fds[i] is -1 for a log
+ * that could not be opened (its output is then lost, as before). */
+static void open_logs(const struct spec *s, int fds[2])
+{
+    fds[0] = fds[1] = -1;
+    if (!s->setuid_ || s->uid == 0) { /* berthd's own account: nothing to drop */
+        fds[0] = open_one_log(s->out, s->setuid_ ? 0 : getuid());
+        fds[1] = open_one_log(s->err, s->setuid_ ? 0 : getuid());
+        return;
+    }
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
+        return;
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(sv[0]);
+        int got[2] = {-1, -1};
+        if (!become(s)) {
+            got[0] = open_one_log(s->out, s->uid);
+            got[1] = open_one_log(s->err, s->uid);
+        }
+        char have[2] = {got[0] >= 0, got[1] >= 0};
+        int send[2], n = 0;
+        for (int i = 0; i < 2; i++)
+            if (got[i] >= 0)
+                send[n++] = got[i];
+        union {
+            char buf[CMSG_SPACE(sizeof send)];
+            struct cmsghdr align;
+        } u;
+        struct iovec iov = {have, sizeof have};
+        struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1};
+        if (n) {
+            m.msg_control = u.buf;
+            m.msg_controllen = CMSG_SPACE(n * sizeof(int));
+            struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+            c->cmsg_level = SOL_SOCKET;
+            c->cmsg_type = SCM_RIGHTS;
+            c->cmsg_len = CMSG_LEN(n * sizeof(int));
+            memcpy(CMSG_DATA(c), send, n * sizeof(int));
+        }
+        _exit(sendmsg(sv[1], &m, 0) == (ssize_t)sizeof have ? 0 : 1);
+    }
+    close(sv[1]);
+    if (pid > 0) {
+        char have[2] = {0, 0};
+        union {
+            char buf[CMSG_SPACE(2 * sizeof(int))];
+            struct cmsghdr align;
+        } u;
+        struct iovec iov = {have, sizeof have};
+        struct msghdr m = {
+            .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof u.buf};
+        ssize_t r;
+        while ((r = recvmsg(sv[0], &m, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR)
+            ;
+        struct cmsghdr *c = r == (ssize_t)sizeof have ? CMSG_FIRSTHDR(&m) : NULL;
+        int got[2] = {-1, -1}, n = 0;
+        if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
+            n = (int)((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+            memcpy(got, CMSG_DATA(c), (size_t)(n > 2 ? 2 : n) * sizeof(int));
+        }
+        for (int i = 0, k = 0; i < 2; i++)
+            if (have[i] && k < n)
+                fds[i] = got[k++];
+        while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+            ;
+    }
+    close(sv[0]);
 }
 
 static int write_all(int fd, const char *p, size_t n, off_t at)
@@ -239,8 +317,7 @@ static void child(const struct spec *s, const struct berth__iso_group *g, int ou
         _exit(125);
     }
     if (s->setuid_ && s->uid != 0) { /* the job's account, for good: groups, gid, uid */
-        if (setgroups((size_t)s->ngroups, s->groups) || setgid(s->gid) || setuid(s->uid) ||
-            getuid() != s->uid || geteuid() != s->uid || setuid(0) == 0) {
+        if (become(s)) {
             dprintf(2, "berth: cannot become uid %u: %s\n", (unsigned)s->uid, strerror(errno));
             _exit(126);
         }
@@ -368,8 +445,9 @@ int berth__shim_main(const char *spec_path, int lockfd)
     signal(SIGINT, SIG_IGN);
     signal(SIGTERM, SIG_IGN);
     signal(SIGPIPE, SIG_IGN);
-    struct log logs[2] = {{open_log(&s, s.out), -1, 0, 0, "stdout"},
-                          {open_log(&s, s.err), -1, 0, 0, "stderr"}};
+    int lfd[2];
+    open_logs(&s, lfd);
+    struct log logs[2] = {{lfd[0], -1, 0, 0, "stdout"}, {lfd[1], -1, 0, 0, "stderr"}};
     for (int i = 0; i < 2; i++) {
         struct stat st;
         if (logs[i].fd >= 0 && !fstat(logs[i].fd, &st))
