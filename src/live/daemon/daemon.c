@@ -45,6 +45,7 @@ void berth__daemon_opts_init(struct berth__daemon_opts *o)
     o->body_timeout_us = 60 * BERTH_US_PER_S;
     o->max_connections = 1000;
     o->max_conn_per_addr = 64;
+    o->http_workers = 64;
     o->slurm_failsafe_us = 60 * BERTH_US_PER_S;
     o->slurm_node_poll_us = 5 * BERTH_US_PER_S;
     berth__limits_init(&o->limits);
@@ -343,6 +344,7 @@ int berth__daemon_create(const struct berth__daemon_opts *o, struct berth__daemo
     d->next_id = 1;
     berth__drive_init(&d->drive, 0);
     pthread_mutex_init(&d->mu, NULL);
+    pthread_rwlock_init(&d->auth_lock, NULL);
     pthread_cond_init(&d->wake, NULL);
     snprintf(d->self_exe, sizeof d->self_exe, "%s", o->self_exe ? o->self_exe : "");
     int rc;
@@ -432,6 +434,7 @@ void berth__daemon_destroy(struct berth__daemon *d)
     berth__iso_close(d->iso);
     berth__limits_free(&d->o.limits);
     pthread_mutex_destroy(&d->mu);
+    pthread_rwlock_destroy(&d->auth_lock);
     pthread_cond_destroy(&d->wake);
     free(d);
 }
@@ -455,7 +458,9 @@ void berth__daemon_reload(struct berth__daemon *d)
     pthread_mutex_lock(&d->mu);
     struct berth__auth *old = d->auth;
     struct berth__limits old_limits = d->o.limits;
+    pthread_rwlock_wrlock(&d->auth_lock);
     d->auth = auth;
+    pthread_rwlock_unlock(&d->auth_lock);
     d->o.limits = tmp.limits;
     berth__usage_each(d->usage, admit_held_cb, d); /* a raised max_gpus lets jobs in now */
     berth__drive_touch(&d->drive);

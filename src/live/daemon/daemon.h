@@ -58,6 +58,7 @@ struct berth__daemon_opts {
     int64_t max_array;      /* tasks one array may have (--max-array) */
     berth_us header_timeout_us, body_timeout_us; /* a request's headers, then its body */
     int max_connections, max_conn_per_addr;
+    int http_workers;            /* threads answering requests (--http-workers) */
     struct berth__limits limits; /* per-user limits (defaults and per-user overrides) */
     int argc;                    /* berthd's command line, for the reload */
     char **argv;
@@ -103,8 +104,10 @@ struct berth__daemon {
     struct berth_tput *tput; /* the throughput model elastic policies value sizes with */
     struct berth__journal *jn;
     struct berth__auth *auth;
-    struct berth__lexec ex; /* where job files live (for every executor: host.files) */
-    int multi_user;         /* berthd is root: jobs run as their users' accounts */
+    pthread_rwlock_t auth_lock; /* also guards auth (with mu to change it): callers are told
+                                   apart on the HTTP poll threads, which never take mu */
+    struct berth__lexec ex;     /* where job files live (for every executor: host.files) */
+    int multi_user;             /* berthd is root: jobs run as their users' accounts */
     struct berth__account self;
     char spool_dir[4200];   /* STATE/spool: one folder per job, its account's */
     char socket_path[4200]; /* "" when there is none */

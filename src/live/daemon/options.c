@@ -346,6 +346,14 @@ SETTER(set_max_connections)
     return rc;
 }
 
+SETTER(set_http_workers)
+{
+    double x = 0;
+    int rc = number("http-workers", v, 1, 4096, &x, err);
+    o->http_workers = (int)x;
+    return rc;
+}
+
 SETTER(set_max_conn_per_addr)
 {
     double x = 0;
@@ -438,9 +446,15 @@ static const struct def defs[] = {
     {"header-timeout", "S", set_header_timeout, ARG,
      "a request's headers must arrive within S seconds (default 10)"},
     {"body-timeout", "S", set_body_timeout, ARG, "then its body within S seconds (default 60)"},
-    {"max-connections", "N", set_max_connections, ARG, "connections at once (default 1000)"},
+    {"max-connections", "N", set_max_connections, ARG,
+     "connections at once (default 1000); past three quarters of it waiting for their "
+     "headers, the oldest of the address holding the most is closed"},
     {"max-conn-per-addr", "N", set_max_conn_per_addr, ARG,
-     "connections at once from one client address (default 64)"},
+     "connections waiting for their headers from one client address (on the Unix socket, one "
+     "account); a newcomer past it closes that address's oldest (default 64)"},
+    {"http-workers", "N", set_http_workers, ARG,
+     "threads answering requests (a submission holds one until its journal commit); sockets "
+     "are read by a pool of their own (default 64)"},
     {"max-body", "SIZE", set_max_body, ARG, "request body limit (default 1M)"},
     {"tick", "S", set_tick, ARG, "scheduler loop period in seconds (default 0.05)"},
     {"quantum", "S", set_quantum, ARG,

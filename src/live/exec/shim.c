@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -321,6 +322,12 @@ static void child(const struct spec *s, const struct berth__iso_group *g, int ou
             dprintf(2, "berth: cannot become uid %u: %s\n", (unsigned)s->uid, strerror(errno));
             _exit(126);
         }
+    }
+    const char *nofile = getenv("BERTH_NOFILE_SOFT"); /* what berthd raised for its sockets */
+    struct rlimit rl;
+    if (nofile && !getrlimit(RLIMIT_NOFILE, &rl)) {
+        rl.rlim_cur = (rlim_t)strtoull(nofile, NULL, 10);
+        setrlimit(RLIMIT_NOFILE, &rl);
     }
     umask(022);          /* berthd's 077 is for its own files, not the job's */
     if (chdir(s->cwd)) { /* entered as the job's account: its rights decide */

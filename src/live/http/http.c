@@ -1,13 +1,20 @@
-/* berthd's HTTP server on libmicrohttpd: one thread per connection (a submission blocks its
- * thread until its journal commit, while other connections go on), on TCP and on a Unix
- * socket whose callers are known by their peer credentials.
+/* berthd's HTTP server on libmicrohttpd, on TCP and on a Unix socket whose callers are
+ * known by their peer credentials. A few threads (libmicrohttpd's epoll pool) read and write
+ * every socket and tell callers apart (the token table has a lock of its own); whatever may
+ * wait (the handler, which may take the daemon's lock or wait for a journal commit, and a
+ * job token's check, which reads the job table) runs on the worker threads of workq.c while
+ * its connection is suspended, so a connection costs a thread only while it is being
+ * answered and an idle or slow one costs a socket.
  *
  * Bounds, so that no client can starve another or the daemon: the caller is authenticated
  * as soon as the headers are in, before any body byte is kept (a bad token, an unknown
  * route or a Content-Length over the limit is answered at once); bodies are kept up to the
  * limit; a watchdog closes connections whose headers (or, after them, whose body) do not
- * arrive within their deadlines, however slowly they trickle in (slowloris); each client
- * address may hold a bounded number of connections. */
+ * arrive within their deadlines, however slowly they trickle in (slowloris). Connections
+ * not yet admitted (no request's headers in) are bounded per address (per account on the
+ * Unix socket) and in all; past either bound the oldest of the address holding the most
+ * goes, never the newcomer, so that a client sharing an address with a thousand slow
+ * senders (the head node's loopback) still gets in. */
 #define _GNU_SOURCE /* struct ucred, SO_PEERCRED */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -17,6 +24,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -27,7 +35,14 @@
 #include "live/daemon/options.h"
 #include "live/http/http.h"
 #include "live/http/routes.h"
+#include "live/http/workq.h"
+#include "solve/lp_alloc.h"
+#include "util/hash.h"
 #include "util/mem.h"
+
+/* libmicrohttpd's threads reading and writing the sockets of the API and of the Unix socket
+ * (the metrics address has one): they never wait on anything but the sockets */
+#define BERTH_HTTP_POLL_THREADS 2
 
 /* One open connection as the watchdog sees it. */
 struct conn {
@@ -35,6 +50,8 @@ struct conn {
     int fd;
     int phase;      /* HEADERS: waiting for a request's headers; BODY; BUSY: being answered */
     berth_us since; /* when the phase began (monotonic) */
+    berth_us born;  /* when it connected: the oldest goes first */
+    uint64_t addr;  /* whose: the peer's IPv4/IPv6 address hashed, or its uid on the socket */
 };
 enum { HEADERS = 0, BODY = 1, BUSY = 2 };
 
@@ -58,17 +75,29 @@ struct httpd {
     int stop, watching;
     int handed;                     /* the listening sockets went to the next berthd */
     uint64_t cut_headers, cut_body; /* connections the watchdog closed */
+    uint64_t evicted;               /* not yet admitted, closed for a newcomer */
+    size_t unadmitted;              /* connections in HEADERS now */
+    struct berth__workq *wq;        /* admissions and handlers */
+    _Atomic int closing;            /* berth__http_stop began: nothing more is queued */
 };
 
-/* One request's state, from its headers to its answer. */
+/* One request's state, from its headers to its answer. Its steps: ADMITTING (a worker
+ * runs admit() while the connection is suspended), BODY (admitted: the body comes in),
+ * RUNNING (a worker runs the handler, suspended again), READY (q->out is the answer). */
+enum { ADMITTING, ADMITTED, BODY_IN, RUNNING, READY };
 struct req {
     char *body;
     size_t len, cap;
     int too_big;
+    int step;
     struct berth__caller who;
     const struct berth__route *rt;
     uint64_t id, job_token_id;
     struct berth__hresp early; /* an answer decided before the body (status != 0) */
+    struct berth__hresp out;   /* the handler's */
+    struct MHD_Connection *c;  /* for the worker: what it answers and resumes */
+    struct listener *l;
+    const char *url, *method; /* MHD's, valid for the request's life */
 };
 
 static const char *query_arg(void *conn, const char *name)
@@ -301,9 +330,11 @@ static int peer_uid(struct MHD_Connection *c, uid_t *uid)
 
 /* Decides everything that needs no body: who calls, which route, whether the route lets that
  * caller in (the routes' berth__route_admit: what a job token may do), whether the body may
- * come. Fills q->early with the answer when the request is refused now. */
-static void admit(struct berth__daemon *d, struct MHD_Connection *c, const struct listener *l,
-                  const char *url, const char *method, struct req *q)
+ * come. Fills q->early with the answer when the request is refused now. On a poll thread
+ * (may_wait 0) it takes no lock that waits on the daemon: a job's token, which needs the job
+ * table (d->mu), returns 1 and is decided again on a worker. */
+static int admit(struct berth__daemon *d, struct MHD_Connection *c, const struct listener *l,
+                 const char *url, const char *method, struct req *q, int may_wait)
 {
     int local = l->local, path_known;
     q->rt = berth__route_find(method, url, &q->id, &path_known);
@@ -318,38 +349,40 @@ static void admit(struct berth__daemon *d, struct MHD_Connection *c, const struc
             berth__hresp_error(&q->early, 404, "this address serves /metrics and /healthz only");
         else if (cl && strtoull(cl, NULL, 10) > 0)
             berth__hresp_error(&q->early, 413, "body: these routes take none");
-        return;
+        return 0;
     }
     if (l->metrics) {
         berth__hresp_error(&q->early, 404, "this address serves /metrics and /healthz only");
-        return;
+        return 0;
     }
     const char *tok = bearer(c);
     int who_ok = 0, job_tok = 0;
     struct berth__caller *who = &q->who;
-    pthread_mutex_lock(&d->mu); /* the token table may be reloaded (SIGHUP) */
+    pthread_rwlock_rdlock(&d->auth_lock); /* the token table may be reloaded (SIGHUP) */
     if (tok)
         who_ok = !berth__auth_user(d->auth, tok, who);
     else if (local) {
         uid_t uid;
         who_ok = !peer_uid(c, &uid) && !berth__auth_peer(d->auth, uid, who);
     }
-    pthread_mutex_unlock(&d->mu);
+    pthread_rwlock_unlock(&d->auth_lock);
     job_tok = tok && !who_ok; /* maybe a job's own token: the route checks it */
     if (!who_ok && !job_tok) {
         berth__hresp_error(&q->early, 401,
                            local ? "caller: this account may not use berthd (peer credentials "
                                    "of the Unix socket)"
                                  : BERTH_HTTP_UNAUTH);
-        return;
+        return 0;
     }
     if (!q->rt) {
         berth__hresp_error(&q->early, path_known ? 405 : 404,
                            path_known ? "method not allowed" : "no such route");
-        return;
+        return 0;
     }
+    if (job_tok && !may_wait)
+        return 1;
     if (berth__route_admit(d, q->rt, q->id, job_tok ? tok : NULL, who, &q->job_token_id, &q->early))
-        return;
+        return 0;
     if (cl && strtoull(cl, NULL, 10) > d->o.max_body)
         q->too_big = 1;
     if (q->too_big) {
@@ -357,6 +390,7 @@ static void admit(struct berth__daemon *d, struct MHD_Connection *c, const struc
         snprintf(msg, sizeof msg, "body: larger than the limit of %zu bytes", d->o.max_body);
         berth__hresp_error(&q->early, 413, msg);
     }
+    return 0;
 }
 
 /* ---- the watchdog ------------------------------------------------------------------- */
@@ -369,9 +403,80 @@ static void conn_phase(struct httpd *h, struct MHD_Connection *c, int phase)
     if (!k)
         return;
     pthread_mutex_lock(&h->mu);
+    h->unadmitted += (phase == HEADERS) - (k->phase == HEADERS);
     k->phase = phase;
     k->since = berth__mono_us();
     pthread_mutex_unlock(&h->mu);
+}
+
+/* Whose a connection is, for the bounds on those not yet admitted: the peer's address on
+ * TCP, its account on the Unix socket. */
+static uint64_t conn_addr(struct MHD_Connection *c, const struct listener *l)
+{
+    if (l->local) {
+        uid_t uid = (uid_t)-1;
+        peer_uid(c, &uid);
+        return (UINT64_C(1) << 62) | uid;
+    }
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    const struct sockaddr *sa = ci ? ci->client_addr : NULL;
+    if (sa && sa->sa_family == AF_INET)
+        return (UINT64_C(4) << 56) | ((const struct sockaddr_in *)sa)->sin_addr.s_addr;
+    if (sa && sa->sa_family == AF_INET6)
+        return berth__hash_bytes(BERTH_HASH_INIT, &((const struct sockaddr_in6 *)sa)->sin6_addr,
+                                 16) |
+               (UINT64_C(1) << 63);
+    return 0;
+}
+
+static int by_addr(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Under h->mu, after newk joined: when its address holds more than per_addr connections not
+ * yet admitted, or all addresses more than budget, the oldest of its address (of the address
+ * holding the most, for the budget) is shut down; never newk itself. The scan and the sort
+ * run only past a bound, over the connections not yet admitted. */
+static void evict(struct httpd *h, const struct conn *newk, size_t per_addr, size_t budget)
+{
+    size_t mine = 0;
+    for (const struct conn *k = h->conns; k; k = k->next)
+        mine += k->phase == HEADERS && k->fd >= 0 && k->addr == newk->addr;
+    uint64_t whose = newk->addr;
+    if (!(per_addr && mine > per_addr)) {
+        if (h->unadmitted <= budget)
+            return;
+        uint64_t *a = malloc(h->unadmitted * sizeof *a);
+        size_t n = 0, best = 0;
+        for (const struct conn *k = h->conns; a && k && n < h->unadmitted; k = k->next)
+            if (k->phase == HEADERS && k->fd >= 0)
+                a[n++] = k->addr;
+        if (!a)
+            return;
+        qsort(a, n, sizeof *a, by_addr);
+        for (size_t i = 0, j; i < n; i = j) {
+            for (j = i; j < n && a[j] == a[i]; j++)
+                ;
+            if (j - i > best) {
+                best = j - i;
+                whose = a[i];
+            }
+        }
+        free(a);
+    }
+    struct conn *old = NULL;
+    for (struct conn *k = h->conns; k; k = k->next)
+        if (k != newk && k->phase == HEADERS && k->fd >= 0 && k->addr == whose &&
+            (!old || k->born < old->born))
+            old = k;
+    if (old) {
+        shutdown(old->fd, SHUT_RDWR); /* its poll thread sees the end and cleans up */
+        old->fd = -1;
+        h->evicted++;
+    }
 }
 
 static void on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
@@ -387,15 +492,19 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
             *socket_context = NULL;
             return;
         }
+        const struct berth__daemon_opts *o = &h->d->o;
         k->fd = ci->connect_fd;
         k->phase = HEADERS;
-        k->since = berth__mono_us();
+        k->since = k->born = berth__mono_us();
+        k->addr = conn_addr(c, cls);
         pthread_mutex_lock(&h->mu);
         k->next = h->conns;
         if (h->conns)
             h->conns->prev = k;
         h->conns = k;
         h->nconns++;
+        h->unadmitted++;
+        evict(h, k, (size_t)o->max_conn_per_addr, (size_t)o->max_connections * 3 / 4);
         pthread_mutex_unlock(&h->mu);
         *socket_context = k;
         return;
@@ -413,6 +522,7 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
     if (k->next)
         k->next->prev = k->prev;
     h->nconns--;
+    h->unadmitted -= k->phase == HEADERS;
     pthread_mutex_unlock(&h->mu);
     free(k);
     *socket_context = NULL;
@@ -453,6 +563,57 @@ static void *watchdog_main(void *arg)
 
 /* ---- requests ----------------------------------------------------------------------- */
 
+/* A worker: who calls and whether they may (admit), then the connection goes on. */
+static void work_admit(void *arg)
+{
+    struct req *q = arg;
+    struct MHD_Connection *c = q->c;
+    admit(q->l->h->d, c, q->l, q->url, q->method, q, 1);
+    q->step = ADMITTED;
+    MHD_resume_connection(c); /* q is the poll thread's again from here */
+}
+
+/* A worker: the handler, its answer left in q->out. */
+static void work_run(void *arg)
+{
+    struct req *q = arg;
+    struct MHD_Connection *c = q->c;
+    struct berth__daemon *d = q->l->h->d;
+    if (q->too_big && q->rt->open) {
+        berth__hresp_error(&q->out, 413, "body: these routes take none");
+    } else if (q->too_big) {
+        char msg[96];
+        snprintf(msg, sizeof msg, "body: larger than the limit of %zu bytes", d->o.max_body);
+        berth__hresp_error(&q->out, 413, msg);
+    } else {
+        struct berth__hreq r = {.method = q->method,
+                                .id = q->id,
+                                .who = &q->who,
+                                .job_token_id = q->job_token_id,
+                                .body = q->body ? q->body : "",
+                                .body_len = q->len,
+                                .arg = query_arg,
+                                .conn = c,
+                                .url = q->url};
+        berth__http_dispatch(d, q->rt, &r, &q->out);
+    }
+    q->step = READY;
+    MHD_resume_connection(c);
+}
+
+/* Suspends q's connection and gives q to a worker; when none may take it (berthd is
+ * stopping) the answer is a 503 at once. */
+static void hand_off(struct httpd *h, struct req *q, berth__work_fn fn)
+{
+    MHD_suspend_connection(q->c);
+    if (atomic_load(&h->closing) || berth__workq_push(h->wq, fn, q)) {
+        berth__hresp_error(&q->out, 503, "berthd is stopping: try again in a moment");
+        q->out.retry_after = 1;
+        q->step = READY;
+        MHD_resume_connection(q->c);
+    }
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
                                   const char *method, const char *version, const char *upload,
                                   size_t *upload_size, void **con_cls)
@@ -461,17 +622,40 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     struct listener *l = cls;
     struct berth__daemon *d = l->h->d;
     struct req *q = *con_cls;
-    if (!q) { /* the headers are in: decide what needs no body */
+    if (!q) { /* the headers are in: a worker decides what needs no body */
         q = calloc(1, sizeof *q);
         if (!q)
             return MHD_NO;
         q->early.offset = -1;
+        q->out = (struct berth__hresp){.status = 200, .offset = -1};
+        q->c = c;
+        q->l = l;
+        q->url = url;
+        q->method = method;
         *con_cls = q;
-        admit(d, c, l, url, method, q);
+        if (admit(d, c, l, url, method, q, 0)) { /* a job's token: decided on a worker */
+            q->step = ADMITTING;
+            hand_off(l->h, q, work_admit);
+            return MHD_YES;
+        }
+        q->step = ADMITTED; /* decided here, on the poll thread: go on at once */
+    }
+    switch (q->step) {
+    case ADMITTING:
+    case RUNNING: /* suspended: libmicrohttpd does not call; nothing to do if it did */
+        return MHD_YES;
+    case READY:
+        return answer(l->h, c, q->rt, &q->out);
+    case ADMITTED:
         if (q->early.status) /* refused: answer now, the body is never read */
             return answer(l->h, c, q->rt, &q->early);
+        q->step = BODY_IN;
         conn_phase(l->h, c, BODY);
-        return MHD_YES;
+        if (!*upload_size) /* the headers' call (or it again, after a resume): body next */
+            return MHD_YES;
+        break;
+    default:
+        break;
     }
     if (*upload_size) {
         size_t n = *upload_size;
@@ -493,26 +677,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         return MHD_YES;
     }
     conn_phase(l->h, c, BUSY);
-    struct berth__hresp out = {.status = 200, .offset = -1};
-    if (q->too_big && q->rt->open) {
-        berth__hresp_error(&out, 413, "body: these routes take none");
-    } else if (q->too_big) {
-        char msg[96];
-        snprintf(msg, sizeof msg, "body: larger than the limit of %zu bytes", d->o.max_body);
-        berth__hresp_error(&out, 413, msg);
-    } else {
-        struct berth__hreq r = {.method = method,
-                                .id = q->id,
-                                .who = &q->who,
-                                .job_token_id = q->job_token_id,
-                                .body = q->body ? q->body : "",
-                                .body_len = q->len,
-                                .arg = query_arg,
-                                .conn = c,
-                                .url = url};
-        berth__http_dispatch(d, q->rt, &r, &out);
-    }
-    return answer(l->h, c, q->rt, &out);
+    q->step = RUNNING;
+    hand_off(l->h, q, work_run);
+    return MHD_YES;
 }
 
 static void on_done(void *cls, struct MHD_Connection *c, void **con_cls,
@@ -523,6 +690,8 @@ static void on_done(void *cls, struct MHD_Connection *c, void **con_cls,
     struct req *q = *con_cls;
     if (q) {
         json_decref(q->early.json);
+        json_decref(q->out.json);
+        free(q->out.text);
         free(q->body);
         free(q);
     }
@@ -536,24 +705,25 @@ static struct MHD_Daemon *start_mhd(struct httpd *h, struct listener *l, int lis
                                     const struct sockaddr_in *sa, int port)
 {
     const struct berth__daemon_opts *o = &h->d->o;
-    /* ITC: a restart's handover quiesces the daemon (MHD_quiesce_daemon needs it) */
-    unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
-                     MHD_USE_POLL | MHD_USE_ITC;
+    /* epoll on a small pool of threads; ITC: a resumed connection goes on at once, and a
+     * restart's handover quiesces the daemon (MHD_quiesce_daemon needs it). The bound per
+     * address is berthd's own (evict), on connections not yet admitted only. */
+    unsigned flags =
+        MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ITC | MHD_ALLOW_SUSPEND_RESUME;
     unsigned idle = (unsigned)((o->header_timeout_us + o->body_timeout_us) / BERTH_US_PER_S + 5);
-    unsigned per_ip = l->local ? 0 : (unsigned)o->max_conn_per_addr; /* 0: no limit */
+    unsigned pool = l->metrics ? 1 : BERTH_HTTP_POLL_THREADS;
     if (listen_fd >= 0) /* the Unix socket, or a TCP one handed over by a restart */
-        return MHD_start_daemon(flags, 0, NULL, NULL, on_request, l, MHD_OPTION_LISTEN_SOCKET,
-                                listen_fd, MHD_OPTION_NOTIFY_COMPLETED, on_done, l,
-                                MHD_OPTION_NOTIFY_CONNECTION, on_connection, l,
-                                MHD_OPTION_CONNECTION_LIMIT, (unsigned)o->max_connections,
-                                MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip,
-                                MHD_OPTION_CONNECTION_TIMEOUT, idle, MHD_OPTION_END);
-    return MHD_start_daemon(
-        flags, (uint16_t)port, NULL, NULL, on_request, l, MHD_OPTION_SOCK_ADDR, sa,
-        MHD_OPTION_NOTIFY_COMPLETED, on_done, l, MHD_OPTION_NOTIFY_CONNECTION, on_connection, l,
-        MHD_OPTION_CONNECTION_LIMIT, (unsigned)o->max_connections,
-        MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip, MHD_OPTION_CONNECTION_TIMEOUT, idle,
-        MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned)1, MHD_OPTION_END);
+        return MHD_start_daemon(
+            flags, 0, NULL, NULL, on_request, l, MHD_OPTION_LISTEN_SOCKET, listen_fd,
+            MHD_OPTION_NOTIFY_COMPLETED, on_done, l, MHD_OPTION_NOTIFY_CONNECTION, on_connection, l,
+            MHD_OPTION_CONNECTION_LIMIT, (unsigned)o->max_connections, MHD_OPTION_THREAD_POOL_SIZE,
+            pool, MHD_OPTION_CONNECTION_TIMEOUT, idle, MHD_OPTION_END);
+    return MHD_start_daemon(flags, (uint16_t)port, NULL, NULL, on_request, l, MHD_OPTION_SOCK_ADDR,
+                            sa, MHD_OPTION_NOTIFY_COMPLETED, on_done, l,
+                            MHD_OPTION_NOTIFY_CONNECTION, on_connection, l,
+                            MHD_OPTION_CONNECTION_LIMIT, (unsigned)o->max_connections,
+                            MHD_OPTION_THREAD_POOL_SIZE, pool, MHD_OPTION_CONNECTION_TIMEOUT, idle,
+                            MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned)1, MHD_OPTION_END);
 }
 
 /* A listening socket the berthd before this one handed over at its restart: NAME=FD in
@@ -644,6 +814,30 @@ static int unix_listen(const char *path, struct berth_err *err)
     return fd;
 }
 
+/* Every connection is a descriptor: the soft limit on them goes up to what the connection
+ * bound needs (the hard limit at most); the shim puts the old one back for jobs
+ * (BERTH_NOFILE_SOFT). */
+static void raise_nofile(struct berth__daemon *d)
+{
+    struct rlimit r;
+    rlim_t want = (rlim_t)d->o.max_connections * 3 + 256; /* three listeners */
+    if (getrlimit(RLIMIT_NOFILE, &r) || r.rlim_cur >= want)
+        return;
+    char old[32];
+    snprintf(old, sizeof old, "%llu", (unsigned long long)r.rlim_cur);
+    rlim_t cur = r.rlim_cur;
+    r.rlim_cur = r.rlim_max == RLIM_INFINITY || r.rlim_max > want ? want : r.rlim_max;
+    if (!setrlimit(RLIMIT_NOFILE, &r) && !getenv("BERTH_NOFILE_SOFT"))
+        setenv("BERTH_NOFILE_SOFT", old, 1);
+    if (r.rlim_cur < want) {
+        fprintf(d->log,
+                "berthd: at most %llu open files (ulimit -n, was %llu): fewer than "
+                "--max-connections %d needs; raise the hard limit (LimitNOFILE=)\n",
+                (unsigned long long)r.rlim_cur, (unsigned long long)cur, d->o.max_connections);
+        fflush(d->log);
+    }
+}
+
 int berth__http_start(struct berth__daemon *d, struct berth_err *err)
 {
     struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)d->o.port)};
@@ -668,6 +862,14 @@ int berth__http_start(struct berth__daemon *d, struct berth_err *err)
     pthread_mutex_init(&h->mu, NULL);
     pthread_cond_init(&h->wake, NULL);
     d->http = h;
+    raise_nofile(d);
+    /* one queued item per connection at most: the queue never refuses one */
+    int rc = berth__workq_start((size_t)d->o.http_workers, (size_t)d->o.max_connections * 3 + 8,
+                                berth__lp_thread_done, &h->wq, err);
+    if (rc) {
+        berth__http_stop(d);
+        return rc;
+    }
     char env[128] = "";
     const char *fds = getenv("BERTH_LISTEN_FDS"); /* a restart's handover; jobs never see it */
     if (fds) {
@@ -744,6 +946,26 @@ void berth__http_stats(struct berth__daemon *d, uint64_t *open, uint64_t *cut_he
     pthread_mutex_unlock(&h->mu);
 }
 
+void berth__http_pool_stats(struct berth__daemon *d, struct berth__http_pool *p)
+{
+    struct httpd *h = d->http;
+    *p = (struct berth__http_pool){0};
+    if (!h)
+        return;
+    pthread_mutex_lock(&h->mu);
+    p->evicted = h->evicted;
+    p->unadmitted = h->unadmitted;
+    pthread_mutex_unlock(&h->mu);
+    struct berth__workq_stats st;
+    berth__workq_stats(h->wq, &st);
+    p->done = st.done;
+    p->refused = st.refused;
+    p->workers = st.threads;
+    p->busy = st.busy;
+    p->queued = st.queued;
+    p->max_queued = st.max_queued;
+}
+
 void berth__http_stop(struct berth__daemon *d)
 {
     struct httpd *h = d->http;
@@ -756,6 +978,10 @@ void berth__http_stop(struct berth__daemon *d)
         pthread_mutex_unlock(&h->mu);
         pthread_join(h->watchdog, NULL);
     }
+    /* what the workers hold or have queued is answered and resumed before libmicrohttpd
+     * stops (it must find no connection suspended); later requests get a 503 */
+    atomic_store(&h->closing, 1);
+    berth__workq_stop(h->wq);
     if (h->tcp)
         MHD_stop_daemon(h->tcp);
     if (h->met)
@@ -765,6 +991,7 @@ void berth__http_stop(struct berth__daemon *d)
         if (!h->handed) /* else the next berthd serves it */
             unlink(d->socket_path);
     }
+    berth__workq_free(h->wq);
     pthread_mutex_destroy(&h->mu);
     pthread_cond_destroy(&h->wake);
     free(h->counts);

@@ -24,6 +24,14 @@ uint64_t berth__http_count(struct berth__daemon *d, size_t route, size_t code);
 /* Where the metrics listener is bound ("" when there is none). */
 const char *berth__http_metrics_addr(struct berth__daemon *d);
 /* Connections open now, and those its watchdog closed for missing a deadline. */
+/* The connections not yet admitted and the handlers' workers, for /v1/health and /metrics. */
+struct berth__http_pool {
+    uint64_t evicted;       /* connections not yet admitted closed for a newcomer */
+    uint64_t done, refused; /* items the workers ran; refused (berthd stopping) */
+    size_t unadmitted;      /* connections waiting for their headers (or admission) now */
+    size_t workers, busy, queued, max_queued;
+};
+void berth__http_pool_stats(struct berth__daemon *d, struct berth__http_pool *p);
 void berth__http_stats(struct berth__daemon *d, uint64_t *open, uint64_t *cut_headers,
                        uint64_t *cut_body);
 

@@ -209,6 +209,17 @@ void berth__route_metrics(struct berth__daemon *d, const struct berth__hreq *r,
             "berth_http_connections_cut_total{phase=\"headers\"} %llu\n"
             "berth_http_connections_cut_total{phase=\"body\"} %llu\n",
             (unsigned long long)cut_h, (unsigned long long)cut_b);
+    struct berth__http_pool hp;
+    berth__http_pool_stats(d, &hp);
+    family(f, "berth_http_connections_evicted_total", "counter",
+           "Connections still waiting for their headers closed to let a newcomer in (their "
+           "address, or all such connections, past its bound).");
+    fprintf(f, "berth_http_connections_evicted_total %llu\n", (unsigned long long)hp.evicted);
+    family(f, "berth_http_workers_busy", "gauge", "Threads answering a request now.");
+    fprintf(f, "berth_http_workers_busy %zu\n", hp.busy);
+    family(f, "berth_http_requests_queued", "gauge",
+           "Requests waiting for a thread to answer them now.");
+    fprintf(f, "berth_http_requests_queued %zu\n", hp.queued);
     family(f, "berth_http_requests_total", "counter",
            "HTTP requests answered, by route (the table's pattern; \"other\" for any other "
            "path), method and status code (\"other\" for codes berthd does not use).");

@@ -633,6 +633,15 @@ static void health(struct berth__daemon *d, const struct berth__hreq *r, struct 
         (json_int_t)d->refused_limit, "space", (json_int_t)d->refused_space, "journal",
         (json_int_t)d->refused_journal);
     pthread_mutex_unlock(&d->mu);
+    struct berth__http_pool hp;
+    berth__http_pool_stats(d, &hp);
+    json_t *hj = out->json ? json_object_get(out->json, "http") : NULL;
+    if (hj) /* the connections not yet admitted and the handlers' workers */
+        json_object_update_new(
+            hj, json_pack("{s:I,s:I,s:I,s:I,s:I,s:I}", "unadmitted", (json_int_t)hp.unadmitted,
+                          "evicted", (json_int_t)hp.evicted, "workers", (json_int_t)hp.workers,
+                          "workers_busy", (json_int_t)hp.busy, "queued", (json_int_t)hp.queued,
+                          "queued_max", (json_int_t)hp.max_queued));
     struct berth__est_stats es;
     berth__estimator_stats(d, &es);
     if (out->json) /* the start-time estimate's runs: their cost apart, and under the lock */
