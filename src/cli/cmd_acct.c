@@ -275,11 +275,30 @@ int cmd_acct(int argc, char **argv)
         o += (size_t)snprintf(path + o, sizeof path - o, "&queue=%s", qq);
     if (o >= sizeof path)
         return cli_usage_error("acct", "filters too long (see berth acct --help)");
+    if (a.totals && !a.json)
+        o += (size_t)snprintf(path + o, sizeof path - o, "&limit=0"); /* no rows wanted */
+    if (o >= sizeof path)
+        return cli_usage_error("acct", "filters too long (see berth acct --help)");
     struct cli_client c = a.c;
     struct cli_reply r;
     if ((rc = cli_client_init(&c, "acct")) || (rc = cli_call(&c, "GET", path, NULL, &r)))
         return rc;
-    if (!(rc = cli_reply_check(&c, &r))) {
+    rc = cli_reply_check(&c, &r);
+    /* berthd answers at most 10,000 rows at a time: the next pages, after the last row */
+    for (json_t *next = rc ? NULL : json_object_get(r.json, "next_after");
+         !rc && json_is_integer(next); next = json_object_get(r.json, "next_after")) {
+        char more[1100];
+        struct cli_reply p;
+        snprintf(more, sizeof more, "%s&after=%lld", path, (long long)json_integer_value(next));
+        if ((rc = cli_call(&c, "GET", more, NULL, &p)))
+            break;
+        if (!(rc = cli_reply_check(&c, &p))) {
+            json_array_extend(json_object_get(r.json, "jobs"), json_object_get(p.json, "jobs"));
+            json_object_set(r.json, "next_after", json_object_get(p.json, "next_after"));
+        }
+        cli_reply_free(&p);
+    }
+    if (!rc) {
         const json_t *tot = json_object_get(r.json, "totals");
         if (a.json) {
             char *s = json_dumps(r.json, JSON_INDENT(2));

@@ -62,7 +62,7 @@ static void test_windows(void)
     d.jobs = jobs;
     d.njobs = 2;
 
-    struct berth__acct_query q = {.since_us = 0, .until_us = S(2000)};
+    struct berth__acct_query q = {.limit = 100, .since_us = 0, .until_us = S(2000)};
     json_t *o = berth__daemon_acct(&d, &q);
     CHECK(o != NULL);
     CHECK_DBL(num(o, "totals.jobs"), 2, 0);
@@ -76,7 +76,7 @@ static void test_windows(void)
     CHECK_DBL(num(o, "totals.by_gpu_type.v100.gpu_hours"), 290.0 / 3600, 1e-12);
     json_decref(o);
 
-    q = (struct berth__acct_query){.since_us = S(1100), .until_us = S(1200)};
+    q = (struct berth__acct_query){.limit = 100, .since_us = S(1100), .until_us = S(1200)};
     o = berth__daemon_acct(&d, &q);
     CHECK_DBL(num(o, "jobs.0.run_s"), 10, 1e-9);
     CHECK_DBL(num(o, "jobs.0.gpu_hours"), 20.0 / 3600, 1e-12);
@@ -86,19 +86,19 @@ static void test_windows(void)
     CHECK_DBL(num(o, "totals.utilisation"), 110.0 / 400, 1e-12);
     json_decref(o);
 
-    q = (struct berth__acct_query){.since_us = S(1200), .until_us = S(1300)};
+    q = (struct berth__acct_query){.limit = 100, .since_us = S(1200), .until_us = S(1300)};
     o = berth__daemon_acct(&d, &q);
     CHECK_DBL(num(o, "totals.jobs"), 0, 0);
     json_decref(o);
 
-    q = (struct berth__acct_query){.user = "bob"};
+    q = (struct berth__acct_query){.limit = 100, .user = "bob"};
     o = berth__daemon_acct(&d, &q);
     CHECK_DBL(num(o, "totals.jobs"), 1, 0);
     CHECK_I64(
         json_integer_value(json_object_get(json_array_get(json_object_get(o, "jobs"), 0), "id")),
         2);
     json_decref(o);
-    q = (struct berth__acct_query){.queue = "q"};
+    q = (struct berth__acct_query){.limit = 100, .queue = "q"};
     o = berth__daemon_acct(&d, &q);
     CHECK_DBL(num(o, "totals.jobs"), 1, 0);
     json_decref(o);

@@ -41,6 +41,8 @@ void berth__daemon_opts_init(struct berth__daemon_opts *o)
     o->est_budget_us = BERTH_US_PER_S / 5;
     o->job_pids_max = 4096;
     o->max_array = 1000;
+    o->min_job_age_us = 300 * BERTH_US_PER_S;
+    o->max_job_count = 200000;
     o->header_timeout_us = 10 * BERTH_US_PER_S;
     o->body_timeout_us = 60 * BERTH_US_PER_S;
     o->max_connections = 1000;

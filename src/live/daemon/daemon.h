@@ -56,6 +56,8 @@ struct berth__daemon_opts {
     berth_us est_budget_us; /* wall time one start-time estimate may run (estimate.c) */
     int64_t job_pids_max;   /* processes (and threads) one attempt may have */
     int64_t max_array;      /* tasks one array may have (--max-array) */
+    berth_us min_job_age_us; /* an ended job leaves memory this long after (--min-job-age) */
+    int64_t max_job_count;   /* jobs in memory at most (--max-job-count; 0: no bound) */
     berth_us header_timeout_us, body_timeout_us; /* a request's headers, then its body */
     int max_connections, max_conn_per_addr;
     int http_workers;            /* threads answering requests (--http-workers) */
@@ -123,8 +125,12 @@ struct berth__daemon {
     char api_url[128];
     char state_dir[4096];
     char self_exe[4096];
-    struct berth__ljob **jobs; /* by id - 1; NULL until committed */
+    struct berth__ljob **jobs; /* by id - 1; NULL until committed, and once purged */
     size_t njobs, cap;
+    size_t nlive;          /* jobs in memory (jobs[] not NULL) */
+    uint64_t purged;       /* jobs that left memory since start (purge.c) */
+    uint64_t purged_below; /* the highest id purged: ids up to it may be in the journal only */
+    berth_us purge_at;     /* the next purge pass, not before */
     _Atomic uint64_t next_id;
     uint32_t *by_eidx; /* engine job -> live id */
     size_t by_eidx_cap;
@@ -297,14 +303,25 @@ int berth__daemon_gate(struct berth__daemon *d, struct berth__ljob *j, berth_us 
 int berth__daemon_submit_array(struct berth__daemon *d, struct berth__ljob **jobs, size_t n,
                                int *retry_after, struct berth_err *err);
 
-/* Accounting (acct.c), under d->mu: the jobs whose life overlaps [since_us, until_us)
- * (until 0: now), of user and queue when given, with their wait, run time and GPU-hours in
- * the window, and the totals per user, queue and GPU type; NULL when out of memory. */
+/* Accounting (acct.c): the jobs whose life overlaps [since_us, until_us) (until 0: now), of
+ * user and queue when given, with their wait, run time and GPU-hours in the window (rows
+ * for the jobs of ids above after, limit of them at most, and next_after the last row's id
+ * when more match), and the totals per user, queue and GPU type over every job that
+ * matches. berth__daemon_acct reads the job table (under d->mu; NULL when out of memory);
+ * berth__daemon_acct_journal the journal's last commit, under no lock (the route's: O(jobs)
+ * documents parsed, memory O(limit)). */
 struct berth__acct_query {
     berth_us since_us, until_us;
     const char *user, *queue;
+    uint64_t after;
+    size_t limit;
 };
 json_t *berth__daemon_acct(struct berth__daemon *d, const struct berth__acct_query *q);
+int berth__daemon_acct_journal(struct berth__daemon *d, const struct berth__acct_query *q,
+                               size_t gpus, json_t **out, struct berth_err *err);
+
+/* The job table bounded (purge.c), from the loop: once a second, under d->mu. */
+void berth__daemon_purge(struct berth__daemon *d, berth_us now);
 
 /* Restores every job from the journal (at create). */
 int berth__daemon_recover(struct berth__daemon *d, struct berth_err *err);

@@ -652,5 +652,7 @@ int berth__daemon_tick(struct berth__daemon *d, berth_us now, struct berth_err *
             d->active[w++] = d->active[i];
     }
     d->nactive = w;
+    if (!rc)
+        berth__daemon_purge(d, now);
     return rc;
 }

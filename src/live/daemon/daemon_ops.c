@@ -132,6 +132,7 @@ int berth__daemon_insert(struct berth__daemon *d, struct berth__ljob *j, uint64_
         d->jobs[i] = NULL;
     if (id > d->njobs)
         d->njobs = (size_t)id;
+    d->nlive += !d->jobs[id - 1];
     d->jobs[id - 1] = j;
     d->incoming[d->nincoming++] = (uint32_t)id;
     d->submitted++; /* the loop takes it at its next tick */
@@ -226,9 +227,18 @@ static int admit_counted(struct berth__daemon *d, struct berth__ljob *j, int64_t
 {
     if (!st)
         st = space_left(d, err);
+    if (!st && d->o.max_job_count > 0 && (int64_t)d->nlive + n > d->o.max_job_count) {
+        *retry = 60;
+        berth_err_set(err, BERTH_EAGAIN,
+                      "berthd holds %zu jobs and may hold %lld (--max-job-count): ended jobs "
+                      "leave %g s after they end (--min-job-age); submit again later",
+                      d->nlive, (long long)d->o.max_job_count,
+                      (double)d->o.min_job_age_us / BERTH_US_PER_S);
+        st = 503;
+    }
     if (!st)
         st = within_limits(d, j, n, retry, err);
-    if (st == 429)
+    if (st == 429 || st == 503) /* a limit of the submitter's, or the job table's */
         d->refused_limit++;
     else if (st == 507)
         d->refused_space++;
@@ -238,7 +248,13 @@ static int admit_counted(struct berth__daemon *d, struct berth__ljob *j, int64_t
 static int check_deps(struct berth__daemon *d, const struct berth__ljob *j, struct berth_err *err)
 {
     for (size_t i = 0; i < j->ndeps; i++)
-        if (!berth__daemon_job(d, j->deps[i].job)) {
+        if (!berth__daemon_job(d, j->deps[i].job) && j->deps[i].job && j->deps[i].job <= d->njobs) {
+            berth_err_set(err, BERTH_EINPUT,
+                          "%s: job %llu ended and left berthd's memory (--min-job-age): a "
+                          "dependency on it cannot be checked",
+                          berth__dep_name(j->deps[i].type), (unsigned long long)j->deps[i].job);
+            return 400;
+        } else if (!berth__daemon_job(d, j->deps[i].job)) {
             berth_err_set(err, BERTH_EINPUT, "%s: no such job %llu",
                           berth__dep_name(j->deps[i].type), (unsigned long long)j->deps[i].job);
             return 400;

@@ -307,6 +307,22 @@ SETTER(set_pids_max)
     return rc;
 }
 
+SETTER(set_min_job_age)
+{
+    double x = 0;
+    int rc = number("min-job-age", v, 0, 365 * 86400.0, &x, err);
+    o->min_job_age_us = (berth_us)llround(x * 1e6);
+    return rc;
+}
+
+SETTER(set_max_job_count)
+{
+    double x = 0;
+    int rc = number("max-job-count", v, 0, 100000000, &x, err);
+    o->max_job_count = (int64_t)x;
+    return rc;
+}
+
 SETTER(set_max_array)
 {
     double x = 0;
@@ -441,6 +457,12 @@ static const struct def defs[] = {
     {"job-pids-max", "N", set_pids_max, ARG,
      "processes and threads one attempt may have, where cgroups are (default 4096; 0 = no "
      "limit)"},
+    {"min-job-age", "S", set_min_job_age, ARG,
+     "an ended job leaves memory S seconds after it ended; GET /v1/jobs/ID and /v1/acct read "
+     "it from the journal then (Slurm's MinJobAge; default 300)"},
+    {"max-job-count", "N", set_max_job_count, ARG,
+     "jobs in memory at most: past it the oldest ended leave first, and when none may, "
+     "submissions get 503 (Slurm's MaxJobCount; default 200000, 0 = no bound)"},
     {"max-array", "N", set_max_array, ARG,
      "tasks one array job may have (berth submit --array; default 1000, at most 100000)"},
     {"header-timeout", "S", set_header_timeout, ARG,

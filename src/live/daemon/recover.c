@@ -55,6 +55,7 @@ static int load_one(void *ctx, uint64_t id, const char *doc, struct berth_err *e
     for (size_t i = d->njobs; i < id; i++)
         d->jobs[i] = NULL;
     d->jobs[id - 1] = j;
+    d->nlive++;
     d->njobs = (size_t)id;
     d->next_id = id + 1;
     return 0;

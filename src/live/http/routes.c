@@ -12,6 +12,7 @@
 #include "live/jobs/report.h"
 #include "live/http/http.h"
 #include "live/http/routes.h"
+#include "live/jobs/journal.h"
 #include "live/daemon/estimator.h"
 #include "live/daemon/service.h"
 #include "live/http/estimate_json.h"
@@ -52,6 +53,15 @@ static struct berth__ljob *own_job(struct berth__daemon *d, const struct berth__
                                    struct berth__hresp *out, int must_own)
 {
     struct berth__ljob *j = berth__daemon_job(d, r->id);
+    if (!j && r->id <= d->purged_below) {
+        char msg[256];
+        snprintf(msg, sizeof msg,
+                 "id: job %llu is over and left berthd's memory (--min-job-age): GET "
+                 "/v1/jobs/%llu and /v1/acct read it from the journal",
+                 (unsigned long long)r->id, (unsigned long long)r->id);
+        berth__hresp_error(out, 404, msg);
+        return NULL;
+    }
     if (!j) {
         berth__hresp_error(out, 404, "id: no such job");
         return NULL;
@@ -322,13 +332,50 @@ static void list(struct berth__daemon *d, const struct berth__hreq *r, struct be
         json_object_set_new(out->json, "next", json_integer(next));
 }
 
+/* A job that left memory (purge.c), from the journal's document, under no lock: what its
+ * record says, as GET /v1/jobs/ID gives it, with "purged": true. 0 when answered, 1 when the
+ * journal has no such job. */
+static int show_purged(struct berth__daemon *d, const struct berth__hreq *r,
+                       struct berth__hresp *out)
+{
+    char *doc = NULL;
+    struct berth_err err = {0};
+    int rc = berth__journal_get(d->jn, r->id, &doc, &err);
+    if (rc == 1)
+        return 1;
+    json_t *o = rc ? NULL : json_loads(doc, 0, NULL);
+    free(doc);
+    struct berth__ljob *j = NULL;
+    if (rc || !o || berth__ljob_from_journal(o, &j, &err)) {
+        json_decref(o);
+        berth__hresp_error(out, 503, rc ? err.msg : "journal: this job's document is damaged");
+        return 0;
+    }
+    json_decref(o);
+    if (r->who->job_token ? r->job_token_id != r->id : 0) {
+        berth__hresp_error(out, 403, "this job belongs to another user");
+    } else {
+        out->json = berth__ljob_json(j, 0);
+        json_object_set_new(out->json, "why",
+                            json_string("over; it left berthd's memory (--min-job-age), this is "
+                                        "its journal record"));
+        json_object_set_new(out->json, "run_s", json_real((double)j->ran_us / 1e6));
+        json_object_set_new(out->json, "purged", json_true());
+    }
+    berth__ljob_free(j);
+    return 0;
+}
+
 static void show(struct berth__daemon *d, const struct berth__hreq *r, struct berth__hresp *out)
 {
     /* the estimate, read before the lock (a finished job's answer never waits for one) */
     pthread_mutex_lock(&d->mu);
     struct berth__ljob *j0 = berth__daemon_job(d, r->id);
     int wants = j0 && (j0->state == BERTH_L_PENDING || j0->state == BERTH_L_RUNNING);
+    int gone = !j0 && r->id <= d->purged_below;
     pthread_mutex_unlock(&d->mu);
+    if (gone && !show_purged(d, r, out))
+        return;
     struct berth__est_result *er = wants ? berth__estimator_get(d, 0) : NULL;
     berth_us mono = berth__mono_us();
     pthread_mutex_lock(&d->mu);
@@ -491,6 +538,24 @@ static int time_arg(const struct berth__hreq *r, const char *name, berth_us *out
     return 1;
 }
 
+/* A whole-number query value up to max: 0 (absent: *out untouched, or good), -1 bad. */
+static int count_arg(const struct berth__hreq *r, const char *name, uint64_t max, uint64_t *out)
+{
+    const char *v = r->arg(r->conn, name);
+    if (!v)
+        return 0;
+    if (!*v || strspn(v, "0123456789") != strlen(v) || strlen(v) > 19)
+        return -1;
+    uint64_t x = strtoull(v, NULL, 10);
+    if (x > max)
+        return -1;
+    *out = x;
+    return 0;
+}
+
+/* Rows of one /v1/acct answer at most (the rest: after=next_after) */
+#define BERTH_ACCT_ROWS 10000
+
 /* Accounting (sacct / sreport): a user sees their own jobs (and the totals of those); an
  * admin every job, or one user's. */
 static void accounting(struct berth__daemon *d, const struct berth__hreq *r,
@@ -517,11 +582,24 @@ static void accounting(struct berth__daemon *d, const struct berth__hreq *r,
         }
         q.user = r->who->user;
     }
+    uint64_t after = 0, limit = BERTH_ACCT_ROWS;
+    if (count_arg(r, "after", UINT64_MAX / 2, &after)) {
+        berth__hresp_error(out, 400, "after: expected a job id (a whole number >= 0)");
+        return;
+    }
+    if (count_arg(r, "limit", BERTH_ACCT_ROWS, &limit)) {
+        berth__hresp_error(out, 400, "limit: expected rows per answer, 0 to 10000");
+        return;
+    }
+    q.after = after;
+    q.limit = (size_t)limit;
+    /* from the journal, under no lock: another user's requests never wait for this scan */
     pthread_mutex_lock(&d->mu);
-    out->json = berth__daemon_acct(d, &q);
+    size_t gpus = (size_t)berth_cluster_gpus(d->cluster);
     pthread_mutex_unlock(&d->mu);
-    if (!out->json)
-        berth__hresp_error(out, 500, "out of memory");
+    struct berth_err err = {0};
+    if (berth__daemon_acct_journal(d, &q, gpus, &out->json, &err))
+        berth__hresp_error(out, err.code == BERTH_ENOMEM ? 500 : 503, err.msg);
 }
 
 static void nodes(struct berth__daemon *d, const struct berth__hreq *r, struct berth__hresp *out)
@@ -632,6 +710,10 @@ static void health(struct berth__daemon *d, const struct berth__hreq *r, struct 
         (json_int_t)cut_h, "cut_body", (json_int_t)cut_b, "refused", "limit",
         (json_int_t)d->refused_limit, "space", (json_int_t)d->refused_space, "journal",
         (json_int_t)d->refused_journal);
+    if (out->json) { /* the job table's bound (purge.c) */
+        json_object_set_new(out->json, "jobs_in_memory", json_integer((json_int_t)d->nlive));
+        json_object_set_new(out->json, "purged", json_integer((json_int_t)d->purged));
+    }
     pthread_mutex_unlock(&d->mu);
     struct berth__http_pool hp;
     berth__http_pool_stats(d, &hp);

@@ -675,6 +675,11 @@ void berth__journal_health(struct berth__journal *jn, struct berth__journal_heal
     pthread_mutex_unlock(&jn->mu);
 }
 
+const char *berth__journal_path(const struct berth__journal *jn)
+{
+    return jn->path;
+}
+
 const struct berth__hist *berth__journal_commit_hist(const struct berth__journal *jn)
 {
     return &jn->commit;

@@ -98,6 +98,17 @@ int berth__journal_put_all(struct berth__journal *jn, const uint64_t *ids, char 
 int berth__journal_load(struct berth__journal *jn,
                         int (*fn)(void *ctx, uint64_t id, const char *doc, struct berth_err *err),
                         void *ctx, struct berth_err *err);
+/* The database's path (journal_read.c opens its own read-only connections to it). */
+const char *berth__journal_path(const struct berth__journal *jn);
+/* Reads beside the writer, on a read-only connection of the caller's own (journal_read.c):
+ * what the last commit holds, never waiting on the daemon or the writer (WAL). get: job
+ * id's document (*doc, to free) and 0, or 1 when there is none. scan: fn for every document
+ * of an id above after, in id order, until fn returns nonzero (that value is returned). */
+int berth__journal_get(const struct berth__journal *jn, uint64_t id, char **doc,
+                       struct berth_err *err);
+int berth__journal_scan(const struct berth__journal *jn, uint64_t after,
+                        int (*fn)(void *ctx, uint64_t id, const char *doc, struct berth_err *err),
+                        void *ctx, struct berth_err *err);
 /* The journal's state now. */
 void berth__journal_health(struct berth__journal *jn, struct berth__journal_health *h);
 /* Transactions and documents committed so far (the health's two counters). */

@@ -150,6 +150,11 @@ int berth__ljob_note(struct berth__ljob *j, berth_us t, int state, const char *f
 {
     if (j->nhist >= BERTH_L_MAX_HIST)
         hist_trim(j);
+    if (!j->hcap) { /* most jobs note a handful of entries: 2 first, not the 16 of a grow */
+        if (!(j->hist = malloc(2 * sizeof *j->hist)))
+            return BERTH_ENOMEM;
+        j->hcap = 2;
+    }
     if (BERTH_GROW(j->hist, j->hcap, j->nhist + 1))
         return BERTH_ENOMEM;
     struct berth__lhist *h = &j->hist[j->nhist++];
