@@ -8,6 +8,9 @@ Usage: toy_replica.py DIR MODE, MODE one of
           berthd (POST /v1/jobs/ID/load with its own job token) every 0.1 s
   scrape  only answers /metrics with that load (berthd scrapes it)
   served  posts the requests/s it served over the last second, every 0.1 s
+  late    as scrape, but binds $PORT only once the file DIR/bind-REPLICA-ATTEMPT exists (so
+          that a test can have another account take the port first:
+          tests/berthd_serve_hijack.sh)
 """
 import http.server
 import json
@@ -59,6 +62,9 @@ class H(http.server.BaseHTTPRequestHandler):
         pass
 
 
+if mode == "late":
+    while not os.path.exists(os.path.join(W, "bind-%s-%s" % (r, os.environ["BERTH_ATTEMPT"]))):
+        time.sleep(0.05)
 srv = http.server.ThreadingHTTPServer(("127.0.0.1", port), H)
 with open(os.path.join(W, "rep-%s-%s" % (r, os.environ["BERTH_ATTEMPT"])), "w") as f:
     f.write("%s %d %d %s\n" % (r, port, os.getpid(), os.environ["BERTH_JOB_ID"]))

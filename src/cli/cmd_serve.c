@@ -96,7 +96,7 @@ static const struct cli_flag serve_flags[] = {
      CLI_SET(set_num), .data = "cooldown_s"},
     {"scrape", 0, "URL",
      "read each replica's load from http://127.0.0.1:$PORT/PATH (or just /PATH): a number, "
-     "or Prometheus text",
+     "or Prometheus text; only from a listener the replica's own processes hold",
      CLI_SET(set_text), .data = "scrape"},
     {"scrape-metric", 0, "NAME", "the metric of Prometheus text to read (default load)",
      CLI_SET(set_text), .data = "scrape_metric"},
@@ -138,7 +138,8 @@ static const struct cli_spec serve_spec = {
              "report their load with POST /v1/jobs/ID/load (their BERTH_JOB_TOKEN), or berthd "
              "scrapes it; with --target-rps the wanted replicas follow the load, and they set "
              "the inference demand a lending policy (aryl) reclaims servers for. Without "
-             "COMMAND: lists the services.",
+             "COMMAND: lists the services (the replicas' ports only for an admin or the "
+             "service's owner).",
     .sections = serve_sections,
     .stop_at_operand = 1, /* the replicas' argv follows */
 };
@@ -157,11 +158,16 @@ static void print_service(const json_t *s)
     json_array_foreach(reps, i, r)
     {
         const json_t *l = json_object_get(r, "load");
-        printf("  replica %lld: job %lld on %s port %lld, %s, %lld restarts, load %s%.2f\n",
-               I(r, "replica"), I(r, "job"), S(r, "server"), I(r, "port"),
+        char port[24] = "-"; /* null: berthd shows ports only to admins and the owner */
+        if (json_is_integer(json_object_get(r, "port")))
+            snprintf(port, sizeof port, "%lld", I(r, "port"));
+        printf("  replica %lld: job %lld on %s port %s, %s, %lld restarts, load %s%.2f\n",
+               I(r, "replica"), I(r, "job"), S(r, "server"), port,
                json_is_true(json_object_get(r, "running")) ? "running" : "starting",
                I(r, "restarts"), json_is_number(l) ? "" : "-",
                json_is_number(l) ? json_number_value(l) : 0);
+        if (json_is_string(json_object_get(r, "scrape_refused")))
+            printf("    %s\n", S(r, "scrape_refused"));
     }
     if (json_is_string(json_object_get(s, "crash_loop")))
         printf("  crash loop: %s\n", S(s, "crash_loop"));

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "live/daemon/daemon.h"
+#include "live/daemon/listener.h"
 #include "live/daemon/service.h"
 #include "model/cluster.h"
 
@@ -380,8 +381,8 @@ static int start_replica(struct berth__daemon *d, struct berth__service *s, int 
     j->run_share_milli = 1000;
     const struct berth_cluster *c = d->engine->cluster;
     snprintf(j->ran_type, sizeof j->ran_type, "%s", c->types[c->srv[slots[0].server].type].name);
-    if (berth__ljob_note(j, now, BERTH_L_PENDING, "replica %d of service %s (%" PRIu64 "), port %d",
-                         idx, s->name, s->id, j->port) ||
+    if (berth__ljob_note(j, now, BERTH_L_PENDING, "replica %d of service %s (%" PRIu64 ")", idx,
+                         s->name, s->id) || /* no port: every caller reads the history */
         berth__ljob_note(j, now, BERTH_L_RUNNING, "placed on %s (inference pool)",
                          c->srv[slots[0].server].name)) {
         berth__ljob_free(j);
@@ -397,6 +398,7 @@ static int start_replica(struct berth__daemon *d, struct berth__service *s, int 
     berth__daemon_activate(d, j);
     berth__daemon_save(d, j, 0, NULL); /* the launch journals it durably before its fork */
     s->rep[idx] = id;
+    s->refused[idx][0] = '\0';
     fprintf(d->log, "berthd: service %s: replica %d is job %" PRIu64 " on %s, port %d\n", s->name,
             idx, id, c->srv[slots[0].server].name, j->port);
     return 0;
@@ -642,7 +644,7 @@ int berth__svc_create(struct berth__daemon *d, const json_t *body, const struct 
         }
     }
     if (!st) {
-        *out = berth__svc_json(d, s->id);
+        *out = berth__svc_json(d, s->id, who);
         fprintf(d->log,
                 "berthd: service %s (%" PRIu64 ") created by %s: %d..%d replicas of %d GPUs\n",
                 s->name, s->id, s->user, s->as.min, s->as.max, s->gpus);
@@ -677,8 +679,18 @@ int berth__svc_delete(struct berth__daemon *d, uint64_t id, const struct berth__
     return 0;
 }
 
-static json_t *svc_json(struct berth__daemon *d, const struct berth__service *s)
+/* Whether who may see the replicas' ports and what names them (a refusal, the last scrape
+ * error): an admin, or the service's owner, who sends it requests; NULL: berthd itself. Any
+ * other caller would learn which port to take first (issue 34, M1). */
+static int sees_ports(const struct berth__service *s, const struct berth__caller *who)
 {
+    return !who || who->admin || (who->user[0] && !strcmp(who->user, s->user));
+}
+
+static json_t *svc_json(struct berth__daemon *d, const struct berth__service *s,
+                        const struct berth__caller *who)
+{
+    int see = sees_ports(s, who);
     json_t *o = def_json(s), *reps = json_array();
     if (!o || !reps) {
         json_decref(o);
@@ -695,10 +707,12 @@ static json_t *svc_json(struct berth__daemon *d, const struct berth__service *s)
                                             : NULL;
         running += j->proc && j->then == BERTH_THEN_FINISH;
         json_array_append_new(
-            reps, json_pack("{s:i,s:I,s:i,s:s,s:b,s:i,s:o}", "replica", r, "job", (json_int_t)j->id,
-                            "port", j->port, "server", v ? v->name : "", "running",
+            reps, json_pack("{s:i,s:I,s:o,s:s,s:b,s:i,s:o,s:o}", "replica", r, "job",
+                            (json_int_t)j->id, "port", see ? json_integer(j->port) : json_null(),
+                            "server", v ? v->name : "", "running",
                             j->proc && j->then == BERTH_THEN_FINISH, "restarts", (int)j->restarts,
-                            "load", j->load_at ? json_real(j->load) : json_null()));
+                            "load", j->load_at ? json_real(j->load) : json_null(), "scrape_refused",
+                            see && s->refused[r][0] ? json_string(s->refused[r]) : json_null()));
     }
     json_object_del(o, "uid");
     json_object_del(o, "gid");
@@ -722,7 +736,8 @@ static json_t *svc_json(struct berth__daemon *d, const struct berth__service *s)
     json_object_set_new(o, "scale_downs", json_integer((json_int_t)s->scale_downs));
     json_object_set_new(o, "scrapes", json_integer((json_int_t)s->scrapes));
     json_object_set_new(o, "scrape_errors", json_integer((json_int_t)s->scrape_errors));
-    json_object_set_new(o, "last_scrape_error", json_string(s->scrape_err));
+    json_object_set_new(o, "scrapes_refused", json_integer((json_int_t)s->scrapes_refused));
+    json_object_set_new(o, "last_scrape_error", see ? json_string(s->scrape_err) : json_null());
     json_object_set_new(o, "crash_loop", s->crashloop[0] ? json_string(s->crashloop) : json_null());
     json_object_set_new(o, "last_scale_up_s",
                         s->last_up_us >= 0 ? json_real((double)s->last_up_us / 1e6) : json_null());
@@ -731,17 +746,17 @@ static json_t *svc_json(struct berth__daemon *d, const struct berth__service *s)
     return o;
 }
 
-json_t *berth__svc_json(struct berth__daemon *d, uint64_t id)
+json_t *berth__svc_json(struct berth__daemon *d, uint64_t id, const struct berth__caller *who)
 {
     const struct berth__service *s = find(d, id);
-    return s ? svc_json(d, s) : NULL;
+    return s ? svc_json(d, s, who) : NULL;
 }
 
-json_t *berth__svc_list(struct berth__daemon *d)
+json_t *berth__svc_list(struct berth__daemon *d, const struct berth__caller *who)
 {
     json_t *a = json_array();
     for (size_t i = 0; a && d->svcs && i < d->svcs->n; i++)
-        json_array_append_new(a, svc_json(d, d->svcs->s[i]));
+        json_array_append_new(a, svc_json(d, d->svcs->s[i], who));
     return json_pack("{s:o}", "services", a ? a : json_array());
 }
 
@@ -820,12 +835,73 @@ void berth__svc_recovered(struct berth__daemon *d, berth_us now)
 
 struct target {
     uint64_t svc, job;
-    int attempt, port;
+    int attempt, port, replica;
     char path[BERTH_SCRAPE_PATH_MAX + 1], metric[BERTH_SCRAPE_METRIC_MAX + 1];
-    int ok;
+    int ok, refused;
     double load;
     char why[160];
 };
+
+struct replica_of {
+    struct berth__daemon *d;
+    const struct target *t;
+};
+
+static int replica_pids(void *ctx, pid_t *out, size_t max)
+{
+    const struct replica_of *r = ctx;
+    const struct berth__executor *x = r->d->xo;
+    return x->pids ? x->pids(r->d->xs, r->t->job, r->t->attempt, out, max) : -1;
+}
+
+/* One replica scraped, without the lock: only from a listener its own processes hold,
+ * checked just before (so a port taken while it restarts is refused too) and the same
+ * listener still there just after (listener.h). */
+static void scrape_one(struct berth__daemon *d, struct target *t)
+{
+    struct berth__listener ls[BERTH_LISTEN_MAX];
+    size_t n = 0;
+    struct replica_of r = {d, t};
+    int own =
+        berth__listener_owned(t->port, t->replica, replica_pids, &r, ls, &n, t->why, sizeof t->why);
+    if (own) { /* 1: no listener, a plain scrape error; -1: someone else's listener */
+        t->refused = own < 0;
+        return;
+    }
+    t->ok =
+        !berth__scrape_fetch(t->port, t->path, t->metric, 500000, &t->load, t->why, sizeof t->why);
+    if (t->ok && !berth__listeners_same(t->port, ls, n)) {
+        t->ok = 0;
+        t->refused = 1;
+        snprintf(t->why, sizeof t->why, "the listener on 127.0.0.1:%d changed during the scrape",
+                 t->port);
+    }
+}
+
+/* A scrape's outcome taken in, under the lock. */
+static void scraped(struct berth__daemon *d, struct berth__service *s, struct berth__ljob *j,
+                    const struct target *t, berth_us now)
+{
+    char *refused = s->refused[j->replica], was[sizeof s->refused[0]];
+    snprintf(was, sizeof was, "%s", refused);
+    refused[0] = '\0'; /* a refusal is shown while it is the latest scrape's outcome */
+    s->scrapes++;
+    if (t->ok) {
+        berth__svc_report(j, t->load, now);
+        return;
+    }
+    s->scrape_errors++;
+    if (t->refused) { /* no load from a listener that is not the replica's: none at all */
+        s->scrapes_refused++;
+        j->load_at = 0;
+        snprintf(refused, sizeof s->refused[0], "scrape refused: %.140s", t->why);
+        if (strcmp(was, refused)) /* logged when it starts or changes, not at every scrape */
+            fprintf(d->log, "berthd: service %s: replica %d (job %" PRIu64 "): %s\n", s->name,
+                    j->replica, j->id, refused);
+    }
+    snprintf(s->scrape_err, sizeof s->scrape_err, "replica %d: %s%.140s", j->replica,
+             t->refused ? "scrape refused: " : "", t->why);
+}
 
 static void *scraper(void *arg)
 {
@@ -849,8 +925,11 @@ static void *scraper(void *arg)
                 const struct berth__ljob *j = s->rep[r] ? berth__daemon_job(d, s->rep[r]) : NULL;
                 if (!alive(j) || !j->proc || j->then != BERTH_THEN_FINISH || !j->port)
                     continue;
-                t[n] = (struct target){
-                    .svc = s->id, .job = j->id, .attempt = j->attempt, .port = j->port};
+                t[n] = (struct target){.svc = s->id,
+                                       .job = j->id,
+                                       .attempt = j->attempt,
+                                       .port = j->port,
+                                       .replica = r};
                 snprintf(t[n].path, sizeof t[n].path, "%s", s->scrape);
                 snprintf(t[n].metric, sizeof t[n].metric, "%s", s->metric);
                 n++;
@@ -858,23 +937,14 @@ static void *scraper(void *arg)
         }
         pthread_mutex_unlock(&d->mu);
         for (size_t i = 0; i < n && !atomic_load(&d->svcs->stop); i++) /* without the lock */
-            t[i].ok = !berth__scrape_fetch(t[i].port, t[i].path, t[i].metric, 500000, &t[i].load,
-                                           t[i].why, sizeof t[i].why);
+            scrape_one(d, &t[i]);
         pthread_mutex_lock(&d->mu);
         berth_us now = berth__wall_us();
         for (size_t i = 0; i < n; i++) {
             struct berth__service *s = find(d, t[i].svc);
             struct berth__ljob *j = berth__daemon_job(d, t[i].job);
-            if (!s || !alive(j) || j->attempt != t[i].attempt)
-                continue;
-            s->scrapes++;
-            if (t[i].ok) {
-                berth__svc_report(j, t[i].load, now);
-            } else {
-                s->scrape_errors++;
-                snprintf(s->scrape_err, sizeof s->scrape_err, "replica %d: %.140s", j->replica,
-                         t[i].why);
-            }
+            if (s && alive(j) && j->attempt == t[i].attempt && j->replica == t[i].replica)
+                scraped(d, s, j, &t[i], now);
         }
         if (n)
             pthread_cond_signal(&d->wake);

@@ -51,8 +51,10 @@ struct berth__service {
     double load;                          /* summed over the replicas that said */
     int32_t reporting;                    /* replicas whose load is known */
     uint64_t restarts, scale_ups, scale_downs, scrapes, scrape_errors;
+    uint64_t scrapes_refused; /* of scrape_errors: the listener was not the replica's */
+    char refused[BERTH_SVC_MAX_REPLICAS][160]; /* replica i's latest refusal, "" = none */
     char crashloop[160]; /* "" or why the service stopped replacing replicas */
-    char scrape_err[160];
+    char scrape_err[200];
     berth_us up_at;                 /* when wanted last rose, until the replicas run (0: none) */
     berth_us last_up_us, max_up_us; /* that latency (-1: none yet) */
     int32_t waiting_room;           /* replicas wanted with no server to run on */
@@ -83,9 +85,11 @@ int berth__svc_create(struct berth__daemon *d, const json_t *body, const struct 
 /* DELETE /v1/services/ID: its replicas are stopped, then it is gone. 0 or a status. */
 int berth__svc_delete(struct berth__daemon *d, uint64_t id, const struct berth__caller *who,
                       struct berth_err *err);
-/* One service (NULL: no such), or all of them. */
-json_t *berth__svc_json(struct berth__daemon *d, uint64_t id);
-json_t *berth__svc_list(struct berth__daemon *d);
+/* One service (NULL: no such), or all of them, as who sees them: the replicas' ports, their
+ * scrape refusals and the last scrape error (which name ports) only for an admin or the
+ * service's owner (NULL: berthd itself), null for any other caller. */
+json_t *berth__svc_json(struct berth__daemon *d, uint64_t id, const struct berth__caller *who);
+json_t *berth__svc_list(struct berth__daemon *d, const struct berth__caller *who);
 /* Each tick: replicas started and stopped to match the wanted count, servers pinned, the
  * inference demand set. */
 void berth__svc_tick(struct berth__daemon *d, berth_us now);

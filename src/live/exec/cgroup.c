@@ -1045,6 +1045,29 @@ int berth__iso_signal(const struct berth__iso_group *g, int sig, struct berth_er
     return n;
 }
 
+struct collect {
+    pid_t *out;
+    size_t max, n;
+};
+
+static int pid_collect(pid_t pid, void *arg)
+{
+    struct collect *c = arg;
+    if (c->n < c->max)
+        c->out[c->n++] = pid;
+    return c->n >= c->max;
+}
+
+int berth__iso_pids(const struct berth__iso_group *g, pid_t *out, size_t max)
+{
+    const char *t = track(g);
+    if (!t)
+        return BERTH_EUNSUPPORTED;
+    struct collect c = {out, max, 0};
+    int n = max ? each_pid(t, pid_collect, &c) : 0;
+    return n == -ENOENT ? 0 : n < 0 ? BERTH_EIO : (int)c.n;
+}
+
 int berth__iso_populated(const struct berth__iso_group *g, struct berth_err *err)
 {
     const char *t = track(g);

@@ -44,6 +44,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "berth/err.h"
 
@@ -144,6 +145,9 @@ int berth__iso_kill(const struct berth__iso_group *g, struct berth_err *err);
 int berth__iso_kill_frozen(const struct berth__iso_group *g, struct berth_err *err);
 /* Sends sig to every process in g's tracking cgroup (its cgroup.procs); returns how many. */
 int berth__iso_signal(const struct berth__iso_group *g, int sig, struct berth_err *err);
+/* The first max pids of g's tracking cgroup (its cgroup.procs) into out: how many (0: empty
+ * or gone), BERTH_EUNSUPPORTED on NONE, BERTH_EIO when it cannot be read. */
+int berth__iso_pids(const struct berth__iso_group *g, pid_t *out, size_t max);
 /* 1 while a process is in g, 0 when empty, < 0 on error (BERTH_EUNSUPPORTED on NONE). */
 int berth__iso_populated(const struct berth__iso_group *g, struct berth_err *err);
 /* Polls berth__iso_populated until 0 (returns 0) or timeout_ms (BERTH_EAGAIN). */

@@ -30,35 +30,18 @@ void berth__lexec_spool(const struct berth__lexec *x, uint64_t id, const char *f
     snprintf(buf, len, "%s/%llu%s%s", x->spool_dir, (unsigned long long)id, *file ? "/" : "", file);
 }
 
-static void attempt_path(const struct berth__lexec *x, const struct berth__ljob *j, const char *ext,
+static void attempt_file(const struct berth__lexec *x, uint64_t id, int attempt, const char *ext,
                          char *buf, size_t len)
 {
     char f[64];
-    snprintf(f, sizeof f, "a%d.%s", j->attempt, ext);
-    berth__lexec_path(x, j->id, f, buf, len);
+    snprintf(f, sizeof f, "a%d.%s", attempt, ext);
+    berth__lexec_path(x, id, f, buf, len);
 }
 
-uint64_t berth__proc_start(pid_t pid)
+static void attempt_path(const struct berth__lexec *x, const struct berth__ljob *j, const char *ext,
+                         char *buf, size_t len)
 {
-    char path[64], buf[1024];
-    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return 0;
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = '\0';
-    char *p = strrchr(buf, ')');
-    if (!p)
-        return 0;
-    /* after ") " come fields 3.. (state is field 3); start time is field 22 */
-    p += 2;
-    for (int field = 3; field < 22 && p; field++) {
-        p = strchr(p, ' ');
-        if (p)
-            p++;
-    }
-    return p ? strtoull(p, NULL, 10) : 0;
+    attempt_file(x, j->id, j->attempt, ext, buf, len);
 }
 
 /* A folder of the job's account, mode 0700: made, or an existing one checked (a folder that
@@ -290,14 +273,20 @@ static int shim_alive(const char *lock)
 }
 
 /* The attempt's cgroup, from its spec (0), or -1 when it has none. */
-static int spec_cgroup(const struct berth__lexec *x, const struct berth__ljob *j,
-                       struct berth__iso_group *g)
+static int attempt_cgroup(const struct berth__lexec *x, uint64_t id, int attempt,
+                          struct berth__iso_group *g)
 {
     if (!x->iso || berth__iso_kind(x->iso) == BERTH_ISO_NONE)
         return -1;
     char name[64];
-    snprintf(name, sizeof name, "j%llu-a%d", (unsigned long long)j->id, j->attempt);
+    snprintf(name, sizeof name, "j%llu-a%d", (unsigned long long)id, attempt);
     return berth__iso_group_of(x->iso, name, g, NULL) ? -1 : 0;
+}
+
+static int spec_cgroup(const struct berth__lexec *x, const struct berth__ljob *j,
+                       struct berth__iso_group *g)
+{
+    return attempt_cgroup(x, j->id, j->attempt, g);
 }
 
 int berth__lexec_poll(const struct berth__lexec *x, struct berth__ljob *j)
@@ -337,6 +326,31 @@ int berth__lexec_signal(const struct berth__lexec *x, struct berth__ljob *j, int
     if (start && berth__proc_start(pgid) == start && !kill(-pgid, sig))
         sent = 0;
     return sent;
+}
+
+int berth__lexec_pids(const struct berth__lexec *x, uint64_t id, int attempt, pid_t *out,
+                      size_t max)
+{
+    char path[4096], buf[64];
+    int pgid = 0;
+    unsigned long long start = 0;
+    attempt_file(x, id, attempt, "pid", path, sizeof path);
+    if (read_file(path, buf, sizeof buf) || sscanf(buf, "%d %llu", &pgid, &start) != 2 || pgid <= 1)
+        return -1;
+    size_t n = 0;
+    if (max && start && berth__proc_start(pgid) == start)
+        out[n++] = pgid; /* the main process: checked first, so often the only one read */
+    struct berth__iso_group g;
+    if (n >= max)
+        return (int)n;
+    if (attempt_cgroup(x, id, attempt, &g)) /* no cgroups: its process group */
+        return n ? berth__proc_group(pgid, out, max) : 0;
+    int k = berth__iso_pids(&g, out + n, max - n);
+    size_t lead = n;
+    for (int i = 0; i < k; i++) /* the main process is listed there too */
+        if (!lead || out[lead + (size_t)i] != out[0])
+            out[n++] = out[lead + (size_t)i];
+    return (int)n;
 }
 
 int berth__lexec_dropped(const struct berth__lexec *x, const struct berth__ljob *j, int64_t *out,

@@ -67,8 +67,23 @@ int berth__lexec_signal(const struct berth__lexec *x, struct berth__ljob *j, int
 /* Bytes the log cap dropped from the attempt's stdout and stderr so far (aK.drop). */
 int berth__lexec_dropped(const struct berth__lexec *x, const struct berth__ljob *j, int64_t *out,
                          int64_t *err_);
+/* The processes of attempt `attempt` of job id (procs.c, exec_local.c), at most max into out:
+ * the job's main process first (the leader of its process group, while the pid file's start
+ * time matches), then the rest of its cgroup, or of its process group where there are no
+ * cgroups (a process that called setsid is then not found). How many (0: none runs), or -1
+ * when the attempt left no pid file yet. Reads only x's paths and /proc: any thread, no lock. */
+int berth__lexec_pids(const struct berth__lexec *x, uint64_t id, int attempt, pid_t *out,
+                      size_t max);
 /* /proc/PID/stat field 22 (start time in clock ticks since boot), 0 when PID is gone. */
 uint64_t berth__proc_start(pid_t pid);
+/* /proc/PID/stat field 5 (its process group), 0 when PID is gone. */
+pid_t berth__proc_pgrp(pid_t pid);
+/* Entries of /proc a process group's members are looked for in, at most (a bound on one
+ * search's cost: about a millisecond per thousand processes). */
+#define BERTH_PROC_SCAN_MAX 65536
+/* The members of process group pgid, at most max: the leader first (when it lives), then
+ * the others among the first BERTH_PROC_SCAN_MAX processes of /proc. How many. */
+int berth__proc_group(pid_t pgid, pid_t *out, size_t max);
 /* Collects exited children (shims) so none stays a zombie. */
 void berth__lexec_reap(void);
 

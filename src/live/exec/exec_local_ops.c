@@ -93,6 +93,11 @@ static int local_dropped(void *self, const struct berth__ljob *j, int64_t *out, 
     return berth__lexec_dropped(((struct xlocal *)self)->h->files, j, out, err_);
 }
 
+static int local_pids(void *self, uint64_t id, int attempt, pid_t *out, size_t max)
+{
+    return berth__lexec_pids(((struct xlocal *)self)->h->files, id, attempt, out, max);
+}
+
 const struct berth__executor berth__exec_local = {.name = "local",
                                                   .lost = "its supervisor vanished",
                                                   .open = local_open,
@@ -102,7 +107,8 @@ const struct berth__executor berth__exec_local = {.name = "local",
                                                   .poll = local_poll,
                                                   .stop = local_stop,
                                                   .started = local_started,
-                                                  .dropped = local_dropped};
+                                                  .dropped = local_dropped,
+                                                  .pids = local_pids};
 
 const struct berth__executor *berth__executor_find(const char *name)
 {

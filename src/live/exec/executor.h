@@ -15,6 +15,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "berth/err.h"
 #include "berth/time.h"
@@ -156,6 +157,13 @@ struct berth__executor {
     /* Bytes the log cap dropped from the attempt's stdout and its stderr so far: 0, or -1
      * when there is nothing to say. NULL: the executor caps no logs. */
     int (*dropped)(void *self, const struct berth__ljob *j, int64_t *out, int64_t *err_);
+    /* The processes of attempt `attempt` of job id on this machine, at most max into out, the
+     * main process first (local: its cgroup, else its process group): how many, or -1 when
+     * not known (yet). berthd asks it before it trusts a replica's listening socket
+     * (live/daemon/listener.h). Unlike the other ops: from any thread, WITHOUT berthd's lock
+     * (it reads only what open set, and /proc). NULL: the attempts run elsewhere (slurm: on
+     * another host, whose /proc berthd cannot read). */
+    int (*pids)(void *self, uint64_t id, int attempt, pid_t *out, size_t max);
 };
 
 extern const struct berth__executor berth__exec_local, berth__exec_slurm;

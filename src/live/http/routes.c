@@ -384,6 +384,8 @@ static void show(struct berth__daemon *d, const struct berth__hreq *r, struct be
         char why[768];
         const char *reason = berth__daemon_reason(d, j, why, sizeof why);
         out->json = berth__ljob_json(j, 0);
+        if (j->svc && !r->who->job_token && !may_touch(r, j)) /* a replica's port: see service.c */
+            json_object_set_new(out->json, "port", json_null());
         set_estimate(out->json, er, j, mono);
         json_object_set_new(out->json, "why", json_string(why));
         json_object_set_new(out->json, "reason", json_string(reason));

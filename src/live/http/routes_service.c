@@ -34,9 +34,8 @@ void berth__route_svc_create(struct berth__daemon *d, const struct berth__hreq *
 void berth__route_svc_list(struct berth__daemon *d, const struct berth__hreq *r,
                            struct berth__hresp *out)
 {
-    (void)r;
     pthread_mutex_lock(&d->mu);
-    out->json = berth__svc_list(d);
+    out->json = berth__svc_list(d, r->who);
     pthread_mutex_unlock(&d->mu);
 }
 
@@ -44,7 +43,7 @@ void berth__route_svc_show(struct berth__daemon *d, const struct berth__hreq *r,
                            struct berth__hresp *out)
 {
     pthread_mutex_lock(&d->mu);
-    out->json = berth__svc_json(d, r->id);
+    out->json = berth__svc_json(d, r->id, r->who);
     pthread_mutex_unlock(&d->mu);
     if (!out->json)
         berth__hresp_error(out, 404, "id: no such service");
@@ -57,7 +56,7 @@ void berth__route_svc_delete(struct berth__daemon *d, const struct berth__hreq *
     pthread_mutex_lock(&d->mu);
     int st = berth__svc_delete(d, r->id, r->who, &err);
     if (!st)
-        out->json = berth__svc_json(d, r->id);
+        out->json = berth__svc_json(d, r->id, r->who);
     pthread_mutex_unlock(&d->mu);
     if (st) {
         berth__hresp_error(out, st, err.msg);
