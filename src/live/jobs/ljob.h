@@ -78,7 +78,7 @@ struct berth__ljob {
     struct berth__usage *usage;  /* its user's usage record (limits.h); NULL outside the daemon */
     struct berth__usage *qusage; /* its queue's (waiting jobs per queue); NULL likewise */
     struct berth__tally *tally;  /* the daemon's counts by state and queue (tally.h), or NULL */
-    uint8_t tally_slot;          /* its queue's slot there */
+    uint16_t tally_slot;         /* its queue's slot there */
     uint8_t held_back;           /* waiting outside the scheduler for its user's GPU limit */
     uint8_t dep_wait;            /* ... for its dependencies */
     uint8_t array_wait;          /* ... for its array's throttle (%N) */
