@@ -12,6 +12,7 @@
 
 #include "live/daemon/daemon.h"
 #include "live/daemon/service.h"
+#include "util/name.h"
 #include "model/cluster.h"
 
 #define SVC_FILE "services.json"

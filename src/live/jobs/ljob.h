@@ -63,10 +63,6 @@ struct berth__lhist {
 #define BERTH_L_MAX_SLOTS 64
 #define BERTH_L_MAX_HIST  200
 
-/* 1 for a name the CLI may print as it is: no control characters (C0, DEL, C1) and no
- * Unicode bidirectional overrides or isolates, which can make a table lie. */
-int berth__name_printable(const char *s);
-
 struct berth__usage;
 struct berth__tally;
 
