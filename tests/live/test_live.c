@@ -12,6 +12,7 @@
 #include "live/exec/nvml.h"
 #include "live/jobs/report.h"
 #include "live/jobs/tally.h"
+#include "live/daemon/socket_rule.h"
 #include "tmpfile.h"
 
 static struct berth__ljob *submit(const char *body, struct berth_err *err)
@@ -268,6 +269,8 @@ static void test_tokens(void)
     CHECK_I64(who.local, 1);
     CHECK_I64(who.admin, 1);
     CHECK(berth__auth_peer(a, 4243, &who) < 0);
+    CHECK_I64(berth__auth_has_token(a, 4242), 1); /* --socket-requires-token */
+    CHECK_I64(berth__auth_has_token(a, 4243), 0);
     berth__auth_free(a);
     a = NULL;
     CHECK(berth__auth_load(tmp_write(&t, "other", "0123456789abcdef bob\n"), &single, &a, &err) ==
@@ -462,9 +465,49 @@ static void test_tally_declared(void)
     berth__tally_free(&t);
 }
 
+/* Who may use the Unix socket (socket_rule.h): the list by uid and by group (primary or
+ * other), root, berthd's own account and admins always; a token line when asked for. */
+static void test_socket_rule(void)
+{
+    struct berth_err err = {0};
+    struct berth__socket_rule *r = NULL;
+    CHECK_I64(berth__socket_rule_parse(NULL, 0, &r, &err), 0);
+    CHECK(r == NULL); /* nothing narrows: everyone */
+    CHECK_I64(berth__socket_rule_check(r, &(struct berth__caller){.uid = 4242}, 0, 1, NULL, 0), 0);
+    CHECK_I64(berth__socket_rule_parse(",root", 0, &r, &err), BERTH_EINPUT);
+    CHECK_HAS(err.msg, "--socket-users: expected account names and @groups");
+    CHECK_I64(berth__socket_rule_parse("root,@", 0, &r, &err), BERTH_EINPUT);
+    CHECK_I64(berth__socket_rule_parse("no-such-user-berth", 0, &r, &err), BERTH_EINPUT);
+    CHECK_HAS(err.msg, "--socket-users: 'no-such-user-berth' is not a Unix account");
+    CHECK_I64(berth__socket_rule_parse("@no-such-group-berth", 0, &r, &err), BERTH_EINPUT);
+    CHECK_HAS(err.msg, "--socket-users: @no-such-group-berth: no such group");
+    CHECK_I64(berth__socket_rule_parse("root, @root", 0, &r, &err), 0);
+    char why[512];
+    struct berth__caller who = {.user = "mallory", .uid = 4242, .gid = 4343};
+    CHECK_I64(berth__socket_rule_check(r, &who, 1, 1000, why, sizeof why), -1);
+    CHECK_HAS(why, "caller: account 'mallory' may not use berthd's Unix socket: it is not in "
+                   "--socket-users");
+    CHECK_I64(berth__socket_rule_check(r, &who, 0, 4242, why, sizeof why), 0); /* berthd's own */
+    who.admin = 1;
+    CHECK_I64(berth__socket_rule_check(r, &who, 0, 1000, why, sizeof why), 0); /* an admin */
+    who.admin = 0;
+    who.gid = 0; /* its primary group is root, listed */
+    CHECK_I64(berth__socket_rule_check(r, &who, 0, 1000, why, sizeof why), 0);
+    berth__socket_rule_free(r);
+    CHECK_I64(berth__socket_rule_parse(NULL, 1, &r, &err), 0); /* a token line needed */
+    who.gid = 4343;
+    CHECK_I64(berth__socket_rule_check(r, &who, 1, 1000, why, sizeof why), 0);
+    CHECK_I64(berth__socket_rule_check(r, &who, 0, 1000, why, sizeof why), -1);
+    CHECK_HAS(why, "with --socket-requires-token only accounts a line of the token file names");
+    who.uid = 0; /* root is exempt */
+    CHECK_I64(berth__socket_rule_check(r, &who, 0, 1000, why, sizeof why), 0);
+    berth__socket_rule_free(r);
+}
+
 static const struct check_test tests[] = {
     {"tally", test_tally},
     {"tally_declared", test_tally_declared},
+    {"socket_rule", test_socket_rule},
     {"submit_fields", test_submit_fields},
     {"journal_doc_roundtrip", test_journal_doc_roundtrip},
     {"journal_compat", test_journal_compat},

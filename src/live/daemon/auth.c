@@ -192,6 +192,14 @@ int berth__auth_peer(const struct berth__auth *a, uid_t uid, struct berth__calle
     return 0;
 }
 
+int berth__auth_has_token(const struct berth__auth *a, uid_t uid)
+{
+    for (size_t i = 0; i < a->n; i++)
+        if (a->t[i].acct.uid == uid)
+            return 1;
+    return 0;
+}
+
 int berth__auth_new_token(char *buf, size_t len)
 {
     unsigned char r[16];

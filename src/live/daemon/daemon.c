@@ -15,6 +15,7 @@
 #include "live/daemon/daemon.h"
 #include "live/daemon/estimator.h"
 #include "live/daemon/service.h"
+#include "live/daemon/socket_rule.h"
 #include "live/daemon/options.h"
 #include "util/hash.h"
 #include "model/cluster.h"
@@ -290,7 +291,10 @@ static int load_identity(struct berth__daemon *d, struct berth_err *err)
     if (rc)
         return rc;
     struct berth__auth_opts ao = {d->multi_user, &d->self, 1};
-    return berth__auth_load(d->o.tokens, &ao, &d->auth, err);
+    if ((rc = berth__auth_load(d->o.tokens, &ao, &d->auth, err)))
+        return rc;
+    return berth__socket_rule_parse(d->o.socket_users, d->o.socket_requires_token, &d->socket_rule,
+                                    err);
 }
 
 /* Cgroups where writable (--isolation auto), else process groups, said at start. */
@@ -438,6 +442,7 @@ void berth__daemon_destroy(struct berth__daemon *d)
     free(d->gpu_base);
     berth_cluster_free(d->cluster);
     berth__auth_free(d->auth);
+    berth__socket_rule_free(d->socket_rule);
     berth__usage_free(d->usage);
     berth__usage_free(d->qusage);
     berth_queues_free(d->queues);

@@ -25,6 +25,7 @@
 
 #include "io/json_load.h"
 #include "live/daemon/options.h"
+#include "live/daemon/socket_rule.h"
 #include "live/http/http.h"
 #include "live/http/routes.h"
 #include "util/mem.h"
@@ -325,7 +326,7 @@ static void admit(struct berth__daemon *d, struct MHD_Connection *c, const struc
         return;
     }
     const char *tok = bearer(c);
-    int who_ok = 0, job_tok = 0;
+    int who_ok = 0, job_tok = 0, has_token = 0;
     struct berth__caller *who = &q->who;
     pthread_mutex_lock(&d->mu); /* the token table may be reloaded (SIGHUP) */
     if (tok)
@@ -333,8 +334,15 @@ static void admit(struct berth__daemon *d, struct MHD_Connection *c, const struc
     else if (local) {
         uid_t uid;
         who_ok = !peer_uid(c, &uid) && !berth__auth_peer(d->auth, uid, who);
+        has_token = who_ok && berth__auth_has_token(d->auth, who->uid);
     }
     pthread_mutex_unlock(&d->mu);
+    char why[512];
+    if (who_ok && !tok && /* an account on the socket: --socket-users, --socket-requires-token */
+        berth__socket_rule_check(d->socket_rule, who, has_token, d->self.uid, why, sizeof why)) {
+        berth__hresp_error(&q->early, 403, why);
+        return;
+    }
     job_tok = tok && !who_ok; /* maybe a job's own token: the route checks it */
     if (!who_ok && !job_tok) {
         berth__hresp_error(&q->early, 401,
