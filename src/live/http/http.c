@@ -261,6 +261,10 @@ const struct berth__route *berth__route_find(const char *method, const char *url
                                              int *path_known)
 {
     *path_known = 0;
+    /* HEAD is GET without the body (RFC 9110 9.3.2): the same route, status and headers;
+     * libmicrohttpd sends no body for it */
+    if (!strcmp(method, "HEAD"))
+        method = "GET";
     for (size_t i = 0; i < berth__nroutes; i++) {
         uint64_t v = 0;
         if (match(berth__routes[i].path, url, &v)) {
