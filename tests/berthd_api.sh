@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # berthd end to end: every route against a real daemon on loopback (fake GPUs, tiny jobs),
-# auth (401/403), validation (400 naming the field), cancel/hold/release, logs, progress,
-# and the berth client commands. Usage: berthd_api.sh BERTH SRC SHARED BERTHD
+# auth (401/403), HEAD (GET's status and headers, no body), validation (400 naming the
+# field), cancel/hold/release, logs, progress, and the berth client commands.
+# Usage: berthd_api.sh BERTH SRC SHARED BERTHD
 set -u
 . "$(dirname "$0")/cli_lib.sh"
 . "$(dirname "$0")/lib_berthd.sh"
@@ -21,6 +22,50 @@ api GET /v1/nosuch >/dev/null
 [ "$(status)" = 404 ] && ok "unknown route gets 404" || bad "unknown route: $(status)"
 api DELETE /v1/jobs >/dev/null
 [ "$(status)" = 405 ] && ok "wrong method gets 405" || bad "wrong method: $(status)"
+
+# --- HEAD: answered as GET is (status and headers), without the body
+hval() { tr -d '\r' <"$1" | awk -v k="$2" 'tolower($0) ~ "^" tolower(k) ":" { sub(/^[^:]*: */, ""); print }'; }
+head_get() { # head_get PATH [CURL ARGS]: HEAD and GET of PATH, headers in $W/hh and $W/gh, GET's body in $W/gb
+    local p=$1
+    shift
+    curl -s --max-time 30 -I "$@" -o "$W/hh" -w '%{http_code}' "$URL$p" >"$W/hs"
+    curl -s --max-time 30 -D "$W/gh" -o "$W/gb" -w '%{http_code}' "$@" "$URL$p" >"$W/gs"
+}
+# raw_head PATH: the bytes berthd sends for HEAD PATH after its headers (none, for HEAD)
+raw_head() {
+    python3 - "$PORT" "$1" <<'PY'
+import socket, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=30)
+s.sendall(("HEAD %s HTTP/1.0\r\nHost: x\r\n\r\n" % sys.argv[2]).encode())
+d = b""
+while True:
+    b = s.recv(65536)
+    if not b:
+        break
+    d += b
+print(len(d.split(b"\r\n\r\n", 1)[1]) if b"\r\n\r\n" in d else -1)
+PY
+}
+for p in /healthz /ui/; do
+    head_get "$p"
+    [ "$(cat "$W/hs")" = 200 ] && [ "$(cat "$W/gs")" = 200 ] && ok "HEAD $p: 200, as GET" || bad "HEAD $p: $(cat "$W/hs"), GET $(cat "$W/gs")"
+    [ "$(hval "$W/hh" Content-Type)" = "$(hval "$W/gh" Content-Type)" ] &&
+        [ "$(hval "$W/hh" Content-Length)" = "$(stat -c %s "$W/gb")" ] &&
+        [ "$(hval "$W/hh" Content-Security-Policy)" = "$(hval "$W/gh" Content-Security-Policy)" ] &&
+        [ "$(hval "$W/hh" X-Content-Type-Options)" = nosniff ] &&
+        ok "HEAD $p: GET's Content-Type, Content-Length ($(stat -c %s "$W/gb")), CSP and nosniff" ||
+        bad "HEAD $p headers: $(cat "$W/hh") vs GET: $(cat "$W/gh")"
+    [ "$(raw_head "$p")" = 0 ] && ok "HEAD $p: no body" || bad "HEAD $p sent a body: $(raw_head "$p") bytes"
+done
+head_get /metrics
+[ "$(cat "$W/hs")" = 200 ] && [ "$(hval "$W/hh" Content-Type)" = "$(hval "$W/gh" Content-Type)" ] &&
+    ok "HEAD /metrics: 200 and GET's Content-Type ($(hval "$W/hh" Content-Type))" || bad "HEAD /metrics: $(cat "$W/hs") $(cat "$W/hh")"
+[ "$(raw_head /metrics)" = 0 ] && ok "HEAD /metrics: no body" || bad "HEAD /metrics sent a body"
+head_get /v1/health
+[ "$(cat "$W/hs")" = 401 ] && [ "$(cat "$W/gs")" = 401 ] && ok "HEAD /v1/health without a token: 401, as GET" || bad "HEAD /v1/health: $(cat "$W/hs")"
+head_get /v1/health -H "Authorization: Bearer $ALICE"
+[ "$(cat "$W/hs")" = 200 ] && [ "$(hval "$W/hh" Content-Type)" = application/json ] && ok "HEAD /v1/health with a token: 200, application/json" ||
+    bad "HEAD /v1/health with a token: $(cat "$W/hs") $(cat "$W/hh")"
 
 # --- validation: 400 naming the field
 v400() { # v400 BODY FIELD

@@ -3,7 +3,8 @@
 # without a token, Prometheus's text format (promtool check metrics), the counts right (jobs
 # by state and queue, GPUs by type and state, the wait, pass and commit histograms,
 # submissions, preemptions, requests by route and code); nothing of a job's name, command,
-# user or token in them; queue labels bounded (17 at most however many queues are named);
+# user or token in them; queue labels bounded (17 at most however many queues are named, or
+# the queues file's queues and _other, whatever junk queue names came first);
 # route labels the table's patterns, never a raw path; --metrics-listen moves /metrics to an
 # address of its own; /v1/health stays behind the token; and a real Prometheus scrapes berthd
 # on loopback and answers a query for a berth series.
@@ -90,6 +91,30 @@ size=$(stat -c %s "$W/body")
 stop_berthd
 cleanup_jobs
 rm -rf "$W/st" # a fresh berthd: the next checks count from nothing
+
+# the queues file's queues own their labels: 18 declared (more than 16), "*" takes the rest;
+# a user squats with 20 junk queue names before any declared queue has a job
+{ for i in $(seq 1 18); do echo "queue ops-$i"; done; echo "queue *"; } >"$W/queues"
+start_berthd --gpus 2x4:a100 --policy fifo-skip --queues "$W/queues"
+for i in $(seq 1 20); do
+    api POST /v1/jobs '{"argv":["true"],"gpus":1,"hold":true,"queue":"junk-'$i'"}' >/dev/null
+done
+[ "$(status)" = 201 ] && ok "20 junk queue names accepted (queue * takes them)" || bad "junk queue: $(status) $(cat "$W/body")"
+api POST /v1/jobs '{"argv":["true"],"gpus":1,"hold":true,"queue":"ops-3"}' "$BOB" >/dev/null
+api POST /v1/jobs '{"argv":["true"],"gpus":1,"hold":true,"queue":"ops-17"}' "$BOB" >/dev/null
+open_get /metrics
+[ "$(metric 'berth_jobs{state="held",queue="ops-3"}')" = 1 ] && [ "$(metric 'berth_jobs{state="held",queue="ops-17"}')" = 1 ] &&
+    ok "after 20 junk queues the operator's queues ops-3 and ops-17 keep their labels" ||
+    bad "declared queues lost their labels: $(grep '^berth_jobs{state="held"' "$W/body")"
+[ "$(metric 'berth_jobs{state="held",queue="_other"}')" = 20 ] && ok "the 20 junk queues count under _other" ||
+    bad "_other: $(grep '_other' "$W/body")"
+[ "$(metric 'berth_jobs{state="held",queue="ops-18"}')" = 0 ] && ok "a declared queue without jobs has its label, at 0" || bad "ops-18 label"
+grep -q 'queue="junk-' "$W/body" && bad "a junk queue name became a label" || ok "no junk queue name in the labels"
+q=$(grep -o 'queue="[^"]*"' "$W/body" | sort -u | wc -l)
+[ "$q" = 19 ] && ok "19 queue labels: the 18 declared and _other" || bad "$q queue labels"
+stop_berthd
+cleanup_jobs
+rm -rf "$W/st"
 # --metrics-listen: /metrics on an address of its own (port 0: berthd's log names it)
 start_berthd --gpus 1x2:a100 --policy fifo --metrics-listen 127.0.0.1:0
 wait_for 30 "the metrics address in berthd's log" grep -q 'metrics on http://127.0.0.1:[0-9]*/metrics' "$W/berthd.log"

@@ -6,7 +6,7 @@
 # per-user limits answer 429 with Retry-After and hold jobs past a GPU limit outside the
 # scheduler; a false est_s under srtf buys a bounded head start; numeric signals,
 # duplicate keys, unknown GPU types and control characters are refused, and the CLI
-# escapes control characters from any server. Usage: berthd_security.sh BERTH SRC SHARED BERTHD
+# escapes control and invisible characters from any server. Usage: berthd_security.sh BERTH SRC SHARED BERTHD
 set -u
 . "$(dirname "$0")/cli_lib.sh"
 . "$(dirname "$0")/lib_berthd.sh"
@@ -89,6 +89,9 @@ class H(http.server.BaseHTTPRequestHandler):
     def do_GET(self):
         b = json.dumps({"jobs": [{"id": 1, "name": "x\u001b[2Jy", "user": "u\u202ev", "state": "pending",
                                   "gpus": 1, "gpu_share": 1.0, "gpu_type": "", "queue": "q\u0007",
+                                  "priority": 0, "submit_us": 0},
+                         {"id": 2, "name": "bob\u200bx", "user": "a\u00adb", "state": "pending",
+                                  "gpus": 1, "gpu_share": 1.0, "gpu_type": "", "queue": "\U000e0041",
                                   "priority": 0, "submit_us": 0}]}).encode()
         self.send_response(200); self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(b))); self.end_headers(); self.wfile.write(b)
@@ -105,6 +108,9 @@ wait "$FAKE" 2>/dev/null
 ! grep -qP '[\x00-\x08\x0b-\x1f\x7f]|\xe2\x80\xae' "$W/q" && grep -qF 'x\x1b[2Jy' "$W/q" &&
     ok "berth queue escapes control characters and bidi overrides from the server" ||
     bad "queue printed raw control characters: $(cat -v "$W/q")"
+! grep -qP '\xe2\x80\x8b|\xc2\xad|\xf3\xa0\x81\x81' "$W/q" && grep -qF 'bob\u200bx' "$W/q" && grep -qF 'a\u00adb' "$W/q" &&
+    grep -qF '\U000e0041' "$W/q" && ok "berth queue escapes invisible characters from the server (U+200B, U+00AD, a tag)" ||
+    bad "queue printed invisible characters raw: $(cat -v "$W/q")"
 # a filter value is one query value: 'a&all=1' cannot add a parameter
 cat >"$W/path.py" <<'PY'
 import http.server, sys

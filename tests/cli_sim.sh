@@ -92,7 +92,7 @@ one_error "nodes --json=1" "berth nodes: --json: expected no value, found '1'" -
 one_error "cancel -x" "berth cancel: unknown flag '-x'" -- "$BERTH" cancel -x 5
 one_error "logs -fx" "berth logs: unknown flag '-x'" -- "$BERTH" logs -fx 5
 expect_rc 1 "a submit whose flags are good goes on (and finds no berthd)" -- "$BERTH" submit -g 1 -Hn x --no-env -- true
-has "$W/err" "cannot reach berthd" "  ... it tried to reach berthd"
+has "$W/err" "berthd is not answering at http://127.0.0.1:9 (Connection refused)" "  ... it tried to reach berthd"
 unset BERTH_SERVER BERTH_TOKEN
 for row in "J5,40,abc,1|column duration_s" "J5,40,0,1|column duration_s" "J5,40,10,0|column num_gpus" \
     "J5,-1,10,1|column arrival_s" "J5,40,10|expected 4 fields" "J1,40,10,1|column job_id" \

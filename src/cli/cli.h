@@ -18,8 +18,9 @@ struct cli_cmd {
 int cli_fail(const struct berth_err *err);
 /* Prints "berth CMD: MESSAGE" (printf-style) on stderr and returns 2. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* s with terminal control characters and bidirectional overrides escaped (\x1b, \u202e),
- * in buf (truncated to len); what every table prints from berthd goes through it. */
+/* s with terminal control characters, bidirectional overrides, invisible and separator
+ * characters (util/name.h) escaped (\x1b, \u202e, \u200b), and bytes that are not UTF-8 as
+ * \xNN, in buf (truncated to len); what every table prints from berthd goes through it. */
 const char *cli_clean(const char *s, char *buf, size_t len);
 
 /* Prints on stderr what a trace load left out (nothing when it left nothing out). */

@@ -64,18 +64,62 @@ static void read_config(struct cli_client *c, int want_server, int want_token, i
     fclose(f);
 }
 
-/* 1 when something listens on the Unix socket at path. */
-static int socket_answers(const char *path)
+/* 0 when something listens on the Unix socket at path, else why not (an errno). */
+static int socket_errno(const char *path)
 {
     struct sockaddr_un sa = {.sun_family = AF_UNIX};
-    if (!*path || strlen(path) >= sizeof sa.sun_path)
-        return 0;
+    if (!*path)
+        return ENOENT;
+    if (strlen(path) >= sizeof sa.sun_path)
+        return ENAMETOOLONG;
     snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path);
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    int ok = fd >= 0 && !connect(fd, (struct sockaddr *)&sa, sizeof sa);
-    if (fd >= 0)
-        close(fd);
-    return ok;
+    if (fd < 0)
+        return errno;
+    int e = connect(fd, (struct sockaddr *)&sa, sizeof sa) ? errno : 0;
+    close(fd);
+    return e;
+}
+
+/* Why a call failed to connect: the system's reason ("Connection refused") when libcurl
+ * has one, else libcurl's ("Couldn't resolve host name"). */
+static const char *curl_why(CURL *h, CURLcode cc, char *buf, size_t len)
+{
+    long os = 0;
+    curl_easy_getinfo(h, CURLINFO_OS_ERRNO, &os);
+    snprintf(buf, len, "%s", os ? strerror((int)os) : curl_easy_strerror(cc));
+    return buf;
+}
+
+/* "" when a connection to url opens (nothing is sent), else why not, in buf. */
+static const char *tcp_why(const char *url, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    CURL *h = curl_easy_init();
+    if (!h)
+        return buf; /* cannot tell: the call will say */
+    curl_easy_setopt(h, CURLOPT_URL, url);
+    curl_easy_setopt(h, CURLOPT_CONNECT_ONLY, 1L);
+    curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, 10L);
+    curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+    CURLcode cc = curl_easy_perform(h);
+    if (cc != CURLE_OK)
+        curl_why(h, cc, buf, len);
+    curl_easy_cleanup(h);
+    return buf;
+}
+
+/* berthd does not answer where the CLI looked (b NULL: one place): says where and why, and
+ * returns the exit code of a connection failure (1, as a call that cannot connect). */
+static int not_answering(const char *cmd, const char *a, const char *why_a, const char *b,
+                         const char *why_b)
+{
+    fprintf(stderr,
+            "berth %s: berthd is not answering at %s (%s)%s%s%s%s%s: is it running? "
+            "(berthd --help)\n",
+            cmd, a, why_a, b ? " nor at " : "", b ? b : "", b ? " (" : "", b ? why_b : "",
+            b ? ")" : "");
+    return EXIT_RUNTIME;
 }
 
 int cli_client_init(struct cli_client *c, const char *cmd)
@@ -98,10 +142,12 @@ int cli_client_init(struct cli_client *c, const char *cmd)
     if (k)
         snprintf(c->socket, sizeof c->socket, "%s", k);
     read_config(c, !s, !t, !k);
+    char sock[sizeof c->socket] = "";
+    int sock_err = 0;
     if (!s) { /* no explicit server: the socket, when berthd answers there */
         if (!c->socket[0])
             snprintf(c->socket, sizeof c->socket, "%s", CLI_DEFAULT_SOCKET);
-        if (socket_answers(c->socket)) {
+        if (!(sock_err = socket_errno(c->socket))) {
             snprintf(c->server, sizeof c->server, "http://localhost");
             /* berthd knows the caller by its account: a token goes only when asked for */
             if (!c->token_flag)
@@ -109,8 +155,8 @@ int cli_client_init(struct cli_client *c, const char *cmd)
             return 0;
         }
         if (c->socket_flag)
-            return cli_usage_error(cmd, "--socket %s: berthd does not answer there",
-                                   c->socket_flag);
+            return not_answering(cmd, c->socket, strerror(sock_err), NULL, NULL);
+        snprintf(sock, sizeof sock, "%s", c->socket);
     }
     c->socket[0] = '\0';
     if (!c->server[0])
@@ -118,6 +164,11 @@ int cli_client_init(struct cli_client *c, const char *cmd)
     size_t n = strlen(c->server);
     while (n && c->server[n - 1] == '/')
         c->server[--n] = '\0';
+    char why[256];
+    /* no token: "no token" only when berthd is there to take one, else say it is not */
+    if (!c->token[0] && *tcp_why(c->server, why, sizeof why))
+        return sock[0] ? not_answering(cmd, sock, strerror(sock_err), c->server, why)
+                       : not_answering(cmd, c->server, why, NULL, NULL);
     if (!c->token[0])
         return cli_usage_error(cmd,
                                "no token: give --token, set BERTH_TOKEN, or put 'token "
@@ -195,10 +246,15 @@ int cli_call(const struct cli_client *c, const char *method, const char *path, c
     CURLcode cc = curl_easy_perform(h);
     int rc = 0;
     if (cc != CURLE_OK) {
-        fprintf(stderr, "berth %s: cannot reach berthd at %s: %s\n", c->cmd,
-                c->socket[0] ? c->socket : c->server, curl_easy_strerror(cc));
+        char why[256];
+        curl_why(h, cc, why, sizeof why);
+        if (cc == CURLE_COULDNT_CONNECT || cc == CURLE_COULDNT_RESOLVE_HOST)
+            not_answering(c->cmd, c->socket[0] ? c->socket : c->server, why, NULL, NULL);
+        else /* it connected, then the call failed (a timeout, a cut connection) */
+            fprintf(stderr, "berth %s: the call to berthd at %s failed: %s\n", c->cmd,
+                    c->socket[0] ? c->socket : c->server, why);
         free(s.buf);
-        rc = 1;
+        rc = EXIT_RUNTIME;
     } else {
         curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &r->status);
         r->body = s.buf;

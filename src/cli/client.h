@@ -28,7 +28,10 @@ extern const struct cli_flag cli_client_table[];
  * $BERTH_SOCKET, the config file's "socket PATH", else CLI_DEFAULT_SOCKET) when it answers:
  * berthd knows the caller by its account, and only a --token flag is sent there. Else the config
  * file's server, or http://127.0.0.1:8470, with a token. The config file is $BERTH_CONFIG or
- * ~/.config/berth/client.conf, lines "server URL", "token TOKEN", "socket PATH". 0 or exit 2. */
+ * ~/.config/berth/client.conf, lines "server URL", "token TOKEN", "socket PATH". 0, or the
+ * exit code after a message: 1 when berthd answers nowhere it looked ("berthd is not answering
+ * at PATH (No such file or directory) nor at URL (Connection refused): is it running?"), as
+ * for any call that cannot connect; 2 for no token when the server is there to take one. */
 int cli_client_init(struct cli_client *c, const char *cmd);
 
 struct cli_reply {
@@ -41,7 +44,8 @@ struct cli_reply {
 };
 
 /* Sends method path (body: JSON or NULL). Returns 0 with r filled when the server answered
- * (any status), else prints why and returns 1. */
+ * (any status), else prints why (where it called, and the system's reason: "berthd is not
+ * answering at URL (Connection refused): is it running?") and returns 1. */
 int cli_call(const struct cli_client *c, const char *method, const char *path, const json_t *body,
              struct cli_reply *r);
 void cli_reply_free(struct cli_reply *r);

@@ -12,6 +12,7 @@
 #include "live/exec/nvml.h"
 #include "live/jobs/report.h"
 #include "live/jobs/tally.h"
+#include "live/daemon/socket_rule.h"
 #include "tmpfile.h"
 
 static struct berth__ljob *submit(const char *body, struct berth_err *err)
@@ -268,6 +269,8 @@ static void test_tokens(void)
     CHECK_I64(who.local, 1);
     CHECK_I64(who.admin, 1);
     CHECK(berth__auth_peer(a, 4243, &who) < 0);
+    CHECK_I64(berth__auth_has_token(a, 4242), 1); /* --socket-requires-token */
+    CHECK_I64(berth__auth_has_token(a, 4243), 0);
     berth__auth_free(a);
     a = NULL;
     CHECK(berth__auth_load(tmp_write(&t, "other", "0123456789abcdef bob\n"), &single, &a, &err) ==
@@ -376,27 +379,29 @@ static void test_nvml_fake(void)
     CHECK_HAS(err.msg, "nvmlInit failed");
 }
 
-/* Jobs by state and queue: at most BERTH_TALLY_QUEUES names fit for a label, the first seen;
- * the others, odd names and no queue count under _other; a state change moves one count. */
+/* Jobs by state and queue: without a queues file, at most BERTH_TALLY_QUEUES names fit for a
+ * label, the first seen; the others, odd names and no queue count under _other; a state
+ * change moves one count. */
 static void test_tally(void)
 {
     struct berth__tally t;
-    memset(&t, 0, sizeof t);
-    uint8_t a = berth__tally_slot(&t, "research");
+    CHECK_I64(berth__tally_init(&t, NULL, 0), 0);
+    const uint16_t other = BERTH_TALLY_QUEUES;
+    uint16_t a = berth__tally_slot(&t, "research");
     CHECK_I64(a, 0);
     CHECK_I64(berth__tally_slot(&t, "research"), 0);
-    CHECK_I64(berth__tally_slot(&t, ""), BERTH_TALLY_QUEUES);
-    CHECK_I64(berth__tally_slot(&t, "a b"), BERTH_TALLY_QUEUES);    /* a blank */
-    CHECK_I64(berth__tally_slot(&t, "q\"x"), BERTH_TALLY_QUEUES);   /* a quote */
-    CHECK_I64(berth__tally_slot(&t, "_other"), BERTH_TALLY_QUEUES); /* ours */
-    CHECK_I64(berth__tally_slot(&t, "x123456789012345678901234567890123"), BERTH_TALLY_QUEUES);
+    CHECK_I64(berth__tally_slot(&t, ""), other);
+    CHECK_I64(berth__tally_slot(&t, "a b"), other);    /* a blank */
+    CHECK_I64(berth__tally_slot(&t, "q\"x"), other);   /* a quote */
+    CHECK_I64(berth__tally_slot(&t, "_other"), other); /* ours */
+    CHECK_I64(berth__tally_slot(&t, "x123456789012345678901234567890123"), other);
     char q[16];
     for (int i = 1; i < BERTH_TALLY_QUEUES; i++) {
         snprintf(q, sizeof q, "team-%d", i);
         CHECK_I64(berth__tally_slot(&t, q), i);
     }
-    CHECK_I64(berth__tally_slot(&t, "one-too-many"), BERTH_TALLY_QUEUES); /* full */
-    CHECK_STR(berth__tally_name(&t, BERTH_TALLY_QUEUES), "_other");
+    CHECK_I64(berth__tally_slot(&t, "one-too-many"), other); /* full */
+    CHECK_STR(berth__tally_name(&t, other), "_other");
     CHECK_STR(berth__tally_name(&t, a), "research");
     berth__tally_move(&t, a, -1, BERTH_L_PENDING);
     berth__tally_move(&t, a, -1, BERTH_L_PENDING);
@@ -415,10 +420,94 @@ static void test_tally(void)
     CHECK_I64(berth__ljob_note(&j, 2, BERTH_L_COMPLETED, "a note, no change"), 0);
     CHECK_I64(t.n[a][BERTH_L_COMPLETED], 1);
     free(j.hist);
+    berth__tally_free(&t);
+}
+
+/* With a queues file: its queues own the labels, in file order and all of them (20 > 16),
+ * whatever came first; an undeclared queue ("*" takes it) and "_other" count under _other;
+ * no queue is "default" when the file declares it. */
+static void test_tally_declared(void)
+{
+    char names[22][16];
+    const char *decl[22];
+    for (int i = 0; i < 20; i++) {
+        snprintf(names[i], sizeof names[i], "ops-%d", i);
+        decl[i] = names[i];
+    }
+    decl[20] = "*";
+    decl[21] = "default";
+    struct berth__tally t;
+    CHECK_I64(berth__tally_init(&t, decl, 22), 0);
+    CHECK_I64(t.cap, 22);
+    CHECK_I64(t.nnames, 21); /* "*" takes none */
+    const uint16_t other = 22;
+    CHECK_I64(berth__tally_slot(&t, "junk-1"), other); /* a squatter first */
+    CHECK_I64(berth__tally_slot(&t, "junk-2"), other);
+    CHECK_I64(berth__tally_slot(&t, "ops-0"), 0);
+    CHECK_I64(berth__tally_slot(&t, "ops-19"), 19);
+    CHECK_STR(berth__tally_name(&t, 19), "ops-19");
+    CHECK_I64(berth__tally_slot(&t, ""), 20);
+    CHECK_I64(berth__tally_slot(&t, NULL), 20);
+    CHECK_STR(berth__tally_name(&t, 20), "default");
+    CHECK_I64(berth__tally_slot(&t, "*"), other);
+    CHECK_STR(berth__tally_name(&t, other), "_other");
+    berth__tally_move(&t, 19, -1, BERTH_L_PENDING);
+    berth__tally_move(&t, other, -1, BERTH_L_PENDING);
+    CHECK_I64(t.n[19][BERTH_L_PENDING], 1);
+    CHECK_I64(t.n[other][BERTH_L_PENDING], 1);
+    berth__tally_free(&t);
+    /* a file without "default": no queue is _other; "_other" declared takes no slot */
+    const char *two[] = {"a", "_other"};
+    CHECK_I64(berth__tally_init(&t, two, 2), 0);
+    CHECK_I64(t.nnames, 1);
+    CHECK_I64(berth__tally_slot(&t, ""), 2);
+    CHECK_I64(berth__tally_slot(&t, "_other"), 2);
+    berth__tally_free(&t);
+}
+
+/* Who may use the Unix socket (socket_rule.h): the list by uid and by group (primary or
+ * other), root, berthd's own account and admins always; a token line when asked for. */
+static void test_socket_rule(void)
+{
+    struct berth_err err = {0};
+    struct berth__socket_rule *r = NULL;
+    CHECK_I64(berth__socket_rule_parse(NULL, 0, &r, &err), 0);
+    CHECK(r == NULL); /* nothing narrows: everyone */
+    CHECK_I64(berth__socket_rule_check(r, &(struct berth__caller){.uid = 4242}, 0, 1, NULL, 0), 0);
+    CHECK_I64(berth__socket_rule_parse(",root", 0, &r, &err), BERTH_EINPUT);
+    CHECK_HAS(err.msg, "--socket-users: expected account names and @groups");
+    CHECK_I64(berth__socket_rule_parse("root,@", 0, &r, &err), BERTH_EINPUT);
+    CHECK_I64(berth__socket_rule_parse("no-such-user-berth", 0, &r, &err), BERTH_EINPUT);
+    CHECK_HAS(err.msg, "--socket-users: 'no-such-user-berth' is not a Unix account");
+    CHECK_I64(berth__socket_rule_parse("@no-such-group-berth", 0, &r, &err), BERTH_EINPUT);
+    CHECK_HAS(err.msg, "--socket-users: @no-such-group-berth: no such group");
+    CHECK_I64(berth__socket_rule_parse("root, @root", 0, &r, &err), 0);
+    char why[512];
+    struct berth__caller who = {.user = "mallory", .uid = 4242, .gid = 4343};
+    CHECK_I64(berth__socket_rule_check(r, &who, 1, 1000, why, sizeof why), -1);
+    CHECK_HAS(why, "caller: account 'mallory' may not use berthd's Unix socket: it is not in "
+                   "--socket-users");
+    CHECK_I64(berth__socket_rule_check(r, &who, 0, 4242, why, sizeof why), 0); /* berthd's own */
+    who.admin = 1;
+    CHECK_I64(berth__socket_rule_check(r, &who, 0, 1000, why, sizeof why), 0); /* an admin */
+    who.admin = 0;
+    who.gid = 0; /* its primary group is root, listed */
+    CHECK_I64(berth__socket_rule_check(r, &who, 0, 1000, why, sizeof why), 0);
+    berth__socket_rule_free(r);
+    CHECK_I64(berth__socket_rule_parse(NULL, 1, &r, &err), 0); /* a token line needed */
+    who.gid = 4343;
+    CHECK_I64(berth__socket_rule_check(r, &who, 1, 1000, why, sizeof why), 0);
+    CHECK_I64(berth__socket_rule_check(r, &who, 0, 1000, why, sizeof why), -1);
+    CHECK_HAS(why, "with --socket-requires-token only accounts a line of the token file names");
+    who.uid = 0; /* root is exempt */
+    CHECK_I64(berth__socket_rule_check(r, &who, 0, 1000, why, sizeof why), 0);
+    berth__socket_rule_free(r);
 }
 
 static const struct check_test tests[] = {
     {"tally", test_tally},
+    {"tally_declared", test_tally_declared},
+    {"socket_rule", test_socket_rule},
     {"submit_fields", test_submit_fields},
     {"journal_doc_roundtrip", test_journal_doc_roundtrip},
     {"journal_compat", test_journal_compat},

@@ -7,6 +7,7 @@
 
 #include "live/daemon/auth.h"
 #include "util/mem.h"
+#include "util/name.h"
 
 struct tok {
     char *token;
@@ -41,6 +42,14 @@ static int line_account(struct berth__auth *a, const char *user, const char *pat
                         struct berth__account *acct, struct berth_err *err)
 {
     struct berth_err e = {0};
+    uint32_t cp = 0;
+    size_t at = 0;
+    int bad = berth__name_check(user, &cp, &at);
+    if (bad) { /* a look-alike account would pass for another in every table */
+        char why[BERTH_ERR_MSG_MAX];
+        return berth_err_set(err, BERTH_EINPUT, "%s:%u: %s", path, no,
+                             berth__name_why(why, sizeof why, "user", bad, cp, at));
+    }
     if (!a->o.multi_user) {
         if (strcmp(user, a->self.name))
             return berth_err_set(
@@ -173,13 +182,21 @@ int berth__auth_peer(const struct berth__auth *a, uid_t uid, struct berth__calle
         if (uid != a->self.uid && uid != 0)
             return -1;
         acct = a->self;
-    } else if (berth__account_by_uid(uid, &acct, NULL)) {
-        return -1;
+    } else if (berth__account_by_uid(uid, &acct, NULL) || !berth__name_printable(acct.name)) {
+        return -1; /* no account, or one whose name would pass for another's (util/name.h) */
     }
     int admin = uid == 0;
     for (size_t i = 0; i < a->n && !admin; i++)
         admin = a->t[i].admin && a->t[i].acct.uid == acct.uid;
     set_caller(who, &acct, admin, 1);
+    return 0;
+}
+
+int berth__auth_has_token(const struct berth__auth *a, uid_t uid)
+{
+    for (size_t i = 0; i < a->n; i++)
+        if (a->t[i].acct.uid == uid)
+            return 1;
     return 0;
 }
 

@@ -40,6 +40,8 @@ int berth__auth_user(const struct berth__auth *a, const char *token, struct bert
  * an admin when it is root or a token line names it with admin; in single-user mode only
  * berthd's own account (and root). 0, or -1 when it may not call. */
 int berth__auth_peer(const struct berth__auth *a, uid_t uid, struct berth__caller *who);
+/* 1 when a line of the token file names the account of uid (--socket-requires-token). */
+int berth__auth_has_token(const struct berth__auth *a, uid_t uid);
 /* Fills buf (>= 33 bytes) with a fresh random token (32 hex digits). */
 int berth__auth_new_token(char *buf, size_t len);
 /* Compares tokens in time independent of where they differ; 1 when equal. */

@@ -15,10 +15,12 @@
 #include "live/daemon/daemon.h"
 #include "live/daemon/estimator.h"
 #include "live/daemon/service.h"
+#include "live/daemon/socket_rule.h"
 #include "live/daemon/options.h"
 #include "util/hash.h"
 #include "model/cluster.h"
 #include "model/curve.h"
+#include "model/queues.h"
 #include "model/tput.h"
 
 void berth__daemon_opts_init(struct berth__daemon_opts *o)
@@ -292,7 +294,10 @@ static int load_identity(struct berth__daemon *d, struct berth_err *err)
     if (rc)
         return rc;
     struct berth__auth_opts ao = {d->multi_user, &d->self, 1};
-    return berth__auth_load(d->o.tokens, &ao, &d->auth, err);
+    if ((rc = berth__auth_load(d->o.tokens, &ao, &d->auth, err)))
+        return rc;
+    return berth__socket_rule_parse(d->o.socket_users, d->o.socket_requires_token, &d->socket_rule,
+                                    err);
 }
 
 /* Cgroups where writable (--isolation auto), else process groups, said at start. */
@@ -335,6 +340,20 @@ static double reported_metric(void *ctx, const struct berth__job *j, berth_us no
     return lj->has_metric ? lj->metric : berth__curve_job_metric(NULL, j, now);
 }
 
+/* /metrics' queue labels: the queues file's queues own them (tally.h). */
+static int init_tally(struct berth__daemon *d, struct berth_err *err)
+{
+    size_t n = d->queues ? d->queues->nq : 0;
+    const char **names = n ? calloc(n, sizeof *names) : NULL;
+    if (n && !names)
+        return berth_err_set(err, BERTH_ENOMEM, "out of memory");
+    for (size_t i = 0; i < n; i++)
+        names[i] = d->queues->q[i].name;
+    int rc = berth__tally_init(&d->tally, names, n);
+    free(names);
+    return rc ? berth_err_set(err, BERTH_ENOMEM, "out of memory") : 0;
+}
+
 int berth__daemon_create(const struct berth__daemon_opts *o, struct berth__daemon **out,
                          struct berth_err *err)
 {
@@ -372,7 +391,8 @@ int berth__daemon_create(const struct berth__daemon_opts *o, struct berth__daemo
                   ? berth_err_set(err, BERTH_ENOMEM, "out of memory")
                   : 0) ||
         (rc = load_cluster(d, err)) ||
-        (rc = o->queues ? berth_queues_load(o->queues, d->cluster, &d->queues, err) : 0))
+        (rc = o->queues ? berth_queues_load(o->queues, d->cluster, &d->queues, err) : 0) ||
+        (rc = init_tally(d, err)))
         goto fail;
     params.queues = d->queues; /* the policy enforces them (quotas, limits, shares) */
     if ((rc = berth__engine_create(d->cluster, o->policy, o->placement, &params, &exec, &d->engine,
@@ -426,9 +446,11 @@ void berth__daemon_destroy(struct berth__daemon *d)
     free(d->gpu_base);
     berth_cluster_free(d->cluster);
     berth__auth_free(d->auth);
+    berth__socket_rule_free(d->socket_rule);
     berth__usage_free(d->usage);
     berth__usage_free(d->qusage);
     berth_queues_free(d->queues);
+    berth__tally_free(&d->tally);
     berth__telemetry_free(&d->tel);
     berth__svc_free(d);
     free(d->infer.srv);

@@ -47,11 +47,13 @@ struct berth__daemon_opts {
                                      nothing */
     berth_us slurm_node_poll_us;  /* slurm: slurmctld's nodes are read this often */
     const char *throughputs;      /* Gavel throughput JSON for the policies (NULL: the built-in) */
-    const char *socket;     /* Unix socket path (NULL: STATE/berthd.sock; "none": no socket) */
-    const char *config;     /* the config file, read again on SIGHUP (NULL: none) */
-    const char *isolation;  /* "auto" (cgroups where writable) or "none" (process groups) */
-    int64_t log_cap;        /* bytes kept of each job's stdout and of its stderr */
-    int64_t min_free;       /* bytes the state dir's file system keeps free (507 below) */
+    const char *socket;        /* Unix socket path (NULL: STATE/berthd.sock; "none": no socket) */
+    const char *socket_users;  /* --socket-users: accounts and @groups (NULL: every account) */
+    int socket_requires_token; /* --socket-requires-token: a token line must name the caller */
+    const char *config;        /* the config file, read again on SIGHUP (NULL: none) */
+    const char *isolation;     /* "auto" (cgroups where writable) or "none" (process groups) */
+    int64_t log_cap;           /* bytes kept of each job's stdout and of its stderr */
+    int64_t min_free;          /* bytes the state dir's file system keeps free (507 below) */
     double est_overrun;     /* a job past this many times its estimate is re-estimated (0: never) */
     berth_us est_budget_us; /* wall time one start-time estimate may run (estimate.c) */
     int64_t job_pids_max;   /* processes (and threads) one attempt may have */
@@ -94,8 +96,9 @@ struct berth__infer {
     uint64_t nhist;                /* changes recorded since start (the ring holds the last) */
 };
 
-struct berth__svcs;      /* services (service.h) */
-struct berth__estimator; /* the start-time estimate (estimator.h) */
+struct berth__svcs;        /* services (service.h) */
+struct berth__socket_rule; /* who may use the Unix socket (socket_rule.h) */
+struct berth__estimator;   /* the start-time estimate (estimator.h) */
 
 struct berth__daemon {
     struct berth__daemon_opts o;
@@ -108,8 +111,9 @@ struct berth__daemon {
     struct berth__auth *auth;
     pthread_rwlock_t auth_lock; /* also guards auth (with mu to change it): callers are told
                                    apart on the HTTP poll threads, which never take mu */
-    struct berth__lexec ex;     /* where job files live (for every executor: host.files) */
-    int multi_user;             /* berthd is root: jobs run as their users' accounts */
+    struct berth__socket_rule *socket_rule; /* who may use the socket (NULL: every account) */
+    struct berth__lexec ex; /* where job files live (for every executor: host.files) */
+    int multi_user;         /* berthd is root: jobs run as their users' accounts */
     struct berth__account self;
     char spool_dir[4200];   /* STATE/spool: one folder per job, its account's */
     char socket_path[4200]; /* "" when there is none */

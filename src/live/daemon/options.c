@@ -83,6 +83,22 @@ SETTER(set_queues)
     o->queues = v;
     return 0;
 }
+SETTER(set_socket_users)
+{
+    (void)err;
+    o->socket_users = v;
+    return 0;
+}
+SETTER(set_socket_requires_token) /* the flag, or a config line "socket-requires-token yes" */
+{
+    if (v && strcmp(v, "yes") && strcmp(v, "no"))
+        return berth_err_set(err, BERTH_EINPUT,
+                             "socket-requires-token: expected yes or no (a config line), found "
+                             "'%s'",
+                             v);
+    o->socket_requires_token = !v || !strcmp(v, "yes");
+    return 0;
+}
 SETTER(set_executor)
 {
     (void)err;
@@ -431,6 +447,14 @@ static const struct def defs[] = {
     {"socket", "PATH", set_socket, ARG,
      "Unix socket whose callers are known by their account, no token needed (default "
      "STATE/berthd.sock; 'none': no socket)"},
+    {"socket-users", "LIST", set_socket_users, ARG,
+     "only these accounts and @groups (comma-separated) may use the Unix socket, besides root, "
+     "berthd's own account and the token file's admins; others get 403 (default: every "
+     "account)"},
+    {"socket-requires-token", NULL, set_socket_requires_token, 0,
+     "only accounts a line of the token file names may use the Unix socket (root and berthd's "
+     "own account aside): removing a user's tokens and SIGHUP ends their socket access too; "
+     "a config line says yes or no"},
     {"state-dir", "DIR", set_state_dir, ARG,
      "journal, job files and the socket (default ./berthd-state)"},
     {"config", "FILE", set_config, ARG | NO_CONFIG,

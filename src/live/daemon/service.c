@@ -13,6 +13,7 @@
 #include "live/daemon/daemon.h"
 #include "live/daemon/listener.h"
 #include "live/daemon/service.h"
+#include "util/name.h"
 #include "model/cluster.h"
 
 #define SVC_FILE "services.json"

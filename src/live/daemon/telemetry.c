@@ -112,7 +112,7 @@ static void sample(struct berth__daemon *d, berth_us now)
         for (int g = 0; g < sv->ngpus; g++)
             s->draining += d->drain[v * BERTH_MAX_SERVER_GPUS + (size_t)g] > 0;
     }
-    for (size_t i = 0; i < BERTH_TALLY_QUEUES + 1; i++) {
+    for (int i = 0; d->tally.n && i <= d->tally.cap; i++) {
         s->pending += (int32_t)d->tally.n[i][BERTH_L_PENDING];
         s->held += (int32_t)d->tally.n[i][BERTH_L_HELD];
         s->running += (int32_t)d->tally.n[i][BERTH_L_RUNNING];

@@ -33,6 +33,7 @@
 
 #include "io/json_load.h"
 #include "live/daemon/options.h"
+#include "live/daemon/socket_rule.h"
 #include "live/http/http.h"
 #include "live/http/routes.h"
 #include "live/http/workq.h"
@@ -289,6 +290,10 @@ const struct berth__route *berth__route_find(const char *method, const char *url
                                              int *path_known)
 {
     *path_known = 0;
+    /* HEAD is GET without the body (RFC 9110 9.3.2): the same route, status and headers;
+     * libmicrohttpd sends no body for it */
+    if (!strcmp(method, "HEAD"))
+        method = "GET";
     for (size_t i = 0; i < berth__nroutes; i++) {
         uint64_t v = 0;
         if (match(berth__routes[i].path, url, &v)) {
@@ -356,7 +361,7 @@ static int admit(struct berth__daemon *d, struct MHD_Connection *c, const struct
         return 0;
     }
     const char *tok = bearer(c);
-    int who_ok = 0, job_tok = 0;
+    int who_ok = 0, job_tok = 0, has_token = 0;
     struct berth__caller *who = &q->who;
     pthread_rwlock_rdlock(&d->auth_lock); /* the token table may be reloaded (SIGHUP) */
     if (tok)
@@ -364,8 +369,19 @@ static int admit(struct berth__daemon *d, struct MHD_Connection *c, const struct
     else if (local) {
         uid_t uid;
         who_ok = !peer_uid(c, &uid) && !berth__auth_peer(d->auth, uid, who);
+        has_token = who_ok && berth__auth_has_token(d->auth, who->uid);
     }
     pthread_rwlock_unlock(&d->auth_lock);
+    char why[512];
+    /* an account on the socket: --socket-users, --socket-requires-token; the rule may look
+     * the account's groups up (NSS), which may wait: on a worker */
+    if (who_ok && !tok && d->socket_rule && !may_wait)
+        return 1;
+    if (who_ok && !tok &&
+        berth__socket_rule_check(d->socket_rule, who, has_token, d->self.uid, why, sizeof why)) {
+        berth__hresp_error(&q->early, 403, why);
+        return 0;
+    }
     job_tok = tok && !who_ok; /* maybe a job's own token: the route checks it */
     if (!who_ok && !job_tok) {
         berth__hresp_error(&q->early, 401,

@@ -1,6 +1,7 @@
 /* berthd's /metrics (Prometheus text exposition, version 0.0.4) and /healthz, open to any
  * caller: aggregate counts only. Labels are the states, the GPU types of the inventory, the
- * routes of the table, status codes, and at most BERTH_TALLY_QUEUES queue names (tally.h);
+ * routes of the table, status codes, and the queue names tally.h allows (the queues file's,
+ * or at most BERTH_TALLY_QUEUES);
  * never a job's name, command, user or token (docs/security.md). Rendering is O(types +
  * queues x states + routes x codes + buckets) whatever the job table holds, and takes the
  * daemon's lock for a copy of a few counters only, waiting at most 2 s for it. */
@@ -54,7 +55,8 @@ struct snapshot {
     char policy[64], placement[32], executor[16];
     uint64_t preemptions, migrations, resizes, passes;
     uint64_t refused_limit, refused_space, refused_journal;
-    struct berth__tally tally;
+    struct berth__tally tally; /* its counts copied (allocated before the lock); its names
+                                * are the daemon's: a given slot's name never changes */
     size_t ntypes;
     char types[BERTH_TEL_TYPES * 2][32];
     int32_t busy[BERTH_TEL_TYPES * 2], idle[BERTH_TEL_TYPES * 2], reserved[BERTH_TEL_TYPES * 2],
@@ -81,7 +83,8 @@ static int take(struct berth__daemon *d, struct snapshot *s)
     s->refused_limit = d->refused_limit;
     s->refused_space = d->refused_space;
     s->refused_journal = d->refused_journal;
-    s->tally = d->tally;
+    s->tally.nnames = d->tally.nnames;
+    memcpy(s->tally.n, d->tally.n, ((size_t)s->tally.cap + 1) * sizeof *s->tally.n);
     const struct berth_cluster *c = d->engine->cluster;
     s->ntypes = c->ntypes < MAX_TYPES ? c->ntypes : MAX_TYPES;
     for (size_t t = 0; t < s->ntypes; t++) {
@@ -112,11 +115,20 @@ void berth__route_metrics(struct berth__daemon *d, const struct berth__hreq *r,
 {
     (void)r;
     struct snapshot *s = calloc(1, sizeof *s);
-    if (!s) {
+    /* the tally's size is set at start: its copy is made before the lock is taken */
+    if (s) {
+        s->tally.names = d->tally.names;
+        s->tally.cap = d->tally.cap;
+        s->tally.declared = d->tally.declared;
+        s->tally.n = calloc((size_t)s->tally.cap + 1, sizeof *s->tally.n);
+    }
+    if (!s || !s->tally.n) {
+        free(s);
         berth__hresp_error(out, 500, "out of memory");
         return;
     }
     if (take(d, s)) {
+        free(s->tally.n);
         free(s);
         berth__hresp_error(out, 503, "metrics: the scheduler loop has held its lock for 2 s");
         out->retry_after = 1;
@@ -126,6 +138,7 @@ void berth__route_metrics(struct berth__daemon *d, const struct berth__hreq *r,
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
     if (!f) {
+        free(s->tally.n);
         free(s);
         berth__hresp_error(out, 500, "out of memory");
         return;
@@ -142,14 +155,17 @@ void berth__route_metrics(struct berth__daemon *d, const struct berth__hreq *r,
     fprintf(f, "\"} 1\n");
 
     family(f, "berth_jobs", "gauge",
-           "Jobs by state and queue (at most 16 queue names; the others, and jobs without a "
-           "queue, under _other).");
-    for (int q = 0; q <= BERTH_TALLY_QUEUES; q++) {
-        if (q < BERTH_TALLY_QUEUES && q >= s->tally.nnames)
+           s->tally.declared
+               ? "Jobs by state and queue (the queues file's queues; the others, and jobs "
+                 "without a queue unless it declares default, under _other)."
+               : "Jobs by state and queue (at most 16 queue names; the others, and jobs "
+                 "without a queue, under _other).");
+    for (int q = 0; q <= s->tally.cap; q++) {
+        if (q < s->tally.cap && q >= s->tally.nnames)
             continue;
         for (int st = 0; st < BERTH_TALLY_STATES; st++) {
             fprintf(f, "berth_jobs{state=\"%s\",queue=\"", berth__lstate_name(st));
-            label(f, berth__tally_name(&s->tally, (uint8_t)q));
+            label(f, berth__tally_name(&s->tally, (uint16_t)q));
             fprintf(f, "\"} %lld\n", (long long)s->tally.n[q][st]);
         }
     }
@@ -245,6 +261,7 @@ void berth__route_metrics(struct berth__daemon *d, const struct berth__hreq *r,
             last ? (double)(berth__mono_us() - last) / 1e6 : 0.0);
     int bad = ferror(f);
     fclose(f);
+    free(s->tally.n);
     free(s);
     if (bad || !buf) {
         free(buf);

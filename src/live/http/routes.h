@@ -57,7 +57,8 @@ extern const size_t berth__nroutes;
 void berth__hresp_error(struct berth__hresp *out, int status, const char *msg);
 
 /* The route of method and url ({id} into *id), or NULL (*path_known says 405 or 404). A
- * pattern ending in '*' takes any rest of the path. */
+ * pattern ending in '*' takes any rest of the path. HEAD finds the GET route (answered the
+ * same, without the body). */
 const struct berth__route *berth__route_find(const char *method, const char *url, uint64_t *id,
                                              int *path_known);
 /* Whether the caller may call rt, decided from the headers alone, before any body byte is

@@ -55,24 +55,6 @@ const char *berth__signal_name(int sig)
     return "SIGTERM"; /* unreachable: only signals of the table are ever stored */
 }
 
-int berth__name_printable(const char *s)
-{
-    const unsigned char *p = (const unsigned char *)s;
-    for (; *p; p++) {
-        if (*p < 0x20 || *p == 0x7f)
-            return 0;
-        if (p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f) /* C1 controls, U+0080..U+009F */
-            return 0;
-        /* U+200E/F marks, U+202A..U+202E embeddings and overrides, U+2066..U+2069 isolates */
-        if (p[0] == 0xe2 && p[1] == 0x80 &&
-            (p[2] == 0x8e || p[2] == 0x8f || (p[2] >= 0xaa && p[2] <= 0xae)))
-            return 0;
-        if (p[0] == 0xe2 && p[1] == 0x81 && p[2] >= 0xa6 && p[2] <= 0xa9)
-            return 0;
-    }
-    return 1;
-}
-
 void berth__strv_free(char **v)
 {
     for (size_t i = 0; v && v[i]; i++)

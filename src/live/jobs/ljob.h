@@ -63,10 +63,6 @@ struct berth__lhist {
 #define BERTH_L_MAX_SLOTS 64
 #define BERTH_L_MAX_HIST  200
 
-/* 1 for a name the CLI may print as it is: no control characters (C0, DEL, C1) and no
- * Unicode bidirectional overrides or isolates, which can make a table lie. */
-int berth__name_printable(const char *s);
-
 struct berth__usage;
 struct berth__tally;
 
@@ -78,7 +74,7 @@ struct berth__ljob {
     struct berth__usage *usage;  /* its user's usage record (limits.h); NULL outside the daemon */
     struct berth__usage *qusage; /* its queue's (waiting jobs per queue); NULL likewise */
     struct berth__tally *tally;  /* the daemon's counts by state and queue (tally.h), or NULL */
-    uint8_t tally_slot;          /* its queue's slot there */
+    uint16_t tally_slot;         /* its queue's slot there */
     uint8_t held_back;           /* waiting outside the scheduler for its user's GPU limit */
     uint8_t dep_wait;            /* ... for its dependencies */
     uint8_t array_wait;          /* ... for its array's throttle (%N) */

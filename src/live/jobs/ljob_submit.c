@@ -6,6 +6,7 @@
 
 #include "live/jobs/ljob.h"
 #include "util/mem.h"
+#include "util/name.h"
 
 #define MAX_ARGS    4096
 #define MAX_ENV     4096
@@ -301,14 +302,18 @@ static int read_deps(const json_t *body, struct berth__ljob *j, struct berth_err
     return 0;
 }
 
-/* A name the CLI prints in tables: refused when it holds control characters. */
+/* A name the CLI prints in tables: refused when it holds a control, invisible or separator
+ * character, or is not UTF-8 (util/name.h). */
 static int printable(const char *field, const char *v, struct berth_err *err)
 {
-    if (v && !berth__name_printable(v))
-        return berth_err_set(err, BERTH_EINPUT,
-                             "%s: control characters and bidirectional overrides are not "
-                             "allowed (they would change what a terminal shows)",
-                             field);
+    uint32_t cp = 0;
+    size_t at = 0;
+    int rc = v ? berth__name_check(v, &cp, &at) : 0;
+    if (rc) {
+        char why[BERTH_ERR_MSG_MAX];
+        return berth_err_set(err, BERTH_EINPUT, "%s",
+                             berth__name_why(why, sizeof why, field, rc, cp, at));
+    }
     return 0;
 }
 
