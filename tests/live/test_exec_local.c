@@ -248,6 +248,7 @@ static struct berth__ljob *job(uint64_t id, const char *script, const char *ckpt
     }
     berth__ljob_set_id(j, id);
     j->attempt = j->launched = 1;
+    CHECK_I64(berth__ljob_slots(j), 0); /* made when a job first runs */
     j->slots[0] = (struct berth__slot){0, 0};
     j->nslots = 1;
     return j;

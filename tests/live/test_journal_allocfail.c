@@ -120,6 +120,7 @@ static void test_ljob(void)
     j->start_us = 1000;
     j->attempt = 2;
     j->nslots = 2;
+    CHECK_I64(berth__ljob_slots(j), 0); /* made when a job first runs */
     j->slots[0] = (struct berth__slot){0, 1};
     j->slots[1] = (struct berth__slot){1, 0};
     /* (no progress: the journal does not keep it; berthd reads the progress file again) */

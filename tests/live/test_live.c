@@ -95,6 +95,7 @@ static void test_journal_doc_roundtrip(void)
     j->proc = 1;
     j->then = BERTH_THEN_REQUEUE;
     j->nslots = j->npslots = 2;
+    CHECK_I64(berth__ljob_slots(j), 0); /* made when a job first runs */
     j->slots[0] = j->pslots[0] = (struct berth__slot){0, 1};
     j->slots[1] = j->pslots[1] = (struct berth__slot){1, 0};
     CHECK(!berth__ljob_note(j, 7, BERTH_L_RUNNING, "started"));

@@ -95,6 +95,14 @@ void berth__daemon_activate(struct berth__daemon *d, struct berth__ljob *j)
 
 static void take_slots(struct berth__daemon *d, struct berth__ljob *j, const struct berth__job *ej)
 {
+    if (berth__ljob_slots(j)) { /* 1 KB: the engine's callback cannot fail, berthd can */
+        fprintf(d->log,
+                "berthd: out of memory taking job %s's GPUs: stopping (a restart "
+                "re-adopts every job from the journal)\n",
+                j->idstr);
+        fflush(d->log);
+        abort();
+    }
     j->nslots = berth__job_nslots(ej);
     if (j->nslots > BERTH_L_MAX_SLOTS)
         j->nslots = BERTH_L_MAX_SLOTS;
@@ -346,7 +354,8 @@ static int launch(struct berth__daemon *d, struct berth__ljob *j, berth_us now,
     j->proc = 1;
     j->draining = 0;
     j->npslots = j->nslots;
-    memcpy(j->pslots, j->slots, (size_t)j->nslots * sizeof *j->slots);
+    if (j->nslots) /* taken at its start (take_slots) */
+        memcpy(j->pslots, j->slots, (size_t)j->nslots * sizeof *j->slots);
     j->resume = 0;
     j->dropped = 0;
     berth__daemon_save(d, j, 0, NULL); /* queued: a journal that cannot write retries it */

@@ -70,17 +70,20 @@ static int check_attempt(struct berth__daemon *d, struct berth__ljob *j, berth_u
     if (st == 0) {         /* its shim lives */
         j->proc = 1;
         berth__daemon_activate(d, j);
-        if (!j->npslots) {
+        if (!j->npslots && j->nslots) {
             memcpy(j->pslots, j->slots, (size_t)j->nslots * sizeof *j->slots);
             j->npslots = j->nslots;
         }
         if (j->state == BERTH_L_RUNNING && j->then == BERTH_THEN_FINISH) {
-            memcpy(j->pslots, j->slots, (size_t)j->nslots * sizeof *j->slots);
+            if (j->nslots)
+                memcpy(j->pslots, j->slots, (size_t)j->nslots * sizeof *j->slots);
             j->npslots = j->nslots;
             int rc = berth__daemon_enqueue(d, j, now, err);
             if (rc)
                 return rc;
             struct berth_err aerr = {0};
+            if (berth__ljob_slots(j)) /* a 0-GPU job journaled none */
+                return berth_err_set(err, BERTH_ENOMEM, "out of memory");
             if (!berth__engine_adopt(d->engine, j->eidx, j->slots, j->nslots, now, &aerr)) {
                 if (j->attempt_us && now > j->attempt_us) /* its attempt ran before too */
                     d->engine->jobs[j->eidx].run_us += now - j->attempt_us;

@@ -371,6 +371,10 @@ static int start_replica(struct berth__daemon *d, struct berth__service *s, int 
         berth__ljob_free(j);
         return berth_err_set(err, BERTH_EIO, "no randomness for the replica's token");
     }
+    if (berth__ljob_slots(j)) {
+        berth__ljob_free(j);
+        return berth_err_set(err, BERTH_ENOMEM, "out of memory");
+    }
     uint64_t id = atomic_fetch_add(&d->next_id, 1);
     berth__ljob_set_id(j, id);
     j->svc = s->id;
@@ -778,7 +782,8 @@ int berth__svc_recover_job(struct berth__daemon *d, struct berth__ljob *j, berth
         j->proc = 1;
         berth__daemon_activate(d, j);
         if (!j->npslots) {
-            memcpy(j->pslots, j->slots, (size_t)j->nslots * sizeof *j->slots);
+            if (j->nslots)
+                memcpy(j->pslots, j->slots, (size_t)j->nslots * sizeof *j->slots);
             j->npslots = j->nslots;
         }
         if (j->then == BERTH_THEN_CANCEL) { /* it was being stopped: let it finish */

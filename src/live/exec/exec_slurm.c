@@ -921,6 +921,8 @@ static int run_as_attempt(struct xslurm *x, struct berth__ljob *j,
                           const struct berth__slurm_job *sj, const struct berth__slot *slots,
                           int32_t n, berth_us now)
 {
+    if (berth__ljob_slots(j))
+        return BERTH_ENOMEM;
     for (int32_t k = 0; k < n && j->spec.num_gpus; k++)
         x->rbusy[slots[k].server] |= 1ull << slots[k].gpu;
     memcpy(j->slots, slots, (size_t)n * sizeof *slots);

@@ -89,10 +89,23 @@ void berth__ljob_free(struct berth__ljob *j)
     free((char *)j->extra.gpu_type);
     free((char *)j->extra.job_type);
     free(j->hist);
+    free(j->slots); /* the block pslots points into too */
     free(j->array_idx);
     free(j->deps);
     free(j->rdeps);
     free(j);
+}
+
+int berth__ljob_slots(struct berth__ljob *j)
+{
+    if (j->slots)
+        return 0;
+    struct berth__slot *b = calloc(2 * BERTH_L_MAX_SLOTS, sizeof *b);
+    if (!b)
+        return BERTH_ENOMEM;
+    j->slots = b;
+    j->pslots = b + BERTH_L_MAX_SLOTS;
+    return 0;
 }
 
 void berth__ljob_set_id(struct berth__ljob *j, uint64_t id)
@@ -132,10 +145,10 @@ int berth__ljob_note(struct berth__ljob *j, berth_us t, int state, const char *f
 {
     if (j->nhist >= BERTH_L_MAX_HIST)
         hist_trim(j);
-    if (!j->hcap) { /* most jobs note a handful of entries: 2 first, not the 16 of a grow */
-        if (!(j->hist = malloc(2 * sizeof *j->hist)))
+    if (!j->hcap) { /* a waiting job notes one entry: 1 first, not the 16 of a grow */
+        if (!(j->hist = malloc(sizeof *j->hist)))
             return BERTH_ENOMEM;
-        j->hcap = 2;
+        j->hcap = 1;
     }
     if (BERTH_GROW(j->hist, j->hcap, j->nhist + 1))
         return BERTH_ENOMEM;

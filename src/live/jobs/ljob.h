@@ -121,20 +121,22 @@ struct berth__ljob {
     /* engine */
     int in_engine;
     uint32_t eidx;
-    /* GPUs the engine gave it (valid while RUNNING) */
-    struct berth__slot slots[BERTH_L_MAX_SLOTS];
+    /* GPUs the engine gave it (valid while RUNNING). slots and pslots (below) point into one
+     * block of 2 x BERTH_L_MAX_SLOTS made when the job first needs them (berth__ljob_slots):
+     * NULL, with nslots and npslots 0, for a job that never ran (1 KB less per pending job) */
+    struct berth__slot *slots;
     int32_t nslots;
     int32_t run_share_milli; /* the share of its GPU the engine runs it at (salus-* lanes,
                                 gpu_share), 1000 for whole GPUs; 0 = never placed */
     /* the current attempt's process */
-    int attempt;      /* launches so far; attempt files are a<attempt>.* */
-    int launched;     /* the attempt number journaled before its fork (0 = none) */
-    int resume;       /* the next launch is a restart: BERTH_RESUME=1 */
-    int proc;         /* 1 while the attempt's supervisor lives */
-    int launch;       /* 1: launch as soon as its GPUs are free of draining processes */
-    uint8_t then;     /* enum berth__then */
-    berth_us kill_at; /* SIGKILL after the grace period, 0 = none */
-    struct berth__slot pslots[BERTH_L_MAX_SLOTS]; /* GPUs the living process uses */
+    int attempt;                /* launches so far; attempt files are a<attempt>.* */
+    int launched;               /* the attempt number journaled before its fork (0 = none) */
+    int resume;                 /* the next launch is a restart: BERTH_RESUME=1 */
+    int proc;                   /* 1 while the attempt's supervisor lives */
+    int launch;                 /* 1: launch as soon as its GPUs are free of draining processes */
+    uint8_t then;               /* enum berth__then */
+    berth_us kill_at;           /* SIGKILL after the grace period, 0 = none */
+    struct berth__slot *pslots; /* GPUs the living process uses (see slots) */
     int32_t npslots;
     int draining; /* pslots are counted in the daemon's drain map */
     int32_t shim_pid, job_pgid;
@@ -192,6 +194,8 @@ int berth__ljob_from_submit(const json_t *body, const char *user, uint32_t uid, 
  * changes that must be durable before they are made (usage is not copied). */
 int berth__ljob_clone(const struct berth__ljob *j, struct berth__ljob **out, struct berth_err *err);
 void berth__ljob_free(struct berth__ljob *j);
+/* Makes j's slots and pslots when it has none yet: 0, or BERTH_ENOMEM. */
+int berth__ljob_slots(struct berth__ljob *j);
 /* Sets the id (and the spec's id string). */
 void berth__ljob_set_id(struct berth__ljob *j, uint64_t id);
 /* Records a state change with a note (the history keeps its first entries and its last

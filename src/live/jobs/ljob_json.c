@@ -292,9 +292,15 @@ int berth__ljob_from_journal(const json_t *d, struct berth__ljob **out, struct b
     j->launched = (int)geti(d, "launched");
     j->then = (uint8_t)geti(d, "then");
     j->proc = json_is_true(json_object_get(d, "proc"));
-    j->nslots = slots_from(json_object_get(d, "all_slots"), j->slots);
+    if ((json_array_size(json_object_get(d, "all_slots")) ||
+         json_array_size(json_object_get(d, "pslots"))) &&
+        berth__ljob_slots(j)) {
+        berth__ljob_free(j);
+        return berth_err_set(err, BERTH_ENOMEM, "out of memory");
+    }
+    j->nslots = j->slots ? slots_from(json_object_get(d, "all_slots"), j->slots) : 0;
     j->run_share_milli = (int32_t)geti(d, "run_share"); /* older journals: 0, the spec's */
-    j->npslots = slots_from(json_object_get(d, "pslots"), j->pslots);
+    j->npslots = j->slots ? slots_from(json_object_get(d, "pslots"), j->pslots) : 0;
     j->shim_pid = (int32_t)geti(d, "shim_pid");
     j->shim_start = (uint64_t)geti(d, "shim_start");
     j->uid = (uint32_t)geti(d, "uid");
