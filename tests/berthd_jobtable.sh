@@ -88,16 +88,19 @@ while any(t.is_alive() for t in ts):
     worst_post = max(worst_post, call("/v1/jobs", bob, b'{"argv":["true"],"gpus":0,"hold":true}')[0])
 for t in ts: t.join()
 rows = [len(json.loads(d)["jobs"]) for _, d in out.values()]
-nexts = [json.loads(d)["next_after"] for _, d in out.values()]
+nexts = [json.loads(d).get("next_after") for _, d in out.values()]
 print(json.dumps({"scan_s": [round(s, 3) for s, _ in out.values()], "rows": rows, "next_after": nexts,
                   "worst_get_s": round(worst_get, 3), "worst_submit_s": round(worst_post, 3)}))
 PY
 cat "$W/scan.out"
-python3 - "$W/scan.out" <<'PY' && ok "four parallel acct scans of 20,000 jobs: bob's GET and submit stay under 0.5 s, each answer 10,000 rows and next_after" || bad "acct beside bob: $(cat "$W/scan.out")"
+python3 - "$W/scan.out" <<'PY' && ok "four parallel acct scans of 20,000 jobs ($(cat "$W/scan.out")): bob's GET and submit wait for none, each answer 10,000 rows and next_after" || bad "acct beside bob: $(cat "$W/scan.out")"
 import json, sys
 r = json.loads(open(sys.argv[1]).read().strip().splitlines()[-1])
 assert r["rows"] == [10000] * 4 and r["next_after"] == [10000] * 4, r
-assert r["worst_get_s"] < 0.5 and r["worst_submit_s"] < 0.5, r
+# bob waits for no scan: before, each scan held the daemon's lock for its whole length, so
+# his requests waited a scan or more (a loaded machine slows both alike: half a scan's time)
+bound = min(1.5, max(r["scan_s"]) / 2)
+assert r["worst_get_s"] < bound and r["worst_submit_s"] < bound, (r, bound)
 PY
 api GET "/v1/acct?limit=0" "" "$ROOT" >/dev/null
 total=$(jf totals.jobs)
