@@ -43,7 +43,7 @@
 
 /* libmicrohttpd's threads reading and writing the sockets of the API and of the Unix socket
  * (the metrics address has one): they never wait on anything but the sockets */
-#define BERTH_HTTP_POLL_THREADS 2
+#define BERTH_HTTP_POLL_THREADS 4
 
 /* One open connection as the watchdog sees it. */
 struct conn {
