@@ -649,7 +649,12 @@ int berth_sim_run(const struct berth_trace *t, const struct berth_cluster *c,
     if (o->progress)
         o->progress(o->progress_ctx, (double)e->ndone, (double)n, "jobs");
     if (e->ndone != n) { /* no event is to come: the pending jobs can never start */
-        rc = berth__stall_fail(&stall, e, now, 1, err);
+        rc = e->nrunning || !e->npending
+                 ? berth_err_set(err, BERTH_EINTERNAL,
+                                 "sim: no event to come at t=%lld us with %zu of %zu jobs done "
+                                 "(%zu running, %zu pending)",
+                                 (long long)now, e->ndone, n, e->nrunning, e->npending)
+                 : berth__stall_fail(&stall, e, now, 1, err);
         goto done;
     }
     /* the per-job state goes before the aggregates sort their copies of the figures */

@@ -233,6 +233,9 @@ static int decide(struct salus *s, const struct berth__view *v, struct berth__pl
             return rc;
         ln->active = cur;
     }
+    for (size_t i = 0; i < s->nretry; i++)
+        if (s->retry_lanes[i] == l)
+            return 0; /* decided twice in this pass (dirty twice): once in the list */
     if (BERTH_GROW(s->retry_lanes, s->rcap, s->nretry + 1))
         return berth_err_set(err, BERTH_ENOMEM, "salus: out of memory");
     s->retry_lanes[s->nretry++] = l;
