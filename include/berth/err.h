@@ -16,6 +16,8 @@ enum {
     BERTH_EINTERNAL = -4,    /* an invariant broke: a bug, never the user's fault */
     BERTH_EUNSUPPORTED = -5, /* this build lacks the feature (e.g. built without libslurm) */
     BERTH_EAGAIN = -6,       /* not now: try again later (the message says when) */
+    BERTH_ESTALLED = -7,     /* a simulation can make no more progress: jobs that can never
+                                start (the message names them and why) */
 };
 
 #define BERTH_ERR_MSG_MAX 1024

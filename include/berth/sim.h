@@ -213,7 +213,9 @@ struct berth_sim_result {
     size_t nby_user, nby_queue, nby_type;
 };
 
-/* The cluster is only read: the run works on its own copy of the free-GPU state. */
+/* The cluster is only read: the run works on its own copy of the free-GPU state. A run that
+ * can make no more progress (nothing runs, nothing is to arrive, and the pending jobs can
+ * never start) fails with BERTH_ESTALLED, the message naming those jobs and why. */
 int berth_sim_run(const struct berth_trace *t, const struct berth_cluster *c,
                   const struct berth_sim_opts *o, struct berth_sim_result *out,
                   struct berth_err *err);

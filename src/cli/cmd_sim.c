@@ -100,7 +100,11 @@ static const struct cli_spec sim_spec = {
              "[--check] [--lenient]",
     .sections = sim_sections,
     .epilogue = "Exit status: 0 done, 2 bad input (message names FILE:LINE and the column),\n"
-                "1 runtime failure.",
+                "1 runtime failure, or a run that can make no more progress: nothing runs,\n"
+                "nothing is to arrive, and the pending jobs can never start (the message names\n"
+                "them, at most 10 of each kind, and why: no server holds them, the placement\n"
+                "finds no GPUs for them on the idle cluster, or the policy has started none\n"
+                "of them in 2000 h of simulated time with the cluster idle).",
 };
 
 int cli_sim_check_flags(const char *const *words, size_t n, struct berth_err *err)

@@ -16,8 +16,10 @@
 #include "sim/metrics.h"
 #include "model/cluster.h"
 #include "model/curve.h"
+#include "model/infer.h"
 #include "model/trace.h"
 #include "sim/progress.h"
+#include "sim/stall.h"
 #include "util/num.h"
 #include "util/sort.h"
 
@@ -534,6 +536,8 @@ int berth_sim_run(const struct berth_trace *t, const struct berth_cluster *c,
     struct pools pl = {.short_since = BERTH_TIME_NONE};
     if (o->infer && (rc = pools_init(&pl, e, o->infer, now, err)))
         goto done;
+    struct berth__stall stall;
+    berth__stall_init(&stall);
     for (;;) {
         berth_us tnext = BERTH_TIME_NONE;
         const struct berth__ev *top = berth__events_top(&p.ev);
@@ -629,13 +633,28 @@ int berth_sim_run(const struct berth_trace *t, const struct berth_cluster *c,
         }
         if (o->progress && !(++steps & 4095))
             o->progress(o->progress_ctx, (double)e->ndone, (double)n, "jobs");
+        /* an idle spell that can never end (sim/stall.h) */
+        int idle = e->nrunning == 0 && e->npending > 0 && next >= n && !berth__events_top(&p.ev) &&
+                   !(has_lim && berth__events_top(&lim.ev));
+        int settled =
+            !o->infer || o->infer->diurnal || berth_infer_next(o->infer, now) == BERTH_TIME_NONE;
+        rc = berth__stall_step(&stall, e, idle, ran, settled,
+                               o->infer && o->infer->diurnal ? o->infer->period : 0, now, err);
+        if (rc) {
+            if (rc > 0)
+                rc = berth__stall_fail(&stall, e, now, 0, err);
+            goto done;
+        }
     }
     if (o->progress)
         o->progress(o->progress_ctx, (double)e->ndone, (double)n, "jobs");
-    if (e->ndone != n) {
-        rc = berth_err_set(err, BERTH_EINTERNAL,
-                           "sim: stalled at t=%lld us with %zu of %zu jobs done (%zu pending)",
-                           (long long)now, e->ndone, n, e->npending);
+    if (e->ndone != n) { /* no event is to come: the pending jobs can never start */
+        rc = e->nrunning || !e->npending
+                 ? berth_err_set(err, BERTH_EINTERNAL,
+                                 "sim: no event to come at t=%lld us with %zu of %zu jobs done "
+                                 "(%zu running, %zu pending)",
+                                 (long long)now, e->ndone, n, e->nrunning, e->npending)
+                 : berth__stall_fail(&stall, e, now, 1, err);
         goto done;
     }
     /* the per-job state goes before the aggregates sort their copies of the figures */

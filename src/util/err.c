@@ -38,6 +38,8 @@ const char *berth_strerror(int code)
         return "not supported by this build";
     case BERTH_EAGAIN:
         return "try again later";
+    case BERTH_ESTALLED:
+        return "stalled: jobs that can never start";
     }
     return "unknown error";
 }

@@ -97,6 +97,26 @@ static void memory_bound(void)
     run_case(pack_csv, "1x1:v100", "salus-pack", 0, pack, 4);
 }
 
+/* The lanes count GPU memory, the engine CPU: one server of 2 GPUs and 8 cores; A (6 cores,
+ * 0-100 s) runs on GPU 0; B (6 cores, at 10) gets a lane of GPU 1 but its server has 2 cores
+ * left, so its lane waits (before, the start's "does not fit" failed the pass) and is decided
+ * again at the pass of A's end: B 100-150, under every Salus policy. */
+static void cpu_short(void)
+{
+    const char *cluster = simtest_write_named(
+        "{\"servers\": [{\"gpu_type\": \"v100\", \"gpus\": 2, \"cpus\": 8}]}", ".json");
+    char cpath[80];
+    snprintf(cpath, sizeof cpath, "%s", cluster);
+    const char *csv = "job_id,arrival_s,duration_s,num_gpus,cpus\n"
+                      "A,0,100,1,6\n"
+                      "B,10,50,1,6\n";
+    static const struct want w[] = {{"A", 0, 100, 0}, {"B", 100, 150, 0}};
+    const char *pols[] = {"salus-fifo", "salus-srtf", "salus-pack", "salus-fair"};
+    for (size_t i = 0; i < sizeof pols / sizeof *pols; i++)
+        run_case(csv, cpath, pols[i], 0, w, 2);
+    unlink(cpath);
+}
+
 /* Bad input: gangs and jobs larger than any GPU's lanes are refused before the run, as bad
  * input naming the file, the line and the job (the policy's check hook). */
 static void refusals(void)
@@ -224,10 +244,8 @@ static void properties(void)
 }
 
 static const struct check_test tests[] = {
-    {"three_jobs", three_jobs},
-    {"memory_bound", memory_bound},
-    {"refusals", refusals},
-    {"properties", properties},
+    {"three_jobs", three_jobs}, {"memory_bound", memory_bound}, {"cpu_short", cpu_short},
+    {"refusals", refusals},     {"properties", properties},
 };
 
 CHECK_MAIN(tests)

@@ -36,6 +36,8 @@ struct sim_case {
     const char *absorbs; /* the policy has a cache it can do without: a run may absorb the
                             failure of this call */
     char *want;          /* the summary of the run without failures */
+    const char *placement;
+    int stalls; /* the run ends BERTH_ESTALLED (want: its message) */
 };
 
 static int run_sim(void *ctx, struct berth_err *err)
@@ -50,10 +52,20 @@ static int run_sim(void *ctx, struct berth_err *err)
     o.mode = c->mode;
     o.tput = c->tput ? model : NULL;
     o.infer = c->infer ? demand : NULL;
+    o.placement = c->placement;
     struct berth_sim_result r;
     int rc = berth_sim_run(c->t, cl, &o, &r, err);
-    if (rc)
-        return rc;
+    if (rc == BERTH_ESTALLED && c->stalls) { /* the stall rule's probes ran and succeeded */
+        allocfail_pause(1);
+        if (c->want)
+            CHECK_STR(err->msg, c->want);
+        else
+            c->want = strdup(err->msg);
+        allocfail_pause(0);
+        return 0;
+    }
+    if (rc || c->stalls)
+        return rc ? rc : berth_err_set(err, BERTH_EINTERNAL, "the run did not stall");
     char *js = berth_summary_json(&r, 0);
     if (!js)
         rc = berth_err_set(err, BERTH_ENOMEM, "summary: out of memory");
@@ -94,28 +106,28 @@ static void drive(struct sim_case *c)
 
 static void test_fifo(void)
 {
-    struct sim_case c = {"fifo", NULL, 0, 0, BERTH_MODE_DES, NULL, NULL};
+    struct sim_case c = {"fifo", NULL, 0, 0, BERTH_MODE_DES, NULL, NULL, NULL, 0};
     c.t = longer;
     drive(&c);
 }
 
 static void test_las(void)
 {
-    struct sim_case c = {"las", NULL, 0, 0, BERTH_MODE_DES, NULL, NULL};
+    struct sim_case c = {"las", NULL, 0, 0, BERTH_MODE_DES, NULL, NULL, NULL, 0};
     c.t = longer;
     drive(&c);
 }
 
 static void test_tiresias(void)
 {
-    struct sim_case c = {"tiresias-dlas", NULL, 0, 0, BERTH_MODE_DES, NULL, NULL};
+    struct sim_case c = {"tiresias-dlas", NULL, 0, 0, BERTH_MODE_DES, NULL, NULL, NULL, 0};
     c.t = longer;
     drive(&c);
 }
 
 static void test_gavel(void)
 {
-    struct sim_case c = {"gavel-max-min", NULL, 1, 0, BERTH_MODE_ROUNDS, NULL, NULL};
+    struct sim_case c = {"gavel-max-min", NULL, 1, 0, BERTH_MODE_ROUNDS, NULL, NULL, NULL, 0};
     c.t = longer;
     drive(&c);
 }
@@ -124,30 +136,46 @@ static void test_aryl(void)
 {
     /* aryl caches each job's rates; without room for the cache it computes them each time,
      * so a run may succeed after a failure (and must then give the same summary) */
-    struct sim_case c = {"aryl", NULL, 1, 1, BERTH_MODE_DES, "malloc", NULL};
+    struct sim_case c = {"aryl", NULL, 1, 1, BERTH_MODE_DES, "malloc", NULL, NULL, 0};
     c.t = longer;
     drive(&c);
 }
 
 static void test_goodput(void)
 {
-    struct sim_case c = {"goodput", NULL, 1, 0, BERTH_MODE_DES, NULL, NULL};
+    struct sim_case c = {"goodput", NULL, 1, 0, BERTH_MODE_DES, NULL, NULL, NULL, 0};
     c.t = longer;
     drive(&c);
 }
 
 static void test_salus(void)
 {
-    struct sim_case c = {"salus-fifo", NULL, 0, 0, BERTH_MODE_DES, NULL, NULL};
+    struct sim_case c = {"salus-fifo", NULL, 0, 0, BERTH_MODE_DES, NULL, NULL, NULL, 0};
     c.t = small1;
     drive(&c);
 }
 
 static void test_specon(void)
 {
-    struct sim_case c = {"specon", NULL, 1, 0, BERTH_MODE_DES, NULL, NULL};
+    struct sim_case c = {"specon", NULL, 1, 0, BERTH_MODE_DES, NULL, NULL, NULL, 0};
     c.t = longer;
     drive(&c);
+}
+
+/* The stall rule (sim/stall.c): blox-consolidated places a gang only on a server with exactly
+ * its count idle, so d (8 GPUs) and others never start; its probes copy the cluster and the
+ * placement, and a failure there must be ENOMEM like any other. las asks a pass every quantum
+ * (the rule's second pass), blox-fifo stops at the first job it cannot place (the 2000 h
+ * bound). */
+static void test_stall(void)
+{
+    struct sim_case c = {"las", NULL, 0, 0, BERTH_MODE_DES, NULL, NULL, "blox-consolidated", 1};
+    c.t = mixed;
+    drive(&c);
+    struct sim_case b = {"blox-fifo",         NULL, 0, 0, BERTH_MODE_DES, NULL, NULL,
+                         "blox-consolidated", 1};
+    b.t = mixed;
+    drive(&b);
 }
 
 /* Two training servers of V100s and one of K80s, and an inference pool of two servers. */
@@ -191,7 +219,7 @@ static void test_others(void)
             skip |= !strcmp(name, done[k]);
         if (skip)
             continue;
-        struct sim_case c = {name, NULL, 1, 0, BERTH_MODE_DES, NULL, NULL};
+        struct sim_case c = {name, NULL, 1, 0, BERTH_MODE_DES, NULL, NULL, NULL, 0};
         c.t = strncmp(name, "salus-", 6) ? mixed : small1;
         c.infer = !strncmp(name, "aryl", 4);
         c.absorbs = c.infer ? "malloc" : NULL;
@@ -222,6 +250,7 @@ static const struct check_test tests[] = {
     {"fifo", test_fifo},   {"las", test_las},       {"tiresias", test_tiresias},
     {"gavel", test_gavel}, {"aryl", test_aryl},     {"goodput", test_goodput},
     {"salus", test_salus}, {"specon", test_specon}, {"others", test_others},
+    {"stall", test_stall},
 };
 
 int main(int argc, char **argv)

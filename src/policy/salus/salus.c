@@ -41,6 +41,10 @@ struct salus {
     size_t njobs;
     uint32_t *dirty; /* lanes whose runner must be re-decided this pass */
     size_t ndirty, dcap;
+    /* lanes whose chosen job found no room on its server's CPU or memory: re-decided at the
+     * next pass (the engine's stall rule ends a run where it never will) */
+    uint32_t *retry_lanes;
+    size_t nretry, rcap;
     uint32_t *gstamp; /* per GPU: pass that touched it last (for the check) */
     uint32_t *touched;
     size_t ntouched, tcap;
@@ -92,6 +96,7 @@ static void destroy(void *self)
     free(s->dirty);
     free(s->gstamp);
     free(s->touched);
+    free(s->retry_lanes);
     free(s);
 }
 
@@ -217,8 +222,24 @@ static int decide(struct salus *s, const struct berth__view *v, struct berth__pl
         return rc;
     ln->active = want;
     uint32_t g = ln->gpu;
-    return berth__plan_start_share(plan, want, s->gpu_srv[g], s->gpu_local[g], lane_milli(s, l),
-                                   err);
+    rc = berth__plan_start_share(plan, want, s->gpu_srv[g], s->gpu_local[g], lane_milli(s, l), err);
+    if (rc != BERTH_NOFIT)
+        return rc;
+    /* its server lacks the CPU or memory now (the lanes count GPU memory only): the runner
+     * goes on if it was one, and the lane is re-decided at the next pass */
+    ln->active = NONE;
+    if (cur != NONE && berth__plan_can_restore(plan, cur)) {
+        if ((rc = berth__plan_restore(plan, cur, err)))
+            return rc;
+        ln->active = cur;
+    }
+    for (size_t i = 0; i < s->nretry; i++)
+        if (s->retry_lanes[i] == l)
+            return 0; /* decided twice in this pass (dirty twice): once in the list */
+    if (BERTH_GROW(s->retry_lanes, s->rcap, s->nretry + 1))
+        return berth_err_set(err, BERTH_ENOMEM, "salus: out of memory");
+    s->retry_lanes[s->nretry++] = l;
+    return 0;
 }
 
 /* Resets the FAIR counters of lane l's jobs (Salus resets them when a session is added). */
@@ -379,6 +400,10 @@ static int plan(void *self, const struct berth__view *v, struct berth__plan *pl,
     if (++s->pass == 0)
         s->pass = 1;
     s->ndirty = s->ntouched = 0;
+    for (size_t i = 0; i < s->nretry; i++)
+        if (mark(s, s->retry_lanes[i]))
+            return berth_err_set(err, BERTH_ENOMEM, "salus: out of memory");
+    s->nretry = 0;
     int rc;
     for (size_t i = 0; i < v->nleft; i++) {
         uint32_t j = v->left[i], l = s->L.lane_of[j];
