@@ -167,10 +167,18 @@ static int diag_read(int family, int port, struct berth__listener *ls, size_t *n
     long buf[2048]; /* aligned for the headers */
     while (rc == 1) {
         ssize_t got = recv(fd, buf, sizeof buf, 0);
-        int len = (int)got;
+        size_t len = got > 0 ? (size_t)got : 0;
         rc = got > 0 ? 1 : -1;
-        for (struct nlmsghdr *h = (struct nlmsghdr *)buf; rc == 1 && NLMSG_OK(h, len);
-             h = NLMSG_NEXT(h, len)) {
+        /* NLMSG_OK/NLMSG_NEXT by hand: the macros compare the header's unsigned length with
+         * a signed one (clang -Wsign-compare), and the offset below cannot run past len */
+        for (size_t off = 0, step = 0; rc == 1 && len - off >= sizeof(struct nlmsghdr);
+             off += step) {
+            struct nlmsghdr *h = (struct nlmsghdr *)((char *)buf + off);
+            if (h->nlmsg_len < sizeof *h || h->nlmsg_len > len - off)
+                break;
+            step = NLMSG_ALIGN(h->nlmsg_len);
+            if (step > len - off)
+                step = len - off;
             if (h->nlmsg_type == NLMSG_DONE || h->nlmsg_type == NLMSG_ERROR)
                 rc = h->nlmsg_type == NLMSG_DONE ? 0 : -1;
             const struct inet_diag_msg *m = NLMSG_DATA(h);
