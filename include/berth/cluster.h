@@ -33,6 +33,21 @@ int berth_cluster_type_find(const struct berth_cluster *c, const char *name);
 int32_t berth_cluster_max_server_gpus(const struct berth_cluster *c, int type);
 /* 1 when gangs may span servers (the default), 0 when the cluster file forbids it. */
 int berth_cluster_allows_span(const struct berth_cluster *c);
+/* Topology levels, lowest communication distance first (src/model/topo.h, docs/design.md
+ * "Topology"): a gang spans the lowest level at which all its GPUs share one domain. */
+enum berth_topo_level {
+    BERTH_TOPO_NVLINK = 0, /* one NVLink island (of a server, or a multi-node domain) */
+    BERTH_TOPO_NODE = 1,   /* one server, across its islands */
+    BERTH_TOPO_RACK = 2,
+    BERTH_TOPO_BLOCK = 3,
+    BERTH_TOPO_CLUSTER = 4,
+    BERTH_TOPO_LEVELS = 5
+};
+/* 1 when the cluster has a topology (racks, blocks, NVLink islands); 0 for a flat one. */
+int berth_cluster_has_topology(const struct berth_cluster *c);
+/* The name of server s's domain at level (rack, block, nvlink; the server's name at node,
+ * "" at cluster), or NULL when s is in no domain of that level. */
+const char *berth_cluster_server_domain(const struct berth_cluster *c, size_t s, int level);
 /* A one-line description: "64 servers, 512 GPUs (512 v100)". */
 void berth_cluster_describe(const struct berth_cluster *c, char *buf, size_t len);
 

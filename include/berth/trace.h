@@ -33,6 +33,14 @@ struct berth_jobspec_extra {
     const char *user;     /* "" when absent */
     const char *status;   /* final state in the source trace ("" = unknown), e.g. Failed */
     const char *gpu_type; /* "" = any GPU type; "a|b" = any of these (see below) */
+    /* Topology (include/berth/cluster.h, enum berth_topo_level), each level + 1 so that 0 is
+     * "none": the gang must stay within one domain of topo_required (it waits, reason
+     * Topology, until one holds it), and should stay within one of topo_preferred (it starts
+     * wider when none does, at the rate of the level it spans). tp: tensor-parallel degree
+     * (ranks in consecutive groups of tp share an NVLink island), 0 or 1 = none. */
+    int8_t topo_required;
+    int8_t topo_preferred;
+    int32_t tp;
 };
 
 /* What a job asks for. Everything a loader can know before the job runs. */

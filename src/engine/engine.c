@@ -5,6 +5,7 @@
 
 #include "engine/engine.h"
 #include "model/alloc.h"
+#include "model/topo.h"
 
 int berth__engine_create(const struct berth_cluster *c, const char *policy, const char *placement,
                          const struct berth__params *params, const struct berth__engine_exec *exec,
@@ -281,6 +282,7 @@ int berth__engine_adopt(struct berth__engine *e, uint32_t ji, const struct berth
     j->servers = 1;
     for (int32_t k = 1; k < n; k++)
         j->servers += slots[k].server != slots[k - 1].server;
+    j->span = (uint8_t)(e->cluster->topo ? berth__topo_span(e->cluster, j->slots, n) : 0);
     j->state = BERTH_JOB_RUNNING;
     j->since = j->first_start = j->queued_us = now;
     e->nrunning++;

@@ -176,7 +176,8 @@ int berth__cluster_load_json(const char *path, struct berth__cluster_builder *b,
         }
         for (int64_t k = 0; k < count; k++)
             if (berth__builder_add(b, &(struct berth__server_spec){lt, nm, rk, pl, (int32_t)gpus,
-                                                                   cpus * 1000, mem, i, gmem})) {
+                                                                   cpus * 1000, mem, i, gmem, NULL,
+                                                                   NULL, 0})) {
                 rc = berth_err_set(err, BERTH_ENOMEM, "%s: out of memory", path);
                 goto out;
             }

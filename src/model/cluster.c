@@ -8,6 +8,7 @@
 #include <strings.h>
 
 #include "model/cluster.h"
+#include "model/topo.h"
 #include "util/hash.h"
 #include "util/num.h"
 
@@ -180,6 +181,8 @@ void berth__cluster_take_mask(struct berth_cluster *c, uint32_t s, uint64_t mask
     v->nfree = (uint16_t)(v->nfree - n);
     c->types[v->type].free -= n;
     c->free -= n;
+    if (__builtin_expect(c->topo != NULL, 0))
+        berth__topo_count(c, s, -n);
     bucket_push(c, s);
 }
 
@@ -202,6 +205,8 @@ static void give_free(struct berth_cluster *c, uint32_t s, uint64_t mask)
     v->nfree = (uint16_t)(v->nfree + n);
     c->types[v->type].free += n;
     c->free += n;
+    if (__builtin_expect(c->topo != NULL, 0))
+        berth__topo_count(c, s, n);
     bucket_push(c, s);
 }
 
@@ -361,6 +366,79 @@ static int intern(struct names *nm, struct berth__arena *a, const char *name)
     return (int)nm->n++;
 }
 
+static void names_free(struct names *nm)
+{
+    free(nm->tab);
+    free(nm->slot);
+    nm->tab = NULL;
+    nm->slot = NULL;
+}
+
+/* The topology must be a tree: every server of a multi-node NVLink domain in one rack (and
+ * whole, with no islands inside), every server of a rack in one block. The message names
+ * the two servers (by their entries in the source) that break it. */
+static int topo_check(const struct berth__cluster_builder *b, const struct berth_cluster *c,
+                      const char *what, struct berth_err *err)
+{
+    struct {
+        int32_t *up; /* per domain: the first server's parent domain, -2 unseen */
+        size_t *first;
+        size_t n;
+    } k[2] = {{0}};
+    size_t nisl = 0, nrack = c->nracks;
+    for (size_t s = 0; s < c->nsrv; s++)
+        if (c->srv[s].island + 1 > (int32_t)nisl)
+            nisl = (size_t)c->srv[s].island + 1;
+    k[0].n = nisl;
+    k[1].n = nrack;
+    int rc = 0;
+    for (int i = 0; i < 2 && !rc; i++) {
+        k[i].up = malloc((k[i].n ? k[i].n : 1) * sizeof *k[i].up);
+        k[i].first = malloc((k[i].n ? k[i].n : 1) * sizeof *k[i].first);
+        if (!k[i].up || !k[i].first)
+            rc = berth_err_set(err, BERTH_ENOMEM, "%s: out of memory", what);
+        for (size_t d = 0; !rc && d < k[i].n; d++)
+            k[i].up[d] = -2;
+    }
+    for (size_t s = 0; s < c->nsrv && !rc; s++) {
+        const struct berth__server *v = &c->srv[s];
+        const struct berth__server_spec *sp = &b->p[s];
+        if (v->island >= 0 && sp->nvl > 0 && sp->nvl < sp->gpus) {
+            rc = berth_err_set(err, BERTH_EINPUT,
+                               "%s: topology: server %s (entry %zu) is in NVLink domain %s and "
+                               "also has islands of %d GPUs inside it: expected one or the other",
+                               what, v->name, sp->src + 1, sp->island, sp->nvl);
+            break;
+        }
+        for (int i = 0; i < 2; i++) {
+            int32_t d = i == 0 ? v->island : v->rack, up = i == 0 ? v->rack : v->block;
+            if (d < 0)
+                continue;
+            if (k[i].up[d] == -2) {
+                k[i].up[d] = up;
+                k[i].first[d] = s;
+            } else if (k[i].up[d] != up) {
+                const struct berth__server_spec *f = &b->p[k[i].first[d]];
+                const char *kind = i == 0 ? "NVLink domain" : "rack",
+                           *upk = i == 0 ? "rack" : "block";
+                const char *a = i == 0 ? f->rack : f->block, *z = i == 0 ? sp->rack : sp->block;
+                rc = berth_err_set(err, BERTH_EINPUT,
+                                   "%s: topology: %s %s spans two %ss: server %s (entry %zu) is "
+                                   "in %s %s, server %s (entry %zu) in %s %s",
+                                   what, kind, i == 0 ? sp->island : sp->rack, upk,
+                                   c->srv[k[i].first[d]].name, f->src + 1, upk, a ? a : "(none)",
+                                   v->name, sp->src + 1, upk, z ? z : "(none)");
+                break;
+            }
+        }
+    }
+    for (int i = 0; i < 2; i++) {
+        free(k[i].up);
+        free(k[i].first);
+    }
+    return rc;
+}
+
 /* Lays the servers out: types in order of first appearance, every server idle. */
 static int build(struct berth__cluster_builder *b, int allow_span, struct berth_cluster **out,
                  struct berth_err *err, const char *what)
@@ -368,7 +446,8 @@ static int build(struct berth__cluster_builder *b, int allow_span, struct berth_
     struct berth_cluster *c = calloc(1, sizeof *c);
     if (!c)
         return berth_err_set(err, BERTH_ENOMEM, "%s: out of memory", what);
-    struct names racks = {0}, pools = {0};
+    struct names racks = {0}, pools = {0}, blocks = {0}, islands = {0};
+    int topo = 0;
     berth__arena_init(&c->names);
     c->allow_span = allow_span;
     c->srv = calloc(b->n ? b->n : 1, sizeof *c->srv);
@@ -382,10 +461,10 @@ static int build(struct berth__cluster_builder *b, int allow_span, struct berth_
             if (!strcmp(c->types[t].name, pr->type))
                 break;
         if (t == c->ntypes && t == BERTH_MAX_GPU_TYPES) {
-            free(racks.tab);
-            free(racks.slot);
-            free(pools.tab);
-            free(pools.slot);
+            names_free(&racks);
+            names_free(&pools);
+            names_free(&blocks);
+            names_free(&islands);
             berth_cluster_free(c);
             return berth_err_set(err, BERTH_EINPUT, "%s: expected at most %d GPU types", what,
                                  BERTH_MAX_GPU_TYPES);
@@ -414,8 +493,12 @@ static int build(struct berth__cluster_builder *b, int allow_span, struct berth_
         v->name = berth__arena_strndup(&c->names, nm, strlen(nm));
         v->rack = intern(&racks, &c->names, pr->rack);
         v->pool = intern(&pools, &c->names, pr->pool);
-        if (!v->name || v->rack == -2 || v->pool == -2)
+        v->block = intern(&blocks, &c->names, pr->block);
+        v->island = intern(&islands, &c->names, pr->island);
+        v->nvl = (uint8_t)(pr->nvl > 0 && pr->nvl < pr->gpus ? pr->nvl : 0);
+        if (!v->name || v->rack == -2 || v->pool == -2 || v->block == -2 || v->island == -2)
             goto nomem;
+        topo |= v->rack >= 0 || v->block >= 0 || v->island >= 0 || v->nvl;
         struct berth__gputype *ty = &c->types[t];
         ty->total += pr->gpus;
         ty->free += pr->gpus;
@@ -435,6 +518,19 @@ static int build(struct berth__cluster_builder *b, int allow_span, struct berth_
     free(pools.slot);
     racks.slot = pools.slot = NULL; /* nomem below frees them again */
     c->free = c->total;
+    if (topo) {
+        int bad = topo_check(b, c, what, err);
+        if (bad) {
+            names_free(&blocks);
+            names_free(&islands);
+            berth_cluster_free(c);
+            return bad;
+        }
+        if (berth__topo_build(c, islands.tab, islands.n, blocks.tab, blocks.n))
+            goto nomem;
+    }
+    names_free(&blocks);
+    names_free(&islands);
     for (size_t t = 0; t < c->ntypes; t++) {
         struct berth__gputype *ty = &c->types[t];
         ty->head = malloc((size_t)(ty->max_per_server + 1) * sizeof *ty->head);
@@ -449,10 +545,10 @@ static int build(struct berth__cluster_builder *b, int allow_span, struct berth_
     *out = c;
     return 0;
 nomem:
-    free(racks.tab);
-    free(racks.slot);
-    free(pools.tab);
-    free(pools.slot);
+    names_free(&racks);
+    names_free(&pools);
+    names_free(&blocks);
+    names_free(&islands);
     berth_cluster_free(c);
     return berth_err_set(err, BERTH_ENOMEM, "%s: out of memory", what);
 }
@@ -465,6 +561,35 @@ int berth__cluster_type_name_ok(const char *s, size_t n)
         if (!isalnum((unsigned char)s[i]) && s[i] != '_' && s[i] != '-' && s[i] != '.')
             return 0;
     return 1;
+}
+
+/* One racks=R, blocks=B or nvl=N part of a shorthand (each at most once). */
+static int shape_option(const char *spec, int part, const char *p, size_t len,
+                        struct berth__cluster_builder *b, struct berth_err *err)
+{
+    const char *eq = memchr(p, '=', len);
+    size_t klen = (size_t)(eq - p);
+    int64_t v = 0;
+    char ex[80];
+    int32_t *at = klen == 5 && !memcmp(p, "racks", 5)    ? &b->racks
+                  : klen == 6 && !memcmp(p, "blocks", 6) ? &b->blocks
+                  : klen == 3 && !memcmp(p, "nvl", 3)    ? &b->nvl
+                                                         : NULL;
+    if (!at)
+        return berth_err_set(err, BERTH_EINPUT,
+                             "--cluster '%s': part %d: expected racks=R, blocks=B or nvl=N (the "
+                             "topology), found %s",
+                             spec, part, berth__excerpt(ex, sizeof ex, p, len));
+    if (berth__parse_i64(eq + 1, len - klen - 1, &v) || v < 1 || v > 1000000)
+        return berth_err_set(err, BERTH_EINPUT,
+                             "--cluster '%s': part %d: expected %.*s= a whole number from 1 to "
+                             "1000000, found %s",
+                             spec, part, (int)klen, p, berth__excerpt(ex, sizeof ex, p, len));
+    if (*at)
+        return berth_err_set(err, BERTH_EINPUT, "--cluster '%s': part %d: %.*s= given twice", spec,
+                             part, (int)klen, p);
+    *at = (int32_t)v;
+    return 0;
 }
 
 /* A GPU's memory in a shorthand part: "16g" (GiB), "16384m" or "16384" (MiB); 0 when bad. */
@@ -494,6 +619,15 @@ int berth__cluster_parse_shorthand(const char *spec, struct berth__cluster_build
         part++;
         const char *comma = strchr(p, ',');
         size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        if (memchr(p, '=', len)) { /* racks=R, blocks=B, nvl=N: the topology's shape */
+            int rc = shape_option(spec, part, p, len, b, err);
+            if (rc)
+                return rc;
+            if (!comma)
+                break;
+            p = comma + 1;
+            continue;
+        }
         const char *x = memchr(p, 'x', len), *colon = memchr(p, ':', len);
         char ex[80];
         int64_t n = 0, g = 0, mem = 0;
@@ -546,7 +680,12 @@ int berth__cluster_parse_shorthand(const char *spec, struct berth__cluster_build
         return berth_err_set(err, BERTH_EINPUT,
                              "--cluster '%s': expected at most 1000000 servers, found %zu", spec,
                              b->n);
-    return 0;
+    if (!b->n)
+        return berth_err_set(err, BERTH_EINPUT,
+                             "--cluster '%s': expected at least one NxG:type part beside the "
+                             "topology's racks=, blocks=, nvl=",
+                             spec);
+    return b->racks || b->blocks || b->nvl ? berth__builder_shape(b, "--cluster", err) : 0;
 }
 
 int berth__builder_build(struct berth__cluster_builder *b, const char *what,
@@ -578,6 +717,7 @@ void berth_cluster_free(struct berth_cluster *c)
     }
     free(c->racks);
     free(c->pools);
+    berth__topo_free(c->topo);
     berth__arena_free(&c->names);
     free(c);
 }
@@ -594,6 +734,7 @@ struct berth_cluster *berth__cluster_clone(const struct berth_cluster *c)
     d->owner = NULL;     /* a clone does not track owners */
     d->undo = NULL;      /* nor share an undo log */
     d->changes = NULL;   /* nor a change list */
+    d->topo = NULL;      /* its own idle counts, below */
     d->ntypes = 0;
     d->srv = malloc((c->nsrv ? c->nsrv : 1) * sizeof *d->srv);
     d->types = malloc((c->ntypes ? c->ntypes : 1) * sizeof *d->types);
@@ -608,6 +749,8 @@ struct berth_cluster *berth__cluster_clone(const struct berth_cluster *c)
         memcpy(d->pools, c->pools, c->npools * sizeof *d->pools);
     for (size_t s = 0; s < c->nsrv; s++)
         d->srv[s].shares = NULL;
+    if (c->topo && !(d->topo = berth__topo_clone(c->topo)))
+        goto fail;
     for (size_t t = 0; t < c->ntypes; t++, d->ntypes++) {
         struct berth__gputype *ty = &d->types[t];
         *ty = c->types[t];
@@ -723,6 +866,9 @@ int berth__cluster_verify(const struct berth_cluster *c, struct berth_err *err)
     if (out != c->out_gpus)
         return berth_err_set(err, BERTH_EINTERNAL, "cluster: counted %d held-out GPUs, recorded %d",
                              out, c->out_gpus);
+    char why[256];
+    if (berth__topo_verify(c, why, sizeof why))
+        return berth_err_set(err, BERTH_EINTERNAL, "%s", why);
     return 0;
 }
 

@@ -50,6 +50,9 @@ struct berth__server {
     uint64_t out_mask;  /* GPUs held out of placement with no job of the engine on them: the
                            work outside, or all a closed server's GPUs its jobs do not hold */
     int32_t rack;       /* index into racks, -1 when unknown */
+    int32_t block;      /* index of its block (model/topo.h), -1 when unknown */
+    int32_t island;     /* its multi-node NVLink domain (model/topo.h), -1: none */
+    uint8_t nvl;        /* GPUs per NVLink island inside it, 0: all its GPUs are one */
     int32_t pool;       /* index into pools, -1 when unknown */
     int32_t prev, next; /* links in the bucket (type, nfree); -1 ends */
     uint32_t gen;       /* bumped by every change of what is taken here (a placement's cache) */
@@ -96,6 +99,7 @@ struct berth_cluster {
     int32_t nout_want; /* servers with work outside the engine (berth__cluster_hold_out) */
     const char **racks;
     size_t nracks;
+    struct berth__topo *topo; /* NULL: no topology given (model/topo.h) */
     const char **pools;
     size_t npools;
     struct berth__arena names;
@@ -128,6 +132,8 @@ struct berth__server_spec {
     int64_t cpu_milli, mem_mib;            /* 0 = not modelled */
     size_t src;                            /* index of the entry in its file, for messages */
     int64_t gpu_mem_mib;                   /* memory of each GPU, 0 = not modelled */
+    const char *block, *island;            /* topology (model/topo.h); NULL = none */
+    int32_t nvl; /* GPUs per NVLink island inside the server, 0 = one island */
 };
 
 struct berth__cluster_builder {
@@ -135,7 +141,16 @@ struct berth__cluster_builder {
     size_t n, cap;
     struct berth__arena names;
     int allow_span; /* 1 unless the format says gangs must stay on one server */
+    /* topology shorthand (racks=R,blocks=B,nvl=N: berth__builder_shape); 0 = not given */
+    int32_t racks, blocks, nvl;
 };
+/* Gives the servers added so far racks, blocks and NVLink islands from b->racks, b->blocks
+ * and b->nvl (the shorthand's racks=R: R racks of consecutive servers, equal in size within
+ * one server; blocks=B: B blocks of consecutive racks, or of servers without racks; nvl=N:
+ * islands of N GPUs inside each server when N <= its GPUs (N must divide them), else
+ * multi-node NVLink domains of N / G consecutive servers of G GPUs, inside one rack). what
+ * names the source in messages. */
+int berth__builder_shape(struct berth__cluster_builder *b, const char *what, struct berth_err *err);
 
 void berth__builder_init(struct berth__cluster_builder *b);
 void berth__builder_free(struct berth__cluster_builder *b);

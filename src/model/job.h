@@ -31,6 +31,7 @@ struct berth__job { /* 152 bytes, no holes (one per job, millions): keep the sma
     uint8_t state;         /* enum berth_job_state */
     uint8_t single : 1;    /* the gang must stay on one server (job or cluster says so) */
     uint8_t timed_out : 1; /* it was stopped at its limit (done, its work not finished) */
+    uint8_t span : 3;      /* topology level its current (or last) gang spans (model/topo.h) */
     int16_t type;          /* GPU type of the current (or last) allocation, -1 = never ran */
     int32_t gpus;          /* gang size: spec->num_gpus, or what an elastic start chose within
                               min_gpus..max_gpus (kept here: hot in every pass) */

@@ -36,13 +36,21 @@ static int extra_eq(const struct berth_jobspec_extra *a, const struct berth_jobs
            a->time_limit_us == b->time_limit_us && a->persist_mib == b->persist_mib &&
            a->ephem_mib == b->ephem_mib && !strcmp(a->job_type, b->job_type) &&
            !strcmp(a->user, b->user) && !strcmp(a->status, b->status) &&
-           !strcmp(a->gpu_type, b->gpu_type);
+           !strcmp(a->gpu_type, b->gpu_type) && a->topo_required == b->topo_required &&
+           a->topo_preferred == b->topo_preferred && a->tp == b->tp;
 }
 
 static size_t extra_hash(const struct berth_jobspec_extra *x)
 {
-    const int64_t v[] = {x->gpu_mem_mib,   x->cpu_milli,   x->mem_mib,  x->restart_us,
-                         x->time_limit_us, x->persist_mib, x->ephem_mib};
+    const int64_t v[] = {x->gpu_mem_mib,
+                         x->cpu_milli,
+                         x->mem_mib,
+                         x->restart_us,
+                         x->time_limit_us,
+                         x->persist_mib,
+                         x->ephem_mib,
+                         (int64_t)x->topo_required << 40 | (int64_t)x->topo_preferred << 32 |
+                             (uint32_t)x->tp};
     size_t h = str_hash((const char *)v, sizeof v);
     const char *s[] = {x->job_type, x->user, x->status, x->gpu_type};
     for (size_t i = 0; i < sizeof s / sizeof *s; i++)

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "model/alloc.h"
+#include "model/topo.h"
 #include "sched/plan.h"
 #include "sched/refuse.h"
 
@@ -230,6 +231,14 @@ int32_t berth__plan_count_servers(struct berth__plan *p, const struct berth__job
     return n;
 }
 
+void berth__plan_note_span(struct berth__plan *p, struct berth__job *j)
+{
+    j->servers = berth__plan_count_servers(p, j);
+    j->span =
+        (uint8_t)(p->cluster->topo ? berth__topo_span(p->cluster, j->slots, berth__job_nslots(j))
+                                   : 0);
+}
+
 /* Room in j->slots for the largest gang an elastic start may give it. Returns 0 or -1. */
 static int make_slots(struct berth__job *j)
 {
@@ -245,7 +254,7 @@ static int make_slots(struct berth__job *j)
 static void mark_started(struct berth__plan *p, struct berth__job *j, int t)
 {
     j->type = (int16_t)t;
-    j->servers = berth__plan_count_servers(p, j);
+    berth__plan_note_span(p, j);
     j->state = BERTH_JOB_RUNNING;
     j->since = p->now;
     p->npending--;

@@ -152,6 +152,9 @@ int berth__plan_shrink_on(struct berth__plan *p, uint32_t j, uint32_t s, int32_t
 int berth__plan_shrink_to(struct berth__plan *p, uint32_t j, int32_t n, struct berth_err *err);
 /* Distinct servers among j's slots (the plan's stamp; O(gang)). */
 int32_t berth__plan_count_servers(struct berth__plan *p, const struct berth__job *j);
+/* Sets j->servers and j->span (the topology level its slots span, model/topo.h) from its
+ * slots. */
+void berth__plan_note_span(struct berth__plan *p, struct berth__job *j);
 /* Records that job j is being edited, saving its allocation the first time (0 or ENOMEM). */
 int berth__plan_touch(struct berth__plan *p, uint32_t j);
 /* Starts pending 1-GPU job j on GPU gpu of server server as a share of milli (1..1000) of

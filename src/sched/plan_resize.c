@@ -48,7 +48,7 @@ int berth__plan_grow_on(struct berth__plan *p, uint32_t ji, uint32_t s, int32_t 
     }
     berth__alloc_take_range(p->cluster, j, k0, k0 + n);
     j->gpus += n;
-    j->servers = berth__plan_count_servers(p, j);
+    berth__plan_note_span(p, j);
     return 0;
 }
 
@@ -58,7 +58,7 @@ static void drop_tail(struct berth__plan *p, struct berth__job *j, int32_t n)
     berth__job_fold(j, p->now);
     berth__alloc_give_range(p->cluster, j, n, j->gpus);
     j->gpus = n;
-    j->servers = berth__plan_count_servers(p, j);
+    berth__plan_note_span(p, j);
 }
 
 int berth__plan_shrink_on(struct berth__plan *p, uint32_t ji, uint32_t s, int32_t n,

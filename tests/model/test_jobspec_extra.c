@@ -88,8 +88,8 @@ static void test_every_field_reads_back(void)
             x->gpu_type = in(t, "v100|a100");
             break;
         default:
-            *x = (struct berth_jobspec_extra){1, 2,          3,          4,          5,         6,
-                                              7, in(t, "t"), in(t, "u"), in(t, "s"), in(t, "g")};
+            *x = (struct berth_jobspec_extra){
+                1, 2, 3, 4, 5, 6, 7, in(t, "t"), in(t, "u"), in(t, "s"), in(t, "g"), 3, 2, 4};
         }
         want[k] = *x;
         CHECK_I64(berth__trace_push(t, &d), 0);
