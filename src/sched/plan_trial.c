@@ -27,8 +27,9 @@ int berth__plan_trial_begin(struct berth__plan *p)
 int berth__plan_trial_room(struct berth__plan *p, int32_t gpus)
 {
     size_t g = gpus > 0 ? (size_t)gpus : 1;
-    /* per server a take or give writes at most ~24 places, per GPU an owner; a job's record
-     * and slots once per edit, twice for a start (the elastic size, then the start) */
+    /* per server a take or give writes at most ~27 places (3 of them topology counts), per GPU an
+     * owner; a job's record and slots once per edit, twice for a start (the elastic size, then the
+     * start) */
     size_t entries = 32 * g + 16;
     size_t bytes =
         16 * entries + 2 * sizeof(struct berth__job) + 2 * g * sizeof(struct berth__slot);
