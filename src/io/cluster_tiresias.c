@@ -88,6 +88,7 @@ static int spec_row(const struct berth__cols *x, struct berth__cluster_builder *
         }
     }
     b->allow_span = 1;
+    b->racks_are_labels = 1;
     return 0;
 }
 

@@ -498,7 +498,7 @@ static int build(struct berth__cluster_builder *b, int allow_span, struct berth_
         v->nvl = (uint8_t)(pr->nvl > 0 && pr->nvl < pr->gpus ? pr->nvl : 0);
         if (!v->name || v->rack == -2 || v->pool == -2 || v->block == -2 || v->island == -2)
             goto nomem;
-        topo |= v->rack >= 0 || v->block >= 0 || v->island >= 0 || v->nvl;
+        topo |= (v->rack >= 0 && !b->racks_are_labels) || v->block >= 0 || v->island >= 0 || v->nvl;
         struct berth__gputype *ty = &c->types[t];
         ty->total += pr->gpus;
         ty->free += pr->gpus;

@@ -143,6 +143,9 @@ struct berth__cluster_builder {
     int allow_span; /* 1 unless the format says gangs must stay on one server */
     /* topology shorthand (racks=R,blocks=B,nvl=N: berth__builder_shape); 0 = not given */
     int32_t racks, blocks, nvl;
+    /* racks are labels only, not a topology (Tiresias' switches: its simulator places by them
+     * but never slows a gang for them, so berth's run of its inputs must not either) */
+    int racks_are_labels;
 };
 /* Gives the servers added so far racks, blocks and NVLink islands from b->racks, b->blocks
  * and b->nvl (the shorthand's racks=R: R racks of consecutive servers, equal in size within
