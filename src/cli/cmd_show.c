@@ -68,16 +68,38 @@ static void print_estimate(unsigned long long id, const json_t *j)
 
 static void print_job(const json_t *j)
 {
-    const char *keys[] = {
-        "id",       "name",     "user",         "state",       "reason",
-        "gpus",     "gpu_type", "gpu_share",    "queue",       "priority",
-        "cwd",      "attempt",  "exit_code",    "exit_signal", "checkpoint_signal",
-        "grace_s",  "est_s",    "time_limit_s", "run_s",       "job_type",
-        "slurm_job"};
+    const char *keys[] = {"id",
+                          "name",
+                          "user",
+                          "state",
+                          "reason",
+                          "gpus",
+                          "gpu_type",
+                          "gpu_share",
+                          "queue",
+                          "priority",
+                          "cwd",
+                          "attempt",
+                          "exit_code",
+                          "exit_signal",
+                          "checkpoint_signal",
+                          "grace_s",
+                          "est_s",
+                          "time_limit_s",
+                          "run_s",
+                          "job_type",
+                          "slurm_job",
+                          "topology",
+                          "topology_preferred",
+                          "tp",
+                          "span"};
     for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
         const json_t *v = json_object_get(j, keys[i]);
         if (!v || (json_is_string(v) && !*json_string_value(v) && !strcmp(keys[i], "job_type")))
             continue; /* only what applies: no Slurm job under the local executor */
+        if (i >= sizeof keys / sizeof *keys - 4 &&
+            (json_is_null(v) || (json_is_integer(v) && json_integer_value(v) <= 1)))
+            continue; /* no topology asked, tp 1: nothing to say */
         char clean[1024];
         if (!strcmp(keys[i], "gpu_type") && json_is_string(v) && !*json_string_value(v)) {
             printf("%-18s any\n", keys[i]); /* no type asked: any the cluster has */

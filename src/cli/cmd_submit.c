@@ -224,6 +224,18 @@ static const struct cli_flag submit_flags[] = {
      CLI_ON_AT(struct submit_args, wait)},
     {"single-server", 0, NULL, "keep the gang on one server", CLI_SET(set_true),
      .data = "single_server"},
+    {"topology", 0, "LEVEL",
+     "keep the gang within one domain of LEVEL: nvlink, node, rack, block or cluster (it waits, "
+     "reason Topology, until one holds it)",
+     CLI_SET(set_text), .data = "topology"},
+    {"topology-preferred", 0, "LEVEL",
+     "rather within one domain of LEVEL (below --topology's); it starts wider when none holds "
+     "it",
+     CLI_SET(set_text), .data = "topology_preferred"},
+    {"tp", 0, "N",
+     "tensor-parallel degree: ranks in groups of N share an NVLink island (GPU counts are "
+     "multiples of N)",
+     CLI_SET(set_int), .data = "tp"},
     {0},
 };
 

@@ -173,6 +173,34 @@ int berth__free_port(void)
     return port;
 }
 
+/* BERTH_RANK_HOSTS: the server of each rank (each GPU slot, in the plan's order, which a
+ * topology-aware placement chose; a CPU-only job's one rank: its first slot's server), and
+ * BERTH_HOSTFILE, where the shim writes them as a hostfile (docs/job-protocol.md). 0 when
+ * out of memory. */
+static int rank_hosts(struct berth__daemon *d, const struct berth__ljob *j, char ***v, size_t *n,
+                      size_t *cap)
+{
+    size_t len = 1, o = 0, k = 0;
+    for (int32_t i = 0; i < j->nslots; i++)
+        len += strlen(d->cluster->srv[j->slots[i].server].name) + 1;
+    char *hosts = malloc(len), path[4096];
+    if (!hosts)
+        return 0;
+    hosts[0] = '\0';
+    for (int32_t i = 0; i < j->nslots; i++) {
+        int gpu = j->slots[i].gpu != BERTH_NO_GPU;
+        if (gpu || (i == j->nslots - 1 && !k)) { /* a CPU-only job: one rank */
+            const char *h = d->cluster->srv[j->slots[gpu ? i : 0].server].name;
+            o += (size_t)snprintf(hosts + o, len - o, "%s%s", k++ ? "," : "", h);
+        }
+    }
+    berth__lexec_spool(&d->ex, j->id, "hostfile", path, sizeof path);
+    int ok = !k || (!berth__env_add(v, n, cap, "BERTH_RANK_HOSTS", hosts) &&
+                    !berth__env_add(v, n, cap, "BERTH_HOSTFILE", path));
+    free(hosts);
+    return ok;
+}
+
 char **berth__daemon_job_env(struct berth__daemon *d, const struct berth__ljob *j, int devices)
 {
     static const char *const ours[] = {"USER",
@@ -199,6 +227,8 @@ char **berth__daemon_job_env(struct berth__daemon *d, const struct berth__ljob *
                                        "BERTH_ARRAY_TASK_COUNT",
                                        "BERTH_SERVICE_ID",
                                        "BERTH_REPLICA",
+                                       "BERTH_RANK_HOSTS",
+                                       "BERTH_HOSTFILE",
                                        "PORT"};
     char **v = NULL, val[4096];
     size_t n = 0, cap = 0;
@@ -278,6 +308,7 @@ char **berth__daemon_job_env(struct berth__daemon *d, const struct berth__ljob *
             ok = ok && !berth__env_add(&v, &n, &cap, "CUDA_MPS_PINNED_DEVICE_MEM_LIMIT", val);
         }
     }
+    ok = ok && rank_hosts(d, j, &v, &n, &cap);
     snprintf(val, sizeof val, "%d", ngpu ? ngpu : 1);
     ok = ok && !berth__env_add(&v, &n, &cap, "WORLD_SIZE", val) &&
          !berth__env_add(&v, &n, &cap, "RANK", "0") &&

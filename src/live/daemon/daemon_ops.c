@@ -7,9 +7,34 @@
 
 #include "live/daemon/daemon.h"
 #include "model/cluster.h"
+#include "model/topo.h"
 #include "model/queues.h"
 #include "io/json_load.h"
 #include "live/jobs/report.h"
+
+/* The most GPUs of the types in mask (0: any) that one domain of the level holds: a gang on
+ * one server spans at most node (nvlink within one island), so a server counts at every
+ * level above; a flat cluster has no racks or blocks, and one server is the most there. */
+static int32_t largest_domain(const struct berth_cluster *c, int level, uint64_t mask)
+{
+    int32_t most = 0;
+    for (size_t s = 0; s < c->nsrv; s++) {
+        const struct berth__server *v = &c->srv[s];
+        int32_t g = !mask || (mask >> v->type & 1) ? v->ngpus : 0;
+        if (level == BERTH_TOPO_NVLINK && v->nvl && v->nvl < g)
+            g = v->nvl;
+        most = g > most ? g : most;
+    }
+    int kind = berth__topo_level_kind(level);
+    for (size_t d = 0; c->topo && kind >= 0 && d < c->topo->k[kind].n; d++) {
+        int32_t g = 0;
+        for (size_t t = 0; t < c->ntypes; t++)
+            if (!mask || (mask >> t & 1))
+                g += c->topo->k[kind].total[d * c->topo->ntypes + t];
+        most = g > most ? g : most;
+    }
+    return most;
+}
 
 /* 400 when the job could never run on this cluster. */
 static int check_fits(struct berth__daemon *d, const struct berth__ljob *j, struct berth_err *err)
@@ -56,6 +81,19 @@ static int check_fits(struct berth__daemon *d, const struct berth__ljob *j, stru
         return berth_err_set(err, BERTH_EINPUT,
                              "gpus: asks for %d GPUs on one server, servers have at most %d", need,
                              per);
+    int req = berth_jobspec_extra(s)->topo_required - 1;
+    if (req >= 0 && req < BERTH_TOPO_CLUSTER && need > largest_domain(c, req, mask)) {
+        const char *lv = berth__topo_level_name(req);
+        return berth_err_set(err, BERTH_EINPUT,
+                             "topology: asks for %d GPUs within one %s, the largest %s of this "
+                             "cluster has %d%s",
+                             need, req == BERTH_TOPO_NVLINK ? "NVLink island" : lv,
+                             req == BERTH_TOPO_NVLINK ? "island" : lv, largest_domain(c, req, mask),
+                             !c->topo && req > BERTH_TOPO_NODE
+                                 ? " (it has no topology: no racks or blocks, one server is the "
+                                   "most)"
+                                 : "");
+    }
     int64_t most = c->has_gpu_mem && s->num_gpus && berth_jobspec_extra(s)->gpu_mem_mib
                        ? berth__cluster_largest_gpu_mem(c, mask)
                        : -1;
@@ -555,6 +593,56 @@ static void describe_quota(struct berth__daemon *d, const struct berth__ljob *j,
     }
 }
 
+/* The most wholly idle GPUs of the types in mask (0: any) in one domain of the level, as
+ * largest_domain counts domains. */
+static int32_t largest_idle(const struct berth_cluster *c, int level, uint64_t mask)
+{
+    int32_t most = 0;
+    for (size_t s = 0; s < c->nsrv; s++) {
+        const struct berth__server *v = &c->srv[s];
+        if (mask && !(mask >> v->type & 1))
+            continue;
+        int32_t g = v->nfree;
+        if (level == BERTH_TOPO_NVLINK && v->nvl && v->nvl < v->ngpus) { /* islands of nvl */
+            uint64_t island = (UINT64_C(1) << v->nvl) - 1;               /* nvl < ngpus <= 64 */
+            g = 0;
+            for (int i = 0; i < v->ngpus; i += v->nvl) {
+                int32_t f = __builtin_popcountll(v->free_mask & island << i);
+                g = f > g ? f : g;
+            }
+        }
+        most = g > most ? g : most;
+    }
+    int kind = berth__topo_level_kind(level);
+    for (size_t d = 0; c->topo && kind >= 0 && d < c->topo->k[kind].n; d++) {
+        int32_t g = 0;
+        for (size_t t = 0; t < c->ntypes; t++)
+            if (!mask || (mask >> t & 1))
+                g += c->topo->k[kind].free[d * c->topo->ntypes + t];
+        most = g > most ? g : most;
+    }
+    return most;
+}
+
+/* "Topology: ..." in buf when the job waits for a domain of its required level to hold
+ * its gang while the idle GPUs would otherwise do: its length; -1 when that is not why. */
+static int topology_wait(const struct berth_cluster *c, const struct berth__ljob *j,
+                         const struct berth__job *ej, int32_t idle, char *buf, size_t len)
+{
+    int req = berth_jobspec_extra(&j->spec)->topo_required - 1;
+    if (req < 0 || req >= BERTH_TOPO_CLUSTER || idle < ej->gpus)
+        return -1;
+    int32_t most = largest_idle(c, req, ej->type_mask);
+    if (most >= ej->gpus)
+        return -1;
+    const char *lv = req == BERTH_TOPO_NVLINK ? "NVLink island" : berth__topo_level_name(req);
+    return snprintf(
+        buf, len,
+        "Topology: it needs its %d GPUs within one %s (topology %s); %d are idle, at most "
+        "%d of them in one %s",
+        ej->gpus, lv, berth__topo_level_name(req), idle, most, lv);
+}
+
 /* brief: without the count of pending jobs ahead (it walks the queue), for lists. */
 static const char *reason_of(struct berth__daemon *d, struct berth__ljob *j, char *buf, size_t len,
                              int brief)
@@ -635,6 +723,16 @@ static const char *reason_of(struct berth__daemon *d, struct berth__ljob *j, cha
     char who[160];
     const char *code = "Priority";
     size_t o;
+    int tw = w.code != BERTH_WHY_QUOTA && w.code != BERTH_WHY_RESERVED &&
+                     !(w.code == BERTH_WHY_PRIORITY && w.blocker != BERTH_WHY_NOBODY)
+                 ? topology_wait(c, j, ej, idle, buf, len)
+                 : -1;
+    if (tw >= 0) {
+        o = (size_t)tw;
+        code = "Topology";
+        w.code = BERTH_WHY_NONE; /* no reservation line: none was said */
+        goto tail;
+    }
     switch (w.code) {
     case BERTH_WHY_QUOTA:
         describe_quota(d, j, &w, who, sizeof who);
@@ -686,6 +784,7 @@ static const char *reason_of(struct berth__daemon *d, struct berth__ljob *j, cha
         code = idle >= ej->gpus ? "Priority" : "Resources";
     }
     }
+tail:
     if (w.code == BERTH_WHY_RESOURCES && w.until > 0 && o < len)
         o += (size_t)snprintf(buf + o, len - o, "; backfill reserves its GPUs in %.0f s",
                               (double)(w.until - berth__wall_us()) / 1e6);

@@ -16,6 +16,7 @@
 
 #include "live/exec/exec_local.h"
 #include "live/exec/executor.h"
+#include "live/exec/slurm_topo.h"
 #include "model/cluster.h"
 #include "slurmapi/slurm_api.h"
 
@@ -325,6 +326,18 @@ static int slurm_open(const struct berth__exec_host *h, void **self,
         slurm_close(x);
         return rc;
     }
+    /* racks and blocks from slurmctld's topology (leaf switch = rack, its parent = block);
+     * none when it has none or scontrol cannot say (logged): the servers are then flat */
+    struct berth__slurm_topo topo = {0};
+    struct berth_err terr = {0};
+    if (berth__slurm_topo_read(h->slurm_conf, &topo, &terr) == BERTH_ENOMEM) {
+        free(keep);
+        slurm_close(x);
+        free(nodes);
+        return berth_err_set(err, BERTH_ENOMEM, "out of memory");
+    }
+    if (terr.msg[0])
+        berth__exec_log(h, "berthd: slurm: %s; the nodes get no racks or blocks\n", terr.msg);
     struct berth__cluster_builder b;
     berth__builder_init(&b);
     x->shards_per_gpu = calloc(n + 1, sizeof *x->shards_per_gpu);
@@ -334,7 +347,8 @@ static int slurm_open(const struct berth__exec_host *h, void **self,
     x->count = calloc(n + 1, sizeof *x->count);
     if (!x->shards_per_gpu || !x->mps_per_gpu || !x->offline || !x->outside || !x->count)
         rc = berth_err_set(err, BERTH_ENOMEM, "out of memory");
-    size_t ns = 0; /* servers: the nodes of the scope's partitions, in Slurm's order */
+    size_t ns = 0, nracked = 0; /* servers: the nodes of the scope's partitions, in Slurm's
+                                   order; those the topology places */
     for (size_t i = 0; !rc && i < n; i++) {
         const struct berth__slurm_node *v = &nodes[i];
         if (!in_partitions(x, keep, nkeep, v->name))
@@ -351,6 +365,13 @@ static int slurm_open(const struct berth__exec_host *h, void **self,
                                         .cpu_milli = (int64_t)v->cpus * 1000,
                                         .mem_mib = (int64_t)v->memory_mb,
                                         .src = ns};
+        const char *rack, *block;
+        berth__slurm_topo_where(&topo, v->name, &rack, &block);
+        sp.rack = rack ? berth__builder_str(&b, rack, 0) : NULL;
+        sp.block = block ? berth__builder_str(&b, block, 0) : NULL;
+        nracked += rack || block;
+        if ((rack && !sp.rack) || (block && !sp.block))
+            rc = berth_err_set(err, BERTH_ENOMEM, "out of memory");
         x->shards_per_gpu[ns] = gpus ? v->shards / gpus : 0;
         x->mps_per_gpu[ns++] = gpus ? v->mps / gpus : 0;
         if (!sp.type || !sp.name || berth__builder_add(&b, &sp))
@@ -360,6 +381,12 @@ static int slurm_open(const struct berth__exec_host *h, void **self,
         rc = berth_err_set(err, BERTH_EINPUT, "--executor slurm: slurmctld reports no nodes%s%s",
                            x->parts ? " in partitions " : "", x->parts ? x->parts : "");
     free(keep);
+    if (!rc && topo.n)
+        berth__exec_log(h,
+                        "berthd: slurm topology: %zu switches or blocks; %zu of %zu nodes in a "
+                        "rack or block\n",
+                        topo.n, nracked, ns);
+    berth__slurm_topo_free(&topo);
     if (!rc)
         rc = berth__builder_build(&b, "slurm", inventory, err);
     berth__builder_free(&b);

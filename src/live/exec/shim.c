@@ -300,6 +300,33 @@ static int pump(const struct spec *s, struct log *logs, int i)
 
 /* ---- the job ------------------------------------------------------------------------ */
 
+/* $BERTH_HOSTFILE from $BERTH_RANK_HOSTS (berthd sets both, docs/job-protocol.md): one line
+ * "HOST slots=N" per run of consecutive ranks on one host, in rank order; written by the
+ * job's own account, never through a link. 0, or -1 with errno. */
+static int write_hostfile(char **env)
+{
+    const char *hosts = env_get(env, "BERTH_RANK_HOSTS"), *path = env_get(env, "BERTH_HOSTFILE");
+    if (!hosts || !path)
+        return 0;
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return -1;
+    int rc = 0;
+    for (const char *p = hosts; *p && !rc;) {
+        size_t n = strcspn(p, ","), slots = 0;
+        const char *q = p;
+        while (!strncmp(q, p, n) && (q[n] == ',' || !q[n]) && *q) { /* the run of this host */
+            slots++;
+            q += n + (q[n] == ',');
+        }
+        rc = dprintf(fd, "%.*s slots=%zu\n", (int)n, p, slots) < 0 ? -1 : 0;
+        p = q;
+    }
+    if (close(fd))
+        rc = -1;
+    return rc;
+}
+
 static void child(const struct spec *s, const struct berth__iso_group *g, int out, int err,
                   int lockfd)
 {
@@ -332,6 +359,11 @@ static void child(const struct spec *s, const struct berth__iso_group *g, int ou
     umask(022);          /* berthd's 077 is for its own files, not the job's */
     if (chdir(s->cwd)) { /* entered as the job's account: its rights decide */
         dprintf(2, "berth: cannot enter %s: %s\n", s->cwd, strerror(errno));
+        _exit(126);
+    }
+    if (write_hostfile(s->env)) {
+        dprintf(2, "berth: cannot write %s: %s\n", env_get(s->env, "BERTH_HOSTFILE"),
+                strerror(errno));
         _exit(126);
     }
     exec_job(s->argv, s->env);

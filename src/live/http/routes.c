@@ -9,6 +9,7 @@
 
 #include "live/exec/cgroup.h"
 #include "model/cluster.h"
+#include "model/topo.h"
 #include "live/jobs/report.h"
 #include "live/http/http.h"
 #include "live/http/routes.h"
@@ -402,6 +403,11 @@ static void show(struct berth__daemon *d, const struct berth__hreq *r, struct be
                               (j->run_share_milli > 0 ? j->run_share_milli : 1000) / 1000.0));
         }
         json_object_set_new(out->json, "allocation", al);
+        if (j->state == BERTH_L_RUNNING && j->nslots && berth_cluster_has_topology(d->cluster))
+            json_object_set_new(/* the level its gang spans (docs/api.md) */
+                                out->json, "span",
+                                json_string(berth__topo_level_name(
+                                    berth__topo_span(d->cluster, j->slots, j->nslots))));
     }
     pthread_mutex_unlock(&d->mu);
     berth__estimator_put(d, er);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "live/jobs/ljob.h"
+#include "model/topo.h"
 
 /* The arrays below are NULL when out of memory (an append that fails: a value could not be
  * made, or the append itself), never short. */
@@ -39,6 +40,19 @@ static json_t *slots_json(const struct berth__slot *s, int32_t n)
 static json_t *opt_time(berth_us t)
 {
     return t ? json_integer(t) : json_null();
+}
+
+/* A topology level as the API names it (a level + 1; 0: null, none). */
+static json_t *level_json(int8_t v)
+{
+    return v > 0 ? json_string(berth__topo_level_name(v - 1)) : json_null();
+}
+
+/* Back: a level + 1, 0 for null or a name this berthd does not know. */
+static int8_t level_from(const json_t *v)
+{
+    int l = json_is_string(v) ? berth__topo_level_find(json_string_value(v)) : -1;
+    return (int8_t)(l + 1);
 }
 
 static const char *const dep_names[] = {"after", "afterok", "afternotok", "afterany"};
@@ -81,6 +95,11 @@ json_t *berth__ljob_json(const struct berth__ljob *j, int full)
     bad |= json_object_set_new(o, "gpu_mem_mib", json_integer(berth_jobspec_extra(s)->gpu_mem_mib));
     bad |= json_object_set_new(o, "persist_mib", json_integer(berth_jobspec_extra(s)->persist_mib));
     bad |= json_object_set_new(o, "ephem_mib", json_integer(berth_jobspec_extra(s)->ephem_mib));
+    bad |= json_object_set_new(o, "topology", level_json(berth_jobspec_extra(s)->topo_required));
+    bad |= json_object_set_new(o, "topology_preferred",
+                               level_json(berth_jobspec_extra(s)->topo_preferred));
+    bad |= json_object_set_new(
+        o, "tp", json_integer(berth_jobspec_extra(s)->tp > 1 ? berth_jobspec_extra(s)->tp : 1));
     bad |= json_object_set_new(o, "queue", json_string(s->queue));
     bad |= json_object_set_new(o, "priority", json_integer(s->priority));
     bad |=
@@ -235,6 +254,11 @@ int berth__ljob_from_journal(const json_t *d, struct berth__ljob **out, struct b
     j->extra.gpu_mem_mib = geti(d, "gpu_mem_mib");
     j->extra.persist_mib = geti(d, "persist_mib"); /* absent in older journals: 0, unknown */
     j->extra.ephem_mib = geti(d, "ephem_mib");
+    /* older journals lack them: no topology, tp 1 */
+    j->extra.topo_required = level_from(json_object_get(d, "topology"));
+    j->extra.topo_preferred = level_from(json_object_get(d, "topology_preferred"));
+    int64_t tp = geti(d, "tp");
+    j->extra.tp = (int32_t)(tp > 1 && tp <= BERTH_L_MAX_SLOTS ? tp : 0);
     s->priority = (int32_t)geti(d, "priority");
     s->duration_us = (berth_us)(json_number_value(json_object_get(d, "est_s")) * 1e6 + 0.5);
     s->total_steps = geti(d, "total_steps");

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "live/jobs/ljob.h"
+#include "model/topo.h"
 #include "util/mem.h"
 #include "util/name.h"
 
@@ -16,11 +17,15 @@
 #define MAX_SECONDS 1e9
 
 static const char *const known[] = {
-    "argv",          "cwd",      "env",         "gpus",     "gpu_type",     "gpu_share",
-    "gpu_mem_mib",   "min_gpus", "max_gpus",    "queue",    "priority",     "checkpoint_signal",
-    "grace_s",       "est_s",    "total_steps", "name",     "hold",         "shell",
-    "single_server", "job_type", "cpus",        "mem_mib",  "time_limit_s", "array",
-    "after",         "afterok",  "afternotok",  "afterany", "persist_mib",  "ephem_mib"};
+    "argv",        "cwd",       "env",           "gpus",
+    "gpu_type",    "gpu_share", "gpu_mem_mib",   "min_gpus",
+    "max_gpus",    "queue",     "priority",      "checkpoint_signal",
+    "grace_s",     "est_s",     "total_steps",   "name",
+    "hold",        "shell",     "single_server", "job_type",
+    "cpus",        "mem_mib",   "time_limit_s",  "array",
+    "after",       "afterok",   "afternotok",    "afterany",
+    "persist_mib", "ephem_mib", "topology",      "topology_preferred",
+    "tp"};
 
 static int bad(struct berth_err *err, const char *field, const char *what)
 {
@@ -302,6 +307,47 @@ static int read_deps(const json_t *body, struct berth__ljob *j, struct berth_err
     return 0;
 }
 
+/* "topology", "topology_preferred" (a level name: the gang within one domain of it) and
+ * "tp" (the tensor-parallel degree: the GPU counts are multiples of it), as
+ * berth_jobspec_extra holds them (a level + 1, 0 = none; tp 0 = none). */
+static int read_topology(const json_t *body, struct berth__ljob *j, struct berth_err *err)
+{
+    static const char *const field[2] = {"topology", "topology_preferred"};
+    int lv[2] = {-1, -1}, rc;
+    for (int i = 0; i < 2; i++) {
+        const char *s = NULL;
+        if ((rc = get_str(body, field[i], 32, &s, err)))
+            return rc;
+        if (s && (lv[i] = berth__topo_level_find(s)) < 0)
+            return berth_err_set(err, BERTH_EINPUT, "%s: expected %s, found '%.32s'", field[i],
+                                 berth__topo_level_list(), s);
+    }
+    if (lv[0] >= 0 && lv[1] >= lv[0])
+        return berth_err_set(err, BERTH_EINPUT,
+                             "topology_preferred: expected a level below the required one "
+                             "(%s), found '%s'",
+                             berth__topo_level_name(lv[0]), berth__topo_level_name(lv[1]));
+    int64_t tp = 0;
+    if ((rc = berth__json_int(body, "tp", 1, BERTH_L_MAX_SLOTS, &tp, err)))
+        return rc;
+    const struct berth_jobspec *s = &j->spec;
+    if (tp > 1 && (s->num_gpus % tp || s->min_gpus % tp || s->max_gpus % tp))
+        return berth_err_set(err, BERTH_EINPUT,
+                             "tp: the GPU counts (gpus %d, min_gpus %d, max_gpus %d) must be "
+                             "multiples of the tensor-parallel degree %lld",
+                             s->num_gpus, s->min_gpus, s->max_gpus, (long long)tp);
+    if ((lv[0] >= 0 || lv[1] >= 0 || tp > 1) && s->num_gpus == 0)
+        return bad(err,
+                   lv[0] >= 0   ? "topology"
+                   : lv[1] >= 0 ? "topology_preferred"
+                                : "tp",
+                   "a CPU-only job (gpus: 0) has no GPUs to place");
+    j->extra.topo_required = (int8_t)(lv[0] + 1);
+    j->extra.topo_preferred = (int8_t)(lv[1] + 1);
+    j->extra.tp = (int32_t)(tp > 1 ? tp : 0);
+    return 0;
+}
+
 /* A name the CLI prints in tables: refused when it holds a control, invisible or separator
  * character, or is not UTF-8 (util/name.h). */
 static int printable(const char *field, const char *v, struct berth_err *err)
@@ -346,7 +392,8 @@ int berth__ljob_from_submit(const json_t *body, const char *user, uint32_t uid, 
     if ((rc = get_bool(body, "shell", &shell, err)) || (rc = get_bool(body, "hold", &hold, err)) ||
         (rc = get_bool(body, "single_server", &single, err)) ||
         (rc = read_argv(body, j, shell, err)) || (rc = read_env(body, j, err)) ||
-        (rc = read_gpus(body, j, err)) || (rc = get_str(body, "cwd", MAX_STR, &cwd, err)) ||
+        (rc = read_gpus(body, j, err)) || (rc = read_topology(body, j, err)) ||
+        (rc = get_str(body, "cwd", MAX_STR, &cwd, err)) ||
         (rc = get_str(body, "queue", MAX_NAME, &queue, err)) ||
         (rc = get_str(body, "gpu_type", MAX_NAME, &gtype, err)) ||
         (rc = get_str(body, "job_type", MAX_NAME, &jtype, err)) ||
