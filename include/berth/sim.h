@@ -47,6 +47,10 @@ struct berth_sim_opts {
      * total_steps runs at the model's speed for the GPUs it gets; every other job runs at
      * fixed speed (its duration). NULL: every job runs at fixed speed. */
     const struct berth_tput *tput;
+    /* With a cluster that has a topology: a JSON file of per-level bandwidths and per job
+     * type communication shares (docs/topology.md), NULL = the defaults. It replaces the
+     * spread rule for such a cluster (then spread_factor must be 0). */
+    const char *topology_model;
     int fixed_speed;       /* 1: ignore steps, run every job by its duration whatever GPUs and
                               servers it gets (then gangs across servers slow down only by an
                               explicit spread_factor, per-type factor or spread_rates 1);

@@ -166,6 +166,10 @@ const struct cli_flag sim_progress_flags[] = {
      "would finish it sooner at the model's rates (default on in des and rounds, off in the "
      "peer modes)",
      CLI_SET(set_switch), .at = CLI_AT(A, o.spread_wait, int)},
+    {"topology-model", 0, "FILE",
+     "on a cluster with a topology: per-level bandwidths and per job type communication "
+     "shares for the rate of a gang by the level it spans (JSON; default: docs/topology.md)",
+     CLI_STR_AT(A, o.topology_model)},
     {"colocate-speed", 0, "F",
      "speed per partner sharing a GPU when no pair is known, 0.01 to 100 (default 1: no "
      "interference)",

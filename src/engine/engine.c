@@ -367,9 +367,10 @@ int berth__engine_pass(struct berth__engine *e, berth_us now, struct berth_err *
                               e->nrunning);
     if (rc)
         return berth_err_set(err, rc, "engine: out of memory");
-    e->plan.wait = e->spread_wait && e->tput ? (struct berth__plan_wait){e->tput, e->tput_type,
-                                                                         &e->spread, e->stable_ends}
-                                             : (struct berth__plan_wait){0};
+    e->plan.wait =
+        e->spread_wait && e->tput
+            ? (struct berth__plan_wait){e->tput, e->tput_type, &e->spread, e->trate, e->stable_ends}
+            : (struct berth__plan_wait){0};
     if (e->place.ops->prepare &&
         (rc = e->place.ops->prepare(e->place.self, e->cluster, e->jobs, e->njobs, err)))
         return rc;

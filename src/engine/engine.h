@@ -38,6 +38,9 @@ struct berth__engine {
     int check;                     /* verify every invariant after each pass */
     const struct berth_tput *tput; /* NULL: no throughput model */
     struct berth__spread spread;   /* how gangs across servers run (default: measured rates) */
+    /* with a topology (cluster->topo): the rate by level spanned, which replaces the spread
+     * rule (model/topo_rate.h); NULL without a topology. The executor owns it. */
+    const struct berth__topo_rate *trate;
     int spread_wait;    /* consolidate-or-wait in every plan (sched/plan_wait.c; default off) */
     int stable_ends;    /* the executor moves running jobs' ends only with their GPUs (plan.h) */
     int16_t *tput_type; /* per cluster GPU type: the model's type, -1 */
@@ -123,6 +126,14 @@ static inline void berth__engine_set_metric(struct berth__engine *e,
 static inline void berth__engine_set_spread(struct berth__engine *e, const struct berth__spread *sp)
 {
     e->spread = *sp;
+}
+
+/* The rate by topology level (model/topo_rate.h) for the plan's consolidate-or-wait; r must
+ * outlive the engine. Ignored (NULL) on a cluster without a topology. */
+static inline void berth__engine_set_topo_rate(struct berth__engine *e,
+                                               const struct berth__topo_rate *r)
+{
+    e->trate = e->cluster->topo ? r : NULL;
 }
 
 /* Consolidate-or-wait (sched/plan.h): a spread gang waits when one server would finish it

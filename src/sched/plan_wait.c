@@ -31,6 +31,7 @@
 #include <stdlib.h>
 
 #include "model/alloc.h"
+#include "model/topo_rate.h"
 #include "model/tput.h"
 #include "sched/plan.h"
 #include "sched/refuse.h"
@@ -297,6 +298,16 @@ static int ready_soon(const struct berth__plan *p, struct berth__ready *rd, uint
     return at != BERTH_TIME_NONE && (double)(at - p->now) + tc < spread;
 }
 
+/* What a gang across servers runs at against one server: with a topology, the factor of a
+ * gang within one rack (the best a spread placement promises); else the spread rule's. */
+static double spread_ratio(const struct berth__plan *p, const struct berth__job *j, int mt)
+{
+    if (p->wait.trate)
+        return berth__topo_rate_factor(p->wait.trate, berth_jobspec_extra(j->spec)->job_type,
+                                       BERTH_TOPO_RACK);
+    return berth__tput_spread_ratio(p->wait.tput, p->wait.spread, j->cls, mt, j->gpus);
+}
+
 static int spread_pays(struct berth__plan *p, const struct berth__job *j, int t, int placed)
 {
     const struct berth_cluster *c = p->cluster;
@@ -306,7 +317,7 @@ static int spread_pays(struct berth__plan *p, const struct berth__job *j, int t,
     int mt = p->wait.tput_type ? p->wait.tput_type[t] : -1;
     if (mt < 0)
         return 1;
-    double r = berth__tput_spread_ratio(p->wait.tput, p->wait.spread, j->cls, mt, j->gpus);
+    double r = spread_ratio(p, j, mt);
     if (!(r > 0 && r < 1) || fits_now(c, j, t, placed))
         return 1;
     /* wait when some server is ready soon enough: the test is monotone in the wait, so one
@@ -385,7 +396,7 @@ berth_us berth__plan_wait_patience(const struct berth__plan *p, const struct ber
     int mt = p->wait.tput_type ? p->wait.tput_type[t] : -1;
     if (mt < 0)
         return INT64_MIN;
-    double r = berth__tput_spread_ratio(p->wait.tput, p->wait.spread, j->cls, mt, j->gpus);
+    double r = spread_ratio(p, j, mt);
     if (!(r > 0 && r < 1))
         return INT64_MIN;
     double tc = left_us(j, p->now);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "model/cluster.h"
+#include "model/topo_rate.h"
 #include "sim/progress.h"
 #include "util/mem.h"
 
@@ -50,6 +51,11 @@ static double base_rate(const struct berth__progress *p, const struct berth__job
 {
     if (p->flat)
         return p->steps[j->idx] ? model_rate(p, j, first_type(p, j), 0) / 1e6 : 1.0;
+    if (p->trate) { /* a topology: one-island rate times the factor of the level spanned */
+        double f =
+            berth__topo_rate_factor(p->trate, berth_jobspec_extra(j->spec)->job_type, j->span);
+        return p->steps[j->idx] ? model_rate(p, j, j->type, 0) / 1e6 * f : f;
+    }
     int spread = j->servers > 1;
     if (p->steps[j->idx])
         return model_rate(p, j, j->type, spread) / 1e6;
@@ -431,6 +437,7 @@ int berth__progress_init(struct berth__progress *p, struct berth__engine *e,
     p->m = o->tput;
     p->mtype = e->tput_type;
     p->sp = *sp;
+    p->trate = e->trate;
     p->colocate = o->colocate_speed > 0 ? o->colocate_speed : 1.0;
     p->restart_us = o->restart_us;
     p->tiers = o->restart_tiers;

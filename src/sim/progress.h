@@ -29,6 +29,9 @@ struct berth__progress {
     const int16_t *mtype; /* cluster GPU type -> model type */
     struct berth__events ev;
     struct berth__spread sp; /* how gangs across servers run */
+    /* with a topology (cluster->topo): the rate by the level a gang spans, which replaces
+     * the spread rule (model/topo_rate.h) */
+    const struct berth__topo_rate *trate;
     double colocate;
     berth_us restart_us;
     int tiers, flat;

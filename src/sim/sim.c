@@ -16,7 +16,9 @@
 #include "sim/metrics.h"
 #include "model/cluster.h"
 #include "model/curve.h"
+#include "io/topo_model.h"
 #include "model/infer.h"
+#include "model/topo_rate.h"
 #include "model/trace.h"
 #include "sim/progress.h"
 #include "sim/stall.h"
@@ -447,6 +449,21 @@ int berth_sim_run(const struct berth_trace *t, const struct berth_cluster *c,
         return rc;
     size_t n = berth_trace_count(t);
     const struct berth_jobspec *specs = berth_trace_jobs(t);
+    struct berth__topo_rate trate_v, *trate = NULL;
+    if (berth_cluster_has_topology(c)) {
+        if (o->spread_factor > 0)
+            return berth_err_set(err, BERTH_EINPUT,
+                                 "--spread-penalty: the cluster has a topology, whose rate by "
+                                 "the level a gang spans replaces it (see --topology-model)");
+        berth__topo_rate_default(&trate_v);
+        if (o->topology_model && (rc = berth__topo_rate_load(o->topology_model, &trate_v, err)))
+            return rc;
+        trate = &trate_v;
+    } else if (o->topology_model) {
+        return berth_err_set(err, BERTH_EINPUT,
+                             "--topology-model: the cluster has no topology (give racks=, "
+                             "blocks=, nvl= or a cluster file with racks)");
+    }
     struct berth__engine *e = NULL;
     struct berth__progress p = {0};
     struct limits lim = {0};
@@ -499,6 +516,7 @@ int berth_sim_run(const struct berth_trace *t, const struct berth_cluster *c,
     }
     free(ord);
     ord = NULL;
+    berth__engine_set_topo_rate(e, trate);
     if ((rc = berth__progress_init(&p, e, o, tm.fixed, &tm.sp,
                                    tm.release && !tm.early ? tm.round : 0, berth_trace_path(t),
                                    err)))

@@ -121,7 +121,7 @@ static int pays(struct world *w, uint32_t i)
     CHECK_I64(berth__plan_open(&w->p, w->c, w->job, w->n, w->now,
                                berth__placement_stateless(BERTH_PLACE_CONSOLIDATE), 1, 0),
               0);
-    w->p.wait = (struct berth__plan_wait){w->m, w->tput_type, &w->sp, 0};
+    w->p.wait = (struct berth__plan_wait){w->m, w->tput_type, &w->sp, NULL, 0};
     return berth__plan_spread_pays(&w->p, &w->job[i], 0);
 }
 
@@ -454,7 +454,7 @@ static int pays_in(struct world *w, struct berth__plan *q, uint32_t i, int stabl
     CHECK_I64(berth__plan_open(q, w->c, w->job, w->n, w->now,
                                berth__placement_stateless(BERTH_PLACE_CONSOLIDATE), 1, 0),
               0);
-    q->wait = (struct berth__plan_wait){w->m, w->tput_type, &w->sp, stable};
+    q->wait = (struct berth__plan_wait){w->m, w->tput_type, &w->sp, NULL, stable};
     return berth__plan_spread_pays_unplaced(q, &w->job[i], 0);
 }
 
@@ -709,7 +709,7 @@ static void test_unplaced_matches_placed(void)
             CHECK_I64(berth__plan_open(&w.p, c, w.job, w.n, w.now,
                                        berth__placement_stateless(BERTH_PLACE_CONSOLIDATE), 1, 0),
                       0);
-            w.p.wait = (struct berth__plan_wait){w.m, w.tput_type, &w.sp, 0};
+            w.p.wait = (struct berth__plan_wait){w.m, w.tput_type, &w.sp, NULL, 0};
             rc[way] = berth__plan_start(&w.p, j, &err);
             buckets(c, b[way], sizeof b[way]);
             memcpy(got[way], w.job[j].slots, (size_t)w.job[j].gpus * sizeof *got[way]);
