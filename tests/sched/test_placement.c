@@ -163,7 +163,7 @@ static int pick_liar(void *self, const struct berth_cluster *c, const struct ber
                      int type, int32_t need, struct berth__place_pick *out)
 {
     (void)self, (void)c, (void)j, (void)type;
-    *out = (struct berth__place_pick){0, -1, need};
+    *out = (struct berth__place_pick){0, -1, need, 0};
     return 0;
 }
 
