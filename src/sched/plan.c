@@ -309,7 +309,7 @@ static int start_in(struct berth__plan *p, uint32_t ji, uint64_t mask, struct be
         }
         p->nofit = BERTH_NOFIT_PLACE;
         rc = place(p, pl, j, (int)k, err);
-        if (rc == 0 && berth__plan_topo_ok(p, j, p->filling))
+        if (rc == 0 && berth__plan_topo_ok(p, j, j->slots, p->filling))
             rc = BERTH_NOFIT; /* a piece left the required level's domain (CPU, memory) */
         if (rc == 0)
             t = (int)k;
@@ -358,12 +358,13 @@ const struct berth__placement *berth__plan_placement_for(const struct berth__pla
     return x->topo_required || x->topo_preferred || x->tp > 1 ? &p->topo_place : p->place;
 }
 
-int berth__plan_topo_ok(const struct berth__plan *p, const struct berth__job *j, int32_t nslots)
+int berth__plan_topo_ok(const struct berth__plan *p, const struct berth__job *j,
+                        const struct berth__slot *slots, int32_t nslots)
 {
     const struct berth_cluster *c = p->cluster;
     if (!c->topo || !berth_jobspec_extra(j->spec)->topo_required || j->gpus == 0)
         return 0;
-    return berth__topo_span(c, j->slots, nslots) <= berth__place_topo_required(j) ? 0 : BERTH_NOFIT;
+    return berth__topo_span(c, slots, nslots) <= berth__place_topo_required(j) ? 0 : BERTH_NOFIT;
 }
 
 int berth__plan_start(struct berth__plan *p, uint32_t ji, struct berth_err *err)
@@ -447,7 +448,7 @@ int berth__plan_start_on(struct berth__plan *p, uint32_t ji, uint32_t s, struct 
         for (int32_t k = 0; k < n; k++, m &= m - 1)
             j->slots[k] = (struct berth__slot){s, (uint32_t)__builtin_ctzll(m)};
     }
-    if (!berth__alloc_can_take(c, j, j->slots) || berth__plan_topo_ok(p, j, n))
+    if (!berth__alloc_can_take(c, j, j->slots) || berth__plan_topo_ok(p, j, j->slots, n))
         return BERTH_NOFIT;
     if (berth__plan_touch(p, ji))
         return berth_err_set(err, BERTH_ENOMEM, "plan: out of memory");
@@ -554,7 +555,7 @@ int berth__plan_start_slots(struct berth__plan *p, uint32_t ji, const struct ber
                              j->spec->id);
     if (make_slots(j))
         return berth_err_set(err, BERTH_ENOMEM, "plan: out of memory");
-    if (!berth__alloc_can_take(c, j, slots))
+    if (!berth__alloc_can_take(c, j, slots) || berth__plan_topo_ok(p, j, slots, n))
         return BERTH_NOFIT;
     if (berth__plan_touch(p, ji))
         return berth_err_set(err, BERTH_ENOMEM, "plan: out of memory");

@@ -118,9 +118,10 @@ size_t berth__plan_wait_reads(const struct berth__plan *p);
  * or preferred level or tp > 1 on a cluster with a topology, else the run's. */
 const struct berth__placement *berth__plan_placement_for(const struct berth__plan *p,
                                                          const struct berth__job *j);
-/* 0 when j's slots (its gang of nslots) keep its required level, else BERTH_NOFIT (always 0
+/* 0 when slots (a gang of nslots for j) keep j's required level, else BERTH_NOFIT (always 0
  * without a topology). */
-int berth__plan_topo_ok(const struct berth__plan *p, const struct berth__job *j, int32_t nslots);
+int berth__plan_topo_ok(const struct berth__plan *p, const struct berth__job *j,
+                        const struct berth__slot *slots, int32_t nslots);
 /* A stateless placement by its enum berth_placement (not FGD, which keeps state), for
  * plans opened outside an engine (tests). */
 const struct berth__placement *berth__placement_stateless(int id);
@@ -215,5 +216,7 @@ int berth__plan_unreserve(struct berth__plan *p, uint32_t s, struct berth_err *e
  * training servers before loaned ones) with the ordinary placement helpers. */
 int berth__plan_hide(struct berth__plan *p, uint32_t s);
 void berth__plan_unhide_all(struct berth__plan *p);
+/* Gives back the GPUs hidden since p->nhidden was n (the last hidden first). */
+void berth__plan_unhide_to(struct berth__plan *p, size_t n);
 
 #endif

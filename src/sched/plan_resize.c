@@ -45,7 +45,8 @@ int berth__plan_grow_on(struct berth__plan *p, uint32_t ji, uint32_t s, int32_t 
         m &= m - 1;
         j->slots[k0 + k] = (struct berth__slot){s, g};
     }
-    if (berth__plan_topo_ok(p, j, k0 + n)) /* it would leave its required level's domain */
+    if (berth__plan_topo_ok(p, j, j->slots,
+                            k0 + n)) /* it would leave its required level's domain */
         return BERTH_NOFIT;
     berth__job_fold(j, p->now);
     berth__alloc_take_range(p->cluster, j, k0, k0 + n);

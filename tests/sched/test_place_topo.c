@@ -163,7 +163,35 @@ static void test_flat(void)
     berth_cluster_free(b);
 }
 
+/* --check's rule (berth__place_topo_verify) catches a gang across racks with a required
+ * rack, and a tp group across servers; it passes what the placement makes. */
+static void test_verify(void)
+{
+    struct berth_cluster *c = parse_ok(R2);
+    if (!c)
+        return;
+    struct pjob pj;
+    pjob_init(&pj, 0, "v", 4, 0, -1);
+    struct berth_jobspec_extra *x = jobspec_x(&pj.spec);
+    struct berth__slot sl[4] = {{1, 0}, {1, 1}, {2, 0}, {2, 1}}; /* rack0 and rack1 */
+    pj.job.slots = sl;
+    pj.job.state = BERTH_JOB_RUNNING;
+    char why[200];
+    CHECK_I64(berth__place_topo_verify(c, &pj.job, why, sizeof why), 0);
+    x->topo_required = RACK;
+    CHECK_I64(berth__place_topo_verify(c, &pj.job, why, sizeof why), -1);
+    CHECK_STR(why, "job v spans cluster, its required level is rack");
+    x->topo_required = 0;
+    x->tp = 2; /* groups {1:0 1:1} and {2:0 2:1}: whole */
+    CHECK_I64(berth__place_topo_verify(c, &pj.job, why, sizeof why), 0);
+    sl[1] = (struct berth__slot){2, 2}; /* group 0 now 1:0 2:2 */
+    CHECK_I64(berth__place_topo_verify(c, &pj.job, why, sizeof why), -1);
+    CHECK_STR(why, "job v: tensor-parallel group 0 (of 2 GPUs) spans servers");
+    berth_cluster_free(c);
+}
+
 static const struct check_test tests[] = {
+    {"verify", test_verify},
     {"required_rack", test_required_rack},
     {"preferred_and_tp", test_preferred_and_tp},
     {"flat", test_flat},
