@@ -7,6 +7,7 @@
  * consolidate without a topology. */
 #include "plantest.h"
 #include "model/topo.h"
+#include "sched/frag.h"
 
 /* Places a job of gpus GPUs (required / preferred level + 1, tp) on c under placement pl,
  * checks it got want ("" = it did not fit, with nofit), and frees c. */
@@ -190,7 +191,34 @@ static void test_verify(void)
     berth_cluster_free(c);
 }
 
+/* Per-level fragmentation: 4x8 in 2 racks, server 0 with 4 busy, server 2 with 2: of 26
+ * idle GPUs, whole servers 1 and 3 hold 16 (10 / 26 stranded at the node level), no rack is
+ * wholly idle (all 26 stranded). */
+static void test_frag_levels(void)
+{
+    struct berth_cluster *c = racks(R2, 0xf, 0, 0x3, 0);
+    if (!c)
+        return;
+    struct berth__frag_level f;
+    CHECK_I64(berth__frag_topo(c, BERTH_TOPO_NODE, &f), 0);
+    CHECK_I64(f.domains, 4);
+    CHECK_I64(f.whole, 2);
+    CHECK_I64(f.idle, 26);
+    CHECK_DBL(f.stranded, 10.0 / 26, 1e-12);
+    CHECK_I64(berth__frag_topo(c, BERTH_TOPO_RACK, &f), 0);
+    CHECK_I64(f.domains, 2);
+    CHECK_I64(f.whole, 0);
+    CHECK_DBL(f.stranded, 1.0, 1e-12);
+    CHECK_I64(berth__frag_topo(c, BERTH_TOPO_CLUSTER, &f), -1);
+    berth_cluster_free(c);
+    struct berth_cluster *flat = parse_ok("2x8:h100");
+    if (flat)
+        CHECK_I64(berth__frag_topo(flat, BERTH_TOPO_NODE, &f), -1);
+    berth_cluster_free(flat);
+}
+
 static const struct check_test tests[] = {
+    {"frag_levels", test_frag_levels},
     {"verify", test_verify},
     {"required_rack", test_required_rack},
     {"preferred_and_tp", test_preferred_and_tp},
