@@ -65,7 +65,8 @@ static const struct cli_spec queue_spec = {
              "first, in squeue's columns: at most 1000 of them unless --limit N says otherwise "
              "(0: all; --json lists all unless told). REASON is a code like Slurm's: Priority "
              "(jobs ahead of it go first), Resources (it is next, GPUs are too few), "
-             "QuotaExceeded (its queue's quota or a limit), Dependency, Held, BeginTime, "
+             "QuotaExceeded (its queue's quota or a limit), Topology (no domain of its required "
+             "topology level holds its gang), Dependency, Held, BeginTime, "
              "JobArrayTaskLimit, TimeLimit (it ended at its time limit), None; berth why ID "
              "explains it.",
     .sections = queue_sections,

@@ -46,8 +46,9 @@ static const struct cli_flag sim_flags[] = {
      "`berth policies` lists them",
      CLI_SET(set_policy_arg)},
     {"placement", 0, "P",
-     "consolidate, spread, best-fit, fgd, blox-scattered or blox-consolidated (default: the "
-     "policy's)",
+     "consolidate, spread, best-fit, fgd, blox-scattered, blox-consolidated or topology "
+     "(default: the policy's; jobs with a required or preferred topology level or tp > 1 are "
+     "placed by topology on a cluster with a topology)",
      CLI_STR_AT(A, o.placement)},
     {"seed", 0, "N", "seed for every random draw (default 1)", CLI_U64_AT(A, o.seed)},
     {"quantum", 0, "S", "time slice of las and salus-fair, in seconds (default 60)",

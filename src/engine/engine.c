@@ -402,10 +402,16 @@ int berth__engine_pass(struct berth__engine *e, berth_us now, struct berth_err *
 void berth__engine_why(struct berth__engine *e, uint32_t j, berth_us now, struct berth__why *w)
 {
     *w = (struct berth__why){.blocker = BERTH_WHY_NOBODY, .queue = -1, .type = -1};
-    if (!e->ops->why || j >= e->njobs)
+    if (j >= e->njobs)
         return;
     struct berth__view v = view_of(e, now);
-    e->ops->why(e->self, &v, j, w);
+    if (e->ops->why)
+        e->ops->why(e->self, &v, j, w);
+    /* a job that has the GPUs but no domain of its required level: Topology, whatever the
+     * policy (it asks nothing of the policy's state) */
+    if ((w->code == BERTH_WHY_NONE || w->code == BERTH_WHY_RESOURCES) &&
+        berth__place_topo_blocks(e->cluster, &e->jobs[j]))
+        w->code = BERTH_WHY_TOPOLOGY;
 }
 
 berth_us berth__engine_next_pass(struct berth__engine *e, berth_us now)
@@ -479,6 +485,9 @@ int berth__engine_verify(const struct berth__engine *e, struct berth_err *err)
             cpu[s->server] += berth__job_cpu_per_gpu(j);
             mem[s->server] += berth__job_mem_per_gpu(j);
         }
+        char why[200];
+        if (!rc && c->topo && berth__place_topo_verify(c, j, why, sizeof why))
+            rc = berth_err_set(err, BERTH_EINTERNAL, "%s", why);
     }
     for (size_t s = 0; s < c->nsrv && !rc; s++) {
         const struct berth__server *v = &c->srv[s];

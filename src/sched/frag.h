@@ -72,4 +72,17 @@ int berth__frag_share_fits(const struct berth_cluster *c, uint32_t s, int g,
 double berth__frag_delta(const struct berth__frag_workload *w, const struct berth_cluster *c,
                          uint32_t s, const struct berth__job *j, double before, int32_t *gpu);
 
+/* Fragmentation at one topology level (frag_topo.c): of its domains with GPUs (node:
+ * servers; nvlink: multi-node NVLink domains, or servers when there are none; rack, block),
+ * how many there are, how many are wholly idle, the idle GPUs, and the share of them that
+ * lies in domains not wholly idle (0 when none is idle). */
+struct berth__frag_level {
+    int32_t domains, whole, idle;
+    double stranded;
+};
+
+/* Fills *out for level (enum berth_topo_level below cluster) of c; -1 when c has no
+ * topology or the level is cluster (out zeroed). */
+int berth__frag_topo(const struct berth_cluster *c, int level, struct berth__frag_level *out);
+
 #endif

@@ -15,6 +15,7 @@
 struct berth__order_set {
     int backfill;
     double backfill_depth;
+    int backfill_topology;
     berth_us fs_weight_us, fs_half_life_us, fs_period_us;
 };
 
@@ -27,6 +28,10 @@ struct berth__order_set {
      "jobs' time limits, and later jobs start only if they do not delay it (default 0)"},         \
     {"backfill_depth", BERTH_SET_DOUBLE, offsetof(T, m.backfill_depth), 1, 1e7,                    \
      "jobs a pass looks at past the reservation (Slurm's bf_max_job_test; default 1000)"},         \
+    {"backfill_topology", BERTH_SET_BOOL, offsetof(T, m.backfill_topology), 0, 1,                  \
+     "1: on a cluster with a topology, a head job with a required or preferred level gets its "  \
+     "reservation inside one domain of that level, and later jobs that would run past it "       \
+     "start outside that domain; 0: GPUs counted per type (default 1)"},                          \
     BERTH_FAIRSHARE_SETTINGS(T, m,                                                                 \
                              "seconds (GPU-seconds under las) a job's key improves by at a "      \
                              "fair-share factor of 1 (default 0: fair-share not weighed)")

@@ -47,7 +47,7 @@ static int pick_scattered(void *self, const struct berth_cluster *c, const struc
     int32_t r = room(c, (uint32_t)first, j, type), take = r < need ? r : need;
     if (j->single && take < j->gpus)
         return BERTH_NOFIT;
-    *out = (struct berth__place_pick){(uint32_t)first, -1, take};
+    *out = (struct berth__place_pick){(uint32_t)first, -1, take, 0};
     return 0;
 }
 
@@ -59,7 +59,7 @@ static int pick_consolidated(void *self, const struct berth_cluster *c, const st
     for (uint32_t s = 0; s < c->nsrv; s++)
         if (c->srv[s].type == type && c->srv[s].nfree == need &&
             berth__server_room(c, s, j) >= need) {
-            *out = (struct berth__place_pick){s, -1, need};
+            *out = (struct berth__place_pick){s, -1, need, 0};
             return 0;
         }
     return BERTH_NOFIT;

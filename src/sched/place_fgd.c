@@ -141,7 +141,7 @@ static int pick(void *self, const struct berth_cluster *c, const struct berth__j
     }
     if (best < 0)
         return whole && !j->single && c->allow_span ? spill(c, j, type, need, out) : BERTH_NOFIT;
-    *out = (struct berth__place_pick){(uint32_t)best, j->gpus && !whole ? best_gpu : -1, need};
+    *out = (struct berth__place_pick){(uint32_t)best, j->gpus && !whole ? best_gpu : -1, need, 0};
     return 0;
 }
 

@@ -14,7 +14,8 @@
  *   spread       one GPU at a time, each to the server with the most idle GPUs.
  *
  * FGD (Weng et al., ATC'23) is the fourth, in place_fgd.c; Blox's two as shipped
- * (blox-scattered, blox-consolidated) are in place_blox.c. */
+ * (blox-scattered, blox-consolidated) are in place_blox.c; topology (the lowest level of
+ * the cluster's topology with a domain that holds the gang) in place_topo.c. */
 #include <stdio.h>
 #include <string.h>
 
@@ -29,6 +30,7 @@ static const struct berth__placement_ops *const placements[] = {
     [BERTH_PLACE_FGD] = &berth__place_fgd,
     [BERTH_PLACE_BLOX_SCATTERED] = &berth__place_blox_scattered,
     [BERTH_PLACE_BLOX_CONSOLIDATED] = &berth__place_blox_consolidated,
+    [BERTH_PLACE_TOPOLOGY] = &berth__place_topology,
 };
 #define NPLACEMENTS (sizeof placements / sizeof *placements)
 
@@ -117,7 +119,8 @@ static int pick_share(const struct berth_cluster *c, const struct berth__job *j,
     if (spread) {
         int32_t s = emptiest(c, ty, j);
         if (s >= 0) {
-            *out = (struct berth__place_pick){(uint32_t)s, __builtin_ctzll(c->srv[s].free_mask), 1};
+            *out =
+                (struct berth__place_pick){(uint32_t)s, __builtin_ctzll(c->srv[s].free_mask), 1, 0};
             return 0;
         }
     }
@@ -140,14 +143,14 @@ static int pick_share(const struct berth_cluster *c, const struct berth__job *j,
         }
     }
     if (best >= 0) {
-        *out =
-            (struct berth__place_pick){ty->partial[best].server, (int32_t)ty->partial[best].gpu, 1};
+        *out = (struct berth__place_pick){ty->partial[best].server, (int32_t)ty->partial[best].gpu,
+                                          1, 0};
         return 0;
     }
     int32_t s = tightest(c, ty, j, 1);
     if (s < 0)
         return BERTH_NOFIT;
-    *out = (struct berth__place_pick){(uint32_t)s, __builtin_ctzll(c->srv[s].free_mask), 1};
+    *out = (struct berth__place_pick){(uint32_t)s, __builtin_ctzll(c->srv[s].free_mask), 1, 0};
     return 0;
 }
 
@@ -180,7 +183,7 @@ static int pick_classic(int placement, const struct berth_cluster *c, const stru
         int32_t s = berth__place_cpu_server(c, j, spread);
         if (s < 0)
             return BERTH_NOFIT;
-        *out = (struct berth__place_pick){(uint32_t)s, -1, 0};
+        *out = (struct berth__place_pick){(uint32_t)s, -1, 0, 0};
         return 0;
     }
     const struct berth__gputype *ty = &c->types[type];
@@ -198,7 +201,7 @@ static int pick_classic(int placement, const struct berth_cluster *c, const stru
         int32_t room = berth__server_room(c, (uint32_t)s, j);
         take = spread ? 1 : room < need ? room : need;
     }
-    *out = (struct berth__place_pick){(uint32_t)s, -1, take};
+    *out = (struct berth__place_pick){(uint32_t)s, -1, take, 0};
     return 0;
 }
 

@@ -32,14 +32,17 @@ enum berth_placement {
     BERTH_PLACE_FGD = 3,
     BERTH_PLACE_BLOX_SCATTERED = 4,
     BERTH_PLACE_BLOX_CONSOLIDATED = 5,
+    BERTH_PLACE_TOPOLOGY = 6,
 };
 
-/* One piece: n whole GPUs of server (its lowest idle ones); or, for a fractional job, its
- * share on GPU gpu of server (n = 1); or, for a CPU-only job, server (gpu -1, n = 0). */
+/* One piece: n whole GPUs of server (its lowest idle ones, or exactly those of mask when
+ * mask is not 0); or, for a fractional job, its share on GPU gpu of server (n = 1); or, for
+ * a CPU-only job, server (gpu -1, n = 0). */
 struct berth__place_pick {
     uint32_t server;
     int32_t gpu;
     int32_t n;
+    uint64_t mask; /* 0, or n idle GPUs of server (the topology placement's islands) */
 };
 
 struct berth__placement_ops {
@@ -82,6 +85,24 @@ int32_t berth__place_cpu_server(const struct berth_cluster *c, const struct bert
 
 extern const struct berth__placement_ops berth__place_consolidate, berth__place_spread,
     berth__place_best_fit, berth__place_fgd, berth__place_blox_scattered,
-    berth__place_blox_consolidated;
+    berth__place_blox_consolidated, berth__place_topology;
+
+/* The topology placement's rules (place_topo.c), for the plan and the engine's checks:
+ * j's tensor-parallel degree as placed (its tp when > 1, it divides the whole-GPU gang and
+ * a server can hold a group; else 1); the highest level its gang may span (its required
+ * level, node when it must stay on one server, else cluster); and whether some domain at or
+ * below level maxlv holds its gang on type `type` now (-1: any type it may use; 1 without a
+ * topology or for a fractional or CPU-only job). */
+int berth__place_topo_tp(const struct berth_cluster *c, const struct berth__job *j);
+int berth__place_topo_required(const struct berth__job *j);
+int berth__place_topo_holds(const struct berth_cluster *c, const struct berth__job *j, int type,
+                            int maxlv);
+/* 1 when pending job j waits for its topology alone: it has a required level, a type it may
+ * use has idle GPUs for its gang, and no domain of that level holds it (reason Topology). */
+int berth__place_topo_blocks(const struct berth_cluster *c, const struct berth__job *j);
+/* --check: -1 (why filled) when running job j's GPUs leave its required level's domain or
+ * one of its tensor-parallel groups spans servers; else 0. */
+int berth__place_topo_verify(const struct berth_cluster *c, const struct berth__job *j, char *why,
+                             size_t len);
 
 #endif

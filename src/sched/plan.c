@@ -21,12 +21,13 @@ void berth__plan_free(struct berth__plan *p)
     free(p->hidden);
     berth__plan_wait_free(p);
     berth__undo_free(&p->undo);
+    berth__placement_close(&p->topo_place);
     berth__plan_init(p);
 }
 
 const struct berth__placement *berth__placement_stateless(int id)
 {
-    static const struct berth__placement classic[] = {
+    static const struct berth__placement classic[BERTH_PLACE_BLOX_CONSOLIDATED + 1] = {
         [BERTH_PLACE_CONSOLIDATE] = {&berth__place_consolidate, NULL, BERTH_PLACE_CONSOLIDATE},
         [BERTH_PLACE_SPREAD] = {&berth__place_spread, NULL, BERTH_PLACE_SPREAD},
         [BERTH_PLACE_BEST_FIT] = {&berth__place_best_fit, NULL, BERTH_PLACE_BEST_FIT},
@@ -71,6 +72,11 @@ int berth__plan_open(struct berth__plan *p, struct berth_cluster *c, struct bert
     p->now = now;
     p->place = pl;
     p->placement = pl->id;
+    if (c->topo && !p->topo_place.ops) {
+        struct berth_err err = {0};
+        if (berth__placement_open("topology", &p->topo_place, &err))
+            return BERTH_ENOMEM;
+    }
     p->npending = npending;
     p->nrunning = nrunning;
     return 0;
@@ -138,10 +144,10 @@ int berth__plan_fit(const struct berth__plan *p, const struct berth__job *j)
     return -1;
 }
 
-/* Takes n wholly idle GPUs of server s for job j (lowest GPU indices first). */
-static void take(struct berth__plan *p, struct berth__job *j, uint32_t s, int n)
+/* Takes n wholly idle GPUs of server s for job j (lowest GPU indices first; mask: those). */
+static void take(struct berth__plan *p, struct berth__job *j, uint32_t s, int n, uint64_t mask)
 {
-    uint64_t m = p->cluster->srv[s].free_mask;
+    uint64_t m = mask ? mask : p->cluster->srv[s].free_mask;
     int32_t k0 = p->filling;
     for (int k = 0; k < n; k++) {
         unsigned g = (unsigned)__builtin_ctzll(m);
@@ -180,6 +186,9 @@ static int pick_ok(const struct berth__plan *p, const struct berth__job *j, int 
         return k->n == 1 && k->gpu >= 0 && k->gpu < c->srv[k->server].ngpus &&
                berth__alloc_can_take(c, j, &at);
     }
+    if (k->mask &&
+        ((k->mask & ~c->srv[k->server].free_mask) || __builtin_popcountll(k->mask) != k->n))
+        return 0;
     return k->n >= 1 && k->n <= need && berth__server_room(c, k->server, j) >= k->n;
 }
 
@@ -187,9 +196,9 @@ static int pick_ok(const struct berth__plan *p, const struct berth__job *j, int 
  * (-1: the placement chooses). 0 placed (p->filling slots charged); BERTH_NOFIT when a piece
  * found no server, BERTH_EINTERNAL when the placement picked what it may not — either way
  * the p->filling slots charged so far are still charged (the caller gives them back). */
-static int place(struct berth__plan *p, struct berth__job *j, int type, struct berth_err *err)
+static int place(struct berth__plan *p, const struct berth__placement *pl, struct berth__job *j,
+                 int type, struct berth_err *err)
 {
-    const struct berth__placement *pl = p->place;
     int32_t need = j->gpus == 0 ? 0 : berth__job_share(j) < 1000 ? 1 : j->gpus;
     p->filling = 0;
     do {
@@ -207,7 +216,7 @@ static int place(struct berth__plan *p, struct berth__job *j, int type, struct b
         else if (berth__job_share(j) < 1000)
             take_one(p, j, k.server, (uint32_t)k.gpu);
         else
-            take(p, j, k.server, k.n);
+            take(p, j, k.server, k.n, k.mask);
         type = j->gpus ? p->cluster->srv[k.server].type : -1;
         need -= k.n;
     } while (need > 0);
@@ -275,10 +284,11 @@ static int start_in(struct berth__plan *p, uint32_t ji, uint64_t mask, struct be
      * allowed type where the GPU counts fit, in cluster order, until placement (which also
      * weighs CPU and memory) succeeds */
     int t = -1, rc = BERTH_NOFIT;
-    if (j->gpus == 0 || p->place->ops->any_type) {
+    const struct berth__placement *pl = berth__plan_placement_for(p, j);
+    if (j->gpus == 0 || pl->ops->any_type) {
         uint64_t keep = j->type_mask;
         j->type_mask = mask; /* start_type's one type */
-        rc = place(p, j, -1, err);
+        rc = place(p, pl, j, -1, err);
         j->type_mask = keep;
         if (rc) {
             berth__alloc_give_range(p->cluster, j, 0, p->filling);
@@ -291,20 +301,25 @@ static int start_in(struct berth__plan *p, uint32_t ji, uint64_t mask, struct be
     for (size_t k = 0; k < p->cluster->ntypes && t < 0 && j->gpus; k++) {
         if ((mask && !(mask >> k & 1)) || !fits_type(p, j, (int)k))
             continue;
-        int refused = berth__plan_start_refused_now(p, j, (int)k);
+        int refused = pl == p->place ? berth__plan_start_refused_now(p, j, (int)k) : 0;
         if (refused) {
             p->nofit = BERTH_NOFIT_WAIT;
             return refused < 0 ? berth_err_set(err, BERTH_ENOMEM, "plan: out of memory")
                                : BERTH_NOFIT;
         }
         p->nofit = BERTH_NOFIT_PLACE;
-        rc = place(p, j, (int)k, err);
+        rc = place(p, pl, j, (int)k, err);
+        if (rc == 0 && berth__plan_topo_ok(p, j, j->slots, p->filling))
+            rc = BERTH_NOFIT; /* a piece left the required level's domain (CPU, memory) */
         if (rc == 0)
             t = (int)k;
         else /* give back what a partial placement took */
             berth__alloc_give_range(p->cluster, j, 0, p->filling);
         if (rc < 0)
             return rc;
+        if (rc && pl != p->place &&
+            !berth__place_topo_holds(p->cluster, j, (int)k, berth__place_topo_required(j)))
+            p->nofit = BERTH_NOFIT_TOPO;
     }
     if (t < 0 && j->gpus)
         return BERTH_NOFIT;
@@ -332,6 +347,24 @@ static int start_in(struct berth__plan *p, uint32_t ji, uint64_t mask, struct be
                                  j->spec->id);
     mark_started(p, j, t);
     return 0;
+}
+
+const struct berth__placement *berth__plan_placement_for(const struct berth__plan *p,
+                                                         const struct berth__job *j)
+{
+    if (!p->topo_place.ops || !p->cluster->topo || p->place->id == BERTH_PLACE_TOPOLOGY)
+        return p->place;
+    const struct berth_jobspec_extra *x = berth_jobspec_extra(j->spec);
+    return x->topo_required || x->topo_preferred || x->tp > 1 ? &p->topo_place : p->place;
+}
+
+int berth__plan_topo_ok(const struct berth__plan *p, const struct berth__job *j,
+                        const struct berth__slot *slots, int32_t nslots)
+{
+    const struct berth_cluster *c = p->cluster;
+    if (!c->topo || !berth_jobspec_extra(j->spec)->topo_required || j->gpus == 0)
+        return 0;
+    return berth__topo_span(c, slots, nslots) <= berth__place_topo_required(j) ? 0 : BERTH_NOFIT;
 }
 
 int berth__plan_start(struct berth__plan *p, uint32_t ji, struct berth_err *err)
@@ -415,7 +448,7 @@ int berth__plan_start_on(struct berth__plan *p, uint32_t ji, uint32_t s, struct 
         for (int32_t k = 0; k < n; k++, m &= m - 1)
             j->slots[k] = (struct berth__slot){s, (uint32_t)__builtin_ctzll(m)};
     }
-    if (!berth__alloc_can_take(c, j, j->slots))
+    if (!berth__alloc_can_take(c, j, j->slots) || berth__plan_topo_ok(p, j, j->slots, n))
         return BERTH_NOFIT;
     if (berth__plan_touch(p, ji))
         return berth_err_set(err, BERTH_ENOMEM, "plan: out of memory");
@@ -522,7 +555,7 @@ int berth__plan_start_slots(struct berth__plan *p, uint32_t ji, const struct ber
                              j->spec->id);
     if (make_slots(j))
         return berth_err_set(err, BERTH_ENOMEM, "plan: out of memory");
-    if (!berth__alloc_can_take(c, j, slots))
+    if (!berth__alloc_can_take(c, j, slots) || berth__plan_topo_ok(p, j, slots, n))
         return BERTH_NOFIT;
     if (berth__plan_touch(p, ji))
         return berth_err_set(err, BERTH_ENOMEM, "plan: out of memory");

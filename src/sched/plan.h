@@ -46,6 +46,10 @@ struct berth__plan {
     struct berth__plan_wait wait;
     const struct berth__placement *place; /* who picks the GPUs of a start */
     int placement;                        /* its enum berth_placement, for policies */
+    /* With a topology: the topology placement (sched/place_topo.c), which places every job
+     * with a required or preferred level or tp > 1 whatever the run's placement is (opened
+     * by the first berth__plan_open on a cluster with a topology; ops NULL until then). */
+    struct berth__placement topo_place;
     struct berth__touched *touched;
     size_t ntouched, touched_cap;
     int32_t *touch_of; /* per job: index into touched, -1 when untouched this pass */
@@ -78,6 +82,8 @@ enum berth__nofit {
                               server, no server with enough idle GPUs) */
     BERTH_NOFIT_PLACE = 2, /* placement found no room (CPU, memory, GPU memory, shares) */
     BERTH_NOFIT_WAIT = 3,  /* placed across servers, and consolidate-or-wait chose to wait */
+    BERTH_NOFIT_TOPO = 4,  /* enough idle GPUs, but no domain of its required level holds
+                              the gang (reason Topology) */
 };
 
 struct berth__hidden {
@@ -111,6 +117,14 @@ void berth__plan_wait_forget(struct berth__plan *p, const struct berth__job *job
 size_t berth__plan_wait_asked(const struct berth__plan *p);
 /* How many times it has read a server's running jobs for their ends (for tests). */
 size_t berth__plan_wait_reads(const struct berth__plan *p);
+/* The placement that picks job j's GPUs: the topology placement for a job with a required
+ * or preferred level or tp > 1 on a cluster with a topology, else the run's. */
+const struct berth__placement *berth__plan_placement_for(const struct berth__plan *p,
+                                                         const struct berth__job *j);
+/* 0 when slots (a gang of nslots for j) keep j's required level, else BERTH_NOFIT (always 0
+ * without a topology). */
+int berth__plan_topo_ok(const struct berth__plan *p, const struct berth__job *j,
+                        const struct berth__slot *slots, int32_t nslots);
 /* A stateless placement by its enum berth_placement (not FGD, which keeps state), for
  * plans opened outside an engine (tests). */
 const struct berth__placement *berth__placement_stateless(int id);
@@ -205,5 +219,7 @@ int berth__plan_unreserve(struct berth__plan *p, uint32_t s, struct berth_err *e
  * training servers before loaned ones) with the ordinary placement helpers. */
 int berth__plan_hide(struct berth__plan *p, uint32_t s);
 void berth__plan_unhide_all(struct berth__plan *p);
+/* Gives back the GPUs hidden since p->nhidden was n (the last hidden first). */
+void berth__plan_unhide_to(struct berth__plan *p, size_t n);
 
 #endif

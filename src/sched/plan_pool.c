@@ -33,10 +33,15 @@ int berth__plan_hide(struct berth__plan *p, uint32_t s)
     return 0;
 }
 
-void berth__plan_unhide_all(struct berth__plan *p)
+void berth__plan_unhide_to(struct berth__plan *p, size_t n)
 {
-    while (p->nhidden) {
+    while (p->nhidden > n) {
         const struct berth__hidden *h = &p->hidden[--p->nhidden];
         berth__cluster_give_mask(p->cluster, h->server, h->mask);
     }
+}
+
+void berth__plan_unhide_all(struct berth__plan *p)
+{
+    berth__plan_unhide_to(p, 0);
 }

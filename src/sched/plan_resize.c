@@ -38,7 +38,6 @@ int berth__plan_grow_on(struct berth__plan *p, uint32_t ji, uint32_t s, int32_t 
     if (c->srv[s].type != j->type || (j->single && s != j->slots[0].server) ||
         berth__server_room(c, s, j) < n)
         return BERTH_NOFIT;
-    berth__job_fold(j, p->now);
     int32_t k0 = j->gpus;
     uint64_t m = c->srv[s].free_mask;
     for (int32_t k = 0; k < n; k++) {
@@ -46,6 +45,10 @@ int berth__plan_grow_on(struct berth__plan *p, uint32_t ji, uint32_t s, int32_t 
         m &= m - 1;
         j->slots[k0 + k] = (struct berth__slot){s, g};
     }
+    if (berth__plan_topo_ok(p, j, j->slots,
+                            k0 + n)) /* it would leave its required level's domain */
+        return BERTH_NOFIT;
+    berth__job_fold(j, p->now);
     berth__alloc_take_range(p->cluster, j, k0, k0 + n);
     j->gpus += n;
     berth__plan_note_span(p, j);

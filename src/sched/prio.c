@@ -93,7 +93,9 @@ struct berth__prio {
     berth_us res_t;
     int32_t res_extra;
     uint32_t res_job;
-    struct skip *skip; /* jobs backfill left out of this pass (put back after it) */
+    int res_topo_on;              /* the reservation lies in one topology domain: */
+    struct berth__rtopo res_topo; /* that domain (extra: its GPUs left over at res_t) */
+    struct skip *skip;            /* jobs backfill left out of this pass (put back after it) */
     size_t nskip, skip_cap;
     int entitled; /* the last quota refusal was only the cohort's borrowers (a reclaim) */
     /* why, per job: the pass that last looked at it, what it found, who held it */
@@ -717,6 +719,30 @@ static int backfill_ok(const struct berth__prio *q, const struct berth__job *j, 
     return now + left <= q->res_t || j->gpus <= q->res_extra;
 }
 
+/* Starts j on type t with the servers of the reservation's domain hidden, so it takes none
+ * of their GPUs: STARTED (not on the reserved GPUs), 0 when it does not fit elsewhere, < 0
+ * error. Not in a trial (hiding is not undone by one). */
+static int start_outside(struct berth__prio *q, const struct berth__view *v,
+                         struct berth__plan *plan, uint32_t j, int t, struct berth_err *err)
+{
+    if (q->trial || plan->trial)
+        return 0;
+    const struct berth_cluster *c = v->cluster;
+    size_t keep = plan->nhidden;
+    int rc = 0;
+    for (uint32_t s = 0; s < c->nsrv && !rc; s++)
+        if (c->srv[s].type == t && berth__reserve_in_domain(c, &q->res_topo, s))
+            rc = berth__plan_hide(plan, s);
+    if (!rc)
+        rc = berth__plan_start_type(plan, j, t, err);
+    berth__plan_unhide_to(plan, keep);
+    if (rc == BERTH_NOFIT)
+        return 0;
+    if (rc)
+        return rc < 0 ? rc : berth_err_set(err, BERTH_ENOMEM, "policy: out of memory");
+    return started(q, v, j, 0, err);
+}
+
 /* try_start with the controls: type by type in cluster order, each asked of the quota gate
  * and of the reservation first. STARTED, NOT_FIT, QUOTA (every type it fits was refused by
  * a quota or limit: q->entitled says whether a reclaim may help), BF_WAIT (it would delay
@@ -745,6 +771,10 @@ static int try_admit(struct berth__prio *q, const struct berth__view *v, struct 
             continue;
         int on_res = q->res_on && (int)t == q->res_type;
         if (on_res && !backfill_ok(q, job, v->now)) {
+            /* a reservation in one domain: the job may still start outside that domain */
+            int rc = q->res_topo_on ? start_outside(q, v, plan, j, (int)t, err) : 0;
+            if (rc)
+                return rc;
             wait = 1;
             continue;
         }
@@ -987,8 +1017,9 @@ static int admit_fast(struct berth__prio *q, const struct berth__view *v, struct
         p->gpus < 1 || !(p->single || p->gpus == 1 || q->nofit == BERTH_NOFIT_WAIT) || !c->owner ||
         c->has_cpu_mem || c->has_gpu_mem || c->shares_ready || c->reserved_servers || c->nclosed ||
         c->nout_want || c->out_gpus || plan->nhidden ||
-        (plan->placement != BERTH_PLACE_CONSOLIDATE && plan->placement != BERTH_PLACE_BEST_FIT))
-        return -1;
+        (plan->placement != BERTH_PLACE_CONSOLIDATE && plan->placement != BERTH_PLACE_BEST_FIT) ||
+        berth__plan_placement_for(plan, p) != plan->place)
+        return -1; /* (a job the topology placement places: the trial) */
     if (q->pp && q->pp_cluster != c) {
         berth__ppick_destroy(q->pp);
         q->pp = NULL;
@@ -1073,23 +1104,31 @@ static int reserve_for(struct berth__prio *q, const struct berth__view *v, uint3
     if (!job->gpus || job->share != 1000)
         return 0;
     const struct berth_cluster *c = v->cluster;
+    int lv = q->cfg.backfill_topology ? berth__reserve_topo_level(c, job) : -1;
     for (size_t t = 0; t < c->ntypes; t++) {
         if (job->type_mask && !(job->type_mask >> t & 1))
             continue;
         berth_us at;
         int32_t extra;
-        int rc =
-            berth__reserve_shadow(&q->rs, (int)t, v->now, c->types[t].free, job->gpus, &at, &extra);
+        struct berth__rtopo rt = {0};
+        int rc = lv >= 0
+                     ? berth__reserve_topo(&q->rs, c, v->jobs, (int)t, lv, v->now, job->gpus, &rt)
+                     : berth__reserve_shadow(&q->rs, (int)t, v->now, c->types[t].free, job->gpus,
+                                             &at, &extra);
         if (rc < 0)
             return BERTH_ENOMEM;
         if (rc)
             continue;
+        if (lv >= 0)
+            at = rt.T, extra = rt.extra;
         if (!q->res_on || at < q->res_t) {
             q->res_on = 1;
             q->res_type = (int)t;
             q->res_t = at;
             q->res_extra = extra;
             q->res_job = j;
+            q->res_topo_on = lv >= 0;
+            q->res_topo = rt;
         }
     }
     return 0;
@@ -1187,6 +1226,7 @@ int berth__prio_plan(struct berth__prio *q, const struct berth__view *v, struct 
         q->shapes[c].blocked = 0;
     q->pass++;
     q->res_on = 0;
+    q->res_topo_on = 0;
     q->nskip = 0;
     q->strict_head = BERTH_WHY_NOBODY;
     q->npreempted = 0;

@@ -51,6 +51,10 @@ struct berth__prio_cfg {
     const struct berth_queues *queues; /* quotas, cohorts, limits, shares (quota.h) */
     int backfill;                      /* EASY backfill for the first job that does not fit */
     int32_t backfill_depth;            /* jobs looked at past the reservation per pass */
+    /* with a topology: a head with a required (else preferred) level below the cluster gets
+     * its reservation inside one domain of that level (sched/reserve.h), and jobs that would
+     * run past it start outside that domain; 0: GPUs counted per type, as without one */
+    int backfill_topology;
     int aside_in_heap;     /* tests only: jobs backfill sets aside go back into the heap after
                             * each pass (the reference the side queue must match) */
     berth_us fs_weight_us; /* a job's key improves by this times its fair-share factor */

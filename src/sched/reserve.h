@@ -48,4 +48,35 @@ void berth__reserve_remove(struct berth__reserve *r, uint32_t j);
 int berth__reserve_shadow(struct berth__reserve *r, int t, berth_us now, int32_t idle, int32_t need,
                           berth_us *T, int32_t *extra);
 
+/* A reservation inside one topology domain (reserve_topo.c): the head's gang can start in
+ * domain dom (of table kind: BERTH__TOPO_RACK, _BLOCK; -1: dom is a server) at T, with
+ * extra GPUs of that domain left over then. */
+struct berth__rtopo {
+    berth_us T;
+    int32_t extra;
+    int kind;
+    int32_t dom;
+};
+
+struct berth_cluster;
+struct berth__job;
+
+/* The table kind whose domains a reservation at topology level `level` holds (racks,
+ * blocks), or -1 (node and nvlink: one server). */
+int berth__reserve_domain_kind(int level);
+/* The domain of level `level` where a gang of need GPUs of type t could start earliest, by
+ * the idle GPUs there and the expected ends of the running jobs (jobs: the engine's, their
+ * slots read) in r's heap of type t: 0 with *out filled, 1 when no domain ever holds it, -1
+ * when out of memory. c must have a topology when level is rack or block. */
+int berth__reserve_topo(struct berth__reserve *r, const struct berth_cluster *c,
+                        const struct berth__job *jobs, int t, int level, berth_us now, int32_t need,
+                        struct berth__rtopo *out);
+/* The level of job j's reservation inside one domain: its required level, else its
+ * preferred one, when below the cluster and the cluster has a topology (node for nvlink, or
+ * for a level without domains here); -1: none (the per-type count). */
+int berth__reserve_topo_level(const struct berth_cluster *c, const struct berth__job *j);
+/* 1 when server s lies in the reservation's domain. */
+int berth__reserve_in_domain(const struct berth_cluster *c, const struct berth__rtopo *rt,
+                             uint32_t s);
+
 #endif

@@ -14,6 +14,8 @@ enum berth__why_code {
     BERTH_WHY_RESOURCES = 2, /* it is next, and the idle GPUs are too few */
     BERTH_WHY_QUOTA = 3,     /* its queue's quota, its cohort, or a queue or user limit */
     BERTH_WHY_RESERVED = 4,  /* backfill: starting it would delay the reserved job (blocker) */
+    BERTH_WHY_TOPOLOGY = 5,  /* enough idle GPUs, but no domain of its required topology level
+                                (rack, block, ...) holds its gang */
 };
 
 enum berth__why_limit {

@@ -52,7 +52,8 @@ static void test_settings_refused(void)
     CHECK_HAS(err.msg, "policy blox-fifo: unknown setting \"window\" (its settings: it has none)");
     CHECK_I64(berth__engine_create(c, "fifo", NULL, &p, NULL, &e, &err), BERTH_EINPUT);
     CHECK_HAS(err.msg, "policy fifo: unknown setting \"window\" (its settings: backfill, "
-                       "backfill_depth, fairshare_weight, fairshare_half_life, fairshare_period)");
+                       "backfill_depth, backfill_topology, fairshare_weight, fairshare_half_life, "
+                       "fairshare_period)");
     CHECK(e == NULL);
     CHECK_I64(berth__engine_create(c, "specon", NULL, &p, NULL, &e, &err), 0);
     berth__engine_destroy(e);

@@ -136,16 +136,17 @@ static void test_spread_even(void)
 static void test_table(void)
 {
     static const char *const want[] = {"consolidate", "spread",         "best-fit",
-                                       "fgd",         "blox-scattered", "blox-consolidated"};
-    CHECK_I64(berth_placement_count(), 6);
-    for (size_t i = 0; i < 6; i++) {
+                                       "fgd",         "blox-scattered", "blox-consolidated",
+                                       "topology"};
+    CHECK_I64(berth_placement_count(), 7);
+    for (size_t i = 0; i < 7; i++) {
         CHECK_STR(berth_placement_name(i), want[i]);
         CHECK_I64(berth_placement_find(want[i]), (int)i);
         CHECK(berth_placement_summary(i) && berth_placement_summary(i)[0]);
         for (size_t k = 0; k < i; k++)
             CHECK(strcmp(berth_placement_name(i), berth_placement_name(k)));
     }
-    CHECK(berth_placement_name(6) == NULL);
+    CHECK(berth_placement_name(7) == NULL);
     struct berth__placement pl;
     struct berth_err err = {0};
     CHECK_I64(berth__placement_open("tightest", &pl, &err), BERTH_EINPUT);
@@ -163,7 +164,7 @@ static int pick_liar(void *self, const struct berth_cluster *c, const struct ber
                      int type, int32_t need, struct berth__place_pick *out)
 {
     (void)self, (void)c, (void)j, (void)type;
-    *out = (struct berth__place_pick){0, -1, need};
+    *out = (struct berth__place_pick){0, -1, need, 0};
     return 0;
 }
 

@@ -9,6 +9,7 @@
 #include "model/cluster.h"
 #include "model/topo.h"
 #include "model/queues.h"
+#include "model/topo.h"
 #include "io/json_load.h"
 #include "live/jobs/report.h"
 
@@ -749,6 +750,15 @@ static const char *reason_of(struct berth__daemon *d, struct berth__ljob *j, cha
                              berth_jobspec_extra(&j->spec)->gpu_type, idle);
         code = "Resources";
         break;
+    case BERTH_WHY_TOPOLOGY: {
+        int r = berth_jobspec_extra(&j->spec)->topo_required;
+        o = (size_t)snprintf(buf, len,
+                             "Topology: %d idle GPUs of the types it may use, but no %s holds "
+                             "its gang of %d",
+                             idle, r > 0 ? berth__topo_level_name(r - 1) : "domain", ej->gpus);
+        code = "Topology";
+        break;
+    }
     case BERTH_WHY_RESERVED:
         describe_job(d, w.blocker, who, sizeof who);
         o = (size_t)snprintf(buf, len,
