@@ -35,6 +35,13 @@ enum berth_restart_tiers {
     BERTH_RESTART_LUCID = 2,  /* 40 s (<= 8 GPUs), 60 s (> 8) */
 };
 
+/* The rate by topology level (--topology-model FILE): a JSON file of per-level bandwidths
+ * and per job type communication shares, over the defaults. Errors name the file and the
+ * field. */
+struct berth_topo_model;
+int berth_topo_model_load(const char *path, struct berth_topo_model **out, struct berth_err *err);
+void berth_topo_model_free(struct berth_topo_model *m);
+
 struct berth_sim_opts {
     const char *policy;    /* name from the policy registry */
     const char *placement; /* NULL = the policy's default */
@@ -47,10 +54,11 @@ struct berth_sim_opts {
      * total_steps runs at the model's speed for the GPUs it gets; every other job runs at
      * fixed speed (its duration). NULL: every job runs at fixed speed. */
     const struct berth_tput *tput;
-    /* With a cluster that has a topology: a JSON file of per-level bandwidths and per job
-     * type communication shares (docs/topology.md), NULL = the defaults. It replaces the
-     * spread rule for such a cluster (then spread_factor must be 0). */
-    const char *topology_model;
+    /* With a cluster that has a topology: per-level bandwidths and per job type
+     * communication shares (berth_topo_model_load; docs/topology.md), NULL = the defaults.
+     * The rate by level replaces the spread rule for such a cluster (spread_factor must be
+     * 0 there). */
+    const struct berth_topo_model *topology_model;
     int fixed_speed;       /* 1: ignore steps, run every job by its duration whatever GPUs and
                               servers it gets (then gangs across servers slow down only by an
                               explicit spread_factor, per-type factor or spread_rates 1);

@@ -244,6 +244,7 @@ int cmd_sim(int argc, char **argv)
         berth_trace_free(t);
         berth_tput_free(model);
         berth_infer_free(a.ma.infer);
+        berth_topo_model_free(a.ma.topo);
         berth_cluster_free(c);
         return cli_fail(&err);
     }
@@ -254,6 +255,7 @@ int cmd_sim(int argc, char **argv)
         berth_cluster_free(c);
         berth_tput_free(model);
         berth_infer_free(a.ma.infer);
+        berth_topo_model_free(a.ma.topo);
         berth_queues_free(queues);
         return EXIT_BAD_INPUT;
     }
@@ -263,6 +265,7 @@ int cmd_sim(int argc, char **argv)
         berth_cluster_free(c);
         berth_tput_free(model);
         berth_infer_free(a.ma.infer);
+        berth_topo_model_free(a.ma.topo);
         berth_queues_free(queues);
         return EXIT_BAD_INPUT;
     }
@@ -303,6 +306,7 @@ int cmd_sim(int argc, char **argv)
     berth_cluster_free(c);
     berth_tput_free(model);
     berth_infer_free(a.ma.infer);
+    berth_topo_model_free(a.ma.topo);
     berth_queues_free(queues);
     return code;
 }

@@ -169,7 +169,7 @@ const struct cli_flag sim_progress_flags[] = {
     {"topology-model", 0, "FILE",
      "on a cluster with a topology: per-level bandwidths and per job type communication "
      "shares for the rate of a gang by the level it spans (JSON; default: docs/topology.md)",
-     CLI_STR_AT(A, o.topology_model)},
+     CLI_STR_AT(A, ma.topology_model)},
     {"colocate-speed", 0, "F",
      "speed per partner sharing a GPU when no pair is known, 0.01 to 100 (default 1: no "
      "interference)",
@@ -239,6 +239,8 @@ int sim_model_load(struct sim_model_args *a, struct berth_sim_opts *o, struct be
     }
     if (!rc && a->inference && !(rc = berth_infer_open(a->inference, &a->infer, err)))
         o->infer = a->infer;
+    if (!rc && a->topology_model && !(rc = berth_topo_model_load(a->topology_model, &a->topo, err)))
+        o->topology_model = a->topo;
     if (rc) {
         berth_tput_free(*model);
         *model = NULL;

@@ -18,8 +18,10 @@ struct sim_model_args {
     const char *throughputs, *colocation;
     struct sim_spread spread[SIM_MAX_SPREAD];
     int nspread;
-    const char *inference;     /* --inference FILE | diurnal[:...] */
-    struct berth_infer *infer; /* loaded by sim_model_load; the caller frees it */
+    const char *inference;         /* --inference FILE | diurnal[:...] */
+    struct berth_infer *infer;     /* loaded by sim_model_load; the caller frees it */
+    const char *topology_model;    /* --topology-model FILE */
+    struct berth_topo_model *topo; /* loaded by sim_model_load; the caller frees it */
 };
 
 /* What every flag of `berth sim` fills (cmd_sim.c's table and these). */

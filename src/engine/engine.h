@@ -40,7 +40,7 @@ struct berth__engine {
     struct berth__spread spread;   /* how gangs across servers run (default: measured rates) */
     /* with a topology (cluster->topo): the rate by level spanned, which replaces the spread
      * rule (model/topo_rate.h); NULL without a topology. The executor owns it. */
-    const struct berth__topo_rate *trate;
+    const struct berth_topo_model *trate;
     int spread_wait;    /* consolidate-or-wait in every plan (sched/plan_wait.c; default off) */
     int stable_ends;    /* the executor moves running jobs' ends only with their GPUs (plan.h) */
     int16_t *tput_type; /* per cluster GPU type: the model's type, -1 */
@@ -131,7 +131,7 @@ static inline void berth__engine_set_spread(struct berth__engine *e, const struc
 /* The rate by topology level (model/topo_rate.h) for the plan's consolidate-or-wait; r must
  * outlive the engine. Ignored (NULL) on a cluster without a topology. */
 static inline void berth__engine_set_topo_rate(struct berth__engine *e,
-                                               const struct berth__topo_rate *r)
+                                               const struct berth_topo_model *r)
 {
     e->trate = e->cluster->topo ? r : NULL;
 }

@@ -1,6 +1,9 @@
 /* --topology-model FILE (see topo_model.h). */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "berth/sim.h"
 #include "io/json_load.h"
 #include "io/topo_model.h"
 #include "model/topo.h"
@@ -18,13 +21,13 @@ static int number(json_t *v, const char *path, const char *obj, const char *key,
     return 0;
 }
 
-int berth__topo_rate_load(const char *path, struct berth__topo_rate *r, struct berth_err *err)
+int berth__topo_rate_load(const char *path, struct berth_topo_model *r, struct berth_err *err)
 {
     json_t *root;
     int rc = berth__json_load(path, &root, err);
     if (rc)
         return rc;
-    struct berth__topo_rate t = *r;
+    struct berth_topo_model t = *r;
     const char *key;
     json_t *v;
     if (!json_is_object(root)) {
@@ -77,7 +80,7 @@ int berth__topo_rate_load(const char *path, struct berth__topo_rate *r, struct b
                                path, key, BERTH_TOPO_RATE_MAX_TYPES);
             goto out;
         }
-        strcpy(t.types[i].job_type, key);
+        snprintf(t.types[i].job_type, sizeof t.types[i].job_type, "%s", key);
         t.types[i].share = s;
         if (i == t.ntypes)
             t.ntypes++;
@@ -86,4 +89,24 @@ int berth__topo_rate_load(const char *path, struct berth__topo_rate *r, struct b
 out:
     json_decref(root);
     return rc;
+}
+
+int berth_topo_model_load(const char *path, struct berth_topo_model **out, struct berth_err *err)
+{
+    struct berth_topo_model *m = malloc(sizeof *m);
+    if (!m)
+        return berth_err_set(err, BERTH_ENOMEM, "%s: out of memory", path);
+    berth__topo_rate_default(m);
+    int rc = berth__topo_rate_load(path, m, err);
+    if (rc) {
+        free(m);
+        return rc;
+    }
+    *out = m;
+    return 0;
+}
+
+void berth_topo_model_free(struct berth_topo_model *m)
+{
+    free(m);
 }

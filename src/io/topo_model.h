@@ -11,6 +11,6 @@
 #include "model/topo_rate.h"
 
 /* Reads path over r (which holds the defaults). Errors name the file and the field. */
-int berth__topo_rate_load(const char *path, struct berth__topo_rate *r, struct berth_err *err);
+int berth__topo_rate_load(const char *path, struct berth_topo_model *r, struct berth_err *err);
 
 #endif

@@ -1,9 +1,10 @@
 /* Throughput by distance: the defaults and the factor (see topo_rate.h). */
+#include <stdio.h>
 #include <string.h>
 
 #include "model/topo_rate.h"
 
-void berth__topo_rate_default(struct berth__topo_rate *r)
+void berth__topo_rate_default(struct berth_topo_model *r)
 {
     memset(r, 0, sizeof *r);
     r->bw[BERTH_TOPO_NVLINK] = 450.0; /* NVLink 4, H100 SXM: 900 GB/s both ways */
@@ -17,13 +18,13 @@ void berth__topo_rate_default(struct berth__topo_rate *r)
         double s;
     } d[] = {{"llm-finetune", 0.02}, {"llm-pretrain", 0.03}};
     for (size_t i = 0; i < sizeof d / sizeof *d; i++) {
-        strcpy(r->types[i].job_type, d[i].t);
+        snprintf(r->types[i].job_type, sizeof r->types[i].job_type, "%s", d[i].t);
         r->types[i].share = d[i].s;
     }
     r->ntypes = sizeof d / sizeof *d;
 }
 
-double berth__topo_rate_share(const struct berth__topo_rate *r, const char *job_type)
+double berth__topo_rate_share(const struct berth_topo_model *r, const char *job_type)
 {
     if (job_type && *job_type)
         for (size_t i = 0; i < r->ntypes; i++)
@@ -32,9 +33,9 @@ double berth__topo_rate_share(const struct berth__topo_rate *r, const char *job_
     return r->share;
 }
 
-double berth__topo_rate_factor(const struct berth__topo_rate *r, const char *job_type, int level)
+double berth__topo_rate_factor(const struct berth_topo_model *r, const char *job_type, int level)
 {
-    struct berth__topo_rate d;
+    struct berth_topo_model d;
     if (!r) {
         berth__topo_rate_default(&d);
         r = &d;

@@ -15,7 +15,7 @@
 
 #define BERTH_TOPO_RATE_MAX_TYPES 64
 
-struct berth__topo_rate {
+struct berth_topo_model {
     double bw[BERTH_TOPO_LEVELS]; /* GB/s per GPU, one direction, at each level (> 0) */
     double share;                 /* communication share at NVLink speed, job types not listed */
     size_t ntypes;
@@ -28,10 +28,10 @@ struct berth__topo_rate {
 /* The defaults (sources in docs/topology.md): NVLink 4 450 GB/s, PCIe Gen5 x16 64, 400G NDR
  * InfiniBand per GPU 50, a 2:1 spine 25, a 4:1 core 12.5; shares 0.02 (default),
  * llm-finetune 0.02, llm-pretrain 0.03. */
-void berth__topo_rate_default(struct berth__topo_rate *r);
+void berth__topo_rate_default(struct berth_topo_model *r);
 /* The share of job_type ("" or NULL: the default). */
-double berth__topo_rate_share(const struct berth__topo_rate *r, const char *job_type);
+double berth__topo_rate_share(const struct berth_topo_model *r, const char *job_type);
 /* f above for a gang of job_type spanning level (1 at nvlink; r NULL: the defaults). */
-double berth__topo_rate_factor(const struct berth__topo_rate *r, const char *job_type, int level);
+double berth__topo_rate_factor(const struct berth_topo_model *r, const char *job_type, int level);
 
 #endif

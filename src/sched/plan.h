@@ -31,7 +31,7 @@ struct berth__plan_wait {
     const struct berth__spread *spread;
     /* with a topology: the rate by level (model/topo_rate.h), which replaces the spread
      * ratio; NULL without one */
-    const struct berth__topo_rate *trate;
+    const struct berth_topo_model *trate;
     /* a running whole-GPU job's expected end (now + work left / rate) moves between passes
      * only by rounding unless GPUs are taken or given on a server of its: the executor
      * changes its rate and progress only then (berth__engine_set_stable_ends) */

@@ -31,7 +31,7 @@ struct berth__progress {
     struct berth__spread sp; /* how gangs across servers run */
     /* with a topology (cluster->topo): the rate by the level a gang spans, which replaces
      * the spread rule (model/topo_rate.h) */
-    const struct berth__topo_rate *trate;
+    const struct berth_topo_model *trate;
     double colocate;
     berth_us restart_us;
     int tiers, flat;

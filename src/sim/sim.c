@@ -16,7 +16,6 @@
 #include "sim/metrics.h"
 #include "model/cluster.h"
 #include "model/curve.h"
-#include "io/topo_model.h"
 #include "model/infer.h"
 #include "model/topo_rate.h"
 #include "model/trace.h"
@@ -449,16 +448,15 @@ int berth_sim_run(const struct berth_trace *t, const struct berth_cluster *c,
         return rc;
     size_t n = berth_trace_count(t);
     const struct berth_jobspec *specs = berth_trace_jobs(t);
-    struct berth__topo_rate trate_v, *trate = NULL;
+    struct berth_topo_model trate_v;
+    const struct berth_topo_model *trate = NULL;
     if (berth_cluster_has_topology(c)) {
         if (o->spread_factor > 0)
             return berth_err_set(err, BERTH_EINPUT,
                                  "--spread-penalty: the cluster has a topology, whose rate by "
                                  "the level a gang spans replaces it (see --topology-model)");
         berth__topo_rate_default(&trate_v);
-        if (o->topology_model && (rc = berth__topo_rate_load(o->topology_model, &trate_v, err)))
-            return rc;
-        trate = &trate_v;
+        trate = o->topology_model ? o->topology_model : &trate_v;
     } else if (o->topology_model) {
         return berth_err_set(err, BERTH_EINPUT,
                              "--topology-model: the cluster has no topology (give racks=, "
