@@ -2,7 +2,8 @@
  *
  * Header required. Required columns job_id, arrival_s, duration_s, num_gpus; optional
  * job_type, total_steps, user, queue, gpu_type, min_gpus, max_gpus, gpu_share, gpu_mem_mib,
- * priority, single_server, cpus, mem_mib, restart_s, persist_mib, ephem_mib, time_limit_s
+ * priority, single_server, cpus, mem_mib, restart_s, persist_mib, ephem_mib, time_limit_s,
+ * topology, topology_preferred (levels: docs/topology.md), tp
  * (run time after which the job is stopped: it times out; empty or 0 = none); duration_s may be
  * empty on a row with job_type and total_steps (its work is in steps); any other column must start
  * with "x_" (kept for the user, ignored by berth). Columns may come in any order; an empty optional
@@ -12,6 +13,7 @@
 #include <string.h>
 
 #include "io/columns.h"
+#include "model/topo.h"
 #include "util/num.h"
 
 enum col {
@@ -36,14 +38,37 @@ enum col {
     C_PERSIST,
     C_EPHEM,
     C_LIMIT,
+    C_TOPO,
+    C_TOPO_PREF,
+    C_TP,
     NCOLS
 };
 
 static const char *const colname[NCOLS] = {
-    "job_id",      "arrival_s", "duration_s",    "num_gpus", "job_type", "total_steps",
-    "user",        "queue",     "gpu_type",      "min_gpus", "max_gpus", "gpu_share",
-    "gpu_mem_mib", "priority",  "single_server", "cpus",     "mem_mib",  "restart_s",
-    "persist_mib", "ephem_mib", "time_limit_s",
+    "job_id",
+    "arrival_s",
+    "duration_s",
+    "num_gpus",
+    "job_type",
+    "total_steps",
+    "user",
+    "queue",
+    "gpu_type",
+    "min_gpus",
+    "max_gpus",
+    "gpu_share",
+    "gpu_mem_mib",
+    "priority",
+    "single_server",
+    "cpus",
+    "mem_mib",
+    "restart_s",
+    "persist_mib",
+    "ephem_mib",
+    "time_limit_s",
+    "topology",
+    "topology_preferred",
+    "tp",
 };
 
 #define MAX_GPUS_PER_JOB 1000000
@@ -158,6 +183,36 @@ static int row(struct berth__cols *x, struct berth_trace *t, struct berth_err *e
             js.x.time_limit_us > BERTH_MAX_TIME_US)
             return berth__cols_bad(x, C_LIMIT, "a time limit in seconds >= 0 (0: none)", err);
     }
+    for (int k = 0; k < 2; k++) { /* topology, topology_preferred: a level name */
+        int c = k ? C_TOPO_PREF : C_TOPO;
+        if (!berth__cols_present(x, c))
+            continue;
+        char b[16];
+        s = berth__cols_get(x, c, &n);
+        int l = -1;
+        if (n < sizeof b) {
+            memcpy(b, s, n);
+            b[n] = 0;
+            l = berth__topo_level_find(b);
+        }
+        if (l < 0)
+            return berth__cols_bad(x, c, "a topology level: nvlink, node, rack, block or cluster",
+                                   err);
+        *(k ? &js.x.topo_preferred : &js.x.topo_required) = (int8_t)(l + 1);
+    }
+    if (js.x.topo_required && js.x.topo_preferred >= js.x.topo_required)
+        return berth__cols_bad(x, C_TOPO_PREF,
+                               "a level below the required one (column topology) or empty", err);
+    if (berth__cols_present(x, C_TP)) {
+        if ((rc = berth__cols_int(x, C_TP, 1, MAX_GPUS_PER_JOB, "a tensor-parallel degree >= 1", &v,
+                                  err)))
+            return rc;
+        if (js.spec.num_gpus % v || js.spec.min_gpus % v || js.spec.max_gpus % v ||
+            !js.spec.num_gpus)
+            return berth__cols_bad(x, C_TP,
+                                   "a degree that divides num_gpus (and min_gpus, max_gpus)", err);
+        js.x.tp = v > 1 ? (int32_t)v : 0;
+    }
     if (berth__cols_present(x, C_PERSIST) &&
         (rc = berth__cols_int(x, C_PERSIST, 0, INT64_C(1) << 40, "a memory size in MiB >= 0",
                               &js.x.persist_mib, err)))
@@ -234,6 +289,9 @@ int berth_trace_write_native(FILE *f, const struct berth_jobspec *jobs, size_t n
         has[C_PERSIST] |= berth_jobspec_extra(j)->persist_mib != 0;
         has[C_EPHEM] |= berth_jobspec_extra(j)->ephem_mib != 0;
         has[C_LIMIT] |= berth_jobspec_extra(j)->time_limit_us != 0;
+        has[C_TOPO] |= berth_jobspec_extra(j)->topo_required != 0;
+        has[C_TOPO_PREF] |= berth_jobspec_extra(j)->topo_preferred != 0;
+        has[C_TP] |= berth_jobspec_extra(j)->tp > 1;
     }
     int first = 1;
     for (int c = 0; c < NCOLS; c++)
@@ -290,6 +348,13 @@ int berth_trace_write_native(FILE *f, const struct berth_jobspec *jobs, size_t n
             fprintf(f, ",%lld", (long long)berth_jobspec_extra(j)->ephem_mib);
         if (has[C_LIMIT])
             fprintf(f, ",%s", berth__fmt_us(b1, berth_jobspec_extra(j)->time_limit_us));
+        int8_t lv[2] = {berth_jobspec_extra(j)->topo_required,
+                        berth_jobspec_extra(j)->topo_preferred};
+        for (int k = 0; k < 2; k++)
+            if (has[C_TOPO + k])
+                fprintf(f, ",%s", lv[k] ? berth__topo_level_name(lv[k] - 1) : "");
+        if (has[C_TP])
+            fprintf(f, ",%d", berth_jobspec_extra(j)->tp > 1 ? berth_jobspec_extra(j)->tp : 1);
         fputc('\n', f);
     }
     if (ferror(f))
