@@ -105,8 +105,8 @@ static void test_span_levels(void)
     berth_cluster_free(c);
     /* without a topology: one server or anywhere */
     c = parse_ok("2x8:h100");
-    CHECK_I64(berth__topo_span(c, one, 2), BERTH_TOPO_NVLINK);
-    struct berth__slot two[] = {{0, 0}, {1, 0}};
+    struct berth__slot same[] = {{1, 0}, {1, 7}}, two[] = {{0, 0}, {1, 0}};
+    CHECK_I64(berth__topo_span(c, same, 2), BERTH_TOPO_NVLINK);
     CHECK_I64(berth__topo_span(c, two, 2), BERTH_TOPO_CLUSTER);
     berth_cluster_free(c);
 }
