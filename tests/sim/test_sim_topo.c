@@ -3,55 +3,11 @@
  * and, for every policy, random workloads with required levels and tensor parallelism on
  * clusters with a topology run to the end under the invariant checks (which verify that no
  * running job leaves its required level's domain and that tp groups stay on one server).
- * The extra fields are set on the loaded trace's specs (no trace column carries them here). */
+ * The levels and tp come in the native trace's columns topology, topology_preferred, tp. */
 #include "engine/engine.h"
-#include "jobspec_make.h"
 #include "model/topo.h"
 #include "simtest.h"
 #include "util/rng.h"
-
-/* The extra fields to give the i-th job (level + 1 or 0, tp). */
-struct topo_x {
-    int8_t req, pref;
-    int32_t tp;
-};
-
-/* Loads csv, gives job i the fields x[i] (n of them, at most 512), runs it on cluster (the
- * result lives until the next call). */
-static int run_topo(const char *csv, const char *cluster, const struct topo_x *x, size_t n,
-                    struct berth_sim_opts *o, struct simtest *st, struct berth_err *err)
-{
-    const char *path = simtest_write(csv);
-    struct berth_cluster *c = NULL;
-    memset(st, 0, sizeof *st);
-    int rc = berth_cluster_parse(cluster, &c, err);
-    if (!rc)
-        rc = berth_trace_load(path, "native", &st->t, err);
-    unlink(path);
-    if (!rc) {
-        struct berth_jobspec *js = (struct berth_jobspec *)berth_trace_jobs(st->t);
-        static struct berth_jobspec_extra pool[512]; /* one run at a time uses it */
-        for (size_t i = 0; i < n && i < berth_trace_count(st->t) && i < 512; i++) {
-            struct berth_jobspec_extra *e = &pool[i];
-            *e = *berth_jobspec_extra(&js[i]);
-            js[i].extra = e;
-            e->topo_required = x[i].req;
-            e->topo_preferred = x[i].pref;
-            e->tp = x[i].tp;
-        }
-        o->check_invariants = 1;
-        rc = berth_sim_run(st->t, c, o, &st->r, err);
-    }
-    berth_cluster_free(c);
-    if (rc) {
-        berth_trace_free(st->t);
-        st->t = NULL;
-    }
-    return rc;
-}
-
-#define NODE (BERTH_TOPO_NODE + 1)
-#define RACK (BERTH_TOPO_RACK + 1)
 
 /* 4x8:h100,racks=2 (rack0 = servers 0, 1; rack1 = 2, 3). At 0 the topology placement puts
  * A (8 GPUs, 100 s) on server 0, A2 (4, 100 s) on 1, B (6, 1000 s) on 2 and C (8, 100 s)
@@ -65,11 +21,9 @@ static int run_topo(const char *csv, const char *cluster, const struct topo_x *x
  *     idle: no), waits, and H starts at 100 s on servers 0 and 1; X then at 100 s too. */
 static void backfill_rack(void)
 {
-    static const char csv[] = "job_id,arrival_s,duration_s,num_gpus\n"
-                              "A,0,100,8\nA2,0,100,4\nB,0,1000,6\nC,0,100,8\n"
-                              "H,0,1000,16\nX,0,500,4\n";
-    static const struct topo_x x[] = {{NODE, 0, 0}, {NODE, 0, 0}, {NODE, 0, 0},
-                                      {NODE, 0, 0}, {RACK, 0, 0}, {0, 0, 0}};
+    static const char csv[] = "job_id,arrival_s,duration_s,num_gpus,topology\n"
+                              "A,0,100,8,node\nA2,0,100,4,node\nB,0,1000,6,node\nC,0,100,8,node\n"
+                              "H,0,1000,16,rack\nX,0,500,4,\n";
     static const struct {
         const char *settings;
         double h, x;
@@ -81,7 +35,7 @@ static void backfill_rack(void)
         o.policy_settings = cases[i].settings;
         struct simtest st;
         struct berth_err err = {0};
-        int rc = run_topo(csv, "4x8:h100,racks=2", x, 6, &o, &st, &err);
+        int rc = simtest_run_opts(csv, "4x8:h100,racks=2", &o, &st, &err);
         CHECK_I64(rc, 0);
         if (rc) {
             fprintf(stderr, "  %s\n", err.msg);
@@ -93,8 +47,9 @@ static void backfill_rack(void)
         simtest_free(&st);
     }
     /* without a topology the setting changes nothing: H (16 GPUs anywhere) starts at 0 */
-    static const char flat[] = "job_id,arrival_s,duration_s,num_gpus\n"
-                               "A,0,100,8\nA2,0,100,4\nB,0,1000,6\nC,0,100,8\nH,0,1000,16\n";
+    static const char flat[] = "job_id,arrival_s,duration_s,num_gpus,topology\n"
+                               "A,0,100,8,node\nA2,0,100,4,node\nB,0,1000,6,node\n"
+                               "C,0,100,8,node\nH,0,1000,16,rack\n";
     double h[2];
     for (int k = 0; k < 2; k++) {
         struct berth_sim_opts o;
@@ -103,7 +58,7 @@ static void backfill_rack(void)
         o.policy_settings = k ? "backfill_topology=0" : NULL;
         struct simtest st;
         struct berth_err err = {0};
-        CHECK_I64(run_topo(flat, "6x8:h100", x, 5, &o, &st, &err), 0);
+        CHECK_I64(simtest_run_opts(flat, "6x8:h100", &o, &st, &err), 0);
         h[k] = st.t ? (double)simtest_job(&st.r, "H")->first_start_us : -1;
         if (st.t)
             simtest_free(&st);
@@ -114,8 +69,8 @@ static void backfill_rack(void)
 /* A job that waits for its rack alone says Topology (engine why, whatever the policy). */
 static void reason_topology(void)
 {
-    static const char csv[] = "job_id,arrival_s,duration_s,num_gpus\n"
-                              "a,0,100,4\nb,0,100,4\nH,0,100,16\n";
+    static const char csv[] = "job_id,arrival_s,duration_s,num_gpus,topology\n"
+                              "a,0,100,4,node\nb,0,100,4,node\nH,0,100,16,rack\n";
     struct berth_cluster *c = NULL;
     struct berth_trace *t = NULL;
     struct berth_err err = {0};
@@ -125,10 +80,7 @@ static void reason_topology(void)
     unlink(path);
     if (!c || !t)
         return;
-    struct berth_jobspec *js = (struct berth_jobspec *)berth_trace_jobs(t);
-    jobspec_x(&js[0])->topo_required = NODE; /* a on server 0 (rack0) */
-    jobspec_x(&js[1])->topo_required = NODE;
-    jobspec_x(&js[2])->topo_required = RACK;
+    const struct berth_jobspec *js = berth_trace_jobs(t); /* a on server 0 (rack0) */
     for (size_t p = 0; p < berth_policy_count(); p++) {
         const char *pol = berth_policy_name(p);
         if (!strncmp(pol, "salus-", 6))
@@ -171,13 +123,15 @@ static void reason_topology(void)
 
 /* A random workload whose required levels each cluster can hold (island of isl GPUs,
  * servers of 8, racks of rack GPUs, blocks of block GPUs, 0: none), tp dividing the gang. */
-static char *random_topo(uint64_t seed, int n, int isl, int rack, int block, struct topo_x *x)
+static char *random_topo(uint64_t seed, int n, int isl, int rack, int block)
 {
     struct berth__rng r;
     berth__rng_seed(&r, seed);
-    size_t cap = (size_t)n * 64 + 64, len = 0;
+    size_t cap = (size_t)n * 80 + 128, len = 0;
     char *s = malloc(cap);
-    len += (size_t)snprintf(s + len, cap - len, "job_id,arrival_s,duration_s,num_gpus\n");
+    len +=
+        (size_t)snprintf(s + len, cap - len,
+                         "job_id,arrival_s,duration_s,num_gpus,topology,topology_preferred,tp\n");
     static const int gangs[] = {1, 2, 2, 4, 4, 8, 8, 12, 16, 24};
     double t = 0;
     for (int i = 0; i < n; i++) {
@@ -192,17 +146,18 @@ static char *random_topo(uint64_t seed, int n, int isl, int rack, int block, str
                    (lv == BERTH_TOPO_RACK && rack && g <= rack) ||
                    (lv == BERTH_TOPO_BLOCK && block && g <= block);
         int pref = berth__rng_below(&r, 4) == 0;
-        x[i] = (struct topo_x){0, 0, 0};
+        const char *req = "", *prf = "";
         if (lv >= 0 && fits && !pref)
-            x[i].req = (int8_t)(lv + 1);
+            req = berth__topo_level_name(lv);
         else if (lv >= 0)
-            x[i].pref = (int8_t)(lv + 1);
+            prf = berth__topo_level_name(lv);
         static const int tps[] = {0, 0, 2, 4, 8};
         int tp = tps[berth__rng_below(&r, 5)];
-        if (tp && g % tp == 0)
-            x[i].tp = tp;
+        if (!tp || g % tp)
+            tp = 1;
         double d = 1 + berth__rng_unit(&r) * 900;
-        len += (size_t)snprintf(s + len, cap - len, "j%d,%.3f,%.3f,%d\n", i, t, d, g);
+        len += (size_t)snprintf(s + len, cap - len, "j%d,%.3f,%.3f,%d,%s,%s,%d\n", i, t, d, g, req,
+                                prf, tp);
     }
     return s;
 }
@@ -214,11 +169,9 @@ static void all_policies(void)
         int isl, rack, block;
     } clusters[] = {{"8x8:h100,racks=4,blocks=2", 8, 16, 32}, {"4x8:h100,racks=2,nvl=4", 4, 16, 0}};
     enum { N = 250 };
-    static struct topo_x x[N];
     for (size_t k = 0; k < sizeof clusters / sizeof *clusters; k++)
         for (uint64_t seed = 1; seed <= 2; seed++) {
-            char *csv =
-                random_topo(seed, N, clusters[k].isl, clusters[k].rack, clusters[k].block, x);
+            char *csv = random_topo(seed, N, clusters[k].isl, clusters[k].rack, clusters[k].block);
             for (size_t p = 0; p < berth_policy_count(); p++) {
                 const char *pol = berth_policy_name(p);
                 if (!strncmp(pol, "salus-", 6))
@@ -228,7 +181,7 @@ static void all_policies(void)
                 o.policy = pol;
                 struct simtest st;
                 struct berth_err err = {0};
-                int rc = run_topo(csv, clusters[k].cluster, x, N, &o, &st, &err);
+                int rc = simtest_run_opts(csv, clusters[k].cluster, &o, &st, &err);
                 CHECK_I64(rc, 0);
                 if (rc) {
                     fprintf(stderr, "  %s on %s seed %llu: %s\n", pol, clusters[k].cluster,

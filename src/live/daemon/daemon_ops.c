@@ -7,11 +7,28 @@
 
 #include "live/daemon/daemon.h"
 #include "model/cluster.h"
-#include "model/topo.h"
 #include "model/queues.h"
 #include "model/topo.h"
 #include "io/json_load.h"
 #include "live/jobs/report.h"
+
+/* The most GPUs of the types in mask (0: any), all of them or only the wholly idle ones, in
+ * one domain of the level's kind (multi-node island, rack, block; 0 for node and cluster,
+ * and on a flat cluster). */
+static int32_t most_in_domains(const struct berth_cluster *c, int level, uint64_t mask, int idle)
+{
+    int kind = berth__topo_level_kind(level);
+    int32_t most = 0;
+    for (size_t d = 0; c->topo && kind >= 0 && d < c->topo->k[kind].n; d++) {
+        const int32_t *n = idle ? c->topo->k[kind].free : c->topo->k[kind].total;
+        int32_t g = 0;
+        for (size_t t = 0; t < c->ntypes; t++)
+            if (!mask || (mask >> t & 1))
+                g += n[d * c->topo->ntypes + t];
+        most = g > most ? g : most;
+    }
+    return most;
+}
 
 /* The most GPUs of the types in mask (0: any) that one domain of the level holds: a gang on
  * one server spans at most node (nvlink within one island), so a server counts at every
@@ -26,15 +43,8 @@ static int32_t largest_domain(const struct berth_cluster *c, int level, uint64_t
             g = v->nvl;
         most = g > most ? g : most;
     }
-    int kind = berth__topo_level_kind(level);
-    for (size_t d = 0; c->topo && kind >= 0 && d < c->topo->k[kind].n; d++) {
-        int32_t g = 0;
-        for (size_t t = 0; t < c->ntypes; t++)
-            if (!mask || (mask >> t & 1))
-                g += c->topo->k[kind].total[d * c->topo->ntypes + t];
-        most = g > most ? g : most;
-    }
-    return most;
+    int32_t dom = most_in_domains(c, level, mask, 0);
+    return dom > most ? dom : most;
 }
 
 /* 400 when the job could never run on this cluster. */
@@ -614,15 +624,8 @@ static int32_t largest_idle(const struct berth_cluster *c, int level, uint64_t m
         }
         most = g > most ? g : most;
     }
-    int kind = berth__topo_level_kind(level);
-    for (size_t d = 0; c->topo && kind >= 0 && d < c->topo->k[kind].n; d++) {
-        int32_t g = 0;
-        for (size_t t = 0; t < c->ntypes; t++)
-            if (!mask || (mask >> t & 1))
-                g += c->topo->k[kind].free[d * c->topo->ntypes + t];
-        most = g > most ? g : most;
-    }
-    return most;
+    int32_t dom = most_in_domains(c, level, mask, 1);
+    return dom > most ? dom : most;
 }
 
 /* "Topology: ..." in buf when the job waits for a domain of its required level to hold
