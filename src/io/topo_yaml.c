@@ -322,6 +322,11 @@ static int boolean(struct yp *p, const struct ynode *y, const char *field, int *
     return bad(p, y, field, "true or false");
 }
 
+static const char *keep(struct berth__topo_file *t, const char *s)
+{
+    return berth__arena_strndup(&t->names, s, strlen(s));
+}
+
 /* The switches (tree) or blocks (block) of list y as berth__topo_switch entries. */
 static int entries(struct yp *p, struct berth__topo_file *t, const struct ynode *y,
                    const char *field, int tree, struct berth__topo_switch **out, size_t *n)
@@ -359,6 +364,8 @@ static int entries(struct yp *p, struct berth__topo_file *t, const struct ynode 
         }
         if (!(e->name = scalar(p, nm, fk, &rc)))
             break;
+        if (!(e->name = keep(t, e->name))) /* the text dies with the file's buffer */
+            return nomem(p);
         if (strlen(e->name) > 255) {
             rc = bad(p, nm, fk, "a name of at most 255 characters");
             break;
@@ -368,11 +375,15 @@ static int entries(struct yp *p, struct berth__topo_file *t, const struct ynode 
             snprintf(fk, sizeof fk, "%s.nodes", where);
             if (!(e->nodes = scalar(p, v, fk, &rc)))
                 break;
+            if (!(e->nodes = keep(t, e->nodes)))
+                return nomem(p);
         }
         if ((v = get(s, "children"))) {
             snprintf(fk, sizeof fk, "%s.children", where);
             if (!(e->children = scalar(p, v, fk, &rc)))
                 break;
+            if (!(e->children = keep(t, e->children)))
+                return nomem(p);
         }
     }
     return rc;
