@@ -60,22 +60,4 @@ for pl in "consolidate 1700.0" "topology 1160.0"; do
     got=$(awk -F, 'NR > 1 && $1 == "a" { print $5 }' "$W/o-$1/jobs.csv")
     [ "${got%.*}" = "${2%.*}" ] && ok "$1: the gang's JCT is ${2%.*} s" || bad "$1: JCT $got, want $2"
 done
-# trace columns: topology (required), topology_preferred, tp. a: 16 GPUs, tp 8, rack
-# required, job type llm-pretrain (share 0.03: 1 / (0.97 + 0.03 * 9) = 1 / 1.24) -> 1240 s in
-# rack0; b (4 GPUs) and c (8, preferring a rack) on servers 2 and 3
-printf 'job_id,arrival_s,duration_s,num_gpus,job_type,topology,topology_preferred,tp\na,0,1000,16,llm-pretrain,rack,,8\nb,0,100,4,,,,\nc,5,100,8,,,rack,\n' >"$W/cols.csv"
-expect_rc 0 "trace columns topology, topology_preferred, tp" -- "$BERTH" sim \
-    --cluster 4x8:h100,racks=2 --trace "$W/cols.csv" --check --out "$W/o-cols"
-got=$(awk -F, 'NR > 1 { printf "%s:%s:%s ", $1, $5, $10 }' "$W/o-cols/jobs.csv")
-[ "$got" = "a:1240:2 b:100:1 c:100:1 " ] && ok "a at the llm-pretrain rack rate on 2 servers" ||
-    bad "jobs: $got"
-for bad in "rak,,:column topology: expected a topology level" \
-    ",,8:column tp: expected a degree that divides num_gpus" \
-    "node,rack,:column topology_preferred: expected a level below the required one"; do
-    row=${bad%%:*} want=${bad#*:}
-    printf 'job_id,arrival_s,duration_s,num_gpus,topology,topology_preferred,tp\na,0,1,12,%s\n' \
-        "$row" >"$W/bad.csv"
-    expect_rc 2 "bad row $row" -- "$BERTH" sim --cluster 4x8:h100,racks=2 --trace "$W/bad.csv"
-    has "$W/err" "bad.csv:2: $want" "file, line and column for $row"
-done
 finish

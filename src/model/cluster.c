@@ -956,8 +956,8 @@ int berth_cluster_allows_span(const struct berth_cluster *c)
 }
 
 /* The topology's shape after the GPUs: "; 8 racks, 2 blocks, NVLink islands of 8 GPUs" (in
- * servers), "; 4 racks, 4 NVLink domains of 72 GPUs" (multi-node), sizes left out when they
- * differ. */
+ * servers), "; 4 racks, 4 NVLink domains of 72 GPUs" (multi-node); a domain size is left out
+ * when they differ, the islands inside servers when theirs do. */
 static void describe_topo(const struct berth_cluster *c, char *buf, size_t len)
 {
     const struct berth__topo *t = c->topo;
@@ -994,13 +994,9 @@ static void describe_topo(const struct berth_cluster *c, char *buf, size_t len)
             n += snprintf(buf + n, len - (size_t)n, " of %d GPUs", dom);
         sep = ", ";
     }
-    if (in != -1 && n > 0 && (size_t)n < len) {
-        n += snprintf(buf + n, len - (size_t)n, "%sNVLink islands", sep);
-        if (in > 0 && n > 0 && (size_t)n < len)
-            n += snprintf(buf + n, len - (size_t)n, " of %d GPUs", in);
-        if (nd && n > 0 && (size_t)n < len)
-            snprintf(buf + n, len - (size_t)n, " elsewhere");
-    }
+    if (in > 0 && n > 0 && (size_t)n < len) /* islands of differing sizes: not told */
+        snprintf(buf + n, len - (size_t)n, "%sNVLink islands of %d GPUs%s", sep, in,
+                 nd ? " elsewhere" : "");
 }
 
 void berth_cluster_describe(const struct berth_cluster *c, char *buf, size_t len)

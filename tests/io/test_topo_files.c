@@ -100,9 +100,9 @@ static void test_json_fields(void)
     CHECK_DOM(c, "b", "r0", "b0", "nvl0");
     CHECK_DOM(c, "c", "r1", "b0", NULL);
     CHECK_DOM(c, "d", NULL, NULL, NULL);
-    /* c's islands of 4 and d's one of 8 differ: no size */
+    /* c's islands of 4 and d's one of 8 differ: not told */
     check_desc(c, "4 servers, 24 GPUs (8 gb200, 16 h100); 2 racks, 1 block, 1 NVLink domain of "
-                  "8 GPUs, NVLink islands elsewhere");
+                  "8 GPUs");
     berth_cluster_free(c);
     /* a rack alone, as before this change */
     c = json_cluster(&t, "{\"servers\": [{\"gpu_type\": \"v100\", \"gpus\": 4, \"rack\": \"x\"}]}",
