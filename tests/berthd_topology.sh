@@ -22,6 +22,15 @@ envof() { # envof ID VAR: VAR as the job's environment file says
 }
 
 start_berthd --gpus 4x8:h100,racks=2 --policy fifo
+# the node list names each server's rack (only a cluster with a topology has the keys)
+api GET /v1/nodes >/dev/null
+[ "$(python3 -c 'import json,sys; print(",".join("%s:%s:%s:%s" % (n["name"], n["rack"], n["block"], n["nvl"]) for n in json.load(open(sys.argv[1]))["nodes"]))' "$W/body")" = \
+    "h100-0:rack0:None:8,h100-1:rack0:None:8,h100-2:rack1:None:8,h100-3:rack1:None:8" ] &&
+    ok "GET /v1/nodes: rack, block and nvl of each server" || bad "GET /v1/nodes: $(head -c 400 "$W/body")"
+"$BERTH" nodes >"$W/nodes" 2>&1
+grep -qE '^NODE +TYPE +GPUS +IDLE +RACK +BLOCK +NVLINK +GPU:JOBS' "$W/nodes" &&
+    grep -qE '^h100-2 +h100 +8 +8 +rack1 +- +- ' "$W/nodes" &&
+    ok "berth nodes: RACK, BLOCK and NVLINK columns" || bad "berth nodes: $(head -c 400 "$W/nodes")"
 CMD='{"argv":["env >'"$W"'/env.$BERTH_JOB_ID.t && cp \"$BERTH_HOSTFILE\" '"$W"'/hf.$BERTH_JOB_ID && mv '"$W"'/env.$BERTH_JOB_ID.t '"$W"'/env.$BERTH_JOB_ID && exec sleep 600"],"shell":true,"cwd":"/"'
 
 # bad fields: 400 naming the field

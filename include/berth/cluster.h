@@ -48,7 +48,17 @@ int berth_cluster_has_topology(const struct berth_cluster *c);
 /* The name of server s's domain at level (rack, block, nvlink; the server's name at node,
  * "" at cluster), or NULL when s is in no domain of that level. */
 const char *berth_cluster_server_domain(const struct berth_cluster *c, size_t s, int level);
-/* A one-line description: "64 servers, 512 GPUs (512 v100)". */
+/* Lays a Slurm topology file onto *c by server name and rebuilds it (docs/topology.md,
+ * "Topology files"): topology.conf (topology/tree: leaf switches become racks, their parents
+ * blocks; topology/block: base blocks become racks and NVLink domains) or topology.yaml
+ * (Slurm 25.05: its cluster_default topology, else its first), told by the name (.yaml,
+ * .yml, .conf) or else the first line. The file replaces the cluster's racks, blocks and
+ * NVLink domains; every server must be in it and every node it names must be a server. *c
+ * must be idle (freshly parsed). On an error (naming FILE:LINE and the switch, block or
+ * field) *c is unchanged. */
+int berth_cluster_load_topology(struct berth_cluster **c, const char *path, struct berth_err *err);
+/* A one-line description: "64 servers, 512 GPUs (512 v100)", and with a topology its shape:
+ * "...; 8 racks, 2 blocks, NVLink islands of 8 GPUs". */
 void berth_cluster_describe(const struct berth_cluster *c, char *buf, size_t len);
 
 #endif

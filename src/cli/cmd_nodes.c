@@ -52,15 +52,29 @@ int cmd_nodes(int argc, char **argv)
             printf("%s\n", s ? s : "{}");
             free(s);
         } else {
-            printf("%-16s %-8s %4s %4s  %s\n", "NODE", "TYPE", "GPUS", "IDLE", "GPU:JOBS (device)");
+            /* rack, block and NVLink domain columns only when berthd's cluster has a topology
+             * (its nodes carry the keys): a flat cluster's table stays as it was */
             size_t i, k, m;
             const json_t *n, *g, *id;
+            int topo = 0;
+            json_array_foreach(json_object_get(r.json, "nodes"), i, n) topo |=
+                json_object_get(n, "rack") != NULL;
+            printf("%-16s %-8s %4s %4s  ", "NODE", "TYPE", "GPUS", "IDLE");
+            if (topo)
+                printf("%-10s %-10s %-10s ", "RACK", "BLOCK", "NVLINK");
+            printf("%s\n", "GPU:JOBS (device)");
             json_array_foreach(json_object_get(r.json, "nodes"), i, n)
             {
                 printf("%-16s %-8s %4lld %4lld ", json_string_value(json_object_get(n, "name")),
                        json_string_value(json_object_get(n, "gpu_type")),
                        (long long)json_integer_value(json_object_get(n, "gpus")),
                        (long long)json_integer_value(json_object_get(n, "idle_gpus")));
+                if (topo) {
+                    const char *rk = json_string_value(json_object_get(n, "rack"));
+                    const char *bl = json_string_value(json_object_get(n, "block"));
+                    const char *nv = json_string_value(json_object_get(n, "nvlink"));
+                    printf(" %-10s %-10s %-10s", rk ? rk : "-", bl ? bl : "-", nv ? nv : "-");
+                }
                 json_array_foreach(json_object_get(n, "gpu_list"), k, g)
                 {
                     printf(" %lld:", (long long)json_integer_value(json_object_get(g, "index")));

@@ -34,8 +34,17 @@ static const struct cli_flag sim_flags[] = {
      "NxG:type[,NxG:type...] (16x4:v100 = 16 servers with 4 V100 each), Gavel's GPU counts "
      "gavel:V100:P100:K80 (servers of 4), a JSON cluster file (see README), or a built-in name: "
      "philly (64x8:v100), gavel (gavel:36:36:36, 9x4 each of v100, p100, k80), tiresias "
-     "(16x4:v100)",
+     "(16x4:v100), and with a topology (docs/topology.md) h100-8r "
+     "(64x8:h100,racks=8,blocks=2,nvl=8) and gb200-nvl72 (72x4:gb200,racks=4,nvl=72: four "
+     "NVL72 racks)",
      CLI_STR_AT(A, cluster)},
+    {"topology", 0, "FILE",
+     "a Slurm topology file laid onto the cluster by server name: topology.conf "
+     "(topology/tree: leaf switches are racks, their parents blocks; topology/block: base "
+     "blocks are racks and NVLink domains) or topology.yaml (Slurm 25.05); it replaces the "
+     "cluster's own racks, blocks and NVLink domains, and must name every server (see "
+     "docs/topology.md)",
+     CLI_STR_AT(A, topology)},
     {"trace", 0, "FILE", "the workload (berth's native CSV, or --format)", CLI_STR_AT(A, trace)},
     {"format", 0, "FMT", "auto (default: from the header) or a name from `berth trace formats`",
      CLI_STR_AT(A, format)},
@@ -95,7 +104,7 @@ static const struct cli_section sim_sections[] = {
 
 static const struct cli_spec sim_spec = {
     .cmd = "sim",
-    .usage = "sim --cluster SPEC --trace FILE [--format FMT] [--policy NAME] "
+    .usage = "sim --cluster SPEC [--topology FILE] --trace FILE [--format FMT] [--policy NAME] "
              "[--policy-arg KEY=VALUE]... [--placement P] "
              "[--seed N] [--quantum S] [--out DIR] [--report FILE] [--json] [--quiet] "
              "[--check] [--lenient]",
@@ -222,6 +231,8 @@ int cmd_sim(int argc, char **argv)
     struct berth_cluster *c = NULL;
     struct berth_trace *t = NULL;
     rc = berth_cluster_parse(cluster, &c, &err);
+    if (!rc && a.topology)
+        rc = berth_cluster_load_topology(&c, a.topology, &err);
     struct cli_progress bar;
     cli_progress_start(&bar, "loading", a.quiet || json);
     struct berth_load_opts lo = {.format = format,

@@ -29,7 +29,8 @@ struct sim_args {
     struct berth_sim_opts o;
     char policy_args[1024]; /* --policy-arg KEY=VALUE, joined by commas */
     const char *cluster, *trace, *format, *out, *report;
-    const char *queues; /* --queues FILE */
+    const char *queues;   /* --queues FILE */
+    const char *topology; /* --topology FILE */
     int json, lenient, quiet;
     struct sim_model_args ma;
 };

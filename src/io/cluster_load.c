@@ -18,6 +18,10 @@ static const struct {
      "Gavel's heterogeneous cluster, its -c 36:36:36: 36 GPUs each of V100, P100 and K80 on 27 "
      "servers of 4"},
     {"tiresias", "16x4:v100", "Tiresias' default cluster, 16 servers x 4 GPUs"},
+    {"h100-8r", "64x8:h100,racks=8,blocks=2,nvl=8",
+     "64 NVSwitch servers x 8 H100 in 8 racks of 8 and 2 blocks of 4 racks (docs/topology.md)"},
+    {"gb200-nvl72", "72x4:gb200,racks=4,nvl=72",
+     "4 GB200 NVL72 racks: 18 servers x 4 GPUs each, one 72-GPU NVLink domain per rack"},
 };
 
 const char *berth_cluster_builtin(size_t i, const char **spec, const char **what)

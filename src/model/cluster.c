@@ -374,6 +374,19 @@ static void names_free(struct names *nm)
     nm->slot = NULL;
 }
 
+/* How a message names server spec src of b: "servers[3]", "line 7" or "entry 4". */
+static const char *src_label(const struct berth__cluster_builder *b, size_t src, char *buf,
+                             size_t len)
+{
+    if (b->src_kind == 1)
+        snprintf(buf, len, "servers[%zu]", src);
+    else if (b->src_kind == 2)
+        snprintf(buf, len, "line %zu", src);
+    else
+        snprintf(buf, len, "entry %zu", src + 1);
+    return buf;
+}
+
 /* The topology must be a tree: every server of a multi-node NVLink domain in one rack (and
  * whole, with no islands inside), every server of a rack in one block. The message names
  * the two servers (by their entries in the source) that break it. */
@@ -403,11 +416,13 @@ static int topo_check(const struct berth__cluster_builder *b, const struct berth
     for (size_t s = 0; s < c->nsrv && !rc; s++) {
         const struct berth__server *v = &c->srv[s];
         const struct berth__server_spec *sp = &b->p[s];
+        char la[40], lz[40];
         if (v->island >= 0 && sp->nvl > 0 && sp->nvl < sp->gpus) {
             rc = berth_err_set(err, BERTH_EINPUT,
-                               "%s: topology: server %s (entry %zu) is in NVLink domain %s and "
-                               "also has islands of %d GPUs inside it: expected one or the other",
-                               what, v->name, sp->src + 1, sp->island, sp->nvl);
+                               "%s: topology: server %s (%s) is in NVLink domain %s and also "
+                               "has islands of %d GPUs inside it: expected one or the other",
+                               what, v->name, src_label(b, sp->src, la, sizeof la), sp->island,
+                               sp->nvl);
             break;
         }
         for (int i = 0; i < 2; i++) {
@@ -423,11 +438,12 @@ static int topo_check(const struct berth__cluster_builder *b, const struct berth
                            *upk = i == 0 ? "rack" : "block";
                 const char *a = i == 0 ? f->rack : f->block, *z = i == 0 ? sp->rack : sp->block;
                 rc = berth_err_set(err, BERTH_EINPUT,
-                                   "%s: topology: %s %s spans two %ss: server %s (entry %zu) is "
-                                   "in %s %s, server %s (entry %zu) in %s %s",
+                                   "%s: topology: %s %s spans two %ss: server %s (%s) is in %s "
+                                   "%s, server %s (%s) in %s %s",
                                    what, kind, i == 0 ? sp->island : sp->rack, upk,
-                                   c->srv[k[i].first[d]].name, f->src + 1, upk, a ? a : "(none)",
-                                   v->name, sp->src + 1, upk, z ? z : "(none)");
+                                   c->srv[k[i].first[d]].name, src_label(b, f->src, la, sizeof la),
+                                   upk, a ? a : "(none)", v->name,
+                                   src_label(b, sp->src, lz, sizeof lz), upk, z ? z : "(none)");
                 break;
             }
         }
@@ -939,6 +955,50 @@ int berth_cluster_allows_span(const struct berth_cluster *c)
     return c->allow_span;
 }
 
+/* The topology's shape after the GPUs: "; 8 racks, 2 blocks, NVLink islands of 8 GPUs" (in
+ * servers), "; 4 racks, 4 NVLink domains of 72 GPUs" (multi-node); a domain size is left out
+ * when they differ, the islands inside servers when theirs do. */
+static void describe_topo(const struct berth_cluster *c, char *buf, size_t len)
+{
+    const struct berth__topo *t = c->topo;
+    size_t nr = t->k[BERTH__TOPO_RACK].n, nb = t->k[BERTH__TOPO_BLOCK].n;
+    size_t nd = t->k[BERTH__TOPO_ISLAND].n;
+    int32_t in = -1, dom = -1; /* islands' GPUs inside servers, domains' GPUs; -2 mixed */
+    for (size_t s = 0; s < c->nsrv; s++) {
+        const struct berth__server *v = &c->srv[s];
+        if (v->island >= 0 || !v->ngpus)
+            continue;
+        int32_t g = v->nvl ? v->nvl : v->ngpus;
+        in = in == -1 || in == g ? g : -2;
+    }
+    for (size_t d = 0; d < nd; d++) {
+        int32_t g = 0;
+        for (size_t ty = 0; ty < t->ntypes; ty++)
+            g += t->k[BERTH__TOPO_ISLAND].total[d * t->ntypes + ty];
+        dom = dom == -1 || dom == g ? g : -2;
+    }
+    int n = snprintf(buf, len, ";");
+    const char *sep = " ";
+    if (nr && n > 0 && (size_t)n < len) {
+        n += snprintf(buf + n, len - (size_t)n, "%s%zu rack%s", sep, nr, nr == 1 ? "" : "s");
+        sep = ", ";
+    }
+    if (nb && n > 0 && (size_t)n < len) {
+        n += snprintf(buf + n, len - (size_t)n, "%s%zu block%s", sep, nb, nb == 1 ? "" : "s");
+        sep = ", ";
+    }
+    if (nd && n > 0 && (size_t)n < len) {
+        n += snprintf(buf + n, len - (size_t)n, "%s%zu NVLink domain%s", sep, nd,
+                      nd == 1 ? "" : "s");
+        if (dom > 0 && n > 0 && (size_t)n < len)
+            n += snprintf(buf + n, len - (size_t)n, " of %d GPUs", dom);
+        sep = ", ";
+    }
+    if (in > 0 && n > 0 && (size_t)n < len) /* islands of differing sizes: not told */
+        snprintf(buf + n, len - (size_t)n, "%sNVLink islands of %d GPUs%s", sep, in,
+                 nd ? " elsewhere" : "");
+}
+
 void berth_cluster_describe(const struct berth_cluster *c, char *buf, size_t len)
 {
     int n = snprintf(buf, len, "%zu server%s, %d GPU%s (", c->nsrv, c->nsrv == 1 ? "" : "s",
@@ -956,7 +1016,9 @@ void berth_cluster_describe(const struct berth_cluster *c, char *buf, size_t len
     if (n > 0 && (size_t)n < len)
         n += snprintf(buf + n, len - (size_t)n, ")");
     if (cpu_only && n > 0 && (size_t)n < len)
-        snprintf(buf + n, len - (size_t)n, ", %d of them CPU-only", cpu_only);
+        n += snprintf(buf + n, len - (size_t)n, ", %d of them CPU-only", cpu_only);
+    if (c->topo && n > 0 && (size_t)n < len)
+        describe_topo(c, buf + n, len - (size_t)n);
 }
 
 int64_t berth__cluster_largest_gpu_mem(const struct berth_cluster *c, uint64_t mask)

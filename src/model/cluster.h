@@ -146,6 +146,9 @@ struct berth__cluster_builder {
     /* racks are labels only, not a topology (Tiresias' switches: its simulator places by them
      * but never slows a gang for them, so berth's run of its inputs must not either) */
     int racks_are_labels;
+    /* how messages name a server's src: 0 "entry N" (src + 1), 1 "servers[N]" (a JSON
+     * cluster file's array), 2 "line N" (a file of lines, src its line) */
+    int src_kind;
 };
 /* Gives the servers added so far racks, blocks and NVLink islands from b->racks, b->blocks
  * and b->nvl (the shorthand's racks=R: R racks of consecutive servers, equal in size within

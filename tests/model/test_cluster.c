@@ -267,7 +267,9 @@ static void test_json_ok(void)
         CHECK_I64(c->srv[3].ngpus, 2);
         char d[120];
         berth_cluster_describe(c, d, sizeof d);
-        CHECK_STR(d, "4 servers, 22 GPUs (18 v100, 4 a100)");
+        /* racks make a topology, and the description tells it (islands of differing sizes
+         * are not told) */
+        CHECK_STR(d, "4 servers, 22 GPUs (18 v100, 4 a100); 2 racks");
         verify_ok(c);
         berth_cluster_free(c);
     }

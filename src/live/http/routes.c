@@ -640,13 +640,22 @@ static void nodes(struct berth__daemon *d, const struct berth__hreq *r, struct b
                                                 (int)(v->free_mask >> g & 1), "draining",
                                                 d->drain[k], "jobs", gj[k]));
         }
-        json_array_append_new(
-            a,
+        json_t *nj =
             json_pack("{s:s,s:s,s:i,s:I,s:i,s:b,s:i,s:o,s:o}", "name", v->name, "gpu_type",
                       c->types[v->type].name, "gpus", v->ngpus, "gpu_mem_mib",
                       (json_int_t)v->gpu_mem_mib, "idle_gpus", v->nfree, "reserved",
                       (int)(v->reserved || v->closed), "outside_gpus", (int)v->out_want, "pool",
-                      v->pool >= 0 ? json_string(c->pools[v->pool]) : json_null(), "gpu_list", gs));
+                      v->pool >= 0 ? json_string(c->pools[v->pool]) : json_null(), "gpu_list", gs);
+        if (nj && berth_cluster_has_topology(c)) { /* only then: a flat cluster's stays as it was */
+            static const char *const key[3] = {"rack", "block", "nvlink"};
+            static const int level[3] = {BERTH_TOPO_RACK, BERTH_TOPO_BLOCK, BERTH_TOPO_NVLINK};
+            for (int k = 0; k < 3; k++) {
+                const char *dom = berth_cluster_server_domain(c, s, level[k]);
+                json_object_set_new(nj, key[k], dom ? json_string(dom) : json_null());
+            }
+            json_object_set_new(nj, "nvl", json_integer(v->nvl ? v->nvl : v->ngpus));
+        }
+        json_array_append_new(a, nj);
     }
     free(gj);
     pthread_mutex_unlock(&d->mu);

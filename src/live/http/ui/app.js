@@ -121,7 +121,10 @@
       box.dataset.server = n.name;
       const h = el('h3', null, n.name);
       h.append(el('span', 'muted', n.gpu_type + ' · ' + n.idle_gpus + ' of ' + n.gpus + ' idle' +
-                                   (n.reserved ? ' · reserved' : '')));
+                                   (n.reserved ? ' · reserved' : '') +
+                                   (n.rack ? ' · rack ' + n.rack : '') +
+                                   (n.block ? ' · block ' + n.block : '') +
+                                   (n.nvlink ? ' · NVLink ' + n.nvlink : '')));
       box.append(h);
       const row = el('div', 'gpus');
       for (const g of n.gpu_list) {
