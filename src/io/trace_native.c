@@ -3,7 +3,9 @@
  * Header required. Required columns job_id, arrival_s, duration_s, num_gpus; optional
  * job_type, total_steps, user, queue, gpu_type, min_gpus, max_gpus, gpu_share, gpu_mem_mib,
  * priority, single_server, cpus, mem_mib, restart_s, persist_mib, ephem_mib, time_limit_s
- * (run time after which the job is stopped: it times out; empty or 0 = none); duration_s may be
+ * (run time after which the job is stopped: it times out; empty or 0 = none), topology and
+ * topology_preferred (a level name: nvlink, node, rack, block or cluster; the domain the gang
+ * must / should stay within), tp (tensor-parallel degree >= 1 dividing num_gpus); duration_s may be
  * empty on a row with job_type and total_steps (its work is in steps); any other column must start
  * with "x_" (kept for the user, ignored by berth). Columns may come in any order; an empty optional
  * field means its default. Times are decimal seconds, read exactly to the microsecond. */
@@ -12,6 +14,7 @@
 #include <string.h>
 
 #include "io/columns.h"
+#include "model/topo.h"
 #include "util/num.h"
 
 enum col {
@@ -36,14 +39,37 @@ enum col {
     C_PERSIST,
     C_EPHEM,
     C_LIMIT,
+    C_TOPO,
+    C_TOPO_PREF,
+    C_TP,
     NCOLS
 };
 
 static const char *const colname[NCOLS] = {
-    "job_id",      "arrival_s", "duration_s",    "num_gpus", "job_type", "total_steps",
-    "user",        "queue",     "gpu_type",      "min_gpus", "max_gpus", "gpu_share",
-    "gpu_mem_mib", "priority",  "single_server", "cpus",     "mem_mib",  "restart_s",
-    "persist_mib", "ephem_mib", "time_limit_s",
+    "job_id",
+    "arrival_s",
+    "duration_s",
+    "num_gpus",
+    "job_type",
+    "total_steps",
+    "user",
+    "queue",
+    "gpu_type",
+    "min_gpus",
+    "max_gpus",
+    "gpu_share",
+    "gpu_mem_mib",
+    "priority",
+    "single_server",
+    "cpus",
+    "mem_mib",
+    "restart_s",
+    "persist_mib",
+    "ephem_mib",
+    "time_limit_s",
+    "topology",
+    "topology_preferred",
+    "tp",
 };
 
 #define MAX_GPUS_PER_JOB 1000000
@@ -56,6 +82,44 @@ static const struct berth__cols_spec cols_spec = {
     .prefix = "x_",
     .empty = "a header line (job_id,arrival_s,duration_s,num_gpus...)",
 };
+
+/* topology, topology_preferred (a level + 1 in the extra fields) and tp. */
+static int topo_fields(struct berth__cols *x, struct berth_jobdesc *js, struct berth_err *err)
+{
+    char expected[96];
+    snprintf(expected, sizeof expected, "a topology level (%s)", berth__topo_level_list());
+    const enum col lc[2] = {C_TOPO, C_TOPO_PREF};
+    int8_t *dst[2] = {&js->x.topo_required, &js->x.topo_preferred};
+    for (int k = 0; k < 2; k++)
+        if (berth__cols_present(x, lc[k])) {
+            size_t n;
+            const char *s = berth__cols_get(x, lc[k], &n);
+            char name[16];
+            int l = -1;
+            if (n < sizeof name) {
+                memcpy(name, s, n);
+                name[n] = '\0';
+                l = berth__topo_level_find(name);
+            }
+            if (l < 0)
+                return berth__cols_bad(x, lc[k], expected, err);
+            *dst[k] = (int8_t)(l + 1);
+        }
+    if (berth__cols_present(x, C_TP)) {
+        int64_t v;
+        int rc = berth__cols_int(x, C_TP, 1, MAX_GPUS_PER_JOB,
+                                 "a tensor-parallel degree >= 1 (a whole number)", &v, err);
+        if (rc)
+            return rc;
+        if (js->spec.num_gpus % v || js->spec.min_gpus % v || js->spec.max_gpus % v)
+            return berth__cols_bad(x, C_TP,
+                                   "a tensor-parallel degree dividing num_gpus (and min_gpus, "
+                                   "max_gpus)",
+                                   err);
+        js->x.tp = (int32_t)v;
+    }
+    return 0;
+}
 
 static int row(struct berth__cols *x, struct berth_trace *t, struct berth_err *err)
 {
@@ -178,6 +242,8 @@ static int row(struct berth__cols *x, struct berth_trace *t, struct berth_err *e
         else
             return berth__cols_bad(x, C_SINGLE, "0, 1, true or false", err);
     }
+    if ((rc = topo_fields(x, &js, err)))
+        return rc;
     struct {
         enum col c;
         const char **dst;
@@ -234,6 +300,9 @@ int berth_trace_write_native(FILE *f, const struct berth_jobspec *jobs, size_t n
         has[C_PERSIST] |= berth_jobspec_extra(j)->persist_mib != 0;
         has[C_EPHEM] |= berth_jobspec_extra(j)->ephem_mib != 0;
         has[C_LIMIT] |= berth_jobspec_extra(j)->time_limit_us != 0;
+        has[C_TOPO] |= berth_jobspec_extra(j)->topo_required != 0;
+        has[C_TOPO_PREF] |= berth_jobspec_extra(j)->topo_preferred != 0;
+        has[C_TP] |= berth_jobspec_extra(j)->tp > 1;
     }
     int first = 1;
     for (int c = 0; c < NCOLS; c++)
@@ -290,6 +359,17 @@ int berth_trace_write_native(FILE *f, const struct berth_jobspec *jobs, size_t n
             fprintf(f, ",%lld", (long long)berth_jobspec_extra(j)->ephem_mib);
         if (has[C_LIMIT])
             fprintf(f, ",%s", berth__fmt_us(b1, berth_jobspec_extra(j)->time_limit_us));
+        int8_t lv[2] = {berth_jobspec_extra(j)->topo_required,
+                        berth_jobspec_extra(j)->topo_preferred};
+        for (int k = 0; k < 2; k++)
+            if (has[C_TOPO + k])
+                fprintf(f, ",%s", lv[k] > 0 ? berth__topo_level_name(lv[k] - 1) : "");
+        if (has[C_TP]) {
+            if (berth_jobspec_extra(j)->tp > 1)
+                fprintf(f, ",%d", berth_jobspec_extra(j)->tp);
+            else
+                fputc(',', f);
+        }
         fputc('\n', f);
     }
     if (ferror(f))
