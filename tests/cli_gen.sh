@@ -100,7 +100,7 @@ check "  ... and nothing written" [ ! -e "$TMP/never.csv" ]
 one_error "gen --jobs without its value" "berth gen: --jobs: expected a value" -- "$BERTH" gen --jobs
 one_error "gen --elastic 2000" "berth gen: --elastic: expected a largest gang of 1 to 1024 GPUs" -- "$BERTH" gen --elastic 2000
 expect_exit "stray argument" 2 "unexpected argument 'extra'" extra
-expect_exit "unknown profile" 2 "--profile: unknown profile 'x' (expected gavel or philly)" --profile x
+expect_exit "unknown profile" 2 "--profile: unknown profile 'x' (expected gavel, philly or llm)" --profile x
 expect_exit "--jobs not a number" 2 "--jobs: expected a whole number" --jobs abc
 expect_exit "--jobs negative" 2 "--jobs: expected a whole number" --jobs -3
 expect_exit "--jobs 0" 2 "--jobs: expected 1 to 100000000 jobs, found 0" --jobs 0

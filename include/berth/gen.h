@@ -1,4 +1,5 @@
-/* Seeded synthetic workloads: Poisson arrivals and a job-shape profile ("gavel", "philly").
+/* Seeded synthetic workloads: Poisson arrivals and a job-shape profile ("gavel", "philly",
+ * "llm").
  * The same options give the same trace, byte for byte. */
 #ifndef BERTH_GEN_H
 #define BERTH_GEN_H
@@ -10,7 +11,7 @@
 #include "trace.h"
 
 struct berth_gen_opts {
-    const char *profile;  /* "gavel" or "philly" */
+    const char *profile;  /* "gavel", "philly" or "llm" */
     size_t jobs;          /* how many jobs */
     double rate_per_hour; /* Poisson arrival rate; <= 0 = the profile's own default */
     uint64_t seed;

@@ -136,6 +136,8 @@ struct berth_job_result {
     int32_t preemptions;
     int32_t gpu_type;         /* type of its last allocation, -1 if none */
     int32_t servers;          /* servers its last allocation spanned */
+    int32_t span;             /* with a topology: the level (enum berth_topo_level) its last
+                                 start spanned; -1 if it never started or the cluster is flat */
     int32_t restarts;         /* starts after the first (after preemptions) plus migrations */
     berth_us restart_lost_us; /* time spent restoring checkpoints instead of progressing */
     berth_us iso_us;          /* time it would take alone on its gang (fastest allowed GPU type) */
@@ -206,6 +208,12 @@ struct berth_sim_summary {
     double infer_gpu_hours, loaned_gpu_hours, infer_short_server_hours, cluster_usage;
     uint64_t lends, reclaims;
     double reclaim_latency_max_s, reclaim_latency_avg_s;
+    /* With a topology (has_topology): the jobs and the GPU-hours they held, by the level
+     * their last start spanned (enum berth_topo_level; jobs that never started are left
+     * out): the summary's by_span. */
+    int has_topology;
+    size_t span_jobs[BERTH_TOPO_LEVELS];
+    double span_gpu_hours[BERTH_TOPO_LEVELS];
     double wall_s; /* wall-clock time of the run (not deterministic) */
 };
 

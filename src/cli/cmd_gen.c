@@ -54,7 +54,10 @@ static const struct cli_flag gen_flags[] = {
      "  gavel   Gavel's generator: 1/2/4/8 GPUs, 60*10^U(1.5,3) s (80%) or 60*10^U(3,4) s; "
      "default rate 3 jobs/hour\n"
      "  philly  fitted to the Pollux-prepared Philly trace: GPU counts, durations by gang "
-     "size, virtual cluster as queue; default rate 31.47 jobs/hour (the trace's average)",
+     "size, virtual cluster as queue; default rate 31.47 jobs/hour (the trace's average)\n"
+     "  llm     LLM development: 90% llm-finetune (1-8 GPUs, 10 min-8 h), 10% llm-pretrain "
+     "(16-256 GPUs, tp 8, 4-48 h, topology rack/block required or preferred); default rate "
+     "3.5 jobs/hour",
      CLI_STR_AT(A, o.profile)},
     {"jobs", 0, "N", "number of jobs, 1 to 100000000 (default: 1000)", CLI_U64_AT(A, jobs)},
     {"rate", 0, "R", "arrivals per hour, > 0; 0 = the profile's default (default: 0)",
@@ -75,7 +78,7 @@ static const struct cli_section gen_sections[] = {{NULL, gen_flags, 0}, {0}};
 
 static const struct cli_spec gen_spec = {
     .cmd = "gen",
-    .usage = "gen [--profile gavel|philly] [--jobs N] [--rate JOBS_PER_HOUR] [--seed N] "
+    .usage = "gen [--profile gavel|philly|llm] [--jobs N] [--rate JOBS_PER_HOUR] [--seed N] "
              "[--elastic MAX] [--out FILE] [--help]",
     .about = "Generates a seeded synthetic workload (Poisson arrivals, the first job at\n"
              "time 0) as berth's native CSV. The same flags give the same bytes.",

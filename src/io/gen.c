@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "berth/cluster.h"
 #include "berth/gen.h"
 #include "model/tput.h"
 #include "model/tput_catalog.h"
@@ -21,7 +22,10 @@
 struct shape {
     int32_t num_gpus;
     double duration_s;
-    int queue; /* index into the profile's queue names, -1 = none */
+    int queue;        /* index into the profile's queue names, -1 = none */
+    const char *type; /* a job type of the profile's own (llm), NULL = none */
+    int32_t tp;       /* tensor-parallel degree, 0 = none */
+    int8_t req, pref; /* topology levels + 1 (0 = none) */
 };
 
 /* Job types of the profile: a model whose classes are drawn uniformly, and the GPU type whose
@@ -161,6 +165,50 @@ static void philly_draw(struct berth__rng *r, struct shape *s)
     s->queue = (int)pick_count(r, philly_vc_count[g], PHILLY_NVC);
 }
 
+/* ---- llm ---------------------------------------------------------------------------------
+ * An LLM-development mix for topology studies (docs/topology-rate.md, "berth gen --profile
+ * llm"). Not fitted to a trace: the shape follows what characterisations of LLM clusters
+ * report qualitatively (Acme, Hu et al., NSDI'24: few pre-training jobs, most of the GPU
+ * time), the numbers are chosen. Draws per job: kind, then its size, duration and topology.
+ *   90 % llm-finetune: 1/2/4/8 GPUs with p = 0.35/0.2/0.2/0.25, run time log-uniform in
+ *        [10 min, 8 h] (mean 2.0 h), data parallel (no tp), no topology level;
+ *   10 % llm-pretrain: TP x PP x DP with tp = 8 (one 8-GPU NVLink server per TP group):
+ *        16 = 8x1x2 (p 0.3), 32 = 8x2x2 (0.3), 64 = 8x2x4 (0.2), 128 = 8x4x4 (0.13),
+ *        256 = 8x4x8 (0.07) GPUs, run time log-uniform in [4 h, 48 h] (mean 17.7 h), and a
+ *        level: up to 32 GPUs half require one rack and half prefer one, 64 prefer a rack,
+ *        larger gangs prefer a block (a required rack assumes racks of >= 32 GPUs).
+ * Mean 115.8 GPU-hours per job, 94 % of them pre-training; the default 3.5 jobs per hour
+ * offers about 0.8 of a 512-GPU cluster (64x8). */
+
+static double log_uniform(struct berth__rng *r, double lo, double hi)
+{
+    return exp(berth__rng_uniform(r, log(lo), log(hi)));
+}
+
+static void llm_draw(struct berth__rng *r, struct shape *s)
+{
+    static const int32_t ft_gpus[] = {1, 2, 4, 8};
+    static const uint32_t ft_count[] = {35, 20, 20, 25};
+    static const int32_t pt_gpus[] = {16, 32, 64, 128, 256};
+    static const uint32_t pt_count[] = {30, 30, 20, 13, 7};
+    s->queue = -1;
+    if (berth__rng_unit(r) < 0.9) {
+        s->type = "llm-finetune";
+        s->num_gpus = ft_gpus[pick_count(r, ft_count, 4)];
+        s->duration_s = log_uniform(r, 600.0, 8 * 3600.0);
+        return;
+    }
+    s->type = "llm-pretrain";
+    s->num_gpus = pt_gpus[pick_count(r, pt_count, 5)];
+    s->duration_s = log_uniform(r, 4 * 3600.0, 48 * 3600.0);
+    s->tp = 8;
+    double u = berth__rng_unit(r);
+    if (s->num_gpus <= 32 && u < 0.5)
+        s->req = BERTH_TOPO_RACK + 1;
+    else
+        s->pref = (s->num_gpus <= 64 ? BERTH_TOPO_RACK : BERTH_TOPO_BLOCK) + 1;
+}
+
 /* ---- the profile table and the generator ------------------------------------------------ */
 
 struct profile {
@@ -201,9 +249,10 @@ static const struct profile profiles[] = {
     {"gavel", 3.0, gavel_draw, NULL, 0, "v100"},
     /* the real trace's average: 82,247 jobs over its 9,408,690 s span (31.47 per hour) */
     {"philly", 82247.0 * 3600.0 / 9408690.0, philly_draw, philly_vc, PHILLY_NVC, NULL},
+    {"llm", 3.5, llm_draw, NULL, 0, NULL},
 };
 
-static const char *const profile_names[] = {"gavel", "philly", NULL};
+static const char *const profile_names[] = {"gavel", "philly", "llm", NULL};
 
 const char *const *berth_gen_profiles(void)
 {
@@ -315,7 +364,7 @@ int berth_gen(const struct berth_gen_opts *o, struct berth_trace **out, struct b
                                  "at %.3g s)",
                                  o->jobs, rate, i + 1, now);
         }
-        struct shape s;
+        struct shape s = {0};
         p->draw(&rng, &s);
         const char *type = NULL;
         int64_t steps = 0;
@@ -333,10 +382,16 @@ int berth_gen(const struct berth_gen_opts *o, struct berth_trace **out, struct b
         if (js.spec.duration_us < BERTH_US_PER_S)
             js.spec.duration_us = BERTH_US_PER_S;
         js.spec.num_gpus = js.spec.min_gpus = js.spec.max_gpus = s.num_gpus;
-        if (o->elastic_max > 0) { /* elastic: any gang from 1 to the largest asked */
-            js.spec.min_gpus = 1;
-            js.spec.max_gpus = o->elastic_max > s.num_gpus ? o->elastic_max : s.num_gpus;
+        if (o->elastic_max > 0) {            /* elastic: any gang from 1 to the largest asked */
+            int32_t g = s.tp > 1 ? s.tp : 1; /* in whole TP groups */
+            js.spec.min_gpus = g;
+            js.spec.max_gpus = o->elastic_max > s.num_gpus ? o->elastic_max / g * g : s.num_gpus;
         }
+        if (s.type && !(js.x.job_type = berth__trace_intern(t, s.type, strlen(s.type))))
+            goto nomem;
+        js.x.tp = s.tp;
+        js.x.topo_required = s.req;
+        js.x.topo_preferred = s.pref;
         if (s.queue >= 0)
             js.spec.queue = queue[s.queue];
         if (type) {

@@ -10,6 +10,7 @@
 
 #include "berth/sim.h"
 #include "io/json_load.h"
+#include "model/topo.h"
 #include "util/csv.h"
 #include "util/num.h"
 
@@ -253,6 +254,17 @@ char *berth_summary_json(const struct berth_sim_result *r, int with_wall)
     bad |= json_object_set_new(o, "by_gpu_type", groups_json(r->by_type, r->nby_type));
     bad |= json_object_set_new(o, "by_user", groups_json(r->by_user, r->nby_user));
     bad |= json_object_set_new(o, "by_queue", groups_json(r->by_queue, r->nby_queue));
+    if (s->has_topology) { /* only then: a flat cluster's summary stays as it was */
+        json_t *sp = json_object();
+        for (int l = 0; l < BERTH_TOPO_LEVELS; l++) {
+            json_t *e = json_object();
+            bad |= !sp || !e;
+            bad |= json_object_set_new(e, "jobs", json_integer((json_int_t)s->span_jobs[l]));
+            bad |= json_object_set_new(e, "gpu_hours", json_real(s->span_gpu_hours[l]));
+            bad |= json_object_set_new(sp, berth__topo_level_name(l), e);
+        }
+        bad |= json_object_set_new(o, "by_span", sp);
+    }
     if (with_wall) {
         bad |= json_object_set_new(o, "wall_s", json_real(s->wall_s));
         bad |= json_object_set_new(o, "events_per_s",

@@ -85,6 +85,13 @@ int berth__topo_rate_load(const char *path, struct berth_topo_model *r, struct b
         if (i == t.ntypes)
             t.ntypes++;
     }
+    for (int l = BERTH_TOPO_NVLINK + 1; l < BERTH_TOPO_LEVELS; l++)
+        if (t.bw[l] > t.bw[BERTH_TOPO_NVLINK]) { /* spreading would speed a gang up */
+            rc = berth_err_set(err, BERTH_EINPUT,
+                               "%s: bandwidth_gbps.%s: expected at most nvlink's %g GB/s, found %g",
+                               path, berth__topo_level_name(l), t.bw[BERTH_TOPO_NVLINK], t.bw[l]);
+            goto out;
+        }
     *r = t;
 out:
     json_decref(root);

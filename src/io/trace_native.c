@@ -353,8 +353,12 @@ int berth_trace_write_native(FILE *f, const struct berth_jobspec *jobs, size_t n
         for (int k = 0; k < 2; k++)
             if (has[C_TOPO + k])
                 fprintf(f, ",%s", lv[k] ? berth__topo_level_name(lv[k] - 1) : "");
-        if (has[C_TP])
-            fprintf(f, ",%d", berth_jobspec_extra(j)->tp > 1 ? berth_jobspec_extra(j)->tp : 1);
+        if (has[C_TP]) { /* empty for 1: a converted trace keeps its bytes */
+            if (berth_jobspec_extra(j)->tp > 1)
+                fprintf(f, ",%d", berth_jobspec_extra(j)->tp);
+            else
+                fputc(',', f);
+        }
         fputc('\n', f);
     }
     if (ferror(f))

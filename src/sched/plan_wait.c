@@ -25,12 +25,18 @@
  * in overload a gang is retried after each victim a preemption frees (50 times a pass), and
  * the same server still decides, so the retry costs O(GPUs per server) instead of a scan
  * from the fullest servers (43 servers a try, 62 % of an overloaded las run at 400,000 jobs).
+ * With a topology (cluster->topo) r is the executor's factor (model/topo_rate.h) for the level
+ * the placed gang spans over the one a server gives it, for every job (by steps or by
+ * duration); the rule then asks only once the gang is placed (the unplaced answer and the
+ * patience, which plan_refuse.c and gavel.c use to skip a placement, are "start as usual"),
+ * as where the pieces went decides the level.
  * Cost: O(GPUs of the type) per spread gang at most, only when the rule is on. Without the owner
  * map (a plan outside an engine, which turns it on) the gang starts. */
 #include <math.h>
 #include <stdlib.h>
 
 #include "model/alloc.h"
+#include "model/topo.h"
 #include "model/topo_rate.h"
 #include "model/tput.h"
 #include "sched/plan.h"
@@ -298,26 +304,48 @@ static int ready_soon(const struct berth__plan *p, struct berth__ready *rd, uint
     return at != BERTH_TIME_NONE && (double)(at - p->now) + tc < spread;
 }
 
-/* What a gang across servers runs at against one server: with a topology, the factor of a
- * gang within one rack (the best a spread placement promises); else the spread rule's. */
-static double spread_ratio(const struct berth__plan *p, const struct berth__job *j, int mt)
+/* With a topology (p->wait.trate): what gang j runs at on the slots it holds against one
+ * server of its type, by the executor's own factor (model/topo_rate.h: the level it spans
+ * against the level one server gives it, nvlink, or node when the gang is wider than the
+ * server's NVLink islands, as on its first slot's server: one of the gang's type). */
+static double topo_ratio(const struct berth__plan *p, const struct berth__job *j)
 {
-    if (p->wait.trate)
-        return berth__topo_rate_factor(p->wait.trate, berth_jobspec_extra(j->spec)->job_type,
-                                       BERTH_TOPO_RACK);
-    return berth__tput_spread_ratio(p->wait.tput, p->wait.spread, j->cls, mt, j->gpus);
+    const struct berth_cluster *c = p->cluster;
+    const char *type = berth_jobspec_extra(j->spec)->job_type;
+    int32_t nvl = c->srv[j->slots[0].server].nvl; /* placed: a server of type t */
+    int one = nvl > 0 && j->gpus > nvl ? BERTH_TOPO_NODE : BERTH_TOPO_NVLINK;
+    int span = berth__topo_span(c, j->slots, j->gpus);
+    return berth__topo_rate_factor(p->wait.trate, type, span) /
+           berth__topo_rate_factor(p->wait.trate, type, one);
+}
+
+/* Whether the rule asks at all about gang j on type t (*mt: the model's type): a
+ * multi-GPU whole-GPU gang that one server of the type can hold, with the owner map; without
+ * a topology also a class of the model and a model type (the spread ratio needs them; with
+ * one the level's factor applies to every job, by steps or by duration). */
+static int asks(const struct berth__plan *p, const struct berth__job *j, int t, int *mt)
+{
+    const struct berth_cluster *c = p->cluster;
+    if (!p->wait.tput || !c->owner || j->gpus <= 1 || berth__job_share(j) < 1000 ||
+        c->types[t].max_per_server < j->gpus)
+        return 0;
+    *mt = p->wait.tput_type ? p->wait.tput_type[t] : -1;
+    return p->wait.trate || (j->cls >= 0 && *mt >= 0);
 }
 
 static int spread_pays(struct berth__plan *p, const struct berth__job *j, int t, int placed)
 {
     const struct berth_cluster *c = p->cluster;
-    if (!p->wait.tput || !c->owner || j->cls < 0 || j->gpus <= 1 || berth__job_share(j) < 1000 ||
-        c->types[t].max_per_server < j->gpus)
+    int mt;
+    if (!asks(p, j, t, &mt))
         return 1;
-    int mt = p->wait.tput_type ? p->wait.tput_type[t] : -1;
-    if (mt < 0)
+    /* with a topology the answer depends on where the pieces went: unplaced, the gang starts
+     * as usual and the rule asks once it is placed (plan_refuse.c's shortcut stays off) */
+    if (p->wait.trate && !placed)
         return 1;
-    double r = spread_ratio(p, j, mt);
+    double r = p->wait.trate
+                   ? topo_ratio(p, j)
+                   : berth__tput_spread_ratio(p->wait.tput, p->wait.spread, j->cls, mt, j->gpus);
     if (!(r > 0 && r < 1) || fits_now(c, j, t, placed))
         return 1;
     /* wait when some server is ready soon enough: the test is monotone in the wait, so one
@@ -389,14 +417,10 @@ static berth_us least_wait(double tc, double spread)
 
 berth_us berth__plan_wait_patience(const struct berth__plan *p, const struct berth__job *j, int t)
 {
-    const struct berth_cluster *c = p->cluster;
-    if (!p->wait.tput || !c->owner || j->cls < 0 || j->gpus <= 1 || berth__job_share(j) < 1000 ||
-        c->types[t].max_per_server < j->gpus)
+    int mt;
+    if (!asks(p, j, t, &mt) || p->wait.trate) /* with a topology: asked once placed */
         return INT64_MIN;
-    int mt = p->wait.tput_type ? p->wait.tput_type[t] : -1;
-    if (mt < 0)
-        return INT64_MIN;
-    double r = spread_ratio(p, j, mt);
+    double r = berth__tput_spread_ratio(p->wait.tput, p->wait.spread, j->cls, mt, j->gpus);
     if (!(r > 0 && r < 1))
         return INT64_MIN;
     double tc = left_us(j, p->now);

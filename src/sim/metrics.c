@@ -283,6 +283,14 @@ int berth__summarise(struct berth_sim_result *r, double busy_gpu_us, const doubl
     berth_us span = (last != BERTH_TIME_NONE && first != BERTH_TIME_NONE) ? last - first : 0;
     s->makespan_s = (double)span / us;
     s->gpu_util = span > 0 && total_gpus > 0 ? busy_gpu_us / ((double)span * total_gpus) : 0;
+    if ((s->has_topology = berth_cluster_has_topology(c)))
+        for (size_t i = 0; i < n; i++) {
+            int32_t l = r->jobs[i].span;
+            if (l >= 0 && l < BERTH_TOPO_LEVELS) {
+                s->span_jobs[l]++;
+                s->span_gpu_hours[l] += job_gpu_hours(&r->jobs[i]);
+            }
+        }
     return 0;
 nomem:
     free(v);

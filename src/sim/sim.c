@@ -400,21 +400,23 @@ static int finish_results(struct berth_sim_result *out, struct berth__engine *e,
         if (fin == BERTH_TIME_NONE || fin > j->finish)
             fin = j->finish;
         struct berth_job_result res, *r = &res;
-        *r = (struct berth_job_result){.spec = j->spec,
-                                       .first_start_us = j->first_start,
-                                       .finish_us = fin,
-                                       .run_us = j->run_us,
-                                       .preemptions = j->preemptions,
-                                       .gpu_type = j->type,
-                                       .servers = j->servers,
-                                       .restarts = left.restarts,
-                                       .restart_lost_us = left.lost,
-                                       .iso_us = j->est_us,
-                                       .by_steps = p->steps[i],
-                                       .resizes = j->resizes,
-                                       .gpu_us = j->gpu_us,
-                                       .limit_us = j->limit_us,
-                                       .timed_out = j->timed_out};
+        *r = (struct berth_job_result){
+            .spec = j->spec,
+            .first_start_us = j->first_start,
+            .finish_us = fin,
+            .run_us = j->run_us,
+            .preemptions = j->preemptions,
+            .gpu_type = j->type,
+            .servers = j->servers,
+            .span = c->topo && j->first_start != BERTH_TIME_NONE ? (int32_t)j->span : -1,
+            .restarts = left.restarts,
+            .restart_lost_us = left.lost,
+            .iso_us = j->est_us,
+            .by_steps = p->steps[i],
+            .resizes = j->resizes,
+            .gpu_us = j->gpu_us,
+            .limit_us = j->limit_us,
+            .timed_out = j->timed_out};
         /* Themis' fair share: 1/N of the cluster, N the average number of active jobs over
          * the job's life; a gang smaller than its share runs as fast as alone */
         /* it held its GPUs from its work's end to the release (round modes): not running */
@@ -451,7 +453,10 @@ int berth_sim_run(const struct berth_trace *t, const struct berth_cluster *c,
     struct berth_topo_model trate_v;
     const struct berth_topo_model *trate = NULL;
     if (berth_cluster_has_topology(c)) {
-        if (o->spread_factor > 0)
+        int typed = 0; /* a job type's own --spread-penalty TYPE=F */
+        for (size_t k = 0; o->tput && k < berth_tput_class_count(o->tput); k++)
+            typed |= berth__tput_spread_factor(o->tput, (int)k) > 0;
+        if (o->spread_factor > 0 || typed)
             return berth_err_set(err, BERTH_EINPUT,
                                  "--spread-penalty: the cluster has a topology, whose rate by "
                                  "the level a gang spans replaces it (see --topology-model)");
