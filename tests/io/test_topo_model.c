@@ -11,7 +11,7 @@
 /* Default bandwidths 450, 64, 50, 25, 12.5 GB/s; bw[nvlink] / bw[L] = 1, 7.03125, 9, 18, 36. */
 static void test_defaults(void)
 {
-    struct berth__topo_rate r;
+    struct berth_topo_model r;
     berth__topo_rate_default(&r);
     CHECK_DBL(r.bw[BERTH_TOPO_NVLINK], 450, 0);
     CHECK_DBL(r.bw[BERTH_TOPO_NODE], 64, 0);
@@ -47,7 +47,7 @@ static void test_file_over_defaults(void)
     const char *p = tmp_write(&t, "m.json",
                               "{\"comm_share\": {\"default\": 0.1, \"llm-pretrain\": 0.5, "
                               "\"mine\": 0}, \"bandwidth_gbps\": {\"node\": 90}}");
-    struct berth__topo_rate r;
+    struct berth_topo_model r;
     berth__topo_rate_default(&r);
     struct berth_err err = {0};
     CHECK_I64(berth__topo_rate_load(p, &r, &err), 0);
@@ -71,7 +71,7 @@ static void load_fails(const char *text, const char *want)
     const char *p = tmp_write(&t, "bad.json", text);
     char path[160];
     snprintf(path, sizeof path, "%s", p);
-    struct berth__topo_rate r, before;
+    struct berth_topo_model r, before;
     berth__topo_rate_default(&r);
     before = r;
     struct berth_err err = {0};
@@ -101,7 +101,7 @@ static void test_errors(void)
     load_fails("{\"comm_share\": {\"default\": 1.5}}", "comm_share.default: expected a number");
     load_fails("{\"comm_share\": {\"x\": -0.1}}", "comm_share.x: expected a number from 0 to 1");
     load_fails("{\"comm_share\": ", "");
-    struct berth__topo_rate r;
+    struct berth_topo_model r;
     berth__topo_rate_default(&r);
     struct berth_err err = {0};
     CHECK_I64(berth__topo_rate_load("/nonexistent/m.json", &r, &err) != 0, 1);
