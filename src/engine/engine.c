@@ -408,8 +408,10 @@ void berth__engine_why(struct berth__engine *e, uint32_t j, berth_us now, struct
     if (e->ops->why)
         e->ops->why(e->self, &v, j, w);
     /* a job that has the GPUs but no domain of its required level: Topology, whatever the
-     * policy (it asks nothing of the policy's state) */
-    if ((w->code == BERTH_WHY_NONE || w->code == BERTH_WHY_RESOURCES) &&
+     * policy (it asks nothing of the policy's state), unless a quota, a backfill
+     * reservation or a job ahead of it is what holds it */
+    if (w->code != BERTH_WHY_QUOTA && w->code != BERTH_WHY_RESERVED &&
+        !(w->code == BERTH_WHY_PRIORITY && w->blocker != BERTH_WHY_NOBODY) &&
         berth__place_topo_blocks(e->cluster, &e->jobs[j]))
         w->code = BERTH_WHY_TOPOLOGY;
 }

@@ -11,6 +11,9 @@
 # Env: BERTH_SLURM_PORT (default 26817): slurmctld's port; the nodes use the next four.
 #      "auto": five free consecutive ports from 20000-32000, below Linux's ephemeral range
 #      (a port the kernel gave a client or a listener on port 0 would make slurmctld fail)
+#      BERTH_SLURM_TOPOLOGY=tree: TopologyPlugin=topology/tree with topology.conf's leaf
+#      switches r1 (n1, n3) and r2 (n2, n4) under the switch spine (each leaf holds one V100
+#      and one A100 node: a gang of one type over two nodes must cross leaves)
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../.." && pwd)
@@ -174,6 +177,7 @@ SelectTypeParameters=CR_CPU
 GresTypes=gpu,mps,shard
 SchedulerType=sched/builtin
 SchedulerParameters=batch_sched_delay=0
+$([ "${BERTH_SLURM_TOPOLOGY:-}" = tree ] && echo "TopologyPlugin=topology/tree")
 JobSubmitPlugins=lua
 CliFilterPlugins=lua
 MailProg=/bin/true
@@ -210,6 +214,13 @@ NodeName=n3 Name=mps Count=800 File=$B/dev/n3/nvidia[0-7]
 NodeName=n4 Name=gpu Type=a100 File=$B/dev/n4/nvidia[0-7]
 NodeName=n4 Name=shard Count=32 File=$B/dev/n4/nvidia[0-7]
 EOF
+    case ${BERTH_SLURM_TOPOLOGY:-} in
+    tree) printf '%s\n' '# written by tests/slurm/cluster.sh (BERTH_SLURM_TOPOLOGY=tree)' \
+        'SwitchName=r1 Nodes=n1,n3' 'SwitchName=r2 Nodes=n2,n4' 'SwitchName=spine Switches=r1,r2' \
+        >"$B/etc/topology.conf" ;;
+    "") rm -f "$B/etc/topology.conf" ;;
+    *) die "BERTH_SLURM_TOPOLOGY=${BERTH_SLURM_TOPOLOGY}: expected tree or nothing" ;;
+    esac
     cp "$src/contrib/slurm/job_submit.lua" "$B/etc/job_submit.lua"
     cp "$src/contrib/slurm/cli_filter.lua" "$B/etc/cli_filter.lua"
     echo "$uid" >"$B/etc/berth_admin_uids.txt"

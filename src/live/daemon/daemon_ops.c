@@ -628,19 +628,20 @@ static int32_t largest_idle(const struct berth_cluster *c, int level, uint64_t m
     return dom > most ? dom : most;
 }
 
-/* "Topology: ..." in buf when the job waits for a domain of its required level to hold
- * its gang while the idle GPUs would otherwise do: its length; -1 when that is not why. */
-static int topology_wait(const struct berth_cluster *c, const struct berth__ljob *j,
-                         const struct berth__job *ej, int32_t idle, char *buf, size_t len)
+/* The Topology sentence of a job the engine says waits for a domain of its required level
+ * (BERTH_WHY_TOPOLOGY, engine.c): how many GPUs are idle and the most one domain has. */
+static size_t topology_wait(const struct berth_cluster *c, const struct berth__ljob *j,
+                            const struct berth__job *ej, int32_t idle, char *buf, size_t len)
 {
     int req = berth_jobspec_extra(&j->spec)->topo_required - 1;
-    if (req < 0 || req >= BERTH_TOPO_CLUSTER || idle < ej->gpus)
-        return -1;
+    if (req < 0 || req >= BERTH_TOPO_CLUSTER)
+        return (size_t)snprintf(buf, len,
+                                "Topology: %d idle GPUs of the types it may use, but no domain "
+                                "holds its gang of %d",
+                                idle, ej->gpus);
     int32_t most = largest_idle(c, req, ej->type_mask);
-    if (most >= ej->gpus)
-        return -1;
     const char *lv = req == BERTH_TOPO_NVLINK ? "NVLink island" : berth__topo_level_name(req);
-    return snprintf(
+    return (size_t)snprintf(
         buf, len,
         "Topology: it needs its %d GPUs within one %s (topology %s); %d are idle, at most "
         "%d of them in one %s",
@@ -727,16 +728,6 @@ static const char *reason_of(struct berth__daemon *d, struct berth__ljob *j, cha
     char who[160];
     const char *code = "Priority";
     size_t o;
-    int tw = w.code != BERTH_WHY_QUOTA && w.code != BERTH_WHY_RESERVED &&
-                     !(w.code == BERTH_WHY_PRIORITY && w.blocker != BERTH_WHY_NOBODY)
-                 ? topology_wait(c, j, ej, idle, buf, len)
-                 : -1;
-    if (tw >= 0) {
-        o = (size_t)tw;
-        code = "Topology";
-        w.code = BERTH_WHY_NONE; /* no reservation line: none was said */
-        goto tail;
-    }
     switch (w.code) {
     case BERTH_WHY_QUOTA:
         describe_quota(d, j, &w, who, sizeof who);
@@ -753,15 +744,10 @@ static const char *reason_of(struct berth__daemon *d, struct berth__ljob *j, cha
                              berth_jobspec_extra(&j->spec)->gpu_type, idle);
         code = "Resources";
         break;
-    case BERTH_WHY_TOPOLOGY: {
-        int r = berth_jobspec_extra(&j->spec)->topo_required;
-        o = (size_t)snprintf(buf, len,
-                             "Topology: %d idle GPUs of the types it may use, but no %s holds "
-                             "its gang of %d",
-                             idle, r > 0 ? berth__topo_level_name(r - 1) : "domain", ej->gpus);
+    case BERTH_WHY_TOPOLOGY:
+        o = topology_wait(c, j, ej, idle, buf, len);
         code = "Topology";
         break;
-    }
     case BERTH_WHY_RESERVED:
         describe_job(d, w.blocker, who, sizeof who);
         o = (size_t)snprintf(buf, len,
@@ -797,7 +783,6 @@ static const char *reason_of(struct berth__daemon *d, struct berth__ljob *j, cha
         code = idle >= ej->gpus ? "Priority" : "Resources";
     }
     }
-tail:
     if (w.code == BERTH_WHY_RESOURCES && w.until > 0 && o < len)
         o += (size_t)snprintf(buf + o, len - o, "; backfill reserves its GPUs in %.0f s",
                               (double)(w.until - berth__wall_us()) / 1e6);

@@ -414,7 +414,10 @@ static int slurm_open(const struct berth__exec_host *h, void **self,
 /* ---- submitting ---- */
 
 /* The batch script: the attempt number and the resume flag from Slurm's restart count, the
- * gang variables from the allocation, then exec of the job's argv. */
+ * gang variables and BERTH_RANK_HOSTS from the allocation (Slurm keeps the nodes berth gave
+ * it and lists them in its own node order; no BERTH_HOSTFILE: a job under Slurm has no
+ * folder of berthd's on its nodes, and srun or SLURM_JOB_NODELIST give the same), then exec
+ * of the job's argv. */
 static int job_script(const struct berth__ljob *j, int first, char **out, struct berth_err *err)
 {
     static const char head[] =
@@ -425,7 +428,12 @@ static int job_script(const struct berth__ljob *j, int first, char **out, struct
         "WORLD_SIZE=$((${SLURM_GPUS_ON_NODE:-1} * ${SLURM_JOB_NUM_NODES:-1})); RANK=0; "
         "LOCAL_RANK=0\n"
         "MASTER_ADDR=$(hostname); MASTER_PORT=$((29500 + ${SLURM_JOB_ID:-0} %% 2000))\n"
-        "export WORLD_SIZE RANK LOCAL_RANK MASTER_ADDR MASTER_PORT\n";
+        "export WORLD_SIZE RANK LOCAL_RANK MASTER_ADDR MASTER_PORT\n"
+        "# the ranks' hosts: the allocation's nodes in Slurm's order, its GPUs on each\n"
+        "BERTH_RANK_HOSTS=$(scontrol show hostnames \"${SLURM_JOB_NODELIST:-}\" 2>/dev/null | "
+        "awk -v g=\"${SLURM_GPUS_ON_NODE:-1}\" '{for (i = 0; i < g; i++) printf \"%%s%%s\", "
+        "n++ ? \",\" : \"\", $0}')\n"
+        "[ -n \"$BERTH_RANK_HOSTS\" ] && export BERTH_RANK_HOSTS\n";
     size_t cap = 65536;
     char *s = malloc(cap);
     if (!s)
