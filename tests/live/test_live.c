@@ -380,6 +380,57 @@ static void test_nvml_fake(void)
     CHECK_HAS(err.msg, "nvmlInit failed");
 }
 
+/* NVLink islands from NVML's P2P status, through the fake (BERTH_FAKE_NVLINK: group sizes in
+ * device order): 8 H100 in two NVLink quads are one server of nvl 4; PCIe only (every GPU
+ * its own group) nvl 1; one NVSwitch group of 8, or no answer from NVML (variable unset:
+ * the call fails), nvl 0 (one island, the default); groups of 3 and 5, which the model's
+ * equal runs cannot hold, nvl 0 as well. Then berth__nvml_server_nvl's hand cases. */
+static void test_nvml_nvlink(void)
+{
+    const char *lib = getenv("BERTH_FAKE_NVML_LIB");
+    if (!lib) {
+        printf("SKIP nvml_nvlink: BERTH_FAKE_NVML_LIB not set (run through ctest)\n");
+        return;
+    }
+    char eight[8 * 32] = "";
+    for (int i = 0; i < 8; i++)
+        strcat(eight, i ? ";NVIDIA H100 80GB HBM3=81559" : "NVIDIA H100 80GB HBM3=81559");
+    setenv("BERTH_FAKE_NVML", eight, 1);
+    static const struct {
+        const char *groups; /* NULL: unset */
+        int32_t nvl;
+    } cases[] = {{"4,4", 4}, {"1,1,1,1,1,1,1,1", 1}, {"8", 0}, {NULL, 0}, {"3,5", 0}, {"2,2,4", 0}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        if (cases[i].groups)
+            setenv("BERTH_FAKE_NVLINK", cases[i].groups, 1);
+        else
+            unsetenv("BERTH_FAKE_NVLINK");
+        struct berth_err err = {0};
+        struct berth_cluster *c = NULL;
+        CHECK_I64(berth__nvml_inventory(lib, &c, &err), 0);
+        CHECK(c != NULL);
+        if (!c)
+            continue;
+        CHECK_I64(c->nsrv, 1);
+        CHECK_I64(c->srv[0].ngpus, 8);
+        CHECK_I64(c->srv[0].nvl, cases[i].nvl);
+        CHECK_I64(berth_cluster_has_topology(c), cases[i].nvl > 0);
+        berth_cluster_free(c);
+    }
+    unsetenv("BERTH_FAKE_NVLINK");
+    unsetenv("BERTH_FAKE_NVML");
+    struct berth__nvml_gpu g[6] = {0};
+    const int isl[][6] = {{0, 0, 2, 2, 4, 4}, {0, 0, 0, 3, 3, 3}, {0, 1, 0, 1, 4, 5},
+                          {0, 0, 2, 2, 0, 0}, {-1, -1, -1, -1, -1, -1}};
+    const int32_t want[] = {2, 3, 0, 0, 0};
+    for (size_t c = 0; c < sizeof want / sizeof *want; c++) {
+        for (int i = 0; i < 6; i++)
+            g[i].island = isl[c][i];
+        CHECK_I64(berth__nvml_server_nvl(g, 6), want[c]);
+    }
+    CHECK_I64(berth__nvml_server_nvl(g, 1), 0); /* one GPU: one island */
+}
+
 /* Jobs by state and queue: without a queues file, at most BERTH_TALLY_QUEUES names fit for a
  * label, the first seen; the others, odd names and no queue count under _other; a state
  * change moves one count. */
@@ -516,6 +567,7 @@ static const struct check_test tests[] = {
     {"tokens", test_tokens},
     {"signals_and_nvml", test_signals_and_nvml},
     {"nvml_fake", test_nvml_fake},
+    {"nvml_nvlink", test_nvml_nvlink},
 };
 
 CHECK_MAIN(tests)

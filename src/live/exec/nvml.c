@@ -1,6 +1,8 @@
-/* NVML through dlopen (see nvml.h): init, count, each device's name and memory, shutdown.
- * Nothing else of NVML is used, so a missing or old library only means "no GPUs from NVML"
- * (and one without nvmlDeviceGetMemoryInfo, GPUs of unknown memory). */
+/* NVML through dlopen (see nvml.h): init, count, each device's name and memory, which pairs
+ * of devices NVLink joins (the servers' NVLink islands), shutdown. Nothing else of NVML is
+ * used, so a missing or old library only means "no GPUs from NVML" (and one without
+ * nvmlDeviceGetMemoryInfo, GPUs of unknown memory; without nvmlDeviceGetP2PStatus, islands
+ * unknown: each server one island, as before). */
 #include <ctype.h>
 #include <dlfcn.h>
 #include <stdio.h>
@@ -16,6 +18,64 @@ struct nvml_memory { /* nvmlMemory_t */
     unsigned long long total, free, used;
 };
 typedef int (*nvml_mem_fn)(void *, struct nvml_memory *);
+/* nvmlDeviceGetP2PStatus(dev1, dev2, nvmlGpuP2PCapsIndex_t, nvmlGpuP2PStatus_t *) */
+typedef int (*nvml_p2p_fn)(void *, void *, int, int *);
+#define NVML_P2P_CAPS_INDEX_NVLINK 2
+#define NVML_P2P_STATUS_OK         0
+
+/* The root of i's set in the union-find parent[] (path halving). */
+static unsigned int root_of(unsigned int *parent, unsigned int i)
+{
+    while (parent[i] != i)
+        i = parent[i] = parent[parent[i]];
+    return i;
+}
+
+/* gpus[k].island: the lowest index of the devices NVLink joins k to (directly or through
+ * others); all -1 when NVML cannot say for some pair (no such call, or an error: a PCIe
+ * machine answers "not OK", which is an answer). */
+static void nvlink_islands(nvml_p2p_fn p2p, void *const *dev, struct berth__nvml_gpu *gpus,
+                           unsigned int n)
+{
+    unsigned int parent[BERTH_MAX_SERVER_GPUS];
+    for (unsigned int i = 0; i < n; i++) {
+        parent[i] = i;
+        gpus[i].island = -1;
+    }
+    if (!p2p || n > BERTH_MAX_SERVER_GPUS)
+        return;
+    for (unsigned int i = 0; i < n; i++)
+        for (unsigned int k = i + 1; k < n; k++) {
+            int st = -1;
+            if (!dev[i] || !dev[k] || p2p(dev[i], dev[k], NVML_P2P_CAPS_INDEX_NVLINK, &st) != 0)
+                return; /* unknown: islands stay -1 */
+            if (st == NVML_P2P_STATUS_OK) {
+                unsigned int a = root_of(parent, i), b = root_of(parent, k);
+                parent[a > b ? a : b] = a < b ? a : b;
+            }
+        }
+    for (unsigned int i = 0; i < n; i++)
+        gpus[i].island = (int)root_of(parent, i);
+}
+
+int32_t berth__nvml_server_nvl(const struct berth__nvml_gpu *g, size_t n)
+{
+    if (n < 2 || g[0].island < 0)
+        return 0;
+    size_t k = 1; /* the first island's size: a run of consecutive devices */
+    while (k < n && g[k].island == g[0].island)
+        k++;
+    if (k == n || n % k)
+        return 0; /* one island, or runs that cannot all be k long */
+    for (size_t i = 0; i < n; i++) /* runs of k, each its own island */
+        if (g[i].island < 0 || g[i].island != g[i - i % k].island)
+            return 0;
+    for (size_t i = 0; i < n; i += k) /* no island seen in two runs */
+        for (size_t j = i + k; j < n; j += k)
+            if (g[i].island == g[j].island)
+                return 0;
+    return (int32_t)k;
+}
 
 void berth__nvml_type_name(const char *model, char *out, size_t len)
 {
@@ -56,6 +116,8 @@ int berth__nvml_gpus(const char *lib, struct berth__nvml_gpu *gpus, size_t cap, 
     nvml_handle_fn handle = (nvml_handle_fn)dlsym(h, "nvmlDeviceGetHandleByIndex_v2");
     nvml_name_fn name = (nvml_name_fn)dlsym(h, "nvmlDeviceGetName");
     nvml_mem_fn mem = (nvml_mem_fn)dlsym(h, "nvmlDeviceGetMemoryInfo"); /* optional */
+    nvml_p2p_fn p2p = (nvml_p2p_fn)dlsym(h, "nvmlDeviceGetP2PStatus");  /* optional */
+    void *devs[BERTH_MAX_SERVER_GPUS] = {0};
     int rc = 0;
     unsigned int found = 0;
     if (!init || !shut || !count || !handle || !name) {
@@ -82,7 +144,10 @@ int berth__nvml_gpus(const char *lib, struct berth__nvml_gpu *gpus, size_t cap, 
         else
             snprintf(g->type, sizeof g->type, "gpu");
         g->mem_mib = dev && mem && mem(dev, &m) == 0 ? (int64_t)(m.total >> 20) : 0;
+        if (i < BERTH_MAX_SERVER_GPUS)
+            devs[i] = dev;
     }
+    nvlink_islands(found <= BERTH_MAX_SERVER_GPUS ? p2p : NULL, devs, gpus, found);
     *n = found;
     shut();
 out:
@@ -105,8 +170,10 @@ int berth__nvml_inventory(const char *lib, struct berth_cluster **out, struct be
         while (k < n && !strcmp(gpus[k].type, gpus[i].type) && gpus[k].mem_mib == gpus[i].mem_mib)
             k++;
         const char *type = berth__builder_str(&b, gpus[i].type, 1);
-        struct berth__server_spec sp = {
-            .type = type, .gpus = (int32_t)(k - i), .gpu_mem_mib = gpus[i].mem_mib};
+        struct berth__server_spec sp = {.type = type,
+                                        .gpus = (int32_t)(k - i),
+                                        .gpu_mem_mib = gpus[i].mem_mib,
+                                        .nvl = berth__nvml_server_nvl(gpus + i, k - i)};
         if (!type || berth__builder_add(&b, &sp))
             rc = berth_err_set(err, BERTH_ENOMEM, "NVML: out of memory");
         i = k;

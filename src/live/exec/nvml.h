@@ -13,7 +13,15 @@
 struct berth__nvml_gpu {
     char type[32];
     int64_t mem_mib;
+    int island; /* the lowest device index of its NVLink island (NVML's P2P status); -1:
+                   unknown */
 };
+
+/* A server's GPUs per NVLink island from its devices g[0..n): k when they form runs of k
+ * consecutive devices, each run one island of its own (a PCIe machine: 1; two NVLink
+ * quads: 4); 0 (one island, the default) when all are one island, islands are unknown, or
+ * they are not such runs (the model has islands of consecutive, equal GPUs only). */
+int32_t berth__nvml_server_nvl(const struct berth__nvml_gpu *g, size_t n);
 
 /* This machine's GPUs, in NVML's order, into gpus[0..*n) (at most cap). BERTH_EIO when NVML
  * is absent or finds no GPU or more than cap (err says which). lib = NULL loads
