@@ -420,8 +420,11 @@ static void test_nvml_nvlink(void)
     unsetenv("BERTH_FAKE_NVLINK");
     unsetenv("BERTH_FAKE_NVML");
     struct berth__nvml_gpu g[6] = {0};
-    const int isl[][6] = {{0, 0, 2, 2, 4, 4}, {0, 0, 0, 3, 3, 3}, {0, 1, 0, 1, 4, 5},
-                          {0, 0, 2, 2, 0, 0}, {-1, -1, -1, -1, -1, -1}};
+    const int isl[][6] = {{0, 0, 2, 2, 4, 4},
+                          {0, 0, 0, 3, 3, 3},
+                          {0, 1, 0, 1, 4, 5},
+                          {0, 0, 2, 2, 0, 0},
+                          {-1, -1, -1, -1, -1, -1}};
     const int32_t want[] = {2, 3, 0, 0, 0};
     for (size_t c = 0; c < sizeof want / sizeof *want; c++) {
         for (int i = 0; i < 6; i++)

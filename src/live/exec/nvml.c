@@ -66,7 +66,7 @@ int32_t berth__nvml_server_nvl(const struct berth__nvml_gpu *g, size_t n)
     while (k < n && g[k].island == g[0].island)
         k++;
     if (k == n || n % k)
-        return 0; /* one island, or runs that cannot all be k long */
+        return 0;                  /* one island, or runs that cannot all be k long */
     for (size_t i = 0; i < n; i++) /* runs of k, each its own island */
         if (g[i].island < 0 || g[i].island != g[i - i % k].island)
             return 0;
