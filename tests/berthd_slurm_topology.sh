@@ -10,6 +10,8 @@
 #     nodes (squeue's node list): Slurm keeps the nodes berth gives it;
 #   - with 4 A100 idle on n3 (r1) and 4 on n4 (r2), an 8-GPU A100 job with topology rack
 #     waits with reason Topology, and starts on one node once one frees;
+#   - sbatch --switches=1 jobs are adopted with topology rack when a rack can hold them, and
+#     with topology_preferred rack (logged) when none can;
 #   - the same 8-GPU V100 job with topology_preferred rack (no rack holds it) still runs,
 #     spanning the block.
 # Skips, saying why, without Slurm or libslurm or root, unless BERTH_REQUIRE names slurm.
@@ -106,5 +108,47 @@ wait_state "$P" running 60
     bad "P: span $(field "$P" span) state $(state_of "$P")"
 touch "$J/go"
 wait_final "$P"
+
+# sbatch --switches=1 (held by job_submit.lua, adopted): the gang within one leaf switch. 8
+# A100 over two nodes: a rack has 8 A100 (n3 in r1), so berth requires the rack and runs it
+# on one node; 8 V100 over two nodes: no rack has 8 V100, so it is a preference, logged, and
+# runs on n1 and n2
+rm -f "$J/go"
+sbs() { # sbs TYPE: an sbatch job of 2 nodes x 4 GPUs of TYPE with --switches=1
+    (cd "$J" && sbatch --parsable -D "$J" -o "$J/sw-$1.out" -J "sw-$1" -N2 --gres="gpu:$1:4" \
+        --switches=1 --wrap "until [ -e $J/go ]; do sleep 0.1; done" 2>>"$W/err")
+}
+for t in a100 v100; do
+    sid=$(sbs $t)
+    [ -n "$sid" ] || bad "sbatch $t: $(cat "$W/err")"
+    wait_for 60 "berthd to adopt Slurm job $sid" is_adopted "$sid"
+    id=$(adopted "$sid")
+    api GET "/v1/jobs/$id" "" "$ROOT" >/dev/null
+    if [ $t = a100 ]; then
+        [ "$(jf topology)" = rack ] && ok "sbatch --switches=1, 8 A100: required rack" ||
+            bad "a100 switches job: topology $(jf topology) $(head -c 300 "$W/body")"
+    else
+        [ "$(jf topology)" = None ] && [ "$(jf topology_preferred)" = rack ] &&
+            ok "sbatch --switches=1, 8 V100 (no rack holds them): rack preferred" ||
+            bad "v100 switches job: $(jf topology)/$(jf topology_preferred)"
+        has "$W/berthd.log" "Slurm job $sid: --switches=1 is a preference: topology:" "the log says why"
+    fi
+    wait_state "$id" running 60
+    if [ $t = a100 ]; then
+        case $(field "$id" servers) in '["n3"]' | '["n4"]') ok "the A100 gang runs within a rack: $(field "$id" servers)" ;;
+        *) bad "the A100 gang on $(field "$id" servers)" ;; esac
+    else
+        slurm_runs() { [ "$(sq "$sid" %T)" = RUNNING ]; }
+        wait_for 30 "Slurm job $sid to run (not to wait for its switch)" slurm_runs
+        [ "$(sq "$sid" %N)" = "n[1-2]" ] && ok "the V100 gang runs in Slurm on n[1-2], at once" ||
+            bad "the V100 gang: $(sq "$sid" '%T %r %N')"
+        scontrol show job "$sid" | grep -q "Switches=2" &&
+            ok "its --switches raised to the 2 leaf switches berth placed it on" ||
+            bad "switches: $(scontrol show job "$sid" | grep -o 'Switches=[^ ]*')"
+    fi
+    touch "$J/go"
+    wait_final "$id"
+    rm -f "$J/go"
+done
 stop_berthd
 finish

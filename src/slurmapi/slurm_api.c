@@ -349,6 +349,8 @@ static int fill_job(struct berth__slurm *s, const slurm_job_info_t *j, struct be
     o->gid = j->group_id;
     user_name(s, j->user_id, o->user);
     o->ask.nodes = j->num_nodes;
+    o->switches = j->req_switch != NO_VAL ? j->req_switch : 0;
+    o->wait4switch_s = j->wait4switch != NO_VAL ? j->wait4switch : 0;
     int rc = berth__slurm_parse_tres(j->tres_per_node, 'n', &o->ask, e);
     if (rc == 0)
         rc = berth__slurm_parse_tres(j->tres_per_job, 'j', &o->ask, e);
@@ -640,6 +642,10 @@ int berth__slurm_place(struct berth__slurm *s, uint32_t id, const struct berth__
         d.tres_per_job = job_gres;
         if (!gres[0])
             d.tres_per_node = "";
+    }
+    if (j.switches && p->leaves > j.switches) { /* what berth placed: Slurm checks no more */
+        d.req_switch = p->leaves;
+        d.wait4switch = 0;
     }
     d.begin_time = (time_t)(now / BERTH_US_PER_S); /* no 121-s wait after a requeue */
     d.priority = INFINITE;                         /* the release, in the same update */

@@ -132,7 +132,8 @@ struct berth__slurm_job {
     char comment[BERTH_SLURM_NAME_MAX]; /* the job's comment (berthd marks its own jobs) */
     bool waits_dependency;              /* its --dependency is not fulfilled yet */
     struct berth__slurm_ask ask;
-    int exit_code, exit_signal; /* of a finished job's batch script; -1 when none */
+    uint32_t switches, wait4switch_s; /* sbatch --switches=N@T (0: none) */
+    int exit_code, exit_signal;       /* of a finished job's batch script; -1 when none */
     uint32_t restarts;
     berth_us submit_us, start_us, end_us; /* 0 when Slurm has none; for a pending or
                                              running job end is Slurm's expected end */
@@ -198,6 +199,9 @@ struct berth__slurm_place {
     uint32_t shards_per_node;
     uint32_t mps_per_node; /* instead of GPUs or shards: percent of one GPU through MPS (Slurm
                               sets CUDA_MPS_ACTIVE_THREAD_PERCENTAGE) */
+    uint32_t leaves;       /* the leaf switches (racks) the nodes span, 0: unknown. A job's
+                              --switches below it is raised to it, or Slurm would hold the
+                              list berth chose for up to --switches' wait (reason Switch) */
 };
 
 /* Places a pending held job on exactly p->nodes with its GPU GRES and releases it in ONE

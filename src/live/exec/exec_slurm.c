@@ -625,6 +625,12 @@ static int slurm_launch(void *self, struct berth__ljob *j, berth_us now, struct 
     const struct berth__server *v = &x->inv->srv[srv[0]];
     struct berth__slurm_place p = {
         .nodes = nodes, .num_nodes = (uint32_t)nsrv, .gpu_type = x->inv->types[v->type].name};
+    for (int32_t k = 0; k < nsrv; k++) { /* the racks (Slurm's leaf switches) it spans */
+        int32_t r = x->inv->srv[srv[k]].rack, seen = r < 0;
+        for (int32_t i = 0; i < k && !seen; i++)
+            seen = x->inv->srv[srv[i]].rack == r;
+        p.leaves += !seen;
+    }
     if (total && j->spec.gpu_share_milli < 1000) { /* a share: shards, or MPS, or a whole GPU */
         uint32_t spg = x->shards_per_gpu[srv[0]], mpg = x->mps_per_gpu[srv[0]];
         if (spg)
@@ -843,9 +849,30 @@ static int adopt_make(struct xslurm *x, const struct berth__slurm_job *sj, struc
                   "checkpoint_signal", berth__signal_name(sig), "grace_s", (double)grace / 1e6);
     if (o && limit)
         json_object_set_new(o, "time_limit_s", json_real((double)limit / 1e6));
+    /* --switches=1 on racks from Slurm's topology: the gang within one leaf switch, a rack
+     * (Slurm waits --switches' T, or max_switch_wait, then runs anywhere; berth never
+     * spreads it). A rack that can never hold it makes it a preference, logged. N > 1 has no
+     * berth level (a count of leaves): logged, ignored. */
+    int sw = sj->switches == 1 && gpus > 1 && share >= 1 && berth_cluster_has_topology(x->inv);
+    if (sj->switches > 1 && gpus > 1)
+        berth__exec_log(h,
+                        "berthd: Slurm job %u: --switches=%u is not kept (berth keeps a gang "
+                        "within one leaf switch, --switches=1, only)\n",
+                        sj->id, sj->switches);
+    if (o && sw)
+        json_object_set_new(o, "topology", json_string("rack"));
     struct berth__ljob *j = NULL;
     int rc = o ? berth__ljob_from_submit(o, sj->user[0] ? sj->user : uid, sj->uid, sj->gid, &j, err)
                : berth_err_set(err, BERTH_ENOMEM, "out of memory");
+    if (!rc && sw && h->refuses(h->ctx, j, err) && !strncmp(err->msg, "topology:", 9)) {
+        berth__exec_log(h, "berthd: Slurm job %u: --switches=1 is a preference: %s\n", sj->id,
+                        err->msg);
+        berth__ljob_free(j);
+        j = NULL;
+        json_object_del(o, "topology");
+        json_object_set_new(o, "topology_preferred", json_string("rack"));
+        rc = berth__ljob_from_submit(o, sj->user[0] ? sj->user : uid, sj->uid, sj->gid, &j, err);
+    }
     json_decref(o);
     if (!rc && h->refuses(h->ctx, j, err))
         rc = BERTH_EINPUT;
