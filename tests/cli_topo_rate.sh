@@ -74,6 +74,14 @@ sim --cluster 2x8:h100,racks=2 --trace "$W/fr.csv" &&
     ok "frag_by_level in --out summary.json" || bad "frag_by_level: --out summary.json"
 sim --cluster 2x8:h100 --trace "$W/fr.csv" && ! grep -q frag_by_level "$W/s.json" &&
     ok "flat cluster: no frag_by_level" || bad "flat cluster: frag_by_level $(head -c 300 "$W/s.json")"
+# berth report: the topology tables with a topology only
+"$BERTH" report "$W/fro" --out "$W/fro.html" >/dev/null 2>&1 &&
+    grep -q '<td>66.7 %</td><td>0.5</td>' "$W/fro.html" && grep -q 'id="span-table"' "$W/fro.html" &&
+    ok "report: fragmentation and span tables" || bad "report: no topology tables"
+"$BERTH" sim --cluster 2x8:h100 --trace "$W/fr.csv" --out "$W/ffo" >/dev/null 2>&1 &&
+    "$BERTH" report "$W/ffo" --out "$W/ffo.html" >/dev/null 2>&1 &&
+    ! grep -q 'id="topology"' "$W/ffo.html" && ok "report of a flat run: no topology tables" ||
+    bad "report of a flat run: topology tables"
 
 # --topology-model and --spread-penalty errors
 expect_rc 2 "--topology-model on a flat cluster" -- "$BERTH" sim --cluster 2x8:h100 --trace "$W/g.csv" --topology-model "$W/m.json"
