@@ -11,31 +11,39 @@
 #             reservation is a count per GPU type)
 #   aware+bf  --placement topology, backfill_topology=1 (the head's reservation is one domain
 #             of its level: backfilled jobs never take the rack it waits for)
-# Workloads: an LLM-era mix generated below (JOBS jobs at RATE per hour, seed SEED;
-# fine-tuning jobs and tp-8 pre-training gangs, half requiring a rack, half preferring one) and the
-# Philly trace (../shared/traces/philly-pollux/philly.csv; no topology columns, so blind vs
-# aware differs only by placement).
+# Workloads: the LLM-era mix of `berth gen --profile llm` (JOBS jobs, seed SEED, the
+# profile's arrival rate unless RATE is set: 90 % fine-tuning jobs of 1-8 GPUs, 10 % tp-8
+# pre-training gangs of 16-256 GPUs requiring or preferring a rack or block; see
+# docs/topology-rate.md) and the Philly trace (../shared/traces/philly-pollux/philly.csv; no
+# topology columns, so blind vs aware differs only by placement). Each run reports the
+# summary's frag_by_level (time-weighted, per level: the share of idle GPUs in domains not
+# wholly idle, and the wholly idle domains) and by_span (jobs by the level their gang spanned).
 #
-# berth's figures (2026-12-07, JOBS=2000 RATE=20 SEED=1, POLICY=backfill, 3.5 min on 2 cores):
-#   workload variant     avg JCT   makespan   util    JCT gain vs blind
-#   llm      blind       47.61 h   450.4 h    93.7 %  1.00x
-#   llm      aware       63.02 h   340.7 h    92.6 %  0.76x
-#   llm      aware+bf    33.95 h   344.2 h    89.3 %  1.40x
-#   philly   blind      134.90 h  3039.0 h    81.5 %  1.00x
-#   philly   aware      123.73 h  2995.2 h    78.6 %  1.09x
-#   philly   aware+bf   123.73 h  2995.2 h    78.6 %  1.09x
-# Topology-aware placement alone shortens the makespan (gangs run at rack rate, not core
-# rate: -24 %) but lengthens the average JCT: a rack-requiring head waits while backfilled
-# jobs, reserved against by GPU count only, keep taking the racks it needs. Reserving one
-# rack for the head (backfill_topology=1) removes that: 1.40x lower average JCT than blind.
-# Philly has no topology columns, so only placement differs (1.09x); "util" counts GPU time
-# held, so faster gangs hold less of it for the same work.
+# berth's figures (2026-12-07, JOBS=2000 SEED=1, the llm profile's rate, POLICY=backfill,
+# 2.6 min on 2 cores):
+#   == llm on 64x8:h100,racks=8,blocks=2 ==
+#   variant    avg JCT  makespan   util      frag node     frag rack    frag block  jobs by span nvlink/node/rack/block/cluster  done
+#   blind       33.11h    888.6h  93.0%    19.0%/ 4.22   47.1%/ 0.14   49.4%/ 0.01  1741/0/52/65/142  2000/2000  (JCT gain vs blind 1.00x)
+#   aware       20.91h    785.9h  93.3%    26.8%/ 4.07   49.7%/ 0.24   54.1%/ 0.02  1731/0/161/48/60  2000/2000  (JCT gain vs blind 1.58x)
+#   aware-bf    20.99h    685.2h  92.4%    21.4%/ 4.58   46.6%/ 0.35   55.6%/ 0.03  1747/0/153/97/3  2000/2000  (JCT gain vs blind 1.58x)
+#   == philly on 64x8:h100,racks=8,blocks=2 ==
+#   variant    avg JCT  makespan   util      frag node     frag rack    frag block  jobs by span nvlink/node/rack/block/cluster  done
+#   blind       85.98h   2670.4h  77.2%    52.0%/13.47   62.5%/ 1.24   70.1%/ 0.17  81328/0/102/212/605  82247/82247  (JCT gain vs blind 1.00x)
+#   aware       79.17h   2613.5h  77.7%    42.1%/13.18   48.3%/ 1.39   55.5%/ 0.22  81330/0/251/325/341  82247/82247  (JCT gain vs blind 1.09x)
+#   aware-bf    79.17h   2613.5h  77.7%    42.1%/13.18   48.3%/ 1.39   55.5%/ 0.22  81330/0/251/325/341  82247/82247  (JCT gain vs blind 1.09x)
+# Topology-aware placement (gangs kept in one rack or block: far fewer cluster-spanning
+# gangs, 142 -> 60) cuts the average JCT 1.58x and the makespan 12 %; reserving one domain for
+# a waiting rack/block head (aware+bf) changes the mean little but shortens the makespan a
+# further 13 % and leaves 3 gangs spanning the cluster. Fragmentation is the cost: more idle
+# GPUs sit in partly used servers under aware placement (node 19 -> 27 %). Philly has no
+# topology columns, so aware and aware+bf are the same run; topology placement alone lowers
+# the idle share in partial domains at every level (node 52 -> 42 %, rack 63 -> 48 %).
 #
 # Usage: bash experiments/topology.sh [BERTH]   (env JOBS, RATE, SEED, POLICY, SHARED)
 set -eu
 BERTH=${1:-build/berth}
 JOBS=${JOBS:-2000}
-RATE=${RATE:-20}
+RATE=${RATE:-0}
 SEED=${SEED:-1}
 POLICY=${POLICY:-backfill}
 SHARED=${SHARED:-../shared}
@@ -43,29 +51,7 @@ CLUSTER=64x8:h100,racks=8,blocks=2
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
-# the LLM-era mix (berth gen has no llm profile yet): 80 % fine-tuning jobs of 1, 2, 4 or 8
-# GPUs (lognormal around 1 h), 20 % pre-training gangs of 16, 32 or 64 GPUs with tp 8
-# (lognormal around 6 h), half of them requiring a rack, half preferring one; Poisson arrivals
-python3 - "$TMP/llm.csv" "$JOBS" "$RATE" "$SEED" <<'PY'
-import csv, math, random, sys
-out, n, rate, seed = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4])
-rnd = random.Random(seed)
-t = 0.0
-with open(out, "w", newline="") as f:
-    w = csv.writer(f)
-    w.writerow(["job_id", "arrival_s", "duration_s", "num_gpus", "job_type", "topology",
-                "topology_preferred", "tp"])
-    for i in range(n):
-        t += rnd.expovariate(rate / 3600.0)
-        if rnd.random() < 0.8:
-            g, jt, d, req, pref, tp = rnd.choice([1, 2, 4, 8]), "llm-finetune", \
-                rnd.lognormvariate(math.log(3600), 1.0), "", "", ""
-        else:
-            g = rnd.choice([16, 32, 64])
-            req, pref = ("rack", "") if rnd.random() < 0.5 else ("", "rack")
-            jt, d, tp = "llm-pretrain", rnd.lognormvariate(math.log(6 * 3600), 0.7), 8
-        w.writerow([f"j{i}", f"{t:.1f}", f"{max(d, 60):.1f}", g, jt, req, pref, tp])
-PY
+"$BERTH" gen --profile llm --jobs "$JOBS" --rate "$RATE" --seed "$SEED" --out "$TMP/llm.csv"
 # the blind scheduler's view of the same jobs: no topology, topology_preferred or tp column
 python3 - "$TMP/llm.csv" "$TMP/llm-blind.csv" <<'PY'
 import csv, sys
@@ -82,19 +68,31 @@ run() { # NAME TRACE PLACEMENT BACKFILL_TOPOLOGY
     "$BERTH" sim --cluster "$CLUSTER" --trace "$2" --policy "$POLICY" --placement "$3" \
         --policy-arg backfill_topology="$4" --check --json >"$TMP/$1.json"
 }
-row() { # WORKLOAD NAME
-    python3 - "$TMP/$2.json" "$1" "$2" "$TMP/$1-blind.json" <<'PY'
+table() { # WORKLOAD: one row per variant
+    python3 - "$1" "$TMP" <<'PY'
 import json, sys
-d = json.load(open(sys.argv[1]))
-b = json.load(open(sys.argv[4]))
-print(f"{sys.argv[2]:<8} {sys.argv[3]:<16} {d['avg_jct_s']/3600:9.2f} h "
-      f"{d['makespan_s']/3600:10.1f} h {100*d['gpu_util']:7.1f} %   "
-      f"{b['avg_jct_s']/d['avg_jct_s']:5.2f}x   {d['completed']}/{d['jobs']}")
+w, tmp = sys.argv[1], sys.argv[2]
+lv = ["node", "rack", "block"]  # nvlink = node here: no multi-node NVLink domains
+sp = ["nvlink", "node", "rack", "block", "cluster"]
+print(f"== {w} on 64x8:h100,racks=8,blocks=2 ==")
+print(f"{'variant':<9} {'avg JCT':>8} {'makespan':>9} {'util':>6}  "
+      + " ".join(f"{'frag ' + l:>13}" for l in lv) + "  jobs by span "
+      + "/".join(sp) + "  done")
+b = json.load(open(f"{tmp}/{w}-blind.json"))
+for v in ["blind", "aware", "aware-bf"]:
+    d = json.load(open(f"{tmp}/{w}-{v}.json"))
+    fr = d["frag_by_level"]
+    print(f"{v:<9} {d['avg_jct_s']/3600:7.2f}h {d['makespan_s']/3600:8.1f}h "
+          f"{100*d['gpu_util']:5.1f}%  "
+          + " ".join(f"{100*fr[l]['idle_in_partial']:6.1f}%/{fr[l]['whole_idle_domains']:5.2f}"
+                     for l in lv)
+          + "  " + "/".join(str(d["by_span"][l]["jobs"]) for l in sp)
+          + f"  {d['completed']}/{d['jobs']}  (JCT gain vs blind "
+          f"{b['avg_jct_s']/d['avg_jct_s']:.2f}x)")
 PY
 }
 
-printf '%-8s %-16s %11s %12s %9s %8s %s\n' workload variant "avg JCT" makespan util \
-    "JCT gain" completed
+echo "frag L: share of idle GPUs in level-L domains not wholly idle / wholly idle domains (time-weighted)"
 for w in llm philly; do
     if [ "$w" = llm ]; then
         aware=$TMP/llm.csv blind=$TMP/llm-blind.csv
@@ -104,5 +102,5 @@ for w in llm philly; do
     run "$w-blind" "$blind" consolidate 0
     run "$w-aware" "$aware" topology 0
     run "$w-aware-bf" "$aware" topology 1
-    for v in blind aware aware-bf; do row "$w" "$w-$v"; done
+    table "$w"
 done

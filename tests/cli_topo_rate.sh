@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Throughput by distance end to end (docs/topology-rate.md): hand-computed JCTs of gangs
 # spanning a rack, a block and the cluster under --topology-model, by duration and by
-# steps; the summary's by_span (only with a topology); --topology-model's and
+# steps; the summary's by_span and frag_by_level (only with a topology); --topology-model's and
 # --spread-penalty's errors; the native trace columns topology, topology_preferred and tp
 # (errors naming FILE:LINE and the column, written only when a job has them); and berth gen
 # --profile llm (same seed, same bytes; tp divides num_gpus).
@@ -58,6 +58,30 @@ python3 -c "import sys; sys.exit(0 if abs(${two:-0} - 1.8 * ${one:-1}) < 2e-6 el
 sim --cluster 2x8:h100 --trace "$W/g.csv" && ! grep -q by_span "$W/s.json" &&
     [ "$(key "$W/s.json" avg_jct_s)" = 1000.0 ] && ok "flat cluster: no by_span, 1000 s" ||
     bad "flat cluster: $(head -c 300 "$W/s.json")"
+
+# frag_by_level: A (4 GPUs) 0..7200 s, B (8) 3600..7200 s on two 8-GPU servers in two racks:
+# idle in partial domains 1/3 then 1 (average 2/3), whole idle domains 1 then 0 (1/2); in
+# --out's summary.json too; absent on a flat cluster; no block level without blocks=
+printf 'job_id,arrival_s,duration_s,num_gpus\nA,0,7200,4\nB,3600,3600,8\n' >"$W/fr.csv"
+sim --cluster 2x8:h100,racks=2 --trace "$W/fr.csv" &&
+    [ "$(key "$W/s.json" frag_by_level.rack.idle_in_partial)" = 0.666666666667 ] &&
+    [ "$(key "$W/s.json" frag_by_level.node.whole_idle_domains)" = 0.5 ] &&
+    [ -z "$(key "$W/s.json" frag_by_level.block)" ] &&
+    ok "frag_by_level: 2/3 idle in partial domains, 1/2 whole idle" ||
+    bad "frag_by_level: $(key "$W/s.json" frag_by_level)"
+"$BERTH" sim --cluster 2x8:h100,racks=2 --trace "$W/fr.csv" --out "$W/fro" >/dev/null 2>&1 &&
+    [ "$(key "$W/fro/summary.json" frag_by_level.nvlink.idle_in_partial)" = 0.666666666667 ] &&
+    ok "frag_by_level in --out summary.json" || bad "frag_by_level: --out summary.json"
+sim --cluster 2x8:h100 --trace "$W/fr.csv" && ! grep -q frag_by_level "$W/s.json" &&
+    ok "flat cluster: no frag_by_level" || bad "flat cluster: frag_by_level $(head -c 300 "$W/s.json")"
+# berth report: the topology tables with a topology only
+"$BERTH" report "$W/fro" --out "$W/fro.html" >/dev/null 2>&1 &&
+    grep -q '<td>66.7 %</td><td>0.5</td>' "$W/fro.html" && grep -q 'id="span-table"' "$W/fro.html" &&
+    ok "report: fragmentation and span tables" || bad "report: no topology tables"
+"$BERTH" sim --cluster 2x8:h100 --trace "$W/fr.csv" --out "$W/ffo" >/dev/null 2>&1 &&
+    "$BERTH" report "$W/ffo" --out "$W/ffo.html" >/dev/null 2>&1 &&
+    ! grep -q 'id="topology"' "$W/ffo.html" && ok "report of a flat run: no topology tables" ||
+    bad "report of a flat run: topology tables"
 
 # --topology-model and --spread-penalty errors
 expect_rc 2 "--topology-model on a flat cluster" -- "$BERTH" sim --cluster 2x8:h100 --trace "$W/g.csv" --topology-model "$W/m.json"

@@ -265,6 +265,20 @@ char *berth_summary_json(const struct berth_sim_result *r, int with_wall)
         }
         bad |= json_object_set_new(o, "by_span", sp);
     }
+    if (s->has_frag) { /* only with a topology, as by_span */
+        json_t *fr = json_object();
+        bad |= !fr;
+        for (int l = 0; l < BERTH_TOPO_LEVELS; l++) {
+            if (!s->frag_level[l])
+                continue;
+            json_t *e = json_object();
+            bad |= !e;
+            bad |= json_object_set_new(e, "idle_in_partial", json_real(s->frag_idle_in_partial[l]));
+            bad |= json_object_set_new(e, "whole_idle_domains", json_real(s->frag_whole_idle[l]));
+            bad |= json_object_set_new(fr, berth__topo_level_name(l), e);
+        }
+        bad |= json_object_set_new(o, "frag_by_level", fr);
+    }
     if (with_wall) {
         bad |= json_object_set_new(o, "wall_s", json_real(s->wall_s));
         bad |= json_object_set_new(o, "events_per_s",

@@ -9,6 +9,7 @@
 #include "berth/report.h"
 #include "report/html.h"
 #include "report/run.h"
+#include "report/topo_tables.h"
 
 static const char *const captions[] = {
     ("The share of completed jobs that finished within a given time of their arrival. A curve "
@@ -128,6 +129,8 @@ int berth_report_html(FILE *f, struct berth_run *const *runs, size_t n, const ch
     for (size_t i = 0; i < berth_report_chart_count(); i++)
         berth__svg_printf(&s, "<a href=\"#fig-%s\">%s</a>", berth_report_chart_id(i),
                           berth_report_chart_title(i));
+    if (berth__report_has_topo(runs, n))
+        berth__svg_printf(&s, "<a href=\"#topology\">Topology</a>");
     berth__svg_printf(&s, "<a href=\"#runs\">Runs</a></nav>\n<h2 id=\"summary\">Summary</h2>\n");
     summary_table(&s, runs, n);
     berth__svg_printf(&s, "<h2 id=\"charts\">Charts</h2>\n");
@@ -138,6 +141,7 @@ int berth_report_html(FILE *f, struct berth_run *const *runs, size_t n, const ch
             rc = berth_err_set(err, BERTH_ENOMEM, "out of memory");
         berth__svg_printf(&s, "<figcaption>%s</figcaption>\n</figure>\n", captions[i]);
     }
+    berth__report_topo_tables(&s, runs, n);
     berth__svg_printf(&s, "<h2 id=\"runs\">Runs</h2>\n");
     runs_table(&s, runs, n);
     berth__html_end(&s);

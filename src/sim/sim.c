@@ -13,6 +13,7 @@
 
 #include "engine/drive.h"
 #include "engine/engine.h"
+#include "sim/frag_sample.h"
 #include "sim/metrics.h"
 #include "model/cluster.h"
 #include "model/curve.h"
@@ -559,6 +560,9 @@ int berth_sim_run(const struct berth_trace *t, const struct berth_cluster *c,
         goto done;
     struct berth__stall stall;
     berth__stall_init(&stall);
+    struct berth__frag_sample fs;
+    const int frag_on = e->cluster->topo != NULL; /* a flat cluster does no work for it */
+    berth__frag_sample_init(&fs);
     for (;;) {
         berth_us tnext = BERTH_TIME_NONE;
         const struct berth__ev *top = berth__events_top(&p.ev);
@@ -652,6 +656,8 @@ int berth_sim_run(const struct berth_trace *t, const struct berth_cluster *c,
             rc = berth_err_set(err, BERTH_ENOMEM, "sim: out of memory");
             goto done;
         }
+        if (frag_on)
+            berth__frag_sample_step(&fs, e->cluster, now);
         if (o->progress && !(++steps & 4095))
             o->progress(o->progress_ctx, (double)e->ndone, (double)n, "jobs");
         /* an idle spell that can never end (sim/stall.h) */
@@ -690,6 +696,8 @@ int berth_sim_run(const struct berth_trace *t, const struct berth_cluster *c,
         rc = berth_err_set(err, BERTH_ENOMEM, "sim: out of memory");
         goto done;
     }
+    if (frag_on)
+        berth__frag_sample_end(&fs, now, &out->summary);
     out->summary.preemptions = e->preemptions;
     out->summary.migrations = e->migrations;
     out->summary.resizes = e->resizes;
