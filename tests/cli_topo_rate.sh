@@ -78,6 +78,14 @@ sim --cluster 2x8:h100 --trace "$W/fr.csv" && ! grep -q frag_by_level "$W/s.json
 "$BERTH" report "$W/fro" --out "$W/fro.html" >/dev/null 2>&1 &&
     grep -q '<td>66.7 %</td><td>0.5</td>' "$W/fro.html" && grep -q 'id="span-table"' "$W/fro.html" &&
     ok "report: fragmentation and span tables" || bad "report: no topology tables"
+# servers are the NVLink islands there: nvlink says what node says, and its columns go
+grep -q '<th>node idle in partial' "$W/fro.html" && ! grep -q '<th>nvlink idle' "$W/fro.html" &&
+    ok "report: no nvlink columns where islands are the servers" || bad "report: nvlink columns"
+"$BERTH" sim --cluster gb200-nvl72 --trace "$W/fr.csv" --out "$W/fnv" >/dev/null 2>&1 &&
+    "$BERTH" report "$W/fnv" --out "$W/fnv.html" >/dev/null 2>&1 &&
+    grep -q '<th>nvlink idle in partial' "$W/fnv.html" &&
+    ok "report: nvlink columns on NVL72 racks (domains across servers)" ||
+    bad "report of gb200-nvl72: no nvlink columns"
 "$BERTH" sim --cluster 2x8:h100 --trace "$W/fr.csv" --out "$W/ffo" >/dev/null 2>&1 &&
     "$BERTH" report "$W/ffo" --out "$W/ffo.html" >/dev/null 2>&1 &&
     ! grep -q 'id="topology"' "$W/ffo.html" && ok "report of a flat run: no topology tables" ||

@@ -37,13 +37,20 @@ static void cell(struct berth__svg *s, const char *text, int left)
     berth__svg_printf(s, "</td>");
 }
 
-/* the levels below cluster that some run measured */
+/* the levels below cluster that some run measured; nvlink only where it says something
+ * node does not (islands inside servers or across them, in some run) */
 static int frag_level(struct berth_run *const *runs, size_t n, size_t l)
 {
-    for (size_t r = 0; r < n; r++)
-        if (!isnan(get(runs[r], "frag_by_level", levels[l], "idle_in_partial")))
-            return 1;
-    return 0;
+    int some = 0, differs = 0;
+    for (size_t r = 0; r < n; r++) {
+        double v = get(runs[r], "frag_by_level", levels[l], "idle_in_partial");
+        some |= !isnan(v);
+        if (l == 0 && !isnan(v))
+            differs |= v != get(runs[r], "frag_by_level", levels[1], "idle_in_partial") ||
+                       get(runs[r], "frag_by_level", levels[0], "whole_idle_domains") !=
+                           get(runs[r], "frag_by_level", levels[1], "whole_idle_domains");
+    }
+    return some && (l != 0 || differs);
 }
 
 static void frag_table(struct berth__svg *s, struct berth_run *const *runs, size_t n)
