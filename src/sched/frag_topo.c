@@ -2,7 +2,8 @@
  * and what share of the idle GPUs lies in domains that are not, so that no gang as large as
  * the domain can use them. FGD's measure (frag.c) sees servers only; a rack-sized gang is
  * blocked by idle GPUs scattered over racks as a server-sized one is by GPUs scattered over
- * servers. O(servers). */
+ * servers. At nvlink without multi-node domains the islands are the servers', or the islands
+ * of nvl GPUs inside a server that has them. O(servers). */
 #include "model/topo.h"
 #include "sched/frag.h"
 
@@ -18,6 +19,19 @@ int berth__frag_topo(const struct berth_cluster *c, int level, struct berth__fra
             const struct berth__server *v = &c->srv[s];
             if (!v->ngpus)
                 continue;
+            if (level == BERTH_TOPO_NVLINK && v->nvl && v->nvl < v->ngpus) {
+                const uint64_t island = (UINT64_C(1) << v->nvl) - 1; /* nvl < ngpus <= 64 */
+                for (int i = 0; i < v->ngpus; i += v->nvl) {         /* its islands of nvl GPUs */
+                    int32_t f = __builtin_popcountll(v->free_mask & island << i);
+                    out->domains++;
+                    out->idle += f;
+                    if (f == v->nvl) {
+                        out->whole++;
+                        idle_whole += f;
+                    }
+                }
+                continue;
+            }
             out->domains++;
             out->idle += v->nfree;
             if (v->nfree == v->ngpus) {

@@ -64,6 +64,28 @@ static void levels(void)
     simtest_free(&st);
 }
 
+/* Islands of 4 inside servers (2x8:h100,racks=1,nvl=4): A (2 GPUs, within one island) is
+ * the only job. nvlink: 4 islands, 14 idle GPUs, A's island's 2 not wholly idle: 1/7, 3
+ * whole islands; node: A's server's 6 idle: 6/14, 1 whole server. */
+static void islands(void)
+{
+    struct simtest st;
+    struct berth_err err = {0};
+    int rc = simtest_run("job_id,arrival_s,duration_s,num_gpus,topology\nA,0,1000,2,nvlink\n",
+                         "2x8:h100,racks=1,nvl=4", "fifo", NULL, &st, &err);
+    CHECK_I64(rc, 0);
+    if (rc) {
+        fprintf(stderr, "  %s\n", err.msg);
+        return;
+    }
+    const struct berth_sim_summary *s = &st.r.summary;
+    CHECK_DBL(s->frag_idle_in_partial[BERTH_TOPO_NVLINK], 1.0 / 7, 1e-12);
+    CHECK_DBL(s->frag_whole_idle[BERTH_TOPO_NVLINK], 3, 1e-12);
+    CHECK_DBL(s->frag_idle_in_partial[BERTH_TOPO_NODE], 6.0 / 14, 1e-12);
+    CHECK_DBL(s->frag_whole_idle[BERTH_TOPO_NODE], 1, 1e-12);
+    simtest_free(&st);
+}
+
 static void flat(void)
 {
     struct simtest st;
@@ -80,6 +102,7 @@ static void flat(void)
 static const struct check_test tests[] = {
     {"golden", golden},
     {"levels", levels},
+    {"islands", islands},
     {"flat", flat},
 };
 
