@@ -123,6 +123,9 @@ static void submit(struct berth__daemon *d, const struct berth__hreq *r, struct 
         return;
     }
     int retry = 0, st;
+    /* the state it is accepted in (pending or held): once submitted the job is the daemon's,
+     * and its scheduler may start it before this reply is written (read without the lock) */
+    const char *accepted = berth__lstate_name(j->state);
     if (j->narray) { /* an array: one job per task, all accepted or none */
         size_t n = j->narray;
         struct berth__ljob **tasks = calloc(n, sizeof *tasks);
@@ -146,9 +149,8 @@ static void submit(struct berth__daemon *d, const struct berth__hreq *r, struct 
         }
         out->status = 201;
         out->json = json_pack("{s:I,s:s,s:{s:I,s:I,s:I}}", "id", (json_int_t)tasks[0]->id, "state",
-                              berth__lstate_name(tasks[0]->state), "array", "first",
-                              (json_int_t)tasks[0]->id, "last", (json_int_t)tasks[n - 1]->id,
-                              "tasks", (json_int_t)n);
+                              accepted, "array", "first", (json_int_t)tasks[0]->id, "last",
+                              (json_int_t)tasks[n - 1]->id, "tasks", (json_int_t)n);
         free(tasks);
         return;
     }
@@ -160,8 +162,7 @@ static void submit(struct berth__daemon *d, const struct berth__hreq *r, struct 
         return;
     }
     out->status = 201;
-    out->json =
-        json_pack("{s:I,s:s}", "id", (json_int_t)j->id, "state", berth__lstate_name(j->state));
+    out->json = json_pack("{s:I,s:s}", "id", (json_int_t)j->id, "state", accepted);
 }
 
 /* The run time of j's attempts so far (a live one counted to now). */
