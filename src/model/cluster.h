@@ -59,6 +59,20 @@ struct berth__server {
     const char *name;
 };
 
+/* GPUs per NVLink island inside server v when islands cut it (nvl below its GPUs), else 0:
+ * the server is one island. */
+static inline int berth__server_nvl(const struct berth__server *v)
+{
+    return v->nvl && v->nvl < v->ngpus ? v->nvl : 0;
+}
+
+/* The wholly idle GPUs of island i of v's islands of nvl GPUs (0 < nvl < 64, as
+ * berth__server_nvl gives: below the server's at most 64). */
+static inline uint64_t berth__island_free(const struct berth__server *v, int nvl, int i)
+{
+    return v->free_mask & ((UINT64_C(1) << nvl) - 1) << (i * nvl);
+}
+
 struct berth__gputype {
     const char *name;
     int32_t total, free;

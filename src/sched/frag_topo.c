@@ -7,6 +7,19 @@
 #include "model/topo.h"
 #include "sched/frag.h"
 
+/* One domain of total GPUs, idle of them wholly idle, into *out (*idle_whole: the idle GPUs
+ * of the wholly idle domains). */
+static void add_domain(struct berth__frag_level *out, int32_t *idle_whole, int32_t idle,
+                       int32_t total)
+{
+    out->domains++;
+    out->idle += idle;
+    if (idle == total) {
+        out->whole++;
+        *idle_whole += idle;
+    }
+}
+
 int berth__frag_topo(const struct berth_cluster *c, int level, struct berth__frag_level *out)
 {
     *out = (struct berth__frag_level){0};
@@ -19,25 +32,12 @@ int berth__frag_topo(const struct berth_cluster *c, int level, struct berth__fra
             const struct berth__server *v = &c->srv[s];
             if (!v->ngpus)
                 continue;
-            if (level == BERTH_TOPO_NVLINK && v->nvl && v->nvl < v->ngpus) {
-                const uint64_t island = (UINT64_C(1) << v->nvl) - 1; /* nvl < ngpus <= 64 */
-                for (int i = 0; i < v->ngpus; i += v->nvl) {         /* its islands of nvl GPUs */
-                    int32_t f = __builtin_popcountll(v->free_mask & island << i);
-                    out->domains++;
-                    out->idle += f;
-                    if (f == v->nvl) {
-                        out->whole++;
-                        idle_whole += f;
-                    }
-                }
-                continue;
-            }
-            out->domains++;
-            out->idle += v->nfree;
-            if (v->nfree == v->ngpus) {
-                out->whole++;
-                idle_whole += v->nfree;
-            }
+            int nvl = level == BERTH_TOPO_NVLINK ? berth__server_nvl(v) : 0;
+            if (!nvl)
+                add_domain(out, &idle_whole, v->nfree, v->ngpus);
+            for (int i = 0; nvl && i * nvl < v->ngpus; i++) /* its islands of nvl GPUs */
+                add_domain(out, &idle_whole, __builtin_popcountll(berth__island_free(v, nvl, i)),
+                           nvl);
         }
     } else {
         const struct berth__topo_kind *k = &c->topo->k[kind];
@@ -47,14 +47,8 @@ int berth__frag_topo(const struct berth_cluster *c, int level, struct berth__fra
                 total += k->total[d * c->topo->ntypes + t];
                 idle += k->free[d * c->topo->ntypes + t];
             }
-            if (!total)
-                continue;
-            out->domains++;
-            out->idle += idle;
-            if (idle == total) {
-                out->whole++;
-                idle_whole += idle;
-            }
+            if (total)
+                add_domain(out, &idle_whole, idle, total);
         }
     }
     out->stranded = out->idle ? (double)(out->idle - idle_whole) / out->idle : 0;

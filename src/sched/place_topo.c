@@ -89,15 +89,13 @@ static uint64_t piece_mask(const struct berth_cluster *c, uint32_t s, const stru
     if (room < want)
         want = room;
     want -= want % tp;
-    uint64_t free = v->free_mask;
-    int nvl = v->nvl && v->nvl < v->ngpus ? v->nvl : 0;
-    if (group >= 0 && nvl)
-        free &= (nvl >= 64 ? ~UINT64_C(0) : ((UINT64_C(1) << nvl) - 1)) << (group * nvl);
+    int nvl = berth__server_nvl(v);
+    uint64_t free = group >= 0 && nvl ? berth__island_free(v, nvl, group) : v->free_mask;
     uint64_t out = 0;
     int32_t have = 0;
     if (tp > 1 && nvl && nvl % tp == 0) { /* whole TP groups per island */
         for (int i = 0; i * nvl < v->ngpus && have < want; i++) {
-            uint64_t m = free & (((UINT64_C(1) << nvl) - 1) << (i * nvl));
+            uint64_t m = free & berth__island_free(v, nvl, i);
             int32_t k = __builtin_popcountll(m);
             k -= k % tp;
             if (k > want - have)
@@ -184,7 +182,7 @@ static void best_at(const struct berth_cluster *c, const struct berth__job *j, i
         const struct berth__server *v = &c->srv[s];
         if (v->type != t || v->nfree < need)
             continue;
-        int nvl = v->nvl && v->nvl < v->ngpus ? v->nvl : 0;
+        int nvl = berth__server_nvl(v);
         if (lv == BERTH_TOPO_NODE || !nvl) {
             if (lv == BERTH_TOPO_NVLINK && v->island >= 0)
                 continue; /* inside a multi-node domain: that domain is its island */

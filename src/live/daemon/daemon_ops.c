@@ -39,8 +39,8 @@ static int32_t largest_domain(const struct berth_cluster *c, int level, uint64_t
     for (size_t s = 0; s < c->nsrv; s++) {
         const struct berth__server *v = &c->srv[s];
         int32_t g = !mask || (mask >> v->type & 1) ? v->ngpus : 0;
-        if (level == BERTH_TOPO_NVLINK && v->nvl && v->nvl < g)
-            g = v->nvl;
+        if (level == BERTH_TOPO_NVLINK && g && berth__server_nvl(v))
+            g = berth__server_nvl(v);
         most = g > most ? g : most;
     }
     int32_t dom = most_in_domains(c, level, mask, 0);
@@ -613,14 +613,11 @@ static int32_t largest_idle(const struct berth_cluster *c, int level, uint64_t m
         const struct berth__server *v = &c->srv[s];
         if (mask && !(mask >> v->type & 1))
             continue;
-        int32_t g = v->nfree;
-        if (level == BERTH_TOPO_NVLINK && v->nvl && v->nvl < v->ngpus) { /* islands of nvl */
-            uint64_t island = (UINT64_C(1) << v->nvl) - 1;               /* nvl < ngpus <= 64 */
-            g = 0;
-            for (int i = 0; i < v->ngpus; i += v->nvl) {
-                int32_t f = __builtin_popcountll(v->free_mask & island << i);
-                g = f > g ? f : g;
-            }
+        int nvl = level == BERTH_TOPO_NVLINK ? berth__server_nvl(v) : 0;
+        int32_t g = nvl ? 0 : v->nfree;
+        for (int i = 0; nvl && i * nvl < v->ngpus; i++) { /* its islands of nvl GPUs */
+            int32_t f = __builtin_popcountll(berth__island_free(v, nvl, i));
+            g = f > g ? f : g;
         }
         most = g > most ? g : most;
     }
