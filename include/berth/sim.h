@@ -214,11 +214,10 @@ struct berth_sim_summary {
     int has_topology;
     size_t span_jobs[BERTH_TOPO_LEVELS];
     double span_gpu_hours[BERTH_TOPO_LEVELS];
-    /* With a topology (has_frag): per level below cluster that the topology has
+    /* With a topology (has_topology): per level below cluster that the topology has
      * (frag_level[l]), the time-weighted average over the run of the share of idle GPUs
      * lying in domains not wholly idle, and of the count of wholly idle domains, measured
      * at most every 300 simulated seconds: the summary's frag_by_level. */
-    int has_frag;
     int frag_level[BERTH_TOPO_LEVELS];
     double frag_idle_in_partial[BERTH_TOPO_LEVELS], frag_whole_idle[BERTH_TOPO_LEVELS];
     double wall_s; /* wall-clock time of the run (not deterministic) */

@@ -265,7 +265,7 @@ char *berth_summary_json(const struct berth_sim_result *r, int with_wall)
         }
         bad |= json_object_set_new(o, "by_span", sp);
     }
-    if (s->has_frag) { /* only with a topology, as by_span */
+    if (s->has_topology) { /* frag_by_level: only with a topology, as by_span */
         json_t *fr = json_object();
         bad |= !fr;
         for (int l = 0; l < BERTH_TOPO_LEVELS; l++) {

@@ -37,7 +37,6 @@ void berth__frag_sample_step(struct berth__frag_sample *f, const struct berth_cl
 
 void berth__frag_sample_end(struct berth__frag_sample *f, berth_us end, struct berth_sim_summary *s)
 {
-    s->has_frag = 1;
     if (f->last == BERTH_TIME_NONE)
         return;
     if (end > f->last)

@@ -22,7 +22,7 @@ void berth__frag_sample_init(struct berth__frag_sample *f);
  * measure (or none was taken). c must have a topology. */
 void berth__frag_sample_step(struct berth__frag_sample *f, const struct berth_cluster *c,
                              berth_us now);
-/* Closes the run at end and writes the averages into s (has_frag, frag_*). */
+/* Closes the run at end and writes the averages into s (frag_level, frag_*). */
 void berth__frag_sample_end(struct berth__frag_sample *f, berth_us end,
                             struct berth_sim_summary *s);
 

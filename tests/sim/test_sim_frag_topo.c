@@ -26,7 +26,7 @@ static void golden(void)
             continue;
         }
         const struct berth_sim_summary *s = &st.r.summary;
-        CHECK_I64(s->has_frag, 1);
+        CHECK_I64(s->has_topology, 1);
         for (int l = BERTH_TOPO_NVLINK; l <= BERTH_TOPO_RACK; l++) {
             CHECK_I64(s->frag_level[l], 1);
             CHECK_DBL(s->frag_idle_in_partial[l], 2.0 / 3, 1e-12);
@@ -95,7 +95,7 @@ static void flat(void)
     CHECK_I64(rc, 0);
     if (rc)
         return;
-    CHECK_I64(st.r.summary.has_frag, 0);
+    CHECK_I64(st.r.summary.has_topology, 0);
     simtest_free(&st);
 }
 
