@@ -350,7 +350,6 @@ static int fill_job(struct berth__slurm *s, const slurm_job_info_t *j, struct be
     user_name(s, j->user_id, o->user);
     o->ask.nodes = j->num_nodes;
     o->switches = j->req_switch != NO_VAL ? j->req_switch : 0;
-    o->wait4switch_s = j->wait4switch != NO_VAL ? j->wait4switch : 0;
     int rc = berth__slurm_parse_tres(j->tres_per_node, 'n', &o->ask, e);
     if (rc == 0)
         rc = berth__slurm_parse_tres(j->tres_per_job, 'j', &o->ask, e);

@@ -132,8 +132,8 @@ struct berth__slurm_job {
     char comment[BERTH_SLURM_NAME_MAX]; /* the job's comment (berthd marks its own jobs) */
     bool waits_dependency;              /* its --dependency is not fulfilled yet */
     struct berth__slurm_ask ask;
-    uint32_t switches, wait4switch_s; /* sbatch --switches=N@T (0: none) */
-    int exit_code, exit_signal;       /* of a finished job's batch script; -1 when none */
+    uint32_t switches;          /* sbatch --switches=N (0: none) */
+    int exit_code, exit_signal; /* of a finished job's batch script; -1 when none */
     uint32_t restarts;
     berth_us submit_us, start_us, end_us; /* 0 when Slurm has none; for a pending or
                                              running job end is Slurm's expected end */

@@ -864,7 +864,8 @@ static int adopt_make(struct xslurm *x, const struct berth__slurm_job *sj, struc
     struct berth__ljob *j = NULL;
     int rc = o ? berth__ljob_from_submit(o, sj->user[0] ? sj->user : uid, sj->uid, sj->gid, &j, err)
                : berth_err_set(err, BERTH_ENOMEM, "out of memory");
-    if (!rc && sw && h->refuses(h->ctx, j, err) && !strncmp(err->msg, "topology:", 9)) {
+    int refused = !rc && h->refuses(h->ctx, j, err);
+    if (refused && sw && !strncmp(err->msg, "topology:", 9)) {
         berth__exec_log(h, "berthd: Slurm job %u: --switches=1 is a preference: %s\n", sj->id,
                         err->msg);
         berth__ljob_free(j);
@@ -872,9 +873,10 @@ static int adopt_make(struct xslurm *x, const struct berth__slurm_job *sj, struc
         json_object_del(o, "topology");
         json_object_set_new(o, "topology_preferred", json_string("rack"));
         rc = berth__ljob_from_submit(o, sj->user[0] ? sj->user : uid, sj->uid, sj->gid, &j, err);
+        refused = !rc && h->refuses(h->ctx, j, err);
     }
     json_decref(o);
-    if (!rc && h->refuses(h->ctx, j, err))
+    if (refused)
         rc = BERTH_EINPUT;
     *out = NULL;
     if (rc == BERTH_ENOMEM) {

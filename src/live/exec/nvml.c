@@ -37,13 +37,13 @@ static unsigned int root_of(unsigned int *parent, unsigned int i)
 static void nvlink_islands(nvml_p2p_fn p2p, void *const *dev, struct berth__nvml_gpu *gpus,
                            unsigned int n)
 {
-    unsigned int parent[BERTH_MAX_SERVER_GPUS];
-    for (unsigned int i = 0; i < n; i++) {
-        parent[i] = i;
+    for (unsigned int i = 0; i < n; i++)
         gpus[i].island = -1;
-    }
     if (!p2p || n > BERTH_MAX_SERVER_GPUS)
         return;
+    unsigned int parent[BERTH_MAX_SERVER_GPUS];
+    for (unsigned int i = 0; i < n; i++)
+        parent[i] = i;
     for (unsigned int i = 0; i < n; i++)
         for (unsigned int k = i + 1; k < n; k++) {
             int st = -1;
@@ -147,7 +147,7 @@ int berth__nvml_gpus(const char *lib, struct berth__nvml_gpu *gpus, size_t cap, 
         if (i < BERTH_MAX_SERVER_GPUS)
             devs[i] = dev;
     }
-    nvlink_islands(found <= BERTH_MAX_SERVER_GPUS ? p2p : NULL, devs, gpus, found);
+    nvlink_islands(p2p, devs, gpus, found); /* more than devs holds: islands unknown */
     *n = found;
     shut();
 out:
