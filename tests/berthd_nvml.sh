@@ -9,9 +9,7 @@ set -u
 . "$(dirname "$0")/cli_lib.sh"
 . "$(dirname "$0")/lib_berthd.sh"
 
-FAKE=$(dirname "$BERTHD")/tests/fake-nvml
-[ -e "$FAKE/libnvidia-ml.so.1" ] || skip_test fake-nvml "the fake NVML library is not built ($FAKE)"
-export LD_LIBRARY_PATH=$FAKE${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+use_fake_nvml
 export BERTH_FAKE_NVML="NVIDIA A100-SXM4-80GB=81920;NVIDIA A100-SXM4-80GB=81920;Tesla T4=15360;NVIDIA A100-SXM4-40GB=40960;NVIDIA A100-SXM4-40GB=40960"
 start_berthd --policy fifo-skip
 api GET /v1/nodes >/dev/null

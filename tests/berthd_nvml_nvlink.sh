@@ -9,9 +9,7 @@ set -u
 . "$(dirname "$0")/cli_lib.sh"
 . "$(dirname "$0")/lib_berthd.sh"
 
-FAKE=$(dirname "$BERTHD")/tests/fake-nvml
-[ -e "$FAKE/libnvidia-ml.so.1" ] || skip_test fake-nvml "the fake NVML library is not built ($FAKE)"
-export LD_LIBRARY_PATH=$FAKE${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+use_fake_nvml
 h="NVIDIA H100 80GB HBM3=81559"
 export BERTH_FAKE_NVML="$h;$h;$h;$h;$h;$h;$h;$h" BERTH_FAKE_NVLINK=4,4
 start_berthd --policy fifo --placement spread

@@ -85,6 +85,14 @@ cleanup_jobs() { # kill what jobs are left (their shims live in sessions of thei
     done
     return 0
 }
+# use_fake_nvml: berthd's NVML is the fake libnvidia-ml.so.1 of the build tree
+# (tests/live/fake_nvml.c, through LD_LIBRARY_PATH); the test skips when it is not built
+use_fake_nvml() {
+    local fake
+    fake=$(dirname "$BERTHD")/tests/fake-nvml
+    [ -e "$fake/libnvidia-ml.so.1" ] || skip_test fake-nvml "the fake NVML library is not built ($fake)"
+    export LD_LIBRARY_PATH=$fake${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+}
 # spool ID FILE: a job's own file (stdout.log, stderr.log, progress.jsonl)
 spool() { echo "$W/st/spool/$1/$2"; }
 trap 'stop_berthd KILL; cleanup_jobs; rm -rf "$W"' EXIT
