@@ -42,8 +42,8 @@ done
 
 # a rack has 4 V100: 8 of them in one rack can never be had, so berth refuses it at submission
 # or leaves it waiting with reason Topology (both keep it off Slurm)
-hosts_job() { # hosts_job NAME: an argv writing the ranks' hosts, then waiting for $J/go
-    echo '"argv":["sh","-c","echo \"$BERTH_RANK_HOSTS\" >'"$J/$1"'.hosts; until [ -e '"$J"'/go ]; do sleep 0.1; done"],"cwd":"'"$J"'"'
+hosts_job() { # hosts_job NAME [FILE]: an argv writing the ranks' hosts, then waiting for $J/FILE (go)
+    echo '"argv":["sh","-c","echo \"$BERTH_RANK_HOSTS\" >'"$J/$1"'.hosts; until [ -e '"$J/${2:-go}"' ]; do sleep 0.1; done"],"cwd":"'"$J"'"'
 }
 api POST /v1/jobs '{'"$(hosts_job r)"',"gpus":8,"gpu_type":"v100","topology":"rack"}' >/dev/null
 case $(status) in
@@ -87,7 +87,8 @@ for x in $X1 $X2 $X3; do [ "$(on "$x")" = "$full" ] && cut=$x; done
 [ -n "$cut" ] && ok "three 4-GPU A100 jobs: two share $full" || bad "servers: $(on "$X1") $(on "$X2") $(on "$X3")"
 api POST "/v1/jobs/$cut/cancel" "" >/dev/null
 wait_final "$cut"
-T=$(submit '{'"$(hosts_job t)"',"gpus":8,"gpu_type":"a100","topology":"rack"}')
+# T waits for its own file: were it the X jobs' go, T could start and end between two polls
+T=$(submit '{'"$(hosts_job t tgo)"',"gpus":8,"gpu_type":"a100","topology":"rack"}')
 treason() { api GET "/v1/jobs/$T" "" "$ROOT" >/dev/null && [ "$(jf reason)" = Topology ]; }
 wait_for 60 "job $T's reason Topology" treason &&
     ok "8 A100 with topology rack wait, reason Topology: $(jf why)"
@@ -99,7 +100,7 @@ wait_state "$T" running 60
 case $(field "$T" servers) in '["n3"]' | '["n4"]') ok "it starts within one rack once one frees: $(field "$T" servers)" ;;
 *) bad "T on $(field "$T" servers)" ;; esac
 rm -f "$J/go"
-api POST "/v1/jobs/$T/cancel" "" >/dev/null
+touch "$J/tgo"
 for x in $X1 $X2 $X3 $T; do wait_final "$x"; done
 
 P=$(submit '{'"$(hosts_job p)"',"gpus":8,"gpu_type":"v100","topology_preferred":"rack"}')
