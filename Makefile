@@ -18,7 +18,7 @@ SLURM_PACKAGES = munge slurmctld slurmd slurm-client libslurm-dev python3-torch
 SLURM_ASAN    ?= yes
 
 .PHONY: all deps build asan demo test test-plain test-asan test-deps test-slurm test-isolation fuzz bench \
-	lint layers format compilers install uninstall clean bench-smoke
+	lint layers format compilers install uninstall clean bench-smoke guard guard-ci
 
 all: build
 
@@ -100,6 +100,15 @@ compilers: deps
 bench: build
 	@{ echo "# berth's benchmarks"; echo; echo "\`$(if $(filter 1,$(BENCH_QUICK)),BENCH_QUICK=1 )make bench\` on $$(nproc) cores ($$(uname -m), $$(free -g | awk '/^Mem/ {print $$2}') GiB, shared), $$(date -u +%Y-%m-%d), berth $$(git describe --always --dirty 2>/dev/null), load average $$(cut -d' ' -f1 /proc/loadavg) at the start."; \
 	  echo; echo '```'; bash bench/run.sh $(BUILD)/berth; echo; bash bench/scale.sh $(BUILD)/berth; echo; bash bench/overload.sh $(BUILD)/berth; echo; bash bench/berthd.sh $(BUILD); echo '```'; } | tee bench/results.md
+
+# the performance guard (bench/guard.sh): BASE against the working tree, every policy on
+# Philly and on 100k gavel jobs (guard), or the reduced set CI runs against bench/baseline
+BASE ?= $(shell cat bench/baseline)
+guard: deps
+	@bash bench/guard.sh --set full $(BASE)
+
+guard-ci: deps
+	@bash bench/guard.sh --set ci $(BASE)
 
 bench-smoke: build
 	@BENCH_SMOKE=1 bash bench/run.sh $(BUILD)/berth

@@ -270,6 +270,14 @@ static void mark_started(struct berth__plan *p, struct berth__job *j, int t)
     p->nrunning++;
 }
 
+/* Gives back what a start's placement took so far (it did not fit after all). */
+static void take_back(struct berth__plan *p, struct berth__job *j)
+{
+    if (p->filling > 0)
+        p->taken_back++;
+    berth__alloc_give_range(p->cluster, j, 0, p->filling);
+}
+
 /* Starts pending job ji on the first type of mask (in cluster order) where placement works. */
 static int start_in(struct berth__plan *p, uint32_t ji, uint64_t mask, struct berth_err *err)
 {
@@ -291,7 +299,7 @@ static int start_in(struct berth__plan *p, uint32_t ji, uint64_t mask, struct be
         rc = place(p, pl, j, -1, err);
         j->type_mask = keep;
         if (rc) {
-            berth__alloc_give_range(p->cluster, j, 0, p->filling);
+            take_back(p, j);
             p->nofit = BERTH_NOFIT_PLACE;
             return rc;
         }
@@ -303,6 +311,7 @@ static int start_in(struct berth__plan *p, uint32_t ji, uint64_t mask, struct be
             continue;
         int refused = pl == p->place ? berth__plan_start_refused_now(p, j, (int)k) : 0;
         if (refused) {
+            p->taken_back++; /* the refusal moved servers as a take and give-back would */
             p->nofit = BERTH_NOFIT_WAIT;
             return refused < 0 ? berth_err_set(err, BERTH_ENOMEM, "plan: out of memory")
                                : BERTH_NOFIT;
@@ -314,7 +323,7 @@ static int start_in(struct berth__plan *p, uint32_t ji, uint64_t mask, struct be
         if (rc == 0)
             t = (int)k;
         else /* give back what a partial placement took */
-            berth__alloc_give_range(p->cluster, j, 0, p->filling);
+            take_back(p, j);
         if (rc < 0)
             return rc;
         if (rc && pl != p->place &&
@@ -326,13 +335,13 @@ static int start_in(struct berth__plan *p, uint32_t ji, uint64_t mask, struct be
     if (p->wait.tput && j->gpus > 1) {
         int pays = berth__plan_spread_pays(p, j, t);
         if (pays <= 0) {
-            berth__alloc_give_range(p->cluster, j, 0, p->filling);
+            take_back(p, j);
             p->nofit = BERTH_NOFIT_WAIT;
             return pays < 0 ? berth_err_set(err, BERTH_ENOMEM, "plan: out of memory") : BERTH_NOFIT;
         }
     }
     if (berth__plan_touch(p, ji)) {
-        berth__alloc_give_range(p->cluster, j, 0, p->filling); /* the plan stays unchanged */
+        take_back(p, j); /* the plan stays unchanged */
         return berth_err_set(err, BERTH_ENOMEM, "plan: out of memory");
     }
     if (p->filling != berth__job_nslots(j))

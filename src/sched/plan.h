@@ -71,6 +71,11 @@ struct berth__plan {
     int trial;                         /* a trial is open: edits save what they overwrite */
     size_t trial_touched, trial_snaps; /* the touched list and snapshots when it opened */
     size_t trial_npending, trial_nrunning;
+    /* Starts taken back: a placement that took GPUs and then did not fit gave them back, or
+     * consolidate-or-wait refused a start (plan_refuse.c moves the servers as that would).
+     * Each moved servers within the free-GPU buckets, which a trial's caller must know to keep
+     * the trial's preemptions as they are (prio.c's commit_trial). Only grows. */
+    uint64_t taken_back;
     /* Why the last start that did not fit did not (enum berth__nofit), for a caller that
      * knows more edits can only make it worse (prio.c's preemption). */
     int nofit;
@@ -200,6 +205,13 @@ int berth__plan_trial_begin(struct berth__plan *p);
 int berth__plan_trial_room(struct berth__plan *p, int32_t gpus);
 void berth__plan_trial_undo(struct berth__plan *p);
 void berth__plan_trial_end(struct berth__plan *p);
+/* A point inside an open trial, and taking back only the edits made after it (the trial
+ * stays open). */
+struct berth__plan_mark {
+    size_t undo, touched, snaps, npending, nrunning;
+};
+void berth__plan_trial_mark(const struct berth__plan *p, struct berth__plan_mark *m);
+void berth__plan_trial_undo_to(struct berth__plan *p, const struct berth__plan_mark *m);
 /* Inside plan.c: saves job j (and its slots) before an edit, when a trial is open. */
 void berth__plan_trial_save_job(struct berth__plan *p, struct berth__job *j);
 /* Starts pending whole-GPU or fractional job j on exactly the given slots (nslots of them,

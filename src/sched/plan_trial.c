@@ -49,24 +49,36 @@ void berth__plan_trial_save_job(struct berth__plan *p, struct berth__job *j)
     }
 }
 
-void berth__plan_trial_undo(struct berth__plan *p)
+void berth__plan_trial_mark(const struct berth__plan *p, struct berth__plan_mark *m)
 {
-    /* every server the trial changed gets a new gen: a cache keyed by it (plan_wait.c) may
-     * hold what it computed in the trial, at the gen the server has now */
+    *m = (struct berth__plan_mark){p->undo.n, p->ntouched, p->nsnaps, p->npending, p->nrunning};
+}
+
+void berth__plan_trial_undo_to(struct berth__plan *p, const struct berth__plan_mark *m)
+{
+    /* every server the edits changed gets a new gen: a cache keyed by it (plan_wait.c) may
+     * hold what it computed after the mark, at the gen the server has now */
     struct berth_cluster *c = p->cluster;
     const char *lo = (const char *)c->srv, *hi = (const char *)(c->srv + c->nsrv);
-    for (size_t i = 0; i < p->undo.n; i++) {
+    for (size_t i = m->undo; i < p->undo.n; i++) {
         const char *a = p->undo.e[i].addr;
         if (a >= lo && a < hi)
             c->srv[(size_t)(a - lo) / sizeof *c->srv].gen++;
     }
-    berth__undo_rollback(&p->undo, 0);
-    for (size_t i = p->trial_touched; i < p->ntouched; i++)
+    berth__undo_rollback(&p->undo, m->undo);
+    for (size_t i = m->touched; i < p->ntouched; i++)
         p->touch_of[p->touched[i].job] = -1;
-    p->ntouched = p->trial_touched;
-    p->nsnaps = p->trial_snaps;
-    p->npending = p->trial_npending;
-    p->nrunning = p->trial_nrunning;
+    p->ntouched = m->touched;
+    p->nsnaps = m->snaps;
+    p->npending = m->npending;
+    p->nrunning = m->nrunning;
+}
+
+void berth__plan_trial_undo(struct berth__plan *p)
+{
+    struct berth__plan_mark m = {0, p->trial_touched, p->trial_snaps, p->trial_npending,
+                                 p->trial_nrunning};
+    berth__plan_trial_undo_to(p, &m);
     p->trial = 0;
     p->cluster->undo = NULL;
 }

@@ -112,6 +112,8 @@ struct berth__prio {
     size_t tslots_cap;
     uint8_t *kept; /* per victim of the trial: the job needed its GPUs */
     size_t kept_cap;
+    size_t *walk; /* victims_hold's stack of heap positions */
+    size_t walk_cap;
     int nofit; /* why the last try_start did not start its job (enum berth__nofit) */
     /* the fast path of admissions by preemption (admit_fast), made at the first one */
     struct berth__ppick *pp;
@@ -121,9 +123,10 @@ struct berth__prio {
 };
 
 /* Tests only: admit_fast off (every admission by preemption runs as a trial), and how many
- * admissions admit_fast decided. */
-int berth__prio_no_fast;
-unsigned long long berth__prio_fast_used;
+ * admissions admit_fast decided; a trial that needed every victim taken back and made again
+ * (commit_trial off), and how many trials commit_trial kept. */
+int berth__prio_no_fast, berth__prio_no_commit;
+unsigned long long berth__prio_fast_used, berth__prio_commits;
 
 /* ---- heaps with positions ---------------------------------------------------------- */
 
@@ -458,6 +461,7 @@ void berth__prio_destroy(struct berth__prio *q)
     free(q->vwas);
     free(q->tslots);
     free(q->kept);
+    free(q->walk);
     berth__ppick_destroy(q->pp);
     free(q->prot);
     free(q->skip);
@@ -803,6 +807,37 @@ static uint32_t next_victim(struct berth__prio *q, berth_us now, const struct be
     return h->a[0].job;
 }
 
+/* Whether the running jobs next_victim would name for p (a key worse than bar) hold at least
+ * need GPUs: a walk down each heap p may use, pruned where a job is no victim (its children's
+ * keys are no worse), stopped as soon as need is reached. */
+static int victims_hold(struct berth__prio *q, berth_us now, const struct berth__job *p,
+                        int64_t bar, int64_t need)
+{
+    int64_t got = 0;
+    for (size_t c = 0; c < q->nslopes && got < need; c++) {
+        const struct rheap *h = &q->slopes[c];
+        if (!h->n || (p->type_mask && (h->type < 0 || !(p->type_mask >> h->type & 1))))
+            continue;
+        size_t top = 0;
+        if (BERTH_GROW(q->walk, q->walk_cap, 1))
+            return 1; /* no room to count: let the trial say */
+        q->walk[top++] = 0;
+        while (top && got < need) {
+            size_t i = q->walk[--top];
+            int64_t k = key_now(h, &h->a[i], now);
+            if (!(k > bar || (k == bar && h->a[i].job > p->idx)))
+                continue;
+            got += h->a[i].gpus;
+            for (size_t ch = ARITY * i + 1; ch <= ARITY * i + ARITY && ch < h->n; ch++) {
+                if (BERTH_GROW(q->walk, q->walk_cap, top + 1))
+                    return 1;
+                q->walk[top++] = ch;
+            }
+        }
+    }
+    return got >= need;
+}
+
 /* The next victim of a reclaim: the youngest job of a cohort mate that borrows what p's queue
  * is guaranteed; NOBODY. */
 static uint32_t next_reclaim(struct berth__prio *q, const struct berth__view *v,
@@ -839,6 +874,45 @@ static int admit_found(struct berth__prio *q, const struct berth__view *v, struc
     return 1;
 }
 
+/* An admission's trial where p needed all n victims tried, and none of its tries was taken
+ * back: the plan keeps the victims' preemptions (in the order tried, as admit_found would make
+ * them again), p's start alone is taken back (to before_p) and made again on the GPUs the
+ * trial gave it (start_slots takes them in slot order, which the free-GPU buckets' order
+ * follows; the placement took them in its own), and the policy's bookkeeping follows as
+ * admit_found's does: the victims wait again, counted as preempted, and p has started. The
+ * victims left their heaps and the controls' counts in the trial. 1, or < 0 error. */
+static int commit_trial(struct berth__prio *q, const struct berth__view *v,
+                        struct berth__plan *plan, uint32_t pj,
+                        const struct berth__plan_mark *before_p, size_t n, int on_res,
+                        struct berth_err *err)
+{
+    int rc;
+    const struct berth__job *p = &v->jobs[pj];
+    int32_t ns = berth__job_nslots(p);
+    int one_server = 1;
+    for (int32_t k = 1; k < ns && one_server; k++)
+        one_server = p->slots[k].server == p->slots[0].server;
+    if (!one_server) /* its GPUs on one server: the placement took them as start_slots would */
+        berth__plan_trial_undo_to(plan, before_p);
+    berth__plan_trial_end(plan);
+    for (size_t i = 0; i < n; i++) {
+        uint32_t w = q->victims[i];
+        q->where[w] = NOWHERE; /* a protected victim's entry is dropped lazily */
+        if (push_pending(q, v, w))
+            return berth_err_set(err, BERTH_ENOMEM, "policy: out of memory");
+        q->npreempted++;
+    }
+    if (!one_server && (rc = berth__plan_start_slots(plan, pj, q->tslots, err)))
+        return rc == BERTH_NOFIT ? berth_err_set(err, BERTH_EINTERNAL,
+                                                 "policy: job %s does not fit the GPUs its "
+                                                 "admission found",
+                                                 p->spec->id)
+                                 : rc;
+    if ((rc = started(q, v, pj, on_res, err)) < 0)
+        return rc;
+    return 1;
+}
+
 /* Starts p by taking the GPUs of victims, in the order next_victim (bar set) or next_reclaim
  * (bar unset) names them, one at a time until p starts. It runs as a trial of the plan: the
  * victims are preempted and p is started there, and then all of it is taken back; when p
@@ -854,7 +928,8 @@ static int admit_in_trial(struct berth__prio *q, const struct berth__view *v,
                           struct berth_err *err)
 {
     struct berth__job *p = &v->jobs[pj];
-    int fit = 0, rc = 0;
+    int fit = 0, rc = 0, clean = 1;   /* clean: no placement was taken back in the trial */
+    struct berth__plan_mark before_p; /* the plan before p's last try */
     q->nvictims = 0;
     q->trial_counted = 0;
     if (berth__plan_trial_begin(plan))
@@ -882,7 +957,12 @@ static int admit_in_trial(struct berth__prio *q, const struct berth__view *v,
             rc = berth_err_set(err, BERTH_ENOMEM, "policy: out of memory");
             break;
         }
-        if ((fit = try_admit(q, v, plan, pj, err)) < 0) {
+        uint64_t back = plan->taken_back;
+        berth__plan_trial_mark(plan, &before_p);
+        fit = try_admit(q, v, plan, pj, err);
+        if (plan->taken_back != back)
+            clean = 0; /* a placement taken back moved servers in their buckets */
+        if (fit < 0) {
             rc = fit;
             break;
         }
@@ -916,6 +996,15 @@ static int admit_in_trial(struct berth__prio *q, const struct berth__view *v,
                     rc = berth__plan_restore(plan, w, err);
             }
             fit = !rc;
+        }
+    }
+    if (fit) {
+        size_t nk = 0;
+        for (size_t i = 0; i < n; i++)
+            nk += q->kept[i];
+        if (nk == n && clean && !berth__prio_no_commit) { /* needed every victim: it is it */
+            berth__prio_commits++;
+            return commit_trial(q, v, plan, pj, &before_p, n, on_res, err);
         }
     }
     berth__plan_trial_undo(plan);
@@ -1050,10 +1139,11 @@ static int admit_preempting(struct berth__prio *q, const struct berth__view *v,
 {
     struct berth__job *p = &v->jobs[pe->job];
     /* give up at once when even every preemptible GPU of the allowed types would not do */
-    int64_t could = 0;
+    int64_t idle = 0, could;
     for (size_t t = 0; t < v->cluster->ntypes; t++)
         if (!p->type_mask || (p->type_mask >> t & 1))
-            could += v->cluster->types[t].free;
+            idle += v->cluster->types[t].free;
+    could = idle;
     for (size_t c = 0; c < q->nslopes; c++)
         if (!p->type_mask || (q->slopes[c].type >= 0 && (p->type_mask >> q->slopes[c].type & 1)))
             could += q->slopes[c].gpus;
@@ -1064,6 +1154,10 @@ static int admit_preempting(struct berth__prio *q, const struct berth__view *v,
         double more = q->cfg.hysteresis * (double)pe->key;
         bar = more < (double)(INT64_MAX - pe->key) ? bar + (int64_t)more : INT64_MAX;
     }
+    /* nor when the idle GPUs and those of every job worse than p would not: the trial would
+     * try them all and take it back (most admissions that fail, fail so) */
+    if (p->share == 1000 && !victims_hold(q, v->now, p, bar, p->gpus - idle))
+        return 0;
     int rc = admit_fast(q, v, plan, pe, bar, err);
     if (rc != -1)
         return rc;

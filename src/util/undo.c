@@ -26,24 +26,33 @@ int berth__undo_reserve(struct berth__undo *u, size_t entries, size_t bytes)
     return 0;
 }
 
-void berth__undo_save(struct berth__undo *u, void *addr, size_t size)
+void berth__undo_grow_or_abort(struct berth__undo *u, size_t size)
 {
-    if (__builtin_expect(u->n == u->cap || u->nbytes + size > u->bcap, 0) &&
-        berth__undo_reserve(u, 1, size)) {
+    if (berth__undo_reserve(u, 1, size)) {
         /* a write that cannot be taken back would leave a half-made edit behind for good */
         fputs("berth: out of memory in an undo log (reserve room before the writes)\n", stderr);
         abort();
     }
-    u->e[u->n++] = (struct berth__undo_entry){addr, size, u->nbytes};
-    memcpy(u->bytes + u->nbytes, addr, size);
-    u->nbytes += size;
 }
 
 void berth__undo_rollback(struct berth__undo *u, size_t mark)
 {
     while (u->n > mark) {
         const struct berth__undo_entry *x = &u->e[--u->n];
-        memcpy(x->addr, u->bytes + x->off, x->size);
+        const unsigned char *b = u->bytes + x->off;
+        switch (x->size) { /* the fields' sizes as moves; the rest (job records) by memcpy */
+        case 2:
+            memcpy(x->addr, b, 2);
+            break;
+        case 4:
+            memcpy(x->addr, b, 4);
+            break;
+        case 8:
+            memcpy(x->addr, b, 8);
+            break;
+        default:
+            memcpy(x->addr, b, x->size);
+        }
         u->nbytes = x->off;
     }
 }

@@ -12,6 +12,7 @@
 #define BERTH_UTIL_UNDO_H
 
 #include <stddef.h>
+#include <string.h>
 
 struct berth__undo_entry {
     void *addr;
@@ -30,8 +31,17 @@ void berth__undo_free(struct berth__undo *u);
 /* Room for `entries` more saves of `bytes` more bytes in all. 0, or -1 when out of memory
  * (nothing changed). */
 int berth__undo_reserve(struct berth__undo *u, size_t entries, size_t bytes);
-/* Saves the size bytes at addr. */
-void berth__undo_save(struct berth__undo *u, void *addr, size_t size);
+/* Saves the size bytes at addr. Inline: most saves are one field of a known size, whose copy
+ * the compiler then makes a move instead of a call. */
+void berth__undo_grow_or_abort(struct berth__undo *u, size_t size);
+static inline void berth__undo_save(struct berth__undo *u, void *addr, size_t size)
+{
+    if (__builtin_expect(u->n == u->cap || u->nbytes + size > u->bcap, 0))
+        berth__undo_grow_or_abort(u, size);
+    u->e[u->n++] = (struct berth__undo_entry){addr, size, u->nbytes};
+    memcpy(u->bytes + u->nbytes, addr, size);
+    u->nbytes += size;
+}
 /* The current position, for a later rollback to it. */
 static inline size_t berth__undo_mark(const struct berth__undo *u)
 {
