@@ -809,7 +809,7 @@ static uint32_t next_victim(struct berth__prio *q, berth_us now, const struct be
 
 /* Whether the running jobs next_victim would name for p (a key worse than bar) hold at least
  * need GPUs: a walk down each heap p may use, pruned where a job is no victim (its children's
- * keys are no worse), stopped as soon as need is reached. */
+ * keys are no worse), stopped as soon as need is reached. 1 or 0; -1 out of memory. */
 static int victims_hold(struct berth__prio *q, berth_us now, const struct berth__job *p,
                         int64_t bar, int64_t need)
 {
@@ -820,7 +820,7 @@ static int victims_hold(struct berth__prio *q, berth_us now, const struct berth_
             continue;
         size_t top = 0;
         if (BERTH_GROW(q->walk, q->walk_cap, 1))
-            return 1; /* no room to count: let the trial say */
+            return -1;
         q->walk[top++] = 0;
         while (top && got < need) {
             size_t i = q->walk[--top];
@@ -830,7 +830,7 @@ static int victims_hold(struct berth__prio *q, berth_us now, const struct berth_
             got += h->a[i].gpus;
             for (size_t ch = ARITY * i + 1; ch <= ARITY * i + ARITY && ch < h->n; ch++) {
                 if (BERTH_GROW(q->walk, q->walk_cap, top + 1))
-                    return 1;
+                    return -1;
                 q->walk[top++] = ch;
             }
         }
@@ -1156,7 +1156,10 @@ static int admit_preempting(struct berth__prio *q, const struct berth__view *v,
     }
     /* nor when the idle GPUs and those of every job worse than p would not: the trial would
      * try them all and take it back (most admissions that fail, fail so) */
-    if (p->share == 1000 && !victims_hold(q, v->now, p, bar, p->gpus - idle))
+    int hold = p->share == 1000 ? victims_hold(q, v->now, p, bar, p->gpus - idle) : 1;
+    if (hold < 0)
+        return berth_err_set(err, BERTH_ENOMEM, "policy: out of memory");
+    if (!hold)
         return 0;
     int rc = admit_fast(q, v, plan, pe, bar, err);
     if (rc != -1)
