@@ -38,6 +38,11 @@ struct berth__plan_wait {
     int stable_ends;
 };
 
+/* A point of a plan inside a trial: its undo log, touched list, snapshots and counts then. */
+struct berth__plan_mark {
+    size_t undo, touched, snaps, npending, nrunning;
+};
+
 struct berth__plan {
     struct berth_cluster *cluster;
     struct berth__job *jobs;
@@ -68,9 +73,8 @@ struct berth__plan {
     struct berth__ready *ready; /* consolidate-or-wait's per-server ends (plan_wait.c) */
     /* A trial (plan_trial.c): edits that can be taken back exactly. */
     struct berth__undo undo;
-    int trial;                         /* a trial is open: edits save what they overwrite */
-    size_t trial_touched, trial_snaps; /* the touched list and snapshots when it opened */
-    size_t trial_npending, trial_nrunning;
+    int trial;                        /* a trial is open: edits save what they overwrite */
+    struct berth__plan_mark trial_at; /* the plan when it opened (plan_trial.c) */
     /* Starts taken back: a placement that took GPUs and then did not fit gave them back, or
      * consolidate-or-wait refused a start (plan_refuse.c moves the servers as that would).
      * Each moved servers within the free-GPU buckets, which a trial's caller must know to keep
@@ -207,9 +211,6 @@ void berth__plan_trial_undo(struct berth__plan *p);
 void berth__plan_trial_end(struct berth__plan *p);
 /* A point inside an open trial, and taking back only the edits made after it (the trial
  * stays open). */
-struct berth__plan_mark {
-    size_t undo, touched, snaps, npending, nrunning;
-};
 void berth__plan_trial_mark(const struct berth__plan *p, struct berth__plan_mark *m);
 void berth__plan_trial_undo_to(struct berth__plan *p, const struct berth__plan_mark *m);
 /* Inside plan.c: saves job j (and its slots) before an edit, when a trial is open. */

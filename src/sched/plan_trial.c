@@ -17,10 +17,7 @@ int berth__plan_trial_begin(struct berth__plan *p)
     berth__undo_reset(&p->undo);
     p->trial = 1;
     p->cluster->undo = &p->undo;
-    p->trial_touched = p->ntouched;
-    p->trial_snaps = p->nsnaps;
-    p->trial_npending = p->npending;
-    p->trial_nrunning = p->nrunning;
+    berth__plan_trial_mark(p, &p->trial_at);
     return 0;
 }
 
@@ -76,9 +73,7 @@ void berth__plan_trial_undo_to(struct berth__plan *p, const struct berth__plan_m
 
 void berth__plan_trial_undo(struct berth__plan *p)
 {
-    struct berth__plan_mark m = {0, p->trial_touched, p->trial_snaps, p->trial_npending,
-                                 p->trial_nrunning};
-    berth__plan_trial_undo_to(p, &m);
+    berth__plan_trial_undo_to(p, &p->trial_at);
     p->trial = 0;
     p->cluster->undo = NULL;
 }

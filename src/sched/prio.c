@@ -636,6 +636,19 @@ static int64_t key_now(const struct rheap *h, const struct rent *e, berth_us now
     return (int64_t)(e->rank + (__int128)h->slope * now);
 }
 
+/* Whether heap h's jobs run on a GPU type in mask (0 = any). */
+static int heap_in(const struct rheap *h, uint64_t mask)
+{
+    return !mask || (h->type >= 0 && (mask >> h->type & 1));
+}
+
+/* Whether a running job (key k, number job) is a victim for pending job pj with bar: its key
+ * is worse, or on a tie its number is higher. */
+static int worse_than(int64_t k, uint32_t job, int64_t bar, uint32_t pj)
+{
+    return k > bar || (k == bar && job > pj);
+}
+
 /* The heap whose top is the worst preemptible job now on a GPU type in mask (0 = any), or
  * -1 when there is none. */
 static int worst_running(const struct berth__prio *q, berth_us now, uint64_t mask)
@@ -645,7 +658,7 @@ static int worst_running(const struct berth__prio *q, berth_us now, uint64_t mas
     uint32_t bj = 0;
     for (size_t c = 0; c < q->nslopes; c++) {
         const struct rheap *h = &q->slopes[c];
-        if (!h->n || (mask && (h->type < 0 || !(mask >> h->type & 1))))
+        if (!h->n || !heap_in(h, mask))
             continue;
         int64_t k = key_now(h, &h->a[0], now);
         if (best < 0 || k > bk || (k == bk && h->a[0].job > bj)) {
@@ -802,7 +815,7 @@ static uint32_t next_victim(struct berth__prio *q, berth_us now, const struct be
         return BERTH_WHY_NOBODY;
     const struct rheap *h = &q->slopes[c];
     int64_t k = key_now(h, &h->a[0], now);
-    if (!(k > bar || (k == bar && h->a[0].job > p->idx)))
+    if (!worse_than(k, h->a[0].job, bar, p->idx))
         return BERTH_WHY_NOBODY; /* every running job it could use is at least as good as p */
     return h->a[0].job;
 }
@@ -816,23 +829,21 @@ static int victims_hold(struct berth__prio *q, berth_us now, const struct berth_
     int64_t got = 0;
     for (size_t c = 0; c < q->nslopes && got < need; c++) {
         const struct rheap *h = &q->slopes[c];
-        if (!h->n || (p->type_mask && (h->type < 0 || !(p->type_mask >> h->type & 1))))
+        if (!h->n || !heap_in(h, p->type_mask))
             continue;
         size_t top = 0;
-        if (BERTH_GROW(q->walk, q->walk_cap, 1))
+        if (BERTH_GROW(q->walk, q->walk_cap, ARITY))
             return -1;
         q->walk[top++] = 0;
         while (top && got < need) {
             size_t i = q->walk[--top];
-            int64_t k = key_now(h, &h->a[i], now);
-            if (!(k > bar || (k == bar && h->a[i].job > p->idx)))
+            if (!worse_than(key_now(h, &h->a[i], now), h->a[i].job, bar, p->idx))
                 continue;
             got += h->a[i].gpus;
-            for (size_t ch = ARITY * i + 1; ch <= ARITY * i + ARITY && ch < h->n; ch++) {
-                if (BERTH_GROW(q->walk, q->walk_cap, top + 1))
-                    return -1;
+            if (BERTH_GROW(q->walk, q->walk_cap, top + ARITY))
+                return -1;
+            for (size_t ch = ARITY * i + 1; ch <= ARITY * i + ARITY && ch < h->n; ch++)
                 q->walk[top++] = ch;
-            }
         }
     }
     return got >= need;
@@ -844,6 +855,19 @@ static uint32_t next_reclaim(struct berth__prio *q, const struct berth__view *v,
                              const struct berth__job *p)
 {
     return berth__quota_victim(q->quota, v->jobs, p, p->type_mask);
+}
+
+/* Starts p on the GPUs its admission found (they are idle: anything else is a bug). 0, or
+ * < 0 error. */
+static int start_found(const struct berth__view *v, struct berth__plan *plan, uint32_t pj,
+                       const struct berth__slot *slots, struct berth_err *err)
+{
+    int rc = berth__plan_start_slots(plan, pj, slots, err);
+    if (rc == BERTH_NOFIT)
+        return berth_err_set(err, BERTH_EINTERNAL,
+                             "policy: job %s does not fit the GPUs its admission found",
+                             v->jobs[pj].spec->id);
+    return rc;
 }
 
 /* An admission found: the victims p needs are preempted for good, in the order tried, and p
@@ -863,12 +887,8 @@ static int admit_found(struct berth__prio *q, const struct berth__view *v, struc
             return berth_err_set(err, BERTH_ENOMEM, "policy: out of memory");
         q->npreempted++;
     }
-    if ((rc = berth__plan_start_slots(plan, pj, slots, err)))
-        return rc == BERTH_NOFIT ? berth_err_set(err, BERTH_EINTERNAL,
-                                                 "policy: job %s does not fit the GPUs its "
-                                                 "admission found",
-                                                 v->jobs[pj].spec->id)
-                                 : rc;
+    if ((rc = start_found(v, plan, pj, slots, err)))
+        return rc;
     if ((rc = started(q, v, pj, on_res, err)) < 0)
         return rc;
     return 1;
@@ -876,9 +896,9 @@ static int admit_found(struct berth__prio *q, const struct berth__view *v, struc
 
 /* An admission's trial where p needed all n victims tried, and none of its tries was taken
  * back: the plan keeps the victims' preemptions (in the order tried, as admit_found would make
- * them again), p's start alone is taken back (to before_p) and made again on the GPUs the
- * trial gave it (start_slots takes them in slot order, which the free-GPU buckets' order
- * follows; the placement took them in its own), and the policy's bookkeeping follows as
+ * them again); when p's GPUs span servers, its start alone is taken back (to before_p) and
+ * made again on them (start_slots takes them in slot order, which the free-GPU buckets'
+ * order follows; the placement took them in its own); and the policy's bookkeeping follows as
  * admit_found's does: the victims wait again, counted as preempted, and p has started. The
  * victims left their heaps and the controls' counts in the trial. 1, or < 0 error. */
 static int commit_trial(struct berth__prio *q, const struct berth__view *v,
@@ -892,7 +912,7 @@ static int commit_trial(struct berth__prio *q, const struct berth__view *v,
     int one_server = 1;
     for (int32_t k = 1; k < ns && one_server; k++)
         one_server = p->slots[k].server == p->slots[0].server;
-    if (!one_server) /* its GPUs on one server: the placement took them as start_slots would */
+    if (!one_server) /* on one server the placement took them as start_slots would */
         berth__plan_trial_undo_to(plan, before_p);
     berth__plan_trial_end(plan);
     for (size_t i = 0; i < n; i++) {
@@ -902,12 +922,8 @@ static int commit_trial(struct berth__prio *q, const struct berth__view *v,
             return berth_err_set(err, BERTH_ENOMEM, "policy: out of memory");
         q->npreempted++;
     }
-    if (!one_server && (rc = berth__plan_start_slots(plan, pj, q->tslots, err)))
-        return rc == BERTH_NOFIT ? berth_err_set(err, BERTH_EINTERNAL,
-                                                 "policy: job %s does not fit the GPUs its "
-                                                 "admission found",
-                                                 p->spec->id)
-                                 : rc;
+    if (!one_server && (rc = start_found(v, plan, pj, q->tslots, err)))
+        return rc;
     if ((rc = started(q, v, pj, on_res, err)) < 0)
         return rc;
     return 1;
@@ -976,7 +992,7 @@ static int admit_in_trial(struct berth__prio *q, const struct berth__view *v,
     q->trial = 0;
     fit = !rc && fit == STARTED;
     int on_res = q->trial_on_res;
-    size_t n = q->nvictims;
+    size_t n = q->nvictims, nkept = 0;
     if (fit) { /* what the trial found: p's GPUs, and the victims it took them from */
         int32_t ns = berth__job_nslots(p);
         if (BERTH_GROW(q->tslots, q->tslots_cap, (size_t)ns) ||
@@ -990,6 +1006,7 @@ static int admit_in_trial(struct berth__prio *q, const struct berth__view *v,
             for (size_t i = n; i-- > 0 && !rc;) {
                 uint32_t w = q->victims[i];
                 q->kept[i] = !berth__plan_can_restore(plan, w);
+                nkept += q->kept[i];
                 if (!q->kept[i] && berth__plan_trial_room(plan, v->jobs[w].gpus))
                     rc = berth_err_set(err, BERTH_ENOMEM, "policy: out of memory");
                 else if (!q->kept[i])
@@ -998,14 +1015,9 @@ static int admit_in_trial(struct berth__prio *q, const struct berth__view *v,
             fit = !rc;
         }
     }
-    if (fit) {
-        size_t nk = 0;
-        for (size_t i = 0; i < n; i++)
-            nk += q->kept[i];
-        if (nk == n && clean && !berth__prio_no_commit) { /* needed every victim: it is it */
-            berth__prio_commits++;
-            return commit_trial(q, v, plan, pj, &before_p, n, on_res, err);
-        }
+    if (fit && nkept == n && clean && !berth__prio_no_commit) { /* it needed every victim */
+        berth__prio_commits++;
+        return commit_trial(q, v, plan, pj, &before_p, n, on_res, err);
     }
     berth__plan_trial_undo(plan);
     /* every victim runs again as before: back where it was, and counted by the controls */
@@ -1145,7 +1157,7 @@ static int admit_preempting(struct berth__prio *q, const struct berth__view *v,
             idle += v->cluster->types[t].free;
     could = idle;
     for (size_t c = 0; c < q->nslopes; c++)
-        if (!p->type_mask || (q->slopes[c].type >= 0 && (p->type_mask >> q->slopes[c].type & 1)))
+        if (heap_in(&q->slopes[c], p->type_mask))
             could += q->slopes[c].gpus;
     if (could < p->gpus)
         return 0;
