@@ -5,7 +5,11 @@ and every #include line under src/, and fails when
     same rank (model/ and solve/; sim/, io/ and pack/), or in a higher room of live/;
   - a file includes a header of a higher or sibling layer;
   - a file includes another folder's private header (*_int.h);
-  - a source folder is not in the table below (a new layer must be placed by hand).
+  - a source folder is not in the table below (a new layer must be placed by hand);
+  - a file of the daemon room (src/live/daemon) calls a file of a higher rank there, or of
+    another group of its rank (DAEMON below: the core never calls a subsystem by name, a
+    subsystem calls the core and the parts below it, never another subsystem of its rank),
+    or the core's own files call each other in a circle.
 Usage: scripts/check-layers.py [BUILD_DIR]   (default build; run after make build)"""
 import os
 import re
@@ -33,6 +37,69 @@ LAYERS = {
     "cli": (9, 0),
     "berthd": (9, 0),
 }
+
+# src/live/daemon's files -> (rank, group): a file may use lower ranks and its own group.
+# 0 parts the core and the subsystems use; 1 the core (job table, lock, tick, journal
+# writes, the engine bridge, recovery, the purge); 2 subsystems that register hooks with the
+# core or read its table; 3 subsystems over those (services drive the inference demand); 4
+# the assembly that creates the core and attaches every subsystem. A new file must be placed.
+DAEMON = {
+    "auth": (0, "auth"), "socket_rule": (0, "socket_rule"), "listener": (0, "listener"),
+    "scrape": (0, "scrape"), "autoscale": (0, "autoscale"), "statefile": (0, "statefile"),
+    "options": (0, "options"),
+    "core": (1, "core"), "core_purge": (1, "core"), "core_tick": (1, "core"),
+    "core_ops": (1, "core"), "core_host": (1, "core"), "core_recover": (1, "core"),
+    "deps": (2, "deps"), "infer": (2, "infer"), "telemetry": (2, "telemetry"),
+    "acct": (2, "acct"), "estimate": (2, "estimate"), "estimator": (2, "estimate"),
+    "service": (3, "service"),
+    "daemon": (4, "daemon"),
+}
+
+
+def daemon_problems(objs):
+    """The daemon room's file-level rule (DAEMON) on the objects' symbols."""
+    bad, defs, uses = [], {}, {}
+    for o in objs:
+        src = o.split("/src/", 1)[1][: -len(".o")]
+        if not src.startswith("live/daemon/") or not os.path.exists("src/" + src):
+            continue
+        name = os.path.basename(src)[: -len(".c")]
+        if name not in DAEMON:
+            bad.append("src/%s: a file of the daemon room that DAEMON does not place" % src)
+            continue
+        out = subprocess.run(["nm", "-P", o], capture_output=True, text=True, check=True).stdout
+        for line in out.splitlines():
+            parts = line.split()
+            if len(parts) < 2:
+                continue
+            if parts[1] == "U":
+                uses.setdefault(name, set()).add(parts[0])
+            elif parts[1].isupper():
+                defs[parts[0]] = name
+    edges = {}
+    for user, syms in sorted(uses.items()):
+        for sym in sorted(syms):
+            used = defs.get(sym)
+            if not used or used == user:
+                continue
+            edges.setdefault(user, set()).add(used)
+            (ru, gu), (rd, gd) = DAEMON[user], DAEMON[used]
+            if rd > ru or (rd == ru and gd != gu):
+                bad.append("src/live/daemon/%s.c: uses %s, defined in %s.c (%s)" % (
+                    user, sym, used, "a higher rank of the daemon room" if rd > ru
+                    else "another subsystem of its rank"))
+    # no circle among the files of one group (the core's files are one way among themselves)
+    def reach(a, b, seen):
+        for n in edges.get(a, ()):
+            if n == b or (n not in seen and DAEMON[n][1] == DAEMON[b][1] and
+                          (seen.add(n) or reach(n, b, seen))):
+                return True
+        return False
+    for a in sorted(edges):
+        for b in sorted(edges[a]):
+            if DAEMON[a][1] == DAEMON[b][1] and a < b and reach(b, a, set()):
+                bad.append("src/live/daemon/%s.c and %s.c: call each other (a circle)" % (a, b))
+    return bad
 
 
 def folder_of(path):
@@ -126,6 +193,7 @@ def main():
                 why = problem(user, used)
                 if why:
                     bad.append("src/%s: uses %s, defined in %s (%s: %s/ on %s/)" % (src, sym, where, why, user, used))
+    bad += daemon_problems(objs)
     for b in bad:
         print("check-layers: " + b)
     print("check-layers: %d objects, %d symbols, %d problems" % (len(objs), len(defined), len(bad)))

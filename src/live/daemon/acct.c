@@ -7,7 +7,7 @@
  * history was trimmed). Cost: O(jobs + their history), under the daemon's lock. */
 #include <string.h>
 
-#include "live/daemon/daemon.h"
+#include "live/daemon/acct.h"
 #include "live/jobs/journal.h"
 #include "model/cluster.h"
 

@@ -1,5 +1,6 @@
-/* berthd's life: create (inventory, engine, journal, recovery), the scheduler loop, and
- * teardown (see daemon.h). */
+/* berthd's life: create (inventory, engine, journal, the subsystems registered with the
+ * core), the scheduler loop (recovery, then ticks), and teardown (see daemon.h). The only
+ * file of the daemon room that knows every subsystem by name. */
 #include <errno.h>
 #include <stdio.h>
 #include <stddef.h>
@@ -15,6 +16,7 @@
 #include "live/daemon/daemon.h"
 #include "live/daemon/estimator.h"
 #include "live/daemon/service.h"
+#include "live/daemon/telemetry.h"
 #include "live/daemon/socket_rule.h"
 #include "live/daemon/options.h"
 #include "util/hash.h"
@@ -53,173 +55,6 @@ void berth__daemon_opts_init(struct berth__daemon_opts *o)
     o->slurm_failsafe_us = 60 * BERTH_US_PER_S;
     o->slurm_node_poll_us = 5 * BERTH_US_PER_S;
     berth__limits_init(&o->limits);
-}
-
-berth_us berth__wall_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (berth_us)ts.tv_sec * BERTH_US_PER_S + ts.tv_nsec / 1000;
-}
-
-berth_us berth__mono_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (berth_us)ts.tv_sec * BERTH_US_PER_S + ts.tv_nsec / 1000;
-}
-
-struct berth__ljob *berth__daemon_job(struct berth__daemon *d, uint64_t id)
-{
-    return id >= 1 && id <= d->njobs ? d->jobs[id - 1] : NULL;
-}
-
-struct berth__job *berth__daemon_ejob(struct berth__daemon *d, struct berth__ljob *j)
-{
-    return j->in_engine ? &d->engine->jobs[j->eidx] : NULL;
-}
-
-/* The names of the servers of n slots, which recovery maps back to indices (the inventory
- * may differ after a restart: Slurm nodes added or removed). */
-static json_t *slot_names(const struct berth_cluster *c, const struct berth__slot *s, int32_t n)
-{
-    json_t *a = json_array();
-    for (int32_t i = 0; a && i < n; i++)
-        if (json_array_append_new(
-                a, json_string(s[i].server < c->nsrv ? c->srv[s[i].server].name : ""))) {
-            json_decref(a);
-            return NULL;
-        }
-    return a;
-}
-
-int berth__daemon_save(struct berth__daemon *d, struct berth__ljob *j, int wait,
-                       struct berth_err *err)
-{
-    json_t *o = berth__ljob_json(j, 1);
-    if (o && (json_object_set_new(o, "slot_nodes",
-                                  slot_names(d->engine->cluster, j->slots, j->nslots)) ||
-              json_object_set_new(o, "pslot_nodes",
-                                  slot_names(d->engine->cluster, j->pslots, j->npslots)))) {
-        json_decref(o);
-        o = NULL;
-    }
-    char *doc = o ? berth__json_dumps(o, JSON_COMPACT) : NULL;
-    json_decref(o);
-    if (!doc)
-        return berth_err_set(err, BERTH_ENOMEM, "out of memory");
-    int rc = berth__journal_put(d->jn, j->id, doc, wait, err);
-    free(doc);
-    return rc;
-}
-
-/* The GPUs a job counts against its user's max_gpus: the most it may hold. */
-static int64_t limit_gpus(const struct berth__ljob *j)
-{
-    return j->spec.max_gpus > j->spec.num_gpus ? j->spec.max_gpus : j->spec.num_gpus;
-}
-
-/* 1 when j must wait outside the scheduler for its user's GPU limit. */
-static int over_gpu_limit(struct berth__daemon *d, const struct berth__ljob *j)
-{
-    struct berth__limit_set lim;
-    berth__limits_for(&d->o.limits, j->user, &lim);
-    return j->usage && lim.max_gpus > 0 && j->usage->sched_gpus + limit_gpus(j) > lim.max_gpus;
-}
-
-static int engine_add(struct berth__daemon *d, struct berth__ljob *j, berth_us now,
-                      struct berth_err *err)
-{
-    uint32_t idx;
-    int rc = berth__engine_add(d->engine, &j->spec, &idx, err);
-    if (rc)
-        return rc;
-    if (BERTH_GROW(d->by_eidx, d->by_eidx_cap, (size_t)idx + 1))
-        return berth_err_set(err, BERTH_ENOMEM, "out of memory");
-    d->by_eidx[idx] = (uint32_t)j->id;
-    j->eidx = idx;
-    j->in_engine = 1;
-    j->held_back = 0;
-    if (j->usage && !j->sched_counted) {
-        j->usage->sched_gpus += limit_gpus(j);
-        j->sched_counted = 1;
-    }
-    struct berth__job *ej = &d->engine->jobs[idx];
-    ej->run_us = j->ran_us; /* what its attempts ran before (backfill reserves by the rest) */
-    if (j->spec.total_steps > 0) { /* work in steps, as reports give it */
-        ej->work = (double)j->spec.total_steps;
-        ej->done = (double)(j->step < j->spec.total_steps ? j->step : j->spec.total_steps);
-    }
-    ej->progress_at = now;
-    if (d->tput && berth_jobspec_extra(&j->spec)
-                       ->job_type[0]) /* a type the model knows: policies see its rates */
-        ej->cls = berth__tput_class_find(d->tput, berth_jobspec_extra(&j->spec)->job_type);
-    if (j->state == BERTH_L_RUNNING) /* adoption: the caller places it */
-        return 0;
-    if ((rc = berth__engine_arrive(d->engine, idx, now, err)))
-        return rc;
-    berth__drive_touch(&d->drive);
-    return 0;
-}
-
-int berth__daemon_enqueue(struct berth__daemon *d, struct berth__ljob *j, berth_us now,
-                          struct berth_err *err)
-{
-    if (j->state != BERTH_L_RUNNING && berth__daemon_gate(d, j, now))
-        return 0; /* its dependencies or its array's throttle: it waits outside */
-    if (j->state != BERTH_L_RUNNING && over_gpu_limit(d, j)) {
-        struct berth__usage *u = j->usage;
-        if (BERTH_GROW(u->held_back, u->held_cap, u->nheld + 1))
-            return berth_err_set(err, BERTH_ENOMEM, "out of memory");
-        u->held_back[u->nheld++] = (uint32_t)j->id;
-        j->held_back = 1;
-        return 0;
-    }
-    return engine_add(d, j, now, err);
-}
-
-void berth__daemon_unhold_back(struct berth__daemon *d, struct berth__ljob *j)
-{
-    (void)d;
-    j->held_back = 0; /* its entry in the user's list is skipped when reached */
-}
-
-/* The user's jobs held back by the GPU limit enter the scheduler while they fit, in order. */
-static void admit_held(struct berth__daemon *d, struct berth__usage *u, berth_us now)
-{
-    while (u->held_head < u->nheld) { /* the user's held-back jobs, in submission order */
-        struct berth__ljob *h = berth__daemon_job(d, u->held_back[u->held_head]);
-        if (h && h->held_back && h->state == BERTH_L_PENDING) {
-            if (over_gpu_limit(d, h))
-                break;
-            struct berth_err e = {0};
-            if (engine_add(d, h, now, &e)) {
-                fprintf(d->log, "berthd: job %s: %s\n", h->idstr, e.msg);
-                break;
-            }
-        }
-        u->held_head++;
-    }
-    if (u->held_head == u->nheld)
-        u->held_head = u->nheld = 0;
-}
-
-void berth__daemon_left_sched(struct berth__daemon *d, struct berth__ljob *j, berth_us now)
-{
-    if (j->array_id) /* a task left: another of its array may enter */
-        berth__daemon_moved(d, j);
-    struct berth__usage *u = j->usage;
-    if (!u || !j->sched_counted)
-        return;
-    j->sched_counted = 0;
-    u->sched_gpus -= limit_gpus(j);
-    admit_held(d, u, now);
-}
-
-static void admit_held_cb(void *ctx, struct berth__usage *u)
-{
-    struct berth__daemon *d = ctx;
-    admit_held(d, u, berth__wall_us());
 }
 
 /* The executor, given the host interface (d->host, over d->ex), builds the inventory; berthd
@@ -394,6 +229,12 @@ int berth__daemon_create(const struct berth__daemon_opts *o, struct berth__daemo
         (rc = o->queues ? berth_queues_load(o->queues, d->cluster, &d->queues, err) : 0) ||
         (rc = init_tally(d, err)))
         goto fail;
+    /* the subsystems, in the order their hooks run: dependencies first (a job they hold
+     * never enters the scheduler), then services, whose replicas set the inference demand,
+     * then the loaning's integrals over that demand, then telemetry */
+    if ((rc = berth__deps_attach(d, err)) || (rc = berth__svc_attach(d, err)) ||
+        (rc = berth__infer_attach(d, err)) || (rc = berth__telemetry_attach(d, err)))
+        goto fail;
     params.queues = d->queues; /* the policy enforces them (quotas, limits, shares) */
     if ((rc = berth__engine_create(d->cluster, o->policy, o->placement, &params, &exec, &d->engine,
                                    err)))
@@ -438,7 +279,6 @@ void berth__daemon_destroy(struct berth__daemon *d)
     free(d->jobs);
     free(d->by_eidx);
     free(d->incoming);
-    free(d->moved);
     berth__estimator_free(d);
     free(d->active);
     free(d->stop_due);
@@ -452,9 +292,7 @@ void berth__daemon_destroy(struct berth__daemon *d)
     berth_queues_free(d->queues);
     berth__tally_free(&d->tally);
     berth__telemetry_free(&d->tel);
-    berth__svc_free(d);
-    free(d->infer.srv);
-    free(d->infer.hist);
+    berth__daemon_subs_free(d); /* services, the loaning, dependencies */
     berth__iso_close(d->iso);
     berth__limits_free(&d->o.limits);
     pthread_mutex_destroy(&d->mu);
@@ -486,7 +324,7 @@ void berth__daemon_reload(struct berth__daemon *d)
     d->auth = auth;
     pthread_rwlock_unlock(&d->auth_lock);
     d->o.limits = tmp.limits;
-    berth__usage_each(d->usage, admit_held_cb, d); /* a raised max_gpus lets jobs in now */
+    berth__daemon_limits_changed(d); /* a raised max_gpus lets jobs in now */
     berth__drive_touch(&d->drive);
     size_t ntok = berth__auth_count(auth), nlim = d->o.limits.nper;
     pthread_mutex_unlock(&d->mu);

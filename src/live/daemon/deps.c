@@ -8,7 +8,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "live/daemon/daemon.h"
+#include "live/daemon/deps.h"
+#include "util/mem.h"
+
+/* The subsystem's own state: the jobs that started or ended since the last tick, whose
+ * dependents (or array's waiting tasks) the next tick looks at. */
+struct berth__deps {
+    uint64_t *moved;
+    size_t nmoved, moved_cap;
+    int moved_all; /* a moved job could not be listed: look at every waiting job */
+};
 
 /* The jobs a dependency on id stands for: the job, or every task of the array whose first
  * task it is. */
@@ -98,29 +107,37 @@ int berth__daemon_array_full(struct berth__daemon *d, const struct berth__ljob *
     return j->array_id && j->array_max && array_inside(d, j) >= j->array_max;
 }
 
-int berth__daemon_deps_link(struct berth__daemon *d, struct berth__ljob *j)
+/* j joins the reverse index of the jobs it depends on (hook joined); out of memory, every
+ * waiting job is looked at again at the next tick. */
+static int deps_link(struct berth__daemon *d, void *self, struct berth__ljob *j)
 {
+    struct berth__deps *s = self;
     for (size_t i = 0; i < j->ndeps; i++) {
         struct berth__ljob *t = berth__daemon_job(d, j->deps[i].job);
         if (!t)
             continue;
         if (t->nrdeps && t->rdeps[t->nrdeps - 1] == j->id)
             continue; /* two dependencies on one job: linked once */
-        if (BERTH_GROW(t->rdeps, t->rdcap, t->nrdeps + 1))
+        if (BERTH_GROW(t->rdeps, t->rdcap, t->nrdeps + 1)) {
+            s->moved_all = 1;
             return BERTH_ENOMEM;
+        }
         t->rdeps[t->nrdeps++] = j->id;
     }
     return 0;
 }
 
-void berth__daemon_moved(struct berth__daemon *d, struct berth__ljob *j)
+/* j started or ended (hook moved): its dependents look again at the next tick. */
+static void moved(struct berth__daemon *d, void *self, struct berth__ljob *j)
 {
+    struct berth__deps *s = self;
+    (void)d;
     if (!j->nrdeps && !j->array_id)
         return; /* nobody waits on it */
-    if (!BERTH_GROW(d->moved, d->moved_cap, d->nmoved + 1))
-        d->moved[d->nmoved++] = j->id;
+    if (!BERTH_GROW(s->moved, s->moved_cap, s->nmoved + 1))
+        s->moved[s->nmoved++] = j->id;
     else /* out of memory: every waiting job is looked at again at the next tick */
-        d->moved_all = 1;
+        s->moved_all = 1;
 }
 
 /* Ends j (waiting on a dependency that can never be met) failed; its dependents follow. */
@@ -143,20 +160,24 @@ static int retry(struct berth__daemon *d, struct berth__ljob *j, berth_us now,
     return berth__daemon_enqueue(d, j, now, err);
 }
 
-int berth__daemon_moved_apply(struct berth__daemon *d, berth_us now, struct berth_err *err)
+/* Each tick (hook tick): dependencies met, array tasks let in. */
+static int moved_apply(struct berth__daemon *d, void *self, berth_us now, struct berth_err *err)
 {
+    struct berth__deps *s = self;
     int rc = 0;
-    if (d->moved_all) { /* every job that waits outside: after a failed allocation */
-        d->moved_all = 0;
-        d->nmoved = 0;
+    if (!s->nmoved && !s->moved_all)
+        return 0;
+    if (s->moved_all) { /* every job that waits outside: after a failed allocation */
+        s->moved_all = 0;
+        s->nmoved = 0;
         for (size_t i = 0; !rc && i < d->njobs; i++)
             if (d->jobs[i])
                 rc = retry(d, d->jobs[i], now, err);
         return rc;
     }
     /* what moved may move more (a failed dependency fails its dependents): a queue */
-    for (size_t m = 0; !rc && m < d->nmoved; m++) {
-        struct berth__ljob *x = berth__daemon_job(d, d->moved[m]);
+    for (size_t m = 0; !rc && m < s->nmoved; m++) {
+        struct berth__ljob *x = berth__daemon_job(d, s->moved[m]);
         if (!x)
             continue;
         for (size_t i = 0; !rc && i < x->nrdeps; i++) {
@@ -179,7 +200,7 @@ int berth__daemon_moved_apply(struct berth__daemon *d, berth_us now, struct bert
             }
         }
     }
-    d->nmoved = 0;
+    s->nmoved = 0;
     return rc;
 }
 
@@ -198,4 +219,86 @@ int berth__daemon_gate(struct berth__daemon *d, struct berth__ljob *j, berth_us 
     }
     j->array_wait = (uint8_t)berth__daemon_array_full(d, j);
     return j->array_wait;
+}
+
+static int gate(struct berth__daemon *d, void *self, struct berth__ljob *j, berth_us now)
+{
+    (void)self;
+    return berth__daemon_gate(d, j, now);
+}
+
+/* Why j, outside the scheduler, waits for its dependencies or its array's throttle. */
+static const char *reason(struct berth__daemon *d, void *self, struct berth__ljob *j, char *buf,
+                          size_t len)
+{
+    (void)self;
+    if (j->dep_wait) {
+        char what[200];
+        berth__daemon_deps_state(d, j, what, sizeof what);
+        snprintf(buf, len,
+                 "Dependency: it waits for %s; it enters the queue once its "
+                 "dependencies are met",
+                 what);
+        return "Dependency";
+    }
+    if (j->array_wait) {
+        snprintf(buf, len,
+                 "JobArrayTaskLimit: %u tasks of array %llu are in the scheduler, its throttle "
+                 "(%%%u); it enters as they end",
+                 j->array_max, (unsigned long long)j->array_id, j->array_max);
+        return "JobArrayTaskLimit";
+    }
+    return NULL;
+}
+
+/* Moved jobs not yet looked at may need the ended jobs they depend on: no purge now. */
+static int busy(struct berth__daemon *d, void *self)
+{
+    const struct berth__deps *s = self;
+    (void)d;
+    return s->nmoved || s->moved_all;
+}
+
+/* A job that still waits on ended job j keeps it in memory. */
+static int keeps(struct berth__daemon *d, void *self, const struct berth__ljob *j)
+{
+    (void)self;
+    for (size_t i = 0; i < j->nrdeps; i++) {
+        const struct berth__ljob *w = berth__daemon_job(d, j->rdeps[i]);
+        if (w && !berth__lstate_final(w->state))
+            return 1;
+    }
+    return 0;
+}
+
+static void deps_free(void *self)
+{
+    struct berth__deps *s = self;
+    if (s)
+        free(s->moved);
+    free(s);
+}
+
+static const struct berth__daemon_hooks hooks = {
+    .name = "dependencies",
+    .joined = deps_link,
+    .moved = moved,
+    .gate = gate,
+    .reason = reason,
+    .tick = moved_apply,
+    .busy = busy,
+    .keeps = keeps,
+    .free = deps_free,
+};
+
+int berth__deps_attach(struct berth__daemon *d, struct berth_err *err)
+{
+    struct berth__deps *s = calloc(1, sizeof *s);
+    if (!s)
+        return berth_err_set(err, BERTH_ENOMEM, "out of memory");
+    if (berth__daemon_hook(d, &hooks, s)) {
+        free(s);
+        return berth_err_set(err, BERTH_EINPUT, "too many daemon subsystems");
+    }
+    return 0;
 }

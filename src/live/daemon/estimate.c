@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "live/daemon/daemon.h"
+#include "live/daemon/core.h"
 #include "live/daemon/estimate.h"
 #include "model/cluster.h"
 #include "util/hash.h"

@@ -18,7 +18,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "live/daemon/daemon.h"
+#include "live/daemon/core.h"
 #include "live/daemon/estimate.h"
 #include "live/daemon/estimator.h"
 #include "solve/lp_alloc.h"

@@ -23,7 +23,8 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "live/daemon/daemon.h"
+#include "live/daemon/infer.h"
+#include "live/daemon/statefile.h"
 #include "model/cluster.h"
 
 static int in_pool(const struct berth_cluster *c, size_t s)
@@ -65,11 +66,11 @@ static int demand_load(struct berth__daemon *d, int32_t *servers, struct berth_e
     char *end;
     errno = 0;
     long v = strtol(buf, &end, 10);
-    if (errno || end == buf || (*end && *end != '\n') || v < 0 || v > d->infer.servers)
+    if (errno || end == buf || (*end && *end != '\n') || v < 0 || v > d->infer->servers)
         return berth_err_set(err, BERTH_EINPUT,
                              "%s: expected a number of servers 0..%d (the inference pool), "
                              "found '%.20s'",
-                             path, d->infer.servers, buf);
+                             path, d->infer->servers, buf);
     *servers = (int32_t)v;
     return 0;
 }
@@ -84,7 +85,7 @@ static int demand_store(struct berth__daemon *d, int32_t servers, struct berth_e
 int berth__daemon_infer_init(struct berth__daemon *d, berth_us now, struct berth_err *err)
 {
     struct berth_cluster *c = d->engine->cluster;
-    struct berth__infer *in = &d->infer;
+    struct berth__infer *in = d->infer;
     free(in->srv);
     free(in->hist);
     memset(in, 0, sizeof *in);
@@ -144,10 +145,12 @@ static void hist_add(struct berth__infer *in, berth_us now, berth_us reclaim_us)
     };
 }
 
+static void infer_tick(struct berth__daemon *d, berth_us now);
+
 int berth__daemon_infer_set(struct berth__daemon *d, int32_t servers, berth_us now,
                             struct berth_err *err)
 {
-    struct berth__infer *in = &d->infer;
+    struct berth__infer *in = d->infer;
     if (!in->servers)
         return berth_err_set(err, BERTH_EINPUT,
                              "demand_servers: this cluster has no server in pool \"inference\"");
@@ -158,19 +161,20 @@ int berth__daemon_infer_set(struct berth__daemon *d, int32_t servers, berth_us n
     int rc = servers == in->demand ? 0 : demand_store(d, servers, err);
     if (rc)
         return rc;
-    berth__daemon_infer_tick(d, now); /* the integrals up to now, at the old demand */
+    infer_tick(d, now); /* the integrals up to now, at the old demand */
     if (servers != in->demand)
         in->changes++;
     in->demand = servers;
     berth__engine_set_infer_demand(d->engine, servers);
     berth__drive_touch(&d->drive); /* the demand moved: a pass now */
-    berth__daemon_infer_tick(d, now);
+    infer_tick(d, now);
     return 0;
 }
 
-void berth__daemon_infer_tick(struct berth__daemon *d, berth_us now)
+/* The reclaim latency and the integrals up to now (each tick, and around a demand change). */
+static void infer_tick(struct berth__daemon *d, berth_us now)
 {
-    struct berth__infer *in = &d->infer;
+    struct berth__infer *in = d->infer;
     if (!in->servers)
         return;
     const struct berth_cluster *c = d->engine->cluster;
@@ -207,4 +211,38 @@ void berth__daemon_infer_tick(struct berth__daemon *d, berth_us now)
     } else {
         hist_add(in, now, -1);
     }
+}
+
+static int hook_tick(struct berth__daemon *d, void *self, berth_us now, struct berth_err *err)
+{
+    (void)self, (void)err;
+    infer_tick(d, now);
+    return 0;
+}
+
+static void hook_free(void *self)
+{
+    struct berth__infer *in = self;
+    free(in->srv);
+    free(in->hist);
+    free(in);
+}
+
+static const struct berth__daemon_hooks hooks = {
+    .name = "inference",
+    .tick = hook_tick,
+    .free = hook_free,
+};
+
+int berth__infer_attach(struct berth__daemon *d, struct berth_err *err)
+{
+    struct berth__infer *in = calloc(1, sizeof *in);
+    if (!in)
+        return berth_err_set(err, BERTH_ENOMEM, "out of memory");
+    if (berth__daemon_hook(d, &hooks, in)) {
+        free(in);
+        return berth_err_set(err, BERTH_EINPUT, "too many daemon subsystems");
+    }
+    d->infer = in;
+    return 0;
 }

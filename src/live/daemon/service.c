@@ -10,7 +10,9 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "live/daemon/daemon.h"
+#include "live/daemon/core.h"
+#include "live/daemon/infer.h"
+#include "live/daemon/statefile.h"
 #include "live/daemon/listener.h"
 #include "live/daemon/service.h"
 #include "util/name.h"
@@ -266,8 +268,8 @@ static int pick_port(struct berth__daemon *d)
 
 static int pool_index(const struct berth__daemon *d, uint32_t server)
 {
-    for (int32_t i = 0; i < d->infer.servers; i++)
-        if (d->infer.srv[i] == server)
+    for (int32_t i = 0; i < d->infer->servers; i++)
+        if (d->infer->srv[i] == server)
             return i;
     return -1;
 }
@@ -287,7 +289,7 @@ static int32_t pin(struct berth__daemon *d)
 {
     struct berth__svcs *v = d->svcs;
     struct berth_cluster *c = d->engine->cluster;
-    memset(v->occ, 0, (size_t)d->infer.servers * BERTH_MAX_SERVER_GPUS);
+    memset(v->occ, 0, (size_t)d->infer->servers * BERTH_MAX_SERVER_GPUS);
     for (size_t i = 0; i < v->n; i++)
         for (int r = 0; r < BERTH_SVC_MAX_REPLICAS; r++) {
             struct berth__ljob *j = v->s[i]->rep[r] ? berth__daemon_job(d, v->s[i]->rep[r]) : NULL;
@@ -298,11 +300,11 @@ static int32_t pin(struct berth__daemon *d)
                 occupy(d, j->pslots, j->npslots);
         }
     int32_t pinned = 0;
-    for (int32_t p = 0; p < d->infer.servers; p++) {
+    for (int32_t p = 0; p < d->infer->servers; p++) {
         uint8_t on = 0;
         for (int g = 0; g < BERTH_MAX_SERVER_GPUS && !on; g++)
             on = v->occ[(size_t)p * BERTH_MAX_SERVER_GPUS + (size_t)g];
-        c->srv[d->infer.srv[p]].pinned = on;
+        c->srv[d->infer->srv[p]].pinned = on;
         pinned += on;
     }
     return pinned;
@@ -315,8 +317,8 @@ static int place(struct berth__daemon *d, int32_t gpus, const char *type, struct
 {
     const struct berth_cluster *c = d->engine->cluster;
     int best = -1, best_pinned = 0;
-    for (int32_t p = d->infer.servers - 1; p >= 0; p--) {
-        uint32_t s = d->infer.srv[p];
+    for (int32_t p = d->infer->servers - 1; p >= 0; p--) {
+        uint32_t s = d->infer->srv[p];
         const struct berth__server *v = &c->srv[s];
         if (!v->reserved || v->ngpus < gpus ||
             (type && *type && strcasecmp(c->types[v->type].name, type)))
@@ -332,7 +334,7 @@ static int place(struct berth__daemon *d, int32_t gpus, const char *type, struct
     }
     if (best < 0)
         return -1;
-    uint32_t s = d->infer.srv[best];
+    uint32_t s = d->infer->srv[best];
     int32_t k = 0;
     for (int g = 0; g < c->srv[s].ngpus && k < gpus; g++)
         if (!d->svcs->occ[(size_t)best * BERTH_MAX_SERVER_GPUS + (size_t)g] &&
@@ -469,8 +471,8 @@ void berth__svc_report(struct berth__ljob *j, double load, berth_us now)
 static int32_t server_gpus(const struct berth__daemon *d)
 {
     int32_t g = 0; /* the pool's smallest server */
-    for (int32_t i = 0; i < d->infer.servers; i++) {
-        int32_t n = d->engine->cluster->srv[d->infer.srv[i]].ngpus;
+    for (int32_t i = 0; i < d->infer->servers; i++) {
+        int32_t n = d->engine->cluster->srv[d->infer->srv[i]].ngpus;
         g = !g || n < g ? n : g;
     }
     return g;
@@ -543,9 +545,9 @@ static void reconcile(struct berth__daemon *d, struct berth__service *s, berth_u
 void berth__svc_tick(struct berth__daemon *d, berth_us now)
 {
     struct berth__svcs *v = d->svcs;
-    if (!v || !d->infer.servers)
+    if (!v || !d->infer->servers)
         return;
-    if (!v->occ && !(v->occ = calloc((size_t)d->infer.servers * BERTH_MAX_SERVER_GPUS, 1)))
+    if (!v->occ && !(v->occ = calloc((size_t)d->infer->servers * BERTH_MAX_SERVER_GPUS, 1)))
         return;
     pin(d);
     int gone = 0;
@@ -578,8 +580,8 @@ void berth__svc_tick(struct berth__daemon *d, berth_us now)
         need += n > 0 ? n : 0;
     }
     int32_t dem = need > pinned ? need : pinned;
-    dem = dem > d->infer.servers ? d->infer.servers : dem;
-    if (dem != d->infer.demand && berth__daemon_infer_set(d, dem, now, &e))
+    dem = dem > d->infer->servers ? d->infer->servers : dem;
+    if (dem != d->infer->demand && berth__daemon_infer_set(d, dem, now, &e))
         fprintf(d->log, "berthd: services: inference demand %d: %s\n", dem, e.msg);
 }
 
@@ -620,7 +622,7 @@ int berth__svc_create(struct berth__daemon *d, const json_t *body, const struct 
     int32_t sg = server_gpus(d);
     if (!svcs_of(d))
         st = 500, berth_err_set(err, BERTH_ENOMEM, "out of memory");
-    else if (!d->infer.servers)
+    else if (!d->infer->servers)
         st = 400, berth_err_set(err, BERTH_EINPUT,
                                 "pool: this cluster has no server in pool \"inference\" (the "
                                 "cluster file's \"pool\" of each server)");
@@ -995,4 +997,75 @@ void berth__svc_free(struct berth__daemon *d)
     free(d->svcs->occ);
     free(d->svcs);
     d->svcs = NULL;
+}
+
+/* ---- the hooks the core calls (core.h); self is the daemon */
+
+static int hook_load(struct berth__daemon *d, void *self, struct berth_err *err)
+{
+    (void)self;
+    return berth__svc_load(d, err);
+}
+
+static int hook_recover_job(struct berth__daemon *d, void *self, struct berth__ljob *j,
+                            berth_us now, struct berth_err *err)
+{
+    (void)self;
+    return j->svc ? berth__svc_recover_job(d, j, now, err) : 0;
+}
+
+static void hook_recovered(struct berth__daemon *d, void *self, berth_us now)
+{
+    (void)self;
+    berth__svc_recovered(d, now);
+}
+
+static void hook_ended(struct berth__daemon *d, void *self, struct berth__ljob *j, const char *how,
+                       berth_us ran, berth_us now)
+{
+    (void)self;
+    if (j->svc)
+        berth__svc_exited(d, j, how, ran, now);
+}
+
+static int hook_tick(struct berth__daemon *d, void *self, berth_us now, struct berth_err *err)
+{
+    (void)self, (void)err;
+    berth__svc_tick(d, now);
+    return 0;
+}
+
+/* A service that still names ended job j as a replica keeps it in memory. */
+static int hook_keeps(struct berth__daemon *d, void *self, const struct berth__ljob *j)
+{
+    (void)self;
+    if (j->svc && d->svcs)
+        for (size_t s = 0; s < d->svcs->n; s++)
+            for (int r = 0; d->svcs->s[s] && r < BERTH_SVC_MAX_REPLICAS; r++)
+                if (d->svcs->s[s]->rep[r] == j->id)
+                    return 1;
+    return 0;
+}
+
+static void hook_free(void *self)
+{
+    berth__svc_free(self);
+}
+
+static const struct berth__daemon_hooks hooks = {
+    .name = "services",
+    .load = hook_load,
+    .recover_job = hook_recover_job,
+    .recovered = hook_recovered,
+    .owned_ended = hook_ended,
+    .tick = hook_tick,
+    .keeps = hook_keeps,
+    .free = hook_free,
+};
+
+int berth__svc_attach(struct berth__daemon *d, struct berth_err *err)
+{
+    if (berth__daemon_hook(d, &hooks, d))
+        return berth_err_set(err, BERTH_EINPUT, "too many daemon subsystems");
+    return 0;
 }

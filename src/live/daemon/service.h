@@ -103,5 +103,8 @@ void berth__svc_report(struct berth__ljob *j, double load, berth_us now);
 int berth__svc_start(struct berth__daemon *d, struct berth_err *err);
 void berth__svc_stop(struct berth__daemon *d);
 void berth__svc_free(struct berth__daemon *d);
+/* Registers services with the core (core.h: recovery, replicas' ends, the tick, the
+ * purge); at create. */
+int berth__svc_attach(struct berth__daemon *d, struct berth_err *err);
 
 #endif

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "live/daemon/daemon.h"
+#include "live/daemon/statefile.h"
 
 int berth__state_write(const char *dir, const char *name, const void *buf, size_t len,
                        struct berth_err *err)

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "live/daemon/daemon.h"
+#include "live/daemon/core.h"
 #include "live/daemon/telemetry.h"
 
 /* pass latency: 50 µs to 10 s; queue wait: 1 s to a week */
@@ -182,5 +182,21 @@ int berth__telemetry_copy(const struct berth__telemetry *t, berth_us since, size
         if (r->t >= since)
             (*waits)[(*nwaits)++] = r->wait_s;
     }
+    return 0;
+}
+
+static void hook_started(struct berth__daemon *d, void *self, const struct berth__ljob *j,
+                         berth_us now)
+{
+    (void)self;
+    berth__telemetry_started(d, j, now);
+}
+
+static const struct berth__daemon_hooks hooks = {.name = "telemetry", .started = hook_started};
+
+int berth__telemetry_attach(struct berth__daemon *d, struct berth_err *err)
+{
+    if (berth__daemon_hook(d, &hooks, &d->tel))
+        return berth_err_set(err, BERTH_EINPUT, "too many daemon subsystems");
     return 0;
 }

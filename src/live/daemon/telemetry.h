@@ -53,6 +53,9 @@ void berth__telemetry_free(struct berth__telemetry *t);
 void berth__telemetry_tick(struct berth__daemon *d, berth_us now);
 /* Under d->mu: j starts at now (its first start counts in the wait histogram). */
 void berth__telemetry_started(struct berth__daemon *d, const struct berth__ljob *j, berth_us now);
+/* Registers the started hook with the core (core.h); at create. */
+struct berth_err;
+int berth__telemetry_attach(struct berth__daemon *d, struct berth_err *err);
 /* Under d->mu: copies of the samples since `since` (at most max of them, evenly picked, the
  * newest last) and of the waits of the starts since then. The caller frees both. */
 int berth__telemetry_copy(const struct berth__telemetry *t, berth_us since, size_t max,

@@ -1,13 +1,13 @@
 /* How berthd runs a job's attempts, as one table of calls: the local executor
  * (exec_local_ops.c: processes on this machine under the shim) and the slurm executor
  * (exec_slurm.c: Slurm jobs held until berth places them). The scheduler loop
- * (daemon_exec.c) and recovery (recover.c) drive both through it, so preemption, restart,
- * cancel and re-adoption follow one state machine whatever runs the job.
+ * (daemon/core_tick.c) and recovery (daemon/core_recover.c) drive both through it, so preemption,
+ * restart, cancel and re-adoption follow one state machine whatever runs the job.
  *
  * An executor never sees the daemon. Each op gets the executor's own state (self, made by
  * open, as a Slurm plugin's ops or a libuv handle do) and the job record it works on
  * (live/jobs/ljob.h); whatever it must ask of berthd goes through the host interface below,
- * which berthd fills (daemon/daemon_host.c) and a test can fake (tests/live/test_exec_local.c).
+ * which berthd fills (daemon/core_host.c) and a test can fake (tests/live/test_exec_local.c).
  * exec/ sits below daemon/ and http/: no file here includes their headers. */
 #ifndef BERTH_LIVE_EXECUTOR_H
 #define BERTH_LIVE_EXECUTOR_H

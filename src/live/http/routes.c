@@ -334,8 +334,8 @@ static void list(struct berth__daemon *d, const struct berth__hreq *r, struct be
         json_object_set_new(out->json, "next", json_integer(next));
 }
 
-/* A job that left memory (purge.c), from the journal's document, under no lock: what its
- * record says, as GET /v1/jobs/ID gives it, with "purged": true. 0 when answered, 1 when the
+/* A job that left memory (daemon/core_purge.c), from the journal's document, under no lock: what
+ * its record says, as GET /v1/jobs/ID gives it, with "purged": true. 0 when answered, 1 when the
  * journal has no such job. */
 static int show_purged(struct berth__daemon *d, const struct berth__hreq *r,
                        struct berth__hresp *out)
@@ -728,7 +728,7 @@ static void health(struct berth__daemon *d, const struct berth__hreq *r, struct 
         (json_int_t)cut_h, "cut_body", (json_int_t)cut_b, "refused", "limit",
         (json_int_t)d->refused_limit, "space", (json_int_t)d->refused_space, "journal",
         (json_int_t)d->refused_journal);
-    if (out->json) { /* the job table's bound (purge.c) */
+    if (out->json) { /* the job table's bound (daemon/core_purge.c) */
         json_object_set_new(out->json, "jobs_in_memory", json_integer((json_int_t)d->nlive));
         json_object_set_new(out->json, "purged", json_integer((json_int_t)d->purged));
     }
@@ -757,7 +757,7 @@ static void health(struct berth__daemon *d, const struct berth__hreq *r, struct 
 /* The inference pool's state: what an inference manager and an operator watch. */
 static json_t *inference_json(struct berth__daemon *d)
 {
-    const struct berth__infer *in = &d->infer;
+    const struct berth__infer *in = d->infer;
     json_t *last =
         in->last_reclaim_us >= 0 ? json_real((double)in->last_reclaim_us / 1e6) : json_null();
     json_t *since = in->short_since != BERTH_TIME_NONE
@@ -790,7 +790,7 @@ static void inference_history(struct berth__daemon *d, const struct berth__hreq 
     (void)r;
     json_t *a = json_array();
     pthread_mutex_lock(&d->mu);
-    const struct berth__infer *in = &d->infer;
+    const struct berth__infer *in = d->infer;
     uint64_t first = in->nhist > BERTH_INFER_HIST ? in->nhist - BERTH_INFER_HIST : 0;
     for (uint64_t i = first; a && in->hist && i < in->nhist; i++) {
         const struct berth__infer_rec *h = &in->hist[i % BERTH_INFER_HIST];

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <sys/statvfs.h>
 
-#include "live/daemon/daemon.h"
+#include "live/daemon/core.h"
 #include "model/cluster.h"
 #include "model/queues.h"
 #include "model/topo.h"
@@ -343,8 +343,8 @@ int berth__daemon_submit(struct berth__daemon *d, struct berth__ljob *j, int *re
     j->usage = berth__usage_of(d->usage, j->user); /* its place in the count is reserved */
     j->qusage = berth__usage_of(d->qusage, j->spec.queue);
     st = berth__daemon_insert(d, j, id, err) ? 500 : 0;
-    if (!st && berth__daemon_deps_link(d, j)) /* its dependencies tell it when they move */
-        d->moved_all = 1;
+    if (!st) /* its dependencies tell it when they move */
+        berth__daemon_joined(d, j);
     pthread_mutex_unlock(&d->mu);
     if (!st)
         atomic_fetch_add_explicit(&d->tel.submitted, 1, memory_order_relaxed);
@@ -425,8 +425,8 @@ int berth__daemon_submit_array(struct berth__daemon *d, struct berth__ljob **job
             jobs[i]->usage = berth__usage_of(d->usage, jobs[i]->user);
             jobs[i]->qusage = berth__usage_of(d->qusage, jobs[i]->spec.queue);
             st = berth__daemon_insert(d, jobs[i], first + i, err) ? 500 : 0;
-            if (!st && berth__daemon_deps_link(d, jobs[i]))
-                d->moved_all = 1;
+            if (!st)
+                berth__daemon_joined(d, jobs[i]);
         }
     } else { /* nothing was accepted: the places reserved in the counts go back */
         struct berth__usage *u = berth__usage_of(d->usage, j->user);
@@ -474,6 +474,29 @@ void berth__daemon_cancel_record(struct berth__ljob *j, berth_us now)
         j->end_us = now;
         berth__ljob_note(j, now, BERTH_L_CANCELLED, "cancelled");
     }
+}
+
+int berth__daemon_cancel_locked(struct berth__daemon *d, struct berth__ljob *j, berth_us now,
+                                struct berth_err *err)
+{
+    int rc = 0;
+    struct berth__job *ej = berth__daemon_ejob(d, j);
+    if (ej && (ej->state == BERTH_JOB_PENDING || ej->state == BERTH_JOB_RUNNING)) {
+        berth__report_stopped(ej, now);
+        rc = berth__engine_cancel(d->engine, j->eidx, now, err);
+        berth__daemon_left_sched(d, j, now);
+        berth__drive_touch(&d->drive);
+    }
+    berth__daemon_unhold_back(d, j);
+    if (j->proc) {
+        berth__daemon_drain(d, j, 1);
+        if (!j->kill_at) {
+            j->kill_at = now + (j->grace_us > 0 ? j->grace_us : 1);
+            d->xo->stop(d->xs, j, 0);
+        }
+    }
+    berth__daemon_cancel_record(j, now);
+    return rc;
 }
 
 int berth__daemon_cancel(struct berth__daemon *d, uint64_t id, int *retry, struct berth_err *err)
@@ -686,22 +709,9 @@ static const char *reason_of(struct berth__daemon *d, struct berth__ljob *j, cha
             snprintf(buf, len, "%s", berth__lstate_name(j->state));
         return j->state == BERTH_L_TIMEOUT ? "TimeLimit" : "None";
     }
-    if (!ej && j->dep_wait) {
-        char what[200];
-        berth__daemon_deps_state(d, j, what, sizeof what);
-        snprintf(buf, len,
-                 "Dependency: it waits for %s; it enters the queue once its "
-                 "dependencies are met",
-                 what);
-        return "Dependency";
-    }
-    if (!ej && j->array_wait) {
-        snprintf(buf, len,
-                 "JobArrayTaskLimit: %u tasks of array %llu are in the scheduler, its throttle "
-                 "(%%%u); it enters as they end",
-                 j->array_max, (unsigned long long)j->array_id, j->array_max);
-        return "JobArrayTaskLimit";
-    }
+    const char *sub = ej ? NULL : berth__daemon_sub_reason(d, j, buf, len);
+    if (sub) /* a subsystem holds it outside the scheduler (dependencies, an array's throttle) */
+        return sub;
     if (!ej && j->held_back) {
         struct berth__limit_set lim;
         berth__limits_for(&d->o.limits, j->user, &lim);

@@ -9,8 +9,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "live/daemon/daemon.h"
-#include "live/daemon/service.h"
+#include "live/daemon/core.h"
 #include "model/cluster.h"
 #include "live/jobs/report.h"
 
@@ -121,7 +120,7 @@ void berth__daemon_on_start(void *ctx, struct berth__job *ej, berth_us now)
     char where[256];
     describe_slots(d, j->slots, j->nslots, where, sizeof where);
     berth__ljob_note(j, now, BERTH_L_RUNNING, "scheduled on %s", where);
-    berth__telemetry_started(d, j, now);
+    berth__daemon_started(d, j, now);
     if (!j->start_us)
         j->start_us = now;
     j->launch = 1;
@@ -370,7 +369,7 @@ static int launch(struct berth__daemon *d, struct berth__ljob *j, berth_us now,
         fprintf(d->log, "berthd: replica job %s: %s\n", j->idstr, err->msg);
         char how[160];
         snprintf(how, sizeof how, "launch failed: %.120s", err->msg);
-        berth__svc_exited(d, j, how, 0, now);
+        berth__daemon_owned_ended(d, j, how, 0, now);
         berth__daemon_save(d, j, 0, NULL);
         return 0;
     }
@@ -420,7 +419,7 @@ static int on_exit_(struct berth__daemon *d, struct berth__ljob *j, int st, bert
     struct berth__job *ej = berth__daemon_ejob(d, j);
     switch (j->svc && j->then == BERTH_THEN_FINISH ? -1 : j->then) {
     case -1: /* a service's replica ended by itself: restarted, or given up */
-        berth__svc_exited(d, j, how, ran, now);
+        berth__daemon_owned_ended(d, j, how, ran, now);
         break;
     case BERTH_THEN_FINISH:
         if (unstarted) { /* undone: not an attempt, no run time, placed again */
@@ -481,29 +480,6 @@ static int on_exit_(struct berth__daemon *d, struct berth__ljob *j, int st, bert
         berth__daemon_moved(d, j); /* its dependents look again */
     berth__drive_touch(&d->drive);
     berth__daemon_save(d, j, 0, NULL);
-    return rc;
-}
-
-int berth__daemon_cancel_locked(struct berth__daemon *d, struct berth__ljob *j, berth_us now,
-                                struct berth_err *err)
-{
-    int rc = 0;
-    struct berth__job *ej = berth__daemon_ejob(d, j);
-    if (ej && (ej->state == BERTH_JOB_PENDING || ej->state == BERTH_JOB_RUNNING)) {
-        berth__report_stopped(ej, now);
-        rc = berth__engine_cancel(d->engine, j->eidx, now, err);
-        berth__daemon_left_sched(d, j, now);
-        berth__drive_touch(&d->drive);
-    }
-    berth__daemon_unhold_back(d, j);
-    if (j->proc) {
-        berth__daemon_drain(d, j, 1);
-        if (!j->kill_at) {
-            j->kill_at = now + (j->grace_us > 0 ? j->grace_us : 1);
-            d->xo->stop(d->xs, j, 0);
-        }
-    }
-    berth__daemon_cancel_record(j, now);
     return rc;
 }
 
@@ -669,10 +645,10 @@ int berth__daemon_tick(struct berth__daemon *d, berth_us now, struct berth_err *
             rc = berth__daemon_enqueue(d, j, now, err);
     }
     d->nincoming = 0;
-    if (!rc && (d->nmoved || d->moved_all)) /* dependencies met, array tasks let in */
-        rc = berth__daemon_moved_apply(d, now, err);
-    berth__svc_tick(d, now); /* services: replicas to wanted, the inference demand they need */
-    berth__daemon_infer_tick(d, now);
+    /* the subsystems, in their order: dependencies met and array tasks let in, services'
+     * replicas to wanted and the inference demand they need, the loaning's integrals */
+    if (!rc)
+        rc = berth__daemon_subs_tick(d, now, err);
     /* a pass when one is due, by the simulator's rule (engine/drive.h) */
     if (!rc && berth__drive_due(&d->drive, now)) {
         berth_us t0 = berth__mono_us();

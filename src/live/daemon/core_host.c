@@ -5,7 +5,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 
-#include "live/daemon/daemon.h"
+#include "live/daemon/core.h"
 #include "live/exec/executor.h"
 #include "model/cluster.h"
 
@@ -108,8 +108,7 @@ static int host_adopt_array(void *ctx, struct berth__ljob **jobs, size_t n, size
             return BERTH_ENOMEM;
         }
         *taken = i + 1;
-        if (berth__daemon_deps_link(d, t))
-            d->moved_all = 1;
+        berth__daemon_joined(d, t);
     }
     return 0;
 }

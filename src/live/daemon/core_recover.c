@@ -8,8 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "live/daemon/daemon.h"
-#include "live/daemon/service.h"
+#include "live/daemon/core.h"
 
 /* Slots journaled with their servers' names (slot_nodes) point at those servers in today's
  * inventory: the same index when its name still matches, else the server of that name, else
@@ -137,7 +136,7 @@ static int check_attempt(struct berth__daemon *d, struct berth__ljob *j, berth_u
 
 int berth__daemon_recover(struct berth__daemon *d, struct berth_err *err)
 {
-    int rc = berth__svc_load(d, err); /* services first: their replicas come back to them */
+    int rc = berth__daemon_subs_load(d, err); /* services first: their replicas come back */
     if (!rc)
         rc = berth__journal_load(d->jn, load_one, d, err);
     berth_us now = berth__wall_us();
@@ -163,7 +162,7 @@ int berth__daemon_recover(struct berth__daemon *d, struct berth_err *err)
     /* the reverse index of dependencies, for the jobs that still wait on them */
     for (size_t i = 0; !rc && i < d->njobs; i++)
         if (d->jobs[i] && d->jobs[i]->ndeps && !berth__lstate_final(d->jobs[i]->state) &&
-            berth__daemon_deps_link(d, d->jobs[i]))
+            berth__daemon_joined(d, d->jobs[i]))
             rc = berth_err_set(err, BERTH_ENOMEM, "out of memory");
     if (!rc && d->xo->sync) /* what the executor says of the journaled attempts */
         rc = d->xo->sync(d->xs, now, err);
@@ -175,7 +174,7 @@ int berth__daemon_recover(struct berth__daemon *d, struct berth_err *err)
             continue;
         j->in_engine = 0;
         if (j->svc) { /* a service's replica: never the scheduler's */
-            rc = berth__svc_recover_job(d, j, now, err);
+            rc = berth__daemon_subs_recover_job(d, j, now, err);
             continue;
         }
         if (j->launched && j->launched == j->attempt && (j->proc || j->state == BERTH_L_RUNNING)) {
@@ -197,7 +196,7 @@ int berth__daemon_recover(struct berth__daemon *d, struct berth_err *err)
         }
     }
     if (!rc) /* every replica back in its service, duplicates stopped */
-        berth__svc_recovered(d, now);
+        berth__daemon_subs_recovered(d, now);
     /* every decision recovery made is journaled, final states included (a job that ended
      * while berthd was down must not be found running again, nor get a new end time, at
      * the next start), and durably before berthd serves: the last save waits for the

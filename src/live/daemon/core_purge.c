@@ -11,8 +11,7 @@
 #include "util/mem.h"
 
 #include "engine/engine.h"
-#include "live/daemon/daemon.h"
-#include "live/daemon/service.h"
+#include "live/daemon/core.h"
 #include "live/jobs/journal.h"
 
 /* j ended, its process gone, nothing waiting on it. */
@@ -22,17 +21,7 @@ static int done_with(struct berth__daemon *d, const struct berth__ljob *j)
     if (!berth__lstate_final(j->state) || j->proc || j->launch || j->draining || !j->end_us ||
         (ej && (ej->state == BERTH_JOB_PENDING || ej->state == BERTH_JOB_RUNNING)))
         return 0;
-    for (size_t i = 0; i < j->nrdeps; i++) {
-        const struct berth__ljob *w = berth__daemon_job(d, j->rdeps[i]);
-        if (w && !berth__lstate_final(w->state))
-            return 0;
-    }
-    if (j->svc && d->svcs)
-        for (size_t s = 0; s < d->svcs->n; s++)
-            for (int r = 0; d->svcs->s[s] && r < BERTH_SVC_MAX_REPLICAS; r++)
-                if (d->svcs->s[s]->rep[r] == j->id)
-                    return 0;
-    return 1;
+    return !berth__daemon_subs_keep(d, j); /* a waiting dependent, a service's replica */
 }
 
 /* The ids [*first, *last] that leave together with job id (an array leaves whole), and when
@@ -87,7 +76,7 @@ static int by_end(const void *a, const void *b)
 
 void berth__daemon_purge(struct berth__daemon *d, berth_us now)
 {
-    if (now < d->purge_at || d->nmoved || d->moved_all)
+    if (now < d->purge_at || berth__daemon_subs_busy(d))
         return;
     d->purge_at = now + BERTH_US_PER_S;
     struct berth__journal_health h;
