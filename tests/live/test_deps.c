@@ -15,10 +15,11 @@ static struct berth__daemon D;
 static uint64_t entered[64]; /* ids that entered the scheduler, in order */
 static size_t nentered, nsaved;
 
-int berth__daemon_hook(struct berth__daemon *d, const struct berth__daemon_hooks *h, void *self)
+int berth__daemon_hook(struct berth__daemon *d, const struct berth__daemon_hooks *h, void *self,
+                       struct berth_err *err)
 {
     if (d->nsub >= BERTH_DAEMON_SUBS)
-        return -1;
+        return berth_err_set(err, BERTH_EINPUT, "too many daemon subsystems");
     d->sub[d->nsub++] = (struct berth__daemon_sub){h, self};
     return 0;
 }

@@ -120,10 +120,12 @@ static int engine_add(struct berth__daemon *d, struct berth__ljob *j, berth_us n
     return 0;
 }
 
-int berth__daemon_hook(struct berth__daemon *d, const struct berth__daemon_hooks *h, void *self)
+int berth__daemon_hook(struct berth__daemon *d, const struct berth__daemon_hooks *h, void *self,
+                       struct berth_err *err)
 {
     if (d->nsub >= BERTH_DAEMON_SUBS)
-        return -1;
+        return berth_err_set(err, BERTH_EINPUT, "%s: too many daemon subsystems (at most %d)",
+                             h->name, BERTH_DAEMON_SUBS);
     d->sub[d->nsub++] = (struct berth__daemon_sub){h, self};
     return 0;
 }

@@ -198,8 +198,10 @@ struct berth__daemon {
     int nsub;
 };
 
-/* Registers a subsystem's hooks (at create, before recovery): -1 past BERTH_DAEMON_SUBS. */
-int berth__daemon_hook(struct berth__daemon *d, const struct berth__daemon_hooks *h, void *self);
+/* Registers a subsystem's hooks (at create, before recovery): BERTH_EINPUT, err naming
+ * it, past BERTH_DAEMON_SUBS. */
+int berth__daemon_hook(struct berth__daemon *d, const struct berth__daemon_hooks *h, void *self,
+                       struct berth_err *err);
 /* The hook points, for the core's files: each calls that hook of every subsystem (joined:
  * -1 when one failed; tick, load, recover_job: up to the first that fails; reason: the first
  * subsystem's that names one; busy, keep: 1 when one says so). */

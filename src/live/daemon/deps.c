@@ -29,8 +29,9 @@ static void span_of(struct berth__daemon *d, uint64_t id, uint64_t *first, uint6
         *last = id + t->array_n - 1;
 }
 
-int berth__daemon_deps_state(struct berth__daemon *d, const struct berth__ljob *j, char *why,
-                             size_t len)
+/* 0 every dependency of j is met, 1 one is not yet, 2 one never can be (why, when not NULL,
+ * says which, either way). */
+static int deps_state(struct berth__daemon *d, const struct berth__ljob *j, char *why, size_t len)
 {
     int wait = 0;
     for (size_t i = 0; i < j->ndeps; i++) {
@@ -102,7 +103,8 @@ static uint32_t array_inside(struct berth__daemon *d, const struct berth__ljob *
     return in;
 }
 
-int berth__daemon_array_full(struct berth__daemon *d, const struct berth__ljob *j)
+/* j's array has its throttle's tasks in the scheduler. */
+static int array_full(struct berth__daemon *d, const struct berth__ljob *j)
 {
     return j->array_id && j->array_max && array_inside(d, j) >= j->array_max;
 }
@@ -204,11 +206,14 @@ static int moved_apply(struct berth__daemon *d, void *self, berth_us now, struct
     return rc;
 }
 
-int berth__daemon_gate(struct berth__daemon *d, struct berth__ljob *j, berth_us now)
+/* Hook gate: 1 when j must wait outside the scheduler now (or has just ended: a dependency
+ * that can never be met), with its dep_wait / array_wait set; 0 when it may enter. */
+static int gate(struct berth__daemon *d, void *self, struct berth__ljob *j, berth_us now)
 {
+    (void)self;
     char why[256];
     if (j->ndeps) {
-        int st = berth__daemon_deps_state(d, j, why, sizeof why);
+        int st = deps_state(d, j, why, sizeof why);
         if (st == 2) {
             never(d, j, why, now);
             return 1;
@@ -217,14 +222,8 @@ int berth__daemon_gate(struct berth__daemon *d, struct berth__ljob *j, berth_us 
         if (st)
             return 1;
     }
-    j->array_wait = (uint8_t)berth__daemon_array_full(d, j);
+    j->array_wait = (uint8_t)array_full(d, j);
     return j->array_wait;
-}
-
-static int gate(struct berth__daemon *d, void *self, struct berth__ljob *j, berth_us now)
-{
-    (void)self;
-    return berth__daemon_gate(d, j, now);
 }
 
 /* Why j, outside the scheduler, waits for its dependencies or its array's throttle. */
@@ -234,7 +233,7 @@ static const char *reason(struct berth__daemon *d, void *self, struct berth__ljo
     (void)self;
     if (j->dep_wait) {
         char what[200];
-        berth__daemon_deps_state(d, j, what, sizeof what);
+        deps_state(d, j, what, sizeof what);
         snprintf(buf, len,
                  "Dependency: it waits for %s; it enters the queue once its "
                  "dependencies are met",
@@ -296,9 +295,8 @@ int berth__deps_attach(struct berth__daemon *d, struct berth_err *err)
     struct berth__deps *s = calloc(1, sizeof *s);
     if (!s)
         return berth_err_set(err, BERTH_ENOMEM, "out of memory");
-    if (berth__daemon_hook(d, &hooks, s)) {
+    int rc = berth__daemon_hook(d, &hooks, s, err);
+    if (rc)
         free(s);
-        return berth_err_set(err, BERTH_EINPUT, "too many daemon subsystems");
-    }
-    return 0;
+    return rc;
 }

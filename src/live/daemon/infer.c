@@ -239,10 +239,10 @@ int berth__infer_attach(struct berth__daemon *d, struct berth_err *err)
     struct berth__infer *in = calloc(1, sizeof *in);
     if (!in)
         return berth_err_set(err, BERTH_ENOMEM, "out of memory");
-    if (berth__daemon_hook(d, &hooks, in)) {
+    int rc = berth__daemon_hook(d, &hooks, in, err);
+    if (rc)
         free(in);
-        return berth_err_set(err, BERTH_EINPUT, "too many daemon subsystems");
-    }
-    d->infer = in;
-    return 0;
+    else
+        d->infer = in;
+    return rc;
 }

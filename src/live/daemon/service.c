@@ -1065,7 +1065,5 @@ static const struct berth__daemon_hooks hooks = {
 
 int berth__svc_attach(struct berth__daemon *d, struct berth_err *err)
 {
-    if (berth__daemon_hook(d, &hooks, d))
-        return berth_err_set(err, BERTH_EINPUT, "too many daemon subsystems");
-    return 0;
+    return berth__daemon_hook(d, &hooks, d, err);
 }
