@@ -33,501 +33,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "policy/tiresias_int.h"
 #include "model/alloc.h"
 #include "policy/tiresias.h"
 #include "sched/fairshare.h"
 #include "sched/order.h"
 #include "sched/plan.h"
 #include "sched/settings.h"
-
-#define MAXQ (BERTH_US_LIST_MAX + 1) /* queue_limits holds at most 8 thresholds */
-
-/* where a job sits here; DEMOTED: running, demoted in this pass, not yet in its new queue's
- * array (the list discipline scans it behind the queue's pending jobs) */
-enum { NOWHERE = 0, PENDING = 1, RUNNING = 2, POPPED = 3, DEMOTED = 4, BACK = 5 };
-enum { START = 0, RESTORE = 1 };            /* desired-set members to run */
-enum { DONE = 0, FAILED = 1, RETYPED = 2 }; /* how applying the plan ended */
-
-struct hent {   /* a pending job: min-heap on (fair-share key, key, job) */
-    int64_t fk; /* attained service less fairshare_weight x factor; 0 without fair-share */
-    berth_us key;
-    uint32_t job;
-};
-
-/* A (queue, demand)'s pending jobs: a heap, and in front of it a sorted run of its smallest
- * entries (smallest last, each before every heap entry): those a pass took and gave back
- * when a start failed, so the scan that resumes, and the next pass, take them again in
- * O(1) each (in overload the same gangs are taken and given back pass after pass). A job
- * pushed before the run's largest joins the run at its place. The heap keeps room for the
- * run, so the run can always go back into it (when it grows past BACK_MAX, or the keys move). */
-struct pheap {
-    struct hent *a;
-    size_t n, cap;     /* cap >= n + nback */
-    struct hent *back; /* the run in front (where BACK), largest first */
-    size_t nback, back_cap;
-};
-
-#define BACK_MAX 4096 /* a longer run goes back into the heap: joining it costs O(run) */
-
-struct demand { /* jobs asking for exactly the same resources: a heap per queue */
-    int32_t gpus, share;
-    uint64_t type_mask;
-    int64_t cpu, mem;
-    uint8_t single;
-    uint8_t blocked; /* a start of this demand failed in the current pass */
-    struct pheap q[MAXQ];
-};
-
-struct rent { /* a running job in its queue's array, sorted on (key, job) */
-    berth_us key;
-    uint32_t job;
-    int32_t cost; /* milli-GPUs */
-    int32_t type; /* GPU type, -1 for a CPU-only job */
-};
-
-#define CHUNK 256 /* a queue's running jobs: sorted chunks of at most this many */
-
-struct chunk {
-    size_t n;
-    struct rent a[]; /* room for the queue's chunk size */
-};
-
-/* A sorted array cut in chunks: insert and remove move at most one chunk. What a scan reads
- * of every chunk (its sums, its preempted count) sits in arrays beside the chunk pointers,
- * so a pass that takes chunks as blocks touches no chunk's entries. */
-struct runq {
-    struct chunk **c;
-    size_t nc, ccap;
-    size_t chunk;  /* entries per chunk (CHUNK; tests make it tiny) */
-    size_t nt;     /* GPU types (at least 1): the stride of csum */
-    int64_t *sum;  /* per GPU type: milli-GPUs the queue's running jobs hold */
-    int64_t *csum; /* chunk ci, type t: csum[ci * nt + t], the milli-GPUs its jobs hold */
-    int *cpre;     /* chunk ci: its jobs preempted in the current pass */
-    size_t csum_cap, cpre_cap;
-    int npre; /* the queue's jobs preempted in the current pass */
-};
-
-struct demote { /* job reaches the limit of queue q at t (stale once it moved or stopped) */
-    berth_us t;
-    uint32_t job;
-    uint8_t q;
-};
-
-struct torun { /* a member of the desired set that the plan must (re)start */
-    uint32_t job;
-    int32_t type, cost; /* the GPU type the count charged (-1: none) and its cost */
-    uint8_t kind, q;
-    uint8_t phase; /* the scan's phase that chose it (struct scan) */
-    size_t ri;     /* RESTORE: its position in the queue's running chunks, or in demoted[] */
-};
-
-/* where the scan is: queue, phase (0 running, 1 pending, 2 demoted in this pass: the list
- * discipline only), position in the running chunks or in demoted[] */
-struct scan {
-    int q, phase;
-    size_t ri;
-};
-
-struct jstate {   /* the policy's view of one job: 16 bytes (millions of jobs) */
-    berth_us key; /* its place in its queue: entry time, or its rank in Tiresias' list */
-    uint32_t pos; /* index in its pending heap */
-    uint16_t dm;  /* its demand */
-    uint8_t q : 4, where : 3, excluded : 1; /* q < MAXQ <= 16, where <= DEMOTED */
-};
-_Static_assert(sizeof(struct jstate) == 16 && MAXQ <= 16 && BACK < 8,
-               "struct jstate grew: one per job, keep it packed");
-
-struct rank { /* a job's place in its queue's list (the commit sorts by it) */
-    berth_us key;
-    uint32_t job;
-    uint8_t q;
-};
-
-struct tiresias {
-    int gpu_time;
-    int list;  /* Tiresias' list discipline (else berth's entry-time order) */
-    int plain; /* tests: failed starts' jobs go back into the heaps, and a queue that lost
-                * a job in the pass reads every job's record (the reference for both) */
-    int exact; /* a pass at the exact demotion instant (else at Tiresias' predicted one) */
-    int nq;
-    berth_us limit[MAXQ - 1];
-    size_t ntypes;
-    int64_t *total; /* per GPU type, milli-GPUs */
-    struct demand *dem;
-    size_t ndem, dem_cap;
-    struct runq run[MAXQ];
-    struct demote *heap;
-    size_t nheap, heap_cap;
-    struct jstate *js; /* per job */
-    size_t jn, jcap;   /* entries set up, room */
-    /* per pass */
-    int64_t *budget;
-    struct torun *tr;
-    size_t ntr, tr_cap;
-    int64_t *snaps; /* the budget before each tr entry: ntypes values per entry */
-    size_t snaps_cap;
-    uint32_t *pre;
-    size_t npre, pre_cap;
-    uint32_t *excl;
-    size_t nexcl, excl_cap;
-    /* the list discipline: per queue, the rank the next job at the pending segment's head
-     * and tail and at the running segment's tail gets; the jobs demoted in this pass, by
-     * job number; scratch for the commit */
-    berth_us phead[MAXQ], ptail[MAXQ], rtail[MAXQ];
-    uint32_t *demoted;
-    struct rank *tmp;
-    size_t ndemoted, demoted_cap, ntmp, tmp_cap;
-    /* fair-share (fairshare_weight > 0): usage per user and queue; a pending job's place in
-     * its queue moves by the weight times its factor, in the unit of attained service */
-    int has_fs;
-    berth_us fs_weight;
-    struct berth__tenants ten;
-    struct berth__fairshare fs;
-};
-
-/* ---- attained service and demotion instants ------------------------------------------ */
-
-static int64_t attained(const struct tiresias *s, const struct berth__job *j)
-{
-    return s->gpu_time ? j->gpu_us : j->run_us; /* folded at j->since */
-}
-
-static int64_t rate(const struct tiresias *s, const struct berth__job *j)
-{
-    return s->gpu_time ? j->gpus : 1;
-}
-
-/* The first instant a running job's attained service reaches limit (its service is folded
- * at since and grows at rate per microsecond), or BERTH_TIME_NONE when it never grows. */
-static berth_us crossing(const struct tiresias *s, const struct berth__job *j, berth_us limit)
-{
-    int64_t a = attained(s, j), r = rate(s, j);
-    if (r <= 0)
-        return BERTH_TIME_NONE;
-    if (a >= limit)
-        return j->since;
-    return j->since + (limit - a + r - 1) / r;
-}
-
-static int64_t cost_of(const struct berth__job *j)
-{
-    if (j->gpus == 0)
-        return 0;
-    return berth__job_share(j) < 1000 ? berth__job_share(j) : (int64_t)j->gpus * 1000;
-}
-
-/* ---- pending heaps ------------------------------------------------------------------- */
-
-static int hless(const struct hent *a, const struct hent *b)
-{
-    if (a->fk != b->fk)
-        return a->fk < b->fk;
-    return a->key < b->key || (a->key == b->key && a->job < b->job);
-}
-
-/* A pending job's fair-share key: its attained service less the weight times its factor
- * (0 for every job without fair-share, so the order is the discipline's alone). */
-static int64_t fs_key(const struct tiresias *s, const struct berth__job *j)
-{
-    if (!s->has_fs)
-        return 0;
-    return attained(s, j) - (int64_t)((double)s->fs_weight * berth__fs_factor(&s->fs, j->idx));
-}
-
-static void hset(struct tiresias *s, struct pheap *h, size_t i, struct hent e)
-{
-    h->a[i] = e;
-    s->js[e.job].pos = (uint32_t)i;
-}
-
-static void hup(struct tiresias *s, struct pheap *h, size_t i)
-{
-    struct hent e = h->a[i];
-    for (; i > 0 && hless(&e, &h->a[(i - 1) / 2]); i = (i - 1) / 2)
-        hset(s, h, i, h->a[(i - 1) / 2]);
-    hset(s, h, i, e);
-}
-
-static void hdown(struct tiresias *s, struct pheap *h, size_t i)
-{
-    struct hent e = h->a[i];
-    for (size_t c; (c = 2 * i + 1) < h->n; i = c) {
-        if (c + 1 < h->n && hless(&h->a[c + 1], &h->a[c]))
-            c++;
-        if (!hless(&h->a[c], &e))
-            break;
-        hset(s, h, i, h->a[c]);
-    }
-    hset(s, h, i, e);
-}
-
-/* The first pending entry of h: the last given back, else the heap's top; NULL if none. */
-static const struct hent *phead(const struct pheap *h)
-{
-    return h->nback ? &h->back[h->nback - 1] : h->n ? &h->a[0] : NULL;
-}
-
-static void hremove(struct tiresias *s, struct pheap *h, size_t i)
-{
-    struct hent last = h->a[--h->n];
-    if (i < h->n) {
-        hset(s, h, i, last);
-        hup(s, h, i);
-        hdown(s, h, s->js[last.job].pos);
-    }
-}
-
-/* The demand of j: its heap index, or -1 when out of memory. */
-static int demand_of(struct tiresias *s, const struct berth__job *j, const struct berth_cluster *c)
-{
-    struct demand k = {.gpus = j->gpus,
-                       .share = berth__job_share(j),
-                       .type_mask = j->type_mask,
-                       .single = j->single};
-    if (c->has_cpu_mem) {
-        k.cpu = berth__job_cpu_per_gpu(j);
-        k.mem = berth__job_mem_per_gpu(j);
-    }
-    if (c->has_gpu_mem)
-        k.mem = k.mem * 1000003 + berth_jobspec_extra(j->spec)->gpu_mem_mib;
-    for (size_t i = 0; i < s->ndem; i++) {
-        const struct demand *d = &s->dem[i];
-        if (d->gpus == k.gpus && d->share == k.share && d->type_mask == k.type_mask &&
-            d->single == k.single && d->cpu == k.cpu && d->mem == k.mem)
-            return (int)i;
-    }
-    if (s->ndem >= UINT16_MAX || BERTH_GROW(s->dem, s->dem_cap, s->ndem + 1))
-        return -1;
-    s->dem[s->ndem] = k;
-    return (int)s->ndem++;
-}
-
-/* The run in front of h goes back into the heap (into room it keeps for it). */
-static void rejoin(struct tiresias *s, struct pheap *h)
-{
-    for (; h->nback; h->nback--) {
-        s->js[h->back[h->nback - 1].job].where = PENDING;
-        hset(s, h, h->n++, h->back[h->nback - 1]);
-        hup(s, h, h->n - 1);
-    }
-}
-
-/* Job j (where BACK) leaves the run in front of h. */
-static void back_remove(struct tiresias *s, struct pheap *h, uint32_t j)
-{
-    size_t i = 0;
-    while (i < h->nback && h->back[i].job != j)
-        i++;
-    if (i < h->nback)
-        memmove(h->back + i, h->back + i + 1, (h->nback - i - 1) * sizeof *h->back);
-    h->nback -= i < h->nback;
-    s->js[j].where = NOWHERE;
-}
-
-static int push_pending(struct tiresias *s, const struct berth__view *v, uint32_t j)
-{
-    int d = demand_of(s, &v->jobs[j], v->cluster);
-    if (d < 0)
-        return BERTH_ENOMEM;
-    struct pheap *h = &s->dem[d].q[s->js[j].q];
-    if (BERTH_GROW(h->a, h->cap, h->n + h->nback + 1))
-        return BERTH_ENOMEM;
-    s->js[j].dm = (uint16_t)d;
-    struct hent e = {fs_key(s, &v->jobs[j]), s->js[j].key, j};
-    if (h->nback >= BACK_MAX)
-        rejoin(s, h);
-    if (h->nback && hless(&e, &h->back[0])) { /* before the run's largest: into the run */
-        if (BERTH_GROW(h->back, h->back_cap, h->nback + 1))
-            return BERTH_ENOMEM;
-        size_t i = h->nback; /* after every entry larger than e */
-        while (i > 0 && hless(&h->back[i - 1], &e))
-            i--;
-        memmove(h->back + i + 1, h->back + i, (h->nback - i) * sizeof *h->back);
-        h->back[i] = e;
-        h->nback++;
-        s->js[j].where = BACK;
-        return 0;
-    }
-    s->js[j].where = PENDING;
-    hset(s, h, h->n++, e);
-    hup(s, h, h->n - 1);
-    return 0;
-}
-
-/* ---- running chunks ------------------------------------------------------------------ */
-
-/* Takes a block of running jobs (their per-type sums) from the budget when all of them fit:
- * 1 taken, 0 not. */
-static int take_block(struct tiresias *s, const int64_t *sum)
-{
-    for (size_t t = 0; t < s->ntypes; t++)
-        if (s->budget[t] < sum[t])
-            return 0;
-    for (size_t t = 0; t < s->ntypes; t++)
-        s->budget[t] -= sum[t];
-    return 1;
-}
-
-/* Adds (sign 1) or takes away (-1) entry e from chunk ci's and its queue's sums. */
-static void count(struct runq *r, size_t ci, const struct rent *e, int sign)
-{
-    if (e->type >= 0) {
-        r->sum[e->type] += sign * e->cost;
-        r->csum[ci * r->nt + (size_t)e->type] += sign * e->cost;
-    }
-}
-
-static int rless(const struct rent *e, berth_us key, uint32_t job)
-{
-    return e->key < key || (e->key == key && e->job < job);
-}
-
-/* Where (key, job) is or would go: chunk *ci (the first whose last entry is not before it,
- * else the last chunk) and index *k in it. r must have a chunk. */
-static void run_locate(const struct runq *r, berth_us key, uint32_t job, size_t *ci, size_t *k)
-{
-    size_t lo = 0, hi = r->nc - 1;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        const struct chunk *c = r->c[mid];
-        if (rless(&c->a[c->n - 1], key, job))
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    const struct chunk *c = r->c[lo];
-    size_t l = 0, h = c->n;
-    while (l < h) {
-        size_t mid = l + (h - l) / 2;
-        if (rless(&c->a[mid], key, job))
-            l = mid + 1;
-        else
-            h = mid;
-    }
-    *ci = lo;
-    *k = l;
-}
-
-static int run_insert(struct tiresias *s, const struct berth__job *j)
-{
-    struct runq *r = &s->run[s->js[j->idx].q];
-    struct rent e = {s->js[j->idx].key, j->idx, (int32_t)cost_of(j), j->gpus ? j->type : -1};
-    size_t ci = 0, k = 0;
-    if (r->nc)
-        run_locate(r, e.key, e.job, &ci, &k);
-    size_t half = r->chunk / 2;
-    if (!r->nc || r->c[ci]->n == r->chunk) { /* a first chunk, or split a full one */
-        size_t nt = r->nt;
-        struct chunk *c = calloc(1, sizeof *c + r->chunk * sizeof c->a[0]);
-        if (!c || BERTH_GROW(r->c, r->ccap, r->nc + 1) ||
-            BERTH_GROW(r->csum, r->csum_cap, (r->nc + 1) * nt) ||
-            BERTH_GROW(r->cpre, r->cpre_cap, r->nc + 1)) {
-            free(c);
-            return BERTH_ENOMEM;
-        }
-        size_t at = r->nc ? ci + 1 : 0;
-        memmove(r->c + at + 1, r->c + at, (r->nc - at) * sizeof *r->c);
-        memmove(r->csum + (at + 1) * nt, r->csum + at * nt, (r->nc - at) * nt * sizeof *r->csum);
-        memmove(r->cpre + at + 1, r->cpre + at, (r->nc - at) * sizeof *r->cpre);
-        memset(r->csum + at * nt, 0, nt * sizeof *r->csum);
-        r->cpre[at] = 0; /* chunks change only between passes */
-        r->c[at] = c;
-        r->nc++;
-        if (at > 0) { /* the upper part moves to the new chunk, with its share of the sums */
-            struct chunk *full = r->c[ci];
-            c->n = r->chunk - half;
-            memcpy(c->a, full->a + half, c->n * sizeof *c->a);
-            full->n = half;
-            for (size_t i = 0; i < c->n; i++)
-                if (c->a[i].type >= 0) {
-                    r->csum[at * nt + (size_t)c->a[i].type] += c->a[i].cost;
-                    r->csum[ci * nt + (size_t)c->a[i].type] -= c->a[i].cost;
-                }
-            if (k > half) {
-                ci++;
-                k -= half;
-            }
-        }
-    }
-    struct chunk *c = r->c[ci];
-    memmove(c->a + k + 1, c->a + k, (c->n - k) * sizeof *c->a);
-    c->a[k] = e;
-    c->n++;
-    count(r, ci, &e, 1);
-    s->js[j->idx].where = RUNNING;
-    return 0;
-}
-
-static void run_remove(struct tiresias *s, uint32_t j)
-{
-    struct runq *r = &s->run[s->js[j].q];
-    size_t ci, k;
-    run_locate(r, s->js[j].key, j, &ci, &k);
-    struct chunk *c = r->c[ci];
-    count(r, ci, &c->a[k], -1);
-    memmove(c->a + k, c->a + k + 1, (c->n - k - 1) * sizeof *c->a);
-    if (--c->n == 0) {
-        free(c);
-        size_t after = r->nc - ci - 1;
-        memmove(r->c + ci, r->c + ci + 1, after * sizeof *r->c);
-        memmove(r->csum + ci * r->nt, r->csum + (ci + 1) * r->nt, after * r->nt * sizeof *r->csum);
-        memmove(r->cpre + ci, r->cpre + ci + 1, after * sizeof *r->cpre);
-        r->nc--;
-    }
-    s->js[j].where = NOWHERE;
-}
-
-/* ---- demotion heap ------------------------------------------------------------------- */
-
-static int dless(const struct demote *a, const struct demote *b)
-{
-    return a->t < b->t || (a->t == b->t && a->job < b->job);
-}
-
-static int dem_push(struct tiresias *s, struct demote e)
-{
-    if (BERTH_GROW(s->heap, s->heap_cap, s->nheap + 1))
-        return BERTH_ENOMEM;
-    size_t i = s->nheap++;
-    for (; i > 0 && dless(&e, &s->heap[(i - 1) / 2]); i = (i - 1) / 2)
-        s->heap[i] = s->heap[(i - 1) / 2];
-    s->heap[i] = e;
-    return 0;
-}
-
-static struct demote dem_pop(struct tiresias *s)
-{
-    struct demote top = s->heap[0], e = s->heap[--s->nheap];
-    size_t i = 0;
-    for (size_t c; (c = 2 * i + 1) < s->nheap; i = c) {
-        if (c + 1 < s->nheap && dless(&s->heap[c + 1], &s->heap[c]))
-            c++;
-        if (!dless(&s->heap[c], &e))
-            break;
-        s->heap[i] = s->heap[c];
-    }
-    if (s->nheap)
-        s->heap[i] = e;
-    return top;
-}
-
-/* Predicts when running job j leaves its queue (nothing to predict in the last one). */
-static int schedule_demotion(struct tiresias *s, const struct berth__job *j)
-{
-    int q = s->js[j->idx].q;
-    if (q >= s->nq - 1)
-        return 0;
-    berth_us t = crossing(s, j, s->limit[q]);
-    return t == BERTH_TIME_NONE ? 0 : dem_push(s, (struct demote){t, j->idx, (uint8_t)q});
-}
-
-static int stale(const struct tiresias *s, const struct berth__job *jobs, const struct demote *e)
-{
-    const struct berth__job *j = &jobs[e->job];
-    int where = s->js[e->job].where;
-    return (where != RUNNING && where != DEMOTED) || j->state != BERTH_JOB_RUNNING ||
-           s->js[e->job].q != e->q || crossing(s, j, s->limit[e->q]) != e->t;
-}
 
 /* ---- life cycle ---------------------------------------------------------------------- */
 
@@ -716,11 +228,11 @@ static void fs_rekey(struct tiresias *s, const struct berth__view *v)
     for (size_t d = 0; d < s->ndem; d++)
         for (int q = 0; q < s->nq; q++) {
             struct pheap *h = &s->dem[d].q[q];
-            rejoin(s, h); /* the run's order may not hold under the new keys */
+            berth__tiresias_rejoin(s, h); /* the run's order may not hold under the new keys */
             for (size_t i = 0; i < h->n; i++)
-                h->a[i].fk = fs_key(s, &v->jobs[h->a[i].job]);
+                h->a[i].fk = berth__tiresias_fs_key(s, &v->jobs[h->a[i].job]);
             for (size_t i = h->n / 2; i-- > 0;)
-                hdown(s, h, i);
+                berth__tiresias_hdown(s, h, i);
         }
 }
 
@@ -755,34 +267,35 @@ static int sync(struct tiresias *s, const struct berth__view *v)
         if (fs_see(s, v, j->idx) || fs_charge(s, j, 1, j->since))
             return BERTH_ENOMEM;
         int q = 0;
-        for (; q < s->nq - 1 && attained(s, j) >= s->limit[q];)
+        for (; q < s->nq - 1 && berth__tiresias_attained(s, j) >= s->limit[q];)
             q++;
         s->js[j->idx].q = (uint8_t)q;
         s->js[j->idx].key = s->list ? ++s->rtail[q] : v->now;
-        if (run_insert(s, j) || schedule_demotion(s, j))
+        if (berth__tiresias_run_insert(s, j) || berth__tiresias_schedule_demotion(s, j))
             return BERTH_ENOMEM;
     }
     for (size_t i = 0; i < v->nleft + v->nrequeued; i++) {
         int requeued = i >= v->nleft;
         uint32_t j = requeued ? v->requeued[i - v->nleft] : v->left[i];
         if (s->js[j].where == RUNNING)
-            run_remove(s, j);
+            berth__tiresias_run_remove(s, j);
         else if (s->js[j].where == PENDING)
-            hremove(s, &s->dem[s->js[j].dm].q[s->js[j].q], s->js[j].pos);
+            berth__tiresias_hremove(s, &s->dem[s->js[j].dm].q[s->js[j].q], s->js[j].pos);
         else if (s->js[j].where == BACK)
-            back_remove(s, &s->dem[s->js[j].dm].q[s->js[j].q], j);
+            berth__tiresias_back_remove(s, &s->dem[s->js[j].dm].q[s->js[j].q], j);
         s->js[j].where = NOWHERE;
         if (fs_charge(s, &v->jobs[j], 0, v->jobs[j].since))
             return BERTH_ENOMEM;
         if (!requeued)
             continue;
         int q0 = s->js[j].q;
-        for (; s->js[j].q < s->nq - 1 && attained(s, &v->jobs[j]) >= s->limit[s->js[j].q];
+        for (; s->js[j].q < s->nq - 1 &&
+               berth__tiresias_attained(s, &v->jobs[j]) >= s->limit[s->js[j].q];
              s->js[j].q++)
             s->js[j].key = v->now;
         if (s->list)
             s->js[j].key = s->js[j].q != q0 ? ++s->ptail[s->js[j].q] : --s->phead[q0];
-        if (push_pending(s, v, j))
+        if (berth__tiresias_push_pending(s, v, j))
             return BERTH_ENOMEM;
     }
     for (size_t i = 0; i < v->narrived; i++) {
@@ -791,29 +304,30 @@ static int sync(struct tiresias *s, const struct berth__view *v)
             return BERTH_ENOMEM;
         s->js[j].q = 0;
         s->js[j].key = s->list ? ++s->ptail[0] : v->now;
-        if (push_pending(s, v, j))
+        if (berth__tiresias_push_pending(s, v, j))
             return BERTH_ENOMEM;
     }
     while (s->nheap && s->heap[0].t <= v->now) {
-        struct demote e = dem_pop(s);
-        if (stale(s, v->jobs, &e))
+        struct demote e = berth__tiresias_dem_pop(s);
+        if (berth__tiresias_stale(s, v->jobs, &e))
             continue;
         if (!s->list) {
-            run_remove(s, e.job);
+            berth__tiresias_run_remove(s, e.job);
             s->js[e.job].q = (uint8_t)(e.q + 1);
             s->js[e.job].key = e.t;
-            if (run_insert(s, &v->jobs[e.job]) || schedule_demotion(s, &v->jobs[e.job]))
+            if (berth__tiresias_run_insert(s, &v->jobs[e.job]) ||
+                berth__tiresias_schedule_demotion(s, &v->jobs[e.job]))
                 return BERTH_ENOMEM;
             continue;
         }
         if (s->js[e.job].where == RUNNING) {
-            run_remove(s, e.job);
+            berth__tiresias_run_remove(s, e.job);
             if (push_u32(&s->demoted, &s->ndemoted, &s->demoted_cap, e.job))
                 return BERTH_ENOMEM;
             s->js[e.job].where = DEMOTED;
         }
         s->js[e.job].q = (uint8_t)(e.q + 1);
-        if (schedule_demotion(s, &v->jobs[e.job]))
+        if (berth__tiresias_schedule_demotion(s, &v->jobs[e.job]))
             return BERTH_ENOMEM;
     }
     if (s->ndemoted > 1)
@@ -864,7 +378,7 @@ static int add_torun(struct tiresias *s, struct torun e)
 static int scan_running(struct tiresias *s, const struct berth__view *v, struct scan *at)
 {
     struct runq *r = &s->run[at->q];
-    if (r->npre == 0 && at->ri == 0 && take_block(s, r->sum)) {
+    if (r->npre == 0 && at->ri == 0 && berth__tiresias_take_block(s, r->sum)) {
         at->ri = r->nc * r->chunk;
         return 0;
     }
@@ -873,7 +387,7 @@ static int scan_running(struct tiresias *s, const struct berth__view *v, struct 
     for (size_t ci = at->ri / r->chunk, k = at->ri % r->chunk; ci < r->nc; ci++, k = 0) {
         const struct chunk *c = r->c[ci];
         int clean = s->plain ? r->npre == 0 : r->cpre[ci] == 0;
-        if (clean && k == 0 && take_block(s, r->csum + ci * r->nt))
+        if (clean && k == 0 && berth__tiresias_take_block(s, r->csum + ci * r->nt))
             continue;
         for (; k < c->n; k++) {
             const struct rent *e = &c->a[k];
@@ -909,8 +423,8 @@ static int scan_pending(struct tiresias *s, int q)
         int best = -1, type = -2;
         const struct hent *bh = NULL;
         for (size_t d = 0; d < s->ndem; d++) {
-            const struct hent *e = phead(&s->dem[d].q[q]);
-            if (!e || s->dem[d].blocked || (bh && !hless(e, bh)))
+            const struct hent *e = berth__tiresias_phead(&s->dem[d].q[q]);
+            if (!e || s->dem[d].blocked || (bh && !berth__tiresias_hless(e, bh)))
                 continue;
             int t = count_fit(s, &s->dem[d]);
             if (t > -2) {
@@ -926,7 +440,7 @@ static int scan_pending(struct tiresias *s, int q)
         if (h->nback)
             h->nback--;
         else
-            hremove(s, h, 0);
+            berth__tiresias_hremove(s, h, 0);
         s->js[j].where = POPPED;
         const struct demand *d = &s->dem[best];
         int32_t cost = d->gpus == 0 ? 0 : d->share < 1000 ? d->share : d->gpus * 1000;
@@ -947,7 +461,7 @@ static int scan_demoted(struct tiresias *s, const struct berth__view *v, struct 
         if (s->js[j].q != at->q)
             continue;
         const struct berth__job *job = &v->jobs[j];
-        int32_t type = job->gpus ? job->type : -1, cost = (int32_t)cost_of(job);
+        int32_t type = job->gpus ? job->type : -1, cost = (int32_t)berth__tiresias_cost_of(job);
         int fits = (type < 0 || s->budget[type] >= cost) && !s->js[j].excluded;
         int running = job->state == BERTH_JOB_RUNNING;
         if (fits && !running) {
@@ -1015,14 +529,15 @@ static int unpop(struct tiresias *s, const struct berth__view *v, size_t k)
             continue;
         uint32_t j = s->tr[i].job;
         if (s->plain) {
-            if (push_pending(s, v, j))
+            if (berth__tiresias_push_pending(s, v, j))
                 return BERTH_ENOMEM;
             continue;
         }
         struct pheap *h = &s->dem[s->js[j].dm].q[s->js[j].q];
         if (BERTH_GROW(h->back, h->back_cap, h->nback + 1))
             return BERTH_ENOMEM;
-        h->back[h->nback++] = (struct hent){fs_key(s, &v->jobs[j]), s->js[j].key, j};
+        h->back[h->nback++] =
+            (struct hent){berth__tiresias_fs_key(s, &v->jobs[j]), s->js[j].key, j};
         s->js[j].where = BACK;
     }
     return 0;
@@ -1064,7 +579,7 @@ static int commit_list(struct tiresias *s, const struct berth__view *v)
     for (size_t i = 0; i < s->npre; i++) {
         uint32_t j = s->pre[i];
         if (s->js[j].where == RUNNING && v->jobs[j].state != BERTH_JOB_RUNNING) {
-            run_remove(s, j);
+            berth__tiresias_run_remove(s, j);
             s->js[j].where = POPPED;
             if (add_tmp(s, j))
                 return BERTH_ENOMEM;
@@ -1074,7 +589,7 @@ static int commit_list(struct tiresias *s, const struct berth__view *v)
     for (size_t i = s->ntmp; i-- > 0;) { /* the first in the list ends first at the head */
         uint32_t j = s->tmp[i].job;
         s->js[j].key = --s->phead[s->js[j].q];
-        if (push_pending(s, v, j))
+        if (berth__tiresias_push_pending(s, v, j))
             return BERTH_ENOMEM;
     }
     s->ntmp = 0; /* started now, and restored */
@@ -1083,8 +598,8 @@ static int commit_list(struct tiresias *s, const struct berth__view *v)
         if (j->state != BERTH_JOB_RUNNING || s->tr[k].phase == 2)
             continue;
         if (s->tr[k].kind == RESTORE) { /* it may have moved to other GPUs: refresh its type */
-            run_remove(s, j->idx);
-            if (run_insert(s, j))
+            berth__tiresias_run_remove(s, j->idx);
+            if (berth__tiresias_run_insert(s, j))
                 return BERTH_ENOMEM;
         } else if (add_tmp(s, j->idx)) {
             return BERTH_ENOMEM;
@@ -1094,7 +609,7 @@ static int commit_list(struct tiresias *s, const struct berth__view *v)
     for (size_t i = 0; i < s->ntmp; i++) {
         const struct berth__job *j = &v->jobs[s->tmp[i].job];
         s->js[j->idx].key = ++s->rtail[s->js[j->idx].q];
-        if (run_insert(s, j) || schedule_demotion(s, j))
+        if (berth__tiresias_run_insert(s, j) || berth__tiresias_schedule_demotion(s, j))
             return BERTH_ENOMEM;
     }
     for (size_t i = 0; i < s->ndemoted; i++) { /* demoted now: at the tail of either segment */
@@ -1102,11 +617,12 @@ static int commit_list(struct tiresias *s, const struct berth__view *v)
         int q = s->js[j].q;
         if (v->jobs[j].state == BERTH_JOB_RUNNING) {
             s->js[j].key = ++s->rtail[q];
-            if (run_insert(s, &v->jobs[j]) || schedule_demotion(s, &v->jobs[j]))
+            if (berth__tiresias_run_insert(s, &v->jobs[j]) ||
+                berth__tiresias_schedule_demotion(s, &v->jobs[j]))
                 return BERTH_ENOMEM;
         } else {
             s->js[j].key = ++s->ptail[q];
-            if (push_pending(s, v, j))
+            if (berth__tiresias_push_pending(s, v, j))
                 return BERTH_ENOMEM;
         }
     }
@@ -1122,8 +638,8 @@ static int commit(struct tiresias *s, const struct berth__view *v)
     for (size_t i = 0; i < s->npre; i++) {
         uint32_t j = s->pre[i];
         if (s->js[j].where == RUNNING && v->jobs[j].state != BERTH_JOB_RUNNING) {
-            run_remove(s, j);
-            if (push_pending(s, v, j))
+            berth__tiresias_run_remove(s, j);
+            if (berth__tiresias_push_pending(s, v, j))
                 return BERTH_ENOMEM;
         }
     }
@@ -1132,8 +648,9 @@ static int commit(struct tiresias *s, const struct berth__view *v)
         if (j->state != BERTH_JOB_RUNNING)
             continue;
         if (s->tr[k].kind == RESTORE) /* it may have moved to other GPUs: refresh its type */
-            run_remove(s, j->idx);
-        if (run_insert(s, j) || (s->tr[k].kind == START && schedule_demotion(s, j)))
+            berth__tiresias_run_remove(s, j->idx);
+        if (berth__tiresias_run_insert(s, j) ||
+            (s->tr[k].kind == START && berth__tiresias_schedule_demotion(s, j)))
             return BERTH_ENOMEM;
     }
     return 0;
@@ -1207,7 +724,7 @@ static berth_us predicted(const struct tiresias *s, const struct berth__view *v)
                 const struct berth__job *j = &v->jobs[s->run[q].c[c]->a[i].job];
                 int64_t left =
                     s->limit[q] / BERTH_US_PER_S - berth__job_run_us(j, v->now) / BERTH_US_PER_S;
-                int64_t g = rate(s, j) > 0 ? rate(s, j) : 1;
+                int64_t g = berth__tiresias_rate(s, j) > 0 ? berth__tiresias_rate(s, j) : 1;
                 berth_us t = v->now + (left > 0 ? left / g : 0) * BERTH_US_PER_S;
                 if (best == BERTH_TIME_NONE || t < best)
                     best = t;
@@ -1218,8 +735,8 @@ static berth_us predicted(const struct tiresias *s, const struct berth__view *v)
 static berth_us next_pass(void *self, const struct berth__view *v)
 {
     struct tiresias *s = self;
-    while (s->nheap && stale(s, v->jobs, &s->heap[0]))
-        dem_pop(s);
+    while (s->nheap && berth__tiresias_stale(s, v->jobs, &s->heap[0]))
+        berth__tiresias_dem_pop(s);
     if (!s->nheap)
         return BERTH_TIME_NONE;
     berth_us t = s->exact ? s->heap[0].t : predicted(s, v);
