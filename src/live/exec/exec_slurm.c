@@ -19,6 +19,7 @@
 #include "live/exec/slurm_topo.h"
 #include "model/cluster.h"
 #include "slurmapi/slurm_api.h"
+#include "util/atomic_file.h"
 
 #define RETRY_US      (250 * 1000)          /* a "not yet" from Slurm is tried again after */
 #define ERR_LOG_EVERY (10 * BERTH_US_PER_S) /* an unreachable slurmctld is logged this often */
@@ -254,31 +255,42 @@ static int in_partitions(const struct xslurm *x, char (*keep)[BERTH_SLURM_NAME_M
     return !x->parts || k < nkeep;
 }
 
+/* The scope file's text for now into buf (cap bytes); its length, as snprintf's. */
+static int scope_text(const struct xslurm *x, berth_us now, char *buf, size_t cap)
+{
+    return snprintf(buf, cap,
+                    "# written by berthd every second; contrib/slurm/job_submit.lua "
+                    "reads it\nheartbeat %lld\nstale_after %lld\ndefault %s\n"
+                    "partitions %s\n",
+                    (long long)(now / BERTH_US_PER_S),
+                    (long long)(x->h->slurm_failsafe_us / BERTH_US_PER_S),
+                    x->default_part[0] ? x->default_part : "-", x->parts ? x->parts : "*");
+}
+
 /* berth_scope, read by job_submit.lua at each submit: the heartbeat (the wall clock's
  * seconds), how old it may get before the hook holds nothing, the default partition and
- * berth's partitions ("*": all). Written to a temporary file, then renamed. */
+ * berth's partitions ("*": all). Written to a temporary file, then renamed (mode 0666 less
+ * the umask: slurmctld's account reads it). */
 static void write_scope(struct xslurm *x, berth_us now)
 {
-    char tmp[4300];
-    snprintf(tmp, sizeof tmp, "%s.tmp", x->scope_path);
-    FILE *f = fopen(tmp, "w");
-    int bad =
-        !f || fprintf(f,
-                      "# written by berthd every second; contrib/slurm/job_submit.lua "
-                      "reads it\nheartbeat %lld\nstale_after %lld\ndefault %s\n"
-                      "partitions %s\n",
-                      (long long)(now / BERTH_US_PER_S),
-                      (long long)(x->h->slurm_failsafe_us / BERTH_US_PER_S),
-                      x->default_part[0] ? x->default_part : "-", x->parts ? x->parts : "*") < 0;
-    if (f && fclose(f))
-        bad = 1;
-    if (!bad && rename(tmp, x->scope_path))
-        bad = 1;
+    char small[1024], *text = small;
+    int len = scope_text(x, now, small, sizeof small), bad = len < 0;
+    if (!bad && (size_t)len >= sizeof small) { /* a long --slurm-partitions */
+        text = malloc((size_t)len + 1);
+        if (!text)
+            errno = ENOMEM;
+        bad = !text || scope_text(x, now, text, (size_t)len + 1) != len;
+    }
+    if (!bad)
+        bad = berth__atomic_write(NULL, x->scope_path, text, (size_t)len, 0, 0666, NULL) != 0;
+    int e = errno;
+    if (text != small)
+        free(text);
     if (bad && now - x->scope_err_logged >= ERR_LOG_EVERY) {
         berth__exec_log(x->h,
                         "berthd: %s: cannot write (%s): job_submit.lua will stop holding "
                         "jobs\n",
-                        x->scope_path, strerror(errno));
+                        x->scope_path, strerror(e));
         x->scope_err_logged = now;
     }
     x->scope_at = now + SCOPE_EVERY;
