@@ -27,6 +27,7 @@
 #include "live/exec/cgroup.h"
 #include "live/exec/exec_local.h"
 #include "live/exec/ident.h"
+#include "util/atomic_file.h"
 
 struct spec {
     char **argv, **env;
@@ -108,17 +109,13 @@ static void close_others(int keep)
         close(fds[i]);
 }
 
+/* Writes text to path through path.tmp (0600, never through a link), fsync'd. 0 or -1. */
 static int write_atomic(const char *path, const char *text)
 {
-    char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
-    if (fd < 0)
-        return -1;
-    size_t len = strlen(text);
-    int ok = write(fd, text, len) == (ssize_t)len && fsync(fd) == 0;
-    close(fd);
-    return ok && rename(tmp, path) == 0 ? 0 : -1;
+    return berth__atomic_write(NULL, path, text, strlen(text), BERTH_AF_FSYNC | BERTH_AF_NOFOLLOW,
+                               0600, NULL)
+               ? -1
+               : 0;
 }
 
 static berth_us mono_us(void)

@@ -3,7 +3,6 @@
  * failed transaction fails its waiters and keeps its other documents for the next one; the
  * open checks the database (size, quick_check, commit counter against the mark file). */
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -14,6 +13,7 @@
 #include <unistd.h>
 
 #include "live/jobs/journal.h"
+#include "util/atomic_file.h"
 #include "util/hist.h"
 #include "util/mem.h"
 
@@ -44,7 +44,7 @@ struct slot {
 struct berth__journal {
     sqlite3 *db;
     sqlite3_stmt *put, *bump;
-    char *path, *mark, *mark_tmp;
+    char *path, *mark;
     pthread_t writer;
     pthread_mutex_t mu;
     pthread_cond_t more, done[2]; /* done[g & 1]: batch g ended */
@@ -191,21 +191,14 @@ static long write_batch(struct berth__journal *jn, char *msg, size_t cap)
     return -1;
 }
 
-/* Writes count into the mark file: a temp file, fsync, rename. Returns 0 or -1. */
+/* Writes count into the mark file: a temp file (PATH.mark.tmp), fsync, rename. Returns 0 or
+ * -1. */
 static int write_mark(const struct berth__journal *jn, uint64_t count)
 {
     char buf[64];
     int len = snprintf(buf, sizeof buf, MARK_PREFIX "%llu commits\n", (unsigned long long)count);
-    int fd = open(jn->mark_tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0)
-        return -1;
-    int ok = write(fd, buf, (size_t)len) == len && !fsync(fd);
-    ok &= !close(fd);
-    if (!ok || rename(jn->mark_tmp, jn->mark)) {
-        unlink(jn->mark_tmp);
-        return -1;
-    }
-    return 0;
+    return berth__atomic_write(NULL, jn->mark, buf, (size_t)len, BERTH_AF_FSYNC, 0644, NULL) ? -1
+                                                                                             : 0;
 }
 
 /* Brings the mark up to the counter when it is behind and due (or force). Writer only. */
@@ -501,7 +494,6 @@ static void free_journal(struct berth__journal *jn)
     free(jn->tab);
     free(jn->path);
     free(jn->mark);
-    free(jn->mark_tmp);
     free(jn);
 }
 
@@ -528,8 +520,7 @@ int berth__journal_open(const char *path, const char *vfs, struct berth__journal
     berth__hist_init(&jn->commit, commit_le, sizeof commit_le / sizeof *commit_le);
     jn->path = concat(path, "");
     jn->mark = concat(path, ".mark");
-    jn->mark_tmp = concat(path, ".mark.tmp");
-    if (!jn->path || !jn->mark || !jn->mark_tmp) {
+    if (!jn->path || !jn->mark) {
         free_journal(jn);
         return berth_err_set(err, BERTH_ENOMEM, "journal: out of memory");
     }
