@@ -4,7 +4,7 @@
  * berth's queue); a start is one place-and-release update; a preemption or a resize is a
  * requeue-and-hold, after which the job is placed again; a cancel is scancel. One poll of
  * slurmctld per tick ("no change" costs about a millisecond) refreshes what berthd knows of
- * each job, and the loop's state machine (daemon_exec.c) reads it through poll. The control
+ * each job, and the loop's state machine (daemon/core_tick.c) reads it through poll. The control
  * model and the pitfalls respected here are in docs/slurm.md. This file holds the table and
  * its calls (open, admit, launch, poll, stop) with the map of Slurm job ids; the scope, the
  * adoption of Slurm's jobs, the nodes and the sync are in exec_slurm_scope.c, _adopt.c,

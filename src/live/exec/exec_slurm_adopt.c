@@ -217,7 +217,7 @@ int berth__xslurm_pick_gpus(struct xslurm *x, const struct berth__ljob *j,
 }
 
 /* j, which berth never placed, runs in Slurm as sj: its attempt is that run, on slots, as
- * if berth had launched it there; recovery then re-adopts it (daemon/recover.c). */
+ * if berth had launched it there; recovery then re-adopts it (daemon/core_recover.c). */
 int berth__xslurm_run_as_attempt(struct xslurm *x, struct berth__ljob *j,
                                  const struct berth__slurm_job *sj, const struct berth__slot *slots,
                                  int32_t n, berth_us now)
