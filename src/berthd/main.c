@@ -17,6 +17,7 @@
 #include "live/daemon/daemon.h"
 #include "live/daemon/options.h"
 #include "live/http/http.h"
+#include "live/http/routes.h"
 #include "slurmapi/slurm_api.h"
 
 static struct berth__daemon *running;
@@ -94,6 +95,9 @@ int main(int argc, char **argv)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
+    /* the server answers from routes.c's table and asks its admit (http.h) */
+    berth__http_routes(
+        &(struct berth__http_table){berth__routes, berth__nroutes, berth__route_admit});
     static const struct berth__daemon_server http = {berth__http_start, berth__http_stop,
                                                      berth__http_handover};
     int again = 0;

@@ -1,5 +1,6 @@
-/* The format registry and detection, the bad-row accounting, and the checks every loaded job
- * passes (the trace object itself and the check before a run are the model's: model/trace.c). */
+/* The format registry and detection, and the checks every loaded job passes (the bad-row
+ * accounting is bad_rows.c; the trace object itself and the check before a run are the
+ * model's: model/trace.c). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,60 +70,6 @@ static void format_list(char *buf, size_t len)
     buf[0] = '\0';
     for (size_t i = 0; i < NFORMATS && o < len; i++)
         o += (size_t)snprintf(buf + o, len - o, "%s%s", i ? ", " : "", formats[i].name);
-}
-
-/* ---- bad rows and left-out rows ------------------------------------------------------ */
-
-static void count_reason(struct berth_load_report *r, uint32_t line, const char *reason, int bad)
-{
-    r->skipped++;
-    size_t i;
-    for (i = 0; i < r->nreasons; i++)
-        if (r->reasons[i].bad == bad && !strcmp(r->reasons[i].reason, reason))
-            break;
-    if (i == r->nreasons) {
-        if (r->nreasons == BERTH_LOAD_MAX_REASONS) {
-            i = BERTH_LOAD_MAX_REASONS - 1;
-            snprintf(r->reasons[i].reason, sizeof r->reasons[i].reason, "other reasons");
-        } else {
-            r->nreasons++;
-            snprintf(r->reasons[i].reason, sizeof r->reasons[i].reason, "%s", reason);
-            r->reasons[i].count = 0;
-            r->reasons[i].first_line = line;
-            r->reasons[i].bad = bad;
-        }
-    }
-    r->reasons[i].count++;
-}
-
-int berth__load_bad(struct berth__load *L, uint32_t line, const char *column, const char *expected,
-                    const char *found, size_t found_len, struct berth_err *err)
-{
-    char ex[96], reason[160];
-    snprintf(reason, sizeof reason, "column %s: expected %s", column, expected);
-    if (L->lenient) {
-        count_reason(L->rep, line, reason, 1);
-        return 0;
-    }
-    if (!found)
-        return berth_err_set(err, BERTH_EINPUT, "%s:%u: %s", L->path, line, reason);
-    return berth_err_set(err, BERTH_EINPUT, "%s:%u: %s, found %s", L->path, line, reason,
-                         berth__excerpt(ex, sizeof ex, found, found_len));
-}
-
-int berth__load_bad_row(struct berth__load *L, uint32_t line, const char *msg,
-                        struct berth_err *err)
-{
-    if (L->lenient) {
-        count_reason(L->rep, line, msg, 1);
-        return 0;
-    }
-    return berth_err_set(err, BERTH_EINPUT, "%s:%u: %s", L->path, line, msg);
-}
-
-void berth__load_exclude(struct berth__load *L, uint32_t line, const char *reason)
-{
-    count_reason(L->rep, line, reason, 0);
 }
 
 int berth__trace_check_ids(struct berth_trace *t, struct berth__load *L, struct berth_err *err)

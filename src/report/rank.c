@@ -9,6 +9,7 @@
 
 #include "io/json_load.h"
 #include "report/html.h"
+#include "report/metric.h"
 #include "report/rank.h"
 #include "report/stats.h"
 #include "report/table.h"

@@ -31,7 +31,5 @@ struct berth_ranking {
 
 /* The ranking's section of a report: its table and the recommendation. */
 void berth__ranking_html(struct berth__svg *s, const struct berth_ranking *r);
-/* A metric's value for people ("1.23 h", "61.8 %", "0.981"). */
-void berth__fmt_metric(char *b, size_t len, const struct berth_metric *m, double v);
 
 #endif

@@ -10,48 +10,11 @@
 
 #include "report/chart.h"
 #include "report/html.h"
+#include "report/metric.h"
 #include "report/rank.h"
 #include "report/stats.h"
 #include "report/table.h"
 #include "util/csv.h"
-
-static const struct berth_metric metrics[BERTH_NMETRICS] = {
-    {"jobs", "jobs", NULL, 0, 1},
-    {"completed", "completed", NULL, 1, 1},
-    {"avg_jct_s", "avg JCT", "avg-jct", 0, 0},
-    {"median_jct_s", "median JCT", "median-jct", 0, 0},
-    {"p95_jct_s", "p95 JCT", "p95-jct", 0, 0},
-    {"p99_jct_s", "p99 JCT", "p99-jct", 0, 0},
-    {"avg_queue_s", "avg wait", "avg-wait", 0, 0},
-    {"p99_queue_s", "p99 wait", "p99-wait", 0, 0},
-    {"makespan_s", "makespan", "makespan", 0, 0},
-    {"gpu_util", "GPU util", "util", 1, 2},
-    {"preemptions", "preemptions", "preemptions", 0, 1},
-    {"migrations", "migrations", NULL, 0, 1},
-    {"resizes", "resizes", NULL, 0, 1},
-    {"restarts", "restarts", NULL, 0, 1},
-    {"ftf_rho_max", "max rho", "fairness", 0, 3},
-    {"ftf_rho_avg", "mean rho", "mean-rho", 0, 3},
-    {"ftf_jain", "Jain (rho)", "jain", 1, 3},
-};
-
-size_t berth_metric_count(void)
-{
-    return BERTH_NMETRICS;
-}
-
-const struct berth_metric *berth_metric(size_t i)
-{
-    return i < BERTH_NMETRICS ? &metrics[i] : NULL;
-}
-
-int berth_metric_find(const char *option)
-{
-    for (size_t i = 0; i < BERTH_NMETRICS; i++)
-        if (metrics[i].option && !strcmp(metrics[i].option, option))
-            return (int)i;
-    return -1;
-}
 
 /* ---- loading ------------------------------------------------------------------------- */
 
@@ -89,11 +52,11 @@ static int load_row(struct berth__sweep_row *row, const char *out, struct berth_
         return 0;
     }
     for (size_t k = 0; k < BERTH_NMETRICS; k++) {
-        json_t *v = json_object_get(o, metrics[k].key);
+        json_t *v = json_object_get(o, berth__metrics[k].key);
         if (!json_is_number(v)) {
             json_decref(o);
             return berth_err_set(err, BERTH_EINPUT, "%s: field %s: expected a number", path,
-                                 metrics[k].key);
+                                 berth__metrics[k].key);
         }
         row->m[k] = json_number_value(v);
     }
@@ -213,7 +176,7 @@ static int write_results_csv(const struct berth_sweep_table *t, const char *path
         return berth_err_set(err, BERTH_EIO, "%s: cannot write: %s", path, strerror(errno));
     fputs("cell,policy,cluster,workload,flags,seed,status", f);
     for (size_t k = 0; k < BERTH_NMETRICS; k++)
-        fprintf(f, ",%s", metrics[k].key);
+        fprintf(f, ",%s", berth__metrics[k].key);
     fputc('\n', f);
     for (size_t i = 0; i < t->nrows; i++) {
         const struct berth__sweep_row *r = &t->rows[i];
@@ -242,7 +205,7 @@ static int write_summary_csv(const struct berth_sweep_table *t, const char *path
         return berth_err_set(err, BERTH_EIO, "%s: cannot write: %s", path, strerror(errno));
     fputs("policy,cluster,workload,flags,seeds,done", f);
     for (size_t k = 0; k < BERTH_NMETRICS; k++)
-        fprintf(f, ",%s_mean,%s_ci95", metrics[k].key, metrics[k].key);
+        fprintf(f, ",%s_mean,%s_ci95", berth__metrics[k].key, berth__metrics[k].key);
     fputc('\n', f);
     for (size_t i = 0; i < t->ngroups; i++) {
         const struct berth__sweep_group *g = &t->groups[i];
@@ -279,7 +242,8 @@ static int write_results_json(const struct berth_sweep_table *t, const char *pat
                               "cluster", c->cluster, "workload", c->workload, "flags", c->flags,
                               "seed", (json_int_t)c->seed, "status", r->ok ? "ok" : r->why);
         for (size_t k = 0; o && k < BERTH_NMETRICS; k++)
-            bad |= json_object_set_new(o, metrics[k].key, r->ok ? json_real(r->m[k]) : json_null());
+            bad |= json_object_set_new(o, berth__metrics[k].key,
+                                       r->ok ? json_real(r->m[k]) : json_null());
         bad |= !o || json_array_append_new(cells, o);
     }
     for (size_t i = 0; !bad && i < t->ngroups; i++) {
@@ -288,7 +252,7 @@ static int write_results_json(const struct berth_sweep_table *t, const char *pat
                               g->cluster, "workload", g->workload, "flags", g->flags, "seeds",
                               (json_int_t)g->n, "done", (json_int_t)g->nok);
         for (size_t k = 0; o && k < BERTH_NMETRICS; k++)
-            bad |= json_object_set_new(o, metrics[k].key,
+            bad |= json_object_set_new(o, berth__metrics[k].key,
                                        json_pack("{s:o,s:o}", "mean", num_or_null(g->mean[k]),
                                                  "ci95", num_or_null(g->ci[k])));
         bad |= !o || json_array_append_new(groups, o);
@@ -308,18 +272,6 @@ static int write_results_json(const struct berth_sweep_table *t, const char *pat
 }
 
 /* ---- the report ------------------------------------------------------------------------ */
-
-void berth__fmt_metric(char *b, size_t len, const struct berth_metric *m, double v)
-{
-    if (m->kind == 0)
-        berth__fmt_duration(b, len, v);
-    else if (m->kind == 1)
-        berth__fmt_num(b, len, v, v == floor(v) || fabs(v) >= 100 ? 0 : 1);
-    else if (m->kind == 2)
-        isnan(v) ? snprintf(b, len, "-") : snprintf(b, len, "%.1f %%", 100 * v);
-    else /* ratios: three decimals while they matter */
-        berth__fmt_num(b, len, v, fabs(v) >= 1000 ? 0 : fabs(v) >= 10 ? 1 : 3);
-}
 
 /* "1.23 h ± 0.05" */
 static void mean_ci(char *b, size_t len, const struct berth_metric *m, double mean, double ci)
@@ -367,7 +319,7 @@ static void groups_table(struct berth__svg *s, const struct berth_sweep_table *t
             berth__svg_printf(s, "<th class=\"l\">%s</th>", heads[k]);
     berth__svg_printf(s, "<th>seeds</th>");
     for (size_t k = 0; k < NSHOWN; k++)
-        berth__svg_printf(s, "<th>%s</th>", metrics[shown[k]].name);
+        berth__svg_printf(s, "<th>%s</th>", berth__metrics[shown[k]].name);
     berth__svg_printf(s, "</tr>\n");
     for (size_t i = 0; i < t->ngroups; i++) {
         const struct berth__sweep_group *g = &t->groups[i];
@@ -383,7 +335,7 @@ static void groups_table(struct berth__svg *s, const struct berth_sweep_table *t
         berth__svg_printf(s, "<td>%zu/%zu</td>", g->nok, g->n);
         for (size_t k = 0; k < NSHOWN; k++) {
             char b[160];
-            mean_ci(b, sizeof b, &metrics[shown[k]], g->mean[shown[k]], g->ci[shown[k]]);
+            mean_ci(b, sizeof b, &berth__metrics[shown[k]], g->mean[shown[k]], g->ci[shown[k]]);
             berth__svg_printf(s, "<td>");
             berth__svg_escape(s, b);
             berth__svg_printf(s, "</td>");
@@ -397,7 +349,7 @@ static void groups_table(struct berth__svg *s, const struct berth_sweep_table *t
  * (cluster, workload, flags). */
 static void metric_chart(struct berth__svg *s, const struct berth_sweep_table *t, size_t k)
 {
-    const struct berth_metric *m = &metrics[k];
+    const struct berth_metric *m = &berth__metrics[k];
     const char *pols[40], *confs[64];
     char conf_names[64][128];
     int np = 0, nc = 0;

@@ -5,8 +5,7 @@
 
 #include "berth/report.h"
 #include "report/grid.h"
-
-#define BERTH_NMETRICS 17
+#include "report/metric.h"
 
 struct berth__sweep_row {
     const struct berth_grid_cell *cell;

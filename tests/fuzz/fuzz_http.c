@@ -59,6 +59,7 @@
 #include <jansson.h>
 
 #include "live/daemon/daemon.h"
+#include "live/http/http.h"
 #include "live/http/routes.h"
 
 #define FUZZ_WHO "fuzz_http"
@@ -297,6 +298,9 @@ static void at_exit(void)
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc, (void)argv;
+    /* berth__route_find looks in the table berthd's main gives the server (http.h) */
+    berth__http_routes(
+        &(struct berth__http_table){berth__routes, berth__nroutes, berth__route_admit});
     const char *e = getenv("FUZZ_HTTP_RESET");
     if (e && strtol(e, NULL, 10) > 0)
         reset_every = (unsigned)strtol(e, NULL, 10);

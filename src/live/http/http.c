@@ -211,6 +211,19 @@ static enum MHD_Result send_resp(struct MHD_Connection *c, struct berth__hresp *
 
 /* ---- request counters ------------------------------------------------------------------ */
 
+/* The routes berthd's main gave (berth__http_routes); the server knows no handler by name. */
+static struct berth__http_table table;
+
+void berth__http_routes(const struct berth__http_table *t)
+{
+    table = *t;
+}
+
+const struct berth__http_table *berth__http_table(void)
+{
+    return &table;
+}
+
 const int berth__http_codes[BERTH_HTTP_CODES] = {200, 201, 204, 301, 400, 401, 403, 404,
                                                  405, 409, 413, 429, 500, 503, 507, 0};
 
@@ -233,7 +246,7 @@ static void count(struct httpd *h, const struct berth__route *rt, int status)
 uint64_t berth__http_count(struct berth__daemon *d, size_t route, size_t code)
 {
     struct httpd *h = d->http;
-    if (!h || !h->counts || route > berth__nroutes || code >= BERTH_HTTP_CODES)
+    if (!h || !h->counts || route > table.n || code >= BERTH_HTTP_CODES)
         return 0;
     return atomic_load_explicit(&h->counts[route * BERTH_HTTP_CODES + code], memory_order_relaxed);
 }
@@ -283,7 +296,7 @@ static int match(const char *pattern, const char *path, uint64_t *id)
 
 size_t berth__route_index(const struct berth__route *rt)
 {
-    return rt ? (size_t)(rt - berth__routes) : berth__nroutes;
+    return rt ? (size_t)(rt - table.routes) : table.n;
 }
 
 const struct berth__route *berth__route_find(const char *method, const char *url, uint64_t *id,
@@ -294,13 +307,13 @@ const struct berth__route *berth__route_find(const char *method, const char *url
      * libmicrohttpd sends no body for it */
     if (!strcmp(method, "HEAD"))
         method = "GET";
-    for (size_t i = 0; i < berth__nroutes; i++) {
+    for (size_t i = 0; i < table.n; i++) {
         uint64_t v = 0;
-        if (match(berth__routes[i].path, url, &v)) {
+        if (match(table.routes[i].path, url, &v)) {
             *path_known = 1;
-            if (!strcmp(berth__routes[i].method, method)) {
+            if (!strcmp(table.routes[i].method, method)) {
                 *id = v;
-                return &berth__routes[i];
+                return &table.routes[i];
             }
         }
     }
@@ -397,7 +410,7 @@ static int admit(struct berth__daemon *d, struct MHD_Connection *c, const struct
     }
     if (job_tok && !may_wait)
         return 1;
-    if (berth__route_admit(d, q->rt, q->id, job_tok ? tok : NULL, who, &q->job_token_id, &q->early))
+    if (table.admit(d, q->rt, q->id, job_tok ? tok : NULL, who, &q->job_token_id, &q->early))
         return 0;
     if (cl && strtoull(cl, NULL, 10) > d->o.max_body)
         q->too_big = 1;
@@ -867,7 +880,7 @@ int berth__http_start(struct berth__daemon *d, struct berth_err *err)
     h->ltcp = (struct listener){h, 0, 0};
     h->lunix = (struct listener){h, 1, 0};
     h->lmet = (struct listener){h, 0, 1};
-    size_t ncounts = (berth__nroutes + 1) * BERTH_HTTP_CODES;
+    size_t ncounts = (table.n + 1) * BERTH_HTTP_CODES;
     h->counts = malloc(ncounts * sizeof *h->counts);
     if (!h->counts) {
         free(h);

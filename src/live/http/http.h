@@ -9,6 +9,24 @@
 
 #include "live/daemon/daemon.h"
 
+struct berth__route;
+struct berth__caller;
+struct berth__hresp;
+/* The routes the server answers from (routes.h: routes.c's berth__routes and
+ * berth__route_admit), given by berthd's main before berth__http_start. The server names
+ * no handler itself, so that the handlers may use its helpers and counters (this file,
+ * berth__hresp_error) while calls go one way: handlers -> server. */
+struct berth__http_table {
+    const struct berth__route *routes;
+    size_t n;
+    int (*admit)(struct berth__daemon *d, const struct berth__route *rt, uint64_t id,
+                 const char *job_token, struct berth__caller *who, uint64_t *job_id,
+                 struct berth__hresp *out);
+};
+void berth__http_routes(const struct berth__http_table *t);
+/* The table given (for /metrics' counters by route). */
+const struct berth__http_table *berth__http_table(void);
+
 int berth__http_start(struct berth__daemon *d, struct berth_err *err);
 void berth__http_stop(struct berth__daemon *d);
 /* Before the stop of a restart (berth__daemon_server.handover): the listeners stop accepting

@@ -239,15 +239,15 @@ void berth__route_metrics(struct berth__daemon *d, const struct berth__hreq *r,
     family(f, "berth_http_requests_total", "counter",
            "HTTP requests answered, by route (the table's pattern; \"other\" for any other "
            "path), method and status code (\"other\" for codes berthd does not use).");
-    for (size_t rt = 0; rt <= berth__nroutes; rt++)
+    const struct berth__http_table *tab = berth__http_table();
+    for (size_t rt = 0; rt <= tab->n; rt++)
         for (size_t k = 0; k < BERTH_HTTP_CODES; k++) {
             uint64_t n = berth__http_count(d, rt, k);
             if (!n)
                 continue;
             fprintf(f, "berth_http_requests_total{route=\"");
-            label(f, rt < berth__nroutes ? berth__routes[rt].path : "other");
-            fprintf(f, "\",method=\"%s\",code=\"",
-                    rt < berth__nroutes ? berth__routes[rt].method : "other");
+            label(f, rt < tab->n ? tab->routes[rt].path : "other");
+            fprintf(f, "\",method=\"%s\",code=\"", rt < tab->n ? tab->routes[rt].method : "other");
             if (berth__http_codes[k])
                 fprintf(f, "%d", berth__http_codes[k]);
             else

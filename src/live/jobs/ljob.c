@@ -168,12 +168,3 @@ int berth__ljob_note(struct berth__ljob *j, berth_us t, int state, const char *f
     j->state = (uint8_t)state;
     return 0;
 }
-
-int berth__ljob_clone(const struct berth__ljob *j, struct berth__ljob **out, struct berth_err *err)
-{
-    json_t *o = berth__ljob_json(j, 1);
-    int rc = o ? berth__ljob_from_journal(o, out, err)
-               : berth_err_set(err, BERTH_ENOMEM, "out of memory");
-    json_decref(o);
-    return rc;
-}

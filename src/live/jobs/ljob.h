@@ -190,9 +190,6 @@ int berth__json_num(const json_t *body, const char *field, double lo, double hi,
  * expected ..."). */
 int berth__ljob_from_submit(const json_t *body, const char *user, uint32_t uid, uint32_t gid,
                             struct berth__ljob **out, struct berth_err *err);
-/* A copy made through the journal's document (what a journal write of it would hold), for
- * changes that must be durable before they are made (usage is not copied). */
-int berth__ljob_clone(const struct berth__ljob *j, struct berth__ljob **out, struct berth_err *err);
 void berth__ljob_free(struct berth__ljob *j);
 /* Makes j's slots and pslots when it has none yet: 0, or BERTH_ENOMEM. */
 int berth__ljob_slots(struct berth__ljob *j);
@@ -211,6 +208,9 @@ json_t *berth__ljob_json(const struct berth__ljob *j, int full);
 const char *berth__dep_name(int t);
 /* Reads a journal document back. */
 int berth__ljob_from_journal(const json_t *doc, struct berth__ljob **out, struct berth_err *err);
+/* A copy made through the journal's document (what a journal write of it would hold), for
+ * changes that must be durable before they are made (usage is not copied). */
+int berth__ljob_clone(const struct berth__ljob *j, struct berth__ljob **out, struct berth_err *err);
 
 /* Frees a NULL-terminated vector of malloc'd strings and each string (NULL is fine). */
 void berth__strv_free(char **v);

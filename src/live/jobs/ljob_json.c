@@ -1,5 +1,5 @@
 /* The live job record as JSON: the API's view of a job and the journal's document, and
- * reading a journal document back after a restart. */
+ * reading a journal document back after a restart (and a copy made through both). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -343,4 +343,13 @@ int berth__ljob_from_journal(const json_t *d, struct berth__ljob **out, struct b
     j->state = (uint8_t)st;
     *out = j;
     return 0;
+}
+
+int berth__ljob_clone(const struct berth__ljob *j, struct berth__ljob **out, struct berth_err *err)
+{
+    json_t *o = berth__ljob_json(j, 1);
+    int rc = o ? berth__ljob_from_journal(o, out, err)
+               : berth_err_set(err, BERTH_ENOMEM, "out of memory");
+    json_decref(o);
+    return rc;
 }
