@@ -52,6 +52,8 @@ DAEMON = {
     "deps": (2, "deps"), "infer": (2, "infer"), "telemetry": (2, "telemetry"),
     "acct": (2, "acct"), "estimate": (2, "estimate"), "estimator": (2, "estimate"),
     "service": (3, "service"),
+    "service_api": (3, "service"),
+    "service_scrape": (3, "service"),
     "daemon": (4, "daemon"),
 }
 

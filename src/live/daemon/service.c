@@ -1,6 +1,7 @@
 /* Services (service.h): their definitions and persistence, the replicas' placement on the
  * inference pool, reconciliation every tick (wanted replicas, restarts, scale-down), the
- * inference demand they drive, recovery, and the thread that scrapes the replicas' load. */
+ * inference demand they drive, recovery, and the hooks the core calls. The API is in
+ * service_api.c, the thread that scrapes the replicas' load in service_scrape.c. */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -14,7 +15,7 @@
 #include "live/daemon/infer.h"
 #include "live/daemon/statefile.h"
 #include "live/daemon/listener.h"
-#include "live/daemon/service.h"
+#include "live/daemon/service_int.h"
 #include "util/name.h"
 #include "model/cluster.h"
 
@@ -36,36 +37,9 @@ static int in_list(const char *k, const char *const *l, size_t n)
     return 0;
 }
 
-static struct berth__service *find(struct berth__daemon *d, uint64_t id)
-{
-    for (size_t i = 0; d->svcs && i < d->svcs->n; i++)
-        if (d->svcs->s[i]->id == id)
-            return d->svcs->s[i];
-    return NULL;
-}
-
-static int alive(const struct berth__ljob *j)
-{
-    return j && !berth__lstate_final(j->state);
-}
-
-static struct berth__svcs *svcs_of(struct berth__daemon *d)
-{
-    if (!d->svcs && (d->svcs = calloc(1, sizeof *d->svcs)))
-        d->svcs->next_id = 1;
-    return d->svcs;
-}
-
-static void svc_free(struct berth__service *s)
-{
-    if (s)
-        json_decref(s->tmpl);
-    free(s);
-}
-
 /* ---- the definitions and their file */
 
-static json_t *def_json(const struct berth__service *s)
+json_t *berth__svc_def_json(const struct berth__service *s)
 {
     return json_pack("{s:I,s:s,s:s,s:i,s:i,s:i,s:i,s:i,s:f,s:f,s:f,s:s,s:s,s:f,s:O,s:I,s:b}", "id",
                      (json_int_t)s->id, "name", s->name, "user", s->user, "uid", (int)s->uid, "gid",
@@ -76,12 +50,12 @@ static json_t *def_json(const struct berth__service *s)
                      s->tmpl, "created_us", (json_int_t)s->created_us, "deleting", s->deleting);
 }
 
-static int store(struct berth__daemon *d, struct berth_err *err)
+int berth__svc_store(struct berth__daemon *d, struct berth_err *err)
 {
     json_t *a = json_array(), *o = NULL;
     int bad = !a;
     for (size_t i = 0; !bad && i < d->svcs->n; i++)
-        bad = json_array_append_new(a, def_json(d->svcs->s[i]));
+        bad = json_array_append_new(a, berth__svc_def_json(d->svcs->s[i]));
     if (!bad)
         o = json_pack("{s:i,s:I,s:o}", "version", 1, "next_id", (json_int_t)d->svcs->next_id,
                       "services", a);
@@ -98,8 +72,8 @@ static int store(struct berth__daemon *d, struct berth_err *err)
 
 /* A service from a request body (or a definition from the file: file = 1 reads its id, user
  * and state too). BERTH_EINPUT naming the field. */
-static int from_json(struct berth__daemon *d, const json_t *b, int file,
-                     struct berth__service **out, struct berth_err *err)
+int berth__svc_from_json(struct berth__daemon *d, const json_t *b, int file,
+                         struct berth__service **out, struct berth_err *err)
 {
     if (!json_is_object(b))
         return berth_err_set(err, BERTH_EINPUT, "body: expected a JSON object");
@@ -198,7 +172,7 @@ static int from_json(struct berth__daemon *d, const json_t *b, int file,
     *out = s;
     return 0;
 fail:
-    svc_free(s);
+    berth__svc_free_one(s);
     return rc;
 }
 
@@ -210,7 +184,7 @@ int berth__svc_load(struct berth__daemon *d, struct berth_err *err)
         return 0;
     json_error_t je;
     json_t *o = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
-    if (!o || !svcs_of(d)) {
+    if (!o || !berth__svc_svcs(d)) {
         json_decref(o);
         return berth_err_set(err, BERTH_EINPUT, "%s: line %d: %s", path, je.line, je.text);
     }
@@ -224,7 +198,7 @@ int berth__svc_load(struct berth__daemon *d, struct berth_err *err)
     json_array_foreach(a, i, v)
     {
         struct berth__service *s = NULL;
-        if (rc || (rc = from_json(d, v, 1, &s, err)))
+        if (rc || (rc = berth__svc_from_json(d, v, 1, &s, err)))
             break;
         d->svcs->s[d->svcs->n++] = s;
         if (s->id >= d->svcs->next_id)
@@ -249,7 +223,7 @@ static int port_taken(struct berth__daemon *d, int port)
         for (int r = 0; r < BERTH_SVC_MAX_REPLICAS; r++) {
             struct berth__ljob *j =
                 d->svcs->s[i]->rep[r] ? berth__daemon_job(d, d->svcs->s[i]->rep[r]) : NULL;
-            if (alive(j) && j->port == port)
+            if (berth__svc_alive(j) && j->port == port)
                 return 1;
         }
     return 0;
@@ -293,7 +267,7 @@ static int32_t pin(struct berth__daemon *d)
     for (size_t i = 0; i < v->n; i++)
         for (int r = 0; r < BERTH_SVC_MAX_REPLICAS; r++) {
             struct berth__ljob *j = v->s[i]->rep[r] ? berth__daemon_job(d, v->s[i]->rep[r]) : NULL;
-            if (!alive(j))
+            if (!berth__svc_alive(j))
                 continue;
             occupy(d, j->slots, j->nslots);
             if (j->proc)
@@ -425,7 +399,7 @@ static void stop_replica(struct berth__daemon *d, struct berth__ljob *j, const c
 void berth__svc_exited(struct berth__daemon *d, struct berth__ljob *j, const char *how,
                        berth_us ran_us, berth_us now)
 {
-    struct berth__service *s = find(d, j->svc);
+    struct berth__service *s = berth__svc_find(d, j->svc);
     if (!s || s->deleting) {
         j->end_us = now;
         berth__ljob_note(j, now, j->exit_code == 0 ? BERTH_L_COMPLETED : BERTH_L_FAILED, "%s", how);
@@ -460,15 +434,9 @@ void berth__svc_exited(struct berth__daemon *d, struct berth__ljob *j, const cha
     berth__daemon_activate(d, j);
 }
 
-void berth__svc_report(struct berth__ljob *j, double load, berth_us now)
-{
-    j->load = load;
-    j->load_at = now;
-}
-
 /* ---- reconciliation */
 
-static int32_t server_gpus(const struct berth__daemon *d)
+int32_t berth__svc_server_gpus(const struct berth__daemon *d)
 {
     int32_t g = 0; /* the pool's smallest server */
     for (int32_t i = 0; i < d->infer->servers; i++) {
@@ -484,7 +452,7 @@ static void reconcile(struct berth__daemon *d, struct berth__service *s, berth_u
     double load = 0;
     for (int r = 0; r < BERTH_SVC_MAX_REPLICAS; r++) {
         struct berth__ljob *j = s->rep[r] ? berth__daemon_job(d, s->rep[r]) : NULL;
-        if (!alive(j)) {
+        if (!berth__svc_alive(j)) {
             s->rep[r] = 0;
             continue;
         }
@@ -558,22 +526,22 @@ void berth__svc_tick(struct berth__daemon *d, berth_us now)
         struct berth__service *s = v->s[i];
         int left = 0;
         for (int r = 0; r < BERTH_SVC_MAX_REPLICAS; r++)
-            left += s->rep[r] && alive(berth__daemon_job(d, s->rep[r]));
+            left += s->rep[r] && berth__svc_alive(berth__daemon_job(d, s->rep[r]));
         if (s->deleting && !left) {
             fprintf(d->log, "berthd: service %s (%" PRIu64 ") is gone\n", s->name, s->id);
-            svc_free(s);
+            berth__svc_free_one(s);
             v->s[i] = v->s[--v->n];
             gone = 1;
         } else
             i++;
     }
     struct berth_err e = {0};
-    if (gone && store(d, &e))
+    if (gone && berth__svc_store(d, &e))
         fprintf(d->log, "berthd: services: %s (the deleted service is written again later)\n",
                 e.msg);
     if (!v->n && !gone)
         return;
-    int32_t pinned = pin(d), need = 0, sg = server_gpus(d);
+    int32_t pinned = pin(d), need = 0, sg = berth__svc_server_gpus(d);
     for (size_t i = 0; i < v->n; i++) {
         int32_t n =
             berth__autoscale_servers(v->s[i]->deleting ? 0 : v->s[i]->wanted, v->s[i]->gpus, sg);
@@ -583,188 +551,6 @@ void berth__svc_tick(struct berth__daemon *d, berth_us now)
     dem = dem > d->infer->servers ? d->infer->servers : dem;
     if (dem != d->infer->demand && berth__daemon_infer_set(d, dem, now, &e))
         fprintf(d->log, "berthd: services: inference demand %d: %s\n", dem, e.msg);
-}
-
-/* ---- the API */
-
-int berth__svc_create(struct berth__daemon *d, const json_t *body, const struct berth__caller *who,
-                      json_t **out, struct berth_err *err)
-{
-    if (!who->admin) {
-        berth_err_set(err, BERTH_EINPUT,
-                      "only an admin may create a service (a service drives the inference "
-                      "demand, which only an admin sets)");
-        return 403;
-    }
-    struct berth__service *s = NULL;
-    int rc = from_json(d, body, 0, &s, err);
-    if (rc)
-        return rc == BERTH_EINPUT ? 400 : 500;
-    /* the replicas' job body must be a valid job, checked once here */
-    struct berth__ljob *probe = NULL;
-    json_t *b = json_deep_copy(s->tmpl);
-    if (b)
-        json_object_set_new(b, "gpus", json_integer(s->gpus));
-    rc = b ? berth__ljob_from_submit(b, who->user, who->uid, who->gid, &probe, err)
-           : berth_err_set(err, BERTH_ENOMEM, "out of memory");
-    json_decref(b);
-    berth__ljob_free(probe);
-    if (rc) {
-        svc_free(s);
-        return rc == BERTH_EINPUT ? 400 : 500;
-    }
-    snprintf(s->user, sizeof s->user, "%s", who->user);
-    s->uid = who->uid;
-    s->gid = who->gid;
-    s->created_us = berth__wall_us();
-    pthread_mutex_lock(&d->mu);
-    int st = 0;
-    int32_t sg = server_gpus(d);
-    if (!svcs_of(d))
-        st = 500, berth_err_set(err, BERTH_ENOMEM, "out of memory");
-    else if (!d->infer->servers)
-        st = 400, berth_err_set(err, BERTH_EINPUT,
-                                "pool: this cluster has no server in pool \"inference\" (the "
-                                "cluster file's \"pool\" of each server)");
-    else if (strcmp(d->xo->name, "local"))
-        st = 400, berth_err_set(err, BERTH_EINPUT,
-                                "pool: services run on the local executor only (this berthd runs "
-                                "--executor %s)",
-                                d->xo->name);
-    else if (s->gpus > sg)
-        st = 400, berth_err_set(err, BERTH_EINPUT,
-                                "gpus: %d per replica, but the inference pool's servers have %d",
-                                s->gpus, sg);
-    else if (d->svcs->n >= BERTH_SVC_MAX)
-        st = 429, berth_err_set(err, BERTH_EINPUT, "services: at most %d at once", BERTH_SVC_MAX);
-    for (size_t i = 0; !st && i < d->svcs->n; i++)
-        if (!strcmp(d->svcs->s[i]->name, s->name))
-            st = 409, berth_err_set(err, BERTH_EINPUT, "name: service %s exists (id %" PRIu64 ")",
-                                    s->name, d->svcs->s[i]->id);
-    if (!st) {
-        s->id = d->svcs->next_id++;
-        d->svcs->s[d->svcs->n++] = s;
-        if (store(d, err)) { /* not durable, not made */
-            d->svcs->n--;
-            d->svcs->next_id--;
-            st = 503;
-        }
-    }
-    if (!st) {
-        *out = berth__svc_json(d, s->id, who);
-        fprintf(d->log,
-                "berthd: service %s (%" PRIu64 ") created by %s: %d..%d replicas of %d GPUs\n",
-                s->name, s->id, s->user, s->as.min, s->as.max, s->gpus);
-        pthread_cond_signal(&d->wake);
-    }
-    pthread_mutex_unlock(&d->mu);
-    if (st)
-        svc_free(s);
-    return st;
-}
-
-int berth__svc_delete(struct berth__daemon *d, uint64_t id, const struct berth__caller *who,
-                      struct berth_err *err)
-{
-    if (!who->admin) {
-        berth_err_set(err, BERTH_EINPUT, "only an admin may delete a service");
-        return 403;
-    }
-    struct berth__service *s = find(d, id);
-    if (!s) {
-        berth_err_set(err, BERTH_EINPUT, "id: no such service");
-        return 404;
-    }
-    if (s->deleting)
-        return 0;
-    s->deleting = 1;
-    if (store(d, err)) {
-        s->deleting = 0;
-        return 503;
-    }
-    pthread_cond_signal(&d->wake);
-    return 0;
-}
-
-/* Whether who may see the replicas' ports and what names them (a refusal, the last scrape
- * error): an admin, or the service's owner, who sends it requests; NULL: berthd itself. Any
- * other caller would learn which port to take first (issue 34, M1). */
-static int sees_ports(const struct berth__service *s, const struct berth__caller *who)
-{
-    return !who || who->admin || (who->user[0] && !strcmp(who->user, s->user));
-}
-
-static json_t *svc_json(struct berth__daemon *d, const struct berth__service *s,
-                        const struct berth__caller *who)
-{
-    int see = sees_ports(s, who);
-    json_t *o = def_json(s), *reps = json_array();
-    if (!o || !reps) {
-        json_decref(o);
-        json_decref(reps);
-        return NULL;
-    }
-    int32_t running = 0;
-    for (int r = 0; r < BERTH_SVC_MAX_REPLICAS; r++) {
-        struct berth__ljob *j = s->rep[r] ? berth__daemon_job(d, s->rep[r]) : NULL;
-        if (!alive(j))
-            continue;
-        const struct berth__server *v = j->nslots && j->slots[0].server < d->cluster->nsrv
-                                            ? &d->cluster->srv[j->slots[0].server]
-                                            : NULL;
-        running += j->proc && j->then == BERTH_THEN_FINISH;
-        json_array_append_new(
-            reps, json_pack("{s:i,s:I,s:o,s:s,s:b,s:i,s:o,s:o}", "replica", r, "job",
-                            (json_int_t)j->id, "port", see ? json_integer(j->port) : json_null(),
-                            "server", v ? v->name : "", "running",
-                            j->proc && j->then == BERTH_THEN_FINISH, "restarts", (int)j->restarts,
-                            "load", j->load_at ? json_real(j->load) : json_null(), "scrape_refused",
-                            see && s->refused[r][0] ? json_string(s->refused[r]) : json_null()));
-    }
-    json_object_del(o, "uid");
-    json_object_del(o, "gid");
-    /* every caller reads services: the replicas' environment (which may hold secrets) stays
-     * out, as a job's does from its list entry */
-    json_t *job = json_deep_copy(json_object_get(o, "job"));
-    json_object_del(job, "env");
-    json_object_set_new(o, "job", job ? job : json_object());
-    json_object_set_new(o, "state",
-                        json_string(s->deleting            ? "deleting"
-                                    : s->crashloop[0]      ? "crash-loop"
-                                    : running >= s->wanted ? "ready"
-                                                           : "scaling"));
-    json_object_set_new(o, "wanted", json_integer(s->wanted));
-    json_object_set_new(o, "running", json_integer(running));
-    json_object_set_new(o, "load", json_real(s->load));
-    json_object_set_new(o, "reporting", json_integer(s->reporting));
-    json_object_set_new(o, "waiting_for_servers", json_integer(s->waiting_room));
-    json_object_set_new(o, "restarts", json_integer((json_int_t)s->restarts));
-    json_object_set_new(o, "scale_ups", json_integer((json_int_t)s->scale_ups));
-    json_object_set_new(o, "scale_downs", json_integer((json_int_t)s->scale_downs));
-    json_object_set_new(o, "scrapes", json_integer((json_int_t)s->scrapes));
-    json_object_set_new(o, "scrape_errors", json_integer((json_int_t)s->scrape_errors));
-    json_object_set_new(o, "scrapes_refused", json_integer((json_int_t)s->scrapes_refused));
-    json_object_set_new(o, "last_scrape_error", see ? json_string(s->scrape_err) : json_null());
-    json_object_set_new(o, "crash_loop", s->crashloop[0] ? json_string(s->crashloop) : json_null());
-    json_object_set_new(o, "last_scale_up_s",
-                        s->last_up_us >= 0 ? json_real((double)s->last_up_us / 1e6) : json_null());
-    json_object_set_new(o, "max_scale_up_s", json_real((double)s->max_up_us / 1e6));
-    json_object_set_new(o, "replicas", reps);
-    return o;
-}
-
-json_t *berth__svc_json(struct berth__daemon *d, uint64_t id, const struct berth__caller *who)
-{
-    const struct berth__service *s = find(d, id);
-    return s ? svc_json(d, s, who) : NULL;
-}
-
-json_t *berth__svc_list(struct berth__daemon *d, const struct berth__caller *who)
-{
-    json_t *a = json_array();
-    for (size_t i = 0; a && d->svcs && i < d->svcs->n; i++)
-        json_array_append_new(a, svc_json(d, d->svcs->s[i], who));
-    return json_pack("{s:o}", "services", a ? a : json_array());
 }
 
 /* ---- recovery */
@@ -816,9 +602,9 @@ void berth__svc_recovered(struct berth__daemon *d, berth_us now)
 {
     for (size_t i = 0; i < d->njobs; i++) {
         struct berth__ljob *j = d->jobs[i];
-        if (!alive(j) || !j->svc)
+        if (!berth__svc_alive(j) || !j->svc)
             continue;
-        struct berth__service *s = find(d, j->svc);
+        struct berth__service *s = berth__svc_find(d, j->svc);
         if (!s || j->replica < 0 || j->replica >= BERTH_SVC_MAX_REPLICAS ||
             (s->rep[j->replica] && s->rep[j->replica] != j->id)) {
             stop_replica(d, j,
@@ -839,161 +625,13 @@ void berth__svc_recovered(struct berth__daemon *d, berth_us now)
     }
 }
 
-/* ---- scraping, in a thread of its own */
-
-struct target {
-    uint64_t svc, job;
-    int attempt, port, replica;
-    char path[BERTH_SCRAPE_PATH_MAX + 1], metric[BERTH_SCRAPE_METRIC_MAX + 1];
-    int ok, refused;
-    double load;
-    char why[160];
-};
-
-struct replica_of {
-    struct berth__daemon *d;
-    const struct target *t;
-};
-
-static int replica_pids(void *ctx, pid_t *out, size_t max)
-{
-    const struct replica_of *r = ctx;
-    const struct berth__executor *x = r->d->xo;
-    return x->pids ? x->pids(r->d->xs, r->t->job, r->t->attempt, out, max) : -1;
-}
-
-/* One replica scraped, without the lock: only from a listener its own processes hold,
- * checked just before (so a port taken while it restarts is refused too) and the same
- * listener still there just after (listener.h). */
-static void scrape_one(struct berth__daemon *d, struct target *t)
-{
-    struct berth__listener ls[BERTH_LISTEN_MAX];
-    size_t n = 0;
-    struct replica_of r = {d, t};
-    int own =
-        berth__listener_owned(t->port, t->replica, replica_pids, &r, ls, &n, t->why, sizeof t->why);
-    if (own) { /* 1: no listener, a plain scrape error; -1: someone else's listener */
-        t->refused = own < 0;
-        return;
-    }
-    t->ok =
-        !berth__scrape_fetch(t->port, t->path, t->metric, 500000, &t->load, t->why, sizeof t->why);
-    if (t->ok && !berth__listeners_same(t->port, ls, n)) {
-        t->ok = 0;
-        t->refused = 1;
-        snprintf(t->why, sizeof t->why, "the listener on 127.0.0.1:%d changed during the scrape",
-                 t->port);
-    }
-}
-
-/* A scrape's outcome taken in, under the lock. */
-static void scraped(struct berth__daemon *d, struct berth__service *s, struct berth__ljob *j,
-                    const struct target *t, berth_us now)
-{
-    char *refused = s->refused[j->replica], was[sizeof s->refused[0]];
-    snprintf(was, sizeof was, "%s", refused);
-    refused[0] = '\0'; /* a refusal is shown while it is the latest scrape's outcome */
-    s->scrapes++;
-    if (t->ok) {
-        berth__svc_report(j, t->load, now);
-        return;
-    }
-    s->scrape_errors++;
-    if (t->refused) { /* no load from a listener that is not the replica's: none at all */
-        s->scrapes_refused++;
-        j->load_at = 0;
-        snprintf(refused, sizeof s->refused[0], "scrape refused: %.140s", t->why);
-        if (strcmp(was, refused)) /* logged when it starts or changes, not at every scrape */
-            fprintf(d->log, "berthd: service %s: replica %d (job %" PRIu64 "): %s\n", s->name,
-                    j->replica, j->id, refused);
-    }
-    snprintf(s->scrape_err, sizeof s->scrape_err, "replica %d: %s%.140s", j->replica,
-             t->refused ? "scrape refused: " : "", t->why);
-}
-
-static void *scraper(void *arg)
-{
-    struct berth__daemon *d = arg;
-    struct target *t = calloc(BERTH_SVC_MAX * BERTH_SVC_MAX_REPLICAS, sizeof *t);
-    berth_us next[BERTH_SVC_MAX] = {0};
-    uint64_t next_id[BERTH_SVC_MAX] = {0};
-    while (t && !atomic_load(&d->svcs->stop)) {
-        size_t n = 0;
-        berth_us mono = berth__mono_us();
-        pthread_mutex_lock(&d->mu);
-        for (size_t i = 0; i < d->svcs->n; i++) {
-            const struct berth__service *s = d->svcs->s[i];
-            if (!s->scrape[0] || s->deleting)
-                continue;
-            if (next_id[i] == s->id && mono < next[i])
-                continue;
-            next_id[i] = s->id;
-            next[i] = mono + s->scrape_every_us;
-            for (int r = 0; r < BERTH_SVC_MAX_REPLICAS; r++) {
-                const struct berth__ljob *j = s->rep[r] ? berth__daemon_job(d, s->rep[r]) : NULL;
-                if (!alive(j) || !j->proc || j->then != BERTH_THEN_FINISH || !j->port)
-                    continue;
-                t[n] = (struct target){.svc = s->id,
-                                       .job = j->id,
-                                       .attempt = j->attempt,
-                                       .port = j->port,
-                                       .replica = r};
-                snprintf(t[n].path, sizeof t[n].path, "%s", s->scrape);
-                snprintf(t[n].metric, sizeof t[n].metric, "%s", s->metric);
-                n++;
-            }
-        }
-        pthread_mutex_unlock(&d->mu);
-        for (size_t i = 0; i < n && !atomic_load(&d->svcs->stop); i++) /* without the lock */
-            scrape_one(d, &t[i]);
-        pthread_mutex_lock(&d->mu);
-        berth_us now = berth__wall_us();
-        for (size_t i = 0; i < n; i++) {
-            struct berth__service *s = find(d, t[i].svc);
-            struct berth__ljob *j = berth__daemon_job(d, t[i].job);
-            if (s && alive(j) && j->attempt == t[i].attempt && j->replica == t[i].replica)
-                scraped(d, s, j, &t[i], now);
-        }
-        if (n)
-            pthread_cond_signal(&d->wake);
-        pthread_mutex_unlock(&d->mu);
-        for (int k = 0; k < 5 && !atomic_load(&d->svcs->stop); k++)
-            usleep(20000);
-    }
-    free(t);
-    return NULL;
-}
-
-int berth__svc_start(struct berth__daemon *d, struct berth_err *err)
-{
-    pthread_mutex_lock(&d->mu); /* an HTTP thread may be making the first service */
-    struct berth__svcs *v = svcs_of(d);
-    pthread_mutex_unlock(&d->mu);
-    if (!v)
-        return berth_err_set(err, BERTH_ENOMEM, "out of memory");
-    atomic_store(&d->svcs->stop, 0);
-    if (pthread_create(&d->svcs->thr, NULL, scraper, d))
-        return berth_err_set(err, BERTH_EIO, "services: cannot start the scraping thread");
-    d->svcs->thr_on = 1;
-    return 0;
-}
-
-void berth__svc_stop(struct berth__daemon *d)
-{
-    if (!d->svcs || !d->svcs->thr_on)
-        return;
-    atomic_store(&d->svcs->stop, 1);
-    pthread_join(d->svcs->thr, NULL);
-    d->svcs->thr_on = 0;
-}
-
 void berth__svc_free(struct berth__daemon *d)
 {
     if (!d->svcs)
         return;
     berth__svc_stop(d);
     for (size_t i = 0; i < d->svcs->n; i++)
-        svc_free(d->svcs->s[i]);
+        berth__svc_free_one(d->svcs->s[i]);
     free(d->svcs->occ);
     free(d->svcs);
     d->svcs = NULL;

@@ -21,6 +21,7 @@
 #include "live/daemon/autoscale.h"
 #include "live/daemon/scrape.h"
 #include "live/exec/ident.h"
+#include "live/jobs/ljob.h"
 
 struct berth__daemon;
 struct berth__ljob;
@@ -97,8 +98,13 @@ void berth__svc_tick(struct berth__daemon *d, berth_us now);
  * or given up at the crash-loop bound, or ended when its service is going. */
 void berth__svc_exited(struct berth__daemon *d, struct berth__ljob *j, const char *how,
                        berth_us ran_us, berth_us now);
-/* A replica's load report (requests/s or a queue length, >= 0). */
-void berth__svc_report(struct berth__ljob *j, double load, berth_us now);
+/* A replica's load report (requests/s or a queue length, >= 0), from the scraper thread
+ * (service_scrape.c) or a replica's own POST. */
+static inline void berth__svc_report(struct berth__ljob *j, double load, berth_us now)
+{
+    j->load = load;
+    j->load_at = now;
+}
 /* The scraping thread (not under d->mu): started after recovery, stopped before destroy. */
 int berth__svc_start(struct berth__daemon *d, struct berth_err *err);
 void berth__svc_stop(struct berth__daemon *d);

@@ -74,41 +74,6 @@ static struct berth__ljob *own_job(struct berth__daemon *d, const struct berth__
     return j;
 }
 
-json_t *berth__route_body(const struct berth__hreq *r, struct berth__hresp *out)
-{
-    json_error_t je;
-    json_t *o = json_loadb(r->body, r->body_len, JSON_REJECT_DUPLICATES, &je);
-    if (!o) {
-        char msg[256];
-        snprintf(msg, sizeof msg, "body: not JSON (line %d, column %d: %s)", je.line, je.column,
-                 je.text);
-        berth__hresp_error(out, 400, msg);
-    }
-    return o;
-}
-
-json_t *berth__route_body_one(const struct berth__hreq *r, struct berth__hresp *out,
-                              const char *field, json_t **val)
-{
-    json_t *body = berth__route_body(r, out);
-    if (!body)
-        return NULL;
-    const char *key;
-    json_t *v;
-    json_object_foreach(body, key, v)
-    {
-        if (strcmp(key, field)) {
-            char msg[320];
-            snprintf(msg, sizeof msg, "%.200s: unknown field (expected %.64s)", key, field);
-            berth__hresp_error(out, 400, msg);
-            json_decref(body);
-            return NULL;
-        }
-    }
-    *val = json_object_get(body, field);
-    return body;
-}
-
 static void submit(struct berth__daemon *d, const struct berth__hreq *r, struct berth__hresp *out)
 {
     json_t *body = berth__route_body(r, out);
