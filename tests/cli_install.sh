@@ -25,6 +25,14 @@ for f in bin/berth sbin/berthd lib/libberth.a include/berth/berth.h include/bert
     [ -f "$P/$f" ] && ok "installed $f" || bad "not installed: $f"
 done
 
+# the installed README's relative links (docs/sim.md, docs/img/*.svg, CONTRIBUTING.md) resolve
+# in the installed copy, as they do in the source tree
+links=$(grep -o '](\([^)#:]*\))' "$P/share/doc/berth/README.md" | sed 's/^](//; s/)$//' | sort -u)
+[ -n "$links" ] && ok "the installed README has relative links" || bad "no relative links in the installed README"
+for l in $links; do
+    [ -e "$P/share/doc/berth/$l" ] || bad "the installed README links to $l, which is not installed"
+done
+
 # the installed binaries work from the prefix
 expect_rc 0 "installed berth sim" -- "$P/bin/berth" sim --cluster 4x4:v100 --trace "$SRC/examples/tiny.csv" --policy sjf --json
 has "$W/out" '"completed": 4' "installed berth simulated the 4 jobs of tiny.csv"

@@ -105,8 +105,8 @@ struct berth_load_report {
     } reasons[BERTH_LOAD_MAX_REASONS]; /* the last one collects "other reasons" */
 };
 
-/* Loads path (some formats take several files, see the README) with options o (NULL =
- * strict, format detected). rep (may be NULL) says what was read and left out. On success
+/* Loads path (some formats take several files, see docs/sim.md, "Trace formats") with options o
+ * (NULL = strict, format detected). rep (may be NULL) says what was read and left out. On success
  * *out owns the jobs in file order. */
 int berth_trace_load_opts(const char *path, const struct berth_load_opts *o,
                           struct berth_load_report *rep, struct berth_trace **out,

@@ -1,4 +1,4 @@
-/* berthd: the live scheduler daemon (see README.md, docs/api.md, berthd(8)). Its settings
+/* berthd: the live scheduler daemon (see docs/berthd.md, docs/api.md, berthd(8)). Its settings
  * are one table (live/options.c): flags, or a config file of "NAME VALUE" lines with the
  * same names; `berthd --shim SPEC FD` is the per-attempt supervisor berthd starts itself.
  * SIGTERM and SIGINT stop it (running jobs go on and are re-adopted at restart); SIGHUP

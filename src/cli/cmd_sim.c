@@ -32,7 +32,8 @@ static int set_policy_arg(const struct cli_flag *f, void *base, const char *arg,
 static const struct cli_flag sim_flags[] = {
     {"cluster", 0, "SPEC",
      "NxG:type[,NxG:type...] (16x4:v100 = 16 servers with 4 V100 each), Gavel's GPU counts "
-     "gavel:V100:P100:K80 (servers of 4), a JSON cluster file (see README), or a built-in name: "
+     "gavel:V100:P100:K80 (servers of 4), a JSON cluster file (see docs/topology.md), or a "
+     "built-in name: "
      "philly (64x8:v100), gavel (gavel:36:36:36, 9x4 each of v100, p100, k80), tiresias "
      "(16x4:v100), and with a topology (docs/topology.md) h100-8r "
      "(64x8:h100,racks=8,blocks=2,nvl=8) and gb200-nvl72 (72x4:gb200,racks=4,nvl=72: four "
@@ -82,7 +83,7 @@ static const struct cli_flag sim_flags[] = {
 static const struct cli_flag sim_shared_flags[] = {
     {"queues", 0, "FILE",
      "a queues file: quotas, borrowing and cohorts, per-user and per-queue limits, fair-share "
-     "shares (see README); the ordering policies enforce it, the trace's queue and user "
+     "shares (see docs/queues.md); the ordering policies enforce it, the trace's queue and user "
      "columns say whose each job is",
      CLI_STR_AT(A, queues)},
     {"time-limit-factor", 0, "F",
@@ -95,7 +96,7 @@ static const struct cli_flag sim_shared_flags[] = {
 
 static const struct cli_section sim_sections[] = {
     {NULL, sim_flags, 0},
-    {"Shared cluster (see README, \"Queues, quotas and fair-share\"):", sim_shared_flags, 0},
+    {"Shared cluster (see docs/queues.md):", sim_shared_flags, 0},
     {SIM_PROGRESS_TITLE, sim_progress_flags, 0},
     {SIM_TIME_TITLE, sim_time_flags, 0},
     {SIM_POOLS_TITLE, sim_pool_flags, 0},

@@ -70,7 +70,7 @@ static const struct cli_flag slurm_flags[] = {
 
 static const struct cli_section sweep_sections[] = {
     {NULL, sweep_flags, 0},
-    {"Slurm (see README, \"berth sweep\"):", slurm_flags, 0},
+    {"Slurm (see docs/slurm.md, \"Job arrays for berth sweep --slurm\"):", slurm_flags, 0},
     {0},
 };
 

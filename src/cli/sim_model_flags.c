@@ -183,7 +183,8 @@ const struct cli_flag sim_progress_flags[] = {
 const struct cli_flag sim_time_flags[] = {
     {"mode", 0, "M",
      "des (default), rounds, or a peer's exact semantics: gavel (360 s rounds), blox (300 s) or "
-     "tiresias (des, jobs by duration); the switches below default per mode (see README)",
+     "tiresias (des, jobs by duration); the switches below default per mode (see docs/sim.md, "
+     "\"Time modes\")",
      CLI_SET(set_mode)},
     {"round", 0, "S", "round length of the round modes and round-based policies",
      CLI_SECS_AT(A, o.round_us)},

@@ -36,9 +36,9 @@ struct sim_args {
 };
 
 /* The fidelity flags, three tables under these titles in the help. */
-#define SIM_PROGRESS_TITLE "Progress (see README, \"Throughput model\"):"
+#define SIM_PROGRESS_TITLE "Progress (see docs/sim.md, \"Throughput model\"):"
 #define SIM_TIME_TITLE     "Time:"
-#define SIM_POOLS_TITLE    "Pools (see README, \"Capacity loaning\"):"
+#define SIM_POOLS_TITLE    "Pools (see docs/sim.md, \"Capacity loaning\"):"
 extern const struct cli_flag sim_progress_flags[], sim_time_flags[], sim_pool_flags[];
 
 /* Loads the model (file or built-in catalog, plus pairs) and applies the spread penalties,
