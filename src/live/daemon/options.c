@@ -437,8 +437,9 @@ static const struct def defs[] = {
      "a queues file: quotas, borrowing and cohorts, per-queue and per-user limits, fair-share "
      "shares (berth(1), QUEUES); the ordering policies enforce it (default: none)"},
     {"placement", "P", set_placement, ARG,
-     "consolidate, spread, best-fit, fgd, blox-scattered or blox-consolidated (default: the "
-     "policy's)"},
+     "consolidate, spread, best-fit, fgd, blox-scattered, blox-consolidated or topology (default: "
+     "the policy's; jobs with a required or preferred topology level or tp > 1 are placed by "
+     "topology on a cluster with a topology)"},
     {"listen", "ADDR", set_listen, ARG, "IPv4 address to listen on (default 127.0.0.1)"},
     {"port", "N", set_port, ARG, "TCP port (default 8470; 0 = any free port)"},
     {"metrics-listen", "ADDR:PORT", set_metrics_listen, ARG,
