@@ -14,73 +14,37 @@
  * not yet admitted (no request's headers in) are bounded per address (per account on the
  * Unix socket) and in all; past either bound the oldest of the address holding the most
  * goes, never the newcomer, so that a client sharing an address with a thousand slow
- * senders (the head node's loopback) still gets in. */
+ * senders (the head node's loopback) still gets in.
+ *
+ * The server's parts: this file (answers, request counters, routes, authentication, the
+ * requests' steps, start and stop), http_watchdog.c (the connection list, its deadlines and
+ * the bounds on connections not yet admitted), http_listen.c (the listening sockets: a
+ * restart's handover, the Unix socket, the open-files limit); what they share is
+ * http_int.h. */
 #define _GNU_SOURCE /* struct ucred, SO_PEERCRED */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <microhttpd.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/un.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "io/json_load.h"
 #include "live/daemon/options.h"
 #include "live/daemon/socket_rule.h"
 #include "live/http/http.h"
+#include "live/http/http_int.h"
 #include "live/http/routes.h"
 #include "live/http/workq.h"
 #include "solve/lp_alloc.h"
-#include "util/hash.h"
 #include "util/mem.h"
 
 /* libmicrohttpd's threads reading and writing the sockets of the API and of the Unix socket
  * (the metrics address has one): they never wait on anything but the sockets */
 #define BERTH_HTTP_POLL_THREADS 4
-
-/* One open connection as the watchdog sees it. */
-struct conn {
-    struct conn *prev, *next;
-    int fd;
-    int phase;      /* HEADERS: waiting for a request's headers; BODY; BUSY: being answered */
-    berth_us since; /* when the phase began (monotonic) */
-    berth_us born;  /* when it connected: the oldest goes first */
-    uint64_t addr;  /* whose: the peer's IPv4/IPv6 address hashed, or its uid on the socket */
-};
-enum { HEADERS = 0, BODY = 1, BUSY = 2 };
-
-struct listener {
-    struct httpd *h;
-    int local;   /* the Unix socket */
-    int metrics; /* --metrics-listen: only the open routes /metrics and /healthz */
-};
-
-struct httpd {
-    struct berth__daemon *d;
-    struct MHD_Daemon *tcp, *unix_, *met;
-    struct listener ltcp, lunix, lmet;
-    char met_addr[96];        /* "ADDR:PORT" the metrics listener bound */
-    _Atomic uint64_t *counts; /* requests per (route, code), (nroutes + 1) x BERTH_HTTP_CODES */
-    pthread_mutex_t mu;       /* guards the connection list */
-    struct conn *conns;
-    size_t nconns;
-    pthread_t watchdog;
-    pthread_cond_t wake;
-    int stop, watching;
-    int handed;                     /* the listening sockets went to the next berthd */
-    uint64_t cut_headers, cut_body; /* connections the watchdog closed */
-    uint64_t evicted;               /* not yet admitted, closed for a newcomer */
-    size_t unadmitted;              /* connections in HEADERS now */
-    struct berth__workq *wq;        /* admissions and handlers */
-    _Atomic int closing;            /* berth__http_stop began: nothing more is queued */
-};
 
 /* One request's state, from its headers to its answer. Its steps: ADMITTING (a worker
  * runs admit() while the connection is suspended), BODY (admitted: the body comes in),
@@ -334,7 +298,7 @@ static const char *bearer(struct MHD_Connection *c)
     return h && !strncmp(h, "Bearer ", 7) ? h + 7 : NULL;
 }
 
-static int peer_uid(struct MHD_Connection *c, uid_t *uid)
+int berth__httpd_peer_uid(struct MHD_Connection *c, uid_t *uid)
 {
     const union MHD_ConnectionInfo *ci =
         MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
@@ -381,7 +345,7 @@ static int admit(struct berth__daemon *d, struct MHD_Connection *c, const struct
         who_ok = !berth__auth_user(d->auth, tok, who);
     else if (local) {
         uid_t uid;
-        who_ok = !peer_uid(c, &uid) && !berth__auth_peer(d->auth, uid, who);
+        who_ok = !berth__httpd_peer_uid(c, &uid) && !berth__auth_peer(d->auth, uid, who);
         has_token = who_ok && berth__auth_has_token(d->auth, who->uid);
     }
     pthread_rwlock_unlock(&d->auth_lock);
@@ -420,174 +384,6 @@ static int admit(struct berth__daemon *d, struct MHD_Connection *c, const struct
         berth__hresp_error(&q->early, 413, msg);
     }
     return 0;
-}
-
-/* ---- the watchdog ------------------------------------------------------------------- */
-
-static void conn_phase(struct httpd *h, struct MHD_Connection *c, int phase)
-{
-    const union MHD_ConnectionInfo *ci =
-        MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
-    struct conn *k = ci ? ci->socket_context : NULL;
-    if (!k)
-        return;
-    pthread_mutex_lock(&h->mu);
-    h->unadmitted += (phase == HEADERS) - (k->phase == HEADERS);
-    k->phase = phase;
-    k->since = berth__mono_us();
-    pthread_mutex_unlock(&h->mu);
-}
-
-/* Whose a connection is, for the bounds on those not yet admitted: the peer's address on
- * TCP, its account on the Unix socket. */
-static uint64_t conn_addr(struct MHD_Connection *c, const struct listener *l)
-{
-    if (l->local) {
-        uid_t uid = (uid_t)-1;
-        peer_uid(c, &uid);
-        return (UINT64_C(1) << 62) | uid;
-    }
-    const union MHD_ConnectionInfo *ci =
-        MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-    const struct sockaddr *sa = ci ? ci->client_addr : NULL;
-    if (sa && sa->sa_family == AF_INET)
-        return (UINT64_C(4) << 56) | ((const struct sockaddr_in *)sa)->sin_addr.s_addr;
-    if (sa && sa->sa_family == AF_INET6)
-        return berth__hash_bytes(BERTH_HASH_INIT, &((const struct sockaddr_in6 *)sa)->sin6_addr,
-                                 16) |
-               (UINT64_C(1) << 63);
-    return 0;
-}
-
-static int by_addr(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* Under h->mu, after newk joined: when its address holds more than per_addr connections not
- * yet admitted, or all addresses more than budget, the oldest of its address (of the address
- * holding the most, for the budget) is shut down; never newk itself. The scan and the sort
- * run only past a bound, over the connections not yet admitted. */
-static void evict(struct httpd *h, const struct conn *newk, size_t per_addr, size_t budget)
-{
-    size_t mine = 0;
-    for (const struct conn *k = h->conns; k; k = k->next)
-        mine += k->phase == HEADERS && k->fd >= 0 && k->addr == newk->addr;
-    uint64_t whose = newk->addr;
-    if (!(per_addr && mine > per_addr)) {
-        if (h->unadmitted <= budget)
-            return;
-        uint64_t *a = malloc(h->unadmitted * sizeof *a);
-        size_t n = 0, best = 0;
-        for (const struct conn *k = h->conns; a && k && n < h->unadmitted; k = k->next)
-            if (k->phase == HEADERS && k->fd >= 0)
-                a[n++] = k->addr;
-        if (!a)
-            return;
-        qsort(a, n, sizeof *a, by_addr);
-        for (size_t i = 0, j; i < n; i = j) {
-            for (j = i; j < n && a[j] == a[i]; j++)
-                ;
-            if (j - i > best) {
-                best = j - i;
-                whose = a[i];
-            }
-        }
-        free(a);
-    }
-    struct conn *old = NULL;
-    for (struct conn *k = h->conns; k; k = k->next)
-        if (k != newk && k->phase == HEADERS && k->fd >= 0 && k->addr == whose &&
-            (!old || k->born < old->born))
-            old = k;
-    if (old) {
-        shutdown(old->fd, SHUT_RDWR); /* its poll thread sees the end and cleans up */
-        old->fd = -1;
-        h->evicted++;
-    }
-}
-
-static void on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
-                          enum MHD_ConnectionNotificationCode code)
-{
-    struct httpd *h = ((struct listener *)cls)->h;
-    if (code == MHD_CONNECTION_NOTIFY_STARTED) {
-        const union MHD_ConnectionInfo *ci =
-            MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
-        struct conn *k = calloc(1, sizeof *k);
-        if (!k || !ci) {
-            free(k);
-            *socket_context = NULL;
-            return;
-        }
-        const struct berth__daemon_opts *o = &h->d->o;
-        k->fd = ci->connect_fd;
-        k->phase = HEADERS;
-        k->since = k->born = berth__mono_us();
-        k->addr = conn_addr(c, cls);
-        pthread_mutex_lock(&h->mu);
-        k->next = h->conns;
-        if (h->conns)
-            h->conns->prev = k;
-        h->conns = k;
-        h->nconns++;
-        h->unadmitted++;
-        evict(h, k, (size_t)o->max_conn_per_addr, (size_t)o->max_connections * 3 / 4);
-        pthread_mutex_unlock(&h->mu);
-        *socket_context = k;
-        return;
-    }
-    /* closed: MHD closes the socket only after this returns, so the watchdog, which shuts
-     * sockets down under the same mutex, never touches a descriptor reused by another */
-    struct conn *k = *socket_context;
-    if (!k)
-        return;
-    pthread_mutex_lock(&h->mu);
-    if (k->prev)
-        k->prev->next = k->next;
-    else
-        h->conns = k->next;
-    if (k->next)
-        k->next->prev = k->prev;
-    h->nconns--;
-    h->unadmitted -= k->phase == HEADERS;
-    pthread_mutex_unlock(&h->mu);
-    free(k);
-    *socket_context = NULL;
-}
-
-static void *watchdog_main(void *arg)
-{
-    struct httpd *h = arg;
-    const struct berth__daemon_opts *o = &h->d->o;
-    pthread_mutex_lock(&h->mu);
-    while (!h->stop) {
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        ts.tv_nsec += 200 * 1000 * 1000;
-        if (ts.tv_nsec >= 1000000000) {
-            ts.tv_sec++;
-            ts.tv_nsec -= 1000000000;
-        }
-        pthread_cond_timedwait(&h->wake, &h->mu, &ts);
-        berth_us now = berth__mono_us();
-        for (struct conn *k = h->conns; k; k = k->next) {
-            berth_us limit = k->phase == HEADERS ? o->header_timeout_us
-                             : k->phase == BODY  ? o->body_timeout_us
-                                                 : 0;
-            if (limit > 0 && now - k->since > limit && k->fd >= 0) {
-                shutdown(k->fd, SHUT_RDWR); /* its thread sees the end and cleans up */
-                if (k->phase == HEADERS)
-                    h->cut_headers++;
-                else
-                    h->cut_body++;
-                k->fd = -1;
-            }
-        }
-    }
-    pthread_mutex_unlock(&h->mu);
-    return NULL;
 }
 
 /* ---- requests ----------------------------------------------------------------------- */
@@ -679,7 +475,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         if (q->early.status) /* refused: answer now, the body is never read */
             return answer(l->h, c, q->rt, &q->early);
         q->step = BODY_IN;
-        conn_phase(l->h, c, BODY);
+        berth__httpd_conn_phase(l->h, c, BODY);
         if (!*upload_size) /* the headers' call (or it again, after a resume): body next */
             return MHD_YES;
         break;
@@ -705,7 +501,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         *upload_size = 0;
         return MHD_YES;
     }
-    conn_phase(l->h, c, BUSY);
+    berth__httpd_conn_phase(l->h, c, BUSY);
     q->step = RUNNING;
     hand_off(l->h, q, work_run);
     return MHD_YES;
@@ -725,7 +521,8 @@ static void on_done(void *cls, struct MHD_Connection *c, void **con_cls,
         free(q);
     }
     *con_cls = NULL;
-    conn_phase(l->h, c, HEADERS); /* keep-alive: the next request's headers have a deadline */
+    berth__httpd_conn_phase(l->h, c,
+                            HEADERS); /* keep-alive: the next request's headers have a deadline */
 }
 
 /* ---- start and stop ----------------------------------------------------------------- */
@@ -742,129 +539,18 @@ static struct MHD_Daemon *start_mhd(struct httpd *h, struct listener *l, int lis
     unsigned idle = (unsigned)((o->header_timeout_us + o->body_timeout_us) / BERTH_US_PER_S + 5);
     unsigned pool = l->metrics ? 1 : BERTH_HTTP_POLL_THREADS;
     if (listen_fd >= 0) /* the Unix socket, or a TCP one handed over by a restart */
-        return MHD_start_daemon(
-            flags, 0, NULL, NULL, on_request, l, MHD_OPTION_LISTEN_SOCKET, listen_fd,
-            MHD_OPTION_NOTIFY_COMPLETED, on_done, l, MHD_OPTION_NOTIFY_CONNECTION, on_connection, l,
-            MHD_OPTION_CONNECTION_LIMIT, (unsigned)o->max_connections, MHD_OPTION_THREAD_POOL_SIZE,
-            pool, MHD_OPTION_CONNECTION_TIMEOUT, idle, MHD_OPTION_END);
+        return MHD_start_daemon(flags, 0, NULL, NULL, on_request, l, MHD_OPTION_LISTEN_SOCKET,
+                                listen_fd, MHD_OPTION_NOTIFY_COMPLETED, on_done, l,
+                                MHD_OPTION_NOTIFY_CONNECTION, berth__httpd_on_connection, l,
+                                MHD_OPTION_CONNECTION_LIMIT, (unsigned)o->max_connections,
+                                MHD_OPTION_THREAD_POOL_SIZE, pool, MHD_OPTION_CONNECTION_TIMEOUT,
+                                idle, MHD_OPTION_END);
     return MHD_start_daemon(flags, (uint16_t)port, NULL, NULL, on_request, l, MHD_OPTION_SOCK_ADDR,
                             sa, MHD_OPTION_NOTIFY_COMPLETED, on_done, l,
-                            MHD_OPTION_NOTIFY_CONNECTION, on_connection, l,
+                            MHD_OPTION_NOTIFY_CONNECTION, berth__httpd_on_connection, l,
                             MHD_OPTION_CONNECTION_LIMIT, (unsigned)o->max_connections,
                             MHD_OPTION_THREAD_POOL_SIZE, pool, MHD_OPTION_CONNECTION_TIMEOUT, idle,
                             MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned)1, MHD_OPTION_END);
-}
-
-/* A listening socket the berthd before this one handed over at its restart: NAME=FD in
- * BERTH_LISTEN_FDS ("tcp=5 met=6 unix=7"). -1 when there is none, or FD is not a listening
- * socket (then berthd binds its own, as at a first start). It is closed on exec again. */
-static int handed_fd(const char *env, const char *name)
-{
-    size_t l = strlen(name);
-    for (const char *p = env; p && *p; p += strcspn(p, " "), p += *p == ' ') {
-        if (strncmp(p, name, l) || p[l] != '=')
-            continue;
-        char *end;
-        long fd = strtol(p + l + 1, &end, 10);
-        int listening = 0;
-        socklen_t len = sizeof listening;
-        if (end == p + l + 1 || fd < 3 || fd > 1 << 20 ||
-            getsockopt((int)fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &len) || !listening)
-            return -1;
-        fcntl((int)fd, F_SETFD, FD_CLOEXEC);
-        return (int)fd;
-    }
-    return -1;
-}
-
-/* The port a TCP listening socket is bound to (0 if unknown). */
-static int bound_port_of(int fd)
-{
-    struct sockaddr_in a;
-    socklen_t len = sizeof a;
-    if (getsockname(fd, (struct sockaddr *)&a, &len) || a.sin_family != AF_INET)
-        return 0;
-    return ntohs(a.sin_port);
-}
-
-void berth__http_handover(struct berth__daemon *d, char *env, size_t n)
-{
-    struct httpd *h = d->http;
-    env[0] = '\0';
-    if (!h)
-        return;
-    struct {
-        const char *name;
-        struct MHD_Daemon *m;
-    } l[] = {{"tcp", h->tcp}, {"met", h->met}, {"unix", h->unix_}};
-    size_t o = 0;
-    for (size_t i = 0; i < sizeof l / sizeof l[0]; i++) {
-        if (!l[i].m)
-            continue;
-        MHD_socket fd = MHD_quiesce_daemon(l[i].m); /* new connections wait in its backlog */
-        if (fd == MHD_INVALID_SOCKET || fcntl(fd, F_SETFD, 0))
-            continue;
-        int w = snprintf(env + o, n - o, "%s%s=%d", o ? " " : "", l[i].name, (int)fd);
-        if (w > 0 && (size_t)w < n - o)
-            o += (size_t)w;
-    }
-    h->handed = 1;
-}
-
-/* The Unix socket: any account may connect (multi-user mode) or only berthd's own; who
- * calls is its peer credentials. A stale socket file is replaced, anything else refused. */
-static int unix_listen(const char *path, struct berth_err *err)
-{
-    struct sockaddr_un sa = {.sun_family = AF_UNIX};
-    if (strlen(path) >= sizeof sa.sun_path)
-        return berth_err_set(err, BERTH_EINPUT, "--socket %s: longer than %zu bytes", path,
-                             sizeof sa.sun_path - 1);
-    snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path);
-    struct stat st;
-    if (!lstat(path, &st)) {
-        if (!S_ISSOCK(st.st_mode))
-            return berth_err_set(err, BERTH_EINPUT, "--socket %s: exists and is not a socket",
-                                 path);
-        unlink(path);
-    }
-    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0)
-        return berth_err_set(err, BERTH_EIO, "--socket %s: %s", path, strerror(errno));
-    mode_t old = umask(077); /* made private, then opened as far as the mode says */
-    int rc = bind(fd, (struct sockaddr *)&sa, sizeof sa);
-    umask(old);
-    if (!rc)
-        rc = chmod(path, berth__ident_multi_user() ? 0666 : 0600);
-    if (rc || listen(fd, 128)) {
-        rc = berth_err_set(err, BERTH_EIO, "--socket %s: %s", path, strerror(errno));
-        close(fd);
-        return rc;
-    }
-    return fd;
-}
-
-/* Every connection is a descriptor: the soft limit on them goes up to what the connection
- * bound needs (the hard limit at most); the shim puts the old one back for jobs
- * (BERTH_NOFILE_SOFT). */
-static void raise_nofile(struct berth__daemon *d)
-{
-    struct rlimit r;
-    rlim_t want = (rlim_t)d->o.max_connections * 3 + 256; /* three listeners */
-    if (getrlimit(RLIMIT_NOFILE, &r) || r.rlim_cur >= want)
-        return;
-    char old[32];
-    snprintf(old, sizeof old, "%llu", (unsigned long long)r.rlim_cur);
-    rlim_t cur = r.rlim_cur;
-    r.rlim_cur = r.rlim_max == RLIM_INFINITY || r.rlim_max > want ? want : r.rlim_max;
-    if (!setrlimit(RLIMIT_NOFILE, &r) && !getenv("BERTH_NOFILE_SOFT"))
-        setenv("BERTH_NOFILE_SOFT", old, 1);
-    if (r.rlim_cur < want) {
-        fprintf(d->log,
-                "berthd: at most %llu open files (ulimit -n, was %llu): fewer than "
-                "--max-connections %d needs; raise the hard limit (LimitNOFILE=)\n",
-                (unsigned long long)r.rlim_cur, (unsigned long long)cur, d->o.max_connections);
-        fflush(d->log);
-    }
 }
 
 int berth__http_start(struct berth__daemon *d, struct berth_err *err)
@@ -891,7 +577,7 @@ int berth__http_start(struct berth__daemon *d, struct berth_err *err)
     pthread_mutex_init(&h->mu, NULL);
     pthread_cond_init(&h->wake, NULL);
     d->http = h;
-    raise_nofile(d);
+    berth__httpd_raise_nofile(d);
     /* one queued item per connection at most: the queue never refuses one */
     int rc = berth__workq_start((size_t)d->o.http_workers, (size_t)d->o.max_connections * 3 + 8,
                                 berth__lp_thread_done, &h->wq, err);
@@ -905,7 +591,8 @@ int berth__http_start(struct berth__daemon *d, struct berth_err *err)
         snprintf(env, sizeof env, "%s", fds);
         unsetenv("BERTH_LISTEN_FDS");
     }
-    int tfd = handed_fd(env, "tcp"), mfd = handed_fd(env, "met"), ufd = handed_fd(env, "unix");
+    int tfd = berth__httpd_handed_fd(env, "tcp"), mfd = berth__httpd_handed_fd(env, "met"),
+        ufd = berth__httpd_handed_fd(env, "unix");
     h->tcp = start_mhd(h, &h->ltcp, tfd, &sa, d->o.port);
     if (!h->tcp) {
         berth__http_stop(d);
@@ -913,7 +600,7 @@ int berth__http_start(struct berth__daemon *d, struct berth_err *err)
                              d->o.port);
     }
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(h->tcp, MHD_DAEMON_INFO_BIND_PORT);
-    d->bound_port = tfd >= 0 ? bound_port_of(tfd) : info ? info->port : d->o.port;
+    d->bound_port = tfd >= 0 ? berth__httpd_bound_port_of(tfd) : info ? info->port : d->o.port;
     if (d->o.metrics_listen) {
         struct sockaddr_in ms = {.sin_family = AF_INET};
         char addr[64];
@@ -934,14 +621,14 @@ int berth__http_start(struct berth__daemon *d, struct berth_err *err)
         }
         const union MHD_DaemonInfo *mi = MHD_get_daemon_info(h->met, MHD_DAEMON_INFO_BIND_PORT);
         snprintf(h->met_addr, sizeof h->met_addr, "%s:%d", addr,
-                 mfd >= 0 ? bound_port_of(mfd)
+                 mfd >= 0 ? berth__httpd_bound_port_of(mfd)
                  : mi     ? mi->port
                           : port);
         fprintf(d->log, "berthd: metrics on http://%s/metrics\n", h->met_addr);
         fflush(d->log);
     }
     if (d->socket_path[0]) {
-        int fd = ufd >= 0 ? ufd : unix_listen(d->socket_path, err);
+        int fd = ufd >= 0 ? ufd : berth__httpd_unix_listen(d->socket_path, err);
         if (fd < 0) {
             berth__http_stop(d);
             return fd;
@@ -953,7 +640,7 @@ int berth__http_start(struct berth__daemon *d, struct berth_err *err)
             return berth_err_set(err, BERTH_EIO, "--socket %s: cannot serve it", d->socket_path);
         }
     }
-    if (pthread_create(&h->watchdog, NULL, watchdog_main, h)) {
+    if (pthread_create(&h->watchdog, NULL, berth__httpd_watchdog_main, h)) {
         berth__http_stop(d);
         return berth_err_set(err, BERTH_EIO, "cannot start the HTTP watchdog thread");
     }
