@@ -9,8 +9,11 @@ Usage: scripts/check-file-circles.py [BUILD_DIR] [FOLDER...]
   BUILD_DIR defaults to build; FOLDERs are source folders (src/io, src/live/http, ...),
   default all of src/. Exit 1 when any circle is printed, 0 when none."""
 import os
-import subprocess
 import sys
+
+sys.dont_write_bytecode = True  # no __pycache__ in the tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from nm_symbols import nm_symbols  # noqa: E402
 
 
 def objects(build):
@@ -32,15 +35,10 @@ def symbols(objs):
     defined, undefined = {}, {}
     for src, paths in objs.items():
         for o in paths:
-            text = subprocess.run(["nm", "-P", o], capture_output=True, text=True, check=True).stdout
-            for line in text.splitlines():
-                parts = line.split()
-                if len(parts) < 2:
-                    continue
-                sym, kind = parts[0], parts[1]
+            for sym, kind in nm_symbols(o):
                 if kind == "U":
                     undefined.setdefault(src, set()).add(sym)
-                elif kind.isupper():
+                else:
                     defined.setdefault(sym, set()).add(src)
     return defined, undefined
 

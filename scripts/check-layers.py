@@ -13,8 +13,11 @@ and every #include line under src/, and fails when
 Usage: scripts/check-layers.py [BUILD_DIR]   (default build; run after make build)"""
 import os
 import re
-import subprocess
 import sys
+
+sys.dont_write_bytecode = True  # no __pycache__ in the tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from nm_symbols import nm_symbols  # noqa: E402
 
 # folder -> (rank, sub-rank). Rooms (subfolders) share their layer's rank; live/'s rooms are
 # ordered among themselves, so their sub-ranks count too; other rooms may use each other.
@@ -69,15 +72,11 @@ def daemon_problems(objs):
         if name not in DAEMON:
             bad.append("src/%s: a file of the daemon room that DAEMON does not place" % src)
             continue
-        out = subprocess.run(["nm", "-P", o], capture_output=True, text=True, check=True).stdout
-        for line in out.splitlines():
-            parts = line.split()
-            if len(parts) < 2:
-                continue
-            if parts[1] == "U":
-                uses.setdefault(name, set()).add(parts[0])
-            elif parts[1].isupper():
-                defs[parts[0]] = name
+        for sym, kind in nm_symbols(o):
+            if kind == "U":
+                uses.setdefault(name, set()).add(sym)
+            else:
+                defs[sym] = name
     edges = {}
     for user, syms in sorted(uses.items()):
         for sym in sorted(syms):
@@ -178,15 +177,10 @@ def main():
         folder = folder_of("src/" + src)
         if folder is None or not os.path.exists("src/" + src):
             continue  # not a source of this tree (a stale object of a moved file)
-        out = subprocess.run(["nm", "-P", o], capture_output=True, text=True, check=True).stdout
-        for line in out.splitlines():
-            parts = line.split()
-            if len(parts) < 2:
-                continue
-            sym, kind = parts[0], parts[1]
+        for sym, kind in nm_symbols(o):
             if kind == "U":
                 undefined.setdefault(folder, {}).setdefault(sym, src)
-            elif kind.isupper():
+            else:
                 defined.setdefault(sym, set()).add((folder, src))
     for user, syms in sorted(undefined.items()):
         for sym, src in sorted(syms.items()):
