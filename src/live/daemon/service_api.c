@@ -15,7 +15,6 @@
 #include "util/name.h"
 #include "model/cluster.h"
 
-
 int berth__svc_create(struct berth__daemon *d, const json_t *body, const struct berth__caller *who,
                       json_t **out, struct berth_err *err)
 {

@@ -15,7 +15,6 @@
 #include "util/name.h"
 #include "model/cluster.h"
 
-
 struct target {
     uint64_t svc, job;
     int attempt, port, replica;
